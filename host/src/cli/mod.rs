@@ -1,0 +1,242 @@
+//! The command line: `spinneret crawl`, `check` and `results`.
+
+mod output;
+mod results;
+
+pub use results::{RESULT_SCHEMA, print_results};
+
+use crate::config::{self, Config};
+use crate::crawl::{self, CrawlOptions, CrawlReport, Progress};
+use crate::model::Category;
+use crate::store::Store;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use url::Url;
+
+/// Exit code: nothing broken.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: something is broken.
+pub const EXIT_BROKEN: u8 = 1;
+/// Exit code: bad usage or configuration.
+pub const EXIT_USAGE: u8 = 2;
+
+/// spinneret: a polite web-maintenance spider.
+///
+/// It walks the webs you maintain (by site, by directory tree or by owner),
+/// tests every link once per run with HEAD for leaves and GET for documents,
+/// honours robots.txt, and records what is broken, moved, recently changed or
+/// expiring in an embedded store.
+#[derive(Parser, Debug)]
+#[command(name = "spinneret", version, propagate_version = true, max_term_width = 100)]
+#[command(after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors.\n\
+Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json")]
+pub struct Cli {
+    /// More log output (-v: debug, -vv: trace).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    /// Only errors on stderr, no progress bar.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the tasks of a configuration file.
+    ///
+    /// Every task is traversed from its top URL down to its leaves; a URL
+    /// reached by several tasks is requested once. Results go to the store
+    /// named in the configuration. Ctrl-C stops cleanly; `--resume` continues.
+    Crawl(CrawlArgs),
+    /// Check one or more sites now, with default settings and no configuration.
+    ///
+    /// Each URL becomes a `site` task: everything on its host and port is
+    /// traversed, everything linked from it is tested.
+    Check(CheckArgs),
+    /// Show what the last run found, from the store.
+    Results(ResultsArgs),
+}
+
+#[derive(Args, Debug)]
+struct CrawlArgs {
+    /// The configuration file (TOML; see the README's configuration reference).
+    config: PathBuf,
+    /// Run only this task.
+    #[arg(long, value_name = "NAME")]
+    task: Option<String>,
+    /// Continue the newest unfinished run of this configuration.
+    #[arg(long)]
+    resume: bool,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// The top URLs (http, https or file).
+    #[arg(required = true, value_name = "URL")]
+    urls: Vec<String>,
+    /// The store to record into (default: the user's data directory).
+    #[arg(long, value_name = "FILE")]
+    store: Option<PathBuf>,
+    /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
+    #[arg(long, value_name = "HOST=ADDRESS")]
+    resolve: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct ResultsArgs {
+    /// Read the store named in this configuration file.
+    #[arg(long, short = 'c', value_name = "CONFIG", conflicts_with = "store")]
+    config: Option<PathBuf>,
+    /// Read this store (default: the user's data directory).
+    #[arg(long, value_name = "FILE")]
+    store: Option<PathBuf>,
+    /// Only the URLs this task reached, with its role for each.
+    #[arg(long, value_name = "NAME")]
+    task: Option<String>,
+    /// JSON Lines (schema spinneret.result/1), one object per checked URL.
+    #[arg(long)]
+    json: bool,
+    /// Only these categories (ok, moved, broken, blocked, avoided, not_checked); repeatable.
+    #[arg(long = "category", value_name = "CATEGORY", value_parser = parse_category)]
+    categories: Vec<Category>,
+}
+
+fn parse_category(s: &str) -> Result<Category, String> {
+    Category::from_name(s).ok_or_else(|| {
+        format!("unknown category `{s}`; expected ok, moved, broken, blocked, avoided or not_checked")
+    })
+}
+
+/// Run the command line; the return value is the process's exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    output::init_logging(cli.verbose, cli.quiet);
+    match dispatch(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("spinneret: {e:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Crawl(args) => {
+            let config = match config::load_file(&args.config) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("spinneret: {e}");
+                    return Ok(EXIT_USAGE);
+                }
+            };
+            let options = CrawlOptions {
+                resume: args.resume,
+                task: args.task,
+            };
+            run_crawl(&config, &options, cli.quiet)
+        }
+        Command::Check(args) => {
+            let mut urls = Vec::new();
+            for raw in &args.urls {
+                match Url::parse(raw) {
+                    Ok(u) if crate::urls::is_checkable(&u) => urls.push(crate::urls::normalize(u)),
+                    Ok(u) => {
+                        eprintln!("spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs", u.scheme());
+                        return Ok(EXIT_USAGE);
+                    }
+                    Err(e) => {
+                        eprintln!("spinneret: `{raw}` is not a URL ({e})");
+                        return Ok(EXIT_USAGE);
+                    }
+                }
+            }
+            let mut config = Config::for_check(&urls, std::env::temp_dir().join("spinneret-check"));
+            // A one-off check always asks the servers (conditionally when it can).
+            config.settings.result_max_age = std::time::Duration::ZERO;
+            if let Some(store) = args.store {
+                config.settings.store = store;
+            }
+            for r in &args.resolve {
+                let Some((host, addr)) = r.split_once('=') else {
+                    eprintln!("spinneret: --resolve takes HOST=ADDRESS, e.g. www.example.org=127.0.0.1");
+                    return Ok(EXIT_USAGE);
+                };
+                let Ok(ip) = addr.parse() else {
+                    eprintln!("spinneret: --resolve: `{addr}` is not an IP address");
+                    return Ok(EXIT_USAGE);
+                };
+                config.settings.resolve.insert(host.to_ascii_lowercase(), ip);
+            }
+            run_crawl(&config, &CrawlOptions::default(), cli.quiet)
+        }
+        Command::Results(args) => {
+            let path = match (&args.config, &args.store) {
+                (Some(c), _) => match config::load_file(c) {
+                    Ok(cfg) => cfg.settings.store,
+                    Err(e) => {
+                        eprintln!("spinneret: {e}");
+                        return Ok(EXIT_USAGE);
+                    }
+                },
+                (None, Some(s)) => s.clone(),
+                (None, None) => config::default_store_path(),
+            };
+            if !path.exists() {
+                anyhow::bail!("no store at {}; run a crawl first or name the store with --store", path.display());
+            }
+            let store = Store::open(&path)?;
+            let stdout = std::io::stdout();
+            let broken = print_results(&store, args.task.as_deref(), args.json, &args.categories, &mut stdout.lock())?;
+            Ok(if broken { EXIT_BROKEN } else { EXIT_OK })
+        }
+    }
+}
+
+/// Crawl with a progress display and Ctrl-C handling; print the summary.
+fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Result<u8> {
+    let store = Store::open(&config.settings.store)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let report: CrawlReport = runtime.block_on(async {
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("spinneret: stopping after the requests in flight (Ctrl-C again to quit now)");
+                let _ = stop_tx.send(true);
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            }
+        });
+        let progress = Arc::new(Progress::default());
+        let bar = output::start_progress(progress.clone(), quiet);
+        let r = crawl::run(config, &store, options, progress, stop_rx).await;
+        output::finish_progress(bar);
+        r
+    })?;
+    if !quiet {
+        print!("{}", crawl::print_summary(&report.tasks));
+        println!(
+            "run {}{}: {} requests in {:.1}s; store {}",
+            report.run,
+            if report.resumed { " (resumed)" } else { "" },
+            report.requests,
+            report.elapsed.as_secs_f64(),
+            store.path().display()
+        );
+        if report.interrupted {
+            println!("interrupted: continue with `spinneret crawl --resume CONFIG`");
+        }
+    }
+    Ok(if report.any_broken() { EXIT_BROKEN } else { EXIT_OK })
+}

@@ -1,0 +1,348 @@
+//! Reading a TOML configuration into [`Config`], with located errors.
+
+use super::values::{Bounded, ByteSize, HumanDuration};
+use super::{Config, Settings, TaskConfig, TaskKind};
+use serde::Deserialize;
+use serde_spanned::Spanned;
+use std::collections::{BTreeMap, HashSet};
+use std::net::IpAddr;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use url::Url;
+
+/// A configuration that cannot be used, with where and why.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: cannot read the configuration: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A key or value is wrong at a known place.
+    #[error("{path}:{line}:{column}: {message}")]
+    At {
+        /// The file (or `<config>` for a string).
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong and what is expected.
+        message: String,
+    },
+    /// Something is wrong with the configuration as a whole.
+    #[error("{path}: {message}")]
+    Whole {
+        /// The file.
+        path: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    user_agent: Option<String>,
+    from: Option<Spanned<String>>,
+    concurrency: Option<Bounded<1, 4096>>,
+    per_site_connections: Option<Bounded<1, 64>>,
+    per_site_delay: Option<HumanDuration>,
+    max_crawl_delay: Option<HumanDuration>,
+    connect_timeout: Option<HumanDuration>,
+    timeout: Option<HumanDuration>,
+    retries: Option<Bounded<0, 10>>,
+    max_retry_after: Option<HumanDuration>,
+    max_body: Option<ByteSize>,
+    store: Option<String>,
+    result_max_age: Option<HumanDuration>,
+    robots_expiry: Option<HumanDuration>,
+    #[serde(default)]
+    avoid_files: Vec<String>,
+    #[serde(default)]
+    resolve: BTreeMap<String, Spanned<String>>,
+    #[serde(default, rename = "task")]
+    tasks: Vec<RawTask>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTask {
+    name: Spanned<String>,
+    kind: Spanned<String>,
+    top: Spanned<String>,
+    email: Option<Spanned<String>>,
+    output: Option<String>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+    changed_days: Option<Bounded<0, 36500>>,
+    expiring_days: Option<Bounded<0, 36500>>,
+}
+
+/// Read and validate a configuration file.
+pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let base = if base.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        base
+    };
+    let mut config = load_str(&text, &path.display().to_string(), &base)?;
+    config.source = Some(path.to_path_buf());
+    Ok(config)
+}
+
+/// Parse a configuration from a string; relative paths resolve against `base_dir`.
+pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, ConfigError> {
+    let at = |span: Option<Range<usize>>, message: String| {
+        let (line, column) = span.map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        ConfigError::At {
+            path: name.to_string(),
+            line,
+            column,
+            message,
+        }
+    };
+    let raw: RawConfig = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
+    let abs_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+    let rel = |p: &str| -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() { p.to_path_buf() } else { abs_dir.join(p) }
+    };
+
+    let defaults = Settings::default();
+    if let Some(from) = &raw.from {
+        check_email(from.get_ref()).map_err(|m| at(Some(from.span()), m))?;
+    }
+    let mut resolve = BTreeMap::new();
+    for (host, addr) in &raw.resolve {
+        let ip: IpAddr = addr.get_ref().parse().map_err(|_| {
+            at(
+                Some(addr.span()),
+                format!("`{}` is not an IP address; write e.g. \"127.0.0.1\" or \"::1\"", addr.get_ref()),
+            )
+        })?;
+        resolve.insert(host.to_ascii_lowercase(), ip);
+    }
+    let settings = Settings {
+        user_agent: raw.user_agent.unwrap_or(defaults.user_agent),
+        from: raw.from.map(Spanned::into_inner),
+        concurrency: raw.concurrency.map_or(defaults.concurrency, |b| b.0 as usize),
+        per_site_connections: raw
+            .per_site_connections
+            .map_or(defaults.per_site_connections, |b| b.0 as usize),
+        per_site_delay: raw.per_site_delay.map_or(defaults.per_site_delay, |d| d.0),
+        max_crawl_delay: raw.max_crawl_delay.map_or(defaults.max_crawl_delay, |d| d.0),
+        connect_timeout: raw.connect_timeout.map_or(defaults.connect_timeout, |d| d.0),
+        timeout: raw.timeout.map_or(defaults.timeout, |d| d.0),
+        retries: raw.retries.map_or(defaults.retries, |b| b.0 as u32),
+        max_retry_after: raw.max_retry_after.map_or(defaults.max_retry_after, |d| d.0),
+        max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
+        store: raw.store.as_deref().map_or(defaults.store, rel),
+        result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
+        robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
+        avoid_files: raw.avoid_files.iter().map(|p| rel(p)).collect(),
+        resolve,
+    };
+
+    let mut names = HashSet::new();
+    let mut tasks = Vec::new();
+    for t in raw.tasks {
+        let name = t.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(at(Some(t.name.span()), "a task name cannot be empty".into()));
+        }
+        if !names.insert(name.clone()) {
+            return Err(at(
+                Some(t.name.span()),
+                format!("a second task is named `{name}`; task names must be unique"),
+            ));
+        }
+        let kind = match t.kind.get_ref().as_str() {
+            "site" => TaskKind::Site,
+            "tree" => TaskKind::Tree,
+            "owner" => TaskKind::Owner,
+            other => {
+                return Err(at(
+                    Some(t.kind.span()),
+                    format!("unknown task kind `{other}`; expected `site`, `tree` or `owner`"),
+                ));
+            }
+        };
+        let top = parse_top(t.top.get_ref(), &abs_dir).map_err(|m| at(Some(t.top.span()), m))?;
+        if let Some(email) = &t.email {
+            check_email(email.get_ref()).map_err(|m| at(Some(email.span()), m))?;
+        }
+        let mut exclude = Vec::new();
+        for e in &t.exclude {
+            let prefix = Url::parse(e.get_ref()).map_err(|err| {
+                at(
+                    Some(e.span()),
+                    format!("exclude prefix `{}` is not an absolute URL ({err})", e.get_ref()),
+                )
+            })?;
+            exclude.push(prefix.to_string());
+        }
+        let output = t
+            .output
+            .as_deref()
+            .map_or_else(|| abs_dir.join("reports").join(sanitize(&name)), rel);
+        tasks.push(TaskConfig {
+            name,
+            kind,
+            top,
+            email: t.email.map(Spanned::into_inner),
+            output,
+            exclude,
+            changed_days: t.changed_days.map_or(7, |b| b.0 as u32),
+            expiring_days: t.expiring_days.map_or(7, |b| b.0 as u32),
+        });
+    }
+    if tasks.is_empty() {
+        return Err(ConfigError::Whole {
+            path: name.to_string(),
+            message: "no tasks: add at least one [[task]] with name, kind and top".into(),
+        });
+    }
+    Ok(Config {
+        source: None,
+        settings,
+        tasks,
+    })
+}
+
+/// A top URL: absolute http(s)/file URL, or a path relative to the config's directory.
+fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
+    match Url::parse(raw) {
+        Ok(u) if matches!(u.scheme(), "http" | "https" | "file") => {
+            if u.scheme() != "file" && u.host_str().is_none_or(str::is_empty) {
+                return Err(format!("top URL `{raw}` has no host"));
+            }
+            Ok(crate::urls::normalize(u))
+        }
+        Ok(u) => Err(format!(
+            "top URL `{raw}` has scheme `{}`; the crawler starts from http, https or file URLs",
+            u.scheme()
+        )),
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            let path = base_dir.join(raw);
+            let path = std::path::absolute(&path).unwrap_or(path);
+            let path = if path.is_dir() { path.join("index.html") } else { path };
+            Url::from_file_path(&path)
+                .map_err(|_| format!("top `{raw}` is neither a URL nor a usable file path"))
+        }
+        Err(e) => Err(format!("top URL `{raw}` is not a valid URL ({e})")),
+    }
+}
+
+fn check_email(s: &str) -> Result<(), String> {
+    let ok = s
+        .split_once('@')
+        .is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !s.contains(char::is_whitespace));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("`{s}` is not an e-mail address; write e.g. \"webmaster@example.org\""))
+    }
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect()
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rfind('\n').map_or(offset, |i| offset - i - 1) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Config, ConfigError> {
+        load_str(text, "test.toml", Path::new("/srv/web"))
+    }
+
+    const MINIMAL: &str = "[[task]]\nname = \"ICS\"\nkind = \"site\"\ntop = \"http://www.ics.example/\"\n";
+
+    #[test]
+    fn minimal_config_takes_defaults() {
+        let c = load(MINIMAL).unwrap();
+        assert_eq!(c.tasks.len(), 1);
+        assert_eq!(c.tasks[0].kind, TaskKind::Site);
+        assert_eq!(c.tasks[0].output, PathBuf::from("/srv/web/reports/ICS"));
+        assert_eq!(c.settings.concurrency, 64);
+        assert_eq!(c.settings.per_site_connections, 2);
+    }
+
+    #[test]
+    fn unknown_key_is_located() {
+        let text = format!("concurrency = 8\nbogus = 1\n{MINIMAL}");
+        let err = load(&text).unwrap_err().to_string();
+        assert!(err.starts_with("test.toml:2:1: unknown field `bogus`"), "{err}");
+    }
+
+    #[test]
+    fn unknown_task_key_is_located() {
+        let text = format!("{MINIMAL}depth = 3\n");
+        let err = load(&text).unwrap_err().to_string();
+        assert!(err.starts_with("test.toml:5:1: unknown field `depth`"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_say_what_is_expected() {
+        let err = load(&format!("timeout = \"soon\"\n{MINIMAL}")).unwrap_err().to_string();
+        assert!(err.starts_with("test.toml:1:11:"), "{err}");
+        assert!(err.contains("not a duration"), "{err}");
+
+        let err = load(&format!("concurrency = 0\n{MINIMAL}")).unwrap_err().to_string();
+        assert!(err.contains("test.toml:1:15: 0 is out of range; expected a whole number from 1 to 4096"), "{err}");
+
+        let text = MINIMAL.replace("\"site\"", "\"forest\"");
+        let err = load(&text).unwrap_err().to_string();
+        assert_eq!(err, "test.toml:3:8: unknown task kind `forest`; expected `site`, `tree` or `owner`");
+
+        let text = MINIMAL.replace("http://www.ics.example/", "gopher://x/");
+        let err = load(&text).unwrap_err().to_string();
+        assert!(err.starts_with("test.toml:4:7: top URL `gopher://x/` has scheme `gopher`"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_task_names_are_refused() {
+        let err = load(&format!("{MINIMAL}{MINIMAL}")).unwrap_err().to_string();
+        assert!(err.starts_with("test.toml:6:8: a second task is named `ICS`"), "{err}");
+    }
+
+    #[test]
+    fn relative_top_becomes_a_file_url() {
+        let text = MINIMAL.replace("http://www.ics.example/", "site/index.html");
+        let c = load(&text).unwrap();
+        assert_eq!(c.tasks[0].top.as_str(), "file:///srv/web/site/index.html");
+    }
+
+    #[test]
+    fn no_tasks_is_an_error() {
+        let err = load("concurrency = 4\n").unwrap_err().to_string();
+        assert!(err.contains("no tasks"), "{err}");
+    }
+
+    #[test]
+    fn resolve_overrides_need_ip_addresses() {
+        let c = load(&format!("[resolve]\n\"WWW.fict.org\" = \"127.0.0.1\"\n{MINIMAL}")).unwrap();
+        assert_eq!(c.settings.resolve["www.fict.org"].to_string(), "127.0.0.1");
+        let err = load(&format!("{MINIMAL}[resolve]\n\"a.example\" = \"localhost\"\n")).unwrap_err();
+        assert!(err.to_string().contains("is not an IP address"), "{err}");
+    }
+}

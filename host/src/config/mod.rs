@@ -1,0 +1,184 @@
+//! The crawl configuration: a TOML file with global settings and `[[task]]` entries.
+//!
+//! Loading validates everything a crawl needs before the first request: a bad
+//! key or value is a [`ConfigError`] naming file, line and column and what is
+//! expected. See the README's configuration reference for every key.
+
+mod load;
+mod values;
+
+pub use load::{ConfigError, load_file, load_str};
+pub use values::{Bounded, ByteSize, HumanDuration};
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use url::Url;
+
+/// The default `User-Agent`: the robot's name token, its version and where to read about it.
+pub fn default_user_agent() -> String {
+    format!(
+        "spinneret/{} (+https://example.invalid/spinneret; web maintenance robot)",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// How a task bounds its infostructure (seed 000, section 5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskKind {
+    /// Every document on the top URL's site (host and port).
+    Site,
+    /// Every document at or below the top URL's directory.
+    Tree,
+    /// Every document whose Owner equals the task's name.
+    Owner,
+}
+
+impl TaskKind {
+    /// The lower-case name used in configs and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Site => "site",
+            TaskKind::Tree => "tree",
+            TaskKind::Owner => "owner",
+        }
+    }
+}
+
+/// One maintenance task: an infostructure, its owner and where its outputs go.
+#[derive(Clone, Debug)]
+pub struct TaskConfig {
+    /// The infostructure's name; for `owner` tasks also the Owner documents must carry.
+    pub name: String,
+    /// How the infostructure is bounded.
+    pub kind: TaskKind,
+    /// Where traversal starts.
+    pub top: Url,
+    /// The owner's e-mail address, to which notifications go.
+    pub email: Option<String>,
+    /// The directory the task's reports are written to.
+    pub output: PathBuf,
+    /// URL prefixes leafed (HEAD only) for this task alone.
+    pub exclude: Vec<String>,
+    /// A document modified within this many days counts as "recently modified".
+    pub changed_days: u32,
+    /// An owned document whose Expires is within this many days counts as "expiring".
+    pub expiring_days: u32,
+}
+
+/// Global settings that apply to the whole crawl.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The `User-Agent` header; its first product token is the robot's name for robots.txt.
+    pub user_agent: String,
+    /// The `From` header: the e-mail address of the person running the robot.
+    pub from: Option<String>,
+    /// Requests in flight across all sites.
+    pub concurrency: usize,
+    /// Requests in flight to one site.
+    pub per_site_connections: usize,
+    /// Minimum interval between the starts of two requests to one site.
+    pub per_site_delay: Duration,
+    /// The largest robots.txt `Crawl-delay` honoured; longer ones are capped to this.
+    pub max_crawl_delay: Duration,
+    /// Time allowed to connect.
+    pub connect_timeout: Duration,
+    /// Time allowed for a whole request, body included.
+    pub timeout: Duration,
+    /// Retries after a timeout, a connection error, 429 or 503.
+    pub retries: u32,
+    /// The longest `Retry-After` waited for; a longer one gives up at once.
+    pub max_retry_after: Duration,
+    /// The most bytes of a body read (after decompression); more is recorded as truncated.
+    pub max_body: u64,
+    /// The embedded store's path.
+    pub store: PathBuf,
+    /// A result younger than this is reused without a request.
+    pub result_max_age: Duration,
+    /// How long a robots.txt holds when the server sends no cache headers (the draft says 7 days).
+    pub robots_expiry: Duration,
+    /// Avoid/leaf files in the MOMspider format: the system file first, then the user's.
+    pub avoid_files: Vec<PathBuf>,
+    /// Host names resolved to fixed addresses instead of DNS (like curl's `--resolve`).
+    pub resolve: BTreeMap<String, IpAddr>,
+}
+
+impl Settings {
+    /// The robot's name token: the first product token of the `User-Agent`, lower-cased.
+    pub fn robot_name(&self) -> String {
+        self.user_agent
+            .split(['/', ' '])
+            .next()
+            .unwrap_or("spinneret")
+            .to_ascii_lowercase()
+    }
+}
+
+/// The default store: `spinneret.db` in the user's data directory.
+pub fn default_store_path() -> PathBuf {
+    dirs::data_dir()
+        .map(|d| d.join("spinneret"))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("spinneret.db")
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            user_agent: default_user_agent(),
+            from: None,
+            concurrency: 64,
+            per_site_connections: 2,
+            per_site_delay: Duration::from_millis(250),
+            max_crawl_delay: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            retries: 2,
+            max_retry_after: Duration::from_secs(120),
+            max_body: 10 << 20,
+            store: default_store_path(),
+            result_max_age: Duration::from_secs(6 * 3600),
+            robots_expiry: Duration::from_secs(7 * 24 * 3600),
+            avoid_files: Vec::new(),
+            resolve: BTreeMap::new(),
+        }
+    }
+}
+
+/// A whole configuration: settings and tasks.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The file it was read from, if any (for messages).
+    pub source: Option<PathBuf>,
+    /// Global settings.
+    pub settings: Settings,
+    /// The tasks, in file order.
+    pub tasks: Vec<TaskConfig>,
+}
+
+impl Config {
+    /// A configuration for a one-off check of some top URLs with default settings,
+    /// one `site` task per URL.
+    pub fn for_check(urls: &[Url], output: PathBuf) -> Config {
+        let tasks = urls
+            .iter()
+            .map(|u| TaskConfig {
+                name: u.host_str().map(str::to_string).unwrap_or_else(|| u.to_string()),
+                kind: TaskKind::Site,
+                top: u.clone(),
+                email: None,
+                output: output.clone(),
+                exclude: Vec::new(),
+                changed_days: 7,
+                expiring_days: 7,
+            })
+            .collect();
+        Config {
+            source: None,
+            settings: Settings::default(),
+            tasks,
+        }
+    }
+}

@@ -1,0 +1,1205 @@
+//! The engine: one async loop that owns the frontier and the sites, hands
+//! requests to workers, and turns their completions into results, documents
+//! and task roles for the store.
+//!
+//! A run has two phases. First every document candidate is fetched with GET
+//! and parsed, across all tasks; leaves discovered meanwhile wait. When no GET
+//! work is left, the leaves are tested with HEAD. Because a leaf of one task
+//! may be a document of another, this order is what lets each URL be
+//! requested at most once per run.
+
+use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
+use super::sites::{Job, Queued, RobotsState, Site};
+use super::summary::TaskSummary;
+use super::worker::{self, Completion};
+use super::{CrawlOptions, CrawlReport, Progress};
+use crate::config::{Config, Settings};
+use crate::fetch::politeness::SiteGate;
+use crate::fetch::retry::{backoff, head_needs_get, is_retryable_status, parse_retry_after};
+use crate::fetch::robots::RobotsFetch;
+use crate::fetch::{BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method, Validators};
+use crate::model::{Category, CheckResult, Hop, Source, unix_now};
+use crate::parse::{ParsedDocument, RefKind};
+use crate::policy::robots::RobotsRules;
+use crate::policy::rules::{PrefixRules, RuleAction, read_rules};
+use crate::policy::scope::Scope;
+use crate::policy::{Decision, decide};
+use crate::store::{CachedResult, CachedSite, RunIds, SiteRecord, Store, StoreOp, StoreWriter};
+use crate::urls;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use tokio::sync::mpsc;
+use url::Url;
+
+/// Redirect hops followed before a URL is called broken.
+const MAX_REDIRECTS: usize = 10;
+
+/// A task as the engine runs it.
+struct TaskRt {
+    name: String,
+    id: i64,
+    scope: Scope,
+    top: UrlIdx,
+}
+
+/// Why and from where a task reached a URL, until its role is settled.
+struct Reach {
+    referrer: Option<UrlIdx>,
+    reason: Option<String>,
+}
+
+pub(super) struct Engine<'a> {
+    settings: Settings,
+    store: &'a Store,
+    writer: StoreWriter,
+    ids: RunIds,
+    fetcher: Fetcher,
+    rules: PrefixRules,
+    robot_name: String,
+    tasks: Vec<TaskRt>,
+    frontier: Frontier,
+    sites: Vec<Site>,
+    site_index: HashMap<String, u32>,
+    cached_sites: HashMap<String, CachedSite>,
+    runnable: VecDeque<u32>,
+    timers: BinaryHeap<Reverse<(Instant, u32)>>,
+    deferred_leaves: Vec<UrlIdx>,
+    leaf_phase: bool,
+    in_flight: usize,
+    done_queue: VecDeque<UrlIdx>,
+    reaches: HashMap<(u32, UrlIdx), Reach>,
+    invalid_seen: HashSet<String>,
+    stats: Vec<TaskSummary>,
+    use_cache: bool,
+    progress: Arc<Progress>,
+    requests: u64,
+    queued: i64,
+    tx: mpsc::UnboundedSender<Completion>,
+    rx: mpsc::UnboundedReceiver<Completion>,
+    started: Instant,
+}
+
+fn status_text(status: u16) -> String {
+    match reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+    {
+        Some(reason) => format!("HTTP {status} {reason}"),
+        None => format!("HTTP {status}"),
+    }
+}
+
+impl<'a> Engine<'a> {
+    /// Load the rules, open the run and seed the frontier with every task's top URL.
+    pub(super) fn prepare(
+        config: &Config,
+        store: &'a Store,
+        options: &CrawlOptions,
+        progress: Arc<Progress>,
+    ) -> anyhow::Result<Engine<'a>> {
+        let settings = config.settings.clone();
+        let tasks_cfg: Vec<_> = match &options.task {
+            Some(name) => {
+                let t: Vec<_> = config.tasks.iter().filter(|t| &t.name == name).cloned().collect();
+                if t.is_empty() {
+                    let names: Vec<_> = config.tasks.iter().map(|t| t.name.as_str()).collect();
+                    anyhow::bail!("no task named `{name}`; the tasks are: {}", names.join(", "));
+                }
+                t
+            }
+            None => config.tasks.clone(),
+        };
+        let mut prefix_rules = Vec::new();
+        for f in &settings.avoid_files {
+            prefix_rules.extend(read_rules(f)?);
+        }
+        let rules = PrefixRules::new(prefix_rules, SystemTime::now());
+        let config_name = config
+            .source
+            .as_ref()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()).display().to_string());
+        let options_json = serde_json::json!({
+            "task": options.task,
+            "resume": options.resume,
+            "user_agent": settings.user_agent,
+        })
+        .to_string();
+        let ids = match options.resume {
+            true => match store.resume_run(config_name.as_deref(), &tasks_cfg)? {
+                Some(ids) => ids,
+                None => {
+                    tracing::info!("no interrupted run to resume; starting a new run");
+                    store.begin_run(config_name.as_deref(), &options_json, &tasks_cfg)?
+                }
+            },
+            false => store.begin_run(config_name.as_deref(), &options_json, &tasks_cfg)?,
+        };
+        let use_cache = store.has_results()?;
+        let cached_sites = store.load_sites(unix_now())?;
+        let writer = store.writer()?;
+        let fetcher = Fetcher::new(&settings)?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let robot_name = settings.robot_name();
+        let mut engine = Engine {
+            settings,
+            store,
+            writer,
+            fetcher,
+            rules,
+            robot_name,
+            tasks: Vec::new(),
+            frontier: Frontier::default(),
+            sites: Vec::new(),
+            site_index: HashMap::new(),
+            cached_sites,
+            runnable: VecDeque::new(),
+            timers: BinaryHeap::new(),
+            deferred_leaves: Vec::new(),
+            leaf_phase: false,
+            in_flight: 0,
+            done_queue: VecDeque::new(),
+            reaches: HashMap::new(),
+            invalid_seen: HashSet::new(),
+            stats: Vec::new(),
+            use_cache,
+            progress,
+            requests: 0,
+            queued: 0,
+            tx,
+            rx,
+            started: Instant::now(),
+            ids,
+        };
+        for t in &tasks_cfg {
+            let top = engine.intern(t.top.clone());
+            engine.tasks.push(TaskRt {
+                name: t.name.clone(),
+                id: engine.ids.tasks[&t.name],
+                scope: Scope::of(t),
+                top,
+            });
+            engine.stats.push(TaskSummary {
+                name: t.name.clone(),
+                ..TaskSummary::default()
+            });
+        }
+        Ok(engine)
+    }
+
+    /// Crawl until every task is done or `stop` turns true.
+    pub(super) async fn run(mut self, mut stop: tokio::sync::watch::Receiver<bool>) -> anyhow::Result<CrawlReport> {
+        for t in 0..self.tasks.len() {
+            let top = self.tasks[t].top;
+            self.reach(t, top, RefKind::Anchor, None);
+        }
+        let mut stopping = *stop.borrow();
+        loop {
+            self.drain_done();
+            if !stopping {
+                self.pump();
+            }
+            self.progress
+                .queued
+                .store(self.queued.max(0) as u64, std::sync::atomic::Ordering::Relaxed);
+            if self.in_flight == 0 && self.done_queue.is_empty() {
+                if stopping {
+                    break;
+                }
+                if self.runnable.is_empty() && self.timers.is_empty() {
+                    if self.leaf_phase {
+                        break;
+                    }
+                    self.start_leaf_phase();
+                    continue;
+                }
+            }
+            let next_timer = self.timers.peek().map(|Reverse((t, _))| *t);
+            tokio::select! {
+                Some(c) = self.rx.recv() => {
+                    self.handle(c);
+                    // Take whatever else is ready before dispatching again.
+                    while let Ok(c) = self.rx.try_recv() {
+                        self.handle(c);
+                    }
+                }
+                _ = sleep_until_opt(next_timer) => self.fire_timers(),
+                changed = stop.changed(), if !stopping => {
+                    if changed.is_err() || *stop.borrow() {
+                        tracing::warn!("stopping: letting {} requests in flight finish", self.in_flight);
+                        stopping = true;
+                    }
+                }
+            }
+        }
+        self.finish(stopping)
+    }
+
+    fn finish(self, interrupted: bool) -> anyhow::Result<CrawlReport> {
+        let Engine {
+            writer,
+            store,
+            ids,
+            stats,
+            requests,
+            started,
+            ..
+        } = self;
+        writer.flush();
+        writer.close()?;
+        store.end_run(ids.run, if interrupted { "interrupted" } else { "finished" })?;
+        Ok(CrawlReport {
+            run: ids.run,
+            resumed: ids.resumed,
+            interrupted,
+            tasks: stats,
+            requests,
+            elapsed: started.elapsed(),
+        })
+    }
+
+    // ----- the frontier -------------------------------------------------------------------
+
+    fn site_of(&mut self, url: &Url) -> u32 {
+        let key = urls::site_key(url);
+        if let Some(i) = self.site_index.get(&key) {
+            return *i;
+        }
+        let i = self.sites.len() as u32;
+        let local = url.scheme() == "file";
+        let mut gate = if local {
+            SiteGate::new(8, Duration::ZERO)
+        } else {
+            SiteGate::new(self.settings.per_site_connections, self.settings.per_site_delay)
+        };
+        let robots = if local {
+            RobotsState::Ready(Arc::new(RobotsRules::default()))
+        } else {
+            match self.cached_sites.remove(&key) {
+                Some(c) => self.robots_from_cache(&c, &mut gate),
+                None => RobotsState::Unknown,
+            }
+        };
+        self.sites.push(Site {
+            key: key.clone(),
+            origin: url.clone(),
+            robots,
+            robots_failures: 0,
+            gate,
+            get_queue: VecDeque::new(),
+            head_queue: VecDeque::new(),
+            runnable: false,
+        });
+        self.site_index.insert(key, i);
+        i
+    }
+
+    fn robots_from_cache(&self, c: &CachedSite, gate: &mut SiteGate) -> RobotsState {
+        match c.robots_status.as_str() {
+            "ok" => {
+                let rules = RobotsRules::parse(c.robots_body.as_deref().unwrap_or(""), &self.robot_name);
+                if let Some(d) = rules.crawl_delay {
+                    gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
+                }
+                RobotsState::Ready(Arc::new(rules))
+            }
+            "forbidden" => RobotsState::OffLimits("robots.txt is forbidden (401/403): the whole site is off limits".into()),
+            _ => RobotsState::Ready(Arc::new(RobotsRules::default())),
+        }
+    }
+
+    fn intern(&mut self, url: Url) -> UrlIdx {
+        if let Some(i) = self.frontier.lookup(url.as_str()) {
+            return i;
+        }
+        let site = self.site_of(&url);
+        self.frontier.intern(url, |_| site)
+    }
+
+    /// Task `t` reaches `u` through a reference of `kind` from `referrer`.
+    fn reach(&mut self, t: usize, u: UrlIdx, kind: RefKind, referrer: Option<UrlIdx>) {
+        let decision = {
+            let e = self.frontier.get(u);
+            decide(&self.tasks[t].scope, &self.rules, &e.url, kind)
+        };
+        let is_top = self.tasks[t].top == u;
+        let decision = if is_top && matches!(decision, Decision::Leaf(_)) {
+            // The top is a document of its own task whatever its kind.
+            Decision::Traverse
+        } else {
+            decision
+        };
+        let e = self.frontier.get_mut(u);
+        if e.reached.contains(t) {
+            // Reached again: a navigational reference may upgrade a pending leaf to a document.
+            if decision == Decision::Traverse && !e.doc_tasks.contains(t) && !e.finalized.contains(t) {
+                e.doc_tasks.insert(t);
+                if let Some(r) = self.reaches.get_mut(&(t as u32, u)) {
+                    r.reason = None;
+                }
+                if e.state == UrlState::Done {
+                    self.done_queue.push_back(u);
+                } else {
+                    self.want(u);
+                }
+            }
+            return;
+        }
+        e.reached.insert(t);
+        if e.referrer.is_none() {
+            e.referrer = referrer;
+        }
+        let reason = decision.reason().map(str::to_string);
+        match decision {
+            Decision::NotChecked(r) => self.unrequested(u, Category::NotChecked, &r),
+            Decision::Avoid(r) => self.unrequested(u, Category::Avoided, &r),
+            Decision::Leaf(_) => {}
+            Decision::Traverse => {
+                self.frontier.get_mut(u).doc_tasks.insert(t);
+            }
+        }
+        self.reaches.insert((t as u32, u), Reach { referrer, reason });
+        if self.frontier.get(u).state == UrlState::Done {
+            // Settled from the done queue, so that reused webs never recurse deeply.
+            self.done_queue.push_back(u);
+        } else {
+            self.want(u);
+        }
+    }
+
+    /// Record a URL that gets no request (avoided by rule, or not checkable).
+    fn unrequested(&mut self, u: UrlIdx, category: Category, reason: &str) {
+        let e = self.frontier.get(u);
+        if e.state == UrlState::Done {
+            return;
+        }
+        let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
+        let result = CheckResult::unrequested(e.url.as_str(), category, reason, referrer, unix_now());
+        let outcome = Outcome {
+            category,
+            via_get: true,
+            final_url: None,
+            doc: None,
+            content_type: None,
+            error: Some(reason.to_string()),
+        };
+        self.complete(u, outcome, Some(result));
+    }
+
+    /// Make sure a request for `u` is planned, by the method its tasks need.
+    fn want(&mut self, u: UrlIdx) {
+        let (state, need_get, queued_get, site) = {
+            let e = self.frontier.get(u);
+            (e.state, !e.doc_tasks.is_empty(), e.queued_get, e.site)
+        };
+        match state {
+            UrlState::New => {
+                if self.use_cache && self.try_cache(u, need_get) {
+                    return;
+                }
+                self.frontier.get_mut(u).state = UrlState::Waiting;
+                self.enqueue(u, need_get, site);
+            }
+            UrlState::Waiting if need_get && !queued_get => self.enqueue(u, true, site),
+            _ => {}
+        }
+    }
+
+    fn enqueue(&mut self, u: UrlIdx, need_get: bool, site: u32) {
+        if need_get {
+            self.frontier.get_mut(u).queued_get = true;
+            self.sites[site as usize].get_queue.push_back(Queued::Initial(u));
+        } else if self.leaf_phase {
+            self.sites[site as usize].head_queue.push_back(Queued::Initial(u));
+        } else {
+            self.deferred_leaves.push(u);
+            self.queued += 1;
+            return;
+        }
+        self.queued += 1;
+        self.make_runnable(site);
+    }
+
+    fn make_runnable(&mut self, site: u32) {
+        let s = &mut self.sites[site as usize];
+        if !s.runnable {
+            s.runnable = true;
+            self.runnable.push_back(site);
+        }
+    }
+
+    fn start_leaf_phase(&mut self) {
+        self.leaf_phase = true;
+        let leaves = std::mem::take(&mut self.deferred_leaves);
+        tracing::debug!("documents done; testing {} leaves", leaves.len());
+        for u in leaves {
+            let e = self.frontier.get(u);
+            if e.state == UrlState::Waiting && !e.queued_get {
+                let site = e.site;
+                self.sites[site as usize].head_queue.push_back(Queued::Initial(u));
+                self.make_runnable(site);
+            } else {
+                self.queued += -1;
+            }
+        }
+    }
+
+    // ----- earlier results ----------------------------------------------------------------
+
+    /// Reuse or prepare to revalidate an earlier result; true when `u` is settled by it.
+    fn try_cache(&mut self, u: UrlIdx, need_get: bool) -> bool {
+        let url = self.frontier.get(u).url.to_string();
+        let cached = match self.store.latest_result(&url) {
+            Ok(Some(c)) => c,
+            Ok(None) => return false,
+            Err(e) => {
+                tracing::warn!("cannot read the earlier result of {url}: {e}");
+                return false;
+            }
+        };
+        let r = &cached.result;
+        // Policy decisions are made afresh; only real checks are reused.
+        if matches!(r.category, Category::Avoided | Category::NotChecked) {
+            return false;
+        }
+        let this_run = cached.run == self.ids.run;
+        let from_get = r.method == Some("GET") || cached.is_document;
+        if need_get && !from_get && r.category == Category::Ok {
+            return false;
+        }
+        let age = unix_now() - r.checked_at;
+        if this_run || age < self.settings.result_max_age.as_secs() as i64 {
+            let source = if this_run { None } else { Some(Source::Reused) };
+            self.complete_cached(u, cached, source);
+            return true;
+        }
+        self.frontier.get_mut(u).cached = Some(Box::new(cached));
+        false
+    }
+
+    /// Settle `u` with an earlier result; `source` is how to record it (None: already recorded in this run).
+    fn complete_cached(&mut self, u: UrlIdx, cached: CachedResult, source: Option<Source>) {
+        let r = &cached.result;
+        let final_url = r
+            .final_url
+            .as_deref()
+            .filter(|_| r.category == Category::Moved)
+            .and_then(|f| Url::parse(f).ok())
+            .map(|f| self.intern(f));
+        let doc = if cached.is_document && r.redirects.is_empty() {
+            self.load_doc(&r.url, cached.doc_owner.clone())
+        } else {
+            None
+        };
+        let outcome = Outcome {
+            category: r.category,
+            via_get: r.method == Some("GET") || cached.is_document,
+            final_url,
+            doc,
+            content_type: r.content_type.clone(),
+            error: r.error.clone(),
+        };
+        let result = source.map(|s| {
+            let mut r = cached.result.clone();
+            r.source = s;
+            if s == Source::NotModified {
+                r.checked_at = unix_now();
+            }
+            r
+        });
+        self.complete(u, outcome, result);
+    }
+
+    fn load_doc(&mut self, url: &str, owner: Option<String>) -> Option<DocInfo> {
+        let links = match self.store.document_links(url) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!("cannot read the stored links of {url}: {e}");
+                return None;
+            }
+        };
+        let mut valid = Vec::with_capacity(links.len());
+        let mut invalid = Vec::new();
+        for (target, raw, kind, _text) in links {
+            match target.as_deref().map(Url::parse) {
+                Some(Ok(t)) => valid.push((self.intern(t), kind)),
+                _ => invalid.push((raw, "not a valid URL".to_string())),
+            }
+        }
+        Some(DocInfo {
+            owner,
+            links: valid.into(),
+            invalid: invalid.into(),
+        })
+    }
+
+    // ----- dispatch -----------------------------------------------------------------------
+
+    fn pump(&mut self) {
+        let now = Instant::now();
+        let mut budget = self.runnable.len();
+        while self.in_flight < self.settings.concurrency && budget > 0 {
+            let Some(s) = self.runnable.pop_front() else { break };
+            budget -= 1;
+            self.sites[s as usize].runnable = false;
+            if self.dispatch_one(s, now) && self.sites[s as usize].has_work() {
+                self.make_runnable(s);
+                budget += 1;
+            }
+        }
+    }
+
+    /// Start one request for site `s` (or settle queued work without one); true when it may go on.
+    fn dispatch_one(&mut self, s: u32, now: Instant) -> bool {
+        let si = s as usize;
+        match &self.sites[si].robots {
+            RobotsState::Unknown => {
+                self.start_robots(s, now);
+                return false;
+            }
+            RobotsState::Fetching => return false,
+            RobotsState::RetryAt(t) => {
+                if *t > now {
+                    self.timers.push(Reverse((*t, s)));
+                    return false;
+                }
+                self.start_robots(s, now);
+                return false;
+            }
+            RobotsState::Ready(_) | RobotsState::OffLimits(_) => {}
+        }
+        loop {
+            let Some(q) = self.sites[si].pop() else { return false };
+            let mut job = match q {
+                Queued::Initial(u) => {
+                    let e = self.frontier.get(u);
+                    if e.state != UrlState::Waiting {
+                        // Settled meanwhile (a redirect target, or a duplicate queue entry).
+                        self.queued += -1;
+                        continue;
+                    }
+                    Box::new(self.initial_job(u))
+                }
+                Queued::Continue(j) => j,
+            };
+            if let Some(t) = job.not_before.filter(|t| *t > now) {
+                self.sites[si].push_front(Queued::Continue(job));
+                self.timers.push(Reverse((t, s)));
+                return false;
+            }
+            // robots.txt, at the moment the request would leave.
+            let refusal = match &self.sites[si].robots {
+                RobotsState::OffLimits(reason) => Some(reason.clone()),
+                RobotsState::Ready(rules) if !rules.allows(&job.request) => {
+                    let rule = rules
+                        .matching_rule(&path_and_query(&job.request))
+                        .map(|r| r.path.clone())
+                        .unwrap_or_default();
+                    Some(format!("robots.txt of {} disallows it (Disallow: {rule})", self.sites[si].key))
+                }
+                _ => None,
+            };
+            if let Some(reason) = refusal {
+                let u = job.url;
+                self.queued -= 1;
+                if job.hops.is_empty() {
+                    self.unrequested(u, Category::Avoided, &reason);
+                } else {
+                    let reason = format!("redirected to {}, which {}", job.request, reason.replacen("disallows it", "disallows", 1));
+                    self.finish_job(job, None, Category::Avoided, Some(reason), None, None);
+                }
+                continue;
+            }
+            match self.sites[si].gate.check(now) {
+                Ok(()) => {}
+                Err(wait) => {
+                    if let Some(t) = wait {
+                        self.timers.push(Reverse((t, s)));
+                    }
+                    let q = match job.hops.is_empty() && job.attempt == 0 && !job.head_fallback {
+                        true => Queued::Initial(job.url),
+                        false => Queued::Continue(job),
+                    };
+                    self.sites[si].push_front(q);
+                    return false;
+                }
+            }
+            self.sites[si].gate.start(now);
+            self.in_flight += 1;
+            self.requests += 1;
+            Progress::add(&self.progress.in_flight, 1);
+            self.queued += -1;
+            let u = job.url;
+            self.frontier.get_mut(u).state = UrlState::InFlight;
+            job.requests += 1;
+            let referrer = self
+                .frontier
+                .get(u)
+                .referrer
+                .map(|r| self.frontier.get(r).url.clone());
+            let req = FetchRequest {
+                url: job.request.clone(),
+                method: job.method,
+                referrer,
+                validators: job.validators.clone(),
+                body: job.body,
+            };
+            let fetcher = self.fetcher.clone();
+            let tx = self.tx.clone();
+            let max_body = self.settings.max_body;
+            tokio::spawn(async move {
+                let c = worker::fetch(fetcher, s, job, req, max_body).await;
+                let _ = tx.send(c);
+            });
+            return true;
+        }
+    }
+
+    fn initial_job(&mut self, u: UrlIdx) -> Job {
+        let e = self.frontier.get(u);
+        let get = !e.doc_tasks.is_empty();
+        let validators = e.cached.as_ref().and_then(|c| {
+            let usable = !get || c.is_document || c.result.method == Some("GET");
+            let v = Validators {
+                etag: c.result.etag.clone(),
+                last_modified: c.result.last_modified.clone(),
+            };
+            (usable && (v.etag.is_some() || v.last_modified.is_some())).then_some(v)
+        });
+        Job {
+            url: u,
+            request: e.url.clone(),
+            method: if get { Method::Get } else { Method::Head },
+            body: if get { BodyWanted::IfHtml } else { BodyWanted::No },
+            validators,
+            hops: Vec::new(),
+            attempt: 0,
+            requests: 0,
+            head_fallback: false,
+            not_before: None,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    fn start_robots(&mut self, s: u32, now: Instant) {
+        let site = &mut self.sites[s as usize];
+        let Some(url) = urls::robots_url(&site.origin) else {
+            site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
+            self.make_runnable(s);
+            return;
+        };
+        site.robots = RobotsState::Fetching;
+        site.gate.start(now);
+        self.in_flight += 1;
+        self.requests += 1;
+        Progress::add(&self.progress.in_flight, 1);
+        let fetcher = self.fetcher.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let _ = tx.send(worker::robots(fetcher, s, url).await);
+        });
+    }
+
+    fn fire_timers(&mut self) {
+        let now = Instant::now();
+        while let Some(Reverse((t, s))) = self.timers.peek().copied() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            self.make_runnable(s);
+        }
+    }
+
+    // ----- completions --------------------------------------------------------------------
+
+    fn handle(&mut self, c: Completion) {
+        self.in_flight -= 1;
+        Progress::add(&self.progress.in_flight, -1);
+        match c {
+            Completion::Robots { site, outcome } => self.robots_done(site, outcome),
+            Completion::Fetch {
+                site,
+                job,
+                result,
+                parsed,
+                hash,
+            } => {
+                self.sites[site as usize].gate.finish();
+                self.make_runnable(site);
+                self.fetch_done(site, job, result, parsed, hash);
+            }
+        }
+    }
+
+    fn robots_done(&mut self, s: u32, outcome: RobotsFetch) {
+        let now = unix_now();
+        let default_expiry = self.settings.robots_expiry.as_secs() as i64;
+        let site = &mut self.sites[s as usize];
+        site.gate.finish();
+        let origin = format!("{}://{}", site.origin.scheme(), site.origin.host_str().unwrap_or(""));
+        let origin = match site.origin.port() {
+            Some(p) => format!("{origin}:{p}"),
+            None => origin,
+        };
+        let record = |status: &str, body: Option<String>, http: Option<u16>, expires: i64, avoid: Vec<String>| SiteRecord {
+            site: site.key.clone(),
+            robots_status: status.to_string(),
+            robots_body: body,
+            http_status: http,
+            fetched_at: now,
+            expires_at: expires,
+            avoid_prefixes: avoid,
+        };
+        let rec = match outcome {
+            RobotsFetch::Found { body, status, max_age } => {
+                let rules = RobotsRules::parse(&body, &self.robot_name);
+                if let Some(d) = rules.crawl_delay {
+                    site.gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
+                }
+                let expires = now + max_age.map_or(default_expiry, |a| a.as_secs() as i64);
+                let avoid = rules.disallowed_paths().map(|p| format!("{origin}{p}")).collect();
+                tracing::debug!("robots.txt of {}: {} rules for this robot", site.key, rules.rules.len());
+                site.robots = RobotsState::Ready(Arc::new(rules));
+                Some(record("ok", Some(body), Some(status), expires, avoid))
+            }
+            RobotsFetch::Missing { status } => {
+                site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
+                Some(record("missing", None, Some(status), now + default_expiry, Vec::new()))
+            }
+            RobotsFetch::Forbidden { status } => {
+                site.robots = RobotsState::OffLimits(format!(
+                    "robots.txt of {} answered {status}: the whole site is off limits",
+                    site.key
+                ));
+                Some(record("forbidden", None, Some(status), now + default_expiry, vec![format!("{origin}/")]))
+            }
+            RobotsFetch::Unavailable { reason } => {
+                site.robots_failures += 1;
+                if site.robots_failures <= self.settings.retries {
+                    let at = Instant::now() + backoff(site.robots_failures);
+                    tracing::info!("robots.txt of {} unavailable ({reason}); trying again later", site.key);
+                    site.robots = RobotsState::RetryAt(at);
+                    self.timers.push(Reverse((at, s)));
+                } else {
+                    tracing::warn!("robots.txt of {} unavailable ({reason}); the site is off limits for this run", site.key);
+                    site.robots = RobotsState::OffLimits(format!(
+                        "robots.txt of {} could not be read ({reason}); the site is off limits for this run",
+                        site.key
+                    ));
+                }
+                None
+            }
+        };
+        if let Some(rec) = rec {
+            self.writer.send(StoreOp::Site(Box::new(rec)));
+        }
+        self.make_runnable(s);
+    }
+
+    fn requeue(&mut self, site: u32, mut job: Box<Job>, at: Instant) {
+        job.not_before = Some(at);
+        self.frontier.get_mut(job.url).state = UrlState::Waiting;
+        self.queued += 1;
+        self.sites[site as usize].get_queue.push_back(Queued::Continue(job));
+        self.make_runnable(site);
+    }
+
+    fn fetch_done(
+        &mut self,
+        site: u32,
+        mut job: Box<Job>,
+        result: Result<FetchResponse, FetchError>,
+        parsed: Option<Box<ParsedDocument>>,
+        hash: Option<String>,
+    ) {
+        let retries = self.settings.retries;
+        let resp = match result {
+            Err(e) => {
+                if e.is_retryable() && job.attempt < retries {
+                    job.attempt += 1;
+                    let at = Instant::now() + backoff(job.attempt);
+                    tracing::debug!("{} {}: {e}; retry {} of {retries}", job.method.as_str(), job.request, job.attempt);
+                    self.requeue(site, job, at);
+                    return;
+                }
+                let reason = match job.attempt {
+                    0 => e.to_string(),
+                    n => format!("{e} (after {} attempts)", n + 1),
+                };
+                self.finish_job(job, None, Category::Broken, Some(reason), None, None);
+                return;
+            }
+            Ok(r) => r,
+        };
+        job.elapsed += resp.elapsed;
+        let status = resp.status;
+        if job.method == Method::Head && head_needs_get(status) && !job.head_fallback {
+            job.method = Method::Get;
+            job.body = BodyWanted::No;
+            job.head_fallback = true;
+            job.attempt = 0;
+            tracing::debug!("HEAD {} answered {status}; asking with GET", job.request);
+            self.requeue(site, job, Instant::now());
+            return;
+        }
+        if is_retryable_status(status) && job.attempt < retries {
+            let wait = resp
+                .headers
+                .retry_after
+                .as_deref()
+                .and_then(|v| parse_retry_after(v, SystemTime::now()));
+            let wait = match wait {
+                Some(w) if w > self.settings.max_retry_after => None,
+                Some(w) => Some(w),
+                None => Some(backoff(job.attempt + 1)),
+            };
+            if let Some(w) = wait {
+                job.attempt += 1;
+                let at = Instant::now() + w;
+                // The whole site waits, as the server asked.
+                self.sites[site as usize].gate.hold_until(at);
+                tracing::debug!("{} answered {status}; waiting {w:?} before retry {}", job.request, job.attempt);
+                self.requeue(site, job, at);
+                return;
+            }
+        }
+        if (300..400).contains(&status) && status != 304 {
+            if let Some(loc) = resp.headers.location.clone() {
+                self.follow_redirect(job, resp, &loc);
+                return;
+            }
+        }
+        if status == 304 && job.validators.is_some() && job.hops.is_empty() {
+            let u = job.url;
+            if let Some(cached) = self.frontier.get_mut(u).cached.take() {
+                self.complete_cached(u, *cached, Some(Source::NotModified));
+                return;
+            }
+        }
+        let category = Category::of_status(status, !job.hops.is_empty());
+        let error = (!matches!(category, Category::Ok | Category::Moved)).then(|| status_text(status));
+        self.finish_job(job, Some(resp), category, error, parsed, hash);
+    }
+
+    fn follow_redirect(&mut self, mut job: Box<Job>, resp: FetchResponse, location: &str) {
+        let from = job.request.clone();
+        job.hops.push(Hop {
+            url: from.to_string(),
+            status: resp.status,
+        });
+        let next = match urls::resolve(&from, location) {
+            Ok(n) => n,
+            Err(e) => {
+                let reason = format!("redirect to an invalid Location `{location}` ({e})");
+                self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
+                return;
+            }
+        };
+        let origin = self.frontier.get(job.url).url.clone();
+        if next == origin || job.hops.iter().any(|h| h.url == next.as_str()) {
+            let chain: Vec<&str> = job.hops.iter().map(|h| h.url.as_str()).collect();
+            let reason = format!("redirect loop: {} -> {next}", chain.join(" -> "));
+            self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
+            return;
+        }
+        if job.hops.len() >= MAX_REDIRECTS {
+            let reason = format!("more than {MAX_REDIRECTS} redirects");
+            self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
+            return;
+        }
+        if !urls::is_checkable(&next) {
+            let reason = format!("redirected to {next}, which is not checked ({} scheme)", next.scheme());
+            self.finish_job(job, Some(resp), Category::NotChecked, Some(reason), None, None);
+            return;
+        }
+        if let Some(rule) = self.rules.lookup(next.as_str()).filter(|r| r.action == RuleAction::Avoid) {
+            let reason = format!("redirected to {next}, avoided by rule {} ({})", rule.prefix, rule.origin);
+            self.finish_job(job, Some(resp), Category::Avoided, Some(reason), None, None);
+            return;
+        }
+        job.request = next;
+        job.validators = None;
+        job.attempt = 0;
+        job.not_before = None;
+        let site = self.site_of(&job.request.clone());
+        self.frontier.get_mut(job.url).state = UrlState::Waiting;
+        self.queued += 1;
+        self.sites[site as usize].get_queue.push_back(Queued::Continue(job));
+        self.make_runnable(site);
+    }
+
+    /// Record the end of a job: its result, its document, and the redirect target's content.
+    fn finish_job(
+        &mut self,
+        job: Box<Job>,
+        resp: Option<FetchResponse>,
+        category: Category,
+        error: Option<String>,
+        parsed: Option<Box<ParsedDocument>>,
+        hash: Option<String>,
+    ) {
+        let u = job.url;
+        let url = self.frontier.get(u).url.clone();
+        let referrer = self.frontier.get(u).referrer.map(|r| self.frontier.get(r).url.to_string());
+        let redirected = !job.hops.is_empty();
+        let h = resp.as_ref().map(|r| r.headers.clone()).unwrap_or_default();
+        let body = resp.as_ref().and_then(|r| r.body.as_ref());
+        let owner = parsed.as_ref().and_then(|d| d.owner.clone()).or_else(|| h.owner.clone());
+        let result = CheckResult {
+            url: url.to_string(),
+            category,
+            method: (job.requests > 0).then_some(job.method.as_str()),
+            status: resp.as_ref().map(|r| r.status),
+            error: error.clone(),
+            content_type: h.content_type.clone(),
+            content_length: h.content_length,
+            size: body.map(|b| b.bytes.len() as u64),
+            content_hash: hash.clone(),
+            etag: h.etag.clone(),
+            last_modified: h.last_modified.clone(),
+            expires: h.expires.clone(),
+            owner: owner.clone(),
+            redirects: job.hops.clone(),
+            final_url: redirected.then(|| job.request.to_string()),
+            elapsed_ms: (job.requests > 0).then(|| job.elapsed.as_millis() as u64),
+            truncated: body.is_some_and(|b| b.truncated),
+            attempts: job.requests,
+            referrer,
+            checked_at: unix_now(),
+            source: Source::Network,
+        };
+        if category == Category::Broken {
+            Progress::add(&self.progress.errors, 1);
+        }
+        let final_idx = redirected.then(|| self.intern(job.request.clone()));
+        let doc_here = parsed.as_ref().filter(|_| !redirected).map(|d| self.doc_info(d, owner.clone()));
+        let via_get = job.method == Method::Get && !job.head_fallback;
+        let outcome = Outcome {
+            category,
+            via_get,
+            final_url: final_idx,
+            doc: doc_here,
+            content_type: h.content_type.clone(),
+            error,
+        };
+        if let Some(doc) = parsed.as_ref().filter(|_| !redirected) {
+            self.writer.send(StoreOp::Document {
+                run: self.ids.run,
+                url: url.to_string(),
+                doc: doc.clone(),
+            });
+        }
+        self.complete(u, outcome, Some(result.clone()));
+        // A redirect chain that ended in a document settles the target too, without a request of its own.
+        if let (Some(f), Some(resp)) = (final_idx, resp.as_ref()) {
+            let fe = self.frontier.get(f);
+            if matches!(fe.state, UrlState::New | UrlState::Waiting) && via_get && matches!(category, Category::Moved) {
+                let fdoc = parsed.as_ref().map(|d| self.doc_info(d, owner.clone()));
+                let mut fr = result;
+                fr.url = job.request.to_string();
+                fr.category = Category::of_status(resp.status, false);
+                fr.redirects.clear();
+                fr.final_url = None;
+                fr.attempts = 0;
+                fr.referrer = Some(url.to_string());
+                if let Some(doc) = parsed {
+                    self.writer.send(StoreOp::Document {
+                        run: self.ids.run,
+                        url: job.request.to_string(),
+                        doc,
+                    });
+                }
+                if self.frontier.get(f).referrer.is_none() {
+                    self.frontier.get_mut(f).referrer = Some(u);
+                }
+                let fo = Outcome {
+                    category: fr.category,
+                    via_get: true,
+                    final_url: None,
+                    doc: fdoc,
+                    content_type: h.content_type.clone(),
+                    error: None,
+                };
+                self.complete(f, fo, Some(fr));
+            }
+        }
+    }
+
+    fn doc_info(&mut self, doc: &ParsedDocument, owner: Option<String>) -> DocInfo {
+        let mut links = Vec::with_capacity(doc.references.len());
+        let mut invalid = Vec::new();
+        for r in &doc.references {
+            match &r.target {
+                Ok(t) => links.push((self.intern(t.clone()), r.kind)),
+                Err(b) => invalid.push((b.raw.clone(), b.reason.clone())),
+            }
+        }
+        DocInfo {
+            owner,
+            links: links.into(),
+            invalid: invalid.into(),
+        }
+    }
+
+    /// `u` is checked: store the result (if given) and settle it for its tasks.
+    fn complete(&mut self, u: UrlIdx, outcome: Outcome, result: Option<CheckResult>) {
+        let e = self.frontier.get_mut(u);
+        e.state = UrlState::Done;
+        e.cached = None;
+        e.outcome = Some(Box::new(outcome));
+        if let Some(r) = result {
+            tracing::debug!(
+                "{} {} {}",
+                r.method.unwrap_or("-"),
+                r.status.map_or("-".to_string(), |s| s.to_string()),
+                r.url
+            );
+            self.writer.send(StoreOp::Result {
+                run: self.ids.run,
+                result: Box::new(r),
+            });
+        }
+        Progress::add(&self.progress.done, 1);
+        self.done_queue.push_back(u);
+    }
+
+    fn drain_done(&mut self) {
+        while let Some(u) = self.done_queue.pop_front() {
+            let pending: Vec<usize> = {
+                let e = self.frontier.get(u);
+                e.reached.iter().filter(|t| !e.finalized.contains(*t)).collect()
+            };
+            for t in pending {
+                self.settle(t, u);
+            }
+        }
+    }
+
+    /// Settle task `t`'s role for the checked URL `u`: store it, count it, and expand a document.
+    fn settle(&mut self, t: usize, u: UrlIdx) {
+        let e = self.frontier.get(u);
+        if e.finalized.contains(t) {
+            return;
+        }
+        let Some(outcome) = e.outcome.as_ref() else { return };
+        let wants_doc = e.doc_tasks.contains(t);
+        if wants_doc && !outcome.settles_document() {
+            // Only a HEAD result is known but this task needs the document: ask with GET.
+            let e = self.frontier.get_mut(u);
+            e.state = UrlState::New;
+            e.outcome = None;
+            self.want(u);
+            return;
+        }
+        let category = outcome.category;
+        let reach = self.reaches.remove(&(t as u32, u));
+        let referrer = reach.as_ref().and_then(|r| r.referrer);
+        let mut reason = reach.and_then(|r| r.reason);
+        let is_top = self.tasks[t].top == u;
+        let mut expand = false;
+        let mut follow = None;
+        let role = if matches!(category, Category::Avoided | Category::NotChecked) {
+            reason = outcome.error.clone().or(reason);
+            if category == Category::Avoided { "avoided" } else { "not_checked" }
+        } else if wants_doc {
+            match (&outcome.doc, outcome.final_url) {
+                (Some(doc), _) if is_top || self.tasks[t].scope.owns(doc.owner.as_deref()) => {
+                    expand = true;
+                    "document"
+                }
+                (Some(doc), _) => {
+                    reason = Some(match &doc.owner {
+                        Some(o) => format!("owned by {o}, not {}", self.tasks[t].name),
+                        None => format!("no Owner; not owned by {}", self.tasks[t].name),
+                    });
+                    "leaf"
+                }
+                (None, Some(f)) if category == Category::Moved => {
+                    follow = Some(f);
+                    reason = Some(format!("moved to {}", self.frontier.get(f).url));
+                    "leaf"
+                }
+                (None, _) if category == Category::Ok => {
+                    let ct = outcome.content_type.as_deref().unwrap_or("unknown type");
+                    reason = Some(format!("not HTML ({ct})"));
+                    "leaf"
+                }
+                (None, _) => {
+                    reason = outcome.error.clone();
+                    "leaf"
+                }
+            }
+        } else {
+            "leaf"
+        };
+        self.frontier.get_mut(u).finalized.insert(t);
+        self.stats[t].count(role, category);
+        self.writer.send(StoreOp::TaskUrl {
+            run: self.ids.run,
+            task: self.tasks[t].id,
+            url: self.frontier.get(u).url.to_string(),
+            role,
+            reason,
+            referrer: referrer.map(|r| self.frontier.get(r).url.to_string()),
+        });
+        if let Some(f) = follow {
+            // The traversal goes on at the redirect's target, if it lies in the task's scope.
+            self.reach(t, f, RefKind::Anchor, Some(u));
+        }
+        if expand {
+            self.expand(t, u);
+        }
+    }
+
+    /// Task `t` has document `d`: reach every reference it makes.
+    fn expand(&mut self, t: usize, d: UrlIdx) {
+        let (links, invalid): (Vec<(UrlIdx, RefKind)>, Vec<(String, String)>) = {
+            let doc = self.frontier.get(d).outcome.as_ref().and_then(|o| o.doc.as_ref());
+            match doc {
+                Some(doc) => (doc.links.to_vec(), doc.invalid.to_vec()),
+                None => return,
+            }
+        };
+        self.stats[t].references += (links.len() + invalid.len()) as u64;
+        for (target, kind) in links {
+            self.reach(t, target, kind, Some(d));
+        }
+        let source = self.frontier.get(d).url.to_string();
+        for (raw, why) in invalid {
+            self.stats[t].broken += 1;
+            self.stats[t].leafed += 1;
+            let reason = format!("not a valid URL ({why})");
+            if self.invalid_seen.insert(raw.clone()) {
+                let r = CheckResult::unrequested(&raw, Category::Broken, &reason, Some(source.clone()), unix_now());
+                self.writer.send(StoreOp::Result {
+                    run: self.ids.run,
+                    result: Box::new(r),
+                });
+            }
+            self.writer.send(StoreOp::TaskUrl {
+                run: self.ids.run,
+                task: self.tasks[t].id,
+                url: raw,
+                role: "leaf",
+                reason: Some(reason),
+                referrer: Some(source.clone()),
+            });
+        }
+    }
+}
+
+fn path_and_query(url: &Url) -> String {
+    match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    }
+}
+
+async fn sleep_until_opt(t: Option<Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t.into()).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,90 @@
+//! The crawl: runs every task of a configuration over one shared frontier, so
+//! each URL is requested at most once per run whichever tasks reach it
+//! (seed 000, section 5.2).
+//!
+//! [`run`] is the entry point; the [`engine`] owns the frontier and the
+//! per-site queues and drives the fetch, parse, policy and store stages.
+
+mod engine;
+mod frontier;
+mod sites;
+mod summary;
+mod taskset;
+mod worker;
+
+pub use summary::{TaskSummary, print_summary};
+
+use crate::config::Config;
+use crate::store::Store;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How to run a crawl.
+#[derive(Clone, Debug, Default)]
+pub struct CrawlOptions {
+    /// Continue the newest unfinished run of this configuration instead of starting anew.
+    pub resume: bool,
+    /// Run only the task with this name.
+    pub task: Option<String>,
+}
+
+/// Live counters for a progress display.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// URLs checked (requests answered, reused or found avoided).
+    pub done: AtomicU64,
+    /// URLs waiting for a request.
+    pub queued: AtomicU64,
+    /// Broken results so far.
+    pub errors: AtomicU64,
+    /// Requests in flight.
+    pub in_flight: AtomicU64,
+}
+
+impl Progress {
+    pub(crate) fn add(counter: &AtomicU64, n: i64) {
+        if n >= 0 {
+            counter.fetch_add(n as u64, Ordering::Relaxed);
+        } else {
+            counter.fetch_sub((-n) as u64, Ordering::Relaxed);
+        }
+    }
+}
+
+/// What a crawl did.
+#[derive(Clone, Debug)]
+pub struct CrawlReport {
+    /// The run's id in the store.
+    pub run: i64,
+    /// Whether it continued an interrupted run.
+    pub resumed: bool,
+    /// Whether it was stopped before the end (Ctrl-C); `--resume` continues it.
+    pub interrupted: bool,
+    /// Per task, in configuration order.
+    pub tasks: Vec<TaskSummary>,
+    /// Requests made (robots.txt included).
+    pub requests: u64,
+    /// Wall time.
+    pub elapsed: std::time::Duration,
+}
+
+impl CrawlReport {
+    /// Whether any task found something broken.
+    pub fn any_broken(&self) -> bool {
+        self.tasks.iter().any(|t| t.broken > 0)
+    }
+}
+
+/// Run the crawl described by `config`, writing everything to `store`.
+///
+/// `stop` turning true asks the crawl to stop: no new requests start, those in
+/// flight finish, everything is stored and the run is marked interrupted.
+pub async fn run(
+    config: &Config,
+    store: &Store,
+    options: &CrawlOptions,
+    progress: Arc<Progress>,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<CrawlReport> {
+    engine::Engine::prepare(config, store, options, progress)?.run(stop).await
+}

@@ -1,0 +1,83 @@
+//! `file://` URLs: a local tree of HTML checked before it is deployed.
+//!
+//! A directory serves its `index.html`; the modification time stands in for
+//! `Last-Modified`; a missing file is a 404 and an unreadable one a 403, so the
+//! rest of the crawler treats local trees like any site.
+
+use super::{Body, FetchError, FetchRequest, FetchResponse, Method, ResponseHeaders};
+use std::time::Instant;
+
+pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResponse, FetchError> {
+    let start = Instant::now();
+    let status_only = |status: u16| FetchResponse {
+        status,
+        headers: ResponseHeaders::default(),
+        body: None,
+        elapsed: start.elapsed(),
+    };
+    let Ok(mut path) = req.url.to_file_path() else {
+        return Ok(status_only(400));
+    };
+    let mut meta = match tokio::fs::metadata(&path).await {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(status_only(404)),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Ok(status_only(403)),
+        Err(e) => return Err(FetchError::Other(format!("{}: {e}", path.display()))),
+    };
+    if meta.is_dir() {
+        path.push("index.html");
+        meta = match tokio::fs::metadata(&path).await {
+            Ok(m) => m,
+            Err(_) => return Ok(status_only(404)),
+        };
+    }
+    let content_type = mime_guess::from_path(&path)
+        .first()
+        .map(|m| m.essence_str().to_string())
+        .unwrap_or_else(|| "application/octet-stream".to_string());
+    let last_modified = meta.modified().ok().map(httpdate::fmt_http_date);
+    let wants_body = req.method == Method::Get
+        && match req.body {
+            super::BodyWanted::No => false,
+            super::BodyWanted::Always(_) => true,
+            super::BodyWanted::IfHtml => crate::parse::is_html(Some(&content_type)),
+        };
+    let not_modified = req
+        .validators
+        .as_ref()
+        .and_then(|v| v.last_modified.as_deref())
+        .is_some_and(|lm| Some(lm) == last_modified.as_deref());
+    let headers = ResponseHeaders {
+        content_type: Some(content_type),
+        content_length: Some(meta.len()),
+        last_modified,
+        ..ResponseHeaders::default()
+    };
+    if not_modified {
+        return Ok(FetchResponse {
+            status: 304,
+            headers,
+            body: None,
+            elapsed: start.elapsed(),
+        });
+    }
+    let body = if wants_body {
+        let bytes = match tokio::fs::read(&path).await {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Ok(status_only(403)),
+            Err(e) => return Err(FetchError::Other(format!("{}: {e}", path.display()))),
+        };
+        let truncated = bytes.len() as u64 > max_body;
+        let mut bytes = bytes;
+        bytes.truncate(max_body as usize);
+        Some(Body { bytes, truncated })
+    } else {
+        None
+    };
+    Ok(FetchResponse {
+        status: 200,
+        headers,
+        body,
+        elapsed: start.elapsed(),
+    })
+}

@@ -1,0 +1,326 @@
+//! The fetch stage: one request at a time, exactly as the engine asks for it.
+//!
+//! The [`Fetcher`] sends the polite headers (User-Agent, From, Referer),
+//! conditional headers when it has validators, never follows redirects itself
+//! (the engine does, so each hop passes robots and politeness), decodes gzip,
+//! deflate and brotli, and caps the body *after* decoding so a compression bomb
+//! stops at the cap. `file://` URLs are served from the local file system.
+
+mod file;
+pub mod robots;
+pub mod politeness;
+pub mod retry;
+
+use crate::config::Settings;
+use bytes::BytesMut;
+use reqwest::header::{self, HeaderMap, HeaderValue};
+use std::time::{Duration, Instant};
+use url::Url;
+
+/// The request method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Headers only: leaves.
+    Head,
+    /// The whole resource: documents.
+    Get,
+}
+
+impl Method {
+    /// `HEAD` or `GET`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Head => "HEAD",
+            Method::Get => "GET",
+        }
+    }
+}
+
+/// Which body to read after a GET.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyWanted {
+    /// None (a GET standing in for a refused HEAD).
+    No,
+    /// Only when the response is HTML (or has no type and looks like HTML).
+    IfHtml,
+    /// Always (robots.txt), up to the given cap.
+    Always(u64),
+}
+
+/// Validators from an earlier result, for a conditional request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// `ETag`, sent as `If-None-Match`.
+    pub etag: Option<String>,
+    /// `Last-Modified` as sent by the server, sent as `If-Modified-Since`.
+    pub last_modified: Option<String>,
+}
+
+/// One request to make.
+#[derive(Clone, Debug)]
+pub struct FetchRequest {
+    /// What to request.
+    pub url: Url,
+    /// HEAD or GET.
+    pub method: Method,
+    /// The document the link came from (`Referer`).
+    pub referrer: Option<Url>,
+    /// Validators for a conditional request.
+    pub validators: Option<Validators>,
+    /// Which body to read.
+    pub body: BodyWanted,
+}
+
+/// The response headers the crawler keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResponseHeaders {
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `Content-Length`.
+    pub content_length: Option<u64>,
+    /// `ETag`.
+    pub etag: Option<String>,
+    /// `Last-Modified`, as sent.
+    pub last_modified: Option<String>,
+    /// `Expires`, as sent.
+    pub expires: Option<String>,
+    /// `Location`, as sent.
+    pub location: Option<String>,
+    /// `Retry-After`, as sent.
+    pub retry_after: Option<String>,
+    /// `Owner` (MOMspider's proposed header).
+    pub owner: Option<String>,
+    /// `Cache-Control`, as sent.
+    pub cache_control: Option<String>,
+}
+
+/// A body read from a response.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    /// The decoded bytes, at most the cap.
+    pub bytes: Vec<u8>,
+    /// Whether the cap cut it short.
+    pub truncated: bool,
+}
+
+/// A response.
+#[derive(Clone, Debug)]
+pub struct FetchResponse {
+    /// The status code.
+    pub status: u16,
+    /// Headers of interest.
+    pub headers: ResponseHeaders,
+    /// The body, when one was wanted and read.
+    pub body: Option<Body>,
+    /// Time from sending to the end of the body.
+    pub elapsed: Duration,
+}
+
+/// Why a request produced no response.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FetchError {
+    /// No complete answer in the time allowed.
+    #[error("timed out after {0:?}")]
+    Timeout(Duration),
+    /// The connection could not be made (DNS, refused, TLS).
+    #[error("connection failed: {0}")]
+    Connect(String),
+    /// The connection broke while the body was read.
+    #[error("response body incomplete: {0}")]
+    Body(String),
+    /// Anything else the HTTP layer reported.
+    #[error("request failed: {0}")]
+    Other(String),
+}
+
+impl FetchError {
+    /// Whether trying again later may help.
+    pub fn is_retryable(&self) -> bool {
+        !matches!(self, FetchError::Other(_))
+    }
+}
+
+/// Sends requests for the crawler.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    timeout: Duration,
+}
+
+/// The error chain of an error as one line, most specific last.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut parts = Vec::new();
+    let mut cur: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = cur {
+        let s = err.to_string();
+        if !s.starts_with("error sending request") && !parts.contains(&s) {
+            parts.push(s);
+        }
+        cur = err.source();
+    }
+    if parts.is_empty() {
+        e.to_string()
+    } else {
+        parts.join(": ")
+    }
+}
+
+fn header_str(h: &HeaderMap, name: impl header::AsHeaderName) -> Option<String> {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Whether bytes look like the start of an HTML document (for responses without a type).
+fn sniff_html(bytes: &[u8]) -> bool {
+    let head: Vec<u8> = bytes
+        .iter()
+        .copied()
+        .skip_while(u8::is_ascii_whitespace)
+        .take(64)
+        .collect::<Vec<u8>>()
+        .to_ascii_lowercase();
+    head.starts_with(b"<!doctype html") || head.starts_with(b"<html") || head.starts_with(b"<head")
+}
+
+impl Fetcher {
+    /// Build the HTTP client for these settings.
+    pub fn new(settings: &Settings) -> anyhow::Result<Fetcher> {
+        // One process-wide TLS provider; a second install attempt is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut headers = HeaderMap::new();
+        if let Some(from) = &settings.from {
+            headers.insert(
+                header::FROM,
+                HeaderValue::from_str(from).map_err(|_| anyhow::anyhow!("`from` is not a valid header value: {from}"))?,
+            );
+        }
+        let mut builder = reqwest::Client::builder()
+            .user_agent(settings.user_agent.clone())
+            .default_headers(headers)
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(settings.connect_timeout)
+            .timeout(settings.timeout)
+            .pool_max_idle_per_host(settings.per_site_connections.max(1))
+            .pool_idle_timeout(Duration::from_secs(30))
+            .tcp_nodelay(true);
+        for (host, ip) in &settings.resolve {
+            builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));
+        }
+        Ok(Fetcher {
+            client: builder.build()?,
+            timeout: settings.timeout,
+        })
+    }
+
+    /// Make one request.
+    pub async fn fetch(&self, req: &FetchRequest, max_body: u64) -> Result<FetchResponse, FetchError> {
+        if req.url.scheme() == "file" {
+            return file::fetch(req, max_body).await;
+        }
+        let start = Instant::now();
+        let method = match req.method {
+            Method::Head => reqwest::Method::HEAD,
+            Method::Get => reqwest::Method::GET,
+        };
+        let mut rb = self.client.request(method, req.url.clone());
+        if let Some(r) = &req.referrer {
+            if r.scheme() != "file" {
+                rb = rb.header(header::REFERER, r.as_str());
+            }
+        }
+        if let Some(v) = &req.validators {
+            if let Some(etag) = &v.etag {
+                rb = rb.header(header::IF_NONE_MATCH, etag.as_str());
+            }
+            if let Some(lm) = &v.last_modified {
+                rb = rb.header(header::IF_MODIFIED_SINCE, lm.as_str());
+            }
+        }
+        let mut resp = rb.send().await.map_err(|e| self.map_err(&e))?;
+        let h = resp.headers();
+        let headers = ResponseHeaders {
+            content_type: header_str(h, header::CONTENT_TYPE),
+            content_length: header_str(h, header::CONTENT_LENGTH).and_then(|s| s.parse().ok()),
+            etag: header_str(h, header::ETAG),
+            last_modified: header_str(h, header::LAST_MODIFIED),
+            expires: header_str(h, header::EXPIRES),
+            location: header_str(h, header::LOCATION),
+            retry_after: header_str(h, header::RETRY_AFTER),
+            owner: header_str(h, "owner"),
+            cache_control: header_str(h, header::CACHE_CONTROL),
+        };
+        let status = resp.status().as_u16();
+        let cap = match req.body {
+            _ if req.method == Method::Head || !(200..300).contains(&status) => None,
+            BodyWanted::No => None,
+            BodyWanted::Always(cap) => Some(cap.min(max_body)),
+            BodyWanted::IfHtml => match headers.content_type.as_deref() {
+                Some(_) if crate::parse::is_html(headers.content_type.as_deref()) => Some(max_body),
+                Some(_) => None,
+                None => Some(max_body),
+            },
+        };
+        let mut body = None;
+        if let Some(cap) = cap {
+            let mut buf = BytesMut::new();
+            let mut truncated = false;
+            while let Some(chunk) = resp.chunk().await.map_err(|e| self.map_body_err(&e))? {
+                let room = (cap as usize).saturating_sub(buf.len());
+                if chunk.len() > room {
+                    buf.extend_from_slice(&chunk[..room]);
+                    truncated = true;
+                    break;
+                }
+                buf.extend_from_slice(&chunk);
+            }
+            let bytes = buf.to_vec();
+            let untyped = headers.content_type.is_none() && req.body == BodyWanted::IfHtml;
+            if !untyped || sniff_html(&bytes) {
+                body = Some(Body { bytes, truncated });
+            }
+        }
+        Ok(FetchResponse {
+            status,
+            headers,
+            body,
+            elapsed: start.elapsed(),
+        })
+    }
+
+    fn map_err(&self, e: &reqwest::Error) -> FetchError {
+        if e.is_timeout() {
+            FetchError::Timeout(self.timeout)
+        } else if e.is_connect() {
+            FetchError::Connect(chain(e))
+        } else if e.is_body() || e.is_decode() {
+            FetchError::Body(chain(e))
+        } else if e.is_request() {
+            // Includes a server that closes the connection without answering.
+            FetchError::Connect(chain(e))
+        } else {
+            FetchError::Other(chain(e))
+        }
+    }
+
+    fn map_body_err(&self, e: &reqwest::Error) -> FetchError {
+        if e.is_timeout() {
+            FetchError::Timeout(self.timeout)
+        } else {
+            FetchError::Body(chain(e))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_sniffing() {
+        assert!(sniff_html(b"  <!DOCTYPE html><p>"));
+        assert!(sniff_html(b"<HTML>"));
+        assert!(!sniff_html(b"\x89PNG"));
+    }
+}

@@ -1,0 +1,120 @@
+//! Retrieving a site's `/robots.txt` as the draft recommends (seed 002, 3.1):
+//! 2xx is read (at most 500 KiB), 401/403 closes the site, other 4xx means no
+//! restrictions, 3xx is followed up to five hops, and 5xx or a network failure
+//! is temporary: the engine defers the site and tries again.
+
+use super::{BodyWanted, FetchRequest, Fetcher, Method};
+use std::time::{Duration, SystemTime};
+use url::Url;
+
+/// The most of a robots.txt read; the rest is ignored.
+pub const MAX_ROBOTS_BYTES: u64 = 500 * 1024;
+/// Redirect hops followed for robots.txt.
+pub const MAX_ROBOTS_HOPS: usize = 5;
+
+/// What fetching robots.txt found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RobotsFetch {
+    /// A file was read (possibly cut at 500 KiB).
+    Found {
+        /// The text.
+        body: String,
+        /// The final status.
+        status: u16,
+        /// How long it holds, from Cache-Control or Expires.
+        max_age: Option<Duration>,
+    },
+    /// 404, 410 or another 4xx (or too many redirects): no restrictions.
+    Missing {
+        /// The status.
+        status: u16,
+    },
+    /// 401 or 403: the whole site is off limits.
+    Forbidden {
+        /// The status.
+        status: u16,
+    },
+    /// 5xx or a network failure: try later.
+    Unavailable {
+        /// What happened.
+        reason: String,
+    },
+}
+
+/// How long a response may be cached, from `Cache-Control: max-age` or `Expires`.
+pub fn cache_lifetime(cache_control: Option<&str>, expires: Option<&str>, now: SystemTime) -> Option<Duration> {
+    if let Some(cc) = cache_control {
+        for d in cc.split(',') {
+            let d = d.trim().to_ascii_lowercase();
+            if d == "no-store" || d == "no-cache" {
+                return Some(Duration::ZERO);
+            }
+            if let Some(v) = d.strip_prefix("max-age=") {
+                if let Ok(secs) = v.trim().parse::<u64>() {
+                    return Some(Duration::from_secs(secs));
+                }
+            }
+        }
+    }
+    let when = httpdate::parse_http_date(expires?).ok()?;
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Fetch the robots.txt at `url`, following redirects.
+pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
+    let mut url = url;
+    for _ in 0..=MAX_ROBOTS_HOPS {
+        let req = FetchRequest {
+            url: url.clone(),
+            method: Method::Get,
+            referrer: None,
+            validators: None,
+            body: BodyWanted::Always(MAX_ROBOTS_BYTES),
+        };
+        let resp = match fetcher.fetch(&req, MAX_ROBOTS_BYTES).await {
+            Ok(r) => r,
+            Err(e) => return RobotsFetch::Unavailable { reason: e.to_string() },
+        };
+        match resp.status {
+            200..=299 => {
+                let bytes = resp.body.map(|b| b.bytes).unwrap_or_default();
+                return RobotsFetch::Found {
+                    body: String::from_utf8_lossy(&bytes).into_owned(),
+                    status: resp.status,
+                    max_age: cache_lifetime(
+                        resp.headers.cache_control.as_deref(),
+                        resp.headers.expires.as_deref(),
+                        SystemTime::now(),
+                    ),
+                };
+            }
+            300..=399 => match resp.headers.location.as_deref().and_then(|l| url.join(l).ok()) {
+                Some(next) => url = next,
+                None => return RobotsFetch::Missing { status: resp.status },
+            },
+            401 | 403 => return RobotsFetch::Forbidden { status: resp.status },
+            400..=499 => return RobotsFetch::Missing { status: resp.status },
+            s => {
+                return RobotsFetch::Unavailable {
+                    reason: format!("robots.txt answered {s}"),
+                };
+            }
+        }
+    }
+    RobotsFetch::Missing { status: 310 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifetimes() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        assert_eq!(cache_lifetime(Some("public, max-age=60"), None, now), Some(Duration::from_secs(60)));
+        assert_eq!(cache_lifetime(Some("no-cache"), None, now), Some(Duration::ZERO));
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(3600));
+        assert_eq!(cache_lifetime(None, Some(&later), now), Some(Duration::from_secs(3600)));
+        assert_eq!(cache_lifetime(None, None, now), None);
+    }
+}

@@ -1,0 +1,5 @@
+//! The `spinneret` binary.
+
+fn main() -> std::process::ExitCode {
+    spinneret::cli::main()
+}

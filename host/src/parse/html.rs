@@ -1,0 +1,404 @@
+//! HTML extraction with the html5ever tokenizer: title, metadata and every
+//! reference with its kind and anchor text.
+//!
+//! Only the tokenizer runs (no tree is built), which keeps parsing fast and
+//! its memory bounded by the document; the sink switches the tokenizer into
+//! raw-text states for `script`, `style` and friends as a tree builder would.
+
+use super::{RawReference, RefKind};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use std::cell::RefCell;
+
+/// The most characters of anchor text kept per reference.
+const MAX_ANCHOR_TEXT: usize = 256;
+/// The most characters of a title kept.
+const MAX_TITLE: usize = 512;
+
+/// What the tokenizer pass found in one HTML document.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct HtmlFacts {
+    /// The `<title>` text, whitespace collapsed.
+    pub title: Option<String>,
+    /// `<meta name="owner" content>`.
+    pub owner: Option<String>,
+    /// Every `<meta http-equiv>` pair, names lower-cased (includes `expires`, `refresh`).
+    pub http_equiv: Vec<(String, String)>,
+    /// The first `<base href>`.
+    pub base: Option<String>,
+    /// References in document order.
+    pub references: Vec<RawReference>,
+    /// Recoverable parse errors the tokenizer reported.
+    pub parse_errors: u32,
+}
+
+#[derive(Default)]
+struct State {
+    facts: HtmlFacts,
+    /// Index into `references` of the `<a>`/`<area>` whose text is being collected.
+    open_anchor: Option<usize>,
+    in_title: bool,
+    title: String,
+}
+
+struct Sink {
+    state: RefCell<State>,
+}
+
+fn attr<'a>(tag: &'a Tag, name: &str) -> Option<&'a str> {
+    tag.attrs
+        .iter()
+        .find(|a| &*a.name.local == name)
+        .map(|a| a.value.as_ref())
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn truncate_chars(mut s: String, max: usize) -> String {
+    if let Some((i, _)) = s.char_indices().nth(max) {
+        s.truncate(i);
+    }
+    s
+}
+
+/// The URL of a `<meta http-equiv="refresh" content="5; url=/next">`.
+pub fn refresh_target(content: &str) -> Option<&str> {
+    let (_, rest) = content.split_once([';', ','])?;
+    let rest = rest.trim_start();
+    let rest = if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case("url") {
+        rest[3..].trim_start().strip_prefix('=')?.trim_start()
+    } else {
+        rest
+    };
+    let rest = rest.trim_matches(|c| c == '"' || c == '\'').trim();
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// The URLs of a `srcset` attribute (descriptors dropped).
+pub fn srcset_urls(srcset: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = srcset;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        if rest.is_empty() {
+            break;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let mut url = &rest[..end];
+        rest = &rest[end..];
+        let trailing_comma = url.ends_with(',');
+        url = url.trim_end_matches(',');
+        if !url.is_empty() {
+            out.push(url);
+        }
+        if !trailing_comma {
+            // Skip the descriptors up to the next comma.
+            rest = rest.find(',').map_or("", |i| &rest[i + 1..]);
+        }
+    }
+    out
+}
+
+impl State {
+    fn push(&mut self, href: &str, kind: RefKind, text: String, line: u64) -> usize {
+        self.facts.references.push(RawReference {
+            href: href.trim().to_string(),
+            kind,
+            text,
+            line,
+        });
+        self.facts.references.len() - 1
+    }
+
+    fn start_tag(&mut self, tag: &Tag, line: u64) -> TokenSinkResult<()> {
+        let name: &str = &tag.name;
+        match name {
+            "a" | "area" => {
+                if let Some(href) = attr(tag, "href") {
+                    let kind = if name == "a" { RefKind::Anchor } else { RefKind::Area };
+                    let text = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
+                    let i = self.push(href, kind, text, line);
+                    if name == "a" && !tag.self_closing {
+                        self.open_anchor = Some(i);
+                    }
+                }
+            }
+            "img" => {
+                let alt = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
+                if let Some(src) = attr(tag, "src") {
+                    self.push(src, RefKind::Image, alt.clone(), line);
+                }
+                if let Some(srcset) = attr(tag, "srcset") {
+                    for u in srcset_urls(srcset) {
+                        self.push(u, RefKind::Image, alt.clone(), line);
+                    }
+                }
+                // An image inside a link lends its alt text to the link.
+                if let Some(i) = self.open_anchor {
+                    let r = &mut self.facts.references[i];
+                    if !alt.is_empty() && r.text.len() < MAX_ANCHOR_TEXT {
+                        if !r.text.is_empty() {
+                            r.text.push(' ');
+                        }
+                        r.text.push_str(&alt);
+                    }
+                }
+            }
+            "source" => {
+                if let Some(src) = attr(tag, "src") {
+                    self.push(src, RefKind::Embed, String::new(), line);
+                }
+                if let Some(srcset) = attr(tag, "srcset") {
+                    for u in srcset_urls(srcset) {
+                        self.push(u, RefKind::Image, String::new(), line);
+                    }
+                }
+            }
+            "frame" | "iframe" => {
+                if let Some(src) = attr(tag, "src") {
+                    let kind = if name == "frame" { RefKind::Frame } else { RefKind::Iframe };
+                    let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
+                    self.push(src, kind, text, line);
+                }
+            }
+            "link" => {
+                if let Some(href) = attr(tag, "href") {
+                    let rel = attr(tag, "rel").unwrap_or("").to_ascii_lowercase();
+                    let rels: Vec<&str> = rel.split_whitespace().collect();
+                    let kind = if rels.contains(&"stylesheet") {
+                        RefKind::Stylesheet
+                    } else if rels.iter().any(|r| *r == "icon" || *r == "apple-touch-icon") {
+                        RefKind::Icon
+                    } else if rels.contains(&"alternate") {
+                        RefKind::Alternate
+                    } else {
+                        RefKind::Link
+                    };
+                    let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
+                    self.push(href, kind, text, line);
+                }
+            }
+            "script" => {
+                if let Some(src) = attr(tag, "src") {
+                    self.push(src, RefKind::Script, String::new(), line);
+                }
+                if !tag.self_closing {
+                    return TokenSinkResult::RawData(RawKind::ScriptData);
+                }
+            }
+            "object" => {
+                if let Some(data) = attr(tag, "data") {
+                    self.push(data, RefKind::Object, String::new(), line);
+                }
+            }
+            "embed" => {
+                if let Some(src) = attr(tag, "src") {
+                    self.push(src, RefKind::Embed, String::new(), line);
+                }
+            }
+            "form" => {
+                if let Some(action) = attr(tag, "action") {
+                    self.push(action, RefKind::Form, String::new(), line);
+                }
+            }
+            "base" => {
+                if self.facts.base.is_none() {
+                    self.facts.base = attr(tag, "href").map(|h| h.trim().to_string());
+                }
+            }
+            "meta" => self.meta(tag, line),
+            "title" => {
+                self.in_title = true;
+                return TokenSinkResult::RawData(RawKind::Rcdata);
+            }
+            "textarea" => return TokenSinkResult::RawData(RawKind::Rcdata),
+            "style" | "xmp" | "noembed" | "noframes" => {
+                return TokenSinkResult::RawData(RawKind::Rawtext);
+            }
+            "plaintext" => return TokenSinkResult::Plaintext,
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+
+    fn meta(&mut self, tag: &Tag, line: u64) {
+        let content = attr(tag, "content").unwrap_or("").trim();
+        if let Some(name) = attr(tag, "name") {
+            if name.trim().eq_ignore_ascii_case("owner") && self.facts.owner.is_none() {
+                self.facts.owner = Some(collapse_ws(content));
+            }
+        }
+        if let Some(equiv) = attr(tag, "http-equiv") {
+            let equiv = equiv.trim().to_ascii_lowercase();
+            if equiv == "refresh" {
+                if let Some(target) = refresh_target(content) {
+                    self.push(target, RefKind::Refresh, String::new(), line);
+                }
+            }
+            if equiv == "owner" && self.facts.owner.is_none() {
+                self.facts.owner = Some(collapse_ws(content));
+            }
+            self.facts.http_equiv.push((equiv, content.to_string()));
+        }
+    }
+
+    fn end_tag(&mut self, tag: &Tag) {
+        match &*tag.name {
+            "a" => self.open_anchor = None,
+            "title" if self.in_title => {
+                self.in_title = false;
+                if self.facts.title.is_none() {
+                    let t = collapse_ws(&self.title);
+                    self.facts.title = Some(truncate_chars(t, MAX_TITLE));
+                }
+                self.title.clear();
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, s: &str) {
+        if self.in_title {
+            if self.title.len() < MAX_TITLE * 4 {
+                self.title.push_str(s);
+            }
+            return;
+        }
+        if let Some(i) = self.open_anchor {
+            let r = &mut self.facts.references[i];
+            if r.text.len() < MAX_ANCHOR_TEXT * 4 {
+                r.text.push_str(s);
+            }
+        }
+    }
+}
+
+impl TokenSink for Sink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<()> {
+        let mut st = self.state.borrow_mut();
+        match token {
+            Token::TagToken(tag) => match tag.kind {
+                TagKind::StartTag => return st.start_tag(&tag, line),
+                TagKind::EndTag => st.end_tag(&tag),
+            },
+            Token::CharacterTokens(t) => st.text(&t),
+            Token::ParseError(_) => st.facts.parse_errors += 1,
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+/// Tokenize `text` and collect the facts.
+pub fn extract(text: &str) -> HtmlFacts {
+    let sink = Sink {
+        state: RefCell::new(State::default()),
+    };
+    let tok = Tokenizer::new(sink, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(text));
+    let _ = tok.feed(&input);
+    tok.end();
+    let mut st = tok.sink.state.into_inner();
+    if st.in_title && st.facts.title.is_none() {
+        st.facts.title = Some(truncate_chars(collapse_ws(&st.title), MAX_TITLE));
+    }
+    for r in &mut st.facts.references {
+        if !r.text.is_empty() {
+            r.text = truncate_chars(collapse_ws(&r.text), MAX_ANCHOR_TEXT);
+        }
+    }
+    st.facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(f: &HtmlFacts) -> Vec<(&str, RefKind, &str)> {
+        f.references
+            .iter()
+            .map(|r| (r.href.as_str(), r.kind, r.text.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn title_meta_and_links() {
+        let f = extract(
+            r##"<!DOCTYPE html><html><head><title> The  Home
+            Page </title><meta name="Owner" content="RTF"><meta http-equiv="Expires" content="Fri, 01 Apr 2033 00:00:00 GMT">
+            <base href="http://a.example/docs/"><link rel="stylesheet" href="s.css"><link rel="icon" href="/f.ico">
+            <script src="app.js">var a = "<a href='nope.html'>";</script><style>a{}</style></head>
+            <body><a href="one.html">First <b>link</b></a> <a href="#top">top</a>
+            <a href="two.html"><img src="i.png" alt="Second" srcset="i2.png 2x, i3.png 3x"></a>
+            <map><area href="map.html" alt="Region"></map><iframe src="f.html"></iframe><frame src="fr.html">
+            <form action="/search"></form><object data="o.swf"></object><embed src="e.svg">
+            <a href="mailto:x@a.example">mail</a></body></html>"##,
+        );
+        assert_eq!(f.title.as_deref(), Some("The Home Page"));
+        assert_eq!(f.owner.as_deref(), Some("RTF"));
+        assert_eq!(f.base.as_deref(), Some("http://a.example/docs/"));
+        assert_eq!(
+            f.http_equiv,
+            vec![("expires".to_string(), "Fri, 01 Apr 2033 00:00:00 GMT".to_string())]
+        );
+        assert_eq!(
+            kinds(&f),
+            vec![
+                ("s.css", RefKind::Stylesheet, ""),
+                ("/f.ico", RefKind::Icon, ""),
+                ("app.js", RefKind::Script, ""),
+                ("one.html", RefKind::Anchor, "First link"),
+                ("#top", RefKind::Anchor, "top"),
+                ("two.html", RefKind::Anchor, "Second"),
+                ("i.png", RefKind::Image, "Second"),
+                ("i2.png", RefKind::Image, "Second"),
+                ("i3.png", RefKind::Image, "Second"),
+                ("map.html", RefKind::Area, "Region"),
+                ("f.html", RefKind::Iframe, ""),
+                ("fr.html", RefKind::Frame, ""),
+                ("/search", RefKind::Form, ""),
+                ("o.swf", RefKind::Object, ""),
+                ("e.svg", RefKind::Embed, ""),
+                ("mailto:x@a.example", RefKind::Anchor, "mail"),
+            ]
+        );
+    }
+
+    #[test]
+    fn meta_refresh_is_a_reference() {
+        let f = extract(r#"<meta http-equiv="refresh" content="0; URL='/moved/here.html'">"#);
+        assert_eq!(kinds(&f), vec![("/moved/here.html", RefKind::Refresh, "")]);
+        assert_eq!(refresh_target("5"), None);
+        assert_eq!(refresh_target("3;url=next.html"), Some("next.html"));
+    }
+
+    #[test]
+    fn srcset_candidates() {
+        assert_eq!(srcset_urls("a.png 1x, b.png 2x"), vec!["a.png", "b.png"]);
+        assert_eq!(srcset_urls("a.png 1x,b.png 2x"), vec!["a.png", "b.png"]);
+        // Per the HTML standard a comma inside a URL does not split it.
+        assert_eq!(srcset_urls("a.png,b.png 2x"), vec!["a.png,b.png"]);
+        assert_eq!(srcset_urls(" a.png 100w , b.png 200w "), vec!["a.png", "b.png"]);
+    }
+
+    #[test]
+    fn bad_html_counts_errors_and_still_finds_links() {
+        let f = extract("<html><body><a href=ok.html>ok</a><p <<a href='x.html'>x</b></body>");
+        assert!(f.parse_errors > 0);
+        assert!(f.references.iter().any(|r| r.href == "ok.html"));
+    }
+
+    #[test]
+    fn unterminated_title_is_kept() {
+        let f = extract("<title>Half a title");
+        assert_eq!(f.title.as_deref(), Some("Half a title"));
+    }
+}

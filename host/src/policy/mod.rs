@@ -1,0 +1,77 @@
+//! The policy stage: for each reference a task reaches, decide whether to
+//! traverse it (GET and parse), leaf it (HEAD only), avoid it (no request), or
+//! record it unchecked. The order is the issue's: task scope, robots.txt,
+//! avoid/leaf rules. robots.txt needs the site's file, so it is applied when a
+//! request is about to leave (see the crawl engine); everything else here.
+
+pub mod robots;
+pub mod rules;
+pub mod scope;
+
+use crate::parse::RefKind;
+use rules::{PrefixRules, RuleAction};
+use scope::Scope;
+use url::Url;
+
+/// What a task does with a reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// A document candidate: GET it and, if it is HTML inside the infostructure, parse it.
+    Traverse,
+    /// Test it with HEAD only.
+    Leaf(String),
+    /// Make no request.
+    Avoid(String),
+    /// Record it; the crawler cannot or must not request it.
+    NotChecked(String),
+}
+
+impl Decision {
+    /// The stable name of the decision, as stored.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Decision::Traverse => "document",
+            Decision::Leaf(_) => "leaf",
+            Decision::Avoid(_) => "avoided",
+            Decision::NotChecked(_) => "not_checked",
+        }
+    }
+
+    /// The reason given, if any.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Decision::Traverse => None,
+            Decision::Leaf(r) | Decision::Avoid(r) | Decision::NotChecked(r) => Some(r),
+        }
+    }
+}
+
+/// Decide for a reference to `url` of `kind` reached by the task with `scope`,
+/// before robots.txt (which the engine applies at request time).
+pub fn decide(scope: &Scope, rules: &PrefixRules, url: &Url, kind: RefKind) -> Decision {
+    if !crate::urls::is_checkable(url) {
+        return Decision::NotChecked(format!("{} references are not checked", url.scheme()));
+    }
+    if kind == RefKind::Form {
+        return Decision::NotChecked("form actions are not requested".into());
+    }
+    let global = rules.lookup(url.as_str());
+    if let Some(rule) = global {
+        if rule.action == RuleAction::Avoid {
+            return Decision::Avoid(format!("avoid rule {} ({})", rule.prefix, rule.origin));
+        }
+    }
+    if !scope.may_contain(url) {
+        return Decision::Leaf(scope.outside_reason().into());
+    }
+    if let Some(prefix) = scope.excluded_by(url.as_str()) {
+        return Decision::Leaf(format!("excluded by the task ({prefix})"));
+    }
+    if let Some(rule) = global {
+        return Decision::Leaf(format!("leaf rule {} ({})", rule.prefix, rule.origin));
+    }
+    if !kind.is_navigational() {
+        return Decision::Leaf(format!("inline resource ({})", kind.as_str()));
+    }
+    Decision::Traverse
+}

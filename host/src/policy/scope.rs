@@ -1,0 +1,132 @@
+//! Task scope: the boundary of a task's infostructure (seed 000, section 5.1).
+
+use crate::config::{TaskConfig, TaskKind};
+use crate::urls;
+use url::Url;
+
+/// The infostructure boundary of one task.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    kind: TaskKind,
+    name: String,
+    top_site: String,
+    top_scheme: String,
+    top_dir: String,
+    exclude: Vec<String>,
+}
+
+impl Scope {
+    /// The scope of a configured task.
+    pub fn of(task: &TaskConfig) -> Scope {
+        Scope {
+            kind: task.kind,
+            name: task.name.clone(),
+            top_site: urls::site_key(&task.top),
+            top_scheme: task.top.scheme().to_string(),
+            top_dir: urls::directory_of(&task.top).to_string(),
+            exclude: task.exclude.clone(),
+        }
+    }
+
+    /// Whether `url` may be a document of this infostructure, judged from the URL alone.
+    ///
+    /// `site`: same scheme, host and port as the top. `tree`: that, and a path at or
+    /// below the top's directory. `owner`: any checkable URL, until its Owner is known.
+    pub fn may_contain(&self, url: &Url) -> bool {
+        match self.kind {
+            TaskKind::Site => url.scheme() == self.top_scheme && urls::site_key(url) == self.top_site,
+            TaskKind::Tree => {
+                url.scheme() == self.top_scheme
+                    && urls::site_key(url) == self.top_site
+                    && url.path().starts_with(&self.top_dir)
+            }
+            TaskKind::Owner => urls::is_checkable(url),
+        }
+    }
+
+    /// The task-level exclusion (leaf) prefix that covers `url`, if any.
+    pub fn excluded_by(&self, url: &str) -> Option<&str> {
+        self.exclude
+            .iter()
+            .find(|p| url.starts_with(p.as_str()))
+            .map(String::as_str)
+    }
+
+    /// Whether a fetched document with this Owner belongs to the infostructure
+    /// (only `owner` tasks look at owners).
+    pub fn owns(&self, owner: Option<&str>) -> bool {
+        match self.kind {
+            TaskKind::Owner => owner.is_some_and(|o| o.trim().eq_ignore_ascii_case(self.name.trim())),
+            _ => true,
+        }
+    }
+
+    /// Why a URL outside the scope is a leaf, for reports.
+    pub fn outside_reason(&self) -> &'static str {
+        match self.kind {
+            TaskKind::Site => "outside the task's site",
+            TaskKind::Tree => "outside the task's tree",
+            TaskKind::Owner => "not owned by the task's owner",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn task(kind: TaskKind, top: &str) -> TaskConfig {
+        TaskConfig {
+            name: "RTF".into(),
+            kind,
+            top: Url::parse(top).unwrap(),
+            email: None,
+            output: PathBuf::new(),
+            exclude: vec!["http://a.example/docs/private/".into()],
+            changed_days: 7,
+            expiring_days: 7,
+        }
+    }
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn site_scope_is_host_and_port() {
+        let s = Scope::of(&task(TaskKind::Site, "http://a.example/docs/index.html"));
+        assert!(s.may_contain(&u("http://a.example/other/x.html")));
+        assert!(!s.may_contain(&u("http://a.example:8080/docs/x.html")));
+        assert!(!s.may_contain(&u("http://b.example/docs/x.html")));
+        assert!(!s.may_contain(&u("https://a.example/docs/x.html")));
+    }
+
+    #[test]
+    fn tree_scope_is_at_or_below_the_top_directory() {
+        let s = Scope::of(&task(TaskKind::Tree, "http://a.example/docs/index.html"));
+        assert!(s.may_contain(&u("http://a.example/docs/")));
+        assert!(s.may_contain(&u("http://a.example/docs/sub/x.html")));
+        assert!(!s.may_contain(&u("http://a.example/other/x.html")));
+        assert!(!s.may_contain(&u("http://a.example/docsx/y.html")));
+    }
+
+    #[test]
+    fn owner_scope_checks_the_owner() {
+        let s = Scope::of(&task(TaskKind::Owner, "http://a.example/~rtf/hotlist.html"));
+        assert!(s.may_contain(&u("http://b.example/anything.html")));
+        assert!(!s.may_contain(&u("mailto:x@a.example")));
+        assert!(s.owns(Some(" rtf ")));
+        assert!(!s.owns(Some("ICS")));
+        assert!(!s.owns(None));
+        let site = Scope::of(&task(TaskKind::Site, "http://a.example/"));
+        assert!(site.owns(None));
+    }
+
+    #[test]
+    fn exclusions_are_prefixes() {
+        let s = Scope::of(&task(TaskKind::Site, "http://a.example/"));
+        assert!(s.excluded_by("http://a.example/docs/private/x.html").is_some());
+        assert!(s.excluded_by("http://a.example/docs/x.html").is_none());
+    }
+}

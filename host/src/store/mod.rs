@@ -1,0 +1,435 @@
+//! The store stage: an embedded SQLite database (WAL mode) holding URLs,
+//! results per run, documents, the link graph, task roles, the sites table with
+//! the robots.txt cache, avoid entries, runs and tasks.
+//!
+//! Writes go through the [`StoreWriter`] thread; reads (the cache lookups of
+//! the crawl, and the `results` command) use the [`Store`]'s own connection.
+
+mod schema;
+mod writer;
+
+pub use writer::{SiteRecord, StoreOp, StoreWriter};
+
+use crate::config::TaskConfig;
+use crate::model::{CheckResult, Category, Hop, Source};
+use crate::parse::RefKind;
+use rusqlite::{Connection, OptionalExtension, params};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A store that cannot be opened, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite said no.
+    #[error("store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The file system said no.
+    #[error("store: {0}")]
+    Io(String),
+    /// The store was written by a newer spinneret.
+    #[error(
+        "store {path} has schema version {found}, newer than this spinneret knows ({known}); upgrade spinneret or use another store"
+    )]
+    TooNew {
+        /// The store file.
+        path: PathBuf,
+        /// Its version.
+        found: i64,
+        /// The newest this build knows.
+        known: i64,
+    },
+}
+
+pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
+    Ok(conn)
+}
+
+/// The id of `url`, inserting it when new, with a per-connection cache.
+pub(crate) fn url_id_cached(
+    conn: &Connection,
+    cache: &mut HashMap<String, i64>,
+    url: &str,
+) -> Result<i64, StoreError> {
+    if let Some(id) = cache.get(url) {
+        return Ok(*id);
+    }
+    let existing: Option<i64> = conn
+        .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
+        .query_row([url], |r| r.get(0))
+        .optional()?;
+    let id = match existing {
+        Some(id) => id,
+        None => {
+            conn.prepare_cached("INSERT INTO urls (url) VALUES (?1)")?
+                .execute([url])?;
+            conn.last_insert_rowid()
+        }
+    };
+    cache.insert(url.to_string(), id);
+    Ok(id)
+}
+
+/// The ids of a run and of its tasks (by task name).
+#[derive(Clone, Debug)]
+pub struct RunIds {
+    /// The run's id.
+    pub run: i64,
+    /// Task name to task id.
+    pub tasks: HashMap<String, i64>,
+    /// Whether this run continues an interrupted one.
+    pub resumed: bool,
+}
+
+/// An earlier result of a URL, as the crawl needs it to reuse or revalidate.
+#[derive(Clone, Debug)]
+pub struct CachedResult {
+    /// The run that produced it.
+    pub run: i64,
+    /// The result.
+    pub result: CheckResult,
+    /// The Owner of the document, when it was parsed.
+    pub doc_owner: Option<String>,
+    /// Whether it was parsed as an HTML document (its links are in the store).
+    pub is_document: bool,
+}
+
+/// A run, as listed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunRow {
+    /// Its id.
+    pub id: i64,
+    /// The configuration it ran.
+    pub config: Option<String>,
+    /// Start (Unix seconds).
+    pub started_at: i64,
+    /// End (Unix seconds), when it finished.
+    pub finished_at: Option<i64>,
+    /// `running`, `finished` or `interrupted`.
+    pub status: String,
+}
+
+/// A task of a run, as listed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TaskRow {
+    /// Its id.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// site, tree or owner.
+    pub kind: String,
+    /// The top URL.
+    pub top_url: String,
+}
+
+/// A robots.txt cached in the sites table.
+#[derive(Clone, Debug)]
+pub struct CachedSite {
+    /// `ok`, `missing`, `forbidden` or `unreachable`.
+    pub robots_status: String,
+    /// The body, when read.
+    pub robots_body: Option<String>,
+    /// When it must be fetched again (Unix seconds).
+    pub expires_at: i64,
+}
+
+/// The embedded store.
+pub struct Store {
+    path: PathBuf,
+    conn: Connection,
+}
+
+const RESULT_COLUMNS: &str = "u.url, r.category, r.method, r.status, r.error, r.content_type,
+    r.content_length, r.size, r.content_hash, r.etag, r.last_modified, r.expires, r.owner,
+    r.redirects, r.final_url, r.elapsed_ms, r.truncated, r.attempts, ref.url, r.checked_at, r.source";
+
+fn result_from_row(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CheckResult> {
+    let method: Option<String> = row.get(at + 2)?;
+    let redirects: Option<String> = row.get(at + 13)?;
+    let category: String = row.get(at + 1)?;
+    let source: String = row.get(at + 20)?;
+    Ok(CheckResult {
+        url: row.get(at)?,
+        category: Category::from_name(&category).unwrap_or(Category::Broken),
+        method: match method.as_deref() {
+            Some("HEAD") => Some("HEAD"),
+            Some("GET") => Some("GET"),
+            _ => None,
+        },
+        status: row.get(at + 3)?,
+        error: row.get(at + 4)?,
+        content_type: row.get(at + 5)?,
+        content_length: row.get::<_, Option<i64>>(at + 6)?.map(|v| v as u64),
+        size: row.get::<_, Option<i64>>(at + 7)?.map(|v| v as u64),
+        content_hash: row.get(at + 8)?,
+        etag: row.get(at + 9)?,
+        last_modified: row.get(at + 10)?,
+        expires: row.get(at + 11)?,
+        owner: row.get(at + 12)?,
+        redirects: redirects
+            .and_then(|j| serde_json::from_str::<Vec<Hop>>(&j).ok())
+            .unwrap_or_default(),
+        final_url: row.get(at + 14)?,
+        elapsed_ms: row.get::<_, Option<i64>>(at + 15)?.map(|v| v as u64),
+        truncated: row.get(at + 16)?,
+        attempts: row.get(at + 17)?,
+        referrer: row.get(at + 18)?,
+        checked_at: row.get(at + 19)?,
+        source: Source::from_name(&source),
+    })
+}
+
+impl Store {
+    /// Open (creating if needed) the store at `path` and bring its schema up to date.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let mut conn = connect(path)?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let known = schema::MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found: version,
+                known,
+            });
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(Store {
+            path: path.to_path_buf(),
+            conn,
+        })
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Start the writer thread (its own connection).
+    pub fn writer(&self) -> Result<StoreWriter, StoreError> {
+        StoreWriter::start(&self.path)
+    }
+
+    /// Record a new run of `tasks`.
+    pub fn begin_run(&self, config: Option<&str>, options: &str, tasks: &[TaskConfig]) -> Result<RunIds, StoreError> {
+        self.conn.execute(
+            "INSERT INTO runs (config, started_at, status, options) VALUES (?1, ?2, 'running', ?3)",
+            params![config, crate::model::unix_now(), options],
+        )?;
+        let run = self.conn.last_insert_rowid();
+        let tasks = self.insert_tasks(run, tasks)?;
+        Ok(RunIds {
+            run,
+            tasks,
+            resumed: false,
+        })
+    }
+
+    fn insert_tasks(&self, run: i64, tasks: &[TaskConfig]) -> Result<HashMap<String, i64>, StoreError> {
+        let mut ids = HashMap::new();
+        for t in tasks {
+            self.conn.execute(
+                "INSERT OR IGNORE INTO tasks (run_id, name, kind, top_url, email, output_dir, changed_days, expiring_days)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    run,
+                    t.name,
+                    t.kind.as_str(),
+                    t.top.as_str(),
+                    t.email,
+                    t.output.display().to_string(),
+                    t.changed_days,
+                    t.expiring_days
+                ],
+            )?;
+            let id: i64 = self.conn.query_row(
+                "SELECT id FROM tasks WHERE run_id = ?1 AND name = ?2",
+                params![run, t.name],
+                |r| r.get(0),
+            )?;
+            ids.insert(t.name.clone(), id);
+        }
+        Ok(ids)
+    }
+
+    /// The newest unfinished run of `config`, reopened for `--resume` (tasks added as needed).
+    pub fn resume_run(&self, config: Option<&str>, tasks: &[TaskConfig]) -> Result<Option<RunIds>, StoreError> {
+        let run: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT id FROM runs WHERE config IS ?1 ORDER BY id DESC LIMIT 1",
+                [config],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(run) = run else { return Ok(None) };
+        let status: String = self
+            .conn
+            .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))?;
+        if status == "finished" {
+            return Ok(None);
+        }
+        self.conn
+            .execute("UPDATE runs SET status = 'running' WHERE id = ?1", [run])?;
+        let tasks = self.insert_tasks(run, tasks)?;
+        Ok(Some(RunIds {
+            run,
+            tasks,
+            resumed: true,
+        }))
+    }
+
+    /// Mark a run `finished` or `interrupted`.
+    pub fn end_run(&self, run: i64, status: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
+            params![run, status, crate::model::unix_now()],
+        )?;
+        Ok(())
+    }
+
+    /// Whether any result is stored at all (a fresh store needs no cache lookups).
+    pub fn has_results(&self) -> Result<bool, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM results)", [], |r| r.get(0))?)
+    }
+
+    /// The newest result of `url` from any run.
+    pub fn latest_result(&self, url: &str) -> Result<Option<CachedResult>, StoreError> {
+        let sql = format!(
+            "SELECT r.run_id, d.owner, d.url_id IS NOT NULL, {RESULT_COLUMNS}
+             FROM urls u JOIN results r ON r.url_id = u.id
+             LEFT JOIN urls ref ON ref.id = r.referrer_id
+             LEFT JOIN documents d ON d.url_id = u.id
+             WHERE u.url = ?1 ORDER BY r.run_id DESC LIMIT 1"
+        );
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([url], |row| {
+                Ok(CachedResult {
+                    run: row.get(0)?,
+                    doc_owner: row.get(1)?,
+                    is_document: row.get(2)?,
+                    result: result_from_row(row, 3)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// The stored references of a document: target URL (absent when not a URL), kind, anchor text.
+    pub fn document_links(&self, url: &str) -> Result<Vec<(Option<String>, String, RefKind, String)>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT t.url, l.target_raw, l.kind, l.anchor_text FROM links l
+             JOIN urls s ON s.id = l.source_id LEFT JOIN urls t ON t.id = l.target_id
+             WHERE s.url = ?1 ORDER BY l.seq",
+        )?;
+        let rows = st.query_map([url], |r| {
+            let kind: String = r.get(2)?;
+            Ok((
+                r.get::<_, Option<String>>(0)?,
+                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                RefKind::from_name(&kind).unwrap_or(RefKind::Link),
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The sites table entries that have not expired at `now`.
+    pub fn load_sites(&self, now: i64) -> Result<HashMap<String, CachedSite>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT site, robots_status, robots_body, expires_at FROM sites WHERE expires_at > ?1")?;
+        let rows = st.query_map([now], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                CachedSite {
+                    robots_status: r.get(1)?,
+                    robots_body: r.get(2)?,
+                    expires_at: r.get(3)?,
+                },
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The newest run, if any.
+    pub fn last_run(&self) -> Result<Option<RunRow>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, config, started_at, finished_at, status FROM runs ORDER BY id DESC LIMIT 1",
+                [],
+                |r| {
+                    Ok(RunRow {
+                        id: r.get(0)?,
+                        config: r.get(1)?,
+                        started_at: r.get(2)?,
+                        finished_at: r.get(3)?,
+                        status: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// The tasks of a run.
+    pub fn run_tasks(&self, run: i64) -> Result<Vec<TaskRow>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, name, kind, top_url FROM tasks WHERE run_id = ?1 ORDER BY id")?;
+        let rows = st.query_map([run], |r| {
+            Ok(TaskRow {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                kind: r.get(2)?,
+                top_url: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The results of a run, in URL order; with `task`, only the URLs that task reached,
+    /// each with the task's role for it.
+    pub fn run_results(&self, run: i64, task: Option<i64>) -> Result<Vec<(CheckResult, Option<String>)>, StoreError> {
+        let sql = match task {
+            Some(_) => format!(
+                "SELECT tu.role, {RESULT_COLUMNS} FROM task_urls tu
+                 JOIN results r ON r.run_id = tu.run_id AND r.url_id = tu.url_id
+                 JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
+                 WHERE tu.run_id = ?1 AND tu.task_id = ?2 ORDER BY u.url"
+            ),
+            None => format!(
+                "SELECT NULL, {RESULT_COLUMNS} FROM results r
+                 JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
+                 WHERE r.run_id = ?1 AND ?2 IS NULL ORDER BY u.url"
+            ),
+        };
+        let mut st = self.conn.prepare(&sql)?;
+        let rows = st.query_map(params![run, task], |r| Ok((result_from_row(r, 1)?, r.get(0)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Avoid entries derived from robots.txt that are still in force.
+    pub fn robots_avoid_entries(&self, now: i64) -> Result<Vec<(String, i64, String)>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT prefix, expires_at, origin FROM avoid WHERE expires_at IS NULL OR expires_at > ?1 ORDER BY prefix",
+        )?;
+        let rows = st.query_map([now], |r| Ok((r.get(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0), r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}

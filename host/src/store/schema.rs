@@ -1,0 +1,119 @@
+//! The store's schema, as numbered migrations. `PRAGMA user_version` records
+//! how many have run; a new release appends a migration and never edits one.
+
+/// Migration `i` brings the schema from version `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: the first release.
+    r#"
+CREATE TABLE urls (
+    id   INTEGER PRIMARY KEY,
+    url  TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE runs (
+    id           INTEGER PRIMARY KEY,
+    config       TEXT,
+    started_at   INTEGER NOT NULL,
+    finished_at  INTEGER,
+    status       TEXT NOT NULL,          -- running | finished | interrupted
+    options      TEXT                    -- JSON: how the run was invoked
+);
+
+CREATE TABLE tasks (
+    id             INTEGER PRIMARY KEY,
+    run_id         INTEGER NOT NULL REFERENCES runs(id),
+    name           TEXT NOT NULL,
+    kind           TEXT NOT NULL,
+    top_url        TEXT NOT NULL,
+    email          TEXT,
+    output_dir     TEXT,
+    changed_days   INTEGER NOT NULL,
+    expiring_days  INTEGER NOT NULL,
+    UNIQUE (run_id, name)
+);
+
+-- One row per URL per run: what checking it found.
+CREATE TABLE results (
+    run_id          INTEGER NOT NULL REFERENCES runs(id),
+    url_id          INTEGER NOT NULL REFERENCES urls(id),
+    category        TEXT NOT NULL,       -- ok | moved | broken | blocked | avoided | not_checked
+    method          TEXT,                -- HEAD | GET | NULL when no request was made
+    status          INTEGER,
+    error           TEXT,
+    content_type    TEXT,
+    content_length  INTEGER,
+    size            INTEGER,
+    content_hash    TEXT,
+    etag            TEXT,
+    last_modified   TEXT,
+    expires         TEXT,
+    owner           TEXT,
+    redirects       TEXT,                -- JSON [{"url":..,"status":..}, ...]
+    final_url       TEXT,
+    elapsed_ms      INTEGER,
+    truncated       INTEGER NOT NULL DEFAULT 0,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    referrer_id     INTEGER REFERENCES urls(id),
+    checked_at      INTEGER NOT NULL,
+    source          TEXT NOT NULL,       -- network | not_modified | reused
+    PRIMARY KEY (run_id, url_id)
+) WITHOUT ROWID;
+CREATE INDEX results_by_url ON results (url_id, run_id);
+
+-- The latest parse of each HTML document.
+CREATE TABLE documents (
+    url_id          INTEGER PRIMARY KEY REFERENCES urls(id),
+    run_id          INTEGER NOT NULL,
+    title           TEXT,
+    owner           TEXT,
+    expires         TEXT,
+    base            TEXT,
+    encoding        TEXT,
+    parse_errors    INTEGER NOT NULL,
+    decode_errors   INTEGER NOT NULL,
+    http_equiv      TEXT                 -- JSON [[name, content], ...]
+);
+
+-- The link graph of the latest parse of each document.
+CREATE TABLE links (
+    source_id   INTEGER NOT NULL REFERENCES urls(id),
+    seq         INTEGER NOT NULL,
+    target_id   INTEGER REFERENCES urls(id),   -- NULL when the target is not a URL
+    target_raw  TEXT,                          -- what the document said, when not a URL
+    kind        TEXT NOT NULL,
+    anchor_text TEXT NOT NULL,
+    PRIMARY KEY (source_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX links_by_target ON links (target_id);
+
+-- Which URLs each task reached in a run, and in what role.
+CREATE TABLE task_urls (
+    run_id       INTEGER NOT NULL,
+    task_id      INTEGER NOT NULL REFERENCES tasks(id),
+    url_id       INTEGER NOT NULL REFERENCES urls(id),
+    role         TEXT NOT NULL,          -- document | leaf | avoided | not_checked
+    reason       TEXT,
+    referrer_id  INTEGER REFERENCES urls(id),
+    PRIMARY KEY (run_id, task_id, url_id)
+) WITHOUT ROWID;
+
+-- The sites table (seed 000, Appendix D) with the robots.txt cache.
+CREATE TABLE sites (
+    site           TEXT PRIMARY KEY,     -- host:port
+    robots_status  TEXT NOT NULL,        -- ok | missing | forbidden | unreachable
+    robots_body    TEXT,
+    http_status    INTEGER,
+    fetched_at     INTEGER NOT NULL,
+    expires_at     INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Avoid and leaf entries derived from robots.txt, expiring with their site.
+CREATE TABLE avoid (
+    prefix      TEXT NOT NULL,
+    action      TEXT NOT NULL,           -- Avoid | Leaf
+    expires_at  INTEGER,                 -- NULL: never
+    origin      TEXT NOT NULL,           -- e.g. robots.txt of www.fict.org:80
+    PRIMARY KEY (origin, prefix)
+) WITHOUT ROWID;
+"#,
+];

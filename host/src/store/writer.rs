@@ -1,0 +1,322 @@
+//! The store's writer thread: every result, document and task role goes to one
+//! thread that batches them into transactions, so the crawl never waits on disk.
+//!
+//! A batch commits when 2,000 operations have gathered or 200 ms have passed,
+//! whichever is first, so a crash loses at most that window (the engine's
+//! `--resume` re-checks what it cannot find). `flush` waits for a commit.
+
+use super::{StoreError, url_id_cached};
+use crate::model::CheckResult;
+use crate::parse::ParsedDocument;
+use rusqlite::{Connection, params};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const BATCH_OPS: usize = 2_000;
+const BATCH_TIME: Duration = Duration::from_millis(200);
+
+/// A robots.txt outcome for the sites table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteRecord {
+    /// `host:port`.
+    pub site: String,
+    /// `ok`, `missing`, `forbidden` or `unreachable`.
+    pub robots_status: String,
+    /// The robots.txt body, when read.
+    pub robots_body: Option<String>,
+    /// Its HTTP status.
+    pub http_status: Option<u16>,
+    /// When it was fetched (Unix seconds).
+    pub fetched_at: i64,
+    /// When it must be fetched again (Unix seconds).
+    pub expires_at: i64,
+    /// The Disallow prefixes (absolute URLs) entered as avoid entries.
+    pub avoid_prefixes: Vec<String>,
+}
+
+/// One write.
+#[derive(Debug)]
+pub enum StoreOp {
+    /// What checking a URL found in a run.
+    Result {
+        /// The run.
+        run: i64,
+        /// The result.
+        result: Box<CheckResult>,
+    },
+    /// The parse of an HTML document (replaces the earlier one and its links).
+    Document {
+        /// The run.
+        run: i64,
+        /// The document's URL.
+        url: String,
+        /// What the parse found.
+        doc: Box<ParsedDocument>,
+    },
+    /// A task's role for a URL.
+    TaskUrl {
+        /// The run.
+        run: i64,
+        /// The task's id.
+        task: i64,
+        /// The URL.
+        url: String,
+        /// `document`, `leaf`, `avoided` or `not_checked`.
+        role: &'static str,
+        /// Why (for leaf, avoided, not checked).
+        reason: Option<String>,
+        /// The document the task reached it from.
+        referrer: Option<String>,
+    },
+    /// A site's robots.txt and the avoid entries derived from it.
+    Site(Box<SiteRecord>),
+    /// Commit now and answer.
+    Flush(SyncSender<()>),
+}
+
+/// The handle that sends writes to the writer thread.
+pub struct StoreWriter {
+    tx: Option<SyncSender<StoreOp>>,
+    handle: Option<JoinHandle<Result<(), StoreError>>>,
+}
+
+impl StoreWriter {
+    pub(super) fn start(path: &Path) -> Result<StoreWriter, StoreError> {
+        let conn = super::connect(path)?;
+        let (tx, rx) = sync_channel(50_000);
+        let handle = std::thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || run(conn, rx))
+            .map_err(|e| StoreError::Io(e.to_string()))?;
+        Ok(StoreWriter {
+            tx: Some(tx),
+            handle: Some(handle),
+        })
+    }
+
+    /// Queue a write.
+    pub fn send(&self, op: StoreOp) {
+        if let Some(tx) = &self.tx {
+            // A closed channel means the writer failed; `close` reports why.
+            let _ = tx.send(op);
+        }
+    }
+
+    /// Wait until everything sent so far is committed.
+    pub fn flush(&self) {
+        let (ack_tx, ack_rx) = sync_channel(1);
+        self.send(StoreOp::Flush(ack_tx));
+        let _ = ack_rx.recv();
+    }
+
+    /// Commit everything and stop the thread, reporting any write failure.
+    pub fn close(mut self) -> Result<(), StoreError> {
+        self.tx.take();
+        match self.handle.take().map(JoinHandle::join) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(StoreError::Io("the store writer thread panicked".into())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for StoreWriter {
+    fn drop(&mut self) {
+        self.tx.take();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn run(mut conn: Connection, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
+    let mut ids: HashMap<String, i64> = HashMap::new();
+    let mut first_error: Option<StoreError> = None;
+    loop {
+        let Ok(op) = rx.recv() else { break };
+        let deadline = Instant::now() + BATCH_TIME;
+        let mut acks = Vec::new();
+        let tx = conn.transaction()?;
+        let mut pending = Some(op);
+        let mut n = 0;
+        let mut closed = false;
+        while let Some(op) = pending.take() {
+            match op {
+                StoreOp::Flush(ack) => acks.push(ack),
+                op => {
+                    if let Err(e) = apply(&tx, &mut ids, op) {
+                        tracing::error!("store write failed: {e}");
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+            n += 1;
+            if n >= BATCH_OPS || !acks.is_empty() {
+                break;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(op) => pending = Some(op),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    closed = true;
+                    break;
+                }
+            }
+        }
+        if let Err(e) = tx.commit() {
+            // The batch is lost from the store; keep going so later batches land.
+            tracing::error!("store commit failed: {e}");
+            ids.clear();
+            first_error.get_or_insert(e.into());
+        }
+        for ack in acks {
+            let _ = ack.send(());
+        }
+        if closed {
+            break;
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn apply(
+    tx: &rusqlite::Transaction<'_>,
+    ids: &mut HashMap<String, i64>,
+    op: StoreOp,
+) -> Result<(), StoreError> {
+    match op {
+        StoreOp::Result { run, result: r } => {
+            let url_id = url_id_cached(tx, ids, &r.url)?;
+            let referrer_id = match &r.referrer {
+                Some(u) => Some(url_id_cached(tx, ids, u)?),
+                None => None,
+            };
+            let redirects = if r.redirects.is_empty() {
+                None
+            } else {
+                Some(serde_json::to_string(&r.redirects).unwrap_or_default())
+            };
+            let mut st = tx.prepare_cached(
+                "INSERT OR REPLACE INTO results (run_id, url_id, category, method, status, error,
+                   content_type, content_length, size, content_hash, etag, last_modified, expires,
+                   owner, redirects, final_url, elapsed_ms, truncated, attempts, referrer_id,
+                   checked_at, source)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                   ?17, ?18, ?19, ?20, ?21, ?22)",
+            )?;
+            st.execute(params![
+                run,
+                url_id,
+                r.category.as_str(),
+                r.method,
+                r.status,
+                r.error,
+                r.content_type,
+                r.content_length.map(|v| v as i64),
+                r.size.map(|v| v as i64),
+                r.content_hash,
+                r.etag,
+                r.last_modified,
+                r.expires,
+                r.owner,
+                redirects,
+                r.final_url,
+                r.elapsed_ms.map(|v| v as i64),
+                r.truncated,
+                r.attempts,
+                referrer_id,
+                r.checked_at,
+                r.source.as_str(),
+            ])?;
+        }
+        StoreOp::Document { run, url, doc } => {
+            let url_id = url_id_cached(tx, ids, &url)?;
+            let http_equiv = if doc.http_equiv.is_empty() {
+                None
+            } else {
+                Some(serde_json::to_string(&doc.http_equiv).unwrap_or_default())
+            };
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO documents (url_id, run_id, title, owner, expires, base,
+                   encoding, parse_errors, decode_errors, http_equiv)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                url_id,
+                run,
+                doc.title,
+                doc.owner,
+                doc.expires_meta,
+                doc.base.as_ref().map(url::Url::as_str),
+                doc.encoding,
+                doc.parse_errors,
+                doc.decode_errors,
+                http_equiv,
+            ])?;
+            tx.prepare_cached("DELETE FROM links WHERE source_id = ?1")?
+                .execute([url_id])?;
+            for (seq, r) in doc.references.iter().enumerate() {
+                let (target_id, raw) = match &r.target {
+                    Ok(u) => (Some(url_id_cached(tx, ids, u.as_str())?), None),
+                    Err(b) => (None, Some(b.raw.as_str())),
+                };
+                tx.prepare_cached(
+                    "INSERT INTO links (source_id, seq, target_id, target_raw, kind, anchor_text)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )?
+                .execute(params![url_id, seq as i64, target_id, raw, r.kind.as_str(), r.text])?;
+            }
+        }
+        StoreOp::TaskUrl {
+            run,
+            task,
+            url,
+            role,
+            reason,
+            referrer,
+        } => {
+            let url_id = url_id_cached(tx, ids, &url)?;
+            let referrer_id = match &referrer {
+                Some(u) => Some(url_id_cached(tx, ids, u)?),
+                None => None,
+            };
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO task_urls (run_id, task_id, url_id, role, reason, referrer_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![run, task, url_id, role, reason, referrer_id])?;
+        }
+        StoreOp::Site(s) => {
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO sites (site, robots_status, robots_body, http_status, fetched_at, expires_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                s.site,
+                s.robots_status,
+                s.robots_body,
+                s.http_status,
+                s.fetched_at,
+                s.expires_at
+            ])?;
+            let origin = format!("robots.txt of {}", s.site);
+            tx.prepare_cached("DELETE FROM avoid WHERE origin = ?1")?
+                .execute([&origin])?;
+            for prefix in &s.avoid_prefixes {
+                tx.prepare_cached(
+                    "INSERT OR REPLACE INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)",
+                )?
+                .execute(params![prefix, s.expires_at, origin])?;
+            }
+        }
+        StoreOp::Flush(_) => {}
+    }
+    Ok(())
+}

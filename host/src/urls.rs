@@ -1,0 +1,99 @@
+//! URL helpers shared by every stage: normalisation, site keys and schemes.
+//!
+//! A *site* is MOMspider's "pairing of hostname/IP address and port": the unit
+//! of politeness, of robots.txt and of the `site` task scope.
+
+use url::Url;
+
+/// Schemes the crawler can request itself.
+pub const CHECKABLE_SCHEMES: [&str; 3] = ["http", "https", "file"];
+
+/// Normalise a URL for identity: drop the fragment (it never reaches a server).
+///
+/// The `url` crate already lower-cases scheme and host, removes default ports
+/// and resolves dot segments, so two spellings of one resource compare equal.
+pub fn normalize(mut url: Url) -> Url {
+    url.set_fragment(None);
+    url
+}
+
+/// Parse `raw` relative to `base` and normalise it.
+pub fn resolve(base: &Url, raw: &str) -> Result<Url, url::ParseError> {
+    base.join(raw.trim()).map(normalize)
+}
+
+/// The site key of a URL: `host:port` for network schemes, `file:` for local files.
+pub fn site_key(url: &Url) -> String {
+    match url.scheme() {
+        "file" => "file:".to_string(),
+        _ => {
+            let host = url.host_str().unwrap_or("");
+            let port = url.port_or_known_default().unwrap_or(0);
+            format!("{host}:{port}")
+        }
+    }
+}
+
+/// Whether the crawler can request this URL (http, https or file).
+pub fn is_checkable(url: &Url) -> bool {
+    CHECKABLE_SCHEMES.contains(&url.scheme())
+}
+
+/// The root URL of a URL's site, e.g. `http://www.fict.org/robots.txt` for robots.
+pub fn robots_url(url: &Url) -> Option<Url> {
+    if url.scheme() == "file" || url.host_str().is_none() {
+        return None;
+    }
+    let mut robots = url.clone();
+    robots.set_path("/robots.txt");
+    robots.set_query(None);
+    robots.set_fragment(None);
+    Some(robots)
+}
+
+/// The directory part of a URL's path: everything up to and including the last `/`.
+///
+/// This is MOMspider's "level" of a document for the `tree` scope.
+pub fn directory_of(url: &Url) -> &str {
+    let path = url.path();
+    match path.rfind('/') {
+        Some(i) => &path[..=i],
+        None => "/",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_keys_pair_host_and_port() {
+        let u = Url::parse("http://WWW.Fict.org/a#x").unwrap();
+        assert_eq!(site_key(&u), "www.fict.org:80");
+        let u = Url::parse("https://a.example:8443/").unwrap();
+        assert_eq!(site_key(&u), "a.example:8443");
+        let u = Url::parse("file:///tmp/x.html").unwrap();
+        assert_eq!(site_key(&u), "file:");
+    }
+
+    #[test]
+    fn normalize_drops_fragment_and_default_port() {
+        let u = normalize(Url::parse("HTTP://a.example:80/x/../y.html#top").unwrap());
+        assert_eq!(u.as_str(), "http://a.example/y.html");
+    }
+
+    #[test]
+    fn directory_of_a_document() {
+        let u = Url::parse("http://a.example/docs/guide/intro.html").unwrap();
+        assert_eq!(directory_of(&u), "/docs/guide/");
+        let u = Url::parse("http://a.example/").unwrap();
+        assert_eq!(directory_of(&u), "/");
+    }
+
+    #[test]
+    fn robots_url_is_at_site_root() {
+        let u = Url::parse("http://a.example:8080/x/y?q=1").unwrap();
+        assert_eq!(robots_url(&u).unwrap().as_str(), "http://a.example:8080/robots.txt");
+        assert!(robots_url(&Url::parse("file:///x").unwrap()).is_none());
+    }
+}

@@ -1,1 +1,8 @@
+//! Test support for spinneret: the loopback test web ([`server`]), standard
+//! fixture webs ([`fixtures`]), the synthetic web of the benchmark
+//! ([`synthetic`]), and helpers to run crawls against them ([`harness`]).
 
+pub mod fixtures;
+pub mod harness;
+pub mod server;
+pub mod synthetic;

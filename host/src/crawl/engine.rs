@@ -27,7 +27,8 @@ use crate::policy::{Decision, decide};
 use crate::store::{CachedResult, CachedSite, RunIds, SiteRecord, Store, StoreOp, StoreWriter};
 use crate::urls;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc;
@@ -38,16 +39,14 @@ const MAX_REDIRECTS: usize = 10;
 
 /// A task as the engine runs it.
 struct TaskRt {
-    name: String,
     id: i64,
     scope: Scope,
     top: UrlIdx,
 }
 
-/// Why and from where a task reached a URL, until its role is settled.
+/// From where a task first reached a URL, until its role is settled.
 struct Reach {
     referrer: Option<UrlIdx>,
-    reason: Option<String>,
 }
 
 pub(super) struct Engine<'a> {
@@ -62,13 +61,15 @@ pub(super) struct Engine<'a> {
     frontier: Frontier,
     sites: Vec<Site>,
     site_index: HashMap<String, u32>,
-    cached_sites: HashMap<String, CachedSite>,
+    cached_sites: std::collections::HashMap<String, CachedSite>,
     runnable: VecDeque<u32>,
     timers: BinaryHeap<Reverse<(Instant, u32)>>,
     deferred_leaves: Vec<UrlIdx>,
     leaf_phase: bool,
     in_flight: usize,
     done_queue: VecDeque<UrlIdx>,
+    /// Redirect hops waiting for a target that is being requested for its own sake.
+    parked: HashMap<UrlIdx, Vec<Box<Job>>>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
@@ -160,6 +161,7 @@ impl<'a> Engine<'a> {
             leaf_phase: false,
             in_flight: 0,
             done_queue: VecDeque::new(),
+            parked: HashMap::new(),
             reaches: HashMap::new(),
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
@@ -175,7 +177,6 @@ impl<'a> Engine<'a> {
         for t in &tasks_cfg {
             let top = engine.intern(t.top.clone());
             engine.tasks.push(TaskRt {
-                name: t.name.clone(),
                 id: engine.ids.tasks[&t.name],
                 scope: Scope::of(t),
                 top,
@@ -196,18 +197,28 @@ impl<'a> Engine<'a> {
         }
         let mut stopping = *stop.borrow();
         loop {
-            self.drain_done();
-            if !stopping {
-                self.pump();
+            // Dispatching can settle URLs (robots refusals, hops to checked URLs) and
+            // settling can queue work: go round until both are quiet.
+            loop {
+                self.drain_done();
+                if !stopping {
+                    self.pump();
+                }
+                if self.done_queue.is_empty() {
+                    break;
+                }
             }
             self.progress
                 .queued
                 .store(self.queued.max(0) as u64, std::sync::atomic::Ordering::Relaxed);
-            if self.in_flight == 0 && self.done_queue.is_empty() {
+            if self.in_flight == 0 {
                 if stopping {
                     break;
                 }
-                if self.runnable.is_empty() && self.timers.is_empty() {
+                if !self.runnable.is_empty() {
+                    continue;
+                }
+                if self.timers.is_empty() {
                     if self.leaf_phase {
                         break;
                     }
@@ -216,6 +227,14 @@ impl<'a> Engine<'a> {
                 }
             }
             let next_timer = self.timers.peek().map(|Reverse((t, _))| *t);
+            tracing::trace!(
+                in_flight = self.in_flight,
+                runnable = self.runnable.len(),
+                timers = self.timers.len(),
+                parked = self.parked.len(),
+                leaf_phase = self.leaf_phase,
+                "waiting"
+            );
             tokio::select! {
                 Some(c) = self.rx.recv() => {
                     self.handle(c);
@@ -335,9 +354,6 @@ impl<'a> Engine<'a> {
             // Reached again: a navigational reference may upgrade a pending leaf to a document.
             if decision == Decision::Traverse && !e.doc_tasks.contains(t) && !e.finalized.contains(t) {
                 e.doc_tasks.insert(t);
-                if let Some(r) = self.reaches.get_mut(&(t as u32, u)) {
-                    r.reason = None;
-                }
                 if e.state == UrlState::Done {
                     self.done_queue.push_back(u);
                 } else {
@@ -350,7 +366,6 @@ impl<'a> Engine<'a> {
         if e.referrer.is_none() {
             e.referrer = referrer;
         }
-        let reason = decision.reason().map(str::to_string);
         match decision {
             Decision::NotChecked(r) => self.unrequested(u, Category::NotChecked, &r),
             Decision::Avoid(r) => self.unrequested(u, Category::Avoided, &r),
@@ -359,7 +374,7 @@ impl<'a> Engine<'a> {
                 self.frontier.get_mut(u).doc_tasks.insert(t);
             }
         }
-        self.reaches.insert((t as u32, u), Reach { referrer, reason });
+        self.reaches.insert((t as u32, u), Reach { referrer });
         if self.frontier.get(u).state == UrlState::Done {
             // Settled from the done queue, so that reused webs never recurse deeply.
             self.done_queue.push_back(u);
@@ -383,6 +398,7 @@ impl<'a> Engine<'a> {
             doc: None,
             content_type: None,
             error: Some(reason.to_string()),
+            status: None,
         };
         self.complete(u, outcome, Some(result));
     }
@@ -499,6 +515,7 @@ impl<'a> Engine<'a> {
             doc,
             content_type: r.content_type.clone(),
             error: r.error.clone(),
+            status: r.status,
         };
         let result = source.map(|s| {
             let mut r = cached.result.clone();
@@ -521,10 +538,10 @@ impl<'a> Engine<'a> {
         };
         let mut valid = Vec::with_capacity(links.len());
         let mut invalid = Vec::new();
-        for (target, raw, kind, _text) in links {
-            match target.as_deref().map(Url::parse) {
-                Some(Ok(t)) => valid.push((self.intern(t), kind)),
-                _ => invalid.push((raw, "not a valid URL".to_string())),
+        for (target, kind, _text) in links {
+            match Url::parse(&target) {
+                Ok(t) => valid.push((self.intern(t), kind)),
+                Err(e) => invalid.push((target, e.to_string())),
             }
         }
         Some(DocInfo {
@@ -581,7 +598,27 @@ impl<'a> Engine<'a> {
                     }
                     Box::new(self.initial_job(u))
                 }
-                Queued::Continue(j) => j,
+                Queued::Continue(j) => {
+                    if !j.hops.is_empty() {
+                        // A hop to a URL the run checks anyway is not requested twice.
+                        if let Some(f) = self.frontier.lookup(j.request.as_str()).filter(|f| *f != j.url) {
+                            match self.frontier.get(f).state {
+                                UrlState::Done => {
+                                    self.queued -= 1;
+                                    self.finish_chain_at(j, f);
+                                    continue;
+                                }
+                                UrlState::InFlight => {
+                                    self.queued -= 1;
+                                    self.parked.entry(f).or_default().push(j);
+                                    continue;
+                                }
+                                UrlState::New | UrlState::Waiting => {}
+                            }
+                        }
+                    }
+                    j
+                }
             };
             if let Some(t) = job.not_before.filter(|t| *t > now) {
                 self.sites[si].push_front(Queued::Continue(job));
@@ -983,6 +1020,7 @@ impl<'a> Engine<'a> {
             doc: doc_here,
             content_type: h.content_type.clone(),
             error,
+            status: resp.as_ref().map(|r| r.status),
         };
         if let Some(doc) = parsed.as_ref().filter(|_| !redirected) {
             self.writer.send(StoreOp::Document {
@@ -1021,6 +1059,7 @@ impl<'a> Engine<'a> {
                     doc: fdoc,
                     content_type: h.content_type.clone(),
                     error: None,
+                    status: Some(resp.status),
                 };
                 self.complete(f, fo, Some(fr));
             }
@@ -1063,6 +1102,36 @@ impl<'a> Engine<'a> {
         }
         Progress::add(&self.progress.done, 1);
         self.done_queue.push_back(u);
+        if let Some(jobs) = self.parked.remove(&u) {
+            for j in jobs {
+                self.finish_chain_at(j, u);
+            }
+        }
+    }
+
+    /// End a redirect chain at `f`, a URL already checked in this run, without a request.
+    fn finish_chain_at(&mut self, job: Box<Job>, f: UrlIdx) {
+        let (category, status, error, content_type) = {
+            let o = self.frontier.get(f).outcome.as_ref().expect("a checked URL has an outcome");
+            (o.category, o.status, o.error.clone(), o.content_type.clone())
+        };
+        let target = self.frontier.get(f).url.clone();
+        let (category, error) = match category {
+            Category::Ok => (Category::Moved, None),
+            other => (other, Some(format!("redirected to {target}: {}", error.unwrap_or_default()))),
+        };
+        let resp = status.map(|status| FetchResponse {
+            status,
+            headers: crate::fetch::ResponseHeaders {
+                content_type,
+                ..Default::default()
+            },
+            body: None,
+            elapsed: Duration::ZERO,
+        });
+        let mut job = job;
+        job.request = target;
+        self.finish_job(job, resp, category, error, None, None);
     }
 
     fn drain_done(&mut self) {
@@ -1094,61 +1163,38 @@ impl<'a> Engine<'a> {
             return;
         }
         let category = outcome.category;
-        let reach = self.reaches.remove(&(t as u32, u));
-        let referrer = reach.as_ref().and_then(|r| r.referrer);
-        let mut reason = reach.and_then(|r| r.reason);
+        let referrer = self.reaches.remove(&(t as u32, u)).and_then(|r| r.referrer);
         let is_top = self.tasks[t].top == u;
-        let mut expand = false;
         let mut follow = None;
         let role = if matches!(category, Category::Avoided | Category::NotChecked) {
-            reason = outcome.error.clone().or(reason);
-            if category == Category::Avoided { "avoided" } else { "not_checked" }
+            "unrequested"
         } else if wants_doc {
             match (&outcome.doc, outcome.final_url) {
-                (Some(doc), _) if is_top || self.tasks[t].scope.owns(doc.owner.as_deref()) => {
-                    expand = true;
-                    "document"
-                }
-                (Some(doc), _) => {
-                    reason = Some(match &doc.owner {
-                        Some(o) => format!("owned by {o}, not {}", self.tasks[t].name),
-                        None => format!("no Owner; not owned by {}", self.tasks[t].name),
-                    });
-                    "leaf"
-                }
+                (Some(doc), _) if is_top || self.tasks[t].scope.owns(doc.owner.as_deref()) => "document",
                 (None, Some(f)) if category == Category::Moved => {
                     follow = Some(f);
-                    reason = Some(format!("moved to {}", self.frontier.get(f).url));
                     "leaf"
                 }
-                (None, _) if category == Category::Ok => {
-                    let ct = outcome.content_type.as_deref().unwrap_or("unknown type");
-                    reason = Some(format!("not HTML ({ct})"));
-                    "leaf"
-                }
-                (None, _) => {
-                    reason = outcome.error.clone();
-                    "leaf"
-                }
+                _ => "leaf",
             }
         } else {
             "leaf"
         };
         self.frontier.get_mut(u).finalized.insert(t);
         self.stats[t].count(role, category);
-        self.writer.send(StoreOp::TaskUrl {
-            run: self.ids.run,
-            task: self.tasks[t].id,
-            url: self.frontier.get(u).url.to_string(),
-            role,
-            reason,
-            referrer: referrer.map(|r| self.frontier.get(r).url.to_string()),
-        });
+        if role == "document" {
+            self.writer.send(StoreOp::TaskDocument {
+                run: self.ids.run,
+                task: self.tasks[t].id,
+                url: self.frontier.get(u).url.to_string(),
+                referrer: referrer.map(|r| self.frontier.get(r).url.to_string()),
+            });
+        }
         if let Some(f) = follow {
             // The traversal goes on at the redirect's target, if it lies in the task's scope.
             self.reach(t, f, RefKind::Anchor, Some(u));
         }
-        if expand {
+        if role == "document" {
             self.expand(t, u);
         }
     }
@@ -1178,14 +1224,6 @@ impl<'a> Engine<'a> {
                     result: Box::new(r),
                 });
             }
-            self.writer.send(StoreOp::TaskUrl {
-                run: self.ids.run,
-                task: self.tasks[t].id,
-                url: raw,
-                role: "leaf",
-                reason: Some(reason),
-                referrer: Some(source.clone()),
-            });
         }
     }
 }

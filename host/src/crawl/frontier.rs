@@ -9,7 +9,7 @@ use super::taskset::TaskSet;
 use crate::model::Category;
 use crate::parse::RefKind;
 use crate::store::CachedResult;
-use std::collections::HashMap;
+use foldhash::HashMap;
 use url::Url;
 
 /// Index of a URL in the frontier.
@@ -54,6 +54,8 @@ pub struct Outcome {
     pub content_type: Option<String>,
     /// The failure reason, for broken results.
     pub error: Option<String>,
+    /// The final HTTP status, when a request answered.
+    pub status: Option<u16>,
 }
 
 impl Outcome {

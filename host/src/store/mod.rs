@@ -52,23 +52,22 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
 /// The id of `url`, inserting it when new, with a per-connection cache.
 pub(crate) fn url_id_cached(
     conn: &Connection,
-    cache: &mut HashMap<String, i64>,
+    cache: &mut foldhash::HashMap<String, i64>,
     url: &str,
 ) -> Result<i64, StoreError> {
     if let Some(id) = cache.get(url) {
         return Ok(*id);
     }
-    let existing: Option<i64> = conn
-        .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
+    // New URLs (the common case in a crawl) take one statement; known ones a second.
+    let inserted: Option<i64> = conn
+        .prepare_cached("INSERT INTO urls (url) VALUES (?1) ON CONFLICT (url) DO NOTHING RETURNING id")?
         .query_row([url], |r| r.get(0))
         .optional()?;
-    let id = match existing {
+    let id = match inserted {
         Some(id) => id,
-        None => {
-            conn.prepare_cached("INSERT INTO urls (url) VALUES (?1)")?
-                .execute([url])?;
-            conn.last_insert_rowid()
-        }
+        None => conn
+            .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
+            .query_row([url], |r| r.get(0))?,
     };
     cache.insert(url.to_string(), id);
     Ok(id)
@@ -330,23 +329,23 @@ impl Store {
             .optional()?)
     }
 
-    /// The stored references of a document: target URL (absent when not a URL), kind, anchor text.
-    pub fn document_links(&self, url: &str) -> Result<Vec<(Option<String>, String, RefKind, String)>, StoreError> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT t.url, l.target_raw, l.kind, l.anchor_text FROM links l
-             JOIN urls s ON s.id = l.source_id LEFT JOIN urls t ON t.id = l.target_id
-             WHERE s.url = ?1 ORDER BY l.seq",
-        )?;
-        let rows = st.query_map([url], |r| {
-            let kind: String = r.get(2)?;
-            Ok((
-                r.get::<_, Option<String>>(0)?,
-                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                RefKind::from_name(&kind).unwrap_or(RefKind::Link),
-                r.get::<_, String>(3)?,
-            ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+    /// The stored references of a document: target (a URL, or the text of an invalid one), kind, anchor text.
+    pub fn document_links(&self, url: &str) -> Result<Vec<(String, RefKind, String)>, StoreError> {
+        let json: Option<String> = self
+            .conn
+            .prepare_cached("SELECT d.links FROM documents d JOIN urls u ON u.id = d.url_id WHERE u.url = ?1")?
+            .query_row([url], |r| r.get(0))
+            .optional()?;
+        let Some(json) = json else { return Ok(Vec::new()) };
+        let entries: Vec<(i64, String, String)> = serde_json::from_str(&json)
+            .map_err(|e| StoreError::Io(format!("the stored links of {url} are damaged: {e}")))?;
+        let mut st = self.conn.prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
+        let mut out = Vec::with_capacity(entries.len());
+        for (id, kind, text) in entries {
+            let target: String = st.query_row([id], |r| r.get(0))?;
+            out.push((target, RefKind::from_name(&kind).unwrap_or(RefKind::Link), text));
+        }
+        Ok(out)
     }
 
     /// The sites table entries that have not expired at `now`.
@@ -403,24 +402,47 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The results of a run, in URL order; with `task`, only the URLs that task reached,
-    /// each with the task's role for it.
+    /// The results of a run, in URL order; with `task`, only the URLs that task reached
+    /// (its documents, the targets of their references, and its top), each with the
+    /// task's role for it: `document`, `leaf`, `avoided` or `not_checked`.
     pub fn run_results(&self, run: i64, task: Option<i64>) -> Result<Vec<(CheckResult, Option<String>)>, StoreError> {
-        let sql = match task {
-            Some(_) => format!(
-                "SELECT tu.role, {RESULT_COLUMNS} FROM task_urls tu
-                 JOIN results r ON r.run_id = tu.run_id AND r.url_id = tu.url_id
-                 JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
-                 WHERE tu.run_id = ?1 AND tu.task_id = ?2 ORDER BY u.url"
-            ),
-            None => format!(
+        let Some(task) = task else {
+            let sql = format!(
                 "SELECT NULL, {RESULT_COLUMNS} FROM results r
                  JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
-                 WHERE r.run_id = ?1 AND ?2 IS NULL ORDER BY u.url"
-            ),
+                 WHERE r.run_id = ?1 ORDER BY u.url"
+            );
+            let mut st = self.conn.prepare(&sql)?;
+            let rows = st.query_map(params![run], |r| Ok((result_from_row(r, 1)?, None)))?;
+            return Ok(rows.collect::<Result<_, _>>()?);
         };
+        let sql = format!(
+            "WITH docs AS (SELECT url_id FROM task_documents WHERE run_id = ?1 AND task_id = ?2),
+             reached AS (
+               SELECT url_id, 'document' AS role FROM docs
+               UNION
+               SELECT json_extract(j.value, '$[0]'), 'leaf'
+                 FROM docs JOIN documents d ON d.url_id = docs.url_id, json_each(d.links) j
+               UNION
+               SELECT u.id, 'leaf' FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?2
+             ),
+             roles AS (SELECT url_id, min(role) AS role FROM reached GROUP BY url_id)
+             SELECT roles.role, {RESULT_COLUMNS} FROM roles
+             JOIN results r ON r.run_id = ?1 AND r.url_id = roles.url_id
+             JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
+             ORDER BY u.url"
+        );
         let mut st = self.conn.prepare(&sql)?;
-        let rows = st.query_map(params![run, task], |r| Ok((result_from_row(r, 1)?, r.get(0)?)))?;
+        let rows = st.query_map(params![run, task], |r| {
+            let result = result_from_row(r, 1)?;
+            let role: String = r.get(0)?;
+            let role = match result.category {
+                Category::Avoided if role == "leaf" => "avoided".to_string(),
+                Category::NotChecked if role == "leaf" => "not_checked".to_string(),
+                _ => role,
+            };
+            Ok((result, Some(role)))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -60,7 +60,9 @@ CREATE TABLE results (
 ) WITHOUT ROWID;
 CREATE INDEX results_by_url ON results (url_id, run_id);
 
--- The latest parse of each HTML document.
+-- The latest parse of each HTML document, with its references.
+-- links: a JSON array with one [target_url_id, kind, anchor_text] per unique
+-- reference, in document order (read it through the `links` view).
 CREATE TABLE documents (
     url_id          INTEGER PRIMARY KEY REFERENCES urls(id),
     run_id          INTEGER NOT NULL,
@@ -71,28 +73,25 @@ CREATE TABLE documents (
     encoding        TEXT,
     parse_errors    INTEGER NOT NULL,
     decode_errors   INTEGER NOT NULL,
-    http_equiv      TEXT                 -- JSON [[name, content], ...]
+    http_equiv      TEXT,                -- JSON [[name, content], ...]
+    links           TEXT NOT NULL        -- JSON [[target_id, kind, anchor_text], ...]
 );
 
--- The link graph of the latest parse of each document.
-CREATE TABLE links (
-    source_id   INTEGER NOT NULL REFERENCES urls(id),
-    seq         INTEGER NOT NULL,
-    target_id   INTEGER REFERENCES urls(id),   -- NULL when the target is not a URL
-    target_raw  TEXT,                          -- what the document said, when not a URL
-    kind        TEXT NOT NULL,
-    anchor_text TEXT NOT NULL,
-    PRIMARY KEY (source_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX links_by_target ON links (target_id);
+-- The link graph, one row per reference.
+CREATE VIEW links AS
+SELECT d.url_id                          AS source_id,
+       CAST(j.key AS INTEGER)            AS seq,
+       json_extract(j.value, '$[0]')     AS target_id,
+       json_extract(j.value, '$[1]')     AS kind,
+       json_extract(j.value, '$[2]')     AS anchor_text
+FROM documents d, json_each(d.links) j;
 
--- Which URLs each task reached in a run, and in what role.
-CREATE TABLE task_urls (
+-- The documents of each task's infostructure in a run. A task's leaves are
+-- the targets of its documents' links that are not documents of the task.
+CREATE TABLE task_documents (
     run_id       INTEGER NOT NULL,
     task_id      INTEGER NOT NULL REFERENCES tasks(id),
     url_id       INTEGER NOT NULL REFERENCES urls(id),
-    role         TEXT NOT NULL,          -- document | leaf | avoided | not_checked
-    reason       TEXT,
     referrer_id  INTEGER REFERENCES urls(id),
     PRIMARY KEY (run_id, task_id, url_id)
 ) WITHOUT ROWID;

@@ -1,0 +1,469 @@
+//! The loopback test web: one HTTP server on 127.0.0.1 serving any number of
+//! fake sites by their `Host` header (`www.fict.org`, `a.example`, …), which
+//! the crawler resolves to 127.0.0.1. Every request is logged, so tests can
+//! assert exactly which methods reached which URLs with which headers.
+//!
+//! Bodies may contain `{PORT}`, replaced by the server's port when served, so
+//! fixtures can write absolute cross-site links before the port is known.
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How the server answers one path.
+#[derive(Clone)]
+pub enum Route {
+    /// A resource.
+    Page {
+        /// Status code.
+        status: u16,
+        /// Content-Type.
+        content_type: String,
+        /// Body (`{PORT}` replaced when served).
+        body: Bytes,
+        /// Extra headers.
+        headers: Vec<(String, String)>,
+        /// An ETag; a matching `If-None-Match` gets 304.
+        etag: Option<String>,
+        /// A Last-Modified; an `If-Modified-Since` not older gets 304.
+        last_modified: Option<String>,
+    },
+    /// A redirect.
+    Redirect {
+        /// 301, 302, 303, 307 or 308.
+        status: u16,
+        /// The Location (`{PORT}` replaced).
+        location: String,
+    },
+    /// The n-th request gets the n-th route; the last one repeats.
+    Sequence(Vec<Route>),
+    /// HEAD gets this status; other methods the inner route.
+    HeadStatus(u16, Box<Route>),
+    /// Answer after a delay.
+    Delay(Duration, Box<Route>),
+    /// Headers promise `declared` bytes; the connection breaks after the body.
+    Truncated {
+        /// The Content-Length sent.
+        declared: usize,
+        /// What is actually sent before the break.
+        body: Bytes,
+    },
+    /// The inner route's body, gzip-compressed with `Content-Encoding: gzip`.
+    Gzip(Box<Route>),
+}
+
+impl Route {
+    /// A 200 HTML page.
+    pub fn html(body: impl Into<String>) -> Route {
+        Route::file("text/html; charset=utf-8", body.into().into_bytes())
+    }
+
+    /// A 200 resource of any type.
+    pub fn file(content_type: &str, body: impl Into<Bytes>) -> Route {
+        Route::Page {
+            status: 200,
+            content_type: content_type.to_string(),
+            body: body.into(),
+            headers: Vec::new(),
+            etag: None,
+            last_modified: None,
+        }
+    }
+
+    /// A bare status with a short text body.
+    pub fn status(status: u16) -> Route {
+        Route::Page {
+            status,
+            content_type: "text/plain".into(),
+            body: Bytes::from(format!("status {status}\n")),
+            headers: Vec::new(),
+            etag: None,
+            last_modified: None,
+        }
+    }
+
+    /// A redirect to `location`.
+    pub fn redirect(status: u16, location: &str) -> Route {
+        Route::Redirect {
+            status,
+            location: location.to_string(),
+        }
+    }
+
+    /// Add a header to a page.
+    pub fn header(mut self, name: &str, value: &str) -> Route {
+        if let Route::Page { headers, .. } = &mut self {
+            headers.push((name.to_string(), value.to_string()));
+        }
+        self
+    }
+
+    /// Give a page an ETag (conditional requests answer 304).
+    pub fn etag(mut self, tag: &str) -> Route {
+        if let Route::Page { etag, .. } = &mut self {
+            *etag = Some(tag.to_string());
+        }
+        self
+    }
+
+    /// Give a page a Last-Modified (conditional requests answer 304).
+    pub fn last_modified(mut self, date: &str) -> Route {
+        if let Route::Page { last_modified, .. } = &mut self {
+            *last_modified = Some(date.to_string());
+        }
+        self
+    }
+}
+
+/// A function that answers paths a site has no fixed route for.
+pub type Generator = Arc<dyn Fn(&str) -> Option<Route> + Send + Sync>;
+
+/// One fake site.
+#[derive(Clone, Default)]
+pub struct Site {
+    routes: HashMap<String, Route>,
+    generator: Option<Generator>,
+}
+
+impl Site {
+    /// An empty site (everything 404, robots.txt included).
+    pub fn new() -> Site {
+        Site::default()
+    }
+
+    /// Serve `route` at `path` (with query, if any).
+    pub fn route(mut self, path: &str, route: Route) -> Site {
+        self.routes.insert(path.to_string(), route);
+        self
+    }
+
+    /// Serve an HTML page at `path`.
+    pub fn page(self, path: &str, html: &str) -> Site {
+        self.route(path, Route::html(html))
+    }
+
+    /// Serve a robots.txt.
+    pub fn robots(self, text: &str) -> Site {
+        self.route("/robots.txt", Route::file("text/plain", text.to_string()))
+    }
+
+    /// Answer unknown paths with `f`.
+    pub fn generated(mut self, f: Generator) -> Site {
+        self.generator = Some(f);
+        self
+    }
+}
+
+/// A whole fake web: sites by host name.
+#[derive(Clone, Default)]
+pub struct Web {
+    sites: HashMap<String, Site>,
+}
+
+impl Web {
+    /// An empty web.
+    pub fn new() -> Web {
+        Web::default()
+    }
+
+    /// Add a site under `host`.
+    pub fn site(mut self, host: &str, site: Site) -> Web {
+        self.sites.insert(host.to_ascii_lowercase(), site);
+        self
+    }
+
+    /// The host names.
+    pub fn hosts(&self) -> Vec<String> {
+        let mut h: Vec<_> = self.sites.keys().cloned().collect();
+        h.sort();
+        h
+    }
+}
+
+/// One request the server saw.
+#[derive(Clone, Debug)]
+pub struct Logged {
+    /// Host name (without port).
+    pub host: String,
+    /// Method.
+    pub method: String,
+    /// Path and query.
+    pub path: String,
+    /// Request headers.
+    pub headers: HeaderMap,
+    /// When it arrived.
+    pub at: Instant,
+}
+
+impl Logged {
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+struct WebState {
+    web: Web,
+    port: u16,
+    log: Mutex<Vec<Logged>>,
+    counts: Mutex<HashMap<(String, String), usize>>,
+}
+
+/// A running test web.
+pub struct TestWeb {
+    addr: SocketAddr,
+    state: Arc<WebState>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestWeb {
+    /// Serve `web` on a free loopback port, on a thread of its own.
+    pub fn start(web: Web) -> TestWeb {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        listener.set_nonblocking(true).expect("non-blocking listener");
+        let addr = listener.local_addr().expect("local address");
+        let state = Arc::new(WebState {
+            web,
+            port: addr.port(),
+            log: Mutex::new(Vec::new()),
+            counts: Mutex::new(HashMap::new()),
+        });
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let st = state.clone();
+        let thread = std::thread::Builder::new()
+            .name("test-web".into())
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .enable_all()
+                    .build()
+                    .expect("test web runtime");
+                rt.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                    let app = axum::Router::new().fallback(serve).with_state(st);
+                    let _ = axum::serve(listener, app)
+                        .with_graceful_shutdown(async {
+                            let _ = rx.await;
+                        })
+                        .await;
+                });
+                // Drop lingering connections (slow responses) without waiting for them.
+                rt.shutdown_background();
+            })
+            .expect("test web thread");
+        TestWeb {
+            addr,
+            state,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// `http://HOST:PORT/PATH`.
+    pub fn url(&self, host: &str, path: &str) -> String {
+        format!("http://{host}:{}{path}", self.port())
+    }
+
+    /// Every request so far.
+    pub fn requests(&self) -> Vec<Logged> {
+        self.state.log.lock().unwrap().clone()
+    }
+
+    /// Forget the requests so far.
+    pub fn clear_log(&self) {
+        self.state.log.lock().unwrap().clear();
+    }
+
+    /// The methods requested for `host` `path`, in order.
+    pub fn methods(&self, host: &str, path: &str) -> Vec<String> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.host == host && r.path == path)
+            .map(|r| r.method)
+            .collect()
+    }
+
+    /// The `[resolve]` table that sends every host of the web to this server.
+    pub fn resolve_toml(&self) -> String {
+        let mut s = String::from("[resolve]\n");
+        for h in self.state.web.hosts() {
+            s.push_str(&format!("\"{h}\" = \"127.0.0.1\"\n"));
+        }
+        s
+    }
+}
+
+impl Drop for TestWeb {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn with_port(body: &Bytes, port: u16) -> Bytes {
+    match std::str::from_utf8(body) {
+        Ok(s) if s.contains("{PORT}") => Bytes::from(s.replace("{PORT}", &port.to_string())),
+        _ => body.clone(),
+    }
+}
+
+async fn serve(State(st): State<Arc<WebState>>, req: Request) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+        .split(':')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "/".into());
+    let method = req.method().as_str().to_string();
+    st.log.lock().unwrap().push(Logged {
+        host: host.clone(),
+        method: method.clone(),
+        path: path.clone(),
+        headers: req.headers().clone(),
+        at: Instant::now(),
+    });
+    let nth = {
+        let mut counts = st.counts.lock().unwrap();
+        let c = counts.entry((host.clone(), path.clone())).or_insert(0);
+        *c += 1;
+        *c - 1
+    };
+    let route = st.web.sites.get(&host).and_then(|site| {
+        site.routes
+            .get(&path)
+            .cloned()
+            .or_else(|| site.generator.as_ref().and_then(|g| g(&path)))
+    });
+    let Some(route) = route else {
+        return respond(&st, &Route::status(404), &method, req.headers(), nth).await;
+    };
+    respond(&st, &route, &method, req.headers(), nth).await
+}
+
+fn respond<'a>(
+    st: &'a WebState,
+    route: &'a Route,
+    method: &'a str,
+    req_headers: &'a HeaderMap,
+    nth: usize,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send + 'a>> {
+    Box::pin(async move {
+        let head = method == "HEAD";
+        match route {
+            Route::Page {
+                status,
+                content_type,
+                body,
+                headers,
+                etag,
+                last_modified,
+            } => {
+                let not_modified = match (etag, req_headers.get(header::IF_NONE_MATCH)) {
+                    (Some(e), Some(v)) => v.to_str().is_ok_and(|v| v == e),
+                    _ => match (last_modified, req_headers.get(header::IF_MODIFIED_SINCE)) {
+                        (Some(lm), Some(v)) => {
+                            let lm = httpdate::parse_http_date(lm).ok();
+                            let since = v.to_str().ok().and_then(|v| httpdate::parse_http_date(v).ok());
+                            matches!((lm, since), (Some(lm), Some(since)) if lm <= since)
+                        }
+                        _ => false,
+                    },
+                };
+                let mut b = Response::builder();
+                if let Some(e) = etag {
+                    b = b.header(header::ETAG, e);
+                }
+                if let Some(lm) = last_modified {
+                    b = b.header(header::LAST_MODIFIED, lm);
+                }
+                for (k, v) in headers {
+                    b = b.header(k.as_str(), v.as_str());
+                }
+                if not_modified && (200..300).contains(status) {
+                    return b.status(304).body(Body::empty()).unwrap();
+                }
+                let body = with_port(body, st.port);
+                b = b
+                    .status(*status)
+                    .header(header::CONTENT_TYPE, content_type.as_str())
+                    .header(header::CONTENT_LENGTH, body.len());
+                b.body(if head { Body::empty() } else { Body::from(body) }).unwrap()
+            }
+            Route::Redirect { status, location } => Response::builder()
+                .status(*status)
+                .header(header::LOCATION, location.replace("{PORT}", &st.port.to_string()))
+                .body(Body::empty())
+                .unwrap(),
+            Route::Sequence(routes) => {
+                let r = &routes[nth.min(routes.len() - 1)];
+                respond(st, r, method, req_headers, nth).await
+            }
+            Route::HeadStatus(status, inner) => {
+                if head {
+                    Response::builder()
+                        .status(*status)
+                        .body(Body::empty())
+                        .unwrap()
+                } else {
+                    respond(st, inner, method, req_headers, nth).await
+                }
+            }
+            Route::Delay(d, inner) => {
+                tokio::time::sleep(*d).await;
+                respond(st, inner, method, req_headers, nth).await
+            }
+            Route::Truncated { declared, body } => {
+                let first = body.clone();
+                let stream = futures_util::stream::iter(vec![
+                    Ok::<Bytes, std::io::Error>(first),
+                    Err(std::io::Error::other("connection dropped by the test web")),
+                ]);
+                Response::builder()
+                    .status(200)
+                    .header(header::CONTENT_TYPE, "text/html")
+                    .header(header::CONTENT_LENGTH, *declared)
+                    .body(if head { Body::empty() } else { Body::from_stream(stream) })
+                    .unwrap()
+            }
+            Route::Gzip(inner) => {
+                let resp = respond(st, inner, method, req_headers, nth).await;
+                let (mut parts, body) = resp.into_parts();
+                let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+                let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+                enc.write_all(&bytes).unwrap();
+                let gz = enc.finish().unwrap();
+                parts.headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                parts.headers.insert(header::CONTENT_LENGTH, HeaderValue::from(gz.len()));
+                if parts.status == StatusCode::OK && head {
+                    return Response::from_parts(parts, Body::empty());
+                }
+                Response::from_parts(parts, Body::from(gz))
+            }
+        }
+    })
+}

@@ -1,0 +1,116 @@
+//! The benchmark's synthetic web: `pages` pages spread over `sites` sites
+//! (`s0.bench`, `s1.bench`, …), about 20 references a page, generated on
+//! request from the page number so the server holds nothing.
+//!
+//! Page `i` lives on site `i % sites` at `/p/{i}.html` and refers to:
+//! the next page of its site (`i + sites`, so one `site` task per site reaches
+//! all of its pages), 15 pseudo-random pages on any site, one redirect
+//! (`/r/{j}` → `/p/{j}.html`), one broken page (`/missing/{n}.html`), one image,
+//! and one URL its site's robots.txt disallows (`/private/…`).
+
+use crate::server::{Route, Site, Web};
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// The shape of a synthetic web.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// Pages in all.
+    pub pages: u64,
+    /// Sites.
+    pub sites: u64,
+}
+
+impl Shape {
+    /// The host name of site `s`.
+    pub fn host(s: u64) -> String {
+        format!("s{s}.bench")
+    }
+
+    /// The HTML of page `i`.
+    pub fn page(&self, i: u64, port: u16) -> String {
+        let n = self.pages;
+        let s = self.sites;
+        let mut html = String::with_capacity(2048);
+        let _ = write!(
+            html,
+            "<!DOCTYPE html><html><head><title>Page {i}</title></head><body><h1>Page {i}</h1><ul>"
+        );
+        let next = (i + s) % n;
+        let _ = write!(
+            html,
+            "<li><a href=\"http://{}:{port}/p/{next}.html\">next {next}</a></li>",
+            Shape::host(next % s)
+        );
+        for k in 0..15u64 {
+            let j = (i.wrapping_mul(31) + k * 977 + 1) % n;
+            let _ = write!(
+                html,
+                "<li><a href=\"http://{}:{port}/p/{j}.html\">page {j}</a></li>",
+                Shape::host(j % s)
+            );
+        }
+        let r = (i * 17 + 3) % n;
+        let _ = write!(html, "<li><a href=\"/r/{r}\">moved {r}</a></li>");
+        let _ = write!(html, "<li><a href=\"/missing/{}.html\">broken</a></li>", i % 500);
+        let _ = write!(html, "<li><a href=\"/private/{}.html\">private</a></li>", i % 50);
+        let _ = write!(html, "</ul><img src=\"/img/{}.png\" alt=\"figure\">", i % 100);
+        html.push_str("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p></body></html>");
+        html
+    }
+
+    /// The web, for a server on `port`.
+    pub fn web(&self, port_hint: Arc<std::sync::OnceLock<u16>>) -> Web {
+        let mut web = Web::new();
+        for s in 0..self.sites {
+            let shape = *self;
+            let port = port_hint.clone();
+            let site = Site::new()
+                .robots("User-agent: *\nDisallow: /private/\n")
+                .generated(Arc::new(move |path: &str| {
+                    let port = *port.get()?;
+                    if let Some(i) = path.strip_prefix("/p/").and_then(|p| p.strip_suffix(".html")) {
+                        let i: u64 = i.parse().ok()?;
+                        return (i < shape.pages && i % shape.sites == s).then(|| Route::html(shape.page(i, port)));
+                    }
+                    if let Some(j) = path.strip_prefix("/r/") {
+                        let j: u64 = j.parse().ok()?;
+                        let host = Shape::host(j % shape.sites);
+                        return Some(Route::redirect(301, &format!("http://{host}:{port}/p/{j}.html")));
+                    }
+                    if path.starts_with("/img/") {
+                        return Some(Route::file("image/png", &b"\x89PNG\r\n\x1a\n"[..]));
+                    }
+                    None
+                }));
+            web = web.site(&Shape::host(s), site);
+        }
+        web
+    }
+
+    /// The tasks of the benchmark: one `site` task per site, from its first page.
+    pub fn tasks_toml(&self, port: u16) -> String {
+        let mut t = String::new();
+        for s in 0..self.sites.min(self.pages) {
+            let _ = write!(
+                t,
+                "[[task]]\nname = \"site{s}\"\nkind = \"site\"\ntop = \"http://{}:{port}/p/{s}.html\"\n\n",
+                Shape::host(s)
+            );
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_have_about_twenty_references() {
+        let shape = Shape { pages: 1000, sites: 10 };
+        let html = shape.page(7, 8080);
+        assert_eq!(html.matches("href=").count() + html.matches("src=").count(), 20);
+        assert!(html.contains("http://s7.bench:8080/p/17.html"));
+    }
+}

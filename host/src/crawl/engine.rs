@@ -70,6 +70,10 @@ pub(super) struct Engine<'a> {
     done_queue: VecDeque<UrlIdx>,
     /// Redirect hops waiting for a target that is being requested for its own sake.
     parked: HashMap<UrlIdx, Vec<Box<Job>>>,
+    /// Redirect hops in flight, by the URL of the run they request.
+    hops_in_flight: HashMap<UrlIdx, u32>,
+    /// URLs whose own request waits for a hop in flight to them (which may settle them).
+    waiting_for_hop: HashSet<UrlIdx>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
@@ -162,6 +166,8 @@ impl<'a> Engine<'a> {
             in_flight: 0,
             done_queue: VecDeque::new(),
             parked: HashMap::new(),
+            hops_in_flight: HashMap::new(),
+            waiting_for_hop: HashSet::new(),
             reaches: HashMap::new(),
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
@@ -596,6 +602,11 @@ impl<'a> Engine<'a> {
                         self.queued += -1;
                         continue;
                     }
+                    if self.hops_in_flight.contains_key(&u) {
+                        // A redirect hop is fetching this very URL; its answer may settle it.
+                        self.waiting_for_hop.insert(u);
+                        continue;
+                    }
                     Box::new(self.initial_job(u))
                 }
                 Queued::Continue(j) => {
@@ -615,6 +626,13 @@ impl<'a> Engine<'a> {
                                 }
                                 UrlState::New | UrlState::Waiting => {}
                             }
+                        }
+                    }
+                    let mut j = j;
+                    if !j.hops.is_empty() {
+                        j.hop_target = self.frontier.lookup(j.request.as_str()).filter(|f| *f != j.url);
+                        if let Some(f) = j.hop_target {
+                            *self.hops_in_flight.entry(f).or_insert(0) += 1;
                         }
                     }
                     j
@@ -716,6 +734,7 @@ impl<'a> Engine<'a> {
             head_fallback: false,
             not_before: None,
             elapsed: Duration::ZERO,
+            hop_target: None,
         }
     }
 
@@ -844,6 +863,33 @@ impl<'a> Engine<'a> {
     }
 
     fn fetch_done(
+        &mut self,
+        site: u32,
+        mut job: Box<Job>,
+        result: Result<FetchResponse, FetchError>,
+        parsed: Option<Box<ParsedDocument>>,
+        hash: Option<String>,
+    ) {
+        let hop_target = job.hop_target.take();
+        self.fetch_answered(site, job, result, parsed, hash);
+        if let Some(f) = hop_target {
+            let n = self.hops_in_flight.get_mut(&f).map(|n| {
+                *n -= 1;
+                *n
+            });
+            if n == Some(0) {
+                self.hops_in_flight.remove(&f);
+                if self.waiting_for_hop.remove(&f) {
+                    // The hop did not settle it: its own request goes ahead.
+                    let site = self.frontier.get(f).site;
+                    self.sites[site as usize].push_front(Queued::Initial(f));
+                    self.make_runnable(site);
+                }
+            }
+        }
+    }
+
+    fn fetch_answered(
         &mut self,
         site: u32,
         mut job: Box<Job>,

@@ -51,6 +51,8 @@ pub struct Job {
     pub not_before: Option<Instant>,
     /// Time spent in requests so far.
     pub elapsed: Duration,
+    /// The URL of the run this hop requests, while the hop is in flight.
+    pub hop_target: Option<UrlIdx>,
 }
 
 /// Work waiting for a site.

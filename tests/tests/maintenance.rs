@@ -1,0 +1,273 @@
+//! The maintenance crawl over the fixture web: which links are broken, moved,
+//! blocked, avoided and leafed; HEAD vs GET; polite headers; task boundaries;
+//! one request per URL across overlapping tasks.
+
+use spinneret::model::Category;
+use spinneret_tests::fixtures::maintenance_web;
+use spinneret_tests::harness::{Setup, urls_in};
+use spinneret_tests::server::TestWeb;
+use std::collections::BTreeMap;
+
+fn site_task(name: &str, kind: &str, top: &str) -> String {
+    format!("[[task]]\nname = \"{name}\"\nkind = \"{kind}\"\ntop = \"http://a.example:{{PORT}}{top}\"\n\n")
+}
+
+fn a(web: &TestWeb, path: &str) -> String {
+    web.url("a.example", path)
+}
+
+fn b(web: &TestWeb, path: &str) -> String {
+    web.url("b.example", path)
+}
+
+/// How many times each (method, host, path) was requested.
+fn request_counts(web: &TestWeb) -> BTreeMap<(String, String, String), usize> {
+    let mut m = BTreeMap::new();
+    for r in web.requests() {
+        *m.entry((r.method, r.host, r.path)).or_insert(0) += 1;
+    }
+    m
+}
+
+#[test]
+fn site_task_finds_exactly_what_is_wrong() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
+    let report = setup.crawl();
+    let results = setup.results();
+
+    assert_eq!(
+        urls_in(&results, Category::Broken),
+        vec![
+            a(&web, "/docs/faq.html"),
+            a(&web, "/loop1.html"),
+            a(&web, "/missing.html"),
+            b(&web, "/gone.html"),
+        ]
+    );
+    assert_eq!(urls_in(&results, Category::Moved), vec![a(&web, "/chain1.html"), a(&web, "/old.html")]);
+    assert_eq!(urls_in(&results, Category::Blocked), vec![a(&web, "/forbidden.html")]);
+    assert_eq!(urls_in(&results, Category::Avoided), vec![a(&web, "/private/secret.html")]);
+    assert_eq!(
+        urls_in(&results, Category::NotChecked),
+        vec![a(&web, "/search"), "mailto:alice@a.example".to_string()]
+    );
+    assert_eq!(
+        urls_in(&results, Category::Ok),
+        vec![
+            a(&web, "/about.html"),
+            a(&web, "/docs/guide.html"),
+            a(&web, "/docs/index.html"),
+            a(&web, "/docs/report.pdf"),
+            a(&web, "/index.html"),
+            a(&web, "/logo.png"),
+            a(&web, "/new.html"),
+            a(&web, "/style.css"),
+            b(&web, "/page.html"),
+        ]
+    );
+
+    // Moved: the chain and the final URL are recorded.
+    let old = &results[&a(&web, "/old.html")];
+    assert_eq!(old.final_url.as_deref(), Some(a(&web, "/new.html").as_str()));
+    assert_eq!(old.redirects.len(), 1);
+    assert_eq!(old.redirects[0].status, 301);
+    let chain = &results[&a(&web, "/chain1.html")];
+    assert_eq!(chain.final_url.as_deref(), Some(a(&web, "/docs/guide.html").as_str()));
+    let hops: Vec<(&str, u16)> = chain.redirects.iter().map(|h| (h.url.as_str(), h.status)).collect();
+    assert_eq!(hops, vec![(a(&web, "/chain1.html").as_str(), 302), (a(&web, "/chain2.html").as_str(), 302)]);
+    let looped = &results[&a(&web, "/loop1.html")];
+    assert!(looped.error.as_deref().unwrap().starts_with("redirect loop:"), "{looped:?}");
+
+    // Reasons say why.
+    assert_eq!(
+        results[&a(&web, "/private/secret.html")].error.as_deref(),
+        Some(format!("robots.txt of a.example:{} disallows it (Disallow: /private/)", web.port()).as_str())
+    );
+    assert_eq!(results[&a(&web, "/missing.html")].error.as_deref(), Some("HTTP 404 Not Found"));
+
+    // The summary counts the same things.
+    let s = &report.tasks[0];
+    assert_eq!(
+        (s.documents, s.references, s.broken, s.moved, s.blocked, s.avoided, s.not_checked),
+        (5, 21, 4, 2, 1, 1, 2)
+    );
+    assert!(report.any_broken());
+}
+
+#[test]
+fn head_for_leaves_get_for_documents_once_each() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
+    setup.crawl();
+    let counts = request_counts(&web);
+    let get = |h: &str, p: &str| counts.get(&("GET".into(), h.into(), p.into())).copied().unwrap_or(0);
+    let head = |h: &str, p: &str| counts.get(&("HEAD".into(), h.into(), p.into())).copied().unwrap_or(0);
+
+    for p in ["/index.html", "/about.html", "/docs/index.html", "/docs/guide.html", "/new.html"] {
+        assert_eq!((get("a.example", p), head("a.example", p)), (1, 0), "{p} is a document");
+    }
+    for (h, p) in [
+        ("a.example", "/logo.png"),
+        ("a.example", "/style.css"),
+        ("b.example", "/page.html"),
+        ("b.example", "/gone.html"),
+    ] {
+        assert_eq!((get(h, p), head(h, p)), (0, 1), "{h}{p} is a leaf");
+    }
+    // Nothing is requested twice, and what robots.txt forbids is never requested.
+    for ((m, h, p), n) in &counts {
+        assert_eq!(*n, 1, "{m} {h}{p} requested {n} times");
+    }
+    assert_eq!(get("a.example", "/private/secret.html"), 0);
+    assert_eq!(get("a.example", "/search"), 0);
+}
+
+#[test]
+fn robots_txt_comes_first_and_headers_are_polite() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
+    setup.crawl();
+    let requests = web.requests();
+    for host in ["a.example", "b.example"] {
+        let first = requests.iter().find(|r| r.host == host).unwrap();
+        assert_eq!(first.path, "/robots.txt", "{host}: robots.txt before anything else");
+        assert_eq!(requests.iter().filter(|r| r.host == host && r.path == "/robots.txt").count(), 1);
+    }
+    for r in &requests {
+        assert_eq!(r.header("user-agent"), Some("spinneret-test/1.0"), "{} {}", r.method, r.path);
+        assert_eq!(r.header("from"), Some("tester@example.org"), "{} {}", r.method, r.path);
+    }
+    let referer = |host: &str, path: &str| {
+        requests
+            .iter()
+            .find(|r| r.host == host && r.path == path)
+            .and_then(|r| r.header("referer").map(str::to_string))
+    };
+    assert_eq!(referer("a.example", "/index.html"), None);
+    assert_eq!(referer("a.example", "/about.html"), Some(a(&web, "/index.html")));
+    assert_eq!(referer("a.example", "/docs/faq.html"), Some(a(&web, "/docs/index.html")));
+    assert_eq!(referer("b.example", "/gone.html"), Some(a(&web, "/index.html")));
+}
+
+#[test]
+fn tree_task_stops_at_its_directory() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &site_task("Docs", "tree", "/docs/index.html"));
+    let report = setup.crawl();
+    let roles: Vec<(String, String)> = setup
+        .task_results("Docs")
+        .into_iter()
+        .map(|(u, (_, role))| (u, role))
+        .collect();
+    assert_eq!(
+        roles,
+        vec![
+            (a(&web, "/docs/faq.html"), "leaf".to_string()),
+            (a(&web, "/docs/guide.html"), "document".to_string()),
+            (a(&web, "/docs/index.html"), "document".to_string()),
+            (a(&web, "/docs/report.pdf"), "leaf".to_string()),
+            (a(&web, "/index.html"), "leaf".to_string()),
+        ]
+    );
+    // The home page is outside the tree: tested with HEAD, never parsed.
+    assert_eq!(web.methods("a.example", "/index.html"), vec!["HEAD"]);
+    assert_eq!(web.methods("a.example", "/about.html"), Vec::<String>::new());
+    assert_eq!((report.tasks[0].documents, report.tasks[0].broken), (2, 1));
+}
+
+#[test]
+fn owner_task_keeps_to_its_owners_documents() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &site_task("Alice", "owner", "/index.html"));
+    setup.crawl();
+    let task = setup.task_results("Alice");
+    let documents: Vec<&String> = task.iter().filter(|(_, (_, r))| r == "document").map(|(u, _)| u).collect();
+    assert_eq!(
+        documents,
+        vec![&a(&web, "/about.html"), &a(&web, "/index.html"), &a(&web, "/new.html")]
+    );
+    // Bob's documents are leaves of Alice's infostructure: their links are not followed.
+    assert_eq!(task[&a(&web, "/docs/index.html")].1, "leaf");
+    assert!(!task.contains_key(&a(&web, "/docs/faq.html")));
+}
+
+#[test]
+fn overlapping_tasks_share_every_request() {
+    let web = TestWeb::start(maintenance_web());
+    let tasks = format!(
+        "{}{}{}",
+        site_task("A", "site", "/index.html"),
+        site_task("Docs", "tree", "/docs/index.html"),
+        site_task("Alice", "owner", "/index.html"),
+    );
+    let setup = Setup::new(&web, &tasks);
+    let report = setup.crawl();
+    for ((m, h, p), n) in request_counts(&web) {
+        assert_eq!(n, 1, "{m} {h}{p} requested {n} times across three tasks");
+    }
+    // The tree task's view is complete although the site task fetched its pages.
+    assert_eq!(report.tasks.iter().map(|t| t.documents).collect::<Vec<_>>(), vec![5, 2, 3]);
+    assert_eq!(setup.task_results("Docs")[&a(&web, "/docs/guide.html")].1, "document");
+    // The home page is a leaf of the tree task and a document of the site task: one GET serves both.
+    assert_eq!(web.methods("a.example", "/index.html"), vec!["GET"]);
+}
+
+#[test]
+fn excluded_prefixes_are_leafed_for_that_task_only() {
+    let web = TestWeb::start(maintenance_web());
+    let tasks = site_task("A", "site", "/index.html").replace(
+        "top =",
+        "exclude = [\"http://a.example:{PORT}/docs/\"]\ntop =",
+    );
+    let setup = Setup::new(&web, &tasks);
+    setup.crawl();
+    // docs/index.html is tested with HEAD only, so docs/faq.html is never reached.
+    assert_eq!(web.methods("a.example", "/docs/index.html"), vec!["HEAD"]);
+    assert!(web.methods("a.example", "/docs/faq.html").is_empty());
+}
+
+#[test]
+fn avoid_and_leaf_files_apply() {
+    let web = TestWeb::start(maintenance_web());
+    let dir = tempfile::tempdir().unwrap();
+    let avoid = dir.path().join("avoid.mom");
+    std::fs::write(
+        &avoid,
+        format!(
+            "# user avoid file\nAvoid http://b.example:{p}/ [*]\nLeaf http://a.example:{p}/about.html [*]\nAvoid http://a.example:{p}/missing.html [Sat, 02 Apr 1994 00:00:00 GMT]\n",
+            p = web.port()
+        ),
+    )
+    .unwrap();
+    let text = format!(
+        "avoid_files = [\"{}\"]\n{}",
+        avoid.display(),
+        site_task("A", "site", "/index.html")
+    );
+    let setup = Setup::new(&web, &text);
+    setup.crawl();
+    let results = setup.results();
+    // Avoid: no request at all, not even robots.txt for a site with nothing else to check.
+    assert!(web.requests().iter().all(|r| r.host != "b.example"));
+    assert_eq!(results[&b(&web, "/page.html")].category, Category::Avoided);
+    assert!(results[&b(&web, "/page.html")].error.as_deref().unwrap().starts_with("avoid rule"));
+    // Leaf: HEAD only, so its links are not followed.
+    assert_eq!(web.methods("a.example", "/about.html"), vec!["HEAD"]);
+    // An expired entry no longer applies.
+    assert_eq!(web.methods("a.example", "/missing.html"), vec!["GET"]);
+}
+
+#[test]
+fn reused_and_conditional_results() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
+    setup.crawl();
+    // Within the result age nothing is requested again, and the report is the same.
+    web.clear_log();
+    let again = setup.crawl();
+    assert!(web.requests().is_empty(), "{:?}", web.requests().iter().map(|r| &r.path).collect::<Vec<_>>());
+    assert_eq!(again.tasks[0].documents, 5);
+    assert_eq!(again.tasks[0].broken, 4);
+    assert!(setup.results().values().filter(|r| r.method.is_some()).all(|r| r.source == spinneret::model::Source::Reused));
+}

@@ -11,7 +11,7 @@ pub enum Category {
     Ok,
     /// Redirected, and the chain ended in a working resource: report the final URL.
     Moved,
-    /// 4xx (but 401, 403, 429), 5xx, network failures, redirect loops, bad URLs.
+    /// 4xx (but 401, 403, 429), 5xx, network failures, unreachable sites, redirect loops, bad URLs.
     Broken,
     /// 401, 403 and 429: the server refused the robot; not the link's fault.
     Blocked,

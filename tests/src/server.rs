@@ -439,10 +439,20 @@ fn respond<'a>(
             }
             Route::Truncated { declared, body } => {
                 let first = body.clone();
-                let stream = futures_util::stream::iter(vec![
-                    Ok::<Bytes, std::io::Error>(first),
-                    Err(std::io::Error::other("connection dropped by the test web")),
-                ]);
+                // Send the headers and the first part, then break the connection.
+                let stream = futures_util::stream::unfold(0u8, move |step| {
+                    let first = first.clone();
+                    async move {
+                        match step {
+                            0 => Some((Ok::<Bytes, std::io::Error>(first), 1)),
+                            1 => {
+                                tokio::time::sleep(Duration::from_millis(50)).await;
+                                Some((Err(std::io::Error::other("connection dropped by the test web")), 2))
+                            }
+                            _ => None,
+                        }
+                    }
+                });
                 Response::builder()
                     .status(200)
                     .header(header::CONTENT_TYPE, "text/html")

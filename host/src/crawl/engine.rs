@@ -590,7 +590,7 @@ impl<'a> Engine<'a> {
                 self.start_robots(s, now);
                 return false;
             }
-            RobotsState::Ready(_) | RobotsState::OffLimits(_) => {}
+            RobotsState::Ready(_) | RobotsState::OffLimits(_) | RobotsState::Unreachable(_) => {}
         }
         loop {
             let Some(q) = self.sites[si].pop() else { return false };
@@ -645,24 +645,26 @@ impl<'a> Engine<'a> {
             }
             // robots.txt, at the moment the request would leave.
             let refusal = match &self.sites[si].robots {
-                RobotsState::OffLimits(reason) => Some(reason.clone()),
+                RobotsState::OffLimits(reason) => Some((Category::Avoided, reason.clone())),
+                RobotsState::Unreachable(reason) => Some((Category::Broken, reason.clone())),
                 RobotsState::Ready(rules) if !rules.allows(&job.request) => {
                     let rule = rules
                         .matching_rule(&path_and_query(&job.request))
                         .map(|r| r.path.clone())
                         .unwrap_or_default();
-                    Some(format!("robots.txt of {} disallows it (Disallow: {rule})", self.sites[si].key))
+                    let reason = format!("robots.txt of {} disallows it (Disallow: {rule})", self.sites[si].key);
+                    Some((Category::Avoided, reason))
                 }
                 _ => None,
             };
-            if let Some(reason) = refusal {
+            if let Some((category, reason)) = refusal {
                 let u = job.url;
                 self.queued -= 1;
                 if job.hops.is_empty() {
-                    self.unrequested(u, Category::Avoided, &reason);
+                    self.unrequested(u, category, &reason);
                 } else {
-                    let reason = format!("redirected to {}, which {}", job.request, reason.replacen("disallows it", "disallows", 1));
-                    self.finish_job(job, None, Category::Avoided, Some(reason), None, None);
+                    let reason = format!("redirected to {}: {reason}", job.request);
+                    self.finish_job(job, None, category, Some(reason), None, None);
                 }
                 continue;
             }
@@ -831,13 +833,16 @@ impl<'a> Engine<'a> {
                 ));
                 Some(record("forbidden", None, Some(status), now + default_expiry, vec![format!("{origin}/")]))
             }
-            RobotsFetch::Unavailable { reason } => {
+            RobotsFetch::Unavailable { reason, unreachable } => {
                 site.robots_failures += 1;
                 if site.robots_failures <= self.settings.retries {
                     let at = Instant::now() + backoff(site.robots_failures);
                     tracing::info!("robots.txt of {} unavailable ({reason}); trying again later", site.key);
                     site.robots = RobotsState::RetryAt(at);
                     self.timers.push(Reverse((at, s)));
+                } else if unreachable {
+                    tracing::warn!("{} cannot be reached ({reason}); its links are broken", site.key);
+                    site.robots = RobotsState::Unreachable(format!("site {} cannot be reached: {reason}", site.key));
                 } else {
                     tracing::warn!("robots.txt of {} unavailable ({reason}); the site is off limits for this run", site.key);
                     site.robots = RobotsState::OffLimits(format!(

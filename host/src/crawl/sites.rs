@@ -22,8 +22,10 @@ pub enum RobotsState {
     RetryAt(Instant),
     /// Rules in force.
     Ready(Arc<RobotsRules>),
-    /// The site is off limits for this run, with the reason.
+    /// The site is off limits for this run, with the reason (its URLs are avoided).
     OffLimits(String),
+    /// The site cannot be reached, with the reason (its URLs are broken; nothing is requested).
+    Unreachable(String),
 }
 
 /// A request in progress for a URL: its current hop, retries and redirect chain.

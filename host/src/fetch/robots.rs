@@ -38,6 +38,8 @@ pub enum RobotsFetch {
     Unavailable {
         /// What happened.
         reason: String,
+        /// Whether the server could not be reached at all (rather than answering 5xx).
+        unreachable: bool,
     },
 }
 
@@ -73,7 +75,12 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
         };
         let resp = match fetcher.fetch(&req, MAX_ROBOTS_BYTES).await {
             Ok(r) => r,
-            Err(e) => return RobotsFetch::Unavailable { reason: e.to_string() },
+            Err(e) => {
+                return RobotsFetch::Unavailable {
+                    reason: e.to_string(),
+                    unreachable: true,
+                };
+            }
         };
         match resp.status {
             200..=299 => {
@@ -97,6 +104,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
             s => {
                 return RobotsFetch::Unavailable {
                     reason: format!("robots.txt answered {s}"),
+                    unreachable: false,
                 };
             }
         }

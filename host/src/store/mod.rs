@@ -125,6 +125,23 @@ pub struct TaskRow {
     pub top_url: String,
 }
 
+/// A parsed document, as stored.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DocumentRow {
+    /// Its title.
+    pub title: Option<String>,
+    /// Its Owner.
+    pub owner: Option<String>,
+    /// `<meta http-equiv=expires>`, as written.
+    pub expires: Option<String>,
+    /// The encoding it was decoded with.
+    pub encoding: Option<String>,
+    /// Recoverable HTML errors, bytes invalid in the encoding counted as one.
+    pub parse_errors: u32,
+    /// Whether bytes were invalid in the encoding.
+    pub decode_errors: bool,
+}
+
 /// A robots.txt cached in the sites table.
 #[derive(Clone, Debug)]
 pub struct CachedSite {
@@ -346,6 +363,27 @@ impl Store {
             out.push((target, RefKind::from_name(&kind).unwrap_or(RefKind::Link), text));
         }
         Ok(out)
+    }
+
+    /// The stored parse of the document at `url`.
+    pub fn document(&self, url: &str) -> Result<Option<DocumentRow>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT d.title, d.owner, d.expires, d.encoding, d.parse_errors, d.decode_errors
+                 FROM documents d JOIN urls u ON u.id = d.url_id WHERE u.url = ?1",
+            )?
+            .query_row([url], |r| {
+                Ok(DocumentRow {
+                    title: r.get(0)?,
+                    owner: r.get(1)?,
+                    expires: r.get(2)?,
+                    encoding: r.get(3)?,
+                    parse_errors: r.get(4)?,
+                    decode_errors: r.get(5)?,
+                })
+            })
+            .optional()?)
     }
 
     /// The sites table entries that have not expired at `now`.

@@ -311,6 +311,7 @@ impl<'a> Engine<'a> {
             origin: url.clone(),
             robots,
             robots_failures: 0,
+            robots_answer: None,
             gate,
             get_queue: VecDeque::new(),
             head_queue: VecDeque::new(),
@@ -417,6 +418,9 @@ impl<'a> Engine<'a> {
         };
         match state {
             UrlState::New => {
+                if self.settle_from_robots(u) {
+                    return;
+                }
                 if self.use_cache && self.try_cache(u, need_get) {
                     return;
                 }
@@ -426,6 +430,34 @@ impl<'a> Engine<'a> {
             UrlState::Waiting if need_get && !queued_get => self.enqueue(u, true, site),
             _ => {}
         }
+    }
+
+    /// A link to a site's robots.txt is answered by this run's robots.txt request.
+    fn settle_from_robots(&mut self, u: UrlIdx) -> bool {
+        let e = self.frontier.get(u);
+        let site = &self.sites[e.site as usize];
+        let Some((status, content_type)) = site.robots_answer.clone() else { return false };
+        if e.url.path() != "/robots.txt" || e.url.query().is_some() {
+            return false;
+        }
+        let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
+        let category = Category::of_status(status, false);
+        let mut result = CheckResult::unrequested(e.url.as_str(), category, "", referrer, unix_now());
+        result.method = Some("GET");
+        result.status = Some(status);
+        result.error = (category != Category::Ok).then(|| status_text(status));
+        result.content_type = content_type.clone();
+        let outcome = Outcome {
+            category,
+            via_get: true,
+            final_url: None,
+            doc: None,
+            content_type,
+            error: result.error.clone(),
+            status: Some(status),
+        };
+        self.complete(u, outcome, Some(result));
+        true
     }
 
     fn enqueue(&mut self, u: UrlIdx, need_get: bool, site: u32) {
@@ -854,7 +886,15 @@ impl<'a> Engine<'a> {
             }
         };
         if let Some(rec) = rec {
+            self.sites[s as usize].robots_answer = rec.http_status.map(|st| (st, Some("text/plain".to_string())));
             self.writer.send(StoreOp::Site(Box::new(rec)));
+            let robots_url = urls::robots_url(&self.sites[s as usize].origin);
+            if let Some(u) = robots_url.and_then(|r| self.frontier.lookup(r.as_str())) {
+                if self.frontier.get(u).state == UrlState::Waiting {
+                    self.queued -= 1;
+                    self.settle_from_robots(u);
+                }
+            }
         }
         self.make_runnable(s);
     }

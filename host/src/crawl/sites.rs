@@ -77,6 +77,9 @@ pub struct Site {
     pub robots: RobotsState,
     /// Temporary robots.txt failures so far.
     pub robots_failures: u32,
+    /// The final status and type of this run's robots.txt request, which also
+    /// answers for any link to the robots.txt itself.
+    pub robots_answer: Option<(u16, Option<String>)>,
     /// Politeness.
     pub gate: SiteGate,
     /// Document requests (and every continuation).

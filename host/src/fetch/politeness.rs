@@ -11,6 +11,8 @@ pub struct SiteGate {
     pub active: usize,
     /// The earliest start of the next request (none: any time).
     pub next_start: Option<Instant>,
+    /// When the last request started.
+    last_start: Option<Instant>,
     max_active: usize,
     interval: Duration,
 }
@@ -21,6 +23,7 @@ impl SiteGate {
         SiteGate {
             active: 0,
             next_start: None,
+            last_start: None,
             max_active: max_active.max(1),
             interval,
         }
@@ -35,6 +38,10 @@ impl SiteGate {
         }
         if !delay.is_zero() {
             self.max_active = 1;
+        }
+        // The request that brought the delay (robots.txt) counts as the last one.
+        if let Some(last) = self.last_start {
+            self.hold_until(last + self.interval);
         }
     }
 
@@ -57,6 +64,7 @@ impl SiteGate {
     /// Record that a request starts now.
     pub fn start(&mut self, now: Instant) {
         self.active += 1;
+        self.last_start = Some(now);
         self.next_start = Some(now + self.interval);
     }
 
@@ -90,6 +98,16 @@ mod tests {
         assert_eq!(g.check(later + Duration::from_secs(1)), Err(None));
         g.finish();
         assert_eq!(g.check(later + Duration::from_secs(1)), Ok(()));
+    }
+
+    #[test]
+    fn crawl_delay_counts_from_the_request_that_brought_it() {
+        let now = Instant::now();
+        let mut g = SiteGate::new(2, Duration::ZERO);
+        g.start(now);
+        g.finish();
+        g.apply_crawl_delay(Duration::from_secs(2), Duration::from_secs(30));
+        assert_eq!(g.check(now + Duration::from_secs(1)), Err(Some(now + Duration::from_secs(2))));
     }
 
     #[test]

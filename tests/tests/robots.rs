@@ -1,0 +1,213 @@
+//! robots.txt as in Koster's draft (seed 002), over the network: the fict.org
+//! example and its access matrix, the recommended handling of each status,
+//! line endings, the size limit, Crawl-delay and the cache.
+
+use spinneret::model::Category;
+use spinneret_tests::fixtures::page;
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+use std::time::Duration;
+
+/// The robots.txt of section 4 of the draft.
+const FICT_ROBOTS: &str = "# /robots.txt for http://www.fict.org/\n# comments to webmaster@fict.org\n\nUser-agent: unhipbot\nDisallow: /\n\nUser-agent: webcrawler\nUser-agent: excite\nDisallow:\n\nUser-agent: *\nDisallow: /org/plans.html\nAllow: /org/\nAllow: /serv\nAllow: /~mak\nDisallow: /\n";
+
+/// The access matrix: path, unhipbot, webcrawler & excite, other.
+const MATRIX: [(&str, bool, bool, bool); 11] = [
+    ("/", false, true, false),
+    ("/index.html", false, true, false),
+    ("/robots.txt", true, true, true),
+    ("/server.html", false, true, true),
+    ("/services/fast.html", false, true, true),
+    ("/services/slow.html", false, true, true),
+    ("/orgo.gif", false, true, false),
+    ("/org/about.html", false, true, true),
+    ("/org/plans.html", false, true, false),
+    ("/%7Ejim/jim.html", false, true, false),
+    ("/%7Emak/mak.html", false, true, true),
+];
+
+const TASK: &str = "[[task]]\nname = \"T\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+
+/// a.example links to every URL of the matrix on www.fict.org.
+fn fict_web() -> Web {
+    let links: String = MATRIX
+        .iter()
+        .map(|(p, ..)| format!("<a href=\"http://www.fict.org:{{PORT}}{p}\">{p}</a>\n"))
+        .collect();
+    let mut fict = Site::new().robots(FICT_ROBOTS);
+    for (p, ..) in MATRIX {
+        if p != "/robots.txt" {
+            fict = fict.route(p, Route::html(page(p, None, "")));
+        }
+    }
+    Web::new()
+        .site("a.example", Site::new().page("/index.html", &page("Links", None, &links)))
+        .site("www.fict.org", fict)
+}
+
+#[test]
+fn fict_org_access_matrix_over_the_network() {
+    for (agent, column) in [("UnhipBot/0.1", 0), ("WebCrawler/3.0", 1), ("Excite/1.0", 1), ("spinneret/0.1", 2)] {
+        let web = TestWeb::start(fict_web());
+        let setup = Setup::new(&web, &format!("user_agent = \"{agent}\"\n{TASK}"));
+        setup.crawl();
+        let results = setup.results();
+        for (path, unhip, webcrawler, other) in MATRIX {
+            let allowed = [unhip, webcrawler, other][column];
+            let url = web.url("www.fict.org", path);
+            let r = &results[&url];
+            if allowed {
+                assert_eq!(r.category, Category::Ok, "{agent} may fetch {path}: {r:?}");
+                // Leaves get HEAD; the robots.txt link is answered by the robots.txt request itself.
+                let expected = if path == "/robots.txt" { "GET" } else { "HEAD" };
+                assert_eq!(web.methods("www.fict.org", path), vec![expected], "{agent} {path}");
+            } else {
+                assert_eq!(r.category, Category::Avoided, "{agent} may not fetch {path}");
+                assert!(web.methods("www.fict.org", path).is_empty(), "{agent} requested {path}");
+            }
+        }
+    }
+}
+
+/// A site whose robots.txt is `robots`, and whose home links to /a.html and /secret/b.html.
+fn robots_web(robots: Route) -> Web {
+    Web::new().site(
+        "a.example",
+        Site::new()
+            .route("/robots.txt", robots)
+            .page("/index.html", &page("Home", None, r#"<a href="a.html">a</a> <a href="secret/b.html">b</a>"#))
+            .page("/a.html", &page("A", None, ""))
+            .page("/secret/b.html", &page("B", None, ""))
+            .page("/real-robots.txt", "User-agent: *\nDisallow: /secret/\n")
+            .route("/moved-robots.txt", Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n")),
+    )
+}
+
+fn paths_requested(web: &TestWeb) -> Vec<String> {
+    web.requests().into_iter().map(|r| r.path).collect()
+}
+
+#[test]
+fn forbidden_robots_txt_closes_the_whole_site() {
+    for status in [401, 403] {
+        let web = TestWeb::start(robots_web(Route::status(status)));
+        let setup = Setup::new(&web, TASK);
+        setup.crawl();
+        assert_eq!(paths_requested(&web), vec!["/robots.txt"], "status {status}");
+        let r = &setup.results()[&web.url("a.example", "/index.html")];
+        assert_eq!(r.category, Category::Avoided);
+        assert!(r.error.as_deref().unwrap().contains(&format!("answered {status}: the whole site is off limits")));
+    }
+}
+
+#[test]
+fn missing_robots_txt_means_no_restrictions() {
+    for status in [404, 410] {
+        let web = TestWeb::start(robots_web(Route::status(status)));
+        let setup = Setup::new(&web, TASK);
+        setup.crawl();
+        assert_eq!(web.methods("a.example", "/secret/b.html"), vec!["GET"], "status {status}");
+    }
+}
+
+#[test]
+fn redirected_robots_txt_is_followed() {
+    let web = TestWeb::start(robots_web(Route::redirect(301, "/moved-robots.txt")));
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    assert!(web.methods("a.example", "/secret/b.html").is_empty());
+    assert_eq!(web.methods("a.example", "/a.html"), vec!["GET"]);
+}
+
+#[test]
+fn temporary_failure_defers_the_site_then_reads_the_rules() {
+    let web = TestWeb::start(robots_web(Route::Sequence(vec![
+        Route::status(503),
+        Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n"),
+    ])));
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    let paths = paths_requested(&web);
+    assert_eq!(&paths[..2], ["/robots.txt", "/robots.txt"], "nothing else before the rules are known");
+    assert!(web.methods("a.example", "/secret/b.html").is_empty());
+    assert_eq!(web.methods("a.example", "/a.html"), vec!["GET"]);
+}
+
+#[test]
+fn lasting_server_errors_put_the_site_off_limits_for_the_run() {
+    let web = TestWeb::start(robots_web(Route::status(500)));
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    // retries = 1 in tests: two attempts, then nothing more.
+    assert_eq!(paths_requested(&web), vec!["/robots.txt", "/robots.txt"]);
+    let r = &setup.results()[&web.url("a.example", "/index.html")];
+    assert_eq!(r.category, Category::Avoided);
+    assert!(r.error.as_deref().unwrap().contains("off limits for this run"), "{r:?}");
+    // A failure is not cached: the next run asks again.
+    web.clear_log();
+    setup.crawl();
+    assert_eq!(web.methods("a.example", "/robots.txt").len(), 2);
+}
+
+#[test]
+fn cr_and_crlf_line_ends_are_accepted() {
+    for text in ["User-agent: *\rDisallow: /secret/\r", "User-agent: *\r\nDisallow: /secret/\r\n"] {
+        let web = TestWeb::start(robots_web(Route::file("text/plain", text)));
+        let setup = Setup::new(&web, TASK);
+        setup.crawl();
+        assert!(web.methods("a.example", "/secret/b.html").is_empty(), "{text:?}");
+        assert_eq!(web.methods("a.example", "/a.html"), vec!["GET"]);
+    }
+}
+
+#[test]
+fn robots_txt_beyond_500_kib_is_ignored() {
+    let text = format!(
+        "User-agent: *\nDisallow: /secret/\n#{}\nDisallow: /a.html\n",
+        "x".repeat(600 * 1024)
+    );
+    let web = TestWeb::start(robots_web(Route::file("text/plain", text)));
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    assert!(web.methods("a.example", "/secret/b.html").is_empty());
+    assert_eq!(web.methods("a.example", "/a.html"), vec!["GET"], "the rule past 500 KiB was applied");
+}
+
+#[test]
+fn crawl_delay_spaces_requests_up_to_the_cap() {
+    let web = TestWeb::start(robots_web(Route::file("text/plain", "User-agent: *\nCrawl-delay: 100\n")));
+    let setup = Setup::new(&web, &format!("max_crawl_delay = \"400ms\"\nper_site_connections = 4\n{TASK}"));
+    setup.crawl();
+    let times: Vec<_> = web.requests().into_iter().map(|r| r.at).collect();
+    assert_eq!(times.len(), 4);
+    for pair in times.windows(2) {
+        assert!(pair[1] - pair[0] >= Duration::from_millis(400), "requests {:?} apart", pair[1] - pair[0]);
+    }
+}
+
+#[test]
+fn robots_txt_is_cached_with_its_expiry_and_avoid_entries() {
+    let web = TestWeb::start(robots_web(Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n")));
+    let setup = Setup::new(&web, &format!("result_max_age = \"0s\"\n{TASK}"));
+    setup.crawl();
+    let entries = setup.store().robots_avoid_entries(spinneret::model::unix_now()).unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].0, web.url("a.example", "/secret/"));
+    assert_eq!(entries[0].2, format!("robots.txt of a.example:{}", web.port()));
+    // Seven days by default.
+    let week = 7 * 24 * 3600;
+    assert!((entries[0].1 - spinneret::model::unix_now() - week).abs() < 60);
+    web.clear_log();
+    setup.crawl();
+    assert!(web.methods("a.example", "/robots.txt").is_empty(), "the cached robots.txt is used");
+    assert!(web.methods("a.example", "/secret/b.html").is_empty());
+
+    // A robots.txt that may not be cached is read again next run.
+    let web = TestWeb::start(robots_web(
+        Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n").header("Cache-Control", "max-age=0"),
+    ));
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    setup.crawl();
+    assert_eq!(web.methods("a.example", "/robots.txt").len(), 2);
+}

@@ -129,14 +129,23 @@ pub fn urls_in(results: &BTreeMap<String, CheckResult>, category: Category) -> V
 
 /// Run a crawl to its end on a runtime of its own.
 pub fn run_crawl(config: &Config, options: &CrawlOptions) -> CrawlReport {
+    let (_tx, rx) = tokio::sync::watch::channel(false);
+    run_crawl_until(config, options, rx)
+}
+
+/// Run a crawl that stops when `stop` turns true (as Ctrl-C does).
+pub fn run_crawl_until(
+    config: &Config,
+    options: &CrawlOptions,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> CrawlReport {
     let store = Store::open(&config.settings.store).expect("open store");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    let (_tx, rx) = tokio::sync::watch::channel(false);
-    rt.block_on(crawl::run(config, &store, options, Arc::new(Progress::default()), rx))
+    rt.block_on(crawl::run(config, &store, options, Arc::new(Progress::default()), stop))
         .expect("crawl runs")
 }
 

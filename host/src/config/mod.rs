@@ -165,7 +165,7 @@ impl Config {
         let tasks = urls
             .iter()
             .map(|u| TaskConfig {
-                name: u.host_str().map(str::to_string).unwrap_or_else(|| u.to_string()),
+                name: u.to_string(),
                 kind: TaskKind::Site,
                 top: u.clone(),
                 email: None,

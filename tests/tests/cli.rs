@@ -1,0 +1,156 @@
+//! The command line as a user runs it: exit codes, located configuration
+//! errors, the summary, `results` as a table and as JSON Lines, `check`.
+
+use spinneret_tests::fixtures::{maintenance_web, page};
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::{Site, TestWeb, Web};
+use std::process::{Command, Output};
+
+fn spinneret(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
+        .args(args)
+        .output()
+        .expect("run spinneret")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const TASK: &str = "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+
+#[test]
+fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, TASK);
+    let out = spinneret(&["crawl", setup.config_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let header = stdout.lines().next().unwrap();
+    assert!(header.split_whitespace().eq(["task", "documents", "references", "broken", "moved", "blocked", "avoided", "leafed", "not", "checked"]), "{stdout}");
+    let row: Vec<&str> = stdout.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row, vec!["A", "5", "21", "4", "2", "1", "1", "11", "2"]);
+}
+
+#[test]
+fn crawl_exits_0_when_nothing_is_broken() {
+    let web = TestWeb::start(Web::new().site(
+        "a.example",
+        Site::new().page("/index.html", &page("Fine", None, "<a href=\"/index.html\">me</a>")),
+    ));
+    let setup = Setup::new(&web, TASK);
+    let out = spinneret(&["-q", "crawl", setup.config_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty(), "-q prints nothing");
+}
+
+#[test]
+fn configuration_errors_exit_2_with_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, "concurrency = 8\nbogus = true\n[[task]]\nname = \"x\"\nkind = \"site\"\ntop = \"http://a.example/\"\n").unwrap();
+    let out = spinneret(&["crawl", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("{}:2:1: unknown field `bogus`", path.display())), "{stderr}");
+
+    std::fs::write(&path, "[[task]]\nname = \"x\"\nkind = \"site\"\ntop = \"http://a.example/\"\nchanged_days = -1\n").unwrap();
+    let out = spinneret(&["crawl", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains(&format!("{}:5:16: -1 is out of range", path.display())), "{}", text(&out.stderr));
+
+    let out = spinneret(&["crawl", dir.path().join("absent.toml").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot read the configuration"));
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_teaches() {
+    assert_eq!(spinneret(&["crawl"]).status.code(), Some(2));
+    assert_eq!(spinneret(&["frobnicate"]).status.code(), Some(2));
+    let help = spinneret(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let help = text(&help.stdout);
+    for word in ["crawl", "check", "results", "Exit status"] {
+        assert!(help.contains(word), "--help mentions {word}");
+    }
+}
+
+#[test]
+fn results_as_json_lines_follow_the_schema() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, TASK);
+    spinneret(&["-q", "crawl", setup.config_path.to_str().unwrap()]);
+    let config = setup.config_path.to_str().unwrap();
+
+    let out = spinneret(&["results", "-c", config, "--json"]);
+    assert_eq!(out.status.code(), Some(1), "broken results exit 1");
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines.len(), setup.results().len());
+    for l in &lines {
+        assert_eq!(l["schema"], "spinneret.result/1");
+        for key in ["run", "url", "category", "method", "status", "error", "redirects", "final_url", "checked_at", "checked", "source"] {
+            assert!(l.get(key).is_some(), "{key} missing in {l}");
+        }
+    }
+    let old = lines.iter().find(|l| l["url"] == web.url("a.example", "/old.html")).unwrap();
+    assert_eq!(old["category"], "moved");
+    assert_eq!(old["final_url"], web.url("a.example", "/new.html"));
+    assert_eq!(old["redirects"][0]["status"], 301);
+
+    let out = spinneret(&["results", "-c", config, "--json", "--task", "A", "--category", "broken"]);
+    let broken: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let urls: Vec<&str> = broken.iter().map(|l| l["url"].as_str().unwrap()).collect();
+    assert_eq!(
+        urls,
+        vec![
+            web.url("a.example", "/docs/faq.html"),
+            web.url("a.example", "/loop1.html"),
+            web.url("a.example", "/missing.html"),
+            web.url("b.example", "/gone.html"),
+        ]
+    );
+    assert!(broken.iter().all(|l| l["task"] == "A" && l["role"] == "leaf"));
+
+    let table = text(&spinneret(&["results", "-c", config, "--category", "moved"]).stdout);
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        vec![
+            format!("moved        200 GET  {} -> {}", web.url("a.example", "/chain1.html"), web.url("a.example", "/docs/guide.html")),
+            format!("moved        200 GET  {} -> {}", web.url("a.example", "/old.html"), web.url("a.example", "/new.html")),
+        ],
+        "{table}"
+    );
+
+    let out = spinneret(&["results", "-c", config, "--task", "Nobody"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("has no task `Nobody`; its tasks are: A"));
+}
+
+#[test]
+fn check_needs_no_configuration() {
+    let web = TestWeb::start(maintenance_web());
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("check.db");
+    let top = web.url("a.example", "/about.html");
+    let out = spinneret(&[
+        "check",
+        &top,
+        "--store",
+        store.to_str().unwrap(),
+        "--resolve",
+        "a.example=127.0.0.1",
+        "--resolve",
+        "b.example=127.0.0.1",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(&top), "the task is named after its URL: {stdout}");
+    let ua = web.requests()[0].header("user-agent").unwrap().to_string();
+    assert!(ua.starts_with("spinneret/"), "{ua}");
+    assert_eq!(spinneret(&["check", "gopher://x/"]).status.code(), Some(2));
+}

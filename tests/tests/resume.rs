@@ -1,0 +1,119 @@
+//! Nothing checked is lost: a crawl stopped by Ctrl-C or killed outright is
+//! continued with `--resume`, without asking again for what it had stored.
+
+use spinneret::crawl::CrawlOptions;
+use spinneret::model::Category;
+use spinneret_tests::fixtures::page;
+use spinneret_tests::harness::{Setup, run_crawl_until};
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+use std::collections::HashMap;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const PAGES: usize = 40;
+
+/// A chain of slow pages: each answers after 60 ms and links to the next.
+fn slow_web() -> Web {
+    let mut site = Site::new();
+    for i in 0..PAGES {
+        let body = if i + 1 < PAGES {
+            format!("<a href=\"/p{}.html\">next</a>", i + 1)
+        } else {
+            String::new()
+        };
+        site = site.route(
+            &format!("/p{i}.html"),
+            Route::Delay(Duration::from_millis(60), Box::new(Route::html(page(&format!("P{i}"), None, &body)))),
+        );
+    }
+    Web::new().site("a.example", site)
+}
+
+const TASK: &str = "per_site_connections = 1\n[[task]]\nname = \"Slow\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/p0.html\"\n";
+
+fn page_requests(web: &TestWeb) -> HashMap<String, usize> {
+    let mut m = HashMap::new();
+    for r in web.requests() {
+        if r.path != "/robots.txt" {
+            *m.entry(r.path).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+#[test]
+fn stopped_crawl_resumes_where_it_stopped() {
+    let web = TestWeb::start(slow_web());
+    let setup = Setup::new(&web, TASK);
+    let config = setup.config();
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let handle = {
+        let config = config.clone();
+        std::thread::spawn(move || run_crawl_until(&config, &CrawlOptions::default(), rx))
+    };
+    std::thread::sleep(Duration::from_millis(600));
+    tx.send(true).unwrap();
+    let first = handle.join().unwrap();
+    assert!(first.interrupted);
+    let done_before = page_requests(&web).len();
+    assert!(done_before > 0 && done_before < PAGES, "{done_before} pages before the stop");
+    assert_eq!(setup.store().last_run().unwrap().unwrap().status, "interrupted");
+
+    let second = setup.crawl_with(&CrawlOptions { resume: true, task: None });
+    assert!(second.resumed && !second.interrupted);
+    assert_eq!(second.run, first.run, "the same run continues");
+    assert_eq!(second.tasks[0].documents, PAGES as u64);
+    // Every page was requested exactly once over both processes.
+    let counts = page_requests(&web);
+    assert_eq!(counts.len(), PAGES);
+    assert!(counts.values().all(|n| *n == 1), "{counts:?}");
+    let results = setup.results();
+    assert_eq!(results.values().filter(|r| r.category == Category::Ok).count(), PAGES);
+    assert_eq!(setup.store().last_run().unwrap().unwrap().status, "finished");
+}
+
+#[test]
+fn killed_crawl_loses_nothing_it_had_stored() {
+    let web = TestWeb::start(slow_web());
+    let setup = Setup::new(&web, TASK);
+    let bin = env!("CARGO_BIN_EXE_spinneret-e2e");
+    let mut child = Command::new(bin)
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .spawn()
+        .expect("start spinneret");
+    // Wait until some results are committed, then kill without warning.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let stored = loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let n = setup
+            .store()
+            .last_run()
+            .unwrap()
+            .map(|run| setup.store().run_results(run.id, None).unwrap().len())
+            .unwrap_or(0);
+        if n >= 5 || Instant::now() > deadline {
+            break n;
+        }
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(stored >= 5, "results were stored while crawling");
+    let kept: Vec<String> = setup.results().keys().cloned().collect();
+    let killed_at = Instant::now();
+
+    let status = Command::new(bin)
+        .args(["-q", "crawl", "--resume"])
+        .arg(&setup.config_path)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let results = setup.results();
+    assert_eq!(results.values().filter(|r| r.category == Category::Ok).count(), PAGES);
+    // What was stored before the kill was not asked for again.
+    for url in kept {
+        let path = url.rsplit_once(&format!(":{}", web.port())).unwrap().1.to_string();
+        let again = web.requests().into_iter().filter(|r| r.path == path && r.at > killed_at).count();
+        assert_eq!(again, 0, "{path} was stored before the kill but requested again");
+    }
+}

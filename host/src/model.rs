@@ -149,7 +149,13 @@ pub struct CheckResult {
 
 impl CheckResult {
     /// A result for a URL that gets no request.
-    pub fn unrequested(url: &str, category: Category, reason: &str, referrer: Option<String>, now: i64) -> Self {
+    pub fn unrequested(
+        url: &str,
+        category: Category,
+        reason: &str,
+        referrer: Option<String>,
+        now: i64,
+    ) -> Self {
         CheckResult {
             url: url.to_string(),
             category,

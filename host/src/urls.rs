@@ -93,7 +93,10 @@ mod tests {
     #[test]
     fn robots_url_is_at_site_root() {
         let u = Url::parse("http://a.example:8080/x/y?q=1").unwrap();
-        assert_eq!(robots_url(&u).unwrap().as_str(), "http://a.example:8080/robots.txt");
+        assert_eq!(
+            robots_url(&u).unwrap().as_str(),
+            "http://a.example:8080/robots.txt"
+        );
         assert!(robots_url(&Url::parse("file:///x").unwrap()).is_none());
     }
 }

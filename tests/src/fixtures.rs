@@ -7,7 +7,9 @@ pub fn page(title: &str, owner: Option<&str>, body: &str) -> String {
     let owner = owner
         .map(|o| format!("<meta name=\"owner\" content=\"{o}\">"))
         .unwrap_or_default();
-    format!("<!DOCTYPE html><html><head><title>{title}</title>{owner}</head><body>{body}</body></html>")
+    format!(
+        "<!DOCTYPE html><html><head><title>{title}</title>{owner}</head><body>{body}</body></html>"
+    )
 }
 
 /// The maintenance web: two sites with every kind of link a maintainer meets.

@@ -42,7 +42,10 @@ impl Setup {
         };
         let mut full = String::new();
         for (k, v) in TEST_SETTINGS {
-            if !settings.lines().any(|l| l.trim_start().starts_with(&format!("{k} "))) {
+            if !settings
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{k} ")))
+            {
                 full.push_str(&format!("{k} = {v}\n"));
             }
         }
@@ -145,8 +148,14 @@ pub fn run_crawl_until(
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(crawl::run(config, &store, options, Arc::new(Progress::default()), stop))
-        .expect("crawl runs")
+    rt.block_on(crawl::run(
+        config,
+        &store,
+        options,
+        Arc::new(Progress::default()),
+        stop,
+    ))
+    .expect("crawl runs")
 }
 
 /// Parse a configuration text (for error tests).

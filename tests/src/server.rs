@@ -228,7 +228,9 @@ impl TestWeb {
     /// Serve `web` on a free loopback port, on a thread of its own.
     pub fn start(web: Web) -> TestWeb {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        listener.set_nonblocking(true).expect("non-blocking listener");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
         let addr = listener.local_addr().expect("local address");
         let state = Arc::new(WebState {
             web,
@@ -247,7 +249,8 @@ impl TestWeb {
                     .build()
                     .expect("test web runtime");
                 rt.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                    let listener =
+                        tokio::net::TcpListener::from_std(listener).expect("tokio listener");
                     let app = axum::Router::new().fallback(serve).with_state(st);
                     let _ = axum::serve(listener, app)
                         .with_graceful_shutdown(async {
@@ -388,7 +391,10 @@ fn respond<'a>(
                     _ => match (last_modified, req_headers.get(header::IF_MODIFIED_SINCE)) {
                         (Some(lm), Some(v)) => {
                             let lm = httpdate::parse_http_date(lm).ok();
-                            let since = v.to_str().ok().and_then(|v| httpdate::parse_http_date(v).ok());
+                            let since = v
+                                .to_str()
+                                .ok()
+                                .and_then(|v| httpdate::parse_http_date(v).ok());
                             matches!((lm, since), (Some(lm), Some(since)) if lm <= since)
                         }
                         _ => false,
@@ -412,11 +418,19 @@ fn respond<'a>(
                     .status(*status)
                     .header(header::CONTENT_TYPE, content_type.as_str())
                     .header(header::CONTENT_LENGTH, body.len());
-                b.body(if head { Body::empty() } else { Body::from(body) }).unwrap()
+                b.body(if head {
+                    Body::empty()
+                } else {
+                    Body::from(body)
+                })
+                .unwrap()
             }
             Route::Redirect { status, location } => Response::builder()
                 .status(*status)
-                .header(header::LOCATION, location.replace("{PORT}", &st.port.to_string()))
+                .header(
+                    header::LOCATION,
+                    location.replace("{PORT}", &st.port.to_string()),
+                )
                 .body(Body::empty())
                 .unwrap(),
             Route::Sequence(routes) => {
@@ -447,7 +461,12 @@ fn respond<'a>(
                             0 => Some((Ok::<Bytes, std::io::Error>(first), 1)),
                             1 => {
                                 tokio::time::sleep(Duration::from_millis(50)).await;
-                                Some((Err(std::io::Error::other("connection dropped by the test web")), 2))
+                                Some((
+                                    Err(std::io::Error::other(
+                                        "connection dropped by the test web",
+                                    )),
+                                    2,
+                                ))
                             }
                             _ => None,
                         }
@@ -457,18 +476,29 @@ fn respond<'a>(
                     .status(200)
                     .header(header::CONTENT_TYPE, "text/html")
                     .header(header::CONTENT_LENGTH, *declared)
-                    .body(if head { Body::empty() } else { Body::from_stream(stream) })
+                    .body(if head {
+                        Body::empty()
+                    } else {
+                        Body::from_stream(stream)
+                    })
                     .unwrap()
             }
             Route::Gzip(inner) => {
                 let resp = respond(st, inner, method, req_headers, nth).await;
                 let (mut parts, body) = resp.into_parts();
-                let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
-                let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+                let bytes = axum::body::to_bytes(body, usize::MAX)
+                    .await
+                    .unwrap_or_default();
+                let mut enc =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
                 enc.write_all(&bytes).unwrap();
                 let gz = enc.finish().unwrap();
-                parts.headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-                parts.headers.insert(header::CONTENT_LENGTH, HeaderValue::from(gz.len()));
+                parts
+                    .headers
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                parts
+                    .headers
+                    .insert(header::CONTENT_LENGTH, HeaderValue::from(gz.len()));
                 if parts.status == StatusCode::OK && head {
                     return Response::from_parts(parts, Body::empty());
                 }

@@ -52,9 +52,21 @@ impl Shape {
         }
         let r = (i * 17 + 3) % n;
         let _ = write!(html, "<li><a href=\"/r/{r}\">moved {r}</a></li>");
-        let _ = write!(html, "<li><a href=\"/missing/{}.html\">broken</a></li>", i % 500);
-        let _ = write!(html, "<li><a href=\"/private/{}.html\">private</a></li>", i % 50);
-        let _ = write!(html, "</ul><img src=\"/img/{}.png\" alt=\"figure\">", i % 100);
+        let _ = write!(
+            html,
+            "<li><a href=\"/missing/{}.html\">broken</a></li>",
+            i % 500
+        );
+        let _ = write!(
+            html,
+            "<li><a href=\"/private/{}.html\">private</a></li>",
+            i % 50
+        );
+        let _ = write!(
+            html,
+            "</ul><img src=\"/img/{}.png\" alt=\"figure\">",
+            i % 100
+        );
         html.push_str("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p></body></html>");
         html
     }
@@ -69,14 +81,21 @@ impl Shape {
                 .robots("User-agent: *\nDisallow: /private/\n")
                 .generated(Arc::new(move |path: &str| {
                     let port = *port.get()?;
-                    if let Some(i) = path.strip_prefix("/p/").and_then(|p| p.strip_suffix(".html")) {
+                    if let Some(i) = path
+                        .strip_prefix("/p/")
+                        .and_then(|p| p.strip_suffix(".html"))
+                    {
                         let i: u64 = i.parse().ok()?;
-                        return (i < shape.pages && i % shape.sites == s).then(|| Route::html(shape.page(i, port)));
+                        return (i < shape.pages && i % shape.sites == s)
+                            .then(|| Route::html(shape.page(i, port)));
                     }
                     if let Some(j) = path.strip_prefix("/r/") {
                         let j: u64 = j.parse().ok()?;
                         let host = Shape::host(j % shape.sites);
-                        return Some(Route::redirect(301, &format!("http://{host}:{port}/p/{j}.html")));
+                        return Some(Route::redirect(
+                            301,
+                            &format!("http://{host}:{port}/p/{j}.html"),
+                        ));
                     }
                     if path.starts_with("/img/") {
                         return Some(Route::file("image/png", &b"\x89PNG\r\n\x1a\n"[..]));
@@ -108,9 +127,15 @@ mod tests {
 
     #[test]
     fn pages_have_about_twenty_references() {
-        let shape = Shape { pages: 1000, sites: 10 };
+        let shape = Shape {
+            pages: 1000,
+            sites: 10,
+        };
         let html = shape.page(7, 8080);
-        assert_eq!(html.matches("href=").count() + html.matches("src=").count(), 20);
+        assert_eq!(
+            html.matches("href=").count() + html.matches("src=").count(),
+            20
+        );
         assert!(html.contains("http://s7.bench:8080/p/17.html"));
     }
 }

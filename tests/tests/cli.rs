@@ -17,7 +17,8 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-const TASK: &str = "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+const TASK: &str =
+    "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
 
 #[test]
 fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
@@ -27,7 +28,21 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let header = stdout.lines().next().unwrap();
-    assert!(header.split_whitespace().eq(["task", "documents", "references", "broken", "moved", "blocked", "avoided", "leafed", "not", "checked"]), "{stdout}");
+    assert!(
+        header.split_whitespace().eq([
+            "task",
+            "documents",
+            "references",
+            "broken",
+            "moved",
+            "blocked",
+            "avoided",
+            "leafed",
+            "not",
+            "checked"
+        ]),
+        "{stdout}"
+    );
     let row: Vec<&str> = stdout.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(row, vec!["A", "5", "21", "4", "2", "1", "1", "11", "2"]);
 }
@@ -36,7 +51,10 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
 fn crawl_exits_0_when_nothing_is_broken() {
     let web = TestWeb::start(Web::new().site(
         "a.example",
-        Site::new().page("/index.html", &page("Fine", None, "<a href=\"/index.html\">me</a>")),
+        Site::new().page(
+            "/index.html",
+            &page("Fine", None, "<a href=\"/index.html\">me</a>"),
+        ),
     ));
     let setup = Setup::new(&web, TASK);
     let out = spinneret(&["-q", "crawl", setup.config_path.to_str().unwrap()]);
@@ -52,12 +70,23 @@ fn configuration_errors_exit_2_with_file_line_and_column() {
     let out = spinneret(&["crawl", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains(&format!("{}:2:1: unknown field `bogus`", path.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:2:1: unknown field `bogus`", path.display())),
+        "{stderr}"
+    );
 
-    std::fs::write(&path, "[[task]]\nname = \"x\"\nkind = \"site\"\ntop = \"http://a.example/\"\nchanged_days = -1\n").unwrap();
+    std::fs::write(
+        &path,
+        "[[task]]\nname = \"x\"\nkind = \"site\"\ntop = \"http://a.example/\"\nchanged_days = -1\n",
+    )
+    .unwrap();
     let out = spinneret(&["crawl", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains(&format!("{}:5:16: -1 is out of range", path.display())), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("{}:5:16: -1 is out of range", path.display())),
+        "{}",
+        text(&out.stderr)
+    );
 
     let out = spinneret(&["crawl", dir.path().join("absent.toml").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
@@ -92,17 +121,44 @@ fn results_as_json_lines_follow_the_schema() {
     assert_eq!(lines.len(), setup.results().len());
     for l in &lines {
         assert_eq!(l["schema"], "spinneret.result/1");
-        for key in ["run", "url", "category", "method", "status", "error", "redirects", "final_url", "checked_at", "checked", "source"] {
+        for key in [
+            "run",
+            "url",
+            "category",
+            "method",
+            "status",
+            "error",
+            "redirects",
+            "final_url",
+            "checked_at",
+            "checked",
+            "source",
+        ] {
             assert!(l.get(key).is_some(), "{key} missing in {l}");
         }
     }
-    let old = lines.iter().find(|l| l["url"] == web.url("a.example", "/old.html")).unwrap();
+    let old = lines
+        .iter()
+        .find(|l| l["url"] == web.url("a.example", "/old.html"))
+        .unwrap();
     assert_eq!(old["category"], "moved");
     assert_eq!(old["final_url"], web.url("a.example", "/new.html"));
     assert_eq!(old["redirects"][0]["status"], 301);
 
-    let out = spinneret(&["results", "-c", config, "--json", "--task", "A", "--category", "broken"]);
-    let broken: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let out = spinneret(&[
+        "results",
+        "-c",
+        config,
+        "--json",
+        "--task",
+        "A",
+        "--category",
+        "broken",
+    ]);
+    let broken: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let urls: Vec<&str> = broken.iter().map(|l| l["url"].as_str().unwrap()).collect();
     assert_eq!(
         urls,
@@ -113,15 +169,27 @@ fn results_as_json_lines_follow_the_schema() {
             web.url("b.example", "/gone.html"),
         ]
     );
-    assert!(broken.iter().all(|l| l["task"] == "A" && l["role"] == "leaf"));
+    assert!(
+        broken
+            .iter()
+            .all(|l| l["task"] == "A" && l["role"] == "leaf")
+    );
 
     let table = text(&spinneret(&["results", "-c", config, "--category", "moved"]).stdout);
     let rows: Vec<&str> = table.lines().skip(1).collect();
     assert_eq!(
         rows,
         vec![
-            format!("moved        200 GET  {} -> {}", web.url("a.example", "/chain1.html"), web.url("a.example", "/docs/guide.html")),
-            format!("moved        200 GET  {} -> {}", web.url("a.example", "/old.html"), web.url("a.example", "/new.html")),
+            format!(
+                "moved        200 GET  {} -> {}",
+                web.url("a.example", "/chain1.html"),
+                web.url("a.example", "/docs/guide.html")
+            ),
+            format!(
+                "moved        200 GET  {} -> {}",
+                web.url("a.example", "/old.html"),
+                web.url("a.example", "/new.html")
+            ),
         ],
         "{table}"
     );
@@ -149,7 +217,10 @@ fn check_needs_no_configuration() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains(&top), "the task is named after its URL: {stdout}");
+    assert!(
+        stdout.contains(&top),
+        "the task is named after its URL: {stdout}"
+    );
     let ua = web.requests()[0].header("user-agent").unwrap().to_string();
     assert!(ua.starts_with("spinneret/"), "{ua}");
     assert_eq!(spinneret(&["check", "gopher://x/"]).status.code(), Some(2));

@@ -7,11 +7,15 @@ use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Route, Site, TestWeb, Web};
 use std::time::Duration;
 
-const TASK: &str = "[[task]]\nname = \"T\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+const TASK: &str =
+    "[[task]]\nname = \"T\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
 
 /// A web whose home page links to `links` on a.example and whose other routes are `routes`.
 fn web_with(links: &[&str], routes: Vec<(&str, Route)>) -> Web {
-    let body: String = links.iter().map(|l| format!("<a href=\"{l}\">{l}</a>\n")).collect();
+    let body: String = links
+        .iter()
+        .map(|l| format!("<a href=\"{l}\">{l}</a>\n"))
+        .collect();
     let mut site = Site::new().page("/index.html", &page("Home", None, &body));
     for (path, route) in routes {
         site = site.route(path, route);
@@ -34,10 +38,21 @@ fn too_many_requests_waits_for_retry_after() {
     let setup = Setup::new(&web, TASK);
     setup.crawl();
     let r = &setup.results()[&web.url("a.example", "/limited.html")];
-    assert_eq!((r.category, r.status, r.attempts), (Category::Ok, Some(200), 2));
-    let times: Vec<_> = web.requests().into_iter().filter(|r| r.path == "/limited.html").map(|r| r.at).collect();
+    assert_eq!(
+        (r.category, r.status, r.attempts),
+        (Category::Ok, Some(200), 2)
+    );
+    let times: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/limited.html")
+        .map(|r| r.at)
+        .collect();
     assert_eq!(times.len(), 2);
-    assert!(times[1] - times[0] >= Duration::from_secs(1), "Retry-After: 1 was not honoured");
+    assert!(
+        times[1] - times[0] >= Duration::from_secs(1),
+        "Retry-After: 1 was not honoured"
+    );
 }
 
 #[test]
@@ -45,7 +60,10 @@ fn persistent_rate_limiting_is_blocked_not_broken() {
     let web = TestWeb::start(web_with(
         &["/limited.html", "/forbidden.html"],
         vec![
-            ("/limited.html", Route::status(429).header("Retry-After", "0")),
+            (
+                "/limited.html",
+                Route::status(429).header("Retry-After", "0"),
+            ),
             ("/forbidden.html", Route::status(403)),
         ],
     ));
@@ -53,8 +71,14 @@ fn persistent_rate_limiting_is_blocked_not_broken() {
     let report = setup.crawl();
     let results = setup.results();
     let limited = &results[&web.url("a.example", "/limited.html")];
-    assert_eq!((limited.category, limited.status, limited.attempts), (Category::Blocked, Some(429), 2));
-    assert_eq!(results[&web.url("a.example", "/forbidden.html")].category, Category::Blocked);
+    assert_eq!(
+        (limited.category, limited.status, limited.attempts),
+        (Category::Blocked, Some(429), 2)
+    );
+    assert_eq!(
+        results[&web.url("a.example", "/forbidden.html")].category,
+        Category::Blocked
+    );
     assert_eq!((report.tasks[0].blocked, report.tasks[0].broken), (2, 0));
     assert!(!report.any_broken());
 }
@@ -63,18 +87,27 @@ fn persistent_rate_limiting_is_blocked_not_broken() {
 fn retry_after_beyond_the_limit_gives_up_at_once() {
     let web = TestWeb::start(web_with(
         &["/later.html"],
-        vec![("/later.html", Route::status(503).header("Retry-After", "3600"))],
+        vec![(
+            "/later.html",
+            Route::status(503).header("Retry-After", "3600"),
+        )],
     ));
     let setup = Setup::new(&web, TASK);
     setup.crawl();
     let r = &setup.results()[&web.url("a.example", "/later.html")];
-    assert_eq!((r.category, r.status, r.attempts), (Category::Broken, Some(503), 1));
+    assert_eq!(
+        (r.category, r.status, r.attempts),
+        (Category::Broken, Some(503), 1)
+    );
 }
 
 #[test]
 fn head_refused_falls_back_to_get() {
     let refusing = Site::new()
-        .route("/doc.pdf", Route::HeadStatus(405, Box::new(Route::file("application/pdf", "%PDF"))))
+        .route(
+            "/doc.pdf",
+            Route::HeadStatus(405, Box::new(Route::file("application/pdf", "%PDF"))),
+        )
         .route("/cgi", Route::HeadStatus(501, Box::new(Route::status(404))));
     let web = Web::new()
         .site(
@@ -91,7 +124,10 @@ fn head_refused_falls_back_to_get() {
     assert_eq!(web.methods("b.example", "/doc.pdf"), vec!["HEAD", "GET"]);
     let results = setup.results();
     let pdf = &results[&web.url("b.example", "/doc.pdf")];
-    assert_eq!((pdf.category, pdf.method, pdf.status), (Category::Ok, Some("GET"), Some(200)));
+    assert_eq!(
+        (pdf.category, pdf.method, pdf.status),
+        (Category::Ok, Some("GET"), Some(200))
+    );
     let cgi = &results[&web.url("b.example", "/cgi")];
     assert_eq!((cgi.category, cgi.status), (Category::Broken, Some(404)));
 }
@@ -100,25 +136,42 @@ fn head_refused_falls_back_to_get() {
 fn timeouts_are_retried_then_broken() {
     let web = TestWeb::start(web_with(
         &["/slow.html"],
-        vec![("/slow.html", Route::Delay(Duration::from_secs(5), Box::new(Route::html("late"))))],
+        vec![(
+            "/slow.html",
+            Route::Delay(Duration::from_secs(5), Box::new(Route::html("late"))),
+        )],
     ));
     let setup = Setup::new(&web, &format!("timeout = \"300ms\"\n{TASK}"));
     let report = setup.crawl();
     let r = &setup.results()[&web.url("a.example", "/slow.html")];
-    assert_eq!((r.category, r.status, r.attempts), (Category::Broken, None, 2));
-    assert_eq!(r.error.as_deref(), Some("timed out after 300ms (after 2 attempts)"));
+    assert_eq!(
+        (r.category, r.status, r.attempts),
+        (Category::Broken, None, 2)
+    );
+    assert_eq!(
+        r.error.as_deref(),
+        Some("timed out after 300ms (after 2 attempts)")
+    );
     assert_eq!(report.tasks[0].broken, 1);
 }
 
 #[test]
 fn connection_refused_is_broken_with_the_reason() {
     // A port nothing listens on.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let web = TestWeb::start(Web::new().site(
         "a.example",
         Site::new().page(
             "/index.html",
-            &page("Home", None, &format!("<a href=\"http://a.example:{closed}/x.html\">x</a>")),
+            &page(
+                "Home",
+                None,
+                &format!("<a href=\"http://a.example:{closed}/x.html\">x</a>"),
+            ),
         ),
     ));
     let setup = Setup::new(&web, TASK);
@@ -126,30 +179,56 @@ fn connection_refused_is_broken_with_the_reason() {
     let r = &setup.results()[&format!("http://a.example:{closed}/x.html")];
     assert_eq!((r.category, r.method), (Category::Broken, None));
     let error = r.error.as_deref().unwrap();
-    assert!(error.starts_with(&format!("site a.example:{closed} cannot be reached: connection failed")), "{error}");
+    assert!(
+        error.starts_with(&format!(
+            "site a.example:{closed} cannot be reached: connection failed"
+        )),
+        "{error}"
+    );
 }
 
 #[test]
 fn truncated_bodies_are_broken() {
     let web = TestWeb::start(web_with(
         &["/cut.html"],
-        vec![("/cut.html", Route::Truncated { declared: 10_000, body: "<html><a href=x.html>".into() })],
+        vec![(
+            "/cut.html",
+            Route::Truncated {
+                declared: 10_000,
+                body: "<html><a href=x.html>".into(),
+            },
+        )],
     ));
     let setup = Setup::new(&web, TASK);
     setup.crawl();
     let r = &setup.results()[&web.url("a.example", "/cut.html")];
     assert_eq!(r.category, Category::Broken);
-    assert!(r.error.as_deref().unwrap().starts_with("response body incomplete"), "{r:?}");
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap()
+            .starts_with("response body incomplete"),
+        "{r:?}"
+    );
 }
 
 #[test]
 fn compression_bombs_stop_at_the_body_cap() {
-    let huge = format!("<html><body>{}<a href=\"/never.html\">x</a></body></html>", " ".repeat(50 << 20));
-    let web = TestWeb::start(web_with(&["/bomb.html"], vec![("/bomb.html", Route::Gzip(Box::new(Route::html(huge))))]));
+    let huge = format!(
+        "<html><body>{}<a href=\"/never.html\">x</a></body></html>",
+        " ".repeat(50 << 20)
+    );
+    let web = TestWeb::start(web_with(
+        &["/bomb.html"],
+        vec![("/bomb.html", Route::Gzip(Box::new(Route::html(huge))))],
+    ));
     let setup = Setup::new(&web, &format!("max_body = \"1MiB\"\n{TASK}"));
     setup.crawl();
     let r = &setup.results()[&web.url("a.example", "/bomb.html")];
-    assert_eq!((r.category, r.truncated, r.size), (Category::Ok, true, Some(1 << 20)));
+    assert_eq!(
+        (r.category, r.truncated, r.size),
+        (Category::Ok, true, Some(1 << 20))
+    );
     // The link past the cap was never seen.
     assert!(web.methods("a.example", "/never.html").is_empty());
 }
@@ -160,17 +239,28 @@ fn bad_encodings_are_decoded_and_counted() {
     let declared_utf8 = Route::file("text/html; charset=utf-8", std::mem::take(&mut latin1));
     let web = TestWeb::start(web_with(
         &["/bad.html"],
-        vec![("/bad.html", declared_utf8), ("/ok.html", Route::html(page("OK", None, "")))],
+        vec![
+            ("/bad.html", declared_utf8),
+            ("/ok.html", Route::html(page("OK", None, ""))),
+        ],
     ));
     let setup = Setup::new(&web, TASK);
     setup.crawl();
     let store = setup.store();
-    let links = store.document_links(&web.url("a.example", "/bad.html")).unwrap();
+    let links = store
+        .document_links(&web.url("a.example", "/bad.html"))
+        .unwrap();
     assert_eq!(links.len(), 1);
     assert_eq!(links[0].2, "caf\u{FFFD}");
-    let doc = store.document(&web.url("a.example", "/bad.html")).unwrap().unwrap();
+    let doc = store
+        .document(&web.url("a.example", "/bad.html"))
+        .unwrap()
+        .unwrap();
     assert_eq!(doc.title.as_deref(), Some("Caf\u{FFFD}"));
-    assert_eq!((doc.encoding.as_deref(), doc.decode_errors), (Some("UTF-8"), true));
+    assert_eq!(
+        (doc.encoding.as_deref(), doc.decode_errors),
+        (Some("UTF-8"), true)
+    );
     assert!(doc.parse_errors >= 1, "{doc:?}");
     // The link is still followed.
     assert_eq!(web.methods("a.example", "/ok.html"), vec!["GET"]);
@@ -178,19 +268,26 @@ fn bad_encodings_are_decoded_and_counted() {
 
 #[test]
 fn stale_results_are_revalidated_conditionally() {
-    let web = TestWeb::start(Web::new().site(
-        "a.example",
-        Site::new()
-            .route(
-                "/index.html",
-                Route::html(page("Home", None, r#"<a href="b.html">b</a> <img src="i.png">"#)).etag("\"v1\""),
-            )
-            .route(
-                "/b.html",
-                Route::html(page("B", None, "")).last_modified("Sat, 02 Apr 1994 00:00:00 GMT"),
-            )
-            .route("/i.png", Route::file("image/png", "png").etag("\"img\"")),
-    ));
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .route(
+                    "/index.html",
+                    Route::html(page(
+                        "Home",
+                        None,
+                        r#"<a href="b.html">b</a> <img src="i.png">"#,
+                    ))
+                    .etag("\"v1\""),
+                )
+                .route(
+                    "/b.html",
+                    Route::html(page("B", None, "")).last_modified("Sat, 02 Apr 1994 00:00:00 GMT"),
+                )
+                .route("/i.png", Route::file("image/png", "png").etag("\"img\"")),
+        ),
+    );
     let setup = Setup::new(&web, &format!("result_max_age = \"0s\"\n{TASK}"));
     setup.crawl();
     web.clear_log();
@@ -198,12 +295,19 @@ fn stale_results_are_revalidated_conditionally() {
     let requests = web.requests();
     let find = |p: &str| requests.iter().find(|r| r.path == p).unwrap().clone();
     assert_eq!(find("/index.html").header("if-none-match"), Some("\"v1\""));
-    assert_eq!(find("/b.html").header("if-modified-since"), Some("Sat, 02 Apr 1994 00:00:00 GMT"));
+    assert_eq!(
+        find("/b.html").header("if-modified-since"),
+        Some("Sat, 02 Apr 1994 00:00:00 GMT")
+    );
     assert_eq!(find("/i.png").method, "HEAD");
     assert_eq!(find("/i.png").header("if-none-match"), Some("\"img\""));
     let results = setup.results();
     for p in ["/index.html", "/b.html", "/i.png"] {
-        assert_eq!(results[&web.url("a.example", p)].source, Source::NotModified, "{p}");
+        assert_eq!(
+            results[&web.url("a.example", p)].source,
+            Source::NotModified,
+            "{p}"
+        );
     }
     // 304 for the home page still leads on to its links.
     assert_eq!(second.tasks[0].documents, 2);
@@ -213,11 +317,28 @@ fn stale_results_are_revalidated_conditionally() {
 fn local_trees_are_checked_through_file_urls() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("sub")).unwrap();
-    std::fs::write(dir.path().join("index.html"), page("Local", None, r#"<a href="sub/">sub</a> <a href="gone.html">gone</a> <img src="pic.png">"#)).unwrap();
-    std::fs::write(dir.path().join("sub/index.html"), page("Sub", None, r#"<a href="../index.html">up</a>"#)).unwrap();
+    std::fs::write(
+        dir.path().join("index.html"),
+        page(
+            "Local",
+            None,
+            r#"<a href="sub/">sub</a> <a href="gone.html">gone</a> <img src="pic.png">"#,
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sub/index.html"),
+        page("Sub", None, r#"<a href="../index.html">up</a>"#),
+    )
+    .unwrap();
     std::fs::write(dir.path().join("pic.png"), "png").unwrap();
     let web = TestWeb::start(Web::new());
-    let setup = Setup::new(&web, "[[task]]\nname = \"L\"\nkind = \"tree\"\ntop = \"LOCAL/index.html\"\n".replace("LOCAL", &dir.path().display().to_string()).as_str());
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"L\"\nkind = \"tree\"\ntop = \"LOCAL/index.html\"\n"
+            .replace("LOCAL", &dir.path().display().to_string())
+            .as_str(),
+    );
     let report = setup.crawl();
     let results = setup.results();
     let url = |p: &str| format!("file://{}/{p}", dir.path().display());
@@ -225,6 +346,9 @@ fn local_trees_are_checked_through_file_urls() {
     assert_eq!(results[&url("gone.html")].category, Category::Broken);
     assert_eq!(results[&url("gone.html")].status, Some(404));
     assert_eq!(results[&url("pic.png")].method, Some("HEAD"));
-    assert!(results[&url("index.html")].last_modified.is_some(), "mtime stands in for Last-Modified");
+    assert!(
+        results[&url("index.html")].last_modified.is_some(),
+        "mtime stands in for Last-Modified"
+    );
     assert_eq!((report.tasks[0].documents, report.tasks[0].broken), (2, 1));
 }

@@ -9,7 +9,9 @@ use spinneret_tests::server::TestWeb;
 use std::collections::BTreeMap;
 
 fn site_task(name: &str, kind: &str, top: &str) -> String {
-    format!("[[task]]\nname = \"{name}\"\nkind = \"{kind}\"\ntop = \"http://a.example:{{PORT}}{top}\"\n\n")
+    format!(
+        "[[task]]\nname = \"{name}\"\nkind = \"{kind}\"\ntop = \"http://a.example:{{PORT}}{top}\"\n\n"
+    )
 }
 
 fn a(web: &TestWeb, path: &str) -> String {
@@ -45,9 +47,18 @@ fn site_task_finds_exactly_what_is_wrong() {
             b(&web, "/gone.html"),
         ]
     );
-    assert_eq!(urls_in(&results, Category::Moved), vec![a(&web, "/chain1.html"), a(&web, "/old.html")]);
-    assert_eq!(urls_in(&results, Category::Blocked), vec![a(&web, "/forbidden.html")]);
-    assert_eq!(urls_in(&results, Category::Avoided), vec![a(&web, "/private/secret.html")]);
+    assert_eq!(
+        urls_in(&results, Category::Moved),
+        vec![a(&web, "/chain1.html"), a(&web, "/old.html")]
+    );
+    assert_eq!(
+        urls_in(&results, Category::Blocked),
+        vec![a(&web, "/forbidden.html")]
+    );
+    assert_eq!(
+        urls_in(&results, Category::Avoided),
+        vec![a(&web, "/private/secret.html")]
+    );
     assert_eq!(
         urls_in(&results, Category::NotChecked),
         vec![a(&web, "/search"), "mailto:alice@a.example".to_string()]
@@ -69,27 +80,67 @@ fn site_task_finds_exactly_what_is_wrong() {
 
     // Moved: the chain and the final URL are recorded.
     let old = &results[&a(&web, "/old.html")];
-    assert_eq!(old.final_url.as_deref(), Some(a(&web, "/new.html").as_str()));
+    assert_eq!(
+        old.final_url.as_deref(),
+        Some(a(&web, "/new.html").as_str())
+    );
     assert_eq!(old.redirects.len(), 1);
     assert_eq!(old.redirects[0].status, 301);
     let chain = &results[&a(&web, "/chain1.html")];
-    assert_eq!(chain.final_url.as_deref(), Some(a(&web, "/docs/guide.html").as_str()));
-    let hops: Vec<(&str, u16)> = chain.redirects.iter().map(|h| (h.url.as_str(), h.status)).collect();
-    assert_eq!(hops, vec![(a(&web, "/chain1.html").as_str(), 302), (a(&web, "/chain2.html").as_str(), 302)]);
+    assert_eq!(
+        chain.final_url.as_deref(),
+        Some(a(&web, "/docs/guide.html").as_str())
+    );
+    let hops: Vec<(&str, u16)> = chain
+        .redirects
+        .iter()
+        .map(|h| (h.url.as_str(), h.status))
+        .collect();
+    assert_eq!(
+        hops,
+        vec![
+            (a(&web, "/chain1.html").as_str(), 302),
+            (a(&web, "/chain2.html").as_str(), 302)
+        ]
+    );
     let looped = &results[&a(&web, "/loop1.html")];
-    assert!(looped.error.as_deref().unwrap().starts_with("redirect loop:"), "{looped:?}");
+    assert!(
+        looped
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("redirect loop:"),
+        "{looped:?}"
+    );
 
     // Reasons say why.
     assert_eq!(
         results[&a(&web, "/private/secret.html")].error.as_deref(),
-        Some(format!("robots.txt of a.example:{} disallows it (Disallow: /private/)", web.port()).as_str())
+        Some(
+            format!(
+                "robots.txt of a.example:{} disallows it (Disallow: /private/)",
+                web.port()
+            )
+            .as_str()
+        )
     );
-    assert_eq!(results[&a(&web, "/missing.html")].error.as_deref(), Some("HTTP 404 Not Found"));
+    assert_eq!(
+        results[&a(&web, "/missing.html")].error.as_deref(),
+        Some("HTTP 404 Not Found")
+    );
 
     // The summary counts the same things.
     let s = &report.tasks[0];
     assert_eq!(
-        (s.documents, s.references, s.broken, s.moved, s.blocked, s.avoided, s.not_checked),
+        (
+            s.documents,
+            s.references,
+            s.broken,
+            s.moved,
+            s.blocked,
+            s.avoided,
+            s.not_checked
+        ),
         (5, 21, 4, 2, 1, 1, 2)
     );
     assert!(report.any_broken());
@@ -101,11 +152,31 @@ fn head_for_leaves_get_for_documents_once_each() {
     let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
     setup.crawl();
     let counts = request_counts(&web);
-    let get = |h: &str, p: &str| counts.get(&("GET".into(), h.into(), p.into())).copied().unwrap_or(0);
-    let head = |h: &str, p: &str| counts.get(&("HEAD".into(), h.into(), p.into())).copied().unwrap_or(0);
+    let get = |h: &str, p: &str| {
+        counts
+            .get(&("GET".into(), h.into(), p.into()))
+            .copied()
+            .unwrap_or(0)
+    };
+    let head = |h: &str, p: &str| {
+        counts
+            .get(&("HEAD".into(), h.into(), p.into()))
+            .copied()
+            .unwrap_or(0)
+    };
 
-    for p in ["/index.html", "/about.html", "/docs/index.html", "/docs/guide.html", "/new.html"] {
-        assert_eq!((get("a.example", p), head("a.example", p)), (1, 0), "{p} is a document");
+    for p in [
+        "/index.html",
+        "/about.html",
+        "/docs/index.html",
+        "/docs/guide.html",
+        "/new.html",
+    ] {
+        assert_eq!(
+            (get("a.example", p), head("a.example", p)),
+            (1, 0),
+            "{p} is a document"
+        );
     }
     for (h, p) in [
         ("a.example", "/logo.png"),
@@ -131,12 +202,33 @@ fn robots_txt_comes_first_and_headers_are_polite() {
     let requests = web.requests();
     for host in ["a.example", "b.example"] {
         let first = requests.iter().find(|r| r.host == host).unwrap();
-        assert_eq!(first.path, "/robots.txt", "{host}: robots.txt before anything else");
-        assert_eq!(requests.iter().filter(|r| r.host == host && r.path == "/robots.txt").count(), 1);
+        assert_eq!(
+            first.path, "/robots.txt",
+            "{host}: robots.txt before anything else"
+        );
+        assert_eq!(
+            requests
+                .iter()
+                .filter(|r| r.host == host && r.path == "/robots.txt")
+                .count(),
+            1
+        );
     }
     for r in &requests {
-        assert_eq!(r.header("user-agent"), Some("spinneret-test/1.0"), "{} {}", r.method, r.path);
-        assert_eq!(r.header("from"), Some("tester@example.org"), "{} {}", r.method, r.path);
+        assert_eq!(
+            r.header("user-agent"),
+            Some("spinneret-test/1.0"),
+            "{} {}",
+            r.method,
+            r.path
+        );
+        assert_eq!(
+            r.header("from"),
+            Some("tester@example.org"),
+            "{} {}",
+            r.method,
+            r.path
+        );
     }
     let referer = |host: &str, path: &str| {
         requests
@@ -145,9 +237,18 @@ fn robots_txt_comes_first_and_headers_are_polite() {
             .and_then(|r| r.header("referer").map(str::to_string))
     };
     assert_eq!(referer("a.example", "/index.html"), None);
-    assert_eq!(referer("a.example", "/about.html"), Some(a(&web, "/index.html")));
-    assert_eq!(referer("a.example", "/docs/faq.html"), Some(a(&web, "/docs/index.html")));
-    assert_eq!(referer("b.example", "/gone.html"), Some(a(&web, "/index.html")));
+    assert_eq!(
+        referer("a.example", "/about.html"),
+        Some(a(&web, "/index.html"))
+    );
+    assert_eq!(
+        referer("a.example", "/docs/faq.html"),
+        Some(a(&web, "/docs/index.html"))
+    );
+    assert_eq!(
+        referer("b.example", "/gone.html"),
+        Some(a(&web, "/index.html"))
+    );
 }
 
 #[test]
@@ -172,7 +273,10 @@ fn tree_task_stops_at_its_directory() {
     );
     // The home page is outside the tree: tested with HEAD, never parsed.
     assert_eq!(web.methods("a.example", "/index.html"), vec!["HEAD"]);
-    assert_eq!(web.methods("a.example", "/about.html"), Vec::<String>::new());
+    assert_eq!(
+        web.methods("a.example", "/about.html"),
+        Vec::<String>::new()
+    );
     assert_eq!((report.tasks[0].documents, report.tasks[0].broken), (2, 1));
 }
 
@@ -182,10 +286,18 @@ fn owner_task_keeps_to_its_owners_documents() {
     let setup = Setup::new(&web, &site_task("Alice", "owner", "/index.html"));
     setup.crawl();
     let task = setup.task_results("Alice");
-    let documents: Vec<&String> = task.iter().filter(|(_, (_, r))| r == "document").map(|(u, _)| u).collect();
+    let documents: Vec<&String> = task
+        .iter()
+        .filter(|(_, (_, r))| r == "document")
+        .map(|(u, _)| u)
+        .collect();
     assert_eq!(
         documents,
-        vec![&a(&web, "/about.html"), &a(&web, "/index.html"), &a(&web, "/new.html")]
+        vec![
+            &a(&web, "/about.html"),
+            &a(&web, "/index.html"),
+            &a(&web, "/new.html")
+        ]
     );
     // Bob's documents are leaves of Alice's infostructure: their links are not followed.
     assert_eq!(task[&a(&web, "/docs/index.html")].1, "leaf");
@@ -207,8 +319,14 @@ fn overlapping_tasks_share_every_request() {
         assert_eq!(n, 1, "{m} {h}{p} requested {n} times across three tasks");
     }
     // The tree task's view is complete although the site task fetched its pages.
-    assert_eq!(report.tasks.iter().map(|t| t.documents).collect::<Vec<_>>(), vec![5, 2, 3]);
-    assert_eq!(setup.task_results("Docs")[&a(&web, "/docs/guide.html")].1, "document");
+    assert_eq!(
+        report.tasks.iter().map(|t| t.documents).collect::<Vec<_>>(),
+        vec![5, 2, 3]
+    );
+    assert_eq!(
+        setup.task_results("Docs")[&a(&web, "/docs/guide.html")].1,
+        "document"
+    );
     // The home page is a leaf of the tree task and a document of the site task: one GET serves both.
     assert_eq!(web.methods("a.example", "/index.html"), vec!["GET"]);
 }
@@ -251,7 +369,13 @@ fn avoid_and_leaf_files_apply() {
     // Avoid: no request at all, not even robots.txt for a site with nothing else to check.
     assert!(web.requests().iter().all(|r| r.host != "b.example"));
     assert_eq!(results[&b(&web, "/page.html")].category, Category::Avoided);
-    assert!(results[&b(&web, "/page.html")].error.as_deref().unwrap().starts_with("avoid rule"));
+    assert!(
+        results[&b(&web, "/page.html")]
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("avoid rule")
+    );
     // Leaf: HEAD only, so its links are not followed.
     assert_eq!(web.methods("a.example", "/about.html"), vec!["HEAD"]);
     // An expired entry no longer applies.
@@ -266,8 +390,18 @@ fn reused_and_conditional_results() {
     // Within the result age nothing is requested again, and the report is the same.
     web.clear_log();
     let again = setup.crawl();
-    assert!(web.requests().is_empty(), "{:?}", web.requests().iter().map(|r| &r.path).collect::<Vec<_>>());
+    assert!(
+        web.requests().is_empty(),
+        "{:?}",
+        web.requests().iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
     assert_eq!(again.tasks[0].documents, 5);
     assert_eq!(again.tasks[0].broken, 4);
-    assert!(setup.results().values().filter(|r| r.method.is_some()).all(|r| r.source == spinneret::model::Source::Reused));
+    assert!(
+        setup
+            .results()
+            .values()
+            .filter(|r| r.method.is_some())
+            .all(|r| r.source == spinneret::model::Source::Reused)
+    );
 }

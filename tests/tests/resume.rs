@@ -23,7 +23,10 @@ fn slow_web() -> Web {
         };
         site = site.route(
             &format!("/p{i}.html"),
-            Route::Delay(Duration::from_millis(60), Box::new(Route::html(page(&format!("P{i}"), None, &body)))),
+            Route::Delay(
+                Duration::from_millis(60),
+                Box::new(Route::html(page(&format!("P{i}"), None, &body))),
+            ),
         );
     }
     Web::new().site("a.example", site)
@@ -56,10 +59,19 @@ fn stopped_crawl_resumes_where_it_stopped() {
     let first = handle.join().unwrap();
     assert!(first.interrupted);
     let done_before = page_requests(&web).len();
-    assert!(done_before > 0 && done_before < PAGES, "{done_before} pages before the stop");
-    assert_eq!(setup.store().last_run().unwrap().unwrap().status, "interrupted");
+    assert!(
+        done_before > 0 && done_before < PAGES,
+        "{done_before} pages before the stop"
+    );
+    assert_eq!(
+        setup.store().last_run().unwrap().unwrap().status,
+        "interrupted"
+    );
 
-    let second = setup.crawl_with(&CrawlOptions { resume: true, task: None });
+    let second = setup.crawl_with(&CrawlOptions {
+        resume: true,
+        task: None,
+    });
     assert!(second.resumed && !second.interrupted);
     assert_eq!(second.run, first.run, "the same run continues");
     assert_eq!(second.tasks[0].documents, PAGES as u64);
@@ -68,8 +80,17 @@ fn stopped_crawl_resumes_where_it_stopped() {
     assert_eq!(counts.len(), PAGES);
     assert!(counts.values().all(|n| *n == 1), "{counts:?}");
     let results = setup.results();
-    assert_eq!(results.values().filter(|r| r.category == Category::Ok).count(), PAGES);
-    assert_eq!(setup.store().last_run().unwrap().unwrap().status, "finished");
+    assert_eq!(
+        results
+            .values()
+            .filter(|r| r.category == Category::Ok)
+            .count(),
+        PAGES
+    );
+    assert_eq!(
+        setup.store().last_run().unwrap().unwrap().status,
+        "finished"
+    );
 }
 
 #[test]
@@ -109,11 +130,28 @@ fn killed_crawl_loses_nothing_it_had_stored() {
         .unwrap();
     assert_eq!(status.code(), Some(0));
     let results = setup.results();
-    assert_eq!(results.values().filter(|r| r.category == Category::Ok).count(), PAGES);
+    assert_eq!(
+        results
+            .values()
+            .filter(|r| r.category == Category::Ok)
+            .count(),
+        PAGES
+    );
     // What was stored before the kill was not asked for again.
     for url in kept {
-        let path = url.rsplit_once(&format!(":{}", web.port())).unwrap().1.to_string();
-        let again = web.requests().into_iter().filter(|r| r.path == path && r.at > killed_at).count();
-        assert_eq!(again, 0, "{path} was stored before the kill but requested again");
+        let path = url
+            .rsplit_once(&format!(":{}", web.port()))
+            .unwrap()
+            .1
+            .to_string();
+        let again = web
+            .requests()
+            .into_iter()
+            .filter(|r| r.path == path && r.at > killed_at)
+            .count();
+        assert_eq!(
+            again, 0,
+            "{path} was stored before the kill but requested again"
+        );
     }
 }

@@ -26,7 +26,8 @@ const MATRIX: [(&str, bool, bool, bool); 11] = [
     ("/%7Emak/mak.html", false, true, true),
 ];
 
-const TASK: &str = "[[task]]\nname = \"T\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+const TASK: &str =
+    "[[task]]\nname = \"T\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
 
 /// a.example links to every URL of the matrix on www.fict.org.
 fn fict_web() -> Web {
@@ -41,13 +42,21 @@ fn fict_web() -> Web {
         }
     }
     Web::new()
-        .site("a.example", Site::new().page("/index.html", &page("Links", None, &links)))
+        .site(
+            "a.example",
+            Site::new().page("/index.html", &page("Links", None, &links)),
+        )
         .site("www.fict.org", fict)
 }
 
 #[test]
 fn fict_org_access_matrix_over_the_network() {
-    for (agent, column) in [("UnhipBot/0.1", 0), ("WebCrawler/3.0", 1), ("Excite/1.0", 1), ("spinneret/0.1", 2)] {
+    for (agent, column) in [
+        ("UnhipBot/0.1", 0),
+        ("WebCrawler/3.0", 1),
+        ("Excite/1.0", 1),
+        ("spinneret/0.1", 2),
+    ] {
         let web = TestWeb::start(fict_web());
         let setup = Setup::new(&web, &format!("user_agent = \"{agent}\"\n{TASK}"));
         setup.crawl();
@@ -60,10 +69,21 @@ fn fict_org_access_matrix_over_the_network() {
                 assert_eq!(r.category, Category::Ok, "{agent} may fetch {path}: {r:?}");
                 // Leaves get HEAD; the robots.txt link is answered by the robots.txt request itself.
                 let expected = if path == "/robots.txt" { "GET" } else { "HEAD" };
-                assert_eq!(web.methods("www.fict.org", path), vec![expected], "{agent} {path}");
+                assert_eq!(
+                    web.methods("www.fict.org", path),
+                    vec![expected],
+                    "{agent} {path}"
+                );
             } else {
-                assert_eq!(r.category, Category::Avoided, "{agent} may not fetch {path}");
-                assert!(web.methods("www.fict.org", path).is_empty(), "{agent} requested {path}");
+                assert_eq!(
+                    r.category,
+                    Category::Avoided,
+                    "{agent} may not fetch {path}"
+                );
+                assert!(
+                    web.methods("www.fict.org", path).is_empty(),
+                    "{agent} requested {path}"
+                );
             }
         }
     }
@@ -75,11 +95,21 @@ fn robots_web(robots: Route) -> Web {
         "a.example",
         Site::new()
             .route("/robots.txt", robots)
-            .page("/index.html", &page("Home", None, r#"<a href="a.html">a</a> <a href="secret/b.html">b</a>"#))
+            .page(
+                "/index.html",
+                &page(
+                    "Home",
+                    None,
+                    r#"<a href="a.html">a</a> <a href="secret/b.html">b</a>"#,
+                ),
+            )
             .page("/a.html", &page("A", None, ""))
             .page("/secret/b.html", &page("B", None, ""))
             .page("/real-robots.txt", "User-agent: *\nDisallow: /secret/\n")
-            .route("/moved-robots.txt", Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n")),
+            .route(
+                "/moved-robots.txt",
+                Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n"),
+            ),
     )
 }
 
@@ -93,10 +123,19 @@ fn forbidden_robots_txt_closes_the_whole_site() {
         let web = TestWeb::start(robots_web(Route::status(status)));
         let setup = Setup::new(&web, TASK);
         setup.crawl();
-        assert_eq!(paths_requested(&web), vec!["/robots.txt"], "status {status}");
+        assert_eq!(
+            paths_requested(&web),
+            vec!["/robots.txt"],
+            "status {status}"
+        );
         let r = &setup.results()[&web.url("a.example", "/index.html")];
         assert_eq!(r.category, Category::Avoided);
-        assert!(r.error.as_deref().unwrap().contains(&format!("answered {status}: the whole site is off limits")));
+        assert!(
+            r.error
+                .as_deref()
+                .unwrap()
+                .contains(&format!("answered {status}: the whole site is off limits"))
+        );
     }
 }
 
@@ -106,7 +145,11 @@ fn missing_robots_txt_means_no_restrictions() {
         let web = TestWeb::start(robots_web(Route::status(status)));
         let setup = Setup::new(&web, TASK);
         setup.crawl();
-        assert_eq!(web.methods("a.example", "/secret/b.html"), vec!["GET"], "status {status}");
+        assert_eq!(
+            web.methods("a.example", "/secret/b.html"),
+            vec!["GET"],
+            "status {status}"
+        );
     }
 }
 
@@ -128,7 +171,11 @@ fn temporary_failure_defers_the_site_then_reads_the_rules() {
     let setup = Setup::new(&web, TASK);
     setup.crawl();
     let paths = paths_requested(&web);
-    assert_eq!(&paths[..2], ["/robots.txt", "/robots.txt"], "nothing else before the rules are known");
+    assert_eq!(
+        &paths[..2],
+        ["/robots.txt", "/robots.txt"],
+        "nothing else before the rules are known"
+    );
     assert!(web.methods("a.example", "/secret/b.html").is_empty());
     assert_eq!(web.methods("a.example", "/a.html"), vec!["GET"]);
 }
@@ -142,7 +189,13 @@ fn lasting_server_errors_put_the_site_off_limits_for_the_run() {
     assert_eq!(paths_requested(&web), vec!["/robots.txt", "/robots.txt"]);
     let r = &setup.results()[&web.url("a.example", "/index.html")];
     assert_eq!(r.category, Category::Avoided);
-    assert!(r.error.as_deref().unwrap().contains("off limits for this run"), "{r:?}");
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap()
+            .contains("off limits for this run"),
+        "{r:?}"
+    );
     // A failure is not cached: the next run asks again.
     web.clear_log();
     setup.crawl();
@@ -151,11 +204,17 @@ fn lasting_server_errors_put_the_site_off_limits_for_the_run() {
 
 #[test]
 fn cr_and_crlf_line_ends_are_accepted() {
-    for text in ["User-agent: *\rDisallow: /secret/\r", "User-agent: *\r\nDisallow: /secret/\r\n"] {
+    for text in [
+        "User-agent: *\rDisallow: /secret/\r",
+        "User-agent: *\r\nDisallow: /secret/\r\n",
+    ] {
         let web = TestWeb::start(robots_web(Route::file("text/plain", text)));
         let setup = Setup::new(&web, TASK);
         setup.crawl();
-        assert!(web.methods("a.example", "/secret/b.html").is_empty(), "{text:?}");
+        assert!(
+            web.methods("a.example", "/secret/b.html").is_empty(),
+            "{text:?}"
+        );
         assert_eq!(web.methods("a.example", "/a.html"), vec!["GET"]);
     }
 }
@@ -170,41 +229,68 @@ fn robots_txt_beyond_500_kib_is_ignored() {
     let setup = Setup::new(&web, TASK);
     setup.crawl();
     assert!(web.methods("a.example", "/secret/b.html").is_empty());
-    assert_eq!(web.methods("a.example", "/a.html"), vec!["GET"], "the rule past 500 KiB was applied");
+    assert_eq!(
+        web.methods("a.example", "/a.html"),
+        vec!["GET"],
+        "the rule past 500 KiB was applied"
+    );
 }
 
 #[test]
 fn crawl_delay_spaces_requests_up_to_the_cap() {
-    let web = TestWeb::start(robots_web(Route::file("text/plain", "User-agent: *\nCrawl-delay: 100\n")));
-    let setup = Setup::new(&web, &format!("max_crawl_delay = \"400ms\"\nper_site_connections = 4\n{TASK}"));
+    let web = TestWeb::start(robots_web(Route::file(
+        "text/plain",
+        "User-agent: *\nCrawl-delay: 100\n",
+    )));
+    let setup = Setup::new(
+        &web,
+        &format!("max_crawl_delay = \"400ms\"\nper_site_connections = 4\n{TASK}"),
+    );
     setup.crawl();
     let times: Vec<_> = web.requests().into_iter().map(|r| r.at).collect();
     assert_eq!(times.len(), 4);
     for pair in times.windows(2) {
-        assert!(pair[1] - pair[0] >= Duration::from_millis(400), "requests {:?} apart", pair[1] - pair[0]);
+        assert!(
+            pair[1] - pair[0] >= Duration::from_millis(400),
+            "requests {:?} apart",
+            pair[1] - pair[0]
+        );
     }
 }
 
 #[test]
 fn robots_txt_is_cached_with_its_expiry_and_avoid_entries() {
-    let web = TestWeb::start(robots_web(Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n")));
+    let web = TestWeb::start(robots_web(Route::file(
+        "text/plain",
+        "User-agent: *\nDisallow: /secret/\n",
+    )));
     let setup = Setup::new(&web, &format!("result_max_age = \"0s\"\n{TASK}"));
     setup.crawl();
-    let entries = setup.store().robots_avoid_entries(spinneret::model::unix_now()).unwrap();
+    let entries = setup
+        .store()
+        .robots_avoid_entries(spinneret::model::unix_now())
+        .unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].0, web.url("a.example", "/secret/"));
-    assert_eq!(entries[0].2, format!("robots.txt of a.example:{}", web.port()));
+    assert_eq!(
+        entries[0].2,
+        format!("robots.txt of a.example:{}", web.port())
+    );
     // Seven days by default.
     let week = 7 * 24 * 3600;
     assert!((entries[0].1 - spinneret::model::unix_now() - week).abs() < 60);
     web.clear_log();
     setup.crawl();
-    assert!(web.methods("a.example", "/robots.txt").is_empty(), "the cached robots.txt is used");
+    assert!(
+        web.methods("a.example", "/robots.txt").is_empty(),
+        "the cached robots.txt is used"
+    );
     assert!(web.methods("a.example", "/secret/b.html").is_empty());
 
     // A robots.txt that may not be cached is read again next run.
     let web = TestWeb::start(robots_web(
-        Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n").header("Cache-Control", "max-age=0"),
+        Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n")
+            .header("Cache-Control", "max-age=0"),
     ));
     let setup = Setup::new(&web, TASK);
     setup.crawl();

@@ -29,9 +29,16 @@ pub const EXIT_USAGE: u8 = 2;
 /// honours robots.txt, and records what is broken, moved, recently changed or
 /// expiring in an embedded store.
 #[derive(Parser, Debug)]
-#[command(name = "spinneret", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors.\n\
-Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json")]
+#[command(
+    name = "spinneret",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+#[command(
+    after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors.\n\
+Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json"
+)]
 pub struct Cli {
     /// More log output (-v: debug, -vv: trace).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -106,7 +113,9 @@ struct ResultsArgs {
 
 fn parse_category(s: &str) -> Result<Category, String> {
     Category::from_name(s).ok_or_else(|| {
-        format!("unknown category `{s}`; expected ok, moved, broken, blocked, avoided or not_checked")
+        format!(
+            "unknown category `{s}`; expected ok, moved, broken, blocked, avoided or not_checked"
+        )
     })
 }
 
@@ -152,7 +161,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 match Url::parse(raw) {
                     Ok(u) if crate::urls::is_checkable(&u) => urls.push(crate::urls::normalize(u)),
                     Ok(u) => {
-                        eprintln!("spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs", u.scheme());
+                        eprintln!(
+                            "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs",
+                            u.scheme()
+                        );
                         return Ok(EXIT_USAGE);
                     }
                     Err(e) => {
@@ -169,14 +181,19 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             }
             for r in &args.resolve {
                 let Some((host, addr)) = r.split_once('=') else {
-                    eprintln!("spinneret: --resolve takes HOST=ADDRESS, e.g. www.example.org=127.0.0.1");
+                    eprintln!(
+                        "spinneret: --resolve takes HOST=ADDRESS, e.g. www.example.org=127.0.0.1"
+                    );
                     return Ok(EXIT_USAGE);
                 };
                 let Ok(ip) = addr.parse() else {
                     eprintln!("spinneret: --resolve: `{addr}` is not an IP address");
                     return Ok(EXIT_USAGE);
                 };
-                config.settings.resolve.insert(host.to_ascii_lowercase(), ip);
+                config
+                    .settings
+                    .resolve
+                    .insert(host.to_ascii_lowercase(), ip);
             }
             run_crawl(&config, &CrawlOptions::default(), cli.quiet)
         }
@@ -193,11 +210,20 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 (None, None) => config::default_store_path(),
             };
             if !path.exists() {
-                anyhow::bail!("no store at {}; run a crawl first or name the store with --store", path.display());
+                anyhow::bail!(
+                    "no store at {}; run a crawl first or name the store with --store",
+                    path.display()
+                );
             }
             let store = Store::open(&path)?;
             let stdout = std::io::stdout();
-            let broken = print_results(&store, args.task.as_deref(), args.json, &args.categories, &mut stdout.lock())?;
+            let broken = print_results(
+                &store,
+                args.task.as_deref(),
+                args.json,
+                &args.categories,
+                &mut stdout.lock(),
+            )?;
             Ok(if broken { EXIT_BROKEN } else { EXIT_OK })
         }
     }
@@ -206,12 +232,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
 /// Crawl with a progress display and Ctrl-C handling; print the summary.
 fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Result<u8> {
     let store = Store::open(&config.settings.store)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let report: CrawlReport = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("spinneret: stopping after the requests in flight (Ctrl-C again to quit now)");
+                eprintln!(
+                    "spinneret: stopping after the requests in flight (Ctrl-C again to quit now)"
+                );
                 let _ = stop_tx.send(true);
                 if tokio::signal::ctrl_c().await.is_ok() {
                     std::process::exit(130);
@@ -238,5 +268,9 @@ fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Re
             println!("interrupted: continue with `spinneret crawl --resume CONFIG`");
         }
     }
-    Ok(if report.any_broken() { EXIT_BROKEN } else { EXIT_OK })
+    Ok(if report.any_broken() {
+        EXIT_BROKEN
+    } else {
+        EXIT_OK
+    })
 }

@@ -43,7 +43,10 @@ pub fn print_results(
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let Some(run) = store.last_run()? else {
-        anyhow::bail!("the store {} has no runs yet; run `spinneret crawl CONFIG` first", store.path().display());
+        anyhow::bail!(
+            "the store {} has no runs yet; run `spinneret crawl CONFIG` first",
+            store.path().display()
+        );
     };
     let task_id = match task {
         Some(name) => {
@@ -52,7 +55,11 @@ pub fn print_results(
                 Some(t) => Some(t.id),
                 None => {
                     let names: Vec<_> = tasks.iter().map(|t| t.name.as_str()).collect();
-                    anyhow::bail!("run {} has no task `{name}`; its tasks are: {}", run.id, names.join(", "));
+                    anyhow::bail!(
+                        "run {} has no task `{name}`; its tasks are: {}",
+                        run.id,
+                        names.join(", ")
+                    );
                 }
             }
         }
@@ -86,7 +93,11 @@ pub fn print_results(
         Category::NotChecked => 4,
         Category::Ok => 5,
     };
-    rows.sort_by(|a, b| rank(a.0.category).cmp(&rank(b.0.category)).then_with(|| a.0.url.cmp(&b.0.url)));
+    rows.sort_by(|a, b| {
+        rank(a.0.category)
+            .cmp(&rank(b.0.category))
+            .then_with(|| a.0.url.cmp(&b.0.url))
+    });
     writeln!(
         out,
         "run {} ({}), started {}{}",
@@ -101,7 +112,10 @@ pub fn print_results(
             Category::Moved => format!("-> {}", r.final_url.as_deref().unwrap_or("?")),
             _ => r.error.clone().unwrap_or_default(),
         };
-        let role = role.as_deref().map(|x| format!(" [{x}]")).unwrap_or_default();
+        let role = role
+            .as_deref()
+            .map(|x| format!(" [{x}]"))
+            .unwrap_or_default();
         writeln!(
             out,
             "{:<11} {:>4} {:<4} {}{} {}",

@@ -114,7 +114,11 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
     let abs_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
     let rel = |p: &str| -> PathBuf {
         let p = Path::new(p);
-        if p.is_absolute() { p.to_path_buf() } else { abs_dir.join(p) }
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            abs_dir.join(p)
+        }
     };
 
     let defaults = Settings::default();
@@ -126,7 +130,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         let ip: IpAddr = addr.get_ref().parse().map_err(|_| {
             at(
                 Some(addr.span()),
-                format!("`{}` is not an IP address; write e.g. \"127.0.0.1\" or \"::1\"", addr.get_ref()),
+                format!(
+                    "`{}` is not an IP address; write e.g. \"127.0.0.1\" or \"::1\"",
+                    addr.get_ref()
+                ),
             )
         })?;
         resolve.insert(host.to_ascii_lowercase(), ip);
@@ -134,16 +141,24 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
     let settings = Settings {
         user_agent: raw.user_agent.unwrap_or(defaults.user_agent),
         from: raw.from.map(Spanned::into_inner),
-        concurrency: raw.concurrency.map_or(defaults.concurrency, |b| b.0 as usize),
+        concurrency: raw
+            .concurrency
+            .map_or(defaults.concurrency, |b| b.0 as usize),
         per_site_connections: raw
             .per_site_connections
             .map_or(defaults.per_site_connections, |b| b.0 as usize),
         per_site_delay: raw.per_site_delay.map_or(defaults.per_site_delay, |d| d.0),
-        max_crawl_delay: raw.max_crawl_delay.map_or(defaults.max_crawl_delay, |d| d.0),
-        connect_timeout: raw.connect_timeout.map_or(defaults.connect_timeout, |d| d.0),
+        max_crawl_delay: raw
+            .max_crawl_delay
+            .map_or(defaults.max_crawl_delay, |d| d.0),
+        connect_timeout: raw
+            .connect_timeout
+            .map_or(defaults.connect_timeout, |d| d.0),
         timeout: raw.timeout.map_or(defaults.timeout, |d| d.0),
         retries: raw.retries.map_or(defaults.retries, |b| b.0 as u32),
-        max_retry_after: raw.max_retry_after.map_or(defaults.max_retry_after, |d| d.0),
+        max_retry_after: raw
+            .max_retry_after
+            .map_or(defaults.max_retry_after, |d| d.0),
         max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
         store: raw.store.as_deref().map_or(defaults.store, rel),
         result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
@@ -157,7 +172,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
     for t in raw.tasks {
         let name = t.name.get_ref().trim().to_string();
         if name.is_empty() {
-            return Err(at(Some(t.name.span()), "a task name cannot be empty".into()));
+            return Err(at(
+                Some(t.name.span()),
+                "a task name cannot be empty".into(),
+            ));
         }
         if !names.insert(name.clone()) {
             return Err(at(
@@ -185,7 +203,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             let prefix = Url::parse(e.get_ref()).map_err(|err| {
                 at(
                     Some(e.span()),
-                    format!("exclude prefix `{}` is not an absolute URL ({err})", e.get_ref()),
+                    format!(
+                        "exclude prefix `{}` is not an absolute URL ({err})",
+                        e.get_ref()
+                    ),
                 )
             })?;
             exclude.push(prefix.to_string());
@@ -234,7 +255,11 @@ fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
         Err(url::ParseError::RelativeUrlWithoutBase) => {
             let path = base_dir.join(raw);
             let path = std::path::absolute(&path).unwrap_or(path);
-            let path = if path.is_dir() { path.join("index.html") } else { path };
+            let path = if path.is_dir() {
+                path.join("index.html")
+            } else {
+                path
+            };
             Url::from_file_path(&path)
                 .map_err(|_| format!("top `{raw}` is neither a URL nor a usable file path"))
         }
@@ -249,13 +274,21 @@ fn check_email(s: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("`{s}` is not an e-mail address; write e.g. \"webmaster@example.org\""))
+        Err(format!(
+            "`{s}` is not an e-mail address; write e.g. \"webmaster@example.org\""
+        ))
     }
 }
 
 fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -275,7 +308,8 @@ mod tests {
         load_str(text, "test.toml", Path::new("/srv/web"))
     }
 
-    const MINIMAL: &str = "[[task]]\nname = \"ICS\"\nkind = \"site\"\ntop = \"http://www.ics.example/\"\n";
+    const MINIMAL: &str =
+        "[[task]]\nname = \"ICS\"\nkind = \"site\"\ntop = \"http://www.ics.example/\"\n";
 
     #[test]
     fn minimal_config_takes_defaults() {
@@ -291,38 +325,64 @@ mod tests {
     fn unknown_key_is_located() {
         let text = format!("concurrency = 8\nbogus = 1\n{MINIMAL}");
         let err = load(&text).unwrap_err().to_string();
-        assert!(err.starts_with("test.toml:2:1: unknown field `bogus`"), "{err}");
+        assert!(
+            err.starts_with("test.toml:2:1: unknown field `bogus`"),
+            "{err}"
+        );
     }
 
     #[test]
     fn unknown_task_key_is_located() {
         let text = format!("{MINIMAL}depth = 3\n");
         let err = load(&text).unwrap_err().to_string();
-        assert!(err.starts_with("test.toml:5:1: unknown field `depth`"), "{err}");
+        assert!(
+            err.starts_with("test.toml:5:1: unknown field `depth`"),
+            "{err}"
+        );
     }
 
     #[test]
     fn bad_values_say_what_is_expected() {
-        let err = load(&format!("timeout = \"soon\"\n{MINIMAL}")).unwrap_err().to_string();
+        let err = load(&format!("timeout = \"soon\"\n{MINIMAL}"))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("test.toml:1:11:"), "{err}");
         assert!(err.contains("not a duration"), "{err}");
 
-        let err = load(&format!("concurrency = 0\n{MINIMAL}")).unwrap_err().to_string();
-        assert!(err.contains("test.toml:1:15: 0 is out of range; expected a whole number from 1 to 4096"), "{err}");
+        let err = load(&format!("concurrency = 0\n{MINIMAL}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "test.toml:1:15: 0 is out of range; expected a whole number from 1 to 4096"
+            ),
+            "{err}"
+        );
 
         let text = MINIMAL.replace("\"site\"", "\"forest\"");
         let err = load(&text).unwrap_err().to_string();
-        assert_eq!(err, "test.toml:3:8: unknown task kind `forest`; expected `site`, `tree` or `owner`");
+        assert_eq!(
+            err,
+            "test.toml:3:8: unknown task kind `forest`; expected `site`, `tree` or `owner`"
+        );
 
         let text = MINIMAL.replace("http://www.ics.example/", "gopher://x/");
         let err = load(&text).unwrap_err().to_string();
-        assert!(err.starts_with("test.toml:4:7: top URL `gopher://x/` has scheme `gopher`"), "{err}");
+        assert!(
+            err.starts_with("test.toml:4:7: top URL `gopher://x/` has scheme `gopher`"),
+            "{err}"
+        );
     }
 
     #[test]
     fn duplicate_task_names_are_refused() {
-        let err = load(&format!("{MINIMAL}{MINIMAL}")).unwrap_err().to_string();
-        assert!(err.starts_with("test.toml:6:8: a second task is named `ICS`"), "{err}");
+        let err = load(&format!("{MINIMAL}{MINIMAL}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("test.toml:6:8: a second task is named `ICS`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -340,9 +400,15 @@ mod tests {
 
     #[test]
     fn resolve_overrides_need_ip_addresses() {
-        let c = load(&format!("[resolve]\n\"WWW.fict.org\" = \"127.0.0.1\"\n{MINIMAL}")).unwrap();
+        let c = load(&format!(
+            "[resolve]\n\"WWW.fict.org\" = \"127.0.0.1\"\n{MINIMAL}"
+        ))
+        .unwrap();
         assert_eq!(c.settings.resolve["www.fict.org"].to_string(), "127.0.0.1");
-        let err = load(&format!("{MINIMAL}[resolve]\n\"a.example\" = \"localhost\"\n")).unwrap_err();
+        let err = load(&format!(
+            "{MINIMAL}[resolve]\n\"a.example\" = \"localhost\"\n"
+        ))
+        .unwrap_err();
         assert!(err.to_string().contains("is not an IP address"), "{err}");
     }
 }

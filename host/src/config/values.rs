@@ -15,7 +15,9 @@ impl<'de> Deserialize<'de> for HumanDuration {
         impl de::Visitor<'_> for V {
             type Value = HumanDuration;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration such as \"500ms\", \"30s\", \"6h\" or \"7d\", or whole seconds")
+                f.write_str(
+                    "a duration such as \"500ms\", \"30s\", \"6h\" or \"7d\", or whole seconds",
+                )
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
                 u64::try_from(v)
@@ -115,6 +117,10 @@ mod tests {
         assert_eq!(ByteSize::parse("2MB").unwrap().0, 2_000_000);
         assert_eq!(ByteSize::parse("1024").unwrap().0, 1024);
         assert!(ByteSize::parse("ten").is_err());
-        assert!(ByteSize::parse("5 parsecs").unwrap_err().contains("unknown size unit"));
+        assert!(
+            ByteSize::parse("5 parsecs")
+                .unwrap_err()
+                .contains("unknown size unit")
+        );
     }
 }

@@ -17,7 +17,9 @@ use crate::config::{Config, Settings};
 use crate::fetch::politeness::SiteGate;
 use crate::fetch::retry::{backoff, head_needs_get, is_retryable_status, parse_retry_after};
 use crate::fetch::robots::RobotsFetch;
-use crate::fetch::{BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method, Validators};
+use crate::fetch::{
+    BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method, Validators,
+};
 use crate::model::{Category, CheckResult, Hop, Source, unix_now};
 use crate::parse::{ParsedDocument, RefKind};
 use crate::policy::robots::RobotsRules;
@@ -26,13 +28,16 @@ use crate::policy::scope::Scope;
 use crate::policy::{Decision, decide};
 use crate::store::{CachedResult, CachedSite, RunIds, SiteRecord, Store, StoreOp, StoreWriter};
 use crate::urls;
-use std::cmp::Reverse;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc;
 use url::Url;
+
+/// A document's references with a URL, and those without.
+type ExpandLists = (Vec<(UrlIdx, RefKind)>, Vec<(String, String)>);
 
 /// Redirect hops followed before a URL is called broken.
 const MAX_REDIRECTS: usize = 10;
@@ -69,7 +74,7 @@ pub(super) struct Engine<'a> {
     in_flight: usize,
     done_queue: VecDeque<UrlIdx>,
     /// Redirect hops waiting for a target that is being requested for its own sake.
-    parked: HashMap<UrlIdx, Vec<Box<Job>>>,
+    parked: HashMap<UrlIdx, Vec<Job>>,
     /// Redirect hops in flight, by the URL of the run they request.
     hops_in_flight: HashMap<UrlIdx, u32>,
     /// URLs whose own request waits for a hop in flight to them (which may settle them).
@@ -107,10 +112,18 @@ impl<'a> Engine<'a> {
         let settings = config.settings.clone();
         let tasks_cfg: Vec<_> = match &options.task {
             Some(name) => {
-                let t: Vec<_> = config.tasks.iter().filter(|t| &t.name == name).cloned().collect();
+                let t: Vec<_> = config
+                    .tasks
+                    .iter()
+                    .filter(|t| &t.name == name)
+                    .cloned()
+                    .collect();
                 if t.is_empty() {
                     let names: Vec<_> = config.tasks.iter().map(|t| t.name.as_str()).collect();
-                    anyhow::bail!("no task named `{name}`; the tasks are: {}", names.join(", "));
+                    anyhow::bail!(
+                        "no task named `{name}`; the tasks are: {}",
+                        names.join(", ")
+                    );
                 }
                 t
             }
@@ -121,10 +134,12 @@ impl<'a> Engine<'a> {
             prefix_rules.extend(read_rules(f)?);
         }
         let rules = PrefixRules::new(prefix_rules, SystemTime::now());
-        let config_name = config
-            .source
-            .as_ref()
-            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()).display().to_string());
+        let config_name = config.source.as_ref().map(|p| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string()
+        });
         let options_json = serde_json::json!({
             "task": options.task,
             "resume": options.resume,
@@ -196,7 +211,10 @@ impl<'a> Engine<'a> {
     }
 
     /// Crawl until every task is done or `stop` turns true.
-    pub(super) async fn run(mut self, mut stop: tokio::sync::watch::Receiver<bool>) -> anyhow::Result<CrawlReport> {
+    pub(super) async fn run(
+        mut self,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> anyhow::Result<CrawlReport> {
         for t in 0..self.tasks.len() {
             let top = self.tasks[t].top;
             self.reach(t, top, RefKind::Anchor, None);
@@ -214,9 +232,10 @@ impl<'a> Engine<'a> {
                     break;
                 }
             }
-            self.progress
-                .queued
-                .store(self.queued.max(0) as u64, std::sync::atomic::Ordering::Relaxed);
+            self.progress.queued.store(
+                self.queued.max(0) as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
             if self.in_flight == 0 {
                 if stopping {
                     break;
@@ -273,7 +292,14 @@ impl<'a> Engine<'a> {
         } = self;
         writer.flush();
         writer.close()?;
-        store.end_run(ids.run, if interrupted { "interrupted" } else { "finished" })?;
+        store.end_run(
+            ids.run,
+            if interrupted {
+                "interrupted"
+            } else {
+                "finished"
+            },
+        )?;
         Ok(CrawlReport {
             run: ids.run,
             resumed: ids.resumed,
@@ -296,7 +322,10 @@ impl<'a> Engine<'a> {
         let mut gate = if local {
             SiteGate::new(8, Duration::ZERO)
         } else {
-            SiteGate::new(self.settings.per_site_connections, self.settings.per_site_delay)
+            SiteGate::new(
+                self.settings.per_site_connections,
+                self.settings.per_site_delay,
+            )
         };
         let robots = if local {
             RobotsState::Ready(Arc::new(RobotsRules::default()))
@@ -324,13 +353,16 @@ impl<'a> Engine<'a> {
     fn robots_from_cache(&self, c: &CachedSite, gate: &mut SiteGate) -> RobotsState {
         match c.robots_status.as_str() {
             "ok" => {
-                let rules = RobotsRules::parse(c.robots_body.as_deref().unwrap_or(""), &self.robot_name);
+                let rules =
+                    RobotsRules::parse(c.robots_body.as_deref().unwrap_or(""), &self.robot_name);
                 if let Some(d) = rules.crawl_delay {
                     gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
                 }
                 RobotsState::Ready(Arc::new(rules))
             }
-            "forbidden" => RobotsState::OffLimits("robots.txt is forbidden (401/403): the whole site is off limits".into()),
+            "forbidden" => RobotsState::OffLimits(
+                "robots.txt is forbidden (401/403): the whole site is off limits".into(),
+            ),
             _ => RobotsState::Ready(Arc::new(RobotsRules::default())),
         }
     }
@@ -359,7 +391,10 @@ impl<'a> Engine<'a> {
         let e = self.frontier.get_mut(u);
         if e.reached.contains(t) {
             // Reached again: a navigational reference may upgrade a pending leaf to a document.
-            if decision == Decision::Traverse && !e.doc_tasks.contains(t) && !e.finalized.contains(t) {
+            if decision == Decision::Traverse
+                && !e.doc_tasks.contains(t)
+                && !e.finalized.contains(t)
+            {
                 e.doc_tasks.insert(t);
                 if e.state == UrlState::Done {
                     self.done_queue.push_back(u);
@@ -397,7 +432,8 @@ impl<'a> Engine<'a> {
             return;
         }
         let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
-        let result = CheckResult::unrequested(e.url.as_str(), category, reason, referrer, unix_now());
+        let result =
+            CheckResult::unrequested(e.url.as_str(), category, reason, referrer, unix_now());
         let outcome = Outcome {
             category,
             via_get: true,
@@ -436,13 +472,16 @@ impl<'a> Engine<'a> {
     fn settle_from_robots(&mut self, u: UrlIdx) -> bool {
         let e = self.frontier.get(u);
         let site = &self.sites[e.site as usize];
-        let Some((status, content_type)) = site.robots_answer.clone() else { return false };
+        let Some((status, content_type)) = site.robots_answer.clone() else {
+            return false;
+        };
         if e.url.path() != "/robots.txt" || e.url.query().is_some() {
             return false;
         }
         let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
         let category = Category::of_status(status, false);
-        let mut result = CheckResult::unrequested(e.url.as_str(), category, "", referrer, unix_now());
+        let mut result =
+            CheckResult::unrequested(e.url.as_str(), category, "", referrer, unix_now());
         result.method = Some("GET");
         result.status = Some(status);
         result.error = (category != Category::Ok).then(|| status_text(status));
@@ -463,9 +502,13 @@ impl<'a> Engine<'a> {
     fn enqueue(&mut self, u: UrlIdx, need_get: bool, site: u32) {
         if need_get {
             self.frontier.get_mut(u).queued_get = true;
-            self.sites[site as usize].get_queue.push_back(Queued::Initial(u));
+            self.sites[site as usize]
+                .get_queue
+                .push_back(Queued::Initial(u));
         } else if self.leaf_phase {
-            self.sites[site as usize].head_queue.push_back(Queued::Initial(u));
+            self.sites[site as usize]
+                .head_queue
+                .push_back(Queued::Initial(u));
         } else {
             self.deferred_leaves.push(u);
             self.queued += 1;
@@ -491,7 +534,9 @@ impl<'a> Engine<'a> {
             let e = self.frontier.get(u);
             if e.state == UrlState::Waiting && !e.queued_get {
                 let site = e.site;
-                self.sites[site as usize].head_queue.push_back(Queued::Initial(u));
+                self.sites[site as usize]
+                    .head_queue
+                    .push_back(Queued::Initial(u));
                 self.make_runnable(site);
             } else {
                 self.queued += -1;
@@ -595,7 +640,9 @@ impl<'a> Engine<'a> {
         let now = Instant::now();
         let mut budget = self.runnable.len();
         while self.in_flight < self.settings.concurrency && budget > 0 {
-            let Some(s) = self.runnable.pop_front() else { break };
+            let Some(s) = self.runnable.pop_front() else {
+                break;
+            };
             budget -= 1;
             self.sites[s as usize].runnable = false;
             if self.dispatch_one(s, now) && self.sites[s as usize].has_work() {
@@ -625,7 +672,9 @@ impl<'a> Engine<'a> {
             RobotsState::Ready(_) | RobotsState::OffLimits(_) | RobotsState::Unreachable(_) => {}
         }
         loop {
-            let Some(q) = self.sites[si].pop() else { return false };
+            let Some(q) = self.sites[si].pop() else {
+                return false;
+            };
             let mut job = match q {
                 Queued::Initial(u) => {
                     let e = self.frontier.get(u);
@@ -644,7 +693,11 @@ impl<'a> Engine<'a> {
                 Queued::Continue(j) => {
                     if !j.hops.is_empty() {
                         // A hop to a URL the run checks anyway is not requested twice.
-                        if let Some(f) = self.frontier.lookup(j.request.as_str()).filter(|f| *f != j.url) {
+                        if let Some(f) = self
+                            .frontier
+                            .lookup(j.request.as_str())
+                            .filter(|f| *f != j.url)
+                        {
                             match self.frontier.get(f).state {
                                 UrlState::Done => {
                                     self.queued -= 1;
@@ -653,7 +706,7 @@ impl<'a> Engine<'a> {
                                 }
                                 UrlState::InFlight => {
                                     self.queued -= 1;
-                                    self.parked.entry(f).or_default().push(j);
+                                    self.parked.entry(f).or_default().push(*j);
                                     continue;
                                 }
                                 UrlState::New | UrlState::Waiting => {}
@@ -662,7 +715,10 @@ impl<'a> Engine<'a> {
                     }
                     let mut j = j;
                     if !j.hops.is_empty() {
-                        j.hop_target = self.frontier.lookup(j.request.as_str()).filter(|f| *f != j.url);
+                        j.hop_target = self
+                            .frontier
+                            .lookup(j.request.as_str())
+                            .filter(|f| *f != j.url);
                         if let Some(f) = j.hop_target {
                             *self.hops_in_flight.entry(f).or_insert(0) += 1;
                         }
@@ -684,7 +740,10 @@ impl<'a> Engine<'a> {
                         .matching_rule(&path_and_query(&job.request))
                         .map(|r| r.path.clone())
                         .unwrap_or_default();
-                    let reason = format!("robots.txt of {} disallows it (Disallow: {rule})", self.sites[si].key);
+                    let reason = format!(
+                        "robots.txt of {} disallows it (Disallow: {rule})",
+                        self.sites[si].key
+                    );
                     Some((Category::Avoided, reason))
                 }
                 _ => None,
@@ -760,7 +819,11 @@ impl<'a> Engine<'a> {
             url: u,
             request: e.url.clone(),
             method: if get { Method::Get } else { Method::Head },
-            body: if get { BodyWanted::IfHtml } else { BodyWanted::No },
+            body: if get {
+                BodyWanted::IfHtml
+            } else {
+                BodyWanted::No
+            },
             validators,
             hops: Vec::new(),
             attempt: 0,
@@ -818,7 +881,7 @@ impl<'a> Engine<'a> {
             } => {
                 self.sites[site as usize].gate.finish();
                 self.make_runnable(site);
-                self.fetch_done(site, job, result, parsed, hash);
+                self.fetch_done(site, job, *result, parsed, hash);
             }
         }
     }
@@ -828,12 +891,20 @@ impl<'a> Engine<'a> {
         let default_expiry = self.settings.robots_expiry.as_secs() as i64;
         let site = &mut self.sites[s as usize];
         site.gate.finish();
-        let origin = format!("{}://{}", site.origin.scheme(), site.origin.host_str().unwrap_or(""));
+        let origin = format!(
+            "{}://{}",
+            site.origin.scheme(),
+            site.origin.host_str().unwrap_or("")
+        );
         let origin = match site.origin.port() {
             Some(p) => format!("{origin}:{p}"),
             None => origin,
         };
-        let record = |status: &str, body: Option<String>, http: Option<u16>, expires: i64, avoid: Vec<String>| SiteRecord {
+        let record = |status: &str,
+                      body: Option<String>,
+                      http: Option<u16>,
+                      expires: i64,
+                      avoid: Vec<String>| SiteRecord {
             site: site.key.clone(),
             robots_status: status.to_string(),
             robots_body: body,
@@ -843,40 +914,79 @@ impl<'a> Engine<'a> {
             avoid_prefixes: avoid,
         };
         let rec = match outcome {
-            RobotsFetch::Found { body, status, max_age } => {
+            RobotsFetch::Found {
+                body,
+                status,
+                max_age,
+            } => {
                 let rules = RobotsRules::parse(&body, &self.robot_name);
                 if let Some(d) = rules.crawl_delay {
-                    site.gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
+                    site.gate
+                        .apply_crawl_delay(d, self.settings.max_crawl_delay);
                 }
                 let expires = now + max_age.map_or(default_expiry, |a| a.as_secs() as i64);
-                let avoid = rules.disallowed_paths().map(|p| format!("{origin}{p}")).collect();
-                tracing::debug!("robots.txt of {}: {} rules for this robot", site.key, rules.rules.len());
+                let avoid = rules
+                    .disallowed_paths()
+                    .map(|p| format!("{origin}{p}"))
+                    .collect();
+                tracing::debug!(
+                    "robots.txt of {}: {} rules for this robot",
+                    site.key,
+                    rules.rules.len()
+                );
                 site.robots = RobotsState::Ready(Arc::new(rules));
                 Some(record("ok", Some(body), Some(status), expires, avoid))
             }
             RobotsFetch::Missing { status } => {
                 site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
-                Some(record("missing", None, Some(status), now + default_expiry, Vec::new()))
+                Some(record(
+                    "missing",
+                    None,
+                    Some(status),
+                    now + default_expiry,
+                    Vec::new(),
+                ))
             }
             RobotsFetch::Forbidden { status } => {
                 site.robots = RobotsState::OffLimits(format!(
                     "robots.txt of {} answered {status}: the whole site is off limits",
                     site.key
                 ));
-                Some(record("forbidden", None, Some(status), now + default_expiry, vec![format!("{origin}/")]))
+                Some(record(
+                    "forbidden",
+                    None,
+                    Some(status),
+                    now + default_expiry,
+                    vec![format!("{origin}/")],
+                ))
             }
-            RobotsFetch::Unavailable { reason, unreachable } => {
+            RobotsFetch::Unavailable {
+                reason,
+                unreachable,
+            } => {
                 site.robots_failures += 1;
                 if site.robots_failures <= self.settings.retries {
                     let at = Instant::now() + backoff(site.robots_failures);
-                    tracing::info!("robots.txt of {} unavailable ({reason}); trying again later", site.key);
+                    tracing::info!(
+                        "robots.txt of {} unavailable ({reason}); trying again later",
+                        site.key
+                    );
                     site.robots = RobotsState::RetryAt(at);
                     self.timers.push(Reverse((at, s)));
                 } else if unreachable {
-                    tracing::warn!("{} cannot be reached ({reason}); its links are broken", site.key);
-                    site.robots = RobotsState::Unreachable(format!("site {} cannot be reached: {reason}", site.key));
+                    tracing::warn!(
+                        "{} cannot be reached ({reason}); its links are broken",
+                        site.key
+                    );
+                    site.robots = RobotsState::Unreachable(format!(
+                        "site {} cannot be reached: {reason}",
+                        site.key
+                    ));
                 } else {
-                    tracing::warn!("robots.txt of {} unavailable ({reason}); the site is off limits for this run", site.key);
+                    tracing::warn!(
+                        "robots.txt of {} unavailable ({reason}); the site is off limits for this run",
+                        site.key
+                    );
                     site.robots = RobotsState::OffLimits(format!(
                         "robots.txt of {} could not be read ({reason}); the site is off limits for this run",
                         site.key
@@ -886,7 +996,9 @@ impl<'a> Engine<'a> {
             }
         };
         if let Some(rec) = rec {
-            self.sites[s as usize].robots_answer = rec.http_status.map(|st| (st, Some("text/plain".to_string())));
+            self.sites[s as usize].robots_answer = rec
+                .http_status
+                .map(|st| (st, Some("text/plain".to_string())));
             self.writer.send(StoreOp::Site(Box::new(rec)));
             let robots_url = urls::robots_url(&self.sites[s as usize].origin);
             if let Some(u) = robots_url.and_then(|r| self.frontier.lookup(r.as_str())) {
@@ -903,7 +1015,9 @@ impl<'a> Engine<'a> {
         job.not_before = Some(at);
         self.frontier.get_mut(job.url).state = UrlState::Waiting;
         self.queued += 1;
-        self.sites[site as usize].get_queue.push_back(Queued::Continue(job));
+        self.sites[site as usize]
+            .get_queue
+            .push_back(Queued::Continue(job));
         self.make_runnable(site);
     }
 
@@ -948,7 +1062,12 @@ impl<'a> Engine<'a> {
                 if e.is_retryable() && job.attempt < retries {
                     job.attempt += 1;
                     let at = Instant::now() + backoff(job.attempt);
-                    tracing::debug!("{} {}: {e}; retry {} of {retries}", job.method.as_str(), job.request, job.attempt);
+                    tracing::debug!(
+                        "{} {}: {e}; retry {} of {retries}",
+                        job.method.as_str(),
+                        job.request,
+                        job.attempt
+                    );
                     self.requeue(site, job, at);
                     return;
                 }
@@ -988,7 +1107,11 @@ impl<'a> Engine<'a> {
                 let at = Instant::now() + w;
                 // The whole site waits, as the server asked.
                 self.sites[site as usize].gate.hold_until(at);
-                tracing::debug!("{} answered {status}; waiting {w:?} before retry {}", job.request, job.attempt);
+                tracing::debug!(
+                    "{} answered {status}; waiting {w:?} before retry {}",
+                    job.request,
+                    job.attempt
+                );
                 self.requeue(site, job, at);
                 return;
             }
@@ -1007,7 +1130,8 @@ impl<'a> Engine<'a> {
             }
         }
         let category = Category::of_status(status, !job.hops.is_empty());
-        let error = (!matches!(category, Category::Ok | Category::Moved)).then(|| status_text(status));
+        let error =
+            (!matches!(category, Category::Ok | Category::Moved)).then(|| status_text(status));
         self.finish_job(job, Some(resp), category, error, parsed, hash);
     }
 
@@ -1038,12 +1162,29 @@ impl<'a> Engine<'a> {
             return;
         }
         if !urls::is_checkable(&next) {
-            let reason = format!("redirected to {next}, which is not checked ({} scheme)", next.scheme());
-            self.finish_job(job, Some(resp), Category::NotChecked, Some(reason), None, None);
+            let reason = format!(
+                "redirected to {next}, which is not checked ({} scheme)",
+                next.scheme()
+            );
+            self.finish_job(
+                job,
+                Some(resp),
+                Category::NotChecked,
+                Some(reason),
+                None,
+                None,
+            );
             return;
         }
-        if let Some(rule) = self.rules.lookup(next.as_str()).filter(|r| r.action == RuleAction::Avoid) {
-            let reason = format!("redirected to {next}, avoided by rule {} ({})", rule.prefix, rule.origin);
+        if let Some(rule) = self
+            .rules
+            .lookup(next.as_str())
+            .filter(|r| r.action == RuleAction::Avoid)
+        {
+            let reason = format!(
+                "redirected to {next}, avoided by rule {} ({})",
+                rule.prefix, rule.origin
+            );
             self.finish_job(job, Some(resp), Category::Avoided, Some(reason), None, None);
             return;
         }
@@ -1054,7 +1195,9 @@ impl<'a> Engine<'a> {
         let site = self.site_of(&job.request.clone());
         self.frontier.get_mut(job.url).state = UrlState::Waiting;
         self.queued += 1;
-        self.sites[site as usize].get_queue.push_back(Queued::Continue(job));
+        self.sites[site as usize]
+            .get_queue
+            .push_back(Queued::Continue(job));
         self.make_runnable(site);
     }
 
@@ -1070,11 +1213,18 @@ impl<'a> Engine<'a> {
     ) {
         let u = job.url;
         let url = self.frontier.get(u).url.clone();
-        let referrer = self.frontier.get(u).referrer.map(|r| self.frontier.get(r).url.to_string());
+        let referrer = self
+            .frontier
+            .get(u)
+            .referrer
+            .map(|r| self.frontier.get(r).url.to_string());
         let redirected = !job.hops.is_empty();
         let h = resp.as_ref().map(|r| r.headers.clone()).unwrap_or_default();
         let body = resp.as_ref().and_then(|r| r.body.as_ref());
-        let owner = parsed.as_ref().and_then(|d| d.owner.clone()).or_else(|| h.owner.clone());
+        let owner = parsed
+            .as_ref()
+            .and_then(|d| d.owner.clone())
+            .or_else(|| h.owner.clone());
         let result = CheckResult {
             url: url.to_string(),
             category,
@@ -1091,7 +1241,7 @@ impl<'a> Engine<'a> {
             owner: owner.clone(),
             redirects: job.hops.clone(),
             final_url: redirected.then(|| job.request.to_string()),
-            elapsed_ms: (job.requests > 0).then(|| job.elapsed.as_millis() as u64),
+            elapsed_ms: (job.requests > 0).then_some(job.elapsed.as_millis() as u64),
             truncated: body.is_some_and(|b| b.truncated),
             attempts: job.requests,
             referrer,
@@ -1102,7 +1252,10 @@ impl<'a> Engine<'a> {
             Progress::add(&self.progress.errors, 1);
         }
         let final_idx = redirected.then(|| self.intern(job.request.clone()));
-        let doc_here = parsed.as_ref().filter(|_| !redirected).map(|d| self.doc_info(d, owner.clone()));
+        let doc_here = parsed
+            .as_ref()
+            .filter(|_| !redirected)
+            .map(|d| self.doc_info(d, owner.clone()));
         let via_get = job.method == Method::Get && !job.head_fallback;
         let outcome = Outcome {
             category,
@@ -1124,7 +1277,10 @@ impl<'a> Engine<'a> {
         // A redirect chain that ended in a document settles the target too, without a request of its own.
         if let (Some(f), Some(resp)) = (final_idx, resp.as_ref()) {
             let fe = self.frontier.get(f);
-            if matches!(fe.state, UrlState::New | UrlState::Waiting) && via_get && matches!(category, Category::Moved) {
+            if matches!(fe.state, UrlState::New | UrlState::Waiting)
+                && via_get
+                && matches!(category, Category::Moved)
+            {
                 let fdoc = parsed.as_ref().map(|d| self.doc_info(d, owner.clone()));
                 let mut fr = result;
                 fr.url = job.request.to_string();
@@ -1195,7 +1351,7 @@ impl<'a> Engine<'a> {
         self.done_queue.push_back(u);
         if let Some(jobs) = self.parked.remove(&u) {
             for j in jobs {
-                self.finish_chain_at(j, u);
+                self.finish_chain_at(Box::new(j), u);
             }
         }
     }
@@ -1203,13 +1359,29 @@ impl<'a> Engine<'a> {
     /// End a redirect chain at `f`, a URL already checked in this run, without a request.
     fn finish_chain_at(&mut self, job: Box<Job>, f: UrlIdx) {
         let (category, status, error, content_type) = {
-            let o = self.frontier.get(f).outcome.as_ref().expect("a checked URL has an outcome");
-            (o.category, o.status, o.error.clone(), o.content_type.clone())
+            let o = self
+                .frontier
+                .get(f)
+                .outcome
+                .as_ref()
+                .expect("a checked URL has an outcome");
+            (
+                o.category,
+                o.status,
+                o.error.clone(),
+                o.content_type.clone(),
+            )
         };
         let target = self.frontier.get(f).url.clone();
         let (category, error) = match category {
             Category::Ok => (Category::Moved, None),
-            other => (other, Some(format!("redirected to {target}: {}", error.unwrap_or_default()))),
+            other => (
+                other,
+                Some(format!(
+                    "redirected to {target}: {}",
+                    error.unwrap_or_default()
+                )),
+            ),
         };
         let resp = status.map(|status| FetchResponse {
             status,
@@ -1229,7 +1401,10 @@ impl<'a> Engine<'a> {
         while let Some(u) = self.done_queue.pop_front() {
             let pending: Vec<usize> = {
                 let e = self.frontier.get(u);
-                e.reached.iter().filter(|t| !e.finalized.contains(*t)).collect()
+                e.reached
+                    .iter()
+                    .filter(|t| !e.finalized.contains(*t))
+                    .collect()
             };
             for t in pending {
                 self.settle(t, u);
@@ -1243,7 +1418,9 @@ impl<'a> Engine<'a> {
         if e.finalized.contains(t) {
             return;
         }
-        let Some(outcome) = e.outcome.as_ref() else { return };
+        let Some(outcome) = e.outcome.as_ref() else {
+            return;
+        };
         let wants_doc = e.doc_tasks.contains(t);
         if wants_doc && !outcome.settles_document() {
             // Only a HEAD result is known but this task needs the document: ask with GET.
@@ -1261,7 +1438,9 @@ impl<'a> Engine<'a> {
             "unrequested"
         } else if wants_doc {
             match (&outcome.doc, outcome.final_url) {
-                (Some(doc), _) if is_top || self.tasks[t].scope.owns(doc.owner.as_deref()) => "document",
+                (Some(doc), _) if is_top || self.tasks[t].scope.owns(doc.owner.as_deref()) => {
+                    "document"
+                }
                 (None, Some(f)) if category == Category::Moved => {
                     follow = Some(f);
                     "leaf"
@@ -1292,8 +1471,13 @@ impl<'a> Engine<'a> {
 
     /// Task `t` has document `d`: reach every reference it makes.
     fn expand(&mut self, t: usize, d: UrlIdx) {
-        let (links, invalid): (Vec<(UrlIdx, RefKind)>, Vec<(String, String)>) = {
-            let doc = self.frontier.get(d).outcome.as_ref().and_then(|o| o.doc.as_ref());
+        let (links, invalid): ExpandLists = {
+            let doc = self
+                .frontier
+                .get(d)
+                .outcome
+                .as_ref()
+                .and_then(|o| o.doc.as_ref());
             match doc {
                 Some(doc) => (doc.links.to_vec(), doc.invalid.to_vec()),
                 None => return,
@@ -1309,7 +1493,13 @@ impl<'a> Engine<'a> {
             self.stats[t].leafed += 1;
             let reason = format!("not a valid URL ({why})");
             if self.invalid_seen.insert(raw.clone()) {
-                let r = CheckResult::unrequested(&raw, Category::Broken, &reason, Some(source.clone()), unix_now());
+                let r = CheckResult::unrequested(
+                    &raw,
+                    Category::Broken,
+                    &reason,
+                    Some(source.clone()),
+                    unix_now(),
+                );
                 self.writer.send(StoreOp::Result {
                     run: self.ids.run,
                     result: Box::new(r),

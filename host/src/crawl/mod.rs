@@ -86,5 +86,7 @@ pub async fn run(
     progress: Arc<Progress>,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<CrawlReport> {
-    engine::Engine::prepare(config, store, options, progress)?.run(stop).await
+    engine::Engine::prepare(config, store, options, progress)?
+        .run(stop)
+        .await
 }

@@ -98,7 +98,9 @@ impl Site {
 
     /// Take the next piece of work, documents first.
     pub fn pop(&mut self) -> Option<Queued> {
-        self.get_queue.pop_front().or_else(|| self.head_queue.pop_front())
+        self.get_queue
+            .pop_front()
+            .or_else(|| self.head_queue.pop_front())
     }
 
     /// Put work back at the front (it could not start yet).

@@ -53,12 +53,28 @@ pub fn print_summary(tasks: &[TaskSummary]) -> String {
     let width = tasks.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
     out.push_str(&format!(
         "{:<width$}  {:>9} {:>10} {:>7} {:>6} {:>7} {:>7} {:>7} {:>11}\n",
-        "task", "documents", "references", "broken", "moved", "blocked", "avoided", "leafed", "not checked"
+        "task",
+        "documents",
+        "references",
+        "broken",
+        "moved",
+        "blocked",
+        "avoided",
+        "leafed",
+        "not checked"
     ));
     for t in tasks {
         out.push_str(&format!(
             "{:<width$}  {:>9} {:>10} {:>7} {:>6} {:>7} {:>7} {:>7} {:>11}\n",
-            t.name, t.documents, t.references, t.broken, t.moved, t.blocked, t.avoided, t.leafed, t.not_checked
+            t.name,
+            t.documents,
+            t.references,
+            t.broken,
+            t.moved,
+            t.blocked,
+            t.avoided,
+            t.leafed,
+            t.not_checked
         ));
     }
     out

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskSet {
     low: u64,
-    high: Option<Box<Vec<u64>>>,
+    high: Option<Box<[u64]>>,
 }
 
 impl TaskSet {
@@ -15,11 +15,16 @@ impl TaskSet {
             self.low |= 1 << i;
             return !had;
         }
-        let words = self.high.get_or_insert_with(Default::default);
         let w = i / 64 - 1;
-        if words.len() <= w {
-            words.resize(w + 1, 0);
+        let len = self.high.as_ref().map_or(0, |h| h.len());
+        if len <= w {
+            let mut grown = vec![0u64; w + 1];
+            if let Some(old) = &self.high {
+                grown[..old.len()].copy_from_slice(old);
+            }
+            self.high = Some(grown.into_boxed_slice());
         }
+        let words = self.high.as_mut().expect("grown above");
         let had = words[w] & (1 << (i % 64)) != 0;
         words[w] |= 1 << (i % 64);
         !had
@@ -46,7 +51,9 @@ impl TaskSet {
         let low = (0..64).filter(|i| self.low & (1 << i) != 0);
         let high = self.high.iter().flat_map(|words| {
             words.iter().enumerate().flat_map(|(w, bits)| {
-                (0..64).filter(move |b| bits & (1 << b) != 0).map(move |b| (w + 1) * 64 + b)
+                (0..64)
+                    .filter(move |b| bits & (1 << b) != 0)
+                    .map(move |b| (w + 1) * 64 + b)
             })
         });
         low.chain(high)

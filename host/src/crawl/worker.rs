@@ -22,7 +22,7 @@ pub enum Completion {
         /// The job, as it left.
         job: Box<Job>,
         /// The response, or why there was none.
-        result: Result<FetchResponse, FetchError>,
+        result: Box<Result<FetchResponse, FetchError>>,
         /// The parse of an HTML body.
         parsed: Option<Box<ParsedDocument>>,
         /// SHA-256 of the body, hex.
@@ -64,15 +64,15 @@ pub async fn fetch(
     let mut hash = None;
     if let Ok(resp) = &result {
         if let Some(body) = &resp.body {
-            if is_html(resp.headers.content_type.as_deref()) || resp.headers.content_type.is_none() {
+            if is_html(resp.headers.content_type.as_deref()) || resp.headers.content_type.is_none()
+            {
                 let ct = resp.headers.content_type.clone();
                 let (h, doc) = if body.bytes.len() > INLINE_PARSE_LIMIT {
                     let url = req.url.clone();
                     let bytes = body.bytes.clone();
-                    match tokio::task::spawn_blocking(move || hash_and_parse(&url, ct.as_deref(), &bytes)).await {
-                        Ok(r) => r,
-                        Err(_) => (String::new(), ParsedDocument::default()),
-                    }
+                    tokio::task::spawn_blocking(move || hash_and_parse(&url, ct.as_deref(), &bytes))
+                        .await
+                        .unwrap_or_default()
                 } else {
                     hash_and_parse(&req.url, ct.as_deref(), &body.bytes)
                 };
@@ -86,7 +86,7 @@ pub async fn fetch(
     Completion::Fetch {
         site,
         job,
-        result,
+        result: Box::new(result),
         parsed,
         hash,
     }

@@ -64,7 +64,9 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
     let body = if wants_body {
         let bytes = match tokio::fs::read(&path).await {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Ok(status_only(403)),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Ok(status_only(403));
+            }
             Err(e) => return Err(FetchError::Other(format!("{}: {e}", path.display()))),
         };
         let truncated = bytes.len() as u64 > max_body;

@@ -7,9 +7,9 @@
 //! stops at the cap. `file://` URLs are served from the local file system.
 
 mod file;
-pub mod robots;
 pub mod politeness;
 pub mod retry;
+pub mod robots;
 
 use crate::config::Settings;
 use bytes::BytesMut;
@@ -193,7 +193,8 @@ impl Fetcher {
         if let Some(from) = &settings.from {
             headers.insert(
                 header::FROM,
-                HeaderValue::from_str(from).map_err(|_| anyhow::anyhow!("`from` is not a valid header value: {from}"))?,
+                HeaderValue::from_str(from)
+                    .map_err(|_| anyhow::anyhow!("`from` is not a valid header value: {from}"))?,
             );
         }
         let mut builder = reqwest::Client::builder()
@@ -215,7 +216,11 @@ impl Fetcher {
     }
 
     /// Make one request.
-    pub async fn fetch(&self, req: &FetchRequest, max_body: u64) -> Result<FetchResponse, FetchError> {
+    pub async fn fetch(
+        &self,
+        req: &FetchRequest,
+        max_body: u64,
+    ) -> Result<FetchResponse, FetchError> {
         if req.url.scheme() == "file" {
             return file::fetch(req, max_body).await;
         }

@@ -107,7 +107,10 @@ mod tests {
         g.start(now);
         g.finish();
         g.apply_crawl_delay(Duration::from_secs(2), Duration::from_secs(30));
-        assert_eq!(g.check(now + Duration::from_secs(1)), Err(Some(now + Duration::from_secs(2))));
+        assert_eq!(
+            g.check(now + Duration::from_secs(1)),
+            Err(Some(now + Duration::from_secs(2)))
+        );
     }
 
     #[test]

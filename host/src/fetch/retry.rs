@@ -37,7 +37,10 @@ mod tests {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
         assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
         let later = httpdate::fmt_http_date(now + Duration::from_secs(10));
-        assert_eq!(parse_retry_after(&later, now), Some(Duration::from_secs(10)));
+        assert_eq!(
+            parse_retry_after(&later, now),
+            Some(Duration::from_secs(10))
+        );
         assert_eq!(parse_retry_after("soon", now), None);
     }
 

@@ -44,7 +44,11 @@ pub enum RobotsFetch {
 }
 
 /// How long a response may be cached, from `Cache-Control: max-age` or `Expires`.
-pub fn cache_lifetime(cache_control: Option<&str>, expires: Option<&str>, now: SystemTime) -> Option<Duration> {
+pub fn cache_lifetime(
+    cache_control: Option<&str>,
+    expires: Option<&str>,
+    now: SystemTime,
+) -> Option<Duration> {
     if let Some(cc) = cache_control {
         for d in cc.split(',') {
             let d = d.trim().to_ascii_lowercase();
@@ -95,12 +99,29 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
                     ),
                 };
             }
-            300..=399 => match resp.headers.location.as_deref().and_then(|l| url.join(l).ok()) {
+            300..=399 => match resp
+                .headers
+                .location
+                .as_deref()
+                .and_then(|l| url.join(l).ok())
+            {
                 Some(next) => url = next,
-                None => return RobotsFetch::Missing { status: resp.status },
+                None => {
+                    return RobotsFetch::Missing {
+                        status: resp.status,
+                    };
+                }
             },
-            401 | 403 => return RobotsFetch::Forbidden { status: resp.status },
-            400..=499 => return RobotsFetch::Missing { status: resp.status },
+            401 | 403 => {
+                return RobotsFetch::Forbidden {
+                    status: resp.status,
+                };
+            }
+            400..=499 => {
+                return RobotsFetch::Missing {
+                    status: resp.status,
+                };
+            }
             s => {
                 return RobotsFetch::Unavailable {
                     reason: format!("robots.txt answered {s}"),
@@ -119,10 +140,19 @@ mod tests {
     #[test]
     fn lifetimes() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
-        assert_eq!(cache_lifetime(Some("public, max-age=60"), None, now), Some(Duration::from_secs(60)));
-        assert_eq!(cache_lifetime(Some("no-cache"), None, now), Some(Duration::ZERO));
+        assert_eq!(
+            cache_lifetime(Some("public, max-age=60"), None, now),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(
+            cache_lifetime(Some("no-cache"), None, now),
+            Some(Duration::ZERO)
+        );
         let later = httpdate::fmt_http_date(now + Duration::from_secs(3600));
-        assert_eq!(cache_lifetime(None, Some(&later), now), Some(Duration::from_secs(3600)));
+        assert_eq!(
+            cache_lifetime(None, Some(&later), now),
+            Some(Duration::from_secs(3600))
+        );
         assert_eq!(cache_lifetime(None, None, now), None);
     }
 }

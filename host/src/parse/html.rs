@@ -120,7 +120,11 @@ impl State {
         match name {
             "a" | "area" => {
                 if let Some(href) = attr(tag, "href") {
-                    let kind = if name == "a" { RefKind::Anchor } else { RefKind::Area };
+                    let kind = if name == "a" {
+                        RefKind::Anchor
+                    } else {
+                        RefKind::Area
+                    };
                     let text = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
                     let i = self.push(href, kind, text, line);
                     if name == "a" && !tag.self_closing {
@@ -161,7 +165,11 @@ impl State {
             }
             "frame" | "iframe" => {
                 if let Some(src) = attr(tag, "src") {
-                    let kind = if name == "frame" { RefKind::Frame } else { RefKind::Iframe };
+                    let kind = if name == "frame" {
+                        RefKind::Frame
+                    } else {
+                        RefKind::Iframe
+                    };
                     let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
                     self.push(src, kind, text, line);
                 }
@@ -172,7 +180,10 @@ impl State {
                     let rels: Vec<&str> = rel.split_whitespace().collect();
                     let kind = if rels.contains(&"stylesheet") {
                         RefKind::Stylesheet
-                    } else if rels.iter().any(|r| *r == "icon" || *r == "apple-touch-icon") {
+                    } else if rels
+                        .iter()
+                        .any(|r| *r == "icon" || *r == "apple-touch-icon")
+                    {
                         RefKind::Icon
                     } else if rels.contains(&"alternate") {
                         RefKind::Alternate
@@ -206,10 +217,8 @@ impl State {
                     self.push(action, RefKind::Form, String::new(), line);
                 }
             }
-            "base" => {
-                if self.facts.base.is_none() {
-                    self.facts.base = attr(tag, "href").map(|h| h.trim().to_string());
-                }
+            "base" if self.facts.base.is_none() => {
+                self.facts.base = attr(tag, "href").map(|h| h.trim().to_string());
             }
             "meta" => self.meta(tag, line),
             "title" => {
@@ -347,7 +356,10 @@ mod tests {
         assert_eq!(f.base.as_deref(), Some("http://a.example/docs/"));
         assert_eq!(
             f.http_equiv,
-            vec![("expires".to_string(), "Fri, 01 Apr 2033 00:00:00 GMT".to_string())]
+            vec![(
+                "expires".to_string(),
+                "Fri, 01 Apr 2033 00:00:00 GMT".to_string()
+            )]
         );
         assert_eq!(
             kinds(&f),
@@ -386,7 +398,10 @@ mod tests {
         assert_eq!(srcset_urls("a.png 1x,b.png 2x"), vec!["a.png", "b.png"]);
         // Per the HTML standard a comma inside a URL does not split it.
         assert_eq!(srcset_urls("a.png,b.png 2x"), vec!["a.png,b.png"]);
-        assert_eq!(srcset_urls(" a.png 100w , b.png 200w "), vec!["a.png", "b.png"]);
+        assert_eq!(
+            srcset_urls(" a.png 100w , b.png 200w "),
+            vec!["a.png", "b.png"]
+        );
     }
 
     #[test]

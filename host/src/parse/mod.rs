@@ -230,7 +230,10 @@ mod tests {
             b"<base href=\"/other/\"><a href=\"x.html\">X</a><a href=\"x.html#frag\">again</a>\
               <a href=\"http://[bad\">bad</a><img src=\"x.html\">",
         );
-        assert_eq!(doc.base.as_ref().unwrap().as_str(), "http://a.example/other/");
+        assert_eq!(
+            doc.base.as_ref().unwrap().as_str(),
+            "http://a.example/other/"
+        );
         let targets: Vec<String> = doc
             .references
             .iter()

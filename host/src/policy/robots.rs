@@ -82,7 +82,11 @@ impl RobotsParseHandler for Collector {
     fn handle_unknown_action(&mut self, _line: u32, action: &str, value: &str) {
         if action.eq_ignore_ascii_case("crawl-delay") {
             self.in_agents = false;
-            let secs: Option<f64> = value.trim().parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0);
+            let secs: Option<f64> = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|s: &f64| s.is_finite() && *s >= 0.0);
             if let (Some(r), Some(s)) = (self.records.last_mut(), secs) {
                 r.crawl_delay = Some(Duration::from_secs_f64(s.min(86_400.0)));
             }
@@ -191,7 +195,10 @@ impl RobotsRules {
 
     /// The Disallow paths, for the avoid entries MOMspider derives from robots.txt.
     pub fn disallowed_paths(&self) -> impl Iterator<Item = &str> {
-        self.rules.iter().filter(|r| !r.allow).map(|r| r.path.as_str())
+        self.rules
+            .iter()
+            .filter(|r| !r.allow)
+            .map(|r| r.path.as_str())
     }
 }
 
@@ -287,7 +294,11 @@ mod tests {
         ];
         for (record, path, matches) in cases {
             let r = RobotsRules::parse(&format!("User-agent: *\nDisallow: {record}\n"), "x");
-            assert_eq!(r.matching_rule(path).is_some(), matches, "{record} vs {path}");
+            assert_eq!(
+                r.matching_rule(path).is_some(),
+                matches,
+                "{record} vs {path}"
+            );
         }
     }
 

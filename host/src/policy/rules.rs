@@ -68,8 +68,12 @@ pub fn parse_date(s: &str) -> Option<SystemTime> {
     // "Thu, 31 Dec 2099 09:30:00 GMT" with any weekday: rebuild it with the right one.
     let (_, rest) = s.split_once(',')?;
     let parts: Vec<&str> = rest.split_whitespace().collect();
-    let [day, month, year, time, zone] = parts.as_slice() else { return None };
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let [day, month, year, time, zone] = parts.as_slice() else {
+        return None;
+    };
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let m = MONTHS.iter().position(|x| x.eq_ignore_ascii_case(month))? as i64 + 1;
     let (d, y): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
     // Days since 1970-01-01 of the civil date (Howard Hinnant's algorithm), for the weekday.
@@ -80,7 +84,10 @@ pub fn parse_date(s: &str) -> Option<SystemTime> {
     let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
     const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
     let weekday = WEEKDAYS[days.rem_euclid(7) as usize];
-    let fixed = format!("{weekday}, {d:02} {} {y:04} {time} {zone}", MONTHS[(m - 1) as usize]);
+    let fixed = format!(
+        "{weekday}, {d:02} {} {y:04} {time} {zone}",
+        MONTHS[(m - 1) as usize]
+    );
     httpdate::parse_http_date(&fixed).ok()
 }
 
@@ -126,7 +133,10 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
             ));
         }
         if url::Url::parse(prefix).is_err() {
-            return Err(err(line_no, format!("`{prefix}` is not an absolute URL prefix")));
+            return Err(err(
+                line_no,
+                format!("`{prefix}` is not an absolute URL prefix"),
+            ));
         }
         let expires = match date {
             None | Some("*") => None,
@@ -219,14 +229,24 @@ Avoid http://betelgeuse.com/name.html [Fri, 31 Dec 2099 09:30:00 GMT]\n";
         let rules = parse_rules(APPENDIX_C, Path::new("avoid.mom")).unwrap();
         let set = PrefixRules::new(rules, SystemTime::now());
         assert_eq!(set.rules().len(), 4);
-        assert!(set.lookup("http://www.ics.uci.edu/Test/momtest.html").is_none());
+        assert!(
+            set.lookup("http://www.ics.uci.edu/Test/momtest.html")
+                .is_none()
+        );
         let r = set.lookup("http://www.ics.uci.edu/Admin/x.html").unwrap();
         assert_eq!(r.action, RuleAction::Leaf);
         let both = PrefixRules::new(
-            parse_rules("Leaf http://a.example/x/ [*]\nAvoid http://a.example/ [*]\n", Path::new("f")).unwrap(),
+            parse_rules(
+                "Leaf http://a.example/x/ [*]\nAvoid http://a.example/ [*]\n",
+                Path::new("f"),
+            )
+            .unwrap(),
             SystemTime::now(),
         );
-        assert_eq!(both.lookup("http://a.example/x/y").unwrap().action, RuleAction::Avoid);
+        assert_eq!(
+            both.lookup("http://a.example/x/y").unwrap().action,
+            RuleAction::Avoid
+        );
     }
 
     #[test]
@@ -241,11 +261,26 @@ Avoid http://betelgeuse.com/name.html [Fri, 31 Dec 2099 09:30:00 GMT]\n";
     #[test]
     fn bad_lines_are_located() {
         let e = parse_rules("# ok\nSkip http://a/ [*]\n", Path::new("u.avoid")).unwrap_err();
-        assert_eq!(e.to_string(), "u.avoid:2: unknown entry type `Skip`; expected `Avoid` or `Leaf`");
+        assert_eq!(
+            e.to_string(),
+            "u.avoid:2: unknown entry type `Skip`; expected `Avoid` or `Leaf`"
+        );
         let e = parse_rules("Avoid http://a/ [next tuesday]\n", Path::new("u.avoid")).unwrap_err();
-        assert!(e.to_string().starts_with("u.avoid:1: `next tuesday` is not a date"), "{e}");
-        let e = parse_rules("Avoid http://a/ [Fri, 45 Dec 1999 09:30:00 GMT]\n", Path::new("u.avoid")).unwrap_err();
-        assert!(e.to_string().starts_with("u.avoid:1: `Fri, 45 Dec 1999 09:30:00 GMT` is not a date"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("u.avoid:1: `next tuesday` is not a date"),
+            "{e}"
+        );
+        let e = parse_rules(
+            "Avoid http://a/ [Fri, 45 Dec 1999 09:30:00 GMT]\n",
+            Path::new("u.avoid"),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("u.avoid:1: `Fri, 45 Dec 1999 09:30:00 GMT` is not a date"),
+            "{e}"
+        );
         let e = parse_rules("Avoid not-a-url [*]\n", Path::new("u.avoid")).unwrap_err();
         assert!(e.to_string().contains("not an absolute URL prefix"), "{e}");
     }

@@ -34,7 +34,9 @@ impl Scope {
     /// below the top's directory. `owner`: any checkable URL, until its Owner is known.
     pub fn may_contain(&self, url: &Url) -> bool {
         match self.kind {
-            TaskKind::Site => url.scheme() == self.top_scheme && urls::site_key(url) == self.top_site,
+            TaskKind::Site => {
+                url.scheme() == self.top_scheme && urls::site_key(url) == self.top_site
+            }
             TaskKind::Tree => {
                 url.scheme() == self.top_scheme
                     && urls::site_key(url) == self.top_site
@@ -56,7 +58,9 @@ impl Scope {
     /// (only `owner` tasks look at owners).
     pub fn owns(&self, owner: Option<&str>) -> bool {
         match self.kind {
-            TaskKind::Owner => owner.is_some_and(|o| o.trim().eq_ignore_ascii_case(self.name.trim())),
+            TaskKind::Owner => {
+                owner.is_some_and(|o| o.trim().eq_ignore_ascii_case(self.name.trim()))
+            }
             _ => true,
         }
     }
@@ -126,7 +130,10 @@ mod tests {
     #[test]
     fn exclusions_are_prefixes() {
         let s = Scope::of(&task(TaskKind::Site, "http://a.example/"));
-        assert!(s.excluded_by("http://a.example/docs/private/x.html").is_some());
+        assert!(
+            s.excluded_by("http://a.example/docs/private/x.html")
+                .is_some()
+        );
         assert!(s.excluded_by("http://a.example/docs/x.html").is_none());
     }
 }

@@ -11,7 +11,7 @@ mod writer;
 pub use writer::{SiteRecord, StoreOp, StoreWriter};
 
 use crate::config::TaskConfig;
-use crate::model::{CheckResult, Category, Hop, Source};
+use crate::model::{Category, CheckResult, Hop, Source};
 use crate::parse::RefKind;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
@@ -60,7 +60,9 @@ pub(crate) fn url_id_cached(
     }
     // New URLs (the common case in a crawl) take one statement; known ones a second.
     let inserted: Option<i64> = conn
-        .prepare_cached("INSERT INTO urls (url) VALUES (?1) ON CONFLICT (url) DO NOTHING RETURNING id")?
+        .prepare_cached(
+            "INSERT INTO urls (url) VALUES (?1) ON CONFLICT (url) DO NOTHING RETURNING id",
+        )?
         .query_row([url], |r| r.get(0))
         .optional()?;
     let id = match inserted {
@@ -239,7 +241,12 @@ impl Store {
     }
 
     /// Record a new run of `tasks`.
-    pub fn begin_run(&self, config: Option<&str>, options: &str, tasks: &[TaskConfig]) -> Result<RunIds, StoreError> {
+    pub fn begin_run(
+        &self,
+        config: Option<&str>,
+        options: &str,
+        tasks: &[TaskConfig],
+    ) -> Result<RunIds, StoreError> {
         self.conn.execute(
             "INSERT INTO runs (config, started_at, status, options) VALUES (?1, ?2, 'running', ?3)",
             params![config, crate::model::unix_now(), options],
@@ -253,7 +260,11 @@ impl Store {
         })
     }
 
-    fn insert_tasks(&self, run: i64, tasks: &[TaskConfig]) -> Result<HashMap<String, i64>, StoreError> {
+    fn insert_tasks(
+        &self,
+        run: i64,
+        tasks: &[TaskConfig],
+    ) -> Result<HashMap<String, i64>, StoreError> {
         let mut ids = HashMap::new();
         for t in tasks {
             self.conn.execute(
@@ -281,7 +292,11 @@ impl Store {
     }
 
     /// The newest unfinished run of `config`, reopened for `--resume` (tasks added as needed).
-    pub fn resume_run(&self, config: Option<&str>, tasks: &[TaskConfig]) -> Result<Option<RunIds>, StoreError> {
+    pub fn resume_run(
+        &self,
+        config: Option<&str>,
+        tasks: &[TaskConfig],
+    ) -> Result<Option<RunIds>, StoreError> {
         let run: Option<i64> = self
             .conn
             .query_row(
@@ -291,9 +306,9 @@ impl Store {
             )
             .optional()?;
         let Some(run) = run else { return Ok(None) };
-        let status: String = self
-            .conn
-            .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))?;
+        let status: String =
+            self.conn
+                .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))?;
         if status == "finished" {
             return Ok(None);
         }
@@ -350,17 +365,27 @@ impl Store {
     pub fn document_links(&self, url: &str) -> Result<Vec<(String, RefKind, String)>, StoreError> {
         let json: Option<String> = self
             .conn
-            .prepare_cached("SELECT d.links FROM documents d JOIN urls u ON u.id = d.url_id WHERE u.url = ?1")?
+            .prepare_cached(
+                "SELECT d.links FROM documents d JOIN urls u ON u.id = d.url_id WHERE u.url = ?1",
+            )?
             .query_row([url], |r| r.get(0))
             .optional()?;
-        let Some(json) = json else { return Ok(Vec::new()) };
+        let Some(json) = json else {
+            return Ok(Vec::new());
+        };
         let entries: Vec<(i64, String, String)> = serde_json::from_str(&json)
             .map_err(|e| StoreError::Io(format!("the stored links of {url} are damaged: {e}")))?;
-        let mut st = self.conn.prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
         let mut out = Vec::with_capacity(entries.len());
         for (id, kind, text) in entries {
             let target: String = st.query_row([id], |r| r.get(0))?;
-            out.push((target, RefKind::from_name(&kind).unwrap_or(RefKind::Link), text));
+            out.push((
+                target,
+                RefKind::from_name(&kind).unwrap_or(RefKind::Link),
+                text,
+            ));
         }
         Ok(out)
     }
@@ -388,9 +413,9 @@ impl Store {
 
     /// The sites table entries that have not expired at `now`.
     pub fn load_sites(&self, now: i64) -> Result<HashMap<String, CachedSite>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT site, robots_status, robots_body, expires_at FROM sites WHERE expires_at > ?1")?;
+        let mut st = self.conn.prepare(
+            "SELECT site, robots_status, robots_body, expires_at FROM sites WHERE expires_at > ?1",
+        )?;
         let rows = st.query_map([now], |r| {
             Ok((
                 r.get::<_, String>(0)?,
@@ -443,7 +468,11 @@ impl Store {
     /// The results of a run, in URL order; with `task`, only the URLs that task reached
     /// (its documents, the targets of their references, and its top), each with the
     /// task's role for it: `document`, `leaf`, `avoided` or `not_checked`.
-    pub fn run_results(&self, run: i64, task: Option<i64>) -> Result<Vec<(CheckResult, Option<String>)>, StoreError> {
+    pub fn run_results(
+        &self,
+        run: i64,
+        task: Option<i64>,
+    ) -> Result<Vec<(CheckResult, Option<String>)>, StoreError> {
         let Some(task) = task else {
             let sql = format!(
                 "SELECT NULL, {RESULT_COLUMNS} FROM results r
@@ -489,7 +518,13 @@ impl Store {
         let mut st = self.conn.prepare(
             "SELECT prefix, expires_at, origin FROM avoid WHERE expires_at IS NULL OR expires_at > ?1 ORDER BY prefix",
         )?;
-        let rows = st.query_map([now], |r| Ok((r.get(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0), r.get(2)?)))?;
+        let rows = st.query_map([now], |r| {
+            Ok((
+                r.get(0)?,
+                r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                r.get(2)?,
+            ))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }

@@ -8,9 +8,9 @@
 use super::{StoreError, url_id_cached};
 use crate::model::CheckResult;
 use crate::parse::ParsedDocument;
-use rusqlite::{Connection, params};
 use foldhash::HashMap;
 use foldhash::HashMapExt;
+use rusqlite::{Connection, params};
 use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;

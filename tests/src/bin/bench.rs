@@ -16,7 +16,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 fn arg(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn peak_rss_of_children_kib() -> i64 {
@@ -29,11 +31,13 @@ fn peak_rss_of_children_kib() -> i64 {
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--serve]\n\
+        println!(
+            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
-                  --serve only serves the web (and keeps its config) until killed.");
+                  --serve only serves the web (and keeps its config) until killed."
+        );
         return Ok(());
     }
     let pages: u64 = arg(&args, "--pages").map_or(Ok(20_000), |v| v.parse())?;
@@ -65,14 +69,25 @@ fn main() -> anyhow::Result<()> {
 
     if serve_only {
         let keep = dir.keep();
-        eprintln!("serving on port {}; config in {}", web.port(), keep.join("bench.toml").display());
+        eprintln!(
+            "serving on port {}; config in {}",
+            web.port(),
+            keep.join("bench.toml").display()
+        );
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         }
     }
-    eprintln!("crawling {pages} pages over {sites} sites on 127.0.0.1:{} ...", web.port());
+    eprintln!(
+        "crawling {pages} pages over {sites} sites on 127.0.0.1:{} ...",
+        web.port()
+    );
     let start = Instant::now();
-    let status = Command::new(&binary).arg("-q").arg("crawl").arg(&config_path).status()?;
+    let status = Command::new(&binary)
+        .arg("-q")
+        .arg("crawl")
+        .arg(&config_path)
+        .status()?;
     let elapsed = start.elapsed();
     let rss_kib = peak_rss_of_children_kib();
     anyhow::ensure!(
@@ -80,7 +95,10 @@ fn main() -> anyhow::Result<()> {
         "the crawl failed: {status}"
     );
     let requests = web.requests();
-    let gets = requests.iter().filter(|r| r.method == "GET" && r.path.starts_with("/p/")).count();
+    let gets = requests
+        .iter()
+        .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
+        .count();
     let store = spinneret::store::Store::open(&dir.path().join("bench.db"))?;
     let run = store.last_run()?.expect("the crawl recorded a run");
     let results = store.run_results(run.id, None)?;

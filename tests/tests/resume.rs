@@ -155,3 +155,39 @@ fn killed_crawl_loses_nothing_it_had_stored() {
         );
     }
 }
+
+#[test]
+fn sigterm_stops_cleanly_and_says_how_to_resume() {
+    let web = TestWeb::start(slow_web());
+    let setup = Setup::new(&web, TASK);
+    let bin = env!("CARGO_BIN_EXE_spinneret-e2e");
+    let child = Command::new(bin)
+        .arg("crawl")
+        .arg(&setup.config_path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start spinneret");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while page_requests(&web).len() < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: sending a signal to our own child process.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(rc, 0);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("interrupted: continue with `spinneret crawl --resume CONFIG`"),
+        "{stdout}"
+    );
+    let run = setup.store().last_run().unwrap().unwrap();
+    assert_eq!(run.status, "interrupted");
+    let stored = setup.store().run_results(run.id, None).unwrap().len();
+    assert!(
+        stored >= 3 && stored < PAGES,
+        "{stored} results stored before the stop"
+    );
+}

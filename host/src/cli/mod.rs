@@ -229,6 +229,22 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
+/// Wait for Ctrl-C (SIGINT) or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 /// Crawl with a progress display and Ctrl-C handling; print the summary.
 fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Result<u8> {
     let store = Store::open(&config.settings.store)?;
@@ -238,15 +254,13 @@ fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Re
     let report: CrawlReport = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!(
-                    "spinneret: stopping after the requests in flight (Ctrl-C again to quit now)"
-                );
-                let _ = stop_tx.send(true);
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(130);
-                }
-            }
+            stop_signal().await;
+            eprintln!(
+                "spinneret: stopping after the requests in flight (Ctrl-C again to quit now)"
+            );
+            let _ = stop_tx.send(true);
+            stop_signal().await;
+            std::process::exit(130);
         });
         let progress = Arc::new(Progress::default());
         let bar = output::start_progress(progress.clone(), quiet);

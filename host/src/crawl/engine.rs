@@ -1011,8 +1011,9 @@ impl<'a> Engine<'a> {
         self.make_runnable(s);
     }
 
-    fn requeue(&mut self, site: u32, mut job: Box<Job>, at: Instant) {
-        job.not_before = Some(at);
+    /// Put a job back in its site's queue, to start no earlier than `at`.
+    fn requeue(&mut self, site: u32, mut job: Box<Job>, at: Option<Instant>) {
+        job.not_before = at;
         self.frontier.get_mut(job.url).state = UrlState::Waiting;
         self.queued += 1;
         self.sites[site as usize]
@@ -1068,7 +1069,7 @@ impl<'a> Engine<'a> {
                         job.request,
                         job.attempt
                     );
-                    self.requeue(site, job, at);
+                    self.requeue(site, job, Some(at));
                     return;
                 }
                 let reason = match job.attempt {
@@ -1088,7 +1089,7 @@ impl<'a> Engine<'a> {
             job.head_fallback = true;
             job.attempt = 0;
             tracing::debug!("HEAD {} answered {status}; asking with GET", job.request);
-            self.requeue(site, job, Instant::now());
+            self.requeue(site, job, None);
             return;
         }
         if is_retryable_status(status) && job.attempt < retries {
@@ -1112,7 +1113,7 @@ impl<'a> Engine<'a> {
                     job.request,
                     job.attempt
                 );
-                self.requeue(site, job, at);
+                self.requeue(site, job, Some(at));
                 return;
             }
         }
@@ -1188,17 +1189,11 @@ impl<'a> Engine<'a> {
             self.finish_job(job, Some(resp), Category::Avoided, Some(reason), None, None);
             return;
         }
+        let site = self.site_of(&next);
         job.request = next;
         job.validators = None;
         job.attempt = 0;
-        job.not_before = None;
-        let site = self.site_of(&job.request.clone());
-        self.frontier.get_mut(job.url).state = UrlState::Waiting;
-        self.queued += 1;
-        self.sites[site as usize]
-            .get_queue
-            .push_back(Queued::Continue(job));
-        self.make_runnable(site);
+        self.requeue(site, job, None);
     }
 
     /// Record the end of a job: its result, its document, and the redirect target's content.

@@ -46,6 +46,14 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "OFF")?;
+    // The bundled SQLite is built with STAT4, which makes every statement whose
+    // plan could depend on a bound value expire when its bindings are cleared,
+    // so cached statements would be compiled again on each use. A stable plan
+    // is what a store of fixed-shape queries wants.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
     Ok(conn)
 }
 
@@ -526,5 +534,70 @@ impl Store {
             ))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Category, CheckResult};
+
+    #[test]
+    fn cached_statements_are_not_compiled_again_on_each_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let ids = store.begin_run(None, "{}", &[]).unwrap();
+        let writer = store.writer().unwrap();
+        for i in 0..20 {
+            let r = CheckResult::unrequested(
+                &format!("http://a.example/{i}"),
+                Category::Ok,
+                "",
+                None,
+                0,
+            );
+            writer.send(StoreOp::Result {
+                run: ids.run,
+                result: Box::new(r),
+            });
+        }
+        writer.close().unwrap();
+        for i in 0..20 {
+            assert!(
+                store
+                    .latest_result(&format!("http://a.example/{i}"))
+                    .unwrap()
+                    .is_some()
+            );
+        }
+        let sql = format!(
+            "SELECT r.run_id, d.owner, d.url_id IS NOT NULL, {RESULT_COLUMNS}
+             FROM urls u JOIN results r ON r.url_id = u.id
+             LEFT JOIN urls ref ON ref.id = r.referrer_id
+             LEFT JOIN documents d ON d.url_id = u.id
+             WHERE u.url = ?1 ORDER BY r.run_id DESC LIMIT 1"
+        );
+        let st = store.conn.prepare_cached(&sql).unwrap();
+        assert_eq!(st.get_status(rusqlite::StatementStatus::RePrepare), 0);
+    }
+
+    #[test]
+    fn schema_is_migrated_once_and_newer_stores_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        drop(Store::open(&path).unwrap());
+        let store = Store::open(&path).unwrap();
+        let v: i64 = store
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, schema::MIGRATIONS.len() as i64);
+        store.conn.pragma_update(None, "user_version", 99).unwrap();
+        drop(store);
+        let err = Store::open(&path).err().unwrap().to_string();
+        assert!(
+            err.contains("schema version 99, newer than this spinneret knows"),
+            "{err}"
+        );
     }
 }

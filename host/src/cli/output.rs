@@ -43,10 +43,34 @@ pub fn init_logging(verbose: u8, quiet: bool) {
         .try_init();
 }
 
-/// Show a progress bar fed by `progress` while the crawl runs (only on a terminal).
+fn progress_line(progress: &Progress, start: Instant) -> String {
+    let done = progress.done.load(Ordering::Relaxed);
+    let rate = done as f64 / start.elapsed().as_secs_f64().max(0.001);
+    format!(
+        "{done} checked, {} queued, {} in flight, {rate:.0} URLs/s, {} broken",
+        progress.queued.load(Ordering::Relaxed),
+        progress.in_flight.load(Ordering::Relaxed),
+        progress.errors.load(Ordering::Relaxed),
+    )
+}
+
+/// How often a progress line is logged when stderr is not a terminal.
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// Show progress while the crawl runs: a bar on a terminal, a log line every
+/// ten seconds otherwise (for cron mails and CI logs); nothing with `-q`.
 pub fn start_progress(progress: Arc<Progress>, quiet: bool) -> Option<tokio::task::JoinHandle<()>> {
-    if quiet || !std::io::stderr().is_terminal() {
+    if quiet {
         return None;
+    }
+    let start = Instant::now();
+    if !std::io::stderr().is_terminal() {
+        return Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(LOG_EVERY).await;
+                tracing::info!("progress: {}", progress_line(&progress, start));
+            }
+        }));
     }
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -55,17 +79,9 @@ pub fn start_progress(progress: Arc<Progress>, quiet: bool) -> Option<tokio::tas
     );
     let bar = BAR.get_or_init(|| bar).clone();
     bar.enable_steady_tick(Duration::from_millis(120));
-    let start = Instant::now();
     Some(tokio::spawn(async move {
         loop {
-            let done = progress.done.load(Ordering::Relaxed);
-            let rate = done as f64 / start.elapsed().as_secs_f64().max(0.001);
-            bar.set_message(format!(
-                "{done} checked, {} queued, {} in flight, {rate:.0} URLs/s, {} broken",
-                progress.queued.load(Ordering::Relaxed),
-                progress.in_flight.load(Ordering::Relaxed),
-                progress.errors.load(Ordering::Relaxed),
-            ));
+            bar.set_message(progress_line(&progress, start));
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }))

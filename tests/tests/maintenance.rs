@@ -405,3 +405,32 @@ fn reused_and_conditional_results() {
             .all(|r| r.source == spinneret::model::Source::Reused)
     );
 }
+
+#[test]
+fn a_form_action_also_linked_is_still_checked() {
+    let site = spinneret_tests::server::Site::new()
+        .page(
+            "/index.html",
+            &spinneret_tests::fixtures::page(
+                "Forms",
+                None,
+                r#"<form action="/search.html"></form><a href="/search.html">search page</a>
+                   <form action="/only-form.cgi"></form>"#,
+            ),
+        )
+        .page(
+            "/search.html",
+            &spinneret_tests::fixtures::page("Search", None, ""),
+        );
+    let web = TestWeb::start(spinneret_tests::server::Web::new().site("a.example", site));
+    let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
+    setup.crawl();
+    let results = setup.results();
+    assert_eq!(results[&a(&web, "/search.html")].category, Category::Ok);
+    assert_eq!(web.methods("a.example", "/search.html"), vec!["GET"]);
+    assert_eq!(
+        results[&a(&web, "/only-form.cgi")].category,
+        Category::NotChecked
+    );
+    assert!(web.methods("a.example", "/only-form.cgi").is_empty());
+}

@@ -75,6 +75,9 @@ pub(super) struct Engine<'a> {
     done_queue: VecDeque<UrlIdx>,
     /// Redirect hops waiting for a target that is being requested for its own sake.
     parked: HashMap<UrlIdx, Vec<Job>>,
+    /// URLs referenced as form actions, settled as not checked at the end unless
+    /// another reference had them checked.
+    form_targets: Vec<UrlIdx>,
     /// Redirect hops in flight, by the URL of the run they request.
     hops_in_flight: HashMap<UrlIdx, u32>,
     /// URLs whose own request waits for a hop in flight to them (which may settle them).
@@ -181,6 +184,7 @@ impl<'a> Engine<'a> {
             in_flight: 0,
             done_queue: VecDeque::new(),
             parked: HashMap::new(),
+            form_targets: Vec::new(),
             hops_in_flight: HashMap::new(),
             waiting_for_hop: HashSet::new(),
             reaches: HashMap::new(),
@@ -245,6 +249,9 @@ impl<'a> Engine<'a> {
                 }
                 if self.timers.is_empty() {
                     if self.leaf_phase {
+                        if self.settle_form_targets() {
+                            continue;
+                        }
                         break;
                     }
                     self.start_leaf_phase();
@@ -331,7 +338,7 @@ impl<'a> Engine<'a> {
             RobotsState::Ready(Arc::new(RobotsRules::default()))
         } else {
             match self.cached_sites.remove(&key) {
-                Some(c) => self.robots_from_cache(&c, &mut gate),
+                Some(c) => self.robots_from_cache(&key, &c, &mut gate),
                 None => RobotsState::Unknown,
             }
         };
@@ -350,7 +357,7 @@ impl<'a> Engine<'a> {
         i
     }
 
-    fn robots_from_cache(&self, c: &CachedSite, gate: &mut SiteGate) -> RobotsState {
+    fn robots_from_cache(&self, key: &str, c: &CachedSite, gate: &mut SiteGate) -> RobotsState {
         match c.robots_status.as_str() {
             "ok" => {
                 let rules =
@@ -360,9 +367,9 @@ impl<'a> Engine<'a> {
                 }
                 RobotsState::Ready(Arc::new(rules))
             }
-            "forbidden" => RobotsState::OffLimits(
-                "robots.txt is forbidden (401/403): the whole site is off limits".into(),
-            ),
+            "forbidden" => RobotsState::OffLimits(format!(
+                "robots.txt of {key} answered 401/403 (cached in the sites table): the whole site is off limits"
+            )),
             _ => RobotsState::Ready(Arc::new(RobotsRules::default())),
         }
     }
@@ -408,7 +415,13 @@ impl<'a> Engine<'a> {
         if e.referrer.is_none() {
             e.referrer = referrer;
         }
+        let mut request = true;
         match decision {
+            Decision::NotChecked(_) if kind == RefKind::Form && urls::is_checkable(&e.url) => {
+                // Not requested for the form's sake; another reference may still check it.
+                self.form_targets.push(u);
+                request = false;
+            }
             Decision::NotChecked(r) => self.unrequested(u, Category::NotChecked, &r),
             Decision::Avoid(r) => self.unrequested(u, Category::Avoided, &r),
             Decision::Leaf(_) => {}
@@ -417,6 +430,9 @@ impl<'a> Engine<'a> {
             }
         }
         self.reaches.insert((t as u32, u), Reach { referrer });
+        if !request {
+            return;
+        }
         if self.frontier.get(u).state == UrlState::Done {
             // Settled from the done queue, so that reused webs never recurse deeply.
             self.done_queue.push_back(u);
@@ -524,6 +540,22 @@ impl<'a> Engine<'a> {
             s.runnable = true;
             self.runnable.push_back(site);
         }
+    }
+
+    /// Record the form actions nothing else had checked; true when there were any.
+    fn settle_form_targets(&mut self) -> bool {
+        let targets = std::mem::take(&mut self.form_targets);
+        let mut any = false;
+        for u in targets {
+            if self.frontier.get(u).state == UrlState::New {
+                self.unrequested(u, Category::NotChecked, "form actions are not requested");
+                any = true;
+            } else if self.frontier.get(u).state == UrlState::Done {
+                self.done_queue.push_back(u);
+                any = true;
+            }
+        }
+        any
     }
 
     fn start_leaf_phase(&mut self) {

@@ -352,3 +352,53 @@ fn local_trees_are_checked_through_file_urls() {
     );
     assert_eq!((report.tasks[0].documents, report.tasks[0].broken), (2, 1));
 }
+
+#[test]
+fn a_slow_site_does_not_stall_the_others() {
+    // Two tasks crawl at once: a fast site of 13 pages and a slow one of 3 chained pages.
+    let fast_links: String = (0..12)
+        .map(|i| format!("<a href=\"/f{i}.html\">f</a>"))
+        .collect();
+    let mut fast = Site::new().page("/index.html", &page("Fast", None, &fast_links));
+    for i in 0..12 {
+        fast = fast.page(&format!("/f{i}.html"), &page("F", None, ""));
+    }
+    let mut slow = Site::new();
+    for i in 0..3 {
+        let next = format!("<a href=\"/s{}.html\">next</a>", i + 1);
+        slow = slow.route(
+            &format!("/s{i}.html"),
+            Route::Delay(
+                Duration::from_millis(700),
+                Box::new(Route::html(page("S", None, &next))),
+            ),
+        );
+    }
+    let web = TestWeb::start(
+        Web::new()
+            .site("a.example", fast)
+            .site("slow.example", slow),
+    );
+    let tasks = format!(
+        "concurrency = 3\nper_site_connections = 1\n{TASK}\n[[task]]\nname = \"S\"\nkind = \"site\"\ntop = \"http://slow.example:{{PORT}}/s0.html\"\n"
+    );
+    let setup = Setup::new(&web, &tasks);
+    setup.crawl();
+    let requests = web.requests();
+    let slow_pages: Vec<_> = requests
+        .iter()
+        .filter(|r| r.host == "slow.example" && r.path != "/robots.txt")
+        .collect();
+    assert_eq!(slow_pages.len(), 4, "s0 to s2, and s3 (404)");
+    let fast_pages: Vec<_> = requests.iter().filter(|r| r.host == "a.example").collect();
+    assert_eq!(fast_pages.len(), 14, "robots.txt, the index and 12 pages");
+    let last_fast = fast_pages.iter().map(|r| r.at).max().unwrap();
+    assert!(
+        slow_pages[0].at < last_fast,
+        "both sites were crawled at once"
+    );
+    assert!(
+        last_fast < slow_pages[1].at,
+        "the fast site waited for the slow one"
+    );
+}

@@ -1033,11 +1033,11 @@ impl<'a> Engine<'a> {
                 .map(|st| (st, Some("text/plain".to_string())));
             self.writer.send(StoreOp::Site(Box::new(rec)));
             let robots_url = urls::robots_url(&self.sites[s as usize].origin);
-            if let Some(u) = robots_url.and_then(|r| self.frontier.lookup(r.as_str())) {
-                if self.frontier.get(u).state == UrlState::Waiting {
-                    self.queued -= 1;
-                    self.settle_from_robots(u);
-                }
+            if let Some(u) = robots_url.and_then(|r| self.frontier.lookup(r.as_str()))
+                && self.frontier.get(u).state == UrlState::Waiting
+            {
+                self.queued -= 1;
+                self.settle_from_robots(u);
             }
         }
         self.make_runnable(s);
@@ -1149,11 +1149,12 @@ impl<'a> Engine<'a> {
                 return;
             }
         }
-        if (300..400).contains(&status) && status != 304 {
-            if let Some(loc) = resp.headers.location.clone() {
-                self.follow_redirect(job, resp, &loc);
-                return;
-            }
+        if (300..400).contains(&status)
+            && status != 304
+            && let Some(loc) = resp.headers.location.clone()
+        {
+            self.follow_redirect(job, resp, &loc);
+            return;
         }
         if status == 304 && job.validators.is_some() && job.hops.is_empty() {
             let u = job.url;

@@ -62,25 +62,24 @@ pub async fn fetch(
     let result = fetcher.fetch(&req, max_body).await;
     let mut parsed = None;
     let mut hash = None;
-    if let Ok(resp) = &result {
-        if let Some(body) = &resp.body {
-            if is_html(resp.headers.content_type.as_deref()) || resp.headers.content_type.is_none()
-            {
-                let ct = resp.headers.content_type.clone();
-                let (h, doc) = if body.bytes.len() > INLINE_PARSE_LIMIT {
-                    let url = req.url.clone();
-                    let bytes = body.bytes.clone();
-                    tokio::task::spawn_blocking(move || hash_and_parse(&url, ct.as_deref(), &bytes))
-                        .await
-                        .unwrap_or_default()
-                } else {
-                    hash_and_parse(&req.url, ct.as_deref(), &body.bytes)
-                };
-                hash = Some(h);
-                parsed = Some(Box::new(doc));
+    if let Ok(resp) = &result
+        && let Some(body) = &resp.body
+    {
+        if is_html(resp.headers.content_type.as_deref()) || resp.headers.content_type.is_none() {
+            let ct = resp.headers.content_type.clone();
+            let (h, doc) = if body.bytes.len() > INLINE_PARSE_LIMIT {
+                let url = req.url.clone();
+                let bytes = body.bytes.clone();
+                tokio::task::spawn_blocking(move || hash_and_parse(&url, ct.as_deref(), &bytes))
+                    .await
+                    .unwrap_or_default()
             } else {
-                hash = Some(hex(&Sha256::digest(&body.bytes)));
-            }
+                hash_and_parse(&req.url, ct.as_deref(), &body.bytes)
+            };
+            hash = Some(h);
+            parsed = Some(Box::new(doc));
+        } else {
+            hash = Some(hex(&Sha256::digest(&body.bytes)));
         }
     }
     Completion::Fetch {

@@ -230,10 +230,10 @@ impl Fetcher {
             Method::Get => reqwest::Method::GET,
         };
         let mut rb = self.client.request(method, req.url.clone());
-        if let Some(r) = &req.referrer {
-            if r.scheme() != "file" {
-                rb = rb.header(header::REFERER, r.as_str());
-            }
+        if let Some(r) = &req.referrer
+            && r.scheme() != "file"
+        {
+            rb = rb.header(header::REFERER, r.as_str());
         }
         if let Some(v) = &req.validators {
             if let Some(etag) = &v.etag {

@@ -55,10 +55,10 @@ pub fn cache_lifetime(
             if d == "no-store" || d == "no-cache" {
                 return Some(Duration::ZERO);
             }
-            if let Some(v) = d.strip_prefix("max-age=") {
-                if let Ok(secs) = v.trim().parse::<u64>() {
-                    return Some(Duration::from_secs(secs));
-                }
+            if let Some(v) = d.strip_prefix("max-age=")
+                && let Ok(secs) = v.trim().parse::<u64>()
+            {
+                return Some(Duration::from_secs(secs));
             }
         }
     }

@@ -237,17 +237,18 @@ impl State {
 
     fn meta(&mut self, tag: &Tag, line: u64) {
         let content = attr(tag, "content").unwrap_or("").trim();
-        if let Some(name) = attr(tag, "name") {
-            if name.trim().eq_ignore_ascii_case("owner") && self.facts.owner.is_none() {
-                self.facts.owner = Some(collapse_ws(content));
-            }
+        if let Some(name) = attr(tag, "name")
+            && name.trim().eq_ignore_ascii_case("owner")
+            && self.facts.owner.is_none()
+        {
+            self.facts.owner = Some(collapse_ws(content));
         }
         if let Some(equiv) = attr(tag, "http-equiv") {
             let equiv = equiv.trim().to_ascii_lowercase();
-            if equiv == "refresh" {
-                if let Some(target) = refresh_target(content) {
-                    self.push(target, RefKind::Refresh, String::new(), line);
-                }
+            if equiv == "refresh"
+                && let Some(target) = refresh_target(content)
+            {
+                self.push(target, RefKind::Refresh, String::new(), line);
             }
             if equiv == "owner" && self.facts.owner.is_none() {
                 self.facts.owner = Some(collapse_ws(content));

@@ -56,10 +56,10 @@ pub fn decide(scope: &Scope, rules: &PrefixRules, url: &Url, kind: RefKind) -> D
         return Decision::NotChecked("form actions are not requested".into());
     }
     let global = rules.lookup(url.as_str());
-    if let Some(rule) = global {
-        if rule.action == RuleAction::Avoid {
-            return Decision::Avoid(format!("avoid rule {} ({})", rule.prefix, rule.origin));
-        }
+    if let Some(rule) = global
+        && rule.action == RuleAction::Avoid
+    {
+        return Decision::Avoid(format!("avoid rule {} ({})", rule.prefix, rule.origin));
     }
     if !scope.may_contain(url) {
         return Decision::Leaf(scope.outside_reason().into());

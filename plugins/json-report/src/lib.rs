@@ -1,0 +1,278 @@
+//! `json-report`: JSON Lines of every URL a task reached and every finding,
+//! for machines and CI, written to `report.jsonl` in the task's output
+//! directory.
+//!
+//! Schema `spinneret.report/1`, one object per line:
+//! - `{"schema", "type": "task", "run", "task", "kind", "top", "started_at"}` first;
+//! - `{"type": "url", "url", "role", "category", "method", "status", "error",
+//!   "content_type", "last_modified", "expires", "owner", "redirects",
+//!   "final_url", "referrer", "checked_at"}` per URL, in URL order;
+//! - `{"type": "document", "url", "title", "owner", "expires", "references"}` per document;
+//! - `{"type": "finding", "kind", "url", "referrer", "message", "severity", "source"}` per finding;
+//! - `{"type": "summary", "urls", "documents", "by_category": {...}, "findings"}` last.
+//!
+//! Configuration: `file` (default `report.jsonl`).
+
+use serde_json::{Value, json};
+use spinneret_sdk::reporter::*;
+use std::collections::BTreeMap;
+
+/// The schema name and version written in the first line.
+pub const SCHEMA: &str = "spinneret.report/1";
+
+/// The reporter's state for one task.
+pub struct JsonReport {
+    file: String,
+    header: Option<Value>,
+    urls: BTreeMap<String, Value>,
+    documents: Vec<Value>,
+    findings: Vec<Value>,
+    by_category: BTreeMap<&'static str, u64>,
+}
+
+fn category_name(c: Category) -> &'static str {
+    match c {
+        Category::Ok => "ok",
+        Category::Moved => "moved",
+        Category::Broken => "broken",
+        Category::Blocked => "blocked",
+        Category::Avoided => "avoided",
+        Category::NotChecked => "not_checked",
+    }
+}
+
+fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::Document => "document",
+        Role::Leaf => "leaf",
+        Role::Avoided => "avoided",
+        Role::NotChecked => "not_checked",
+    }
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+impl Reporter for JsonReport {
+    fn configure(config: Value) -> Result<Self, String> {
+        let file = match config.get("file") {
+            None => "report.jsonl".to_string(),
+            Some(Value::String(f)) if !f.is_empty() => f.clone(),
+            Some(other) => {
+                return Err(format!(
+                    "json-report: `file` must be a file name, not {other}"
+                ));
+            }
+        };
+        if let Some(obj) = config.as_object()
+            && let Some(k) = obj.keys().find(|k| k.as_str() != "file")
+        {
+            return Err(format!(
+                "json-report: unknown setting `{k}`; the only setting is `file`"
+            ));
+        }
+        Ok(JsonReport {
+            file,
+            header: None,
+            urls: BTreeMap::new(),
+            documents: Vec::new(),
+            findings: Vec::new(),
+            by_category: BTreeMap::new(),
+        })
+    }
+
+    fn begin(&mut self, run: RunInfo, task: TaskInfo) -> Result<(), String> {
+        self.urls.clear();
+        self.documents.clear();
+        self.findings.clear();
+        self.by_category.clear();
+        let kind = match task.kind {
+            TaskKind::Site => "site",
+            TaskKind::Tree => "tree",
+            TaskKind::Owner => "owner",
+        };
+        self.header = Some(json!({
+            "schema": SCHEMA,
+            "type": "task",
+            "run": run.id,
+            "task": task.name,
+            "kind": kind,
+            "top": task.top,
+            "started_at": run.started_at,
+        }));
+        Ok(())
+    }
+
+    fn on_result(&mut self, r: CheckResult, role: Role) {
+        *self
+            .by_category
+            .entry(category_name(r.category))
+            .or_insert(0) += 1;
+        let redirects: Vec<Value> = r
+            .redirects
+            .iter()
+            .map(|h| json!({"url": h.url, "status": h.status}))
+            .collect();
+        self.urls.insert(
+            r.url.clone(),
+            json!({
+                "type": "url",
+                "url": r.url,
+                "role": role_name(role),
+                "category": category_name(r.category),
+                "method": r.method,
+                "status": r.status,
+                "error": r.error,
+                "content_type": r.content_type,
+                "last_modified": r.last_modified,
+                "expires": r.expires,
+                "owner": r.owner,
+                "redirects": redirects,
+                "final_url": r.final_url,
+                "referrer": r.referrer,
+                "checked_at": r.checked_at,
+            }),
+        );
+    }
+
+    fn on_document(&mut self, d: Document, _outcome: CheckResult) {
+        let references: Vec<Value> = d
+            .references
+            .iter()
+            .map(|r| json!({"target": r.target, "kind": format!("{:?}", r.kind).to_lowercase(), "text": r.anchor_text}))
+            .collect();
+        self.documents.push(json!({
+            "type": "document",
+            "url": d.url,
+            "title": d.title,
+            "owner": d.owner,
+            "expires": d.expires,
+            "parse_errors": d.parse_errors,
+            "references": references,
+        }));
+    }
+
+    fn on_finding(&mut self, f: Finding) {
+        self.findings.push(json!({
+            "type": "finding",
+            "kind": f.kind,
+            "url": f.url,
+            "referrer": f.referrer,
+            "message": f.message,
+            "severity": severity_name(f.severity),
+            "source": f.source,
+        }));
+    }
+
+    fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
+        let header = self
+            .header
+            .take()
+            .ok_or("json-report: finish without begin")?;
+        let mut text = String::new();
+        let mut push = |v: &Value| {
+            text.push_str(&v.to_string());
+            text.push('\n');
+        };
+        push(&header);
+        for v in self.urls.values() {
+            push(v);
+        }
+        self.documents
+            .sort_by(|a, b| a["url"].as_str().cmp(&b["url"].as_str()));
+        for v in &self.documents {
+            push(v);
+        }
+        for v in &self.findings {
+            push(v);
+        }
+        push(&json!({
+            "type": "summary",
+            "urls": self.urls.len(),
+            "documents": self.documents.len(),
+            "by_category": self.by_category,
+            "findings": self.findings.len(),
+        }));
+        out.write(&self.file, text.as_bytes())
+    }
+}
+
+spinneret_sdk::export_reporter!(JsonReport);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spinneret_sdk::testing::{ReporterHarness, fixtures};
+
+    #[test]
+    fn writes_one_line_per_url_document_and_finding() {
+        let mut h = ReporterHarness::<JsonReport>::new("").unwrap();
+        let mut moved = fixtures::result("http://a.example/old", Category::Moved);
+        moved.final_url = Some("http://a.example/new".into());
+        moved.redirects = vec![Hop {
+            url: "http://a.example/old".into(),
+            status: 301,
+        }];
+        h.run_task(
+            fixtures::run(1_700_000_000),
+            fixtures::task("A", "http://a.example/"),
+            vec![
+                (
+                    fixtures::result("http://a.example/", Category::Ok),
+                    Role::Document,
+                ),
+                (
+                    fixtures::result("http://a.example/gone", Category::Broken),
+                    Role::Leaf,
+                ),
+                (moved, Role::Leaf),
+            ],
+            vec![fixtures::document(
+                "http://a.example/",
+                "Home",
+                &[("http://a.example/gone", RefKind::Anchor, "Gone")],
+            )],
+            vec![Finding {
+                kind: "broken".into(),
+                url: "http://a.example/gone".into(),
+                referrer: Some("http://a.example/".into()),
+                message: "404".into(),
+                severity: Severity::Error,
+                source: "maintenance".into(),
+            }],
+        )
+        .unwrap();
+        let text = h.output.text("report.jsonl").unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 7);
+        assert_eq!(lines[0]["schema"], SCHEMA);
+        assert_eq!(lines[0]["task"], "A");
+        assert_eq!(lines[1]["url"], "http://a.example/");
+        assert_eq!(lines[2]["category"], "broken");
+        assert_eq!(lines[3]["final_url"], "http://a.example/new");
+        assert_eq!(lines[3]["redirects"][0]["status"], 301);
+        assert_eq!(lines[4]["type"], "document");
+        assert_eq!(lines[4]["references"][0]["text"], "Gone");
+        assert_eq!(lines[5]["severity"], "error");
+        assert_eq!(lines[6]["by_category"]["broken"], 1);
+    }
+
+    #[test]
+    fn refuses_unknown_settings() {
+        let err = ReporterHarness::<JsonReport>::new(r#"{"fiel": "x"}"#)
+            .err()
+            .unwrap();
+        assert_eq!(
+            err,
+            "json-report: unknown setting `fiel`; the only setting is `file`"
+        );
+    }
+}

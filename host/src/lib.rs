@@ -22,6 +22,7 @@ pub mod crawl;
 pub mod fetch;
 pub mod model;
 pub mod parse;
+pub mod plugin;
 pub mod policy;
 pub mod store;
 pub mod urls;

@@ -1,0 +1,128 @@
+//! Which world a component implements and which API version it was built
+//! against, read from its exports before it is ever instantiated.
+
+use super::engine::PluginEngine;
+use wasmtime::component::Component;
+
+/// The plugin API version this host implements (the WIT package version).
+pub const HOST_API: (u64, u64, u64) = (0, 1, 0);
+
+/// The kinds of plugin, by the interface their world exports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PluginKind {
+    /// `reporter-api`.
+    Reporter,
+    /// `detector-api`.
+    ChangeDetector,
+    /// `policy-api`.
+    Policy,
+    /// `fetch-hook-api`.
+    FetchHook,
+    /// `parser-api`.
+    Parser,
+    /// `search-engine-api`.
+    SearchEngine,
+}
+
+impl PluginKind {
+    /// The world's name.
+    pub fn world(self) -> &'static str {
+        match self {
+            PluginKind::Reporter => "reporter",
+            PluginKind::ChangeDetector => "change-detector",
+            PluginKind::Policy => "policy",
+            PluginKind::FetchHook => "fetch-hook",
+            PluginKind::Parser => "parser",
+            PluginKind::SearchEngine => "search-engine",
+        }
+    }
+
+    fn from_interface(name: &str) -> Option<PluginKind> {
+        Some(match name {
+            "reporter-api" => PluginKind::Reporter,
+            "detector-api" => PluginKind::ChangeDetector,
+            "policy-api" => PluginKind::Policy,
+            "fetch-hook-api" => PluginKind::FetchHook,
+            "parser-api" => PluginKind::Parser,
+            "search-engine-api" => PluginKind::SearchEngine,
+            _ => return None,
+        })
+    }
+}
+
+/// What a component says about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// Its kind.
+    pub kind: PluginKind,
+    /// The API version it was built against.
+    pub api: (u64, u64, u64),
+}
+
+/// Why a component cannot be used.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum IdentifyError {
+    /// It exports no spinneret plugin interface.
+    #[error(
+        "it exports no spinneret:plugin interface; is it a spinneret plugin built with spinneret-sdk?"
+    )]
+    NotAPlugin,
+    /// It was built against an API this host cannot run.
+    #[error(
+        "it was built against plugin API {0}.{1}.{2}, but this spinneret implements {host}; it needs a spinneret that implements {0}.{1}.x",
+        host = format!("{}.{}.{}", HOST_API.0, HOST_API.1, HOST_API.2)
+    )]
+    Incompatible(u64, u64, u64),
+}
+
+fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
+    let mut it = v.split(['.', '-', '+']).map(|p| p.parse::<u64>());
+    Some((it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?))
+}
+
+/// Whether a component built against `api` runs on this host (semver: same
+/// major, and for 0.x the same minor).
+pub fn compatible(api: (u64, u64, u64)) -> bool {
+    match HOST_API.0 {
+        0 => api.0 == 0 && api.1 == HOST_API.1,
+        major => api.0 == major,
+    }
+}
+
+/// Read a component's world and API version from its exports.
+pub fn identify(engine: &PluginEngine, component: &Component) -> Result<Identity, IdentifyError> {
+    let ty = component.component_type();
+    for (name, _) in ty.exports(engine.engine()) {
+        let Some(rest) = name.strip_prefix("spinneret:plugin/") else {
+            continue;
+        };
+        let (iface, version) = rest.split_once('@').unwrap_or((rest, "0.0.0"));
+        let Some(kind) = PluginKind::from_interface(iface) else {
+            continue;
+        };
+        let api = parse_version(version).unwrap_or((0, 0, 0));
+        if !compatible(api) {
+            return Err(IdentifyError::Incompatible(api.0, api.1, api.2));
+        }
+        return Ok(Identity { kind, api });
+    }
+    Err(IdentifyError::NotAPlugin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(parse_version("0.1.0"), Some((0, 1, 0)));
+        assert_eq!(parse_version("0.1.3-pre"), Some((0, 1, 3)));
+        assert!(compatible((0, 1, 7)));
+        assert!(!compatible((0, 2, 0)));
+        assert!(!compatible((1, 1, 0)));
+        assert_eq!(
+            IdentifyError::Incompatible(0, 2, 0).to_string(),
+            "it was built against plugin API 0.2.0, but this spinneret implements 0.1.0; it needs a spinneret that implements 0.2.x"
+        );
+    }
+}

@@ -1,0 +1,13 @@
+//! The plugin runtime: WebAssembly components that speak the WIT package in
+//! `wit/`, run by wasmtime in a sandbox — no file system, environment or
+//! network unless granted, a deadline on every call, a memory cap per
+//! instance, a cap on output written. A plugin that traps, hangs or
+//! overspends is cut off; the failure is reported and the crawl's results are
+//! untouched.
+
+pub mod bindings;
+pub mod builtin;
+pub mod engine;
+pub mod identify;
+pub mod reporter;
+pub mod state;

@@ -1,0 +1,363 @@
+//! What a plugin instance may touch: its sandboxed WASI context (no files,
+//! no environment, no sockets), its memory cap, its output directory with a
+//! byte cap, and the host imports of the WIT package.
+
+use super::bindings::reporter::spinneret::plugin::{clock, http, kv, log, output, types};
+use std::collections::HashMap;
+use std::path::{Component as PathComponent, Path, PathBuf};
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+/// The limits and grants of one plugin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grants {
+    /// Linear memory an instance may use, in bytes.
+    pub memory: u64,
+    /// Time one call may take.
+    pub time: std::time::Duration,
+    /// Bytes a reporter may write per task.
+    pub output: u64,
+    /// Hosts the plugin may fetch from through the host (empty: no network).
+    pub hosts: Vec<String>,
+}
+
+impl Default for Grants {
+    fn default() -> Self {
+        Grants {
+            memory: 64 << 20,
+            time: std::time::Duration::from_secs(1),
+            output: 64 << 20,
+            hosts: Vec::new(),
+        }
+    }
+}
+
+/// Memory accounting that remembers whether the cap was hit.
+#[derive(Debug)]
+pub struct MemoryCap {
+    cap: usize,
+    /// Whether a growth past the cap was refused.
+    pub exceeded: bool,
+}
+
+impl wasmtime::ResourceLimiter for MemoryCap {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.cap {
+            self.exceeded = true;
+            wasmtime::bail!(
+                "memory limit of {} MiB exceeded (asked for {} MiB)",
+                self.cap >> 20,
+                desired >> 20
+            );
+        }
+        Ok(true)
+    }
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1_000_000)
+    }
+}
+
+/// A reporter's output directory.
+#[derive(Debug)]
+pub struct OutputDir {
+    root: PathBuf,
+    cap: u64,
+    written: u64,
+    /// Whether a write past the cap was refused.
+    pub exceeded: bool,
+}
+
+impl OutputDir {
+    /// The directory `root` (created on first write), capped at `cap` bytes.
+    pub fn new(root: PathBuf, cap: u64) -> OutputDir {
+        OutputDir {
+            root,
+            cap,
+            written: 0,
+            exceeded: false,
+        }
+    }
+
+    fn resolve(&self, path: &str) -> Result<PathBuf, String> {
+        let p = Path::new(path);
+        let ok = !path.is_empty()
+            && !path.contains('\\')
+            && p.components()
+                .all(|c| matches!(c, PathComponent::Normal(_)));
+        if !ok {
+            return Err(format!(
+                "`{path}` is not a relative path inside the output directory"
+            ));
+        }
+        Ok(self.root.join(p))
+    }
+}
+
+/// The host's polite fetcher, lent to plugins whose grants name hosts.
+#[derive(Clone)]
+pub struct HostFetch {
+    /// The fetcher (polite headers, body cap, decompression).
+    pub fetcher: crate::fetch::Fetcher,
+    /// The runtime the fetcher runs on.
+    pub handle: tokio::runtime::Handle,
+    /// The robot's name, for robots.txt.
+    pub robot_name: String,
+    /// The body cap.
+    pub max_body: u64,
+}
+
+/// The state of one plugin instance's store.
+pub struct PluginState {
+    /// The plugin's name, for logs and messages.
+    pub name: String,
+    wasi: WasiCtx,
+    table: ResourceTable,
+    /// Memory accounting.
+    pub memory: MemoryCap,
+    /// The output directory (reporters).
+    pub output: Option<OutputDir>,
+    kv: HashMap<String, Vec<u8>>,
+    grants: Grants,
+    fetch: Option<HostFetch>,
+    robots: HashMap<String, crate::policy::robots::RobotsRules>,
+}
+
+impl PluginState {
+    /// A fresh, sandboxed state.
+    pub fn new(
+        name: &str,
+        grants: &Grants,
+        output: Option<OutputDir>,
+        fetch: Option<HostFetch>,
+    ) -> PluginState {
+        let wasi = WasiCtxBuilder::new().allow_ip_name_lookup(false).build();
+        PluginState {
+            name: name.to_string(),
+            wasi,
+            table: ResourceTable::new(),
+            memory: MemoryCap {
+                cap: grants.memory as usize,
+                exceeded: false,
+            },
+            output,
+            kv: HashMap::new(),
+            grants: grants.clone(),
+            fetch,
+            robots: HashMap::new(),
+        }
+    }
+}
+
+impl WasiView for PluginState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl types::Host for PluginState {}
+
+impl log::Host for PluginState {
+    fn log(&mut self, level: log::Level, message: String) -> wasmtime::Result<()> {
+        let name = &self.name;
+        let message: String = message.chars().take(4096).collect();
+        match level {
+            log::Level::Trace => tracing::trace!("plugin {name}: {message}"),
+            log::Level::Debug => tracing::debug!("plugin {name}: {message}"),
+            log::Level::Info => tracing::info!("plugin {name}: {message}"),
+            log::Level::Warn => tracing::warn!("plugin {name}: {message}"),
+            log::Level::Error => tracing::error!("plugin {name}: {message}"),
+        }
+        Ok(())
+    }
+}
+
+impl clock::Host for PluginState {
+    fn now(&mut self) -> wasmtime::Result<i64> {
+        Ok(crate::model::unix_now())
+    }
+}
+
+/// Largest value a plugin may keep under one key.
+const KV_VALUE_MAX: usize = 1 << 20;
+
+impl kv::Host for PluginState {
+    fn get(&mut self, key: String) -> wasmtime::Result<Option<Vec<u8>>> {
+        Ok(self.kv.get(&key).cloned())
+    }
+    fn set(&mut self, key: String, value: Vec<u8>) -> wasmtime::Result<Result<(), String>> {
+        if value.len() > KV_VALUE_MAX {
+            return Ok(Err(format!(
+                "a value may hold at most {KV_VALUE_MAX} bytes"
+            )));
+        }
+        self.kv.insert(key, value);
+        Ok(Ok(()))
+    }
+    fn delete(&mut self, key: String) -> wasmtime::Result<()> {
+        self.kv.remove(&key);
+        Ok(())
+    }
+}
+
+impl http::Host for PluginState {
+    fn get(&mut self, target: String) -> wasmtime::Result<Result<http::Response, String>> {
+        use crate::fetch::robots::{RobotsFetch, fetch_robots};
+        use crate::fetch::{BodyWanted, FetchRequest, Method};
+        let url = match url::Url::parse(&target) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => u,
+            _ => return Ok(Err(format!("`{target}` is not an http or https URL"))),
+        };
+        let host = url.host_str().unwrap_or("").to_string();
+        if !self
+            .grants
+            .hosts
+            .iter()
+            .any(|g| g.eq_ignore_ascii_case(&host))
+        {
+            return Ok(Err(format!(
+                "network access to {host} is not granted to plugin {}; list the host in the plugin's `hosts`",
+                self.name
+            )));
+        }
+        let Some(fetch) = self.fetch.clone() else {
+            return Ok(Err(format!(
+                "plugin {} runs without the host's fetcher here",
+                self.name
+            )));
+        };
+        let site = crate::urls::site_key(&url);
+        if !self.robots.contains_key(&site) {
+            let rules = match crate::urls::robots_url(&url) {
+                Some(r) => match fetch.handle.block_on(fetch_robots(&fetch.fetcher, r)) {
+                    RobotsFetch::Found { body, .. } => {
+                        crate::policy::robots::RobotsRules::parse(&body, &fetch.robot_name)
+                    }
+                    RobotsFetch::Missing { .. } => Default::default(),
+                    RobotsFetch::Forbidden { status } => {
+                        return Ok(Err(format!(
+                            "robots.txt of {site} answered {status}: the site is off limits"
+                        )));
+                    }
+                    RobotsFetch::Unavailable { reason, .. } => {
+                        return Ok(Err(format!(
+                            "robots.txt of {site} could not be read ({reason})"
+                        )));
+                    }
+                },
+                None => Default::default(),
+            };
+            self.robots.insert(site.clone(), rules);
+        }
+        if !self.robots[&site].allows(&url) {
+            return Ok(Err(format!("robots.txt of {site} disallows {url}")));
+        }
+        let req = FetchRequest {
+            url,
+            method: Method::Get,
+            referrer: None,
+            validators: None,
+            body: BodyWanted::Always(fetch.max_body),
+        };
+        Ok(
+            match fetch
+                .handle
+                .block_on(fetch.fetcher.fetch(&req, fetch.max_body))
+            {
+                Ok(resp) => {
+                    let body = resp.body.unwrap_or_default();
+                    Ok(http::Response {
+                        status: resp.status,
+                        content_type: resp.headers.content_type,
+                        truncated: body.truncated,
+                        body: body.bytes,
+                    })
+                }
+                Err(e) => Err(e.to_string()),
+            },
+        )
+    }
+}
+
+impl output::Host for PluginState {
+    fn write(&mut self, path: String, contents: Vec<u8>) -> wasmtime::Result<Result<(), String>> {
+        let Some(out) = self.output.as_mut() else {
+            return Ok(Err("this plugin has no output directory".into()));
+        };
+        let target = match out.resolve(&path) {
+            Ok(t) => t,
+            Err(e) => return Ok(Err(e)),
+        };
+        out.written += contents.len() as u64;
+        if out.written > out.cap {
+            out.exceeded = true;
+            // Overspending is not an error the plugin may ignore: the call traps.
+            wasmtime::bail!("output limit of {} bytes exceeded", out.cap);
+        }
+        let result = (|| -> std::io::Result<()> {
+            if let Some(dir) = target.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let tmp = target.with_extension(format!("tmp-{}", std::process::id()));
+            std::fs::write(&tmp, &contents)?;
+            std::fs::rename(&tmp, &target)
+        })();
+        Ok(result.map_err(|e| format!("cannot write {path}: {e}")))
+    }
+
+    fn read(&mut self, path: String) -> wasmtime::Result<Option<Vec<u8>>> {
+        let Some(out) = self.output.as_ref() else {
+            return Ok(None);
+        };
+        Ok(out.resolve(&path).ok().and_then(|p| std::fs::read(p).ok()))
+    }
+
+    fn rename(
+        &mut self,
+        source: String,
+        destination: String,
+    ) -> wasmtime::Result<Result<(), String>> {
+        let Some(out) = self.output.as_ref() else {
+            return Ok(Err("this plugin has no output directory".into()));
+        };
+        let (from, to) = match (out.resolve(&source), out.resolve(&destination)) {
+            (Ok(f), Ok(t)) => (f, t),
+            (Err(e), _) | (_, Err(e)) => return Ok(Err(e)),
+        };
+        Ok(std::fs::rename(from, to)
+            .map_err(|e| format!("cannot rename {source} to {destination}: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_paths_stay_inside() {
+        let out = OutputDir::new(PathBuf::from("/srv/out"), 10);
+        assert_eq!(
+            out.resolve("index.html").unwrap(),
+            PathBuf::from("/srv/out/index.html")
+        );
+        assert_eq!(
+            out.resolve("a/b.txt").unwrap(),
+            PathBuf::from("/srv/out/a/b.txt")
+        );
+        for bad in ["", "../x", "/etc/passwd", "a/../../x", "a\\b", "./x"] {
+            assert!(out.resolve(bad).is_err(), "{bad}");
+        }
+    }
+}

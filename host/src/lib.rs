@@ -24,5 +24,6 @@ pub mod model;
 pub mod parse;
 pub mod plugin;
 pub mod policy;
+pub mod report;
 pub mod store;
 pub mod urls;

@@ -21,6 +21,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_BROKEN: u8 = 1;
 /// Exit code: bad usage or configuration.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: a plugin failed and `--strict-plugins` was given.
+pub const EXIT_PLUGIN: u8 = 3;
 
 /// spinneret: a polite web-maintenance spider.
 ///
@@ -77,6 +79,9 @@ struct CrawlArgs {
     /// Continue the newest unfinished run of this configuration.
     #[arg(long)]
     resume: bool,
+    /// Treat a plugin failure as a failed run (exit status 3).
+    #[arg(long)]
+    strict_plugins: bool,
 }
 
 #[derive(Args, Debug)]
@@ -153,7 +158,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 resume: args.resume,
                 task: args.task,
             };
-            run_crawl(&config, &options, cli.quiet)
+            run_crawl(&config, &options, cli.quiet, args.strict_plugins)
         }
         Command::Check(args) => {
             let mut urls = Vec::new();
@@ -195,7 +200,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                     .resolve
                     .insert(host.to_ascii_lowercase(), ip);
             }
-            run_crawl(&config, &CrawlOptions::default(), cli.quiet)
+            run_crawl(&config, &CrawlOptions::default(), cli.quiet, false)
         }
         Command::Results(args) => {
             let path = match (&args.config, &args.store) {
@@ -246,7 +251,12 @@ async fn stop_signal() {
 }
 
 /// Crawl with a progress display and Ctrl-C handling; print the summary.
-fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Result<u8> {
+fn run_crawl(
+    config: &Config,
+    options: &CrawlOptions,
+    quiet: bool,
+    strict_plugins: bool,
+) -> anyhow::Result<u8> {
     let store = Store::open(&config.settings.store)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -268,6 +278,22 @@ fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Re
         output::finish_progress(bar);
         r
     })?;
+    let mut plugin_failed = false;
+    if !report.interrupted {
+        let fetch = crate::fetch::Fetcher::new(&config.settings)
+            .ok()
+            .map(|fetcher| crate::plugin::state::HostFetch {
+                fetcher,
+                handle: runtime.handle().clone(),
+                robot_name: config.settings.robot_name(),
+                max_body: config.settings.max_body,
+            });
+        let reports = crate::report::run_reporters(config, &store, report.run, fetch)?;
+        plugin_failed = !reports.failures.is_empty();
+        for (task, f) in &reports.failures {
+            eprintln!("spinneret: task {task}: {f}");
+        }
+    }
     if !quiet {
         print!("{}", crawl::print_summary(&report.tasks));
         println!(
@@ -282,7 +308,9 @@ fn run_crawl(config: &Config, options: &CrawlOptions, quiet: bool) -> anyhow::Re
             println!("interrupted: continue with `spinneret crawl --resume CONFIG`");
         }
     }
-    Ok(if report.any_broken() {
+    Ok(if plugin_failed && strict_plugins {
+        EXIT_PLUGIN
+    } else if report.any_broken() {
         EXIT_BROKEN
     } else {
         EXIT_OK

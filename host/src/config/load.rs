@@ -1,7 +1,7 @@
 //! Reading a TOML configuration into [`Config`], with located errors.
 
 use super::values::{Bounded, ByteSize, HumanDuration};
-use super::{Config, Settings, TaskConfig, TaskKind};
+use super::{Config, PluginConfig, PluginSource, Settings, TaskConfig, TaskKind};
 use serde::Deserialize;
 use serde_spanned::Spanned;
 use std::collections::{BTreeMap, HashSet};
@@ -66,6 +66,22 @@ struct RawConfig {
     resolve: BTreeMap<String, Spanned<String>>,
     #[serde(default, rename = "task")]
     tasks: Vec<RawTask>,
+    #[serde(default, rename = "plugin")]
+    plugins: Vec<RawPlugin>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlugin {
+    name: Spanned<String>,
+    source: Spanned<String>,
+    config: Option<toml::Table>,
+    #[serde(default)]
+    hosts: Vec<String>,
+    memory: Option<ByteSize>,
+    time: Option<HumanDuration>,
+    output: Option<ByteSize>,
+    tasks: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -80,6 +96,7 @@ struct RawTask {
     exclude: Vec<Spanned<String>>,
     changed_days: Option<Bounded<0, 36500>>,
     expiring_days: Option<Bounded<0, 36500>>,
+    default_plugins: Option<bool>,
 }
 
 /// Read and validate a configuration file.
@@ -224,6 +241,72 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             exclude,
             changed_days: t.changed_days.map_or(7, |b| b.0 as u32),
             expiring_days: t.expiring_days.map_or(7, |b| b.0 as u32),
+            default_plugins: t.default_plugins.unwrap_or(true),
+        });
+    }
+    let mut plugins = Vec::new();
+    let mut plugin_names = HashSet::new();
+    for p in raw.plugins {
+        let name = p.name.get_ref().trim().to_string();
+        if name.is_empty() || !plugin_names.insert(name.clone()) {
+            return Err(at(
+                Some(p.name.span()),
+                format!("plugin names must be unique and not empty (`{name}`)"),
+            ));
+        }
+        let raw_source = p.source.get_ref().trim();
+        let source = match raw_source.strip_prefix("builtin:") {
+            Some(b) => {
+                if crate::plugin::builtin::builtin(b).is_none() {
+                    let known: Vec<&str> = crate::plugin::builtin::names().collect();
+                    return Err(at(
+                        Some(p.source.span()),
+                        format!(
+                            "there is no built-in plugin `{b}`; the built-ins are: {}",
+                            known.join(", ")
+                        ),
+                    ));
+                }
+                PluginSource::Builtin(b.to_string())
+            }
+            None => {
+                let path = rel(raw_source);
+                if !path.is_file() {
+                    return Err(at(
+                        Some(p.source.span()),
+                        format!(
+                            "plugin source `{raw_source}` is neither `builtin:NAME` nor an existing .wasm file ({})",
+                            path.display()
+                        ),
+                    ));
+                }
+                PluginSource::File(path)
+            }
+        };
+        if let Some(list) = &p.tasks {
+            for t in list {
+                if !names.contains(t.get_ref()) {
+                    return Err(at(
+                        Some(t.span()),
+                        format!("no task is named `{}`", t.get_ref()),
+                    ));
+                }
+            }
+        }
+        let defaults = crate::plugin::state::Grants::default();
+        plugins.push(PluginConfig {
+            name,
+            source,
+            config: serde_json::to_value(p.config.unwrap_or_default()).unwrap_or_default(),
+            grants: crate::plugin::state::Grants {
+                memory: p.memory.map_or(defaults.memory, |b| b.0),
+                time: p.time.map_or(defaults.time, |d| d.0),
+                output: p.output.map_or(defaults.output, |b| b.0),
+                hosts: p.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            },
+            tasks: p
+                .tasks
+                .map(|l| l.into_iter().map(Spanned::into_inner).collect()),
         });
     }
     if tasks.is_empty() {
@@ -236,6 +319,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         source: None,
         settings,
         tasks,
+        plugins,
     })
 }
 
@@ -390,6 +474,54 @@ mod tests {
         let text = MINIMAL.replace("http://www.ics.example/", "site/index.html");
         let c = load(&text).unwrap();
         assert_eq!(c.tasks[0].top.as_str(), "file:///srv/web/site/index.html");
+    }
+
+    #[test]
+    fn plugins_are_configured_and_defaults_fill_in() {
+        let text = format!(
+            "{MINIMAL}[[plugin]]\nname = \"jr\"\nsource = \"builtin:json-report\"\ntime = \"2s\"\nhosts = [\"API.example\"]\n[plugin.config]\nfile = \"out.jsonl\"\n"
+        );
+        let c = load(&text).unwrap();
+        let p = &c.plugins[0];
+        assert_eq!(p.source, PluginSource::Builtin("json-report".into()));
+        assert_eq!(p.config, serde_json::json!({"file": "out.jsonl"}));
+        assert_eq!(p.grants.time, std::time::Duration::from_secs(2));
+        assert_eq!(p.grants.hosts, vec!["api.example"]);
+        // json-report is configured, so it is not added again as a default.
+        assert_eq!(c.plugins_for(&c.tasks[0]).len(), 1);
+        let c = load(MINIMAL).unwrap();
+        let names: Vec<String> = c
+            .plugins_for(&c.tasks[0])
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(names, vec!["json-report"]);
+    }
+
+    #[test]
+    fn bad_plugin_entries_are_located() {
+        let err = load(&format!(
+            "{MINIMAL}[[plugin]]\nname = \"x\"\nsource = \"builtin:nope\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with(
+                "test.toml:7:10: there is no built-in plugin `nope`; the built-ins are: json-report"
+            ),
+            "{err}"
+        );
+        let err = load(&format!(
+            "{MINIMAL}[[plugin]]\nname = \"x\"\nsource = \"missing.wasm\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("is neither `builtin:NAME` nor an existing .wasm file"),
+            "{err}"
+        );
+        let err = load(&format!("{MINIMAL}[[plugin]]\nname = \"x\"\nsource = \"builtin:json-report\"\ntasks = [\"Nope\"]\n")).unwrap_err().to_string();
+        assert!(err.contains("no task is named `Nope`"), "{err}");
     }
 
     #[test]

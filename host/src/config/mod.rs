@@ -66,6 +66,8 @@ pub struct TaskConfig {
     pub changed_days: u32,
     /// An owned document whose Expires is within this many days counts as "expiring".
     pub expiring_days: u32,
+    /// Whether the default built-in plugins run for this task.
+    pub default_plugins: bool,
 }
 
 /// Global settings that apply to the whole crawl.
@@ -147,6 +149,33 @@ impl Default for Settings {
     }
 }
 
+/// Where a plugin's component comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PluginSource {
+    /// One of the plugins embedded in spinneret (`builtin:NAME`).
+    Builtin(String),
+    /// A `.wasm` component file.
+    File(PathBuf),
+}
+
+/// A `[[plugin]]` entry.
+#[derive(Clone, Debug)]
+pub struct PluginConfig {
+    /// The name it is known by in logs and reports.
+    pub name: String,
+    /// Where its component comes from.
+    pub source: PluginSource,
+    /// Its `config` table, handed to it as JSON.
+    pub config: serde_json::Value,
+    /// Memory, time per call, output bytes, network hosts.
+    pub grants: crate::plugin::state::Grants,
+    /// The tasks it runs for (none: every task).
+    pub tasks: Option<Vec<String>>,
+}
+
+/// The built-in plugins that run for every task unless configured otherwise.
+pub const DEFAULT_PLUGINS: &[&str] = &["json-report"];
+
 /// A whole configuration: settings and tasks.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -156,6 +185,39 @@ pub struct Config {
     pub settings: Settings,
     /// The tasks, in file order.
     pub tasks: Vec<TaskConfig>,
+    /// The `[[plugin]]` entries, in file order.
+    pub plugins: Vec<PluginConfig>,
+}
+
+impl Config {
+    /// The plugins that run for `task`: its `[[plugin]]` entries, then the
+    /// default built-ins no entry names (unless the task turns them off).
+    pub fn plugins_for(&self, task: &TaskConfig) -> Vec<PluginConfig> {
+        let mut out: Vec<PluginConfig> = self
+            .plugins
+            .iter()
+            .filter(|p| p.tasks.as_ref().is_none_or(|t| t.contains(&task.name)))
+            .cloned()
+            .collect();
+        if task.default_plugins {
+            for name in DEFAULT_PLUGINS {
+                let named = self
+                    .plugins
+                    .iter()
+                    .any(|p| p.source == PluginSource::Builtin(name.to_string()));
+                if !named {
+                    out.push(PluginConfig {
+                        name: name.to_string(),
+                        source: PluginSource::Builtin(name.to_string()),
+                        config: serde_json::json!({}),
+                        grants: Default::default(),
+                        tasks: None,
+                    });
+                }
+            }
+        }
+        out
+    }
 }
 
 impl Config {
@@ -173,12 +235,14 @@ impl Config {
                 exclude: Vec::new(),
                 changed_days: 7,
                 expiring_days: 7,
+                default_plugins: true,
             })
             .collect();
         Config {
             source: None,
             settings: Settings::default(),
             tasks,
+            plugins: Vec::new(),
         }
     }
 }

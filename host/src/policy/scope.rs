@@ -90,6 +90,7 @@ mod tests {
             exclude: vec!["http://a.example/docs/private/".into()],
             changed_days: 7,
             expiring_days: 7,
+            default_plugins: true,
         }
     }
 

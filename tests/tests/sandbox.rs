@@ -1,0 +1,180 @@
+//! Hostile plugins are contained: a loop is cut off at its time limit, a
+//! memory hog at its memory cap, a trap is reported, writing past the output
+//! cap is stopped, the file system, environment and network are out of reach,
+//! and a component built against another API version is refused before it
+//! runs. Other plugins and the crawl's results are untouched.
+
+use spinneret::model::{Category, CheckResult};
+use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
+use spinneret::plugin::engine::PluginEngine;
+use spinneret::plugin::identify::{IdentifyError, identify};
+use spinneret::plugin::reporter::{PluginFailure, ReporterPlugin, TaskReport};
+use spinneret::plugin::state::Grants;
+use spinneret_tests::fixtures::maintenance_web;
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::TestWeb;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+const HOSTILE: &str = env!("TEST_PLUGIN_HOSTILE_REPORTER");
+const FUTURE: &str = env!("TEST_PLUGIN_FUTURE_API");
+
+fn grants() -> Grants {
+    Grants {
+        memory: 16 << 20,
+        time: Duration::from_millis(300),
+        output: 100 * 1024,
+        hosts: Vec::new(),
+    }
+}
+
+fn report(behave: &str, dir: &std::path::Path) -> Result<(), PluginFailure> {
+    let engine = Arc::new(PluginEngine::new().unwrap());
+    let component = engine.compile(&std::fs::read(HOSTILE).unwrap()).unwrap();
+    let plugin = ReporterPlugin::new(
+        "hostile",
+        engine,
+        &component,
+        serde_json::json!({ "behave": behave }),
+        grants(),
+        None,
+    )
+    .unwrap();
+    let results = vec![(
+        CheckResult::unrequested("http://a.example/", Category::Ok, "", None, 0),
+        Some("document".to_string()),
+    )];
+    let task = TaskReport {
+        run: wit::RunInfo {
+            id: 1,
+            started_at: 0,
+            previous_run: None,
+            host_version: "0.1.0".into(),
+            options: "{}".into(),
+        },
+        task: wit::TaskInfo {
+            name: "T".into(),
+            kind: wit::TaskKind::Site,
+            top: "http://a.example/".into(),
+            email: None,
+            changed_days: 7,
+            expiring_days: 7,
+        },
+        results: &results,
+        documents: &[],
+        findings: &[],
+    };
+    plugin.report(&task, dir.to_path_buf())
+}
+
+#[test]
+fn an_endless_loop_is_cut_off_at_its_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = report("loop", dir.path()).unwrap_err();
+    assert_eq!(err.call, "finish");
+    assert_eq!(err.reason, "cut off after its time limit of 300ms per call");
+}
+
+#[test]
+fn a_memory_hog_is_cut_off_at_its_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = report("hog", dir.path()).unwrap_err();
+    assert_eq!(
+        (err.call.as_str(), err.reason.as_str()),
+        ("finish", "cut off at its memory limit of 16 MiB")
+    );
+}
+
+#[test]
+fn a_trap_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = report("trap", dir.path()).unwrap_err();
+    assert_eq!(err.call, "finish");
+    assert!(err.reason.starts_with("trapped:"), "{}", err.reason);
+}
+
+#[test]
+fn writing_past_the_output_cap_is_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = report("flood", dir.path()).unwrap_err();
+    assert_eq!(err.reason, "cut off at its output limit of 102400 bytes");
+    let written: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(written <= 100 * 1024, "{written} bytes on disk");
+}
+
+#[test]
+fn files_environment_and_network_are_out_of_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    report("escape", dir.path()).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("escape.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("file: denied"), "{text}");
+    assert!(lines[1].starts_with("dir: denied"), "{text}");
+    assert_eq!(lines[2], "env: 0", "{text}");
+    assert!(lines[3].starts_with("net: denied"), "{text}");
+}
+
+#[test]
+fn a_well_behaved_plugin_runs_after_hostile_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(report("trap", dir.path()).is_err());
+    report("well", dir.path()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ok.txt")).unwrap(),
+        "ok"
+    );
+}
+
+#[test]
+fn an_incompatible_api_version_is_refused_before_it_runs() {
+    let engine = PluginEngine::new().unwrap();
+    let component = engine.compile(&std::fs::read(FUTURE).unwrap()).unwrap();
+    let err = identify(&engine, &component).unwrap_err();
+    assert_eq!(err, IdentifyError::Incompatible(0, 2, 0));
+    assert_eq!(
+        err.to_string(),
+        "it was built against plugin API 0.2.0, but this spinneret implements 0.1.0; it needs a spinneret that implements 0.2.x"
+    );
+}
+
+#[test]
+fn a_failing_plugin_leaves_the_crawl_and_other_reports_intact() {
+    let web = TestWeb::start(maintenance_web());
+    let text = format!(
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n\n[[plugin]]\nname = \"hostile\"\nsource = \"{HOSTILE}\"\ntime = \"200ms\"\n[plugin.config]\nbehave = \"loop\"\n"
+    );
+    let setup = Setup::new(&web, &text);
+    let run = |strict: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"));
+        cmd.args(["-q", "crawl"]).arg(&setup.config_path);
+        if strict {
+            cmd.arg("--strict-plugins");
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "broken links, plugin failure not strict: {stderr}"
+    );
+    assert!(stderr.contains("task A: plugin hostile failed in finish: cut off after its time limit of 200ms per call"), "{stderr}");
+    // The crawl's results are complete and the default json-report still wrote its report.
+    assert_eq!(
+        setup
+            .results()
+            .values()
+            .filter(|r| r.category == Category::Broken)
+            .count(),
+        4
+    );
+    let report = std::fs::read_to_string(setup.path().join("reports/A/report.jsonl")).unwrap();
+    assert!(report.lines().count() > 10);
+    // --strict-plugins makes it a failed run.
+    assert_eq!(run(true).status.code(), Some(3));
+}

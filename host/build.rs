@@ -3,11 +3,16 @@
 //! them with no extra step.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+include!("build_support.rs");
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.parent().unwrap().to_path_buf();
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("build_support.rs").display()
+    );
     for dir in ["plugins", "sdk", "wit"] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
     }
@@ -24,11 +29,7 @@ fn main() {
             continue;
         }
         let name = package_name(&manifest);
-        build_plugin(&name, &target_dir);
-        let file = target_dir
-            .join("wasm32-wasip2")
-            .join("release")
-            .join(format!("{}.wasm", name.replace('-', "_")));
+        let file = build_component(&name, &target_dir);
         plugins.push((name, file));
     }
     let mut code = String::from(
@@ -53,32 +54,4 @@ fn package_name(manifest: &Path) -> String {
                 .map(|v| v.trim_matches('"').to_string())
         })
         .unwrap_or_else(|| panic!("{} has no package name", manifest.display()))
-}
-
-fn build_plugin(name: &str, target_dir: &Path) {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--target",
-            "wasm32-wasip2",
-            "-p",
-            name,
-            "--target-dir",
-        ])
-        .arg(target_dir)
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_BUILD_TARGET")
-        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_STRIP", "true")
-        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "s")
-        .status()
-        .expect("run cargo to build the built-in plugins");
-    assert!(
-        status.success(),
-        "building the built-in plugin `{name}` for wasm32-wasip2 failed; \
-         if the target is missing, run `rustup target add wasm32-wasip2`"
-    );
 }

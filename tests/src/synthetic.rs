@@ -107,13 +107,15 @@ impl Shape {
         web
     }
 
-    /// The tasks of the benchmark: one `site` task per site, from its first page.
-    pub fn tasks_toml(&self, port: u16) -> String {
+    /// The tasks of the benchmark: one `site` task per site, from its first
+    /// page. With `reports` false the default report plugins are off, so the
+    /// figure is the crawl's hot path (fetch, parse, store) alone.
+    pub fn tasks_toml(&self, port: u16, reports: bool) -> String {
         let mut t = String::new();
         for s in 0..self.sites.min(self.pages) {
             let _ = write!(
                 t,
-                "[[task]]\nname = \"site{s}\"\nkind = \"site\"\ntop = \"http://{}:{port}/p/{s}.html\"\n\n",
+                "[[task]]\nname = \"site{s}\"\nkind = \"site\"\ntop = \"http://{}:{port}/p/{s}.html\"\ndefault_plugins = {reports}\n\n",
                 Shape::host(s)
             );
         }

@@ -32,10 +32,11 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
+                  --reports also runs the default report plugins after the crawl (timed with it);\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
         return Ok(());
@@ -59,9 +60,10 @@ fn main() -> anyhow::Result<()> {
 
     let dir = tempfile::tempdir()?;
     let serve_only = args.iter().any(|a| a == "--serve");
+    let reports = args.iter().any(|a| a == "--reports");
     let config = format!(
         "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {concurrency}\nstore = \"bench.db\"\n\n{}{}",
-        shape.tasks_toml(web.port()),
+        shape.tasks_toml(web.port(), reports),
         web.resolve_toml()
     );
     let config_path = dir.path().join("bench.toml");

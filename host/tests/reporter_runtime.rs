@@ -6,7 +6,8 @@ use spinneret::plugin::builtin::builtin;
 use spinneret::plugin::engine::PluginEngine;
 use spinneret::plugin::identify::{PluginKind, identify};
 use spinneret::plugin::reporter::{ReporterPlugin, TaskReport};
-use spinneret::plugin::state::Grants;
+use spinneret::plugin::sandbox::Sandbox;
+use spinneret::plugin::state::{Grants, KvSpace};
 use std::sync::Arc;
 
 fn task_report<'a>(
@@ -45,12 +46,15 @@ fn json_report_runs_in_the_sandbox() {
     assert_eq!((id.kind, id.api), (PluginKind::Reporter, (0, 1, 0)));
 
     let plugin = ReporterPlugin::new(
-        "json-report",
-        engine.clone(),
+        Sandbox::new(
+            "json-report",
+            engine.clone(),
+            serde_json::json!({}),
+            Grants::default(),
+            None,
+            KvSpace::default(),
+        ),
         &component,
-        serde_json::json!({}),
-        Grants::default(),
-        None,
     )
     .unwrap();
     let results = vec![
@@ -105,12 +109,15 @@ fn a_refused_configuration_is_reported_with_the_plugins_message() {
     let engine = Arc::new(PluginEngine::new().unwrap());
     let component = engine.compile(builtin("json-report").unwrap()).unwrap();
     let plugin = ReporterPlugin::new(
-        "json-report",
-        engine,
+        Sandbox::new(
+            "json-report",
+            engine,
+            serde_json::json!({"fiel": 1}),
+            Grants::default(),
+            None,
+            KvSpace::default(),
+        ),
         &component,
-        serde_json::json!({"fiel": 1}),
-        Grants::default(),
-        None,
     )
     .unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -9,7 +9,8 @@ use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret::plugin::engine::PluginEngine;
 use spinneret::plugin::identify::{IdentifyError, identify};
 use spinneret::plugin::reporter::{PluginFailure, ReporterPlugin, TaskReport};
-use spinneret::plugin::state::Grants;
+use spinneret::plugin::sandbox::Sandbox;
+use spinneret::plugin::state::{Grants, KvSpace};
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::TestWeb;
@@ -33,12 +34,15 @@ fn report(behave: &str, dir: &std::path::Path) -> Result<(), PluginFailure> {
     let engine = Arc::new(PluginEngine::new().unwrap());
     let component = engine.compile(&std::fs::read(HOSTILE).unwrap()).unwrap();
     let plugin = ReporterPlugin::new(
-        "hostile",
-        engine,
+        Sandbox::new(
+            "hostile",
+            engine,
+            serde_json::json!({ "behave": behave }),
+            grants(),
+            None,
+            KvSpace::default(),
+        ),
         &component,
-        serde_json::json!({ "behave": behave }),
-        grants(),
-        None,
     )
     .unwrap();
     let results = vec![(

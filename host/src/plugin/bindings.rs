@@ -1,4 +1,7 @@
-//! Host-side bindings generated from the WIT package in `wit/`.
+//! Host-side bindings generated from the WIT package in `wit/`, one module
+//! per world. The host imports (`types`, `log`, `clock`, `kv`, `http`,
+//! `output`) are generated once, in [`reporter`], and shared by the others,
+//! so [`super::state::PluginState`] implements them once for every world.
 
 /// The `reporter` world (generated code; its documentation is the WIT's).
 #[allow(missing_docs)]
@@ -9,3 +12,53 @@ pub mod reporter {
         imports: { default: trappable },
     });
 }
+
+/// The imports every world shares, as generated in [`reporter`].
+pub use reporter::spinneret::plugin as host;
+
+macro_rules! world_bindings {
+    ($(#[$doc:meta])* $module:ident, $world:literal) => {
+        $(#[$doc])*
+        #[allow(missing_docs)]
+        pub mod $module {
+            wasmtime::component::bindgen!({
+                path: "../wit",
+                world: $world,
+                imports: { default: trappable },
+                with: {
+                    "spinneret:plugin/types": super::host::types,
+                    "spinneret:plugin/log": super::host::log,
+                    "spinneret:plugin/clock": super::host::clock,
+                    "spinneret:plugin/kv": super::host::kv,
+                    "spinneret:plugin/http": super::host::http,
+                },
+            });
+        }
+    };
+}
+
+world_bindings!(
+    /// The `change-detector` world.
+    detector,
+    "change-detector"
+);
+world_bindings!(
+    /// The `parser` world.
+    parser,
+    "parser"
+);
+world_bindings!(
+    /// The `search-engine` world.
+    search_engine,
+    "search-engine"
+);
+world_bindings!(
+    /// The `policy` world.
+    policy,
+    "policy"
+);
+world_bindings!(
+    /// The `fetch-hook` world.
+    fetch_hook,
+    "fetch-hook"
+);

@@ -7,7 +7,11 @@
 
 pub mod bindings;
 pub mod builtin;
+pub mod detector;
 pub mod engine;
 pub mod identify;
+pub mod parser;
 pub mod reporter;
+pub mod sandbox;
+pub mod search;
 pub mod state;

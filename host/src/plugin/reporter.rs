@@ -5,35 +5,18 @@
 use super::bindings::reporter::exports::spinneret::plugin::reporter_api::Role;
 use super::bindings::reporter::spinneret::plugin::types as wit;
 use super::bindings::reporter::{Reporter, ReporterPre};
-use super::engine::PluginEngine;
-use super::state::{Grants, HostFetch, OutputDir, PluginState};
+pub use super::sandbox::PluginFailure;
+use super::sandbox::Sandbox;
+use super::state::{OutputDir, PluginState};
 use crate::model::{Category, CheckResult};
 use crate::parse::RefKind;
 use std::path::PathBuf;
-use std::sync::Arc;
-use wasmtime::Store;
-use wasmtime::component::{HasSelf, Linker};
-
-/// A plugin call that failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("plugin {plugin} failed in {call}: {reason}")]
-pub struct PluginFailure {
-    /// The plugin.
-    pub plugin: String,
-    /// The call that failed (`configure`, `begin`, `finish`, …).
-    pub call: String,
-    /// What happened.
-    pub reason: String,
-}
+use wasmtime::component::HasSelf;
 
 /// A reporter ready to run.
 pub struct ReporterPlugin {
-    name: String,
-    engine: Arc<PluginEngine>,
+    sandbox: Sandbox,
     pre: ReporterPre<PluginState>,
-    config: String,
-    grants: Grants,
-    fetch: Option<HostFetch>,
 }
 
 /// What a reporter is told about one task.
@@ -119,121 +102,60 @@ fn to_role(role: Option<&str>) -> Role {
 impl ReporterPlugin {
     /// Prepare a reporter from a compiled component.
     pub fn new(
-        name: &str,
-        engine: Arc<PluginEngine>,
+        sandbox: Sandbox,
         component: &wasmtime::component::Component,
-        config: serde_json::Value,
-        grants: Grants,
-        fetch: Option<HostFetch>,
     ) -> anyhow::Result<ReporterPlugin> {
-        let mut linker: Linker<PluginState> = Linker::new(engine.engine());
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        let mut linker = sandbox.linker()?;
         Reporter::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
         let pre = ReporterPre::new(linker.instantiate_pre(component)?)?;
-        Ok(ReporterPlugin {
-            name: name.to_string(),
-            engine,
-            pre,
-            config: config.to_string(),
-            grants,
-            fetch,
-        })
+        Ok(ReporterPlugin { sandbox, pre })
     }
 
     /// The plugin's name.
     pub fn name(&self) -> &str {
-        &self.name
+        self.sandbox.name()
     }
 
-    fn failure(
-        &self,
-        call: &str,
-        store: &Store<PluginState>,
-        err: wasmtime::Error,
-    ) -> PluginFailure {
-        let err: anyhow::Error = err.into();
-        let state = store.data();
-        let reason = if err.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
-            format!(
-                "cut off after its time limit of {:?} per call",
-                self.grants.time
-            )
-        } else if state.memory.exceeded {
-            format!(
-                "cut off at its memory limit of {} MiB",
-                self.grants.memory >> 20
-            )
-        } else if state.output.as_ref().is_some_and(|o| o.exceeded) {
-            format!(
-                "cut off at its output limit of {} bytes",
-                self.grants.output
-            )
-        } else {
-            format!("trapped: {}", err.root_cause())
-        };
-        PluginFailure {
-            plugin: self.name.clone(),
-            call: call.to_string(),
-            reason,
-        }
-    }
-
-    /// Run the reporter for one task, writing into `output_dir`.
+    /// Run the reporter for one task, writing into `output_dir`, in a fresh
+    /// instance (a failure never leaks into the next task).
     pub fn report(&self, task: &TaskReport<'_>, output_dir: PathBuf) -> Result<(), PluginFailure> {
-        let state = PluginState::new(
-            &self.name,
-            &self.grants,
-            Some(OutputDir::new(output_dir, self.grants.output)),
-            self.fetch.clone(),
-        );
-        let mut store = Store::new(self.engine.engine(), state);
-        store.limiter(|s| &mut s.memory);
-        store.epoch_deadline_trap();
-        let ticks = PluginEngine::ticks(self.grants.time);
-        store.set_epoch_deadline(ticks);
-        let bindings = self
-            .pre
-            .instantiate(&mut store)
-            .map_err(|e| self.failure("instantiate", &store, e))?;
+        let sb = &self.sandbox;
+        let mut store = sb.store(Some(OutputDir::new(output_dir, sb.grants().output)));
+        let bindings = sb.call(&mut store, "instantiate", |s| self.pre.instantiate(s))?;
         let api = bindings.spinneret_plugin_reporter_api();
-        let refused = |call: &str, e: wit::PluginError| PluginFailure {
-            plugin: self.name.clone(),
-            call: call.to_string(),
-            reason: e.message,
-        };
-        macro_rules! call {
-            ($name:literal, $e:expr) => {{
-                store.set_epoch_deadline(ticks);
-                $e.map_err(|e| self.failure($name, &store, e))?
-            }};
-        }
-        call!("configure", api.call_configure(&mut store, &self.config))
-            .map_err(|e| refused("configure", e))?;
-        call!("begin", api.call_begin(&mut store, &task.run, &task.task))
-            .map_err(|e| refused("begin", e))?;
+        let refused = |call: &str, e: wit::PluginError| sb.failed(call, e.message);
+        sb.call(&mut store, "configure", |s| {
+            api.call_configure(s, sb.config())
+        })?
+        .map_err(|e| refused("configure", e))?;
+        sb.call(&mut store, "begin", |s| {
+            api.call_begin(s, &task.run, &task.task)
+        })?
+        .map_err(|e| refused("begin", e))?;
         for (r, role) in task.results {
-            call!(
-                "on-result",
-                api.call_on_result(&mut store, &to_wit_result(r), to_role(role.as_deref()))
-            );
+            sb.call(&mut store, "on-result", |s| {
+                api.call_on_result(s, &to_wit_result(r), to_role(role.as_deref()))
+            })?;
         }
+        let by_url: std::collections::HashMap<&str, &CheckResult> = task
+            .results
+            .iter()
+            .map(|(r, _)| (r.url.as_str(), r))
+            .collect();
         for d in task.documents {
-            let outcome = task
-                .results
-                .iter()
-                .find(|(r, _)| r.url == d.url)
-                .map(|(r, _)| to_wit_result(r))
-                .ok_or_else(|| PluginFailure {
-                    plugin: self.name.clone(),
-                    call: "on-document".into(),
-                    reason: format!("no result for document {}", d.url),
-                })?;
-            call!("on-document", api.call_on_document(&mut store, d, &outcome));
+            let outcome = by_url
+                .get(d.url.as_str())
+                .map(|r| to_wit_result(r))
+                .ok_or_else(|| sb.failed("on-document", format!("no result for document {}", d.url)))?;
+            sb.call(&mut store, "on-document", |s| {
+                api.call_on_document(s, d, &outcome)
+            })?;
         }
         for f in task.findings {
-            call!("on-finding", api.call_on_finding(&mut store, f));
+            sb.call(&mut store, "on-finding", |s| api.call_on_finding(s, f))?;
         }
-        call!("finish", api.call_finish(&mut store)).map_err(|e| refused("finish", e))?;
+        sb.call(&mut store, "finish", |s| api.call_finish(s))?
+            .map_err(|e| refused("finish", e))?;
         Ok(())
     }
 }

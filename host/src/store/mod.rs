@@ -14,7 +14,7 @@ use crate::config::TaskConfig;
 use crate::model::{Category, CheckResult, Hop, Source};
 use crate::parse::RefKind;
 use rusqlite::{Connection, OptionalExtension, params};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// A store that cannot be opened, read or written.
@@ -151,6 +151,40 @@ pub struct DocumentRow {
     /// Whether bytes were invalid in the encoding.
     pub decode_errors: bool,
 }
+
+/// A run as plugins see it; see [`Store::run_info`].
+#[derive(Clone, Debug)]
+pub struct RunInfoRow {
+    /// When it started.
+    pub started_at: i64,
+    /// How it was invoked (JSON).
+    pub options: Option<String>,
+    /// The finished run before it.
+    pub previous_run: Option<i64>,
+}
+
+/// A stored finding.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FindingRow {
+    /// The task it belongs to.
+    pub task: String,
+    /// What kind: `moved`, `broken`, `recently-modified`, `expiring`, …
+    pub kind: String,
+    /// The URL it is about.
+    pub url: String,
+    /// The document referring to it.
+    pub referrer: Option<String>,
+    /// One line for a human.
+    pub message: String,
+    /// `info`, `warning` or `error`.
+    pub severity: String,
+    /// The plugin that reported it.
+    pub source: String,
+}
+
+/// A read transaction on the store; see [`Store::read_snapshot`]. Reads
+/// end when it is dropped.
+pub struct ReadSnapshot<'a>(#[allow(dead_code)] rusqlite::Transaction<'a>);
 
 /// A robots.txt cached in the sites table.
 #[derive(Clone, Debug)]
@@ -339,6 +373,13 @@ impl Store {
         Ok(())
     }
 
+    /// Hold one read transaction while it lives: the reads made meanwhile
+    /// see one consistent state and skip a file lock per statement (that
+    /// was a third of the report stage).
+    pub fn read_snapshot(&self) -> Result<ReadSnapshot<'_>, StoreError> {
+        Ok(ReadSnapshot(self.conn.unchecked_transaction()?))
+    }
+
     /// Whether any result is stored at all (a fresh store needs no cache lookups).
     pub fn has_results(&self) -> Result<bool, StoreError> {
         Ok(self
@@ -371,24 +412,20 @@ impl Store {
 
     /// The stored references of a document: target (a URL, or the text of an invalid one), kind, anchor text.
     pub fn document_links(&self, url: &str) -> Result<Vec<(String, RefKind, String)>, StoreError> {
-        let json: Option<String> = self
+        let id: Option<i64> = self
             .conn
-            .prepare_cached(
-                "SELECT d.links FROM documents d JOIN urls u ON u.id = d.url_id WHERE u.url = ?1",
-            )?
+            .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
             .query_row([url], |r| r.get(0))
             .optional()?;
-        let Some(json) = json else {
+        let Some(id) = id else {
             return Ok(Vec::new());
         };
-        let entries: Vec<(i64, String, String)> = serde_json::from_str(&json)
-            .map_err(|e| StoreError::Io(format!("the stored links of {url} are damaged: {e}")))?;
         let mut st = self
             .conn
             .prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
-        let mut out = Vec::with_capacity(entries.len());
-        for (id, kind, text) in entries {
-            let target: String = st.query_row([id], |r| r.get(0))?;
+        let mut out = Vec::new();
+        for (target, kind, text) in self.link_ids(id)? {
+            let target: String = st.query_row([target], |r| r.get(0))?;
             out.push((
                 target,
                 RefKind::from_name(&kind).unwrap_or(RefKind::Link),
@@ -457,6 +494,24 @@ impl Store {
             .optional()?)
     }
 
+    /// What plugins are told about a run: its start, how it was invoked,
+    /// and the finished run before it.
+    pub fn run_info(&self, run: i64) -> Result<RunInfoRow, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT started_at, options,
+                    (SELECT max(id) FROM runs p WHERE p.id < r.id AND p.status = 'finished')
+             FROM runs r WHERE id = ?1",
+            [run],
+            |r| {
+                Ok(RunInfoRow {
+                    started_at: r.get(0)?,
+                    options: r.get(1)?,
+                    previous_run: r.get(2)?,
+                })
+            },
+        )?)
+    }
+
     /// The tasks of a run.
     pub fn run_tasks(&self, run: i64) -> Result<Vec<TaskRow>, StoreError> {
         let mut st = self
@@ -491,32 +546,166 @@ impl Store {
             let rows = st.query_map(params![run], |r| Ok((result_from_row(r, 1)?, None)))?;
             return Ok(rows.collect::<Result<_, _>>()?);
         };
+        // Computed here rather than in one SQL statement: SQLite cannot index
+        // a CTE over json_each, and the statement took minutes on 20k pages.
+        let mut roles: HashMap<i64, &'static str> = HashMap::new();
+        {
+            let mut st = self.conn.prepare_cached(
+                "SELECT url_id FROM task_documents WHERE run_id = ?1 AND task_id = ?2",
+            )?;
+            let docs = st.query_map(params![run, task], |r| r.get::<_, i64>(0))?;
+            for id in docs {
+                roles.insert(id?, "document");
+            }
+        }
+        let docs: Vec<i64> = roles.keys().copied().collect();
+        for doc in docs {
+            for (target, _, _) in self.link_ids(doc)? {
+                roles.entry(target).or_insert("leaf");
+            }
+        }
+        let top: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT u.id FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?1",
+                [task],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(top) = top {
+            roles.entry(top).or_insert("leaf");
+        }
         let sql = format!(
-            "WITH docs AS (SELECT url_id FROM task_documents WHERE run_id = ?1 AND task_id = ?2),
-             reached AS (
-               SELECT url_id, 'document' AS role FROM docs
-               UNION
-               SELECT json_extract(j.value, '$[0]'), 'leaf'
-                 FROM docs JOIN documents d ON d.url_id = docs.url_id, json_each(d.links) j
-               UNION
-               SELECT u.id, 'leaf' FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?2
-             ),
-             roles AS (SELECT url_id, min(role) AS role FROM reached GROUP BY url_id)
-             SELECT roles.role, {RESULT_COLUMNS} FROM roles
-             JOIN results r ON r.run_id = ?1 AND r.url_id = roles.url_id
+            "SELECT {RESULT_COLUMNS} FROM results r
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
-             ORDER BY u.url"
+             WHERE r.run_id = ?1 AND r.url_id = ?2"
         );
-        let mut st = self.conn.prepare(&sql)?;
-        let rows = st.query_map(params![run, task], |r| {
-            let result = result_from_row(r, 1)?;
-            let role: String = r.get(0)?;
-            let role = match result.category {
-                Category::Avoided if role == "leaf" => "avoided".to_string(),
-                Category::NotChecked if role == "leaf" => "not_checked".to_string(),
-                _ => role,
+        let mut st = self.conn.prepare_cached(&sql)?;
+        let mut out = Vec::with_capacity(roles.len());
+        for (id, role) in roles {
+            let Some(result) = st
+                .query_row(params![run, id], |r| result_from_row(r, 0))
+                .optional()?
+            else {
+                continue;
             };
-            Ok((result, Some(role)))
+            let role = match (result.category, role) {
+                (Category::Avoided, "leaf") => "avoided",
+                (Category::NotChecked, "leaf") => "not_checked",
+                (_, role) => role,
+            };
+            out.push((result, Some(role.to_string())));
+        }
+        out.sort_unstable_by(|a, b| a.0.url.cmp(&b.0.url));
+        Ok(out)
+    }
+
+    /// A document's stored references as (target id, kind, anchor text).
+    fn link_ids(&self, doc: i64) -> Result<Vec<(i64, String, String)>, StoreError> {
+        let json: Option<String> = self
+            .conn
+            .prepare_cached("SELECT links FROM documents WHERE url_id = ?1")?
+            .query_row([doc], |r| r.get(0))
+            .optional()?;
+        let Some(json) = json else {
+            return Ok(Vec::new());
+        };
+        serde_json::from_str(&json).map_err(|e| {
+            StoreError::Io(format!(
+                "the stored links of document #{doc} are damaged: {e}"
+            ))
+        })
+    }
+
+    /// The newest result of `url` from a run before `run`: what a change
+    /// detector compares with.
+    pub fn previous_result(&self, url: &str, run: i64) -> Result<Option<CheckResult>, StoreError> {
+        let sql = format!(
+            "SELECT {RESULT_COLUMNS} FROM urls u JOIN results r ON r.url_id = u.id
+             LEFT JOIN urls ref ON ref.id = r.referrer_id
+             WHERE u.url = ?1 AND r.run_id < ?2 ORDER BY r.run_id DESC LIMIT 1"
+        );
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(params![url, run], |r| result_from_row(r, 0))
+            .optional()?)
+    }
+
+    /// A plugin's key-value space.
+    pub fn load_kv(&self, plugin: &str) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT key, value FROM plugin_kv WHERE plugin = ?1")?;
+        let rows = st.query_map([plugin], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Replace a plugin's key-value space.
+    pub fn save_kv(
+        &self,
+        plugin: &str,
+        entries: &BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute("DELETE FROM plugin_kv WHERE plugin = ?1", [plugin])?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO plugin_kv (plugin, key, value) VALUES (?1, ?2, ?3)",
+            )?;
+            for (k, v) in entries {
+                st.execute(params![plugin, k, v])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Store a task's findings for a run (replacing any stored before).
+    pub fn save_findings(
+        &self,
+        run: i64,
+        task: i64,
+        findings: &[FindingRow],
+    ) -> Result<(), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "DELETE FROM findings WHERE run_id = ?1 AND task_id = ?2",
+            params![run, task],
+        )?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO findings (run_id, task_id, seq, kind, url, referrer, message, severity, source)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?;
+            for (i, f) in findings.iter().enumerate() {
+                st.execute(params![
+                    run, task, i as i64, f.kind, f.url, f.referrer, f.message, f.severity, f.source
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A run's findings, for one task or all, in the order they were found.
+    pub fn findings(&self, run: i64, task: Option<i64>) -> Result<Vec<FindingRow>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT t.name, f.kind, f.url, f.referrer, f.message, f.severity, f.source
+             FROM findings f JOIN tasks t ON t.id = f.task_id
+             WHERE f.run_id = ?1 AND (?2 IS NULL OR f.task_id = ?2)
+             ORDER BY f.task_id, f.seq",
+        )?;
+        let rows = st.query_map(params![run, task], |r| {
+            Ok(FindingRow {
+                task: r.get(0)?,
+                kind: r.get(1)?,
+                url: r.get(2)?,
+                referrer: r.get(3)?,
+                message: r.get(4)?,
+                severity: r.get(5)?,
+                source: r.get(6)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

@@ -115,4 +115,28 @@ CREATE TABLE avoid (
     PRIMARY KEY (origin, prefix)
 ) WITHOUT ROWID;
 "#,
+    // 2: plugins keep state across runs; findings are stored with the run.
+    r#"
+-- Each plugin's key-value space (the `kv` host import).
+CREATE TABLE plugin_kv (
+    plugin  TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    value   BLOB NOT NULL,
+    PRIMARY KEY (plugin, key)
+) WITHOUT ROWID;
+
+-- What change detectors (and the host, for plugin failures) found, per task.
+CREATE TABLE findings (
+    run_id     INTEGER NOT NULL REFERENCES runs(id),
+    task_id    INTEGER NOT NULL REFERENCES tasks(id),
+    seq        INTEGER NOT NULL,
+    kind       TEXT NOT NULL,
+    url        TEXT NOT NULL,
+    referrer   TEXT,
+    message    TEXT NOT NULL,
+    severity   TEXT NOT NULL,        -- info | warning | error
+    source     TEXT NOT NULL,        -- the plugin that reported it
+    PRIMARY KEY (run_id, task_id, seq)
+) WITHOUT ROWID;
+"#,
 ];

@@ -1,0 +1,75 @@
+//! What the plugins are told about one task: its results with their roles,
+//! its documents, and the run and task records.
+
+use crate::config::{TaskConfig, TaskKind};
+use crate::model::CheckResult;
+use crate::plugin::bindings::host::types as wit;
+use crate::plugin::reporter::to_wit_kind;
+use crate::store::{Store, StoreError};
+
+/// A task's view of a run, read from the store.
+pub struct TaskData {
+    /// The task's record for plugins.
+    pub info: wit::TaskInfo,
+    /// Every URL the task reached, with its role, in URL order.
+    pub results: Vec<(CheckResult, Option<String>)>,
+    /// The task's documents, in URL order.
+    pub documents: Vec<wit::Document>,
+}
+
+/// The plugins' record of a task.
+pub fn task_info(task: &TaskConfig) -> wit::TaskInfo {
+    wit::TaskInfo {
+        name: task.name.clone(),
+        kind: match task.kind {
+            TaskKind::Site => wit::TaskKind::Site,
+            TaskKind::Tree => wit::TaskKind::Tree,
+            TaskKind::Owner => wit::TaskKind::Owner,
+        },
+        top: task.top.to_string(),
+        email: task.email.clone(),
+        changed_days: task.changed_days,
+        expiring_days: task.expiring_days,
+    }
+}
+
+/// Read what task `task_id` of `run` reached.
+pub fn load(
+    store: &Store,
+    run: i64,
+    task_id: i64,
+    task: &TaskConfig,
+) -> Result<TaskData, StoreError> {
+    let results = store.run_results(run, Some(task_id))?;
+    let mut documents = Vec::new();
+    for (r, role) in &results {
+        if role.as_deref() != Some("document") {
+            continue;
+        }
+        let Some(doc) = store.document(&r.url)? else {
+            continue;
+        };
+        let references = store
+            .document_links(&r.url)?
+            .into_iter()
+            .map(|(target, kind, text)| wit::Reference {
+                target,
+                kind: to_wit_kind(kind),
+                anchor_text: text,
+            })
+            .collect();
+        documents.push(wit::Document {
+            url: r.url.clone(),
+            title: doc.title,
+            owner: doc.owner,
+            expires: doc.expires,
+            parse_errors: doc.parse_errors,
+            references,
+        });
+    }
+    Ok(TaskData {
+        info: task_info(task),
+        results,
+        documents,
+    })
+}

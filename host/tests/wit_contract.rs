@@ -17,6 +17,7 @@ fn the_wit_package_parses_and_defines_every_world() {
         vec![
             "change-detector",
             "fetch-hook",
+            "host",
             "parser",
             "policy",
             "reporter",

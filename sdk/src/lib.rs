@@ -2,14 +2,18 @@
 //!
 //! Everything a spinneret plugin author depends on:
 //!
-//! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit`), one
-//!   module per plugin kind;
+//! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit`): the
+//!   shared [`types`] always, and one module per plugin kind behind a cargo
+//!   feature of the same name — [`reporter`](crate::reporter),
+//!   `detector`, `parser`, `search-engine`;
 //! - an ergonomic trait per kind with an export macro — implement
-//!   [`reporter::Reporter`] for your type, call [`export_reporter!`], build with
+//!   `reporter::Reporter` for your type, call `export_reporter!`, build with
 //!   `cargo build --release --target wasm32-wasip2`;
-//! - helpers plugin authors would otherwise write by hand ([`html`], [`dates`]);
-//! - wrappers for the host imports ([`log`], [`clock`]) that also work when the
-//!   plugin's logic runs natively under `cargo test` (see [`testing`]).
+//! - helpers plugin authors would otherwise write by hand ([`html`],
+//!   [`dates`], [`urls`]);
+//! - wrappers for the host imports ([`log`], [`clock`], [`kv`], [`http`])
+//!   that also work when the plugin's logic runs natively under `cargo test`
+//!   (see [`testing`]).
 //!
 //! ```ignore
 //! use spinneret_sdk::reporter::{Reporter, Output, RunInfo, TaskInfo, CheckResult, Role};
@@ -28,25 +32,40 @@
 //! spinneret_sdk::export_reporter!(Count);
 //! ```
 
+pub mod bindings;
 pub mod dates;
+#[cfg(feature = "detector")]
+pub mod detector;
 pub mod html;
+pub mod http;
+pub mod kv;
 pub mod log;
+#[cfg(feature = "parser")]
+pub mod parser;
 #[cfg(feature = "reporter")]
 pub mod reporter;
+#[cfg(feature = "search-engine")]
+pub mod search;
 pub mod testing;
+pub mod urls;
 
 /// The plugin API version this SDK builds against (the WIT package version).
 pub const API_VERSION: &str = "0.1.0";
+
+/// The types every plugin kind shares (`spinneret:plugin/types`).
+pub mod types {
+    pub use crate::bindings::spinneret::plugin::types::*;
+}
 
 /// A clock that reads the host's time in a plugin and the system's natively.
 pub mod clock {
     /// Seconds since the Unix epoch.
     pub fn now() -> i64 {
-        #[cfg(all(target_arch = "wasm32", feature = "reporter"))]
+        #[cfg(target_arch = "wasm32")]
         {
-            crate::reporter::bindings::spinneret::plugin::clock::now()
+            crate::bindings::spinneret::plugin::clock::now()
         }
-        #[cfg(not(all(target_arch = "wasm32", feature = "reporter")))]
+        #[cfg(not(target_arch = "wasm32"))]
         {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -54,4 +73,40 @@ pub mod clock {
                 .unwrap_or(0)
         }
     }
+}
+
+/// The state behind an export macro: the plugin's value, made by its
+/// `configure` and kept for the instance's life.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __plugin_state {
+    ($t:ty, $trait:path) => {
+        ::std::thread_local! {
+            static __SPINNERET_PLUGIN: ::std::cell::RefCell<::std::option::Option<$t>> =
+                const { ::std::cell::RefCell::new(::std::option::Option::None) };
+        }
+
+        fn __spinneret_with<R>(
+            f: impl FnOnce(&mut $t) -> R,
+        ) -> ::std::result::Result<R, $crate::types::PluginError> {
+            __SPINNERET_PLUGIN.with(|cell| match cell.borrow_mut().as_mut() {
+                Some(p) => Ok(f(p)),
+                None => Err($crate::types::PluginError {
+                    message: "the host called the plugin before configure".into(),
+                }),
+            })
+        }
+
+        fn __spinneret_configure(
+            config: &str,
+        ) -> ::std::result::Result<(), $crate::types::PluginError> {
+            use $trait as _;
+            let value = $crate::testing::parse_config(config)
+                .map_err(|message| $crate::types::PluginError { message })?;
+            let p = <$t>::configure(value)
+                .map_err(|message| $crate::types::PluginError { message })?;
+            __SPINNERET_PLUGIN.with(|cell| *cell.borrow_mut() = Some(p));
+            Ok(())
+        }
+    };
 }

@@ -18,9 +18,9 @@ pub enum Level {
 
 /// Write one line to the host's log.
 pub fn log(level: Level, message: &str) {
-    #[cfg(all(target_arch = "wasm32", feature = "reporter"))]
+    #[cfg(target_arch = "wasm32")]
     {
-        use crate::reporter::bindings::spinneret::plugin::log as host;
+        use crate::bindings::spinneret::plugin::log as host;
         let level = match level {
             Level::Trace => host::Level::Trace,
             Level::Debug => host::Level::Debug,

@@ -12,6 +12,13 @@ pub mod bindings {
     wit_bindgen::generate!({
         path: "../wit",
         world: "reporter",
+        with: {
+            "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
+            "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
+            "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
+            "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
+            "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
+        },
         pub_export_macro: true,
         export_macro_name: "export_reporter_bindings",
         default_bindings_module: "spinneret_sdk::reporter::bindings",
@@ -19,10 +26,7 @@ pub mod bindings {
 }
 
 pub use bindings::exports::spinneret::plugin::reporter_api::Role;
-pub use bindings::spinneret::plugin::types::{
-    Category, CheckResult, Document, Finding, Hop, PluginError, RefKind, Reference, RunInfo,
-    Severity, TaskInfo, TaskKind,
-};
+pub use crate::types::*;
 
 /// Where a reporter writes: the task's output directory through the host, or
 /// memory in tests ([`crate::testing::MemoryOutput`]). Paths are relative and use `/`.
@@ -94,21 +98,7 @@ macro_rules! export_reporter {
         #[doc(hidden)]
         pub struct __SpinneretReporterExport;
 
-        ::std::thread_local! {
-            static __SPINNERET_REPORTER: ::std::cell::RefCell<::std::option::Option<$t>> =
-                const { ::std::cell::RefCell::new(::std::option::Option::None) };
-        }
-
-        fn __spinneret_with<R>(
-            f: impl FnOnce(&mut $t) -> R,
-        ) -> ::std::result::Result<R, $crate::reporter::PluginError> {
-            __SPINNERET_REPORTER.with(|cell| match cell.borrow_mut().as_mut() {
-                Some(r) => Ok(f(r)),
-                None => Err($crate::reporter::PluginError {
-                    message: "the host called the reporter before configure".into(),
-                }),
-            })
-        }
+        $crate::__plugin_state!($t, $crate::reporter::Reporter);
 
         impl $crate::reporter::bindings::exports::spinneret::plugin::reporter_api::Guest
             for __SpinneretReporterExport
@@ -116,12 +106,7 @@ macro_rules! export_reporter {
             fn configure(
                 config: String,
             ) -> ::std::result::Result<(), $crate::reporter::PluginError> {
-                let value = $crate::testing::parse_config(&config)
-                    .map_err(|message| $crate::reporter::PluginError { message })?;
-                let r = <$t as $crate::reporter::Reporter>::configure(value)
-                    .map_err(|message| $crate::reporter::PluginError { message })?;
-                __SPINNERET_REPORTER.with(|cell| *cell.borrow_mut() = Some(r));
-                Ok(())
+                __spinneret_configure(&config)
             }
             fn begin(
                 run: $crate::reporter::RunInfo,

@@ -48,9 +48,26 @@ impl crate::reporter::Output for MemoryOutput {
 }
 
 /// Builders for the WIT types, with sensible defaults for tests.
-#[cfg(feature = "reporter")]
 pub mod fixtures {
-    use crate::reporter::*;
+    use crate::types::*;
+
+    /// A finding of `kind` about `url`.
+    pub fn finding(kind: &str, url: &str, referrer: Option<&str>, message: &str) -> Finding {
+        Finding {
+            kind: kind.to_string(),
+            url: url.to_string(),
+            referrer: referrer.map(str::to_string),
+            message: message.to_string(),
+            severity: Severity::Warning,
+            source: "test".to_string(),
+        }
+    }
+
+    /// What a run saw of a URL: its result and, for a document, its parse.
+    #[cfg(feature = "detector")]
+    pub fn snapshot(outcome: CheckResult, document: Option<Document>) -> crate::detector::Snapshot {
+        crate::detector::Snapshot { outcome, document }
+    }
 
     /// A result for `url` in `category` (status 200, 404, 301… as fits the category).
     pub fn result(url: &str, category: Category) -> CheckResult {

@@ -174,7 +174,7 @@ pub struct PluginConfig {
 }
 
 /// The built-in plugins that run for every task unless configured otherwise.
-pub const DEFAULT_PLUGINS: &[&str] = &["json-report"];
+pub const DEFAULT_PLUGINS: &[&str] = &["maintenance", "momspider-index", "json-report"];
 
 /// A whole configuration: settings and tasks.
 #[derive(Clone, Debug)]

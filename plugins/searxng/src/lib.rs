@@ -1,0 +1,206 @@
+//! `searxng`: a search engine backed by a SearXNG instance. The query URL
+//! asks the instance's `/search` endpoint for JSON
+//! (`format=json`); the result page's `results` become ranked hits.
+//!
+//! Configuration: `base` (required: the instance's URL, e.g.
+//! `https://searx.example/`), `categories` and `engines` (optional,
+//! comma-separated, passed through), `safesearch` (0, 1 or 2).
+//!
+//! The instance must allow the JSON format: `search: formats: [html, json]`
+//! in its `settings.yml`.
+
+use serde::Deserialize;
+use serde_json::Value;
+use spinneret_sdk::search::*;
+use spinneret_sdk::urls::Url;
+
+/// The engine's settings.
+pub struct Searxng {
+    base: Url,
+    categories: Option<String>,
+    engines: Option<String>,
+    safesearch: Option<u8>,
+}
+
+#[derive(Deserialize)]
+struct Page {
+    results: Vec<ResultEntry>,
+}
+
+#[derive(Deserialize)]
+struct ResultEntry {
+    url: Option<String>,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    content: String,
+}
+
+fn text(config: &Value, key: &str) -> Result<Option<String>, String> {
+    match config.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
+        Some(other) => Err(format!("searxng: `{key}` must be a non-empty string, not {other}")),
+    }
+}
+
+impl SearchEngine for Searxng {
+    fn configure(config: Value) -> Result<Self, String> {
+        const KEYS: [&str; 4] = ["base", "categories", "engines", "safesearch"];
+        if let Some(obj) = config.as_object()
+            && let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "searxng: unknown setting `{k}`; the settings are {}",
+                KEYS.join(", ")
+            ));
+        }
+        let base = text(&config, "base")?
+            .ok_or("searxng: set `base` to the SearXNG instance's URL, e.g. https://searx.example/")?;
+        let mut base = Url::parse(&base).map_err(|e| format!("searxng: `base` {base:?} is not a URL: {e}"))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(format!("searxng: `base` must be an http or https URL, not {base}"));
+        }
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        let safesearch = match config.get("safesearch") {
+            None => None,
+            Some(v) => match v.as_u64() {
+                Some(n @ 0..=2) => Some(n as u8),
+                _ => return Err(format!("searxng: `safesearch` must be 0, 1 or 2, not {v}")),
+            },
+        };
+        Ok(Searxng {
+            base,
+            categories: text(&config, "categories")?,
+            engines: text(&config, "engines")?,
+            safesearch,
+        })
+    }
+
+    fn query_url(&self, keywords: &[String], options: &SearchOptions) -> Result<String, String> {
+        let q = keywords
+            .iter()
+            .map(|k| k.trim())
+            .filter(|k| !k.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if q.is_empty() {
+            return Err("searxng: no keywords to search for".into());
+        }
+        let mut url = self.base.join("search").map_err(|e| e.to_string())?;
+        {
+            let mut pairs = url.query_pairs_mut();
+            pairs.append_pair("q", &q).append_pair("format", "json");
+            pairs.append_pair("pageno", &options.page.max(1).to_string());
+            if let Some(l) = &options.language {
+                pairs.append_pair("language", l);
+            }
+            if let Some(c) = &self.categories {
+                pairs.append_pair("categories", c);
+            }
+            if let Some(e) = &self.engines {
+                pairs.append_pair("engines", e);
+            }
+            if let Some(s) = self.safesearch {
+                pairs.append_pair("safesearch", &s.to_string());
+            }
+        }
+        Ok(url.to_string())
+    }
+
+    fn parse_results(&self, body: &[u8], content_type: &str) -> Result<Vec<Hit>, String> {
+        let ct = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        if ct != "application/json" && !ct.ends_with("+json") {
+            return Err(format!(
+                "searxng: the instance answered {ct:?}, not JSON; allow the JSON format in its \
+                 settings.yml (search: formats: [html, json])"
+            ));
+        }
+        let page: Page = serde_json::from_slice(body)
+            .map_err(|e| format!("searxng: the result page is not SearXNG JSON: {e}"))?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(page
+            .results
+            .into_iter()
+            .filter_map(|r| {
+                let url = r.url?;
+                let url = Url::parse(&url).ok().filter(|u| matches!(u.scheme(), "http" | "https"))?;
+                seen.insert(url.to_string()).then_some((url, r.title, r.content))
+            })
+            .enumerate()
+            .map(|(i, (url, title, content))| Hit {
+                rank: i as u32 + 1,
+                url: url.to_string(),
+                title: title.split_whitespace().collect::<Vec<_>>().join(" "),
+                snippet: content.split_whitespace().collect::<Vec<_>>().join(" "),
+            })
+            .collect())
+    }
+}
+
+spinneret_sdk::export_search_engine!(Searxng);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> Searxng {
+        Searxng::configure(serde_json::json!({"base": "http://searx.test:8888/sx", "categories": "general"})).unwrap()
+    }
+
+    fn options(page: u32) -> SearchOptions {
+        SearchOptions { max_results: 10, language: Some("en".into()), page }
+    }
+
+    #[test]
+    fn builds_the_query_url() {
+        assert_eq!(
+            engine().query_url(&["web".into(), " maintenance & robots ".into()], &options(2)).unwrap(),
+            "http://searx.test:8888/sx/search?q=web+maintenance+%26+robots&format=json&pageno=2&language=en&categories=general"
+        );
+        assert_eq!(engine().query_url(&[" ".into()], &options(1)).unwrap_err(), "searxng: no keywords to search for");
+    }
+
+    #[test]
+    fn parses_a_result_page_into_ranked_hits() {
+        let body = br#"{"query": "momspider", "number_of_results": 3, "results": [
+            {"url": "https://www.ics.uci.edu/MOMspider/", "title": "MOMspider\n home", "content": "A  robot", "engine": "x", "score": 3.0},
+            {"url": "javascript:alert(1)", "title": "bad"},
+            {"title": "no url"},
+            {"url": "https://www.ics.uci.edu/MOMspider/", "title": "duplicate"},
+            {"url": "http://example.org/b", "title": "B"}
+        ], "suggestions": []}"#;
+        let hits = engine().parse_results(body, "application/json; charset=utf-8").unwrap();
+        let got: Vec<(u32, &str, &str, &str)> = hits
+            .iter()
+            .map(|h| (h.rank, h.url.as_str(), h.title.as_str(), h.snippet.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "https://www.ics.uci.edu/MOMspider/", "MOMspider home", "A robot"),
+                (2, "http://example.org/b", "B", "")
+            ]
+        );
+    }
+
+    #[test]
+    fn an_html_answer_says_how_to_enable_json() {
+        let err = engine().parse_results(b"<html></html>", "text/html").unwrap_err();
+        assert!(err.contains("search: formats: [html, json]"), "{err}");
+        let err = engine().parse_results(b"{}", "application/json").unwrap_err();
+        assert!(err.starts_with("searxng: the result page is not SearXNG JSON: missing field `results`"), "{err}");
+    }
+
+    #[test]
+    fn configuration_is_checked() {
+        let err = Searxng::configure(serde_json::json!({})).err().unwrap();
+        assert!(err.starts_with("searxng: set `base`"), "{err}");
+        assert!(Searxng::configure(serde_json::json!({"base": "ftp://x/"})).is_err());
+        assert!(Searxng::configure(serde_json::json!({"base": "http://x/", "safesearch": 5})).is_err());
+        assert!(Searxng::configure(serde_json::json!({"base": "http://x/", "bse": 1})).is_err());
+    }
+}

@@ -1,0 +1,79 @@
+//! Change detectors (the `change-detector` world).
+//!
+//! Implement [`Detector`] and call [`export_detector!`](crate::export_detector).
+//! For each task, the host calls [`Detector::compare`] once per URL the task
+//! reached, with what the previous run saw of it (none on its first run)
+//! and what this run saw; the findings returned go to the task's reporters
+//! and are stored with the run.
+
+/// The generated bindings of the `change-detector` world.
+#[allow(missing_docs, clippy::all)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../wit",
+        world: "change-detector",
+        with: {
+            "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
+            "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
+            "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
+            "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
+            "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
+        },
+        pub_export_macro: true,
+        export_macro_name: "export_detector_bindings",
+        default_bindings_module: "spinneret_sdk::detector::bindings",
+    });
+}
+
+pub use crate::types::*;
+pub use bindings::exports::spinneret::plugin::detector_api::Snapshot;
+
+/// A change detector.
+pub trait Detector: Sized + 'static {
+    /// Build the detector from its configuration (the `config` table of its
+    /// `[[plugin]]` entry, as JSON); an error is shown to the user.
+    fn configure(config: serde_json::Value) -> Result<Self, String>;
+    /// Compare a URL's `previous` snapshot (none on its first run) with its
+    /// `current` one, for `task`; `now` is the run's start (Unix seconds).
+    /// The host fills in each finding's `source`.
+    fn compare(
+        &mut self,
+        task: &TaskInfo,
+        now: i64,
+        previous: Option<&Snapshot>,
+        current: &Snapshot,
+    ) -> Vec<Finding>;
+}
+
+/// Export a [`Detector`] implementation as the component's `detector-api`.
+#[macro_export]
+macro_rules! export_detector {
+    ($t:ty) => {
+        #[doc(hidden)]
+        pub struct __SpinneretDetectorExport;
+
+        $crate::__plugin_state!($t, $crate::detector::Detector);
+
+        impl $crate::detector::bindings::exports::spinneret::plugin::detector_api::Guest
+            for __SpinneretDetectorExport
+        {
+            fn configure(config: String) -> ::std::result::Result<(), $crate::types::PluginError> {
+                __spinneret_configure(&config)
+            }
+            fn compare(
+                task: $crate::types::TaskInfo,
+                now: i64,
+                previous: ::std::option::Option<$crate::detector::Snapshot>,
+                current: $crate::detector::Snapshot,
+            ) -> ::std::vec::Vec<$crate::types::Finding> {
+                __spinneret_with(|d| {
+                    $crate::detector::Detector::compare(d, &task, now, previous.as_ref(), &current)
+                })
+                .unwrap_or_default()
+            }
+        }
+
+        #[cfg(target_arch = "wasm32")]
+        $crate::detector::bindings::export_detector_bindings!(__SpinneretDetectorExport);
+    };
+}

@@ -103,8 +103,8 @@ macro_rules! __plugin_state {
             use $trait as _;
             let value = $crate::testing::parse_config(config)
                 .map_err(|message| $crate::types::PluginError { message })?;
-            let p = <$t>::configure(value)
-                .map_err(|message| $crate::types::PluginError { message })?;
+            let p =
+                <$t>::configure(value).map_err(|message| $crate::types::PluginError { message })?;
             __SPINNERET_PLUGIN.with(|cell| *cell.borrow_mut() = Some(p));
             Ok(())
         }

@@ -25,8 +25,8 @@ pub mod bindings {
     });
 }
 
-pub use bindings::exports::spinneret::plugin::reporter_api::Role;
 pub use crate::types::*;
+pub use bindings::exports::spinneret::plugin::reporter_api::Role;
 
 /// Where a reporter writes: the task's output directory through the host, or
 /// memory in tests ([`crate::testing::MemoryOutput`]). Paths are relative and use `/`.

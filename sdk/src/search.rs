@@ -56,15 +56,22 @@ macro_rules! export_search_engine {
                 keywords: ::std::vec::Vec<String>,
                 options: $crate::search::SearchOptions,
             ) -> ::std::result::Result<String, $crate::types::PluginError> {
-                __spinneret_with(|e| $crate::search::SearchEngine::query_url(e, &keywords, &options))?
-                    .map_err(|message| $crate::types::PluginError { message })
+                __spinneret_with(|e| {
+                    $crate::search::SearchEngine::query_url(e, &keywords, &options)
+                })?
+                .map_err(|message| $crate::types::PluginError { message })
             }
             fn parse_results(
                 body: ::std::vec::Vec<u8>,
                 content_type: String,
-            ) -> ::std::result::Result<::std::vec::Vec<$crate::search::Hit>, $crate::types::PluginError> {
-                __spinneret_with(|e| $crate::search::SearchEngine::parse_results(e, &body, &content_type))?
-                    .map_err(|message| $crate::types::PluginError { message })
+            ) -> ::std::result::Result<
+                ::std::vec::Vec<$crate::search::Hit>,
+                $crate::types::PluginError,
+            > {
+                __spinneret_with(|e| {
+                    $crate::search::SearchEngine::parse_results(e, &body, &content_type)
+                })?
+                .map_err(|message| $crate::types::PluginError { message })
             }
         }
 

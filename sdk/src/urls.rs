@@ -12,7 +12,10 @@ pub fn join(base: &str, reference: &str) -> Option<String> {
 
 /// The host of `url`, lower-cased.
 pub fn host(url: &str) -> Option<String> {
-    Url::parse(url).ok()?.host_str().map(str::to_ascii_lowercase)
+    Url::parse(url)
+        .ok()?
+        .host_str()
+        .map(str::to_ascii_lowercase)
 }
 
 /// Whether `a` and `b` are on the same site (scheme, host and port).
@@ -51,7 +54,13 @@ mod tests {
         assert_eq!(host("http://A.Example:8080/").as_deref(), Some("a.example"));
         assert!(same_site("http://a.example/x", "http://a.example:80/y"));
         assert!(!same_site("http://a.example/x", "https://a.example/x"));
-        assert!(within_tree("http://a.example/docs/index.html", "http://a.example/docs/sub/p.html"));
-        assert!(!within_tree("http://a.example/docs/index.html", "http://a.example/other.html"));
+        assert!(within_tree(
+            "http://a.example/docs/index.html",
+            "http://a.example/docs/sub/p.html"
+        ));
+        assert!(!within_tree(
+            "http://a.example/docs/index.html",
+            "http://a.example/other.html"
+        ));
     }
 }

@@ -179,6 +179,26 @@ fn a_failing_plugin_leaves_the_crawl_and_other_reports_intact() {
     );
     let report = std::fs::read_to_string(setup.path().join("reports/A/report.jsonl")).unwrap();
     assert!(report.lines().count() > 10);
+    assert!(setup.path().join("reports/A/index.html").exists());
+    // The failure is recorded as a finding against the task's top and the plugin.
+    let store = setup.store();
+    let run_id = store.last_run().unwrap().unwrap().id;
+    let failures: Vec<_> = store
+        .findings(run_id, None)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.kind == "plugin-failure")
+        .map(|f| (f.url, f.source, f.message))
+        .collect();
+    assert_eq!(
+        failures,
+        vec![(
+            web.url("a.example", "/index.html"),
+            "hostile".to_string(),
+            "plugin hostile failed in finish: cut off after its time limit of 200ms per call"
+                .to_string()
+        )]
+    );
     // --strict-plugins makes it a failed run.
     assert_eq!(run(true).status.code(), Some(3));
 }

@@ -61,9 +61,11 @@ impl ParserPlugin {
         let sandbox = self.sandbox.clone();
         let (store, bindings) = self.live()?;
         let r = sandbox.call(store, "accepts", |s| {
-            bindings
-                .spinneret_plugin_parser_api()
-                .call_accepts(s, &content_type.to_string(), &url.to_string())
+            bindings.spinneret_plugin_parser_api().call_accepts(
+                s,
+                &content_type.to_string(),
+                &url.to_string(),
+            )
         });
         if r.is_err() {
             self.live = None;
@@ -82,9 +84,12 @@ impl ParserPlugin {
         let sandbox = self.sandbox.clone();
         let (store, bindings) = self.live()?;
         let r = sandbox.call(store, "parse", |s| {
-            bindings
-                .spinneret_plugin_parser_api()
-                .call_parse(s, &url.to_string(), &content_type.to_string(), body)
+            bindings.spinneret_plugin_parser_api().call_parse(
+                s,
+                &url.to_string(),
+                &content_type.to_string(),
+                body,
+            )
         });
         match r {
             Ok(Ok(parsed)) => Ok(parsed),

@@ -146,7 +146,9 @@ impl ReporterPlugin {
             let outcome = by_url
                 .get(d.url.as_str())
                 .map(|r| to_wit_result(r))
-                .ok_or_else(|| sb.failed("on-document", format!("no result for document {}", d.url)))?;
+                .ok_or_else(|| {
+                    sb.failed("on-document", format!("no result for document {}", d.url))
+                })?;
             sb.call(&mut store, "on-document", |s| {
                 api.call_on_document(s, d, &outcome)
             })?;

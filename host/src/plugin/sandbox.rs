@@ -25,10 +25,7 @@ impl PluginFailure {
     /// instantiating or configuring it failed), so that no later call
     /// can succeed either.
     pub fn at_start(&self) -> bool {
-        matches!(
-            self.call.as_str(),
-            "load" | "instantiate" | "configure"
-        )
+        matches!(self.call.as_str(), "load" | "instantiate" | "configure")
     }
 }
 
@@ -161,4 +158,3 @@ impl Sandbox {
         }
     }
 }
-

@@ -46,7 +46,10 @@ impl SearchEnginePlugin {
     fn run<T>(
         &mut self,
         call: &str,
-        f: impl FnOnce(&mut Store<PluginState>, &SearchEngine) -> wasmtime::Result<Result<T, wit::PluginError>>,
+        f: impl FnOnce(
+            &mut Store<PluginState>,
+            &SearchEngine,
+        ) -> wasmtime::Result<Result<T, wit::PluginError>>,
     ) -> Result<T, PluginFailure> {
         let sb = self.sandbox.clone();
         if self.live.is_none() {

@@ -4,8 +4,8 @@
 
 use super::bindings::reporter::spinneret::plugin::{clock, http, kv, log, output, types};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
 use std::path::{Component as PathComponent, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 

@@ -37,7 +37,9 @@ pub fn source_bytes(source: &PluginSource) -> Result<Vec<u8>, String> {
             .ok_or_else(|| {
                 format!(
                     "no built-in plugin `{name}`; the built-ins are {}",
-                    crate::plugin::builtin::names().collect::<Vec<_>>().join(", ")
+                    crate::plugin::builtin::names()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             }),
         PluginSource::File(path) => {
@@ -58,11 +60,7 @@ impl Plugins {
     }
 
     /// The plugin configured as `p`, loaded on first use.
-    pub fn get(
-        &mut self,
-        p: &PluginConfig,
-        store: &Store,
-    ) -> &mut Result<Loaded, PluginFailure> {
+    pub fn get(&mut self, p: &PluginConfig, store: &Store) -> &mut Result<Loaded, PluginFailure> {
         if !self.loaded.contains_key(&p.name) {
             let loaded = self.load(p, store);
             self.loaded.insert(p.name.clone(), loaded);

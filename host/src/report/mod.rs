@@ -76,14 +76,9 @@ pub fn run_reporters(
             for p in &configured {
                 match plugins.get(p, store) {
                     Ok(Loaded::Detector(d)) => {
-                        if let Err(f) = detect::detect(
-                            store,
-                            run,
-                            info.started_at,
-                            &data,
-                            d,
-                            &mut findings,
-                        )? {
+                        if let Err(f) =
+                            detect::detect(store, run, info.started_at, &data, d, &mut findings)?
+                        {
                             findings.push(detect::failure_finding(&f, &data.info.top));
                             failed(&mut summary, f);
                         }

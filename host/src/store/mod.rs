@@ -650,9 +650,8 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         tx.execute("DELETE FROM plugin_kv WHERE plugin = ?1", [plugin])?;
         {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO plugin_kv (plugin, key, value) VALUES (?1, ?2, ?3)",
-            )?;
+            let mut st = tx
+                .prepare_cached("INSERT INTO plugin_kv (plugin, key, value) VALUES (?1, ?2, ?3)")?;
             for (k, v) in entries {
                 st.execute(params![plugin, k, v])?;
             }

@@ -120,7 +120,9 @@ impl Maintenance {
     fn expiring(&self, task: &TaskInfo, now: i64, current: &Snapshot) -> Option<Finding> {
         let r = &current.outcome;
         let doc = current.document.as_ref();
-        let owner = doc.and_then(|d| d.owner.clone()).or_else(|| r.owner.clone())?;
+        let owner = doc
+            .and_then(|d| d.owner.clone())
+            .or_else(|| r.owner.clone())?;
         let expires = doc
             .and_then(|d| d.expires.clone())
             .or_else(|| r.expires.clone())?;
@@ -168,9 +170,9 @@ impl Detector for Maintenance {
                         KINDS.join(", ")
                     ));
                 };
-                on[i] = v.as_bool().ok_or_else(|| {
-                    format!("maintenance: `{k}` must be true or false, not {v}")
-                })?;
+                on[i] = v
+                    .as_bool()
+                    .ok_or_else(|| format!("maintenance: `{k}` must be true or false, not {v}"))?;
             }
         }
         Ok(Maintenance { on })
@@ -190,7 +192,9 @@ impl Detector for Maintenance {
             self.wants(2)
                 .then(|| self.recently_modified(task, now, r))
                 .flatten(),
-            self.wants(3).then(|| self.expiring(task, now, current)).flatten(),
+            self.wants(3)
+                .then(|| self.expiring(task, now, current))
+                .flatten(),
             self.wants(4)
                 .then(|| self.content_changed(previous, r))
                 .flatten(),
@@ -213,19 +217,35 @@ mod tests {
     }
 
     fn kinds(f: &[Finding]) -> Vec<(&str, &str)> {
-        f.iter().map(|f| (f.kind.as_str(), f.message.as_str())).collect()
+        f.iter()
+            .map(|f| (f.kind.as_str(), f.message.as_str()))
+            .collect()
     }
 
     #[test]
     fn moved_names_the_final_url_and_the_first_status() {
         let mut r = result("http://a.example/old", Category::Moved);
         r.redirects = vec![
-            Hop { url: "http://a.example/old".into(), status: 301 },
-            Hop { url: "http://a.example/mid".into(), status: 302 },
+            Hop {
+                url: "http://a.example/old".into(),
+                status: 301,
+            },
+            Hop {
+                url: "http://a.example/mid".into(),
+                status: 302,
+            },
         ];
         r.final_url = Some("http://a.example/new".into());
-        let f = detector().compare(&task("T", "http://a.example/"), NOW, None, &snapshot(r, None));
-        assert_eq!(kinds(&f), [("moved", "moved to http://a.example/new (301, 2 redirects)")]);
+        let f = detector().compare(
+            &task("T", "http://a.example/"),
+            NOW,
+            None,
+            &snapshot(r, None),
+        );
+        assert_eq!(
+            kinds(&f),
+            [("moved", "moved to http://a.example/new (301, 2 redirects)")]
+        );
     }
 
     #[test]
@@ -243,11 +263,17 @@ mod tests {
         );
         assert_eq!(
             kinds(&d.compare(&t, NOW, Some(&ok_before), &cur)),
-            [("broken", "broken: HTTP 404 Not Found; new since the previous run")]
+            [(
+                "broken",
+                "broken: HTTP 404 Not Found; new since the previous run"
+            )]
         );
         assert_eq!(
             kinds(&d.compare(&t, NOW, Some(&broken_before), &cur)),
-            [("broken", "broken: HTTP 404 Not Found; broken in the previous run too")]
+            [(
+                "broken",
+                "broken: HTTP 404 Not Found; broken in the previous run too"
+            )]
         );
     }
 
@@ -259,10 +285,16 @@ mod tests {
         r.last_modified = Some(dates::format(NOW - 3 * DAY));
         assert_eq!(
             kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), None))),
-            [("recently-modified", "modified 3 days ago (Thu, 03 Nov 1994 08:49:37 GMT)")]
+            [(
+                "recently-modified",
+                "modified 3 days ago (Thu, 03 Nov 1994 08:49:37 GMT)"
+            )]
         );
         r.last_modified = Some(dates::format(NOW - 8 * DAY));
-        assert!(d.compare(&t, NOW, None, &snapshot(r.clone(), None)).is_empty());
+        assert!(
+            d.compare(&t, NOW, None, &snapshot(r.clone(), None))
+                .is_empty()
+        );
         r.last_modified = Some("not a date".into());
         assert!(d.compare(&t, NOW, None, &snapshot(r, None)).is_empty());
     }
@@ -275,18 +307,25 @@ mod tests {
         let mut doc = document("http://a.example/x", "X", &[]);
         doc.expires = Some(dates::format(NOW + 2 * DAY));
         assert!(
-            d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone()))).is_empty(),
+            d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))
+                .is_empty(),
             "no owner, no finding"
         );
         doc.owner = Some("fielding".into());
         assert_eq!(
             kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))),
-            [("expiring", "expires in 2 days (Tue, 08 Nov 1994 08:49:37 GMT); owner fielding")]
+            [(
+                "expiring",
+                "expires in 2 days (Tue, 08 Nov 1994 08:49:37 GMT); owner fielding"
+            )]
         );
         doc.expires = Some(dates::format(NOW - DAY));
         assert_eq!(
             kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))),
-            [("expiring", "expired 1 day ago (Sat, 05 Nov 1994 08:49:37 GMT); owner fielding")]
+            [(
+                "expiring",
+                "expired 1 day ago (Sat, 05 Nov 1994 08:49:37 GMT); owner fielding"
+            )]
         );
         doc.expires = Some(dates::format(NOW + 30 * DAY));
         assert!(d.compare(&t, NOW, None, &snapshot(r, Some(doc))).is_empty());
@@ -300,8 +339,13 @@ mod tests {
         before.content_hash = Some("aa".into());
         let mut now = before.clone();
         assert!(
-            d.compare(&t, NOW, Some(&snapshot(before.clone(), None)), &snapshot(now.clone(), None))
-                .is_empty()
+            d.compare(
+                &t,
+                NOW,
+                Some(&snapshot(before.clone(), None)),
+                &snapshot(now.clone(), None)
+            )
+            .is_empty()
         );
         now.content_hash = Some("bb".into());
         assert_eq!(
@@ -314,7 +358,15 @@ mod tests {
     fn kinds_can_be_turned_off_and_unknown_settings_are_refused() {
         let mut d = Maintenance::configure(serde_json::json!({"broken": false})).unwrap();
         let r = result("http://a.example/gone", Category::Broken);
-        assert!(d.compare(&task("T", "http://a.example/"), NOW, None, &snapshot(r, None)).is_empty());
+        assert!(
+            d.compare(
+                &task("T", "http://a.example/"),
+                NOW,
+                None,
+                &snapshot(r, None)
+            )
+            .is_empty()
+        );
         assert_eq!(
             Maintenance::configure(serde_json::json!({"brokn": true})).unwrap_err(),
             "maintenance: unknown setting `brokn`; the settings are moved, broken, recently_modified, expiring, content_changed"

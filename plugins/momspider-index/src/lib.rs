@@ -60,7 +60,12 @@ fn category_name(c: Category) -> &'static str {
 
 /// The seed's reference type: get, query, img, ftp, mailto, …
 pub fn reference_type(r: &Reference) -> String {
-    let scheme = r.target.split(':').next().unwrap_or("").to_ascii_lowercase();
+    let scheme = r
+        .target
+        .split(':')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
     match r.kind {
         RefKind::Image => return "img".into(),
         RefKind::Form => return "form".into(),
@@ -259,7 +264,11 @@ impl MomspiderIndex {
                 .owner
                 .as_deref()
                 .or(outcome.and_then(|r| r.owner.as_deref()));
-            for (label, value) in [("Last-Modified", lm), ("Expires", expires), ("Owner", owner)] {
+            for (label, value) in [
+                ("Last-Modified", lm),
+                ("Expires", expires),
+                ("Owner", owner),
+            ] {
                 let _ = writeln!(
                     h,
                     "<dt>{label}</dt><dd>{}</dd>",
@@ -331,7 +340,11 @@ impl MomspiderIndex {
                 if let Some(k) = doc_ids.get(f.url.as_str()) {
                     let _ = write!(from, "<a href=\"#d{k}\">its entry</a> ");
                 }
-                for (k, m) in referred.get(f.url.as_str()).map(Vec::as_slice).unwrap_or(&[]) {
+                for (k, m) in referred
+                    .get(f.url.as_str())
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[])
+                {
                     let _ = write!(
                         from,
                         "<a href=\"#d{k}-{m}\">{}</a> ",
@@ -395,7 +408,8 @@ fn options_text(options: &str) -> String {
     }
 }
 
-const STYLE: &str = "body { font-family: sans-serif; max-width: 72rem; margin: 1rem auto; padding: 0 1rem; }
+const STYLE: &str =
+    "body { font-family: sans-serif; max-width: 72rem; margin: 1rem auto; padding: 0 1rem; }
 table { border-collapse: collapse; margin: .5rem 0; }
 th, td { border: 1px solid #ccc; padding: .2rem .4rem; text-align: left; vertical-align: top; }
 tr.broken td { background: #fdd; }
@@ -503,11 +517,25 @@ mod tests {
                     ("mailto:x@a.example", RefKind::Anchor, "mail"),
                 ],
             ),
-            fixtures::document("http://a.example/sub.html", "Sub", &[(top, RefKind::Anchor, "Up")]),
+            fixtures::document(
+                "http://a.example/sub.html",
+                "Sub",
+                &[(top, RefKind::Anchor, "Up")],
+            ),
         ];
         let findings = vec![
-            fixtures::finding("broken", "http://a.example/gone", Some(top), "broken: HTTP 404 Not Found"),
-            fixtures::finding("moved", "http://a.example/old", Some(top), "moved to http://a.example/new (301)"),
+            fixtures::finding(
+                "broken",
+                "http://a.example/gone",
+                Some(top),
+                "broken: HTTP 404 Not Found",
+            ),
+            fixtures::finding(
+                "moved",
+                "http://a.example/old",
+                Some(top),
+                "moved to http://a.example/new (301)",
+            ),
         ];
         h.run_task(
             fixtures::run(784_111_777),
@@ -546,7 +574,9 @@ mod tests {
         assert!(html.contains(
             "<tr><td><a href=\"http://a.example/gone\">http://a.example/gone</a></td><td>broken: HTTP 404 Not Found</td><td><a href=\"#d1-2\">Home &amp; &lt;Away&gt;</a></td></tr>"
         ));
-        assert!(html.contains("<h3 id=\"changes-expiring\">Expiring documents (0)</h3>\n<p>None.</p>"));
+        assert!(
+            html.contains("<h3 id=\"changes-expiring\">Expiring documents (0)</h3>\n<p>None.</p>")
+        );
     }
 
     #[test]
@@ -564,7 +594,9 @@ mod tests {
     #[test]
     fn settings_are_checked() {
         assert_eq!(
-            MomspiderIndex::configure(serde_json::json!({"titel": "x"})).err().unwrap(),
+            MomspiderIndex::configure(serde_json::json!({"titel": "x"}))
+                .err()
+                .unwrap(),
             "momspider-index: unknown setting `titel`; the settings are file, prior, title"
         );
         assert_eq!(

@@ -40,7 +40,9 @@ fn text(config: &Value, key: &str) -> Result<Option<String>, String> {
     match config.get(key) {
         None => Ok(None),
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
-        Some(other) => Err(format!("searxng: `{key}` must be a non-empty string, not {other}")),
+        Some(other) => Err(format!(
+            "searxng: `{key}` must be a non-empty string, not {other}"
+        )),
     }
 }
 
@@ -55,11 +57,15 @@ impl SearchEngine for Searxng {
                 KEYS.join(", ")
             ));
         }
-        let base = text(&config, "base")?
-            .ok_or("searxng: set `base` to the SearXNG instance's URL, e.g. https://searx.example/")?;
-        let mut base = Url::parse(&base).map_err(|e| format!("searxng: `base` {base:?} is not a URL: {e}"))?;
+        let base = text(&config, "base")?.ok_or(
+            "searxng: set `base` to the SearXNG instance's URL, e.g. https://searx.example/",
+        )?;
+        let mut base =
+            Url::parse(&base).map_err(|e| format!("searxng: `base` {base:?} is not a URL: {e}"))?;
         if !matches!(base.scheme(), "http" | "https") {
-            return Err(format!("searxng: `base` must be an http or https URL, not {base}"));
+            return Err(format!(
+                "searxng: `base` must be an http or https URL, not {base}"
+            ));
         }
         if !base.path().ends_with('/') {
             let path = format!("{}/", base.path());
@@ -112,7 +118,12 @@ impl SearchEngine for Searxng {
     }
 
     fn parse_results(&self, body: &[u8], content_type: &str) -> Result<Vec<Hit>, String> {
-        let ct = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let ct = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         if ct != "application/json" && !ct.ends_with("+json") {
             return Err(format!(
                 "searxng: the instance answered {ct:?}, not JSON; allow the JSON format in its \
@@ -127,8 +138,11 @@ impl SearchEngine for Searxng {
             .into_iter()
             .filter_map(|r| {
                 let url = r.url?;
-                let url = Url::parse(&url).ok().filter(|u| matches!(u.scheme(), "http" | "https"))?;
-                seen.insert(url.to_string()).then_some((url, r.title, r.content))
+                let url = Url::parse(&url)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))?;
+                seen.insert(url.to_string())
+                    .then_some((url, r.title, r.content))
             })
             .enumerate()
             .map(|(i, (url, title, content))| Hit {
@@ -148,20 +162,35 @@ mod tests {
     use super::*;
 
     fn engine() -> Searxng {
-        Searxng::configure(serde_json::json!({"base": "http://searx.test:8888/sx", "categories": "general"})).unwrap()
+        Searxng::configure(
+            serde_json::json!({"base": "http://searx.test:8888/sx", "categories": "general"}),
+        )
+        .unwrap()
     }
 
     fn options(page: u32) -> SearchOptions {
-        SearchOptions { max_results: 10, language: Some("en".into()), page }
+        SearchOptions {
+            max_results: 10,
+            language: Some("en".into()),
+            page,
+        }
     }
 
     #[test]
     fn builds_the_query_url() {
         assert_eq!(
-            engine().query_url(&["web".into(), " maintenance & robots ".into()], &options(2)).unwrap(),
+            engine()
+                .query_url(
+                    &["web".into(), " maintenance & robots ".into()],
+                    &options(2)
+                )
+                .unwrap(),
             "http://searx.test:8888/sx/search?q=web+maintenance+%26+robots&format=json&pageno=2&language=en&categories=general"
         );
-        assert_eq!(engine().query_url(&[" ".into()], &options(1)).unwrap_err(), "searxng: no keywords to search for");
+        assert_eq!(
+            engine().query_url(&[" ".into()], &options(1)).unwrap_err(),
+            "searxng: no keywords to search for"
+        );
     }
 
     #[test]
@@ -173,7 +202,9 @@ mod tests {
             {"url": "https://www.ics.uci.edu/MOMspider/", "title": "duplicate"},
             {"url": "http://example.org/b", "title": "B"}
         ], "suggestions": []}"#;
-        let hits = engine().parse_results(body, "application/json; charset=utf-8").unwrap();
+        let hits = engine()
+            .parse_results(body, "application/json; charset=utf-8")
+            .unwrap();
         let got: Vec<(u32, &str, &str, &str)> = hits
             .iter()
             .map(|h| (h.rank, h.url.as_str(), h.title.as_str(), h.snippet.as_str()))
@@ -181,7 +212,12 @@ mod tests {
         assert_eq!(
             got,
             [
-                (1, "https://www.ics.uci.edu/MOMspider/", "MOMspider home", "A robot"),
+                (
+                    1,
+                    "https://www.ics.uci.edu/MOMspider/",
+                    "MOMspider home",
+                    "A robot"
+                ),
                 (2, "http://example.org/b", "B", "")
             ]
         );
@@ -189,10 +225,19 @@ mod tests {
 
     #[test]
     fn an_html_answer_says_how_to_enable_json() {
-        let err = engine().parse_results(b"<html></html>", "text/html").unwrap_err();
+        let err = engine()
+            .parse_results(b"<html></html>", "text/html")
+            .unwrap_err();
         assert!(err.contains("search: formats: [html, json]"), "{err}");
-        let err = engine().parse_results(b"{}", "application/json").unwrap_err();
-        assert!(err.starts_with("searxng: the result page is not SearXNG JSON: missing field `results`"), "{err}");
+        let err = engine()
+            .parse_results(b"{}", "application/json")
+            .unwrap_err();
+        assert!(
+            err.starts_with(
+                "searxng: the result page is not SearXNG JSON: missing field `results`"
+            ),
+            "{err}"
+        );
     }
 
     #[test]
@@ -200,7 +245,9 @@ mod tests {
         let err = Searxng::configure(serde_json::json!({})).err().unwrap();
         assert!(err.starts_with("searxng: set `base`"), "{err}");
         assert!(Searxng::configure(serde_json::json!({"base": "ftp://x/"})).is_err());
-        assert!(Searxng::configure(serde_json::json!({"base": "http://x/", "safesearch": 5})).is_err());
+        assert!(
+            Searxng::configure(serde_json::json!({"base": "http://x/", "safesearch": 5})).is_err()
+        );
         assert!(Searxng::configure(serde_json::json!({"base": "http://x/", "bse": 1})).is_err());
     }
 }

@@ -87,7 +87,9 @@ impl Sitemap {
         }
         match index {
             Some(i) => Ok((i, out)),
-            None => Err("not a sitemap: the root element is neither <urlset> nor <sitemapindex>".into()),
+            None => {
+                Err("not a sitemap: the root element is neither <urlset> nor <sitemapindex>".into())
+            }
         }
     }
 }
@@ -97,16 +99,18 @@ impl Parser for Sitemap {
         if let Some(obj) = config.as_object()
             && let Some(k) = obj.keys().find(|k| k.as_str() != "paths")
         {
-            return Err(format!("sitemap: unknown setting `{k}`; the only setting is `paths`"));
+            return Err(format!(
+                "sitemap: unknown setting `{k}`; the only setting is `paths`"
+            ));
         }
         let paths = match config.get("paths") {
             None => None,
             Some(Value::Array(a)) => Some(
                 a.iter()
                     .map(|v| {
-                        v.as_str().map(str::to_string).ok_or_else(|| {
-                            format!("sitemap: `paths` must list strings, not {v}")
-                        })
+                        v.as_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| format!("sitemap: `paths` must list strings, not {v}"))
                     })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
@@ -148,7 +152,11 @@ impl Parser for Sitemap {
                 references.push(Reference {
                     target,
                     kind: RefKind::Anchor,
-                    anchor_text: if index { "sitemap".into() } else { String::new() },
+                    anchor_text: if index {
+                        "sitemap".into()
+                    } else {
+                        String::new()
+                    },
                 });
             }
         }
@@ -185,7 +193,9 @@ mod tests {
   <url><loc>http://a.example/</loc></url>
   <url><loc><![CDATA[http://a.example/cdata.html]]></loc></url>
 </urlset>"#;
-        let p = parser().parse("http://a.example/sitemap.xml", "application/xml", body).unwrap();
+        let p = parser()
+            .parse("http://a.example/sitemap.xml", "application/xml", body)
+            .unwrap();
         assert_eq!(
             targets(&p),
             [
@@ -204,19 +214,38 @@ mod tests {
 <sitemap><loc>http://a.example/sitemap-1.xml</loc></sitemap>
 <sitemap><loc>http://a.example/sitemap-2.xml</loc></sitemap>
 </sitemapindex>"#;
-        let p = parser().parse("http://a.example/sitemap.xml", "text/xml", body).unwrap();
-        assert_eq!(targets(&p), ["http://a.example/sitemap-1.xml", "http://a.example/sitemap-2.xml"]);
+        let p = parser()
+            .parse("http://a.example/sitemap.xml", "text/xml", body)
+            .unwrap();
+        assert_eq!(
+            targets(&p),
+            [
+                "http://a.example/sitemap-1.xml",
+                "http://a.example/sitemap-2.xml"
+            ]
+        );
         assert_eq!(p.references[0].anchor_text, "sitemap");
     }
 
     #[test]
     fn malformed_xml_and_other_roots_are_errors_naming_the_url_and_line() {
         let err = parser()
-            .parse("http://a.example/sitemap.xml", "text/xml", b"<urlset>\n<url><loc>x</url>\n</urlset>")
+            .parse(
+                "http://a.example/sitemap.xml",
+                "text/xml",
+                b"<urlset>\n<url><loc>x</url>\n</urlset>",
+            )
             .unwrap_err();
-        assert!(err.starts_with("http://a.example/sitemap.xml: line 2:"), "{err}");
+        assert!(
+            err.starts_with("http://a.example/sitemap.xml: line 2:"),
+            "{err}"
+        );
         let err = parser()
-            .parse("http://a.example/sitemap.xml", "text/xml", b"<rss><channel/></rss>")
+            .parse(
+                "http://a.example/sitemap.xml",
+                "text/xml",
+                b"<rss><channel/></rss>",
+            )
             .unwrap_err();
         assert_eq!(
             err,
@@ -227,7 +256,10 @@ mod tests {
     #[test]
     fn accepts_xml_sitemaps_only() {
         let p = parser();
-        assert!(p.accepts("application/xml; charset=utf-8", "http://a.example/sitemap.xml"));
+        assert!(p.accepts(
+            "application/xml; charset=utf-8",
+            "http://a.example/sitemap.xml"
+        ));
         assert!(p.accepts("text/xml", "http://a.example/sitemaps/news.xml"));
         assert!(!p.accepts("text/html", "http://a.example/sitemap.html"));
         assert!(!p.accepts("application/xml", "http://a.example/feed.xml"));

@@ -1,0 +1,338 @@
+//! The report stage end to end: crawl the fixture web with the built-in
+//! plugins (the `maintenance` detector, the `momspider-index` and
+//! `json-report` reporters), then read the reports back: the HTML index
+//! parsed as HTML, with exact rows, jumps and changes; the JSON lines; the
+//! stored findings; and the prior version on the second run.
+
+use scraper::{ElementRef, Html, Selector};
+use spinneret_tests::fixtures::maintenance_web;
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::TestWeb;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+const TASK: &str =
+    "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+
+fn crawl(setup: &Setup) {
+    let out = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn sel(s: &str) -> Selector {
+    Selector::parse(s).unwrap()
+}
+
+fn text(e: ElementRef<'_>) -> String {
+    e.text().collect::<String>().trim().to_string()
+}
+
+/// One reference row of a document's entry.
+#[derive(Debug, PartialEq, Eq)]
+struct Row {
+    id: String,
+    class: String,
+    kind: String,
+    href: String,
+    text: String,
+    status: String,
+    status_link: Option<String>,
+    jump: Option<String>,
+}
+
+struct Index {
+    html: Html,
+}
+
+impl Index {
+    fn read(path: &std::path::Path) -> Index {
+        let text = std::fs::read_to_string(path).unwrap();
+        let html = Html::parse_document(&text);
+        Index { html }
+    }
+
+    /// Document entries: URL → anchor id.
+    fn entries(&self) -> BTreeMap<String, String> {
+        self.html
+            .select(&sel("article.document"))
+            .map(|a| {
+                let link = a.select(&sel("h3 > a")).next().unwrap();
+                (
+                    link.attr("href").unwrap().to_string(),
+                    a.attr("id").unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn rows(&self, entry: &str) -> Vec<Row> {
+        let article = self
+            .html
+            .select(&sel(&format!("article#{entry}")))
+            .next()
+            .unwrap();
+        article
+            .select(&sel("table.references tbody tr"))
+            .map(|tr| {
+                let cells: Vec<ElementRef> = tr.select(&sel("td")).collect();
+                let link = cells[1].select(&sel("a")).next().unwrap();
+                Row {
+                    id: tr.attr("id").unwrap().to_string(),
+                    class: tr.attr("class").unwrap().to_string(),
+                    kind: text(cells[0]),
+                    href: link.attr("href").unwrap().to_string(),
+                    text: text(link),
+                    status: text(cells[4]),
+                    status_link: cells[4]
+                        .select(&sel("a"))
+                        .next()
+                        .map(|a| a.attr("href").unwrap().to_string()),
+                    jump: cells[5]
+                        .select(&sel("a"))
+                        .next()
+                        .map(|a| a.attr("href").unwrap().to_string()),
+                }
+            })
+            .collect()
+    }
+
+    /// The interesting changes of `kind`: (URL, message, links to rows).
+    fn changes(&self, kind: &str) -> Vec<(String, String, Vec<String>)> {
+        let heading = self
+            .html
+            .select(&sel(&format!("h3#changes-{kind}")))
+            .next()
+            .unwrap_or_else(|| panic!("no changes table for {kind}"));
+        let Some(table) = heading
+            .next_siblings()
+            .filter_map(ElementRef::wrap)
+            .next()
+            .filter(|e| e.value().name() == "table")
+        else {
+            return Vec::new();
+        };
+        table
+            .select(&sel("tbody tr"))
+            .map(|tr| {
+                let cells: Vec<ElementRef> = tr.select(&sel("td")).collect();
+                (
+                    text(cells[0]),
+                    text(cells[1]),
+                    cells[2]
+                        .select(&sel("a"))
+                        .map(|a| a.attr("href").unwrap().to_string())
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_index_lists_documents_references_jumps_and_changes() {
+    let web = TestWeb::start(maintenance_web());
+    let a = |p: &str| web.url("a.example", p);
+    let setup = Setup::new(&web, TASK);
+    crawl(&setup);
+    let index = Index::read(&setup.path().join("reports/A/index.html"));
+
+    let entries = index.entries();
+    assert_eq!(
+        entries.keys().cloned().collect::<Vec<_>>(),
+        vec![
+            a("/about.html"),
+            a("/docs/guide.html"),
+            a("/docs/index.html"),
+            a("/index.html"),
+            a("/new.html"),
+        ]
+    );
+    let home = &entries[&a("/index.html")];
+    let rows = index.rows(home);
+    let row = |href: &str| rows.iter().find(|r| r.href == href).unwrap();
+
+    // A broken link's row.
+    let missing = row(&a("/missing.html"));
+    assert_eq!(
+        (
+            missing.class.as_str(),
+            missing.kind.as_str(),
+            missing.text.as_str()
+        ),
+        ("broken", "get", "A missing page")
+    );
+    assert_eq!(missing.status, "broken 404: HTTP 404 Not Found");
+    assert_eq!(missing.jump, None);
+    // A moved link's final URL.
+    let old = row(&a("/old.html"));
+    assert_eq!(old.class, "moved");
+    assert_eq!(old.status_link.as_deref(), Some(a("/new.html").as_str()));
+    let chain = row(&a("/chain1.html"));
+    assert_eq!(
+        chain.status_link.as_deref(),
+        Some(a("/docs/guide.html").as_str())
+    );
+    // Cross-reference jumps to the targets' own entries, and none for leaves.
+    assert_eq!(
+        row(&a("/about.html")).jump.as_deref(),
+        Some(format!("#{}", entries[&a("/about.html")]).as_str())
+    );
+    assert_eq!(
+        row(&a("/docs/index.html")).jump.as_deref(),
+        Some(format!("#{}", entries[&a("/docs/index.html")]).as_str())
+    );
+    assert_eq!(row(&a("/logo.png")).kind, "img");
+    assert_eq!(row(&a("/logo.png")).jump, None);
+    assert_eq!(row("mailto:alice@a.example").kind, "mailto");
+    assert_eq!(row(&a("/forbidden.html")).class, "blocked");
+    assert_eq!(row(&a("/private/secret.html")).class, "avoided");
+
+    // The cross-reference table of interesting changes.
+    let broken = index.changes("broken");
+    assert_eq!(
+        broken.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
+        vec![
+            a("/docs/faq.html"),
+            a("/loop1.html"),
+            a("/missing.html"),
+            web.url("b.example", "/gone.html"),
+        ]
+    );
+    let missing_change = broken.iter().find(|c| c.0 == a("/missing.html")).unwrap();
+    assert_eq!(missing_change.1, "broken: HTTP 404 Not Found");
+    assert_eq!(missing_change.2, vec![format!("#{}", missing.id)]);
+    let moved = index.changes("moved");
+    assert_eq!(
+        moved
+            .iter()
+            .map(|c| (c.0.clone(), c.1.clone()))
+            .collect::<Vec<_>>(),
+        vec![
+            (
+                a("/chain1.html"),
+                format!("moved to {} (302, 2 redirects)", a("/docs/guide.html"))
+            ),
+            (a("/old.html"), format!("moved to {} (301)", a("/new.html"))),
+        ]
+    );
+    assert_eq!(index.changes("expiring"), vec![]);
+    // The summary counts.
+    let summary: BTreeMap<String, String> = index
+        .html
+        .select(&sel("#summary table tr"))
+        .map(|tr| {
+            (
+                text(tr.select(&sel("th")).next().unwrap()),
+                text(tr.select(&sel("td")).next().unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(summary["Broken"], "4");
+    assert_eq!(summary["Moved"], "2");
+    assert_eq!(summary["Documents"], "5");
+    assert_eq!(
+        index
+            .html
+            .select(&sel("#prior"))
+            .map(text)
+            .collect::<Vec<_>>(),
+        vec!["This is the first version of this index."]
+    );
+}
+
+#[test]
+fn findings_reach_the_json_lines_and_the_store() {
+    let web = TestWeb::start(maintenance_web());
+    let a = |p: &str| web.url("a.example", p);
+    let setup = Setup::new(&web, TASK);
+    crawl(&setup);
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(setup.path().join("reports/A/report.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let mut found: Vec<(String, String)> = lines
+        .iter()
+        .filter(|l| l["type"] == "finding" && l["kind"] != "recently-modified")
+        .map(|l| {
+            (
+                l["kind"].as_str().unwrap().to_string(),
+                l["url"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    let expected = vec![
+        ("broken".to_string(), a("/docs/faq.html")),
+        ("broken".to_string(), a("/loop1.html")),
+        ("broken".to_string(), a("/missing.html")),
+        ("broken".to_string(), web.url("b.example", "/gone.html")),
+        ("moved".to_string(), a("/chain1.html")),
+        ("moved".to_string(), a("/old.html")),
+    ];
+    assert_eq!(found, expected);
+    let store = setup.store();
+    let run = store.last_run().unwrap().unwrap().id;
+    let mut stored: Vec<(String, String)> = store
+        .findings(run, None)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.kind != "recently-modified")
+        .map(|f| {
+            assert_eq!(f.source, "maintenance");
+            assert_eq!(f.task, "A");
+            (f.kind, f.url)
+        })
+        .collect();
+    stored.sort();
+    assert_eq!(stored, expected);
+}
+
+#[test]
+fn the_second_run_keeps_and_links_the_prior_index_and_sees_what_changed() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &format!("result_max_age = \"0s\"\n{TASK}"));
+    crawl(&setup);
+    let dir = setup.path().join("reports/A");
+    let first = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    crawl(&setup);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("index.prior.html")).unwrap(),
+        first
+    );
+    let index = Index::read(&dir.join("index.html"));
+    let prior: Vec<(String, String)> = index
+        .html
+        .select(&sel("#prior a"))
+        .map(|a| (a.attr("href").unwrap().to_string(), text(a)))
+        .collect();
+    assert_eq!(
+        prior,
+        vec![(
+            "index.prior.html".to_string(),
+            "The prior version of this index".to_string()
+        )]
+    );
+    // Broken in both runs: the detector says so.
+    let broken = index.changes("broken");
+    let missing = broken
+        .iter()
+        .find(|c| c.0 == web.url("a.example", "/missing.html"))
+        .unwrap();
+    assert_eq!(
+        missing.1,
+        "broken: HTTP 404 Not Found; broken in the previous run too"
+    );
+    // Nothing changed in content.
+    assert_eq!(index.changes("content-changed"), vec![]);
+}

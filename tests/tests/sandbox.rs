@@ -202,3 +202,31 @@ fn a_failing_plugin_leaves_the_crawl_and_other_reports_intact() {
     // --strict-plugins makes it a failed run.
     assert_eq!(run(true).status.code(), Some(3));
 }
+
+#[test]
+fn a_plugins_key_value_space_lasts_from_run_to_run() {
+    let web = TestWeb::start(maintenance_web());
+    let text = format!(
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\ndefault_plugins = false\n\n[[plugin]]\nname = \"counter\"\nsource = \"{HOSTILE}\"\n[plugin.config]\nbehave = \"count\"\n"
+    );
+    let setup = Setup::new(&web, &text);
+    for expected in ["1", "2", "3"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
+            .args(["-q", "crawl"])
+            .arg(&setup.config_path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let runs = std::fs::read_to_string(setup.path().join("reports/A/runs.txt")).unwrap();
+        assert_eq!(runs, expected);
+    }
+    assert_eq!(
+        setup.store().load_kv("counter").unwrap(),
+        std::collections::BTreeMap::from([("runs".to_string(), b"3".to_vec())])
+    );
+}

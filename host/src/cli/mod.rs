@@ -1,6 +1,7 @@
-//! The command line: `spinneret crawl`, `check` and `results`.
+//! The command line: `spinneret crawl`, `check`, `results` and `plugin`.
 
 mod output;
+mod plugin;
 mod results;
 
 pub use results::{RESULT_SCHEMA, print_results};
@@ -39,7 +40,7 @@ pub const EXIT_PLUGIN: u8 = 3;
 )]
 #[command(
     after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors.\n\
-Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json"
+Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json\n  spinneret plugin new link-count --kind reporter"
 )]
 pub struct Cli {
     /// More log output (-v: debug, -vv: trace).
@@ -67,6 +68,9 @@ enum Command {
     Check(CheckArgs),
     /// Show what the last run found, from the store.
     Results(ResultsArgs),
+    /// Write and examine plugins: `new`, `inspect`, `builtins`.
+    #[command(subcommand)]
+    Plugin(plugin::PluginCommand),
 }
 
 #[derive(Args, Debug)]
@@ -146,6 +150,7 @@ pub fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        Command::Plugin(cmd) => plugin::run(cmd),
         Command::Crawl(args) => {
             let config = match config::load_file(&args.config) {
                 Ok(c) => c,

@@ -488,14 +488,19 @@ mod tests {
         assert_eq!(p.grants.time, std::time::Duration::from_secs(2));
         assert_eq!(p.grants.hosts, vec!["api.example"]);
         // json-report is configured, so it is not added again as a default.
-        assert_eq!(c.plugins_for(&c.tasks[0]).len(), 1);
+        let names: Vec<String> = c
+            .plugins_for(&c.tasks[0])
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(names, vec!["jr", "maintenance", "momspider-index"]);
         let c = load(MINIMAL).unwrap();
         let names: Vec<String> = c
             .plugins_for(&c.tasks[0])
             .into_iter()
             .map(|p| p.name)
             .collect();
-        assert_eq!(names, vec!["json-report"]);
+        assert_eq!(names, vec!["maintenance", "momspider-index", "json-report"]);
     }
 
     #[test]

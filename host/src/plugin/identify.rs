@@ -60,7 +60,7 @@ pub struct Identity {
 }
 
 /// Why a component cannot be used.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum IdentifyError {
     /// It exports no spinneret plugin interface.
     #[error(
@@ -107,6 +107,58 @@ pub fn identify(engine: &PluginEngine, component: &Component) -> Result<Identity
         return Ok(Identity { kind, api });
     }
     Err(IdentifyError::NotAPlugin)
+}
+
+/// What `spinneret plugin inspect` shows about a component.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inspection {
+    /// Its kind and API version, or why it cannot run here.
+    pub identity: Result<Identity, IdentifyError>,
+    /// The API version it was built against, even when incompatible.
+    pub built_against: Option<String>,
+    /// Each exported interface with its functions.
+    pub exports: Vec<(String, Vec<String>)>,
+    /// The interfaces it imports.
+    pub imports: Vec<String>,
+}
+
+fn functions(
+    engine: &PluginEngine,
+    item: &wasmtime::component::types::ComponentItem,
+) -> Vec<String> {
+    use wasmtime::component::types::ComponentItem;
+    match item {
+        ComponentItem::ComponentInstance(i) => i
+            .exports(engine.engine())
+            .filter(|(_, it)| matches!(it.ty, ComponentItem::ComponentFunc(_)))
+            .map(|(n, _)| n.to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Everything a component says about itself: world, API version, exports
+/// and imports.
+pub fn inspect(engine: &PluginEngine, component: &Component) -> Inspection {
+    let ty = component.component_type();
+    let exports: Vec<(String, Vec<String>)> = ty
+        .exports(engine.engine())
+        .map(|(name, item)| (name.to_string(), functions(engine, &item.ty)))
+        .collect();
+    let built_against = exports.iter().find_map(|(name, _)| {
+        let rest = name.strip_prefix("spinneret:plugin/")?;
+        let (iface, version) = rest.split_once('@')?;
+        PluginKind::from_interface(iface).map(|_| version.to_string())
+    });
+    Inspection {
+        identity: identify(engine, component),
+        built_against,
+        exports,
+        imports: ty
+            .imports(engine.engine())
+            .map(|(n, _)| n.to_string())
+            .collect(),
+    }
 }
 
 #[cfg(test)]

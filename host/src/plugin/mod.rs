@@ -13,5 +13,6 @@ pub mod identify;
 pub mod parser;
 pub mod reporter;
 pub mod sandbox;
+pub mod scaffold;
 pub mod search;
 pub mod state;

@@ -1,8 +1,9 @@
 //! A reporter that misbehaves on purpose in `finish`, as `{"behave": ...}` says:
 //! `loop` (never returns), `hog` (allocates without end), `trap` (panics),
 //! `flood` (writes past any output cap), `escape` (tries the file system, the
-//! environment and the network, and writes down what it got), `well`
-//! (behaves: writes `ok.txt`).
+//! environment and the network, and writes down what it got), `count`
+//! (behaves: counts its runs in its key-value space and writes the count
+//! to `runs.txt`), `well` (behaves: writes `ok.txt`).
 
 use spinneret_sdk::reporter::*;
 
@@ -59,6 +60,15 @@ impl Reporter for Hostile {
                     "escape.txt",
                     format!("file: {file}\ndir: {dir}\nenv: {env}\nnet: {net}\n").as_bytes(),
                 )
+            }
+            "count" => {
+                let runs = spinneret_sdk::kv::get("runs")
+                    .and_then(|v| String::from_utf8(v).ok())
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .unwrap_or(0)
+                    + 1;
+                spinneret_sdk::kv::set("runs", runs.to_string().as_bytes())?;
+                out.write("runs.txt", runs.to_string().as_bytes())
             }
             _ => out.write("ok.txt", b"ok"),
         }

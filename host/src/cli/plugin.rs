@@ -1,0 +1,152 @@
+//! `spinneret plugin …`: start a plugin from a template, look inside a
+//! component, list the built-ins.
+
+use crate::plugin::engine::PluginEngine;
+use crate::plugin::identify::{Inspection, inspect};
+use crate::plugin::scaffold;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub(super) enum PluginCommand {
+    /// Start a new plugin crate from a template that builds and passes its test.
+    ///
+    /// Then: `cd NAME && cargo test && cargo build --release --target wasm32-wasip2`,
+    /// and name the built `.wasm` as a `[[plugin]]` source in a crawl configuration.
+    New(NewArgs),
+    /// Show a component's world, the plugin API version it was built
+    /// against, and its exports and imports.
+    Inspect(InspectArgs),
+    /// List the built-in plugins and their worlds.
+    Builtins,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct NewArgs {
+    /// The plugin's name (lower case, digits and `-`), also its crate's.
+    name: String,
+    /// What it is: reporter, detector, parser or search-engine.
+    #[arg(long, short = 'k', default_value = "reporter")]
+    kind: String,
+    /// Where to create it (default: ./NAME).
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Depend on the SDK at this path instead of the default (the source
+    /// tree this spinneret was built from, else the published crate).
+    #[arg(long, value_name = "PATH")]
+    sdk_path: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct InspectArgs {
+    /// A WebAssembly component (`.wasm`), or `builtin:NAME`.
+    file: String,
+}
+
+pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
+    match cmd {
+        PluginCommand::New(a) => {
+            let dir = a.dir.unwrap_or_else(|| PathBuf::from(&a.name));
+            let sdk = match a.sdk_path {
+                Some(p) => {
+                    let p = p
+                        .canonicalize()
+                        .map_err(|e| anyhow::anyhow!("--sdk-path {}: {e}", p.display()))?;
+                    format!("path = {:?}", p.display().to_string())
+                }
+                None => scaffold::default_sdk(),
+            };
+            match scaffold::scaffold(&a.name, &a.kind, &dir, &sdk) {
+                Ok(files) => {
+                    println!(
+                        "created the {} plugin `{}` in {}:",
+                        a.kind,
+                        a.name,
+                        dir.display()
+                    );
+                    for f in files {
+                        println!("  {}", f.display());
+                    }
+                    println!(
+                        "next:\n  cd {}\n  cargo test\n  cargo build --release --target wasm32-wasip2",
+                        dir.display()
+                    );
+                    Ok(super::EXIT_OK)
+                }
+                Err(e) => {
+                    eprintln!("spinneret: {e}");
+                    Ok(super::EXIT_USAGE)
+                }
+            }
+        }
+        PluginCommand::Inspect(a) => {
+            let bytes = match a.file.strip_prefix("builtin:") {
+                Some(name) => crate::plugin::builtin::builtin(name)
+                    .ok_or_else(|| anyhow::anyhow!("no built-in plugin `{name}`"))?
+                    .to_vec(),
+                None => std::fs::read(&a.file)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", a.file))?,
+            };
+            let engine = PluginEngine::new()?;
+            let component = engine
+                .compile(&bytes)
+                .map_err(|e| anyhow::anyhow!("{} is not a WebAssembly component: {e:#}", a.file))?;
+            let info = inspect(&engine, &component);
+            print!("{}", describe(&a.file, &info));
+            Ok(if info.identity.is_ok() {
+                super::EXIT_OK
+            } else {
+                super::EXIT_USAGE
+            })
+        }
+        PluginCommand::Builtins => {
+            let engine = PluginEngine::new()?;
+            for name in crate::plugin::builtin::names() {
+                let bytes = crate::plugin::builtin::builtin(name).expect("listed");
+                let world = engine
+                    .compile(bytes)
+                    .ok()
+                    .and_then(|c| crate::plugin::identify::identify(&engine, &c).ok())
+                    .map_or("?", |id| id.kind.world());
+                let default = if crate::config::DEFAULT_PLUGINS.contains(&name) {
+                    "  (runs by default)"
+                } else {
+                    ""
+                };
+                println!("builtin:{name:<18} {world}{default}");
+            }
+            Ok(super::EXIT_OK)
+        }
+    }
+}
+
+/// The text `plugin inspect` prints.
+pub fn describe(file: &str, info: &Inspection) -> String {
+    let mut out = format!("{file}\n");
+    match &info.identity {
+        Ok(id) => out.push_str(&format!(
+            "  world:   {}\n  api:     {}.{}.{} (this spinneret runs 0.1.x)\n",
+            id.kind.world(),
+            id.api.0,
+            id.api.1,
+            id.api.2
+        )),
+        Err(e) => out.push_str(&format!(
+            "  api:     {}\n  cannot run here: {e}\n",
+            info.built_against.as_deref().unwrap_or("none")
+        )),
+    }
+    out.push_str("  exports:\n");
+    for (name, funcs) in &info.exports {
+        out.push_str(&format!("    {name}"));
+        if !funcs.is_empty() {
+            out.push_str(&format!(": {}", funcs.join(", ")));
+        }
+        out.push('\n');
+    }
+    out.push_str("  imports:\n");
+    for name in &info.imports {
+        out.push_str(&format!("    {name}\n"));
+    }
+    out
+}

@@ -1,0 +1,161 @@
+//! `spinneret plugin new`: a plugin crate that builds and passes its own
+//! test out of the box, one template per plugin kind the SDK supports.
+
+use std::path::{Path, PathBuf};
+
+/// The kinds a new plugin can be: (name, SDK feature, template, config example).
+pub const KINDS: &[(&str, &str, &str, &str)] = &[
+    (
+        "reporter",
+        "reporter",
+        include_str!("../../templates/reporter.rs"),
+        "heading = \"Links by category\"",
+    ),
+    (
+        "detector",
+        "detector",
+        include_str!("../../templates/detector.rs"),
+        "slower_than_ms = 2000",
+    ),
+    (
+        "parser",
+        "parser",
+        include_str!("../../templates/parser.rs"),
+        "",
+    ),
+    (
+        "search-engine",
+        "search-engine",
+        include_str!("../../templates/search-engine.rs"),
+        "base = \"https://search.example/api\"",
+    ),
+];
+
+/// Why a plugin could not be scaffolded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScaffoldError {
+    /// The name cannot be a crate name.
+    #[error(
+        "`{0}` cannot name a plugin: use lower-case letters, digits and `-`, starting with a letter"
+    )]
+    BadName(String),
+    /// The kind is unknown.
+    #[error("unknown plugin kind `{0}`; the kinds are reporter, detector, parser, search-engine")]
+    BadKind(String),
+    /// The directory is in the way.
+    #[error("{0} already exists; choose another name or --dir")]
+    Exists(PathBuf),
+    /// Writing failed.
+    #[error("cannot write {0}: {1}")]
+    Io(PathBuf, std::io::Error),
+}
+
+/// Where the SDK is for a new plugin: a path when this spinneret was built
+/// from a source tree that still exists, else the published crate.
+pub fn default_sdk() -> String {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk");
+    match tree.canonicalize() {
+        Ok(p) if p.join("Cargo.toml").exists() => format!("path = {:?}", p.display().to_string()),
+        _ => format!("version = \"{}\"", env!("CARGO_PKG_VERSION")),
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !name.ends_with('-')
+}
+
+/// Write a new plugin crate `name` of `kind` into `dir` (which must not
+/// exist), depending on the SDK as `sdk` (a Cargo dependency spec such as
+/// `path = "…"` or `version = "0.1"`). Returns the files written.
+pub fn scaffold(
+    name: &str,
+    kind: &str,
+    dir: &Path,
+    sdk: &str,
+) -> Result<Vec<PathBuf>, ScaffoldError> {
+    if !valid_name(name) {
+        return Err(ScaffoldError::BadName(name.to_string()));
+    }
+    let Some((kind, feature, template, example)) = KINDS.iter().find(|k| k.0 == kind) else {
+        return Err(ScaffoldError::BadKind(kind.to_string()));
+    };
+    if dir.exists() {
+        return Err(ScaffoldError::Exists(dir.to_path_buf()));
+    }
+    let file = name.replace('-', "_");
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let fill = |t: &str| {
+        t.replace("{name}", name)
+            .replace("{file}", &file)
+            .replace("{kind}", kind)
+            .replace("{feature}", feature)
+            .replace("{sdk}", sdk)
+            .replace("{dir}", &abs.display().to_string())
+            .replace("{config_example}", example)
+    };
+    let files = [
+        (
+            "Cargo.toml",
+            fill(include_str!("../../templates/Cargo.toml.in")),
+        ),
+        (
+            "README.md",
+            fill(include_str!("../../templates/README.md.in")),
+        ),
+        ("src/lib.rs", fill(template)),
+        (".gitignore", "/target\n".to_string()),
+    ];
+    let mut written = Vec::new();
+    for (path, contents) in files {
+        let p = dir.join(path);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| ScaffoldError::Io(parent.to_path_buf(), e))?;
+        }
+        std::fs::write(&p, contents).map_err(|e| ScaffoldError::Io(p.clone(), e))?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_kinds_and_existing_directories_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["", "Foo", "1x", "a_b", "a-", "a b"] {
+            assert!(matches!(
+                scaffold(bad, "reporter", &dir.path().join("x"), "version = \"0.1\""),
+                Err(ScaffoldError::BadName(_))
+            ));
+        }
+        assert_eq!(
+            scaffold("ok", "policy", &dir.path().join("x"), "")
+                .unwrap_err()
+                .to_string(),
+            "unknown plugin kind `policy`; the kinds are reporter, detector, parser, search-engine"
+        );
+        let files = scaffold(
+            "link-count",
+            "reporter",
+            &dir.path().join("lc"),
+            "version = \"0.1\"",
+        )
+        .unwrap();
+        assert_eq!(files.len(), 4);
+        let toml = std::fs::read_to_string(dir.path().join("lc/Cargo.toml")).unwrap();
+        assert!(toml.contains("name = \"link-count\""));
+        assert!(toml.contains("spinneret-sdk = { version = \"0.1\", features = [\"reporter\"] }"));
+        let lib = std::fs::read_to_string(dir.path().join("lc/src/lib.rs")).unwrap();
+        assert!(lib.contains("out.write(\"link_count.txt\""));
+        assert!(matches!(
+            scaffold("link-count", "reporter", &dir.path().join("lc"), ""),
+            Err(ScaffoldError::Exists(_))
+        ));
+    }
+}

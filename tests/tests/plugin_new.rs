@@ -1,0 +1,108 @@
+//! `spinneret plugin new`: every template builds natively and passes its
+//! own test; a reporter made from the template, built for wasm32-wasip2 in
+//! a temporary directory and loaded by path, runs in a crawl.
+
+use spinneret_tests::fixtures::maintenance_web;
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::TestWeb;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn spinneret(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Cargo, with a target directory shared by these tests (so the SDK's
+/// dependencies compile once).
+fn cargo(dir: &Path, args: &[&str]) -> std::process::Output {
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/plugin-new-test");
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_BUILD_TARGET")
+        .output()
+        .unwrap()
+}
+
+fn new_plugin(root: &Path, name: &str, kind: &str) -> PathBuf {
+    let dir = root.join(name);
+    let out = spinneret(&[
+        "plugin",
+        "new",
+        name,
+        "--kind",
+        kind,
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+#[test]
+fn every_template_passes_its_own_test() {
+    let tmp = tempfile::tempdir().unwrap();
+    for kind in ["reporter", "detector", "parser", "search-engine"] {
+        let dir = new_plugin(tmp.path(), &format!("t-{kind}"), kind);
+        let out = cargo(&dir, &["test", "--quiet"]);
+        assert!(
+            out.status.success(),
+            "{kind}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+            "{kind}"
+        );
+    }
+}
+
+#[test]
+fn a_plugin_from_the_template_runs_in_a_crawl() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = new_plugin(tmp.path(), "link-count", "reporter");
+    let out = cargo(&dir, &["build", "--release", "--target", "wasm32-wasip2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let wasm = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/plugin-new-test/wasm32-wasip2/release/link_count.wasm");
+    let inspect = spinneret(&["plugin", "inspect", wasm.to_str().unwrap()]);
+    let shown = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        shown.contains("  world:   reporter\n  api:     0.1.0"),
+        "{shown}"
+    );
+
+    let web = TestWeb::start(maintenance_web());
+    let text = format!(
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n\n\
+         [[plugin]]\nname = \"link-count\"\nsource = \"{}\"\n[plugin.config]\nheading = \"Links\"\n",
+        wasm.display()
+    );
+    let setup = Setup::new(&web, &text);
+    let out = spinneret(&["-q", "crawl", setup.config_path.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(setup.path().join("reports/A/link_count.txt")).unwrap(),
+        "Links (A)\navoided: 1\nblocked: 1\nbroken: 4\nmoved: 2\nnot checked: 2\nok: 9\n"
+    );
+}

@@ -61,11 +61,9 @@ impl ParserPlugin {
         let sandbox = self.sandbox.clone();
         let (store, bindings) = self.live()?;
         let r = sandbox.call(store, "accepts", |s| {
-            bindings.spinneret_plugin_parser_api().call_accepts(
-                s,
-                &content_type.to_string(),
-                &url.to_string(),
-            )
+            bindings
+                .spinneret_plugin_parser_api()
+                .call_accepts(s, content_type, &url.to_string())
         });
         if r.is_err() {
             self.live = None;
@@ -87,7 +85,7 @@ impl ParserPlugin {
             bindings.spinneret_plugin_parser_api().call_parse(
                 s,
                 &url.to_string(),
-                &content_type.to_string(),
+                content_type,
                 body,
             )
         });

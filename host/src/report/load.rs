@@ -18,7 +18,7 @@ pub enum Loaded {
     /// A change detector (kept live across the run's tasks).
     Detector(Box<DetectorPlugin>),
     /// A reporter (a fresh instance per task).
-    Reporter(ReporterPlugin),
+    Reporter(Box<ReporterPlugin>),
 }
 
 /// The plugins of one run, each loaded once, by `[[plugin]]` name.
@@ -97,7 +97,7 @@ impl Plugins {
         let linked = |e: anyhow::Error| fail(format!("cannot be linked: {e:#}"));
         match id.kind {
             PluginKind::Reporter => ReporterPlugin::new(sandbox, &component)
-                .map(Loaded::Reporter)
+                .map(|r| Loaded::Reporter(Box::new(r)))
                 .map_err(linked),
             PluginKind::ChangeDetector => DetectorPlugin::new(sandbox, &component)
                 .map(|d| Loaded::Detector(Box::new(d)))

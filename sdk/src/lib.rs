@@ -5,7 +5,7 @@
 //! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit`): the
 //!   shared [`types`] always, and one module per plugin kind behind a cargo
 //!   feature of the same name — [`reporter`](crate::reporter),
-//!   `detector`, `parser`, `search-engine`;
+//!   `detector`, `fetch-hook`, `parser`, `search-engine`;
 //! - an ergonomic trait per kind with an export macro — implement
 //!   `reporter::Reporter` for your type, call `export_reporter!`, build with
 //!   `cargo build --release --target wasm32-wasip2`;
@@ -36,6 +36,8 @@ pub mod bindings;
 pub mod dates;
 #[cfg(feature = "detector")]
 pub mod detector;
+#[cfg(feature = "fetch-hook")]
+pub mod fetch_hook;
 pub mod html;
 pub mod http;
 pub mod kv;

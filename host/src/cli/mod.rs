@@ -162,6 +162,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             let options = CrawlOptions {
                 resume: args.resume,
                 task: args.task,
+                hooks: None,
             };
             run_crawl(&config, &options, cli.quiet, args.strict_plugins)
         }
@@ -266,6 +267,23 @@ fn run_crawl(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    // What plugins may fetch through: the crawler's own polite fetcher.
+    let fetch = crate::fetch::Fetcher::new(&config.settings)
+        .ok()
+        .map(|fetcher| crate::plugin::state::HostFetch {
+            fetcher,
+            handle: runtime.handle().clone(),
+            robot_name: config.settings.robot_name(),
+            max_body: config.settings.max_body,
+        });
+    let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
+        config,
+        &store,
+        fetch.clone(),
+    )?);
+    let mut options = options.clone();
+    options.hooks = Some(hooks.clone());
+    let options = &options;
     let report: CrawlReport = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
@@ -284,16 +302,22 @@ fn run_crawl(
         r
     })?;
     let mut plugin_failed = false;
+    let hook_failures = hooks.take_failures();
+    if let Err(e) = hooks.save_kv(&store) {
+        eprintln!(
+            "spinneret: the fetch hooks' and parsers' key-value spaces could not be stored: {e}"
+        );
+        plugin_failed = true;
+    }
+    if !hook_failures.is_empty() {
+        plugin_failed = true;
+        for (url, f) in &hook_failures {
+            eprintln!("spinneret: {url}: {f}");
+        }
+    }
     if !report.interrupted {
-        let fetch = crate::fetch::Fetcher::new(&config.settings)
-            .ok()
-            .map(|fetcher| crate::plugin::state::HostFetch {
-                fetcher,
-                handle: runtime.handle().clone(),
-                robot_name: config.settings.robot_name(),
-                max_body: config.settings.max_body,
-            });
-        let reports = crate::report::run_reporters(config, &store, report.run, fetch)?;
+        let reports =
+            crate::report::run_reporters(config, &store, report.run, fetch, &hook_failures)?;
         plugin_failed = !reports.failures.is_empty();
         for (task, f) in &reports.failures {
             eprintln!("spinneret: task {task}: {f}");

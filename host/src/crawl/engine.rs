@@ -9,6 +9,7 @@
 //! requested at most once per run.
 
 use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
+use super::hooks::CrawlHooks;
 use super::sites::{Job, Queued, RobotsState, Site};
 use super::summary::TaskSummary;
 use super::worker::{self, Completion};
@@ -60,6 +61,7 @@ pub(super) struct Engine<'a> {
     writer: StoreWriter,
     ids: RunIds,
     fetcher: Fetcher,
+    hooks: Option<Arc<CrawlHooks>>,
     rules: PrefixRules,
     robot_name: String,
     tasks: Vec<TaskRt>,
@@ -170,6 +172,7 @@ impl<'a> Engine<'a> {
             store,
             writer,
             fetcher,
+            hooks: options.hooks.clone().filter(|h| !h.is_empty()),
             rules,
             robot_name,
             tasks: Vec::new(),
@@ -824,12 +827,14 @@ impl<'a> Engine<'a> {
                 referrer,
                 validators: job.validators.clone(),
                 body: job.body,
+                extra_headers: Vec::new(),
             };
             let fetcher = self.fetcher.clone();
+            let hooks = self.hooks.clone();
             let tx = self.tx.clone();
             let max_body = self.settings.max_body;
             tokio::spawn(async move {
-                let c = worker::fetch(fetcher, s, job, req, max_body).await;
+                let c = worker::fetch(fetcher, s, job, req, max_body, hooks).await;
                 let _ = tx.send(c);
             });
             return true;
@@ -910,10 +915,11 @@ impl<'a> Engine<'a> {
                 result,
                 parsed,
                 hash,
+                reclassified,
             } => {
                 self.sites[site as usize].gate.finish();
                 self.make_runnable(site);
-                self.fetch_done(site, job, *result, parsed, hash);
+                self.fetch_done(site, job, *result, parsed, hash, reclassified);
             }
         }
     }
@@ -1061,9 +1067,10 @@ impl<'a> Engine<'a> {
         result: Result<FetchResponse, FetchError>,
         parsed: Option<Box<ParsedDocument>>,
         hash: Option<String>,
+        reclassified: Option<(Category, String)>,
     ) {
         let hop_target = job.hop_target.take();
-        self.fetch_answered(site, job, result, parsed, hash);
+        self.fetch_answered(site, job, result, parsed, hash, reclassified);
         if let Some(f) = hop_target {
             let n = self.hops_in_flight.get_mut(&f).map(|n| {
                 *n -= 1;
@@ -1088,9 +1095,14 @@ impl<'a> Engine<'a> {
         result: Result<FetchResponse, FetchError>,
         parsed: Option<Box<ParsedDocument>>,
         hash: Option<String>,
+        reclassified: Option<(Category, String)>,
     ) {
         let retries = self.settings.retries;
         let resp = match result {
+            Err(FetchError::Vetoed(reason)) => {
+                self.finish_job(job, None, Category::Avoided, Some(reason), None, None);
+                return;
+            }
             Err(e) => {
                 if e.is_retryable() && job.attempt < retries {
                     job.attempt += 1;
@@ -1163,9 +1175,15 @@ impl<'a> Engine<'a> {
                 return;
             }
         }
-        let category = Category::of_status(status, !job.hops.is_empty());
-        let error =
-            (!matches!(category, Category::Ok | Category::Moved)).then(|| status_text(status));
+        let (category, error) = match reclassified {
+            Some((category, reason)) => (category, Some(reason)),
+            None => {
+                let category = Category::of_status(status, !job.hops.is_empty());
+                let error = (!matches!(category, Category::Ok | Category::Moved))
+                    .then(|| status_text(status));
+                (category, error)
+            }
+        };
         self.finish_job(job, Some(resp), category, error, parsed, hash);
     }
 

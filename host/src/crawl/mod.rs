@@ -7,6 +7,7 @@
 
 mod engine;
 mod frontier;
+pub mod hooks;
 mod sites;
 mod summary;
 mod taskset;
@@ -20,12 +21,24 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How to run a crawl.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct CrawlOptions {
     /// Continue the newest unfinished run of this configuration instead of starting anew.
     pub resume: bool,
     /// Run only the task with this name.
     pub task: Option<String>,
+    /// The fetch hooks and parsers to run (see [`hooks::CrawlHooks::load`]).
+    pub hooks: Option<Arc<hooks::CrawlHooks>>,
+}
+
+impl std::fmt::Debug for CrawlOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrawlOptions")
+            .field("resume", &self.resume)
+            .field("task", &self.task)
+            .field("hooks", &self.hooks.as_ref().map(|h| !h.is_empty()))
+            .finish()
+    }
 }
 
 /// Live counters for a progress display.

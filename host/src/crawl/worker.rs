@@ -2,11 +2,14 @@
 //! for an HTML body, hashing and parsing it. Large bodies are parsed on the
 //! blocking pool so that the async reactor keeps fetching.
 
+use super::hooks::{BeforeRequest, CrawlHooks};
 use super::sites::Job;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
-use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher};
+use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher, ResponseHeaders};
+use crate::model::Category;
 use crate::parse::{ParsedDocument, is_html, parse_html};
 use sha2::{Digest, Sha256};
+use std::sync::{Arc, Mutex};
 use url::Url;
 
 /// Bodies larger than this are parsed on the blocking pool.
@@ -27,6 +30,8 @@ pub enum Completion {
         parsed: Option<Box<ParsedDocument>>,
         /// SHA-256 of the body, hex.
         hash: Option<String>,
+        /// A fetch hook's different verdict on the response, with its reason.
+        reclassified: Option<(Category, String)>,
     },
     /// A robots.txt request.
     Robots {
@@ -51,22 +56,81 @@ fn hash_and_parse(url: &Url, content_type: Option<&str>, body: &[u8]) -> (String
     (hash, parse_html(url, content_type, body))
 }
 
-/// Make the request `req` for `job` and parse what comes back.
+/// Make the request `req` for `job` and parse what comes back. With
+/// `hooks`, the fetch hooks see the request first and the response after,
+/// and a parser plugin reads a body the host does not parse itself; their
+/// calls run on the blocking pool.
 pub async fn fetch(
     fetcher: Fetcher,
     site: u32,
     job: Box<Job>,
-    req: FetchRequest,
+    mut req: FetchRequest,
     max_body: u64,
+    hooks: Option<Arc<CrawlHooks>>,
 ) -> Completion {
-    let result = fetcher.fetch(&req, max_body).await;
+    let method = req.method.as_str();
+    if let Some(h) = hooks.clone().filter(|h| h.has_fetch_hooks()) {
+        let (url, referrer) = (req.url.clone(), req.referrer.clone());
+        let verdict =
+            tokio::task::spawn_blocking(move || h.before_request(&url, method, referrer.as_ref()))
+                .await;
+        match verdict {
+            Ok(BeforeRequest::Veto(reason)) => {
+                return Completion::Fetch {
+                    site,
+                    job,
+                    result: Box::new(Err(FetchError::Vetoed(reason))),
+                    parsed: None,
+                    hash: None,
+                    reclassified: None,
+                };
+            }
+            Ok(BeforeRequest::Proceed(headers)) => req.extra_headers = headers,
+            Err(e) => tracing::error!("fetch hooks for {}: {e}", req.url),
+        }
+    }
+    // Which parser plugin, if any, reads a non-HTML body.
+    let chosen: Arc<Mutex<Option<usize>>> = Arc::default();
+    let result = {
+        let (hooks, chosen, url) = (hooks.clone(), chosen.clone(), req.url.clone());
+        fetcher
+            .fetch_with(&req, max_body, move |headers: &ResponseHeaders| {
+                let ct = headers.content_type.clone();
+                async move {
+                    let (Some(h), Some(ct)) = (hooks.filter(|h| h.has_parsers()), ct) else {
+                        return false;
+                    };
+                    let idx = tokio::task::spawn_blocking(move || h.parser_for(&ct, &url))
+                        .await
+                        .ok()
+                        .flatten();
+                    *chosen.lock().unwrap_or_else(|p| p.into_inner()) = idx;
+                    idx.is_some()
+                }
+            })
+            .await
+    };
     let mut parsed = None;
     let mut hash = None;
+    let mut reclassified = None;
     if let Ok(resp) = &result
         && let Some(body) = &resp.body
     {
-        if is_html(resp.headers.content_type.as_deref()) || resp.headers.content_type.is_none() {
-            let ct = resp.headers.content_type.clone();
+        let ct = resp.headers.content_type.clone();
+        let parser = *chosen.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(i), Some(h), Some(ct)) = (parser, hooks.clone(), ct.clone())
+            && !is_html(Some(&ct))
+        {
+            let url = req.url.clone();
+            let bytes = body.bytes.clone();
+            let (h, doc) = tokio::task::spawn_blocking(move || {
+                (hex(&Sha256::digest(&bytes)), h.parse(i, &url, &ct, &bytes))
+            })
+            .await
+            .unwrap_or_default();
+            hash = Some(h);
+            parsed = doc.map(Box::new);
+        } else if is_html(ct.as_deref()) || ct.is_none() {
             let (h, doc) = if body.bytes.len() > INLINE_PARSE_LIMIT {
                 let url = req.url.clone();
                 let bytes = body.bytes.clone();
@@ -82,12 +146,35 @@ pub async fn fetch(
             hash = Some(hex(&Sha256::digest(&body.bytes)));
         }
     }
+    if let (Some(h), Ok(resp)) = (hooks.filter(|h| h.has_fetch_hooks()), &result)
+        && !(300..400).contains(&resp.status)
+    {
+        let (url, referrer) = (req.url.clone(), req.referrer.clone());
+        let (status, ct) = (resp.status, resp.headers.content_type.clone());
+        let prefix: Vec<u8> = resp.body.as_ref().map_or_else(Vec::new, |b| {
+            b.bytes[..b.bytes.len().min(super::hooks::BODY_PREFIX)].to_vec()
+        });
+        reclassified = tokio::task::spawn_blocking(move || {
+            h.after_response(
+                &url,
+                method,
+                referrer.as_ref(),
+                status,
+                ct.as_deref(),
+                &prefix,
+            )
+        })
+        .await
+        .ok()
+        .flatten();
+    }
     Completion::Fetch {
         site,
         job,
         result: Box::new(result),
         parsed,
         hash,
+        reclassified,
     }
 }
 

@@ -69,6 +69,8 @@ pub struct FetchRequest {
     pub validators: Option<Validators>,
     /// Which body to read.
     pub body: BodyWanted,
+    /// Headers added by fetch-hook plugins, (name, value).
+    pub extra_headers: Vec<(String, String)>,
 }
 
 /// The response headers the crawler keeps.
@@ -131,12 +133,15 @@ pub enum FetchError {
     /// Anything else the HTTP layer reported.
     #[error("request failed: {0}")]
     Other(String),
+    /// A fetch-hook plugin vetoed the request; the reason is its.
+    #[error("{0}")]
+    Vetoed(String),
 }
 
 impl FetchError {
     /// Whether trying again later may help.
     pub fn is_retryable(&self) -> bool {
-        !matches!(self, FetchError::Other(_))
+        !matches!(self, FetchError::Other(_) | FetchError::Vetoed(_))
     }
 }
 
@@ -221,6 +226,23 @@ impl Fetcher {
         req: &FetchRequest,
         max_body: u64,
     ) -> Result<FetchResponse, FetchError> {
+        self.fetch_with(req, max_body, |_| std::future::ready(false))
+            .await
+    }
+
+    /// Make one request; for a GET that wants an HTML body but gets another
+    /// type, `other_body` decides from the headers whether to read the body
+    /// anyway (a parser plugin may read that type).
+    pub async fn fetch_with<F, Fut>(
+        &self,
+        req: &FetchRequest,
+        max_body: u64,
+        other_body: F,
+    ) -> Result<FetchResponse, FetchError>
+    where
+        F: FnOnce(&ResponseHeaders) -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
         if req.url.scheme() == "file" {
             return file::fetch(req, max_body).await;
         }
@@ -243,6 +265,9 @@ impl Fetcher {
                 rb = rb.header(header::IF_MODIFIED_SINCE, lm.as_str());
             }
         }
+        for (name, value) in &req.extra_headers {
+            rb = rb.header(name.as_str(), value.as_str());
+        }
         let mut resp = rb.send().await.map_err(|e| self.map_err(&e))?;
         let h = resp.headers();
         let headers = ResponseHeaders {
@@ -263,6 +288,7 @@ impl Fetcher {
             BodyWanted::Always(cap) => Some(cap.min(max_body)),
             BodyWanted::IfHtml => match headers.content_type.as_deref() {
                 Some(_) if crate::parse::is_html(headers.content_type.as_deref()) => Some(max_body),
+                Some(_) if other_body(&headers).await => Some(max_body),
                 Some(_) => None,
                 None => Some(max_body),
             },

@@ -76,6 +76,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
             referrer: None,
             validators: None,
             body: BodyWanted::Always(MAX_ROBOTS_BYTES),
+            extra_headers: Vec::new(),
         };
         let resp = match fetcher.fetch(&req, MAX_ROBOTS_BYTES).await {
             Ok(r) => r,

@@ -342,6 +342,7 @@ impl http::Host for PluginState {
             referrer: None,
             validators: None,
             body: BodyWanted::Always(fetch.max_body),
+            extra_headers: Vec::new(),
         };
         Ok(
             match fetch

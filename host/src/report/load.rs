@@ -2,12 +2,13 @@
 //! compiled once, its world checked, and its key-value space read from the
 //! store.
 
-use crate::config::{PluginConfig, PluginSource};
+use crate::config::PluginConfig;
 use crate::plugin::detector::DetectorPlugin;
 use crate::plugin::engine::PluginEngine;
-use crate::plugin::identify::{PluginKind, identify};
+use crate::plugin::identify::PluginKind;
+use crate::plugin::load::{Prepared, link_failure, prepare};
 use crate::plugin::reporter::ReporterPlugin;
-use crate::plugin::sandbox::{PluginFailure, Sandbox};
+use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::{HostFetch, KvSpace};
 use crate::store::Store;
 use std::collections::HashMap;
@@ -19,6 +20,8 @@ pub enum Loaded {
     Detector(Box<DetectorPlugin>),
     /// A reporter (a fresh instance per task).
     Reporter(Box<ReporterPlugin>),
+    /// A fetch hook or parser: it ran during the crawl.
+    CrawlHook,
 }
 
 /// The plugins of one run, each loaded once, by `[[plugin]]` name.
@@ -27,25 +30,6 @@ pub struct Plugins {
     fetch: Option<HostFetch>,
     loaded: HashMap<String, Result<Loaded, PluginFailure>>,
     kv: Vec<(String, KvSpace)>,
-}
-
-/// The component bytes of a plugin source.
-pub fn source_bytes(source: &PluginSource) -> Result<Vec<u8>, String> {
-    match source {
-        PluginSource::Builtin(name) => crate::plugin::builtin::builtin(name)
-            .map(<[u8]>::to_vec)
-            .ok_or_else(|| {
-                format!(
-                    "no built-in plugin `{name}`; the built-ins are {}",
-                    crate::plugin::builtin::names()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }),
-        PluginSource::File(path) => {
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-        }
-    }
 }
 
 impl Plugins {
@@ -69,44 +53,36 @@ impl Plugins {
     }
 
     fn load(&mut self, p: &PluginConfig, store: &Store) -> Result<Loaded, PluginFailure> {
-        let fail = |reason: String| PluginFailure {
+        let kv = KvSpace::with(store.load_kv(&p.name).map_err(|e| PluginFailure {
             plugin: p.name.clone(),
             call: "load".into(),
-            reason,
-        };
-        let bytes = source_bytes(&p.source).map_err(fail)?;
-        let component = self
-            .engine
-            .compile(&bytes)
-            .map_err(|e| fail(format!("not a valid WebAssembly component: {e:#}")))?;
-        let id = identify(&self.engine, &component).map_err(|e| fail(e.to_string()))?;
-        let kv = KvSpace::with(
-            store
-                .load_kv(&p.name)
-                .map_err(|e| fail(format!("cannot read its key-value space: {e}")))?,
-        );
-        self.kv.push((p.name.clone(), kv.clone()));
-        let sandbox = Sandbox::new(
-            &p.name,
-            self.engine.clone(),
-            p.config.clone(),
-            p.grants.clone(),
-            self.fetch.clone(),
-            kv,
-        );
-        let linked = |e: anyhow::Error| fail(format!("cannot be linked: {e:#}"));
-        match id.kind {
+            reason: format!("cannot read its key-value space: {e}"),
+        })?);
+        let prepared = prepare(&self.engine, p, kv.clone(), self.fetch.clone())?;
+        self.kv.push((p.name.clone(), kv));
+        let Prepared {
+            component,
+            identity,
+            sandbox,
+        } = prepared;
+        match identity.kind {
             PluginKind::Reporter => ReporterPlugin::new(sandbox, &component)
                 .map(|r| Loaded::Reporter(Box::new(r)))
-                .map_err(linked),
+                .map_err(|e| link_failure(p, e)),
             PluginKind::ChangeDetector => DetectorPlugin::new(sandbox, &component)
                 .map(|d| Loaded::Detector(Box::new(d)))
-                .map_err(linked),
-            other => Err(fail(format!(
-                "it implements the `{}` world, which `spinneret crawl` does not run; \
-                 crawl configurations take reporters and change detectors",
-                other.world()
-            ))),
+                .map_err(|e| link_failure(p, e)),
+            // They ran during the crawl.
+            PluginKind::FetchHook | PluginKind::Parser => Ok(Loaded::CrawlHook),
+            other => Err(PluginFailure {
+                plugin: p.name.clone(),
+                call: "load".into(),
+                reason: format!(
+                    "it implements the `{}` world, which `spinneret crawl` does not run; \
+                     crawl configurations take reporters, change detectors, fetch hooks and parsers",
+                    other.world()
+                ),
+            }),
         }
     }
 

@@ -37,12 +37,16 @@ fn severity_name(s: wit::Severity) -> &'static str {
     }
 }
 
-/// Run the detectors and reporters of every task of `run`.
+/// Run the detectors and reporters of every task of `run`. `crawl_failures`
+/// are the crawl's plugin failures (fetch hooks, parsers) against the URLs
+/// they happened for: each becomes a finding of every task that reached
+/// the URL.
 pub fn run_reporters(
     config: &Config,
     store: &Store,
     run: i64,
     fetch: Option<HostFetch>,
+    crawl_failures: &[(String, PluginFailure)],
 ) -> anyhow::Result<ReportSummary> {
     let mut summary = ReportSummary::default();
     let mut plugins = Plugins::new(fetch)?;
@@ -68,6 +72,11 @@ pub fn run_reporters(
             }
             let data = task::load(store, run, row.id, task)?;
             let mut findings: Vec<wit::Finding> = Vec::new();
+            for (url, f) in crawl_failures {
+                if data.results.iter().any(|(r, _)| &r.url == url) {
+                    findings.push(detect::failure_finding(f, url));
+                }
+            }
             let failed = |summary: &mut ReportSummary, f: PluginFailure| {
                 tracing::error!("{}: {f}", task.name);
                 summary.failures.push((task.name.clone(), f));
@@ -83,7 +92,7 @@ pub fn run_reporters(
                             failed(&mut summary, f);
                         }
                     }
-                    Ok(Loaded::Reporter(_)) => {}
+                    Ok(Loaded::Reporter(_) | Loaded::CrawlHook) => {}
                     Err(f) => {
                         findings.push(detect::failure_finding(f, &data.info.top));
                         failed(&mut summary, f.clone());

@@ -1,0 +1,303 @@
+//! The crawl's plugin hooks: fetch hooks see every request before it goes
+//! and every response after it comes; parsers read resources the host does
+//! not parse itself. Every call runs on tokio's blocking pool, never on the
+//! reactor, so a slow plugin does not stall fetching. A hook that fails is
+//! skipped for that request (the request goes as if it were not there) and
+//! the failure is kept, against the URL, for the report stage.
+
+use crate::config::Config;
+use crate::model::Category;
+use crate::parse::{BadUrl, ParsedDocument, RefKind, Reference};
+use crate::plugin::bindings::host::types as wit;
+use crate::plugin::engine::PluginEngine;
+use crate::plugin::fetch_hook::{FetchHookPlugin, HookRequest, HookResponse, HookVerdict};
+use crate::plugin::identify::PluginKind;
+use crate::plugin::load::{link_failure, prepare};
+use crate::plugin::parser::ParserPlugin;
+use crate::plugin::sandbox::PluginFailure;
+use crate::plugin::state::{HostFetch, KvSpace};
+use crate::store::Store;
+use std::sync::{Arc, Mutex};
+use url::Url;
+
+/// How much of a document's body a fetch hook sees.
+pub const BODY_PREFIX: usize = 64 * 1024;
+
+/// The fetch hooks and parsers of a crawl.
+#[derive(Default)]
+pub struct CrawlHooks {
+    fetch_hooks: Vec<Mutex<FetchHookPlugin>>,
+    parsers: Vec<Mutex<ParserPlugin>>,
+    failures: Mutex<Vec<(String, PluginFailure)>>,
+    kv: Vec<(String, KvSpace)>,
+}
+
+/// What the fetch hooks said about a request.
+pub enum BeforeRequest {
+    /// Send it with these extra headers.
+    Proceed(Vec<(String, String)>),
+    /// Do not send it: avoided, for this reason.
+    Veto(String),
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn category_of(c: wit::Category) -> Category {
+    match c {
+        wit::Category::Ok => Category::Ok,
+        wit::Category::Moved => Category::Moved,
+        wit::Category::Broken => Category::Broken,
+        wit::Category::Blocked => Category::Blocked,
+        wit::Category::Avoided => Category::Avoided,
+        wit::Category::NotChecked => Category::NotChecked,
+    }
+}
+
+fn ref_kind(k: wit::RefKind) -> RefKind {
+    match k {
+        wit::RefKind::Anchor => RefKind::Anchor,
+        wit::RefKind::Area => RefKind::Area,
+        wit::RefKind::Image => RefKind::Image,
+        wit::RefKind::Frame => RefKind::Frame,
+        wit::RefKind::Iframe => RefKind::Iframe,
+        wit::RefKind::Stylesheet => RefKind::Stylesheet,
+        wit::RefKind::Icon => RefKind::Icon,
+        wit::RefKind::Alternate => RefKind::Alternate,
+        wit::RefKind::Link => RefKind::Link,
+        wit::RefKind::Script => RefKind::Script,
+        wit::RefKind::Object => RefKind::Object,
+        wit::RefKind::Embed => RefKind::Embed,
+        wit::RefKind::Form => RefKind::Form,
+        wit::RefKind::Refresh => RefKind::Refresh,
+    }
+}
+
+impl CrawlHooks {
+    /// Load the fetch hooks and parsers among `config`'s plugins (they apply
+    /// to every request of the run, whichever tasks they name). Plugins of
+    /// other kinds are left to the report stage; a hook that cannot be
+    /// loaded is reported and the crawl goes on without it.
+    pub fn load(
+        config: &Config,
+        store: &Store,
+        fetch: Option<HostFetch>,
+    ) -> anyhow::Result<CrawlHooks> {
+        let mut hooks = CrawlHooks::default();
+        if config.plugins.is_empty() {
+            return Ok(hooks);
+        }
+        let engine = Arc::new(PluginEngine::new()?);
+        for p in &config.plugins {
+            let kv = KvSpace::with(store.load_kv(&p.name)?);
+            let prepared = match prepare(&engine, p, kv.clone(), fetch.clone()) {
+                Ok(pr) => pr,
+                // The report stage loads it again and records the failure.
+                Err(_) => continue,
+            };
+            let loaded = match prepared.identity.kind {
+                PluginKind::FetchHook => {
+                    FetchHookPlugin::new(prepared.sandbox, &prepared.component)
+                        .map(|h| hooks.fetch_hooks.push(Mutex::new(h)))
+                }
+                PluginKind::Parser => ParserPlugin::new(prepared.sandbox, &prepared.component)
+                    .map(|h| hooks.parsers.push(Mutex::new(h))),
+                _ => continue,
+            };
+            match loaded {
+                Ok(()) => {
+                    if p.tasks.is_some() {
+                        tracing::warn!(
+                            "plugin {}: `tasks` does not apply to fetch hooks and parsers; it runs for every request",
+                            p.name
+                        );
+                    }
+                    hooks.kv.push((p.name.clone(), kv));
+                }
+                Err(e) => {
+                    let f = link_failure(p, e);
+                    tracing::error!("{f}");
+                    hooks.record(config.tasks.first().map_or("", |t| t.top.as_str()), f);
+                }
+            }
+        }
+        Ok(hooks)
+    }
+
+    /// Whether there is nothing to run.
+    pub fn is_empty(&self) -> bool {
+        self.fetch_hooks.is_empty() && self.parsers.is_empty()
+    }
+
+    /// Whether there are fetch hooks.
+    pub fn has_fetch_hooks(&self) -> bool {
+        !self.fetch_hooks.is_empty()
+    }
+
+    /// Whether there are parsers.
+    pub fn has_parsers(&self) -> bool {
+        !self.parsers.is_empty()
+    }
+
+    fn record(&self, url: &str, f: PluginFailure) {
+        tracing::warn!("{url}: {f}");
+        lock(&self.failures).push((url.to_string(), f));
+    }
+
+    /// The failures so far, against the URLs they happened for.
+    pub fn take_failures(&self) -> Vec<(String, PluginFailure)> {
+        std::mem::take(&mut lock(&self.failures))
+    }
+
+    /// Store the key-value spaces the hooks changed.
+    pub fn save_kv(&self, store: &Store) -> Result<(), crate::store::StoreError> {
+        for (name, kv) in &self.kv {
+            if let Some(entries) = kv.changed() {
+                store.save_kv(name, &entries)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn request(url: &Url, method: &str, referrer: Option<&Url>) -> HookRequest {
+        HookRequest {
+            url: url.to_string(),
+            method: method.to_string(),
+            referrer: referrer.map(Url::to_string),
+        }
+    }
+
+    /// Ask every fetch hook about a request (blocking: call it on the
+    /// blocking pool). The first veto wins; headers add up.
+    pub fn before_request(&self, url: &Url, method: &str, referrer: Option<&Url>) -> BeforeRequest {
+        let req = Self::request(url, method, referrer);
+        let mut headers = Vec::new();
+        for hook in &self.fetch_hooks {
+            let mut hook = lock(hook);
+            match hook.before_request(&req) {
+                Ok(HookVerdict::Veto(reason)) => {
+                    return BeforeRequest::Veto(format!(
+                        "vetoed by plugin {}: {reason}",
+                        hook.name()
+                    ));
+                }
+                Ok(HookVerdict::Proceed(add)) => {
+                    for (name, value) in add {
+                        let valid = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                            .is_ok()
+                            && reqwest::header::HeaderValue::from_str(&value).is_ok();
+                        if valid {
+                            headers.push((name, value));
+                        } else {
+                            let f = PluginFailure {
+                                plugin: hook.name().to_string(),
+                                call: "before-request".into(),
+                                reason: format!("asked for an invalid header `{name}: {value}`"),
+                            };
+                            self.record(url.as_str(), f);
+                        }
+                    }
+                }
+                Err(f) => self.record(url.as_str(), f),
+            }
+        }
+        BeforeRequest::Proceed(headers)
+    }
+
+    /// Show every fetch hook a response (blocking); the first
+    /// reclassification wins.
+    pub fn after_response(
+        &self,
+        url: &Url,
+        method: &str,
+        referrer: Option<&Url>,
+        status: u16,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> Option<(Category, String)> {
+        let req = Self::request(url, method, referrer);
+        let resp = HookResponse {
+            status,
+            content_type: content_type.map(str::to_string),
+            body_prefix: body[..body.len().min(BODY_PREFIX)].to_vec(),
+        };
+        for hook in &self.fetch_hooks {
+            let mut hook = lock(hook);
+            match hook.after_response(&req, &resp) {
+                Ok(Some(r)) => {
+                    return Some((
+                        category_of(r.category),
+                        format!("{} (plugin {})", r.reason, hook.name()),
+                    ));
+                }
+                Ok(None) => {}
+                Err(f) => self.record(url.as_str(), f),
+            }
+        }
+        None
+    }
+
+    /// The first parser that reads `content_type` at `url` (blocking).
+    pub fn parser_for(&self, content_type: &str, url: &Url) -> Option<usize> {
+        self.parsers.iter().position(|p| {
+            let mut p = lock(p);
+            match p.accepts(content_type, url.as_str()) {
+                Ok(yes) => yes,
+                Err(f) => {
+                    self.record(url.as_str(), f);
+                    false
+                }
+            }
+        })
+    }
+
+    /// Parse a resource with parser `index` (blocking) into a document the
+    /// crawler traverses like an HTML one.
+    pub fn parse(
+        &self,
+        index: usize,
+        url: &Url,
+        content_type: &str,
+        body: &[u8],
+    ) -> Option<ParsedDocument> {
+        let mut parser = lock(self.parsers.get(index)?);
+        let parsed = match parser.parse(url.as_str(), content_type, body) {
+            Ok(p) => p,
+            Err(f) => {
+                self.record(url.as_str(), f);
+                return None;
+            }
+        };
+        let mut seen = std::collections::HashSet::new();
+        let references = parsed
+            .references
+            .into_iter()
+            .map(|r| Reference {
+                target: Url::parse(&r.target)
+                    .map(crate::urls::normalize)
+                    .map_err(|e| BadUrl {
+                        raw: r.target.clone(),
+                        reason: e.to_string(),
+                    }),
+                kind: ref_kind(r.kind),
+                text: r.anchor_text,
+            })
+            .filter(|r| {
+                let key = (
+                    r.target.as_ref().map(Url::to_string).unwrap_or_default(),
+                    r.kind,
+                );
+                seen.insert(key)
+            })
+            .collect();
+        Some(ParsedDocument {
+            title: parsed.title,
+            owner: parsed.owner,
+            expires_meta: parsed.expires,
+            encoding: "plugin",
+            references,
+            ..Default::default()
+        })
+    }
+}

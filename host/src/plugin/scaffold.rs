@@ -18,6 +18,12 @@ pub const KINDS: &[(&str, &str, &str, &str)] = &[
         "slower_than_ms = 2000",
     ),
     (
+        "fetch-hook",
+        "fetch-hook",
+        include_str!("../../templates/fetch-hook.rs"),
+        "veto = [\"/calendar/\"]",
+    ),
+    (
         "parser",
         "parser",
         include_str!("../../templates/parser.rs"),
@@ -40,7 +46,7 @@ pub enum ScaffoldError {
     )]
     BadName(String),
     /// The kind is unknown.
-    #[error("unknown plugin kind `{0}`; the kinds are reporter, detector, parser, search-engine")]
+    #[error("unknown plugin kind `{0}`; the kinds are reporter, detector, fetch-hook, parser, search-engine")]
     BadKind(String),
     /// The directory is in the way.
     #[error("{0} already exists; choose another name or --dir")]
@@ -138,7 +144,7 @@ mod tests {
             scaffold("ok", "policy", &dir.path().join("x"), "")
                 .unwrap_err()
                 .to_string(),
-            "unknown plugin kind `policy`; the kinds are reporter, detector, parser, search-engine"
+            "unknown plugin kind `policy`; the kinds are reporter, detector, fetch-hook, parser, search-engine"
         );
         let files = scaffold(
             "link-count",

@@ -52,7 +52,13 @@ fn new_plugin(root: &Path, name: &str, kind: &str) -> PathBuf {
 #[test]
 fn every_template_passes_its_own_test() {
     let tmp = tempfile::tempdir().unwrap();
-    for kind in ["reporter", "detector", "fetch-hook", "parser", "search-engine"] {
+    for kind in [
+        "reporter",
+        "detector",
+        "fetch-hook",
+        "parser",
+        "search-engine",
+    ] {
         let dir = new_plugin(tmp.path(), &format!("t-{kind}"), kind);
         let out = cargo(&dir, &["test", "--quiet"]);
         assert!(

@@ -70,7 +70,7 @@ fn stopped_crawl_resumes_where_it_stopped() {
 
     let second = setup.crawl_with(&CrawlOptions {
         resume: true,
-        task: None,
+        ..Default::default()
     });
     assert!(second.resumed && !second.interrupted);
     assert_eq!(second.run, first.run, "the same run continues");

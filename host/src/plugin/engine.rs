@@ -13,6 +13,32 @@ use wasmtime::{Config, Engine};
 /// How often the epoch advances: the granularity of plugin deadlines.
 pub const TICK: Duration = Duration::from_millis(10);
 
+/// Where compiled plugins are kept between runs: `SPINNERET_CACHE_DIR`, else
+/// the user's cache directory; `SPINNERET_CACHE_DIR=off` turns it off.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    match std::env::var_os("SPINNERET_CACHE_DIR") {
+        Some(v) if v == "off" => None,
+        Some(v) if !v.is_empty() => Some(v.into()),
+        _ => dirs::cache_dir().map(|d| d.join("spinneret").join("wasmtime")),
+    }
+}
+
+/// wasmtime's on-disk cache of compiled code, so each plugin is compiled
+/// once per version rather than once per run. Without a usable directory
+/// plugins are simply compiled each run.
+fn disk_cache() -> Option<wasmtime::Cache> {
+    let dir = cache_dir()?;
+    let mut config = wasmtime::CacheConfig::new();
+    config.with_directory(&dir);
+    match wasmtime::Cache::new(config) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            tracing::debug!("no compiled-plugin cache in {}: {e:#}", dir.display());
+            None
+        }
+    }
+}
+
 /// The engine, its epoch ticker and the compiled components.
 pub struct PluginEngine {
     engine: Engine,
@@ -27,6 +53,9 @@ impl PluginEngine {
         let mut config = Config::new();
         config.wasm_component_model(true);
         config.epoch_interruption(true);
+        if let Some(cache) = disk_cache() {
+            config.cache(Some(cache));
+        }
         let engine = Engine::new(&config)?;
         let stop = Arc::new(AtomicBool::new(false));
         let ticker = {

@@ -46,7 +46,9 @@ pub enum ScaffoldError {
     )]
     BadName(String),
     /// The kind is unknown.
-    #[error("unknown plugin kind `{0}`; the kinds are reporter, detector, fetch-hook, parser, search-engine")]
+    #[error(
+        "unknown plugin kind `{0}`; the kinds are reporter, detector, fetch-hook, parser, search-engine"
+    )]
     BadKind(String),
     /// The directory is in the way.
     #[error("{0} already exists; choose another name or --dir")]

@@ -5,7 +5,7 @@
 //! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit`): the
 //!   shared [`types`] always, and one module per plugin kind behind a cargo
 //!   feature of the same name — [`reporter`](crate::reporter),
-//!   `detector`, `fetch-hook`, `parser`, `search-engine`;
+//!   `detector`, `fetch-hook`, `parser`, `policy`, `search-engine`;
 //! - an ergonomic trait per kind with an export macro — implement
 //!   `reporter::Reporter` for your type, call `export_reporter!`, build with
 //!   `cargo build --release --target wasm32-wasip2`;
@@ -44,6 +44,8 @@ pub mod kv;
 pub mod log;
 #[cfg(feature = "parser")]
 pub mod parser;
+#[cfg(feature = "policy")]
+pub mod policy;
 #[cfg(feature = "reporter")]
 pub mod reporter;
 #[cfg(feature = "search-engine")]

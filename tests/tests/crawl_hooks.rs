@@ -128,3 +128,56 @@ fn the_sitemap_parser_makes_a_sitemap_a_document_the_crawl_follows() {
         vec![a("/sitemap.xml")]
     );
 }
+
+#[test]
+fn a_policy_narrows_the_crawl_by_depth_and_pattern() {
+    let chain = Site::new()
+        .page(
+            "/index.html",
+            &page(
+                "Top",
+                None,
+                r#"<a href="d1.html">1</a> <a href="cal/2026.html">Calendar</a>"#,
+            ),
+        )
+        .page("/d1.html", &page("1", None, r#"<a href="d2.html">2</a>"#))
+        .page("/d2.html", &page("2", None, r#"<a href="d3.html">3</a>"#))
+        .page("/d3.html", &page("3", None, r#"<a href="d4.html">4</a>"#))
+        .page("/d4.html", &page("4", None, ""))
+        .page("/cal/2026.html", &page("2026", None, ""));
+    let web = TestWeb::start(Web::new().site("a.example", chain));
+    let a = |p: &str| web.url("a.example", p);
+    let setup = Setup::new(
+        &web,
+        &task(
+            "/index.html",
+            "[[plugin]]\nname = \"guard\"\nsource = \"builtin:trap-guard\"\n[plugin.config]\nmax_depth = 2\navoid = [\"/cal/\"]\n",
+        ),
+    );
+    crawl(&setup);
+    let results = setup.results();
+    let seen: Vec<(&str, Category, Option<&str>)> = results
+        .values()
+        .map(|r| (r.url.as_str(), r.category, r.method))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (a("/cal/2026.html").as_str(), Category::Avoided, None),
+            (a("/d1.html").as_str(), Category::Ok, Some("GET")),
+            (a("/d2.html").as_str(), Category::Ok, Some("GET")),
+            (a("/d3.html").as_str(), Category::Ok, Some("HEAD")),
+            (a("/index.html").as_str(), Category::Ok, Some("GET")),
+        ]
+    );
+    assert_eq!(
+        results[&a("/cal/2026.html")].error.as_deref(),
+        Some("trap-guard: the URL contains \"/cal/\" (policy guard)")
+    );
+    assert!(
+        !web.requests()
+            .iter()
+            .any(|r| r.path.starts_with("/cal/") || r.path == "/d4.html"),
+        "nothing avoided or beyond the leaf was requested"
+    );
+}

@@ -48,6 +48,8 @@ struct TaskRt {
     id: i64,
     scope: Scope,
     top: UrlIdx,
+    /// The task as policy plugins see it.
+    info: crate::plugin::bindings::host::types::TaskInfo,
 }
 
 /// From where a task first reached a URL, until its role is settled.
@@ -85,6 +87,10 @@ pub(super) struct Engine<'a> {
     /// URLs whose own request waits for a hop in flight to them (which may settle them).
     waiting_for_hop: HashSet<UrlIdx>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
+    /// With policy plugins: their verdict per (task, URL), and each
+    /// document's depth (links from its task's top).
+    policy_verdicts: HashMap<(u32, UrlIdx), Option<Decision>>,
+    depths: HashMap<(u32, UrlIdx), u32>,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
     use_cache: bool,
@@ -191,6 +197,8 @@ impl<'a> Engine<'a> {
             hops_in_flight: HashMap::new(),
             waiting_for_hop: HashSet::new(),
             reaches: HashMap::new(),
+            policy_verdicts: HashMap::new(),
+            depths: HashMap::new(),
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
             use_cache,
@@ -208,6 +216,7 @@ impl<'a> Engine<'a> {
                 id: engine.ids.tasks[&t.name],
                 scope: Scope::of(t),
                 top,
+                info: crate::plugin::reporter::task_info(t),
             });
             engine.stats.push(TaskSummary {
                 name: t.name.clone(),
@@ -398,6 +407,7 @@ impl<'a> Engine<'a> {
         } else {
             decision
         };
+        let decision = self.ask_policies(t, u, kind, referrer, decision);
         let e = self.frontier.get_mut(u);
         if e.reached.contains(t) {
             // Reached again: a navigational reference may upgrade a pending leaf to a document.
@@ -442,6 +452,55 @@ impl<'a> Engine<'a> {
         } else {
             self.want(u);
         }
+    }
+
+    /// Policy plugins may make the host's decision more restrictive: a
+    /// document candidate a leaf, or any request avoided. Asked once per
+    /// task and URL; the calls leave the reactor (`block_in_place`).
+    fn ask_policies(
+        &mut self,
+        t: usize,
+        u: UrlIdx,
+        kind: RefKind,
+        referrer: Option<UrlIdx>,
+        decision: Decision,
+    ) -> Decision {
+        let Some(hooks) = self.hooks.clone().filter(|h| h.has_policies()) else {
+            return decision;
+        };
+        if !matches!(decision, Decision::Traverse | Decision::Leaf(_)) {
+            return decision;
+        }
+        let key = (t as u32, u);
+        let depth = referrer.map_or(0, |r| {
+            self.depths.get(&(t as u32, r)).copied().unwrap_or(0) + 1
+        });
+        let verdict = match self.policy_verdicts.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let target = self.frontier.get(u).url.clone();
+                let from = referrer.map(|r| self.frontier.get(r).url.clone());
+                let info = &self.tasks[t].info;
+                let ask = || hooks.decide(info, &target, from.as_ref(), kind, depth);
+                let v = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+                    Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
+                        tokio::task::block_in_place(ask)
+                    }
+                    _ => ask(),
+                };
+                self.policy_verdicts.insert(key, v.clone());
+                v
+            }
+        };
+        let decision = match (verdict, decision) {
+            (Some(Decision::Avoid(r)), _) => Decision::Avoid(r),
+            (Some(Decision::Leaf(r)), Decision::Traverse) => Decision::Leaf(r),
+            (_, d) => d,
+        };
+        if decision == Decision::Traverse {
+            self.depths.entry(key).or_insert(depth);
+        }
+        decision
     }
 
     /// Record a URL that gets no request (avoided by rule, or not checkable).

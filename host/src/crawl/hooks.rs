@@ -14,8 +14,10 @@ use crate::plugin::fetch_hook::{FetchHookPlugin, HookRequest, HookResponse, Hook
 use crate::plugin::identify::PluginKind;
 use crate::plugin::load::{link_failure, prepare};
 use crate::plugin::parser::ParserPlugin;
+use crate::plugin::policy::{PolicyContext, PolicyDecision, PolicyPlugin};
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::{HostFetch, KvSpace};
+use crate::policy::Decision;
 use crate::store::Store;
 use std::sync::{Arc, Mutex};
 use url::Url;
@@ -28,6 +30,7 @@ pub const BODY_PREFIX: usize = 64 * 1024;
 pub struct CrawlHooks {
     fetch_hooks: Vec<Mutex<FetchHookPlugin>>,
     parsers: Vec<Mutex<ParserPlugin>>,
+    policies: Vec<Mutex<PolicyPlugin>>,
     failures: Mutex<Vec<(String, PluginFailure)>>,
     kv: Vec<(String, KvSpace)>,
 }
@@ -103,13 +106,15 @@ impl CrawlHooks {
                 }
                 PluginKind::Parser => ParserPlugin::new(prepared.sandbox, &prepared.component)
                     .map(|h| hooks.parsers.push(Mutex::new(h))),
+                PluginKind::Policy => PolicyPlugin::new(prepared.sandbox, &prepared.component)
+                    .map(|h| hooks.policies.push(Mutex::new(h))),
                 _ => continue,
             };
             match loaded {
                 Ok(()) => {
                     if p.tasks.is_some() {
                         tracing::warn!(
-                            "plugin {}: `tasks` does not apply to fetch hooks and parsers; it runs for every request",
+                            "plugin {}: `tasks` does not apply to fetch hooks, parsers and policies; it runs for every request",
                             p.name
                         );
                     }
@@ -127,7 +132,51 @@ impl CrawlHooks {
 
     /// Whether there is nothing to run.
     pub fn is_empty(&self) -> bool {
-        self.fetch_hooks.is_empty() && self.parsers.is_empty()
+        self.fetch_hooks.is_empty() && self.parsers.is_empty() && self.policies.is_empty()
+    }
+
+    /// Whether there are policies.
+    pub fn has_policies(&self) -> bool {
+        !self.policies.is_empty()
+    }
+
+    /// Ask every policy about `target` (blocking). The most restrictive
+    /// verdict wins (avoid over leaf); none when all have no objection.
+    pub fn decide(
+        &self,
+        task: &wit::TaskInfo,
+        target: &Url,
+        referrer: Option<&Url>,
+        kind: RefKind,
+        depth: u32,
+    ) -> Option<Decision> {
+        let context = PolicyContext {
+            task: task.clone(),
+            referrer: referrer.map(Url::to_string),
+            kind: crate::plugin::reporter::to_wit_kind(kind),
+            depth,
+        };
+        let mut verdict = None;
+        for policy in &self.policies {
+            let mut policy = lock(policy);
+            match policy.decide(target.as_str(), &context) {
+                Ok(PolicyDecision::Avoid(reason)) => {
+                    return Some(Decision::Avoid(format!(
+                        "{reason} (policy {})",
+                        policy.name()
+                    )));
+                }
+                Ok(PolicyDecision::Leaf(reason)) => {
+                    verdict.get_or_insert(Decision::Leaf(format!(
+                        "{reason} (policy {})",
+                        policy.name()
+                    )));
+                }
+                Ok(PolicyDecision::NoObjection) => {}
+                Err(f) => self.record(target.as_str(), f),
+            }
+        }
+        verdict
     }
 
     /// Whether there are fetch hooks.

@@ -13,6 +13,7 @@ pub mod fetch_hook;
 pub mod identify;
 pub mod load;
 pub mod parser;
+pub mod policy;
 pub mod reporter;
 pub mod sandbox;
 pub mod scaffold;

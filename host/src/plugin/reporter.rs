@@ -70,6 +70,22 @@ pub fn to_wit_result(r: &CheckResult) -> wit::CheckResult {
     }
 }
 
+/// The plugins' record of a task.
+pub fn task_info(task: &crate::config::TaskConfig) -> wit::TaskInfo {
+    wit::TaskInfo {
+        name: task.name.clone(),
+        kind: match task.kind {
+            crate::config::TaskKind::Site => wit::TaskKind::Site,
+            crate::config::TaskKind::Tree => wit::TaskKind::Tree,
+            crate::config::TaskKind::Owner => wit::TaskKind::Owner,
+        },
+        top: task.top.to_string(),
+        email: task.email.clone(),
+        changed_days: task.changed_days,
+        expiring_days: task.expiring_days,
+    }
+}
+
 /// Convert a reference kind for the plugin.
 pub fn to_wit_kind(k: RefKind) -> wit::RefKind {
     match k {

@@ -30,6 +30,12 @@ pub const KINDS: &[(&str, &str, &str, &str)] = &[
         "",
     ),
     (
+        "policy",
+        "policy",
+        include_str!("../../templates/policy.rs"),
+        "leaf_extensions = [\".php\"]",
+    ),
+    (
         "search-engine",
         "search-engine",
         include_str!("../../templates/search-engine.rs"),
@@ -47,7 +53,7 @@ pub enum ScaffoldError {
     BadName(String),
     /// The kind is unknown.
     #[error(
-        "unknown plugin kind `{0}`; the kinds are reporter, detector, fetch-hook, parser, search-engine"
+        "unknown plugin kind `{0}`; the kinds are reporter, detector, fetch-hook, parser, policy, search-engine"
     )]
     BadKind(String),
     /// The directory is in the way.
@@ -146,7 +152,7 @@ mod tests {
             scaffold("ok", "policy", &dir.path().join("x"), "")
                 .unwrap_err()
                 .to_string(),
-            "unknown plugin kind `policy`; the kinds are reporter, detector, fetch-hook, parser, search-engine"
+            "unknown plugin kind `notifier`; the kinds are reporter, detector, fetch-hook, parser, policy, search-engine"
         );
         let files = scaffold(
             "link-count",

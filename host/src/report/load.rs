@@ -20,7 +20,7 @@ pub enum Loaded {
     Detector(Box<DetectorPlugin>),
     /// A reporter (a fresh instance per task).
     Reporter(Box<ReporterPlugin>),
-    /// A fetch hook or parser: it ran during the crawl.
+    /// A fetch hook, parser or policy: it ran during the crawl.
     CrawlHook,
 }
 
@@ -73,13 +73,15 @@ impl Plugins {
                 .map(|d| Loaded::Detector(Box::new(d)))
                 .map_err(|e| link_failure(p, e)),
             // They ran during the crawl.
-            PluginKind::FetchHook | PluginKind::Parser => Ok(Loaded::CrawlHook),
+            PluginKind::FetchHook | PluginKind::Parser | PluginKind::Policy => {
+                Ok(Loaded::CrawlHook)
+            }
             other => Err(PluginFailure {
                 plugin: p.name.clone(),
                 call: "load".into(),
                 reason: format!(
                     "it implements the `{}` world, which `spinneret crawl` does not run; \
-                     crawl configurations take reporters, change detectors, fetch hooks and parsers",
+                     crawl configurations take reporters, change detectors, fetch hooks, parsers and policies",
                     other.world()
                 ),
             }),

@@ -1,10 +1,10 @@
 //! What the plugins are told about one task: its results with their roles,
 //! its documents, and the run and task records.
 
-use crate::config::{TaskConfig, TaskKind};
+use crate::config::TaskConfig;
 use crate::model::CheckResult;
 use crate::plugin::bindings::host::types as wit;
-use crate::plugin::reporter::to_wit_kind;
+use crate::plugin::reporter::{task_info, to_wit_kind};
 use crate::store::{Store, StoreError};
 
 /// A task's view of a run, read from the store.
@@ -15,22 +15,6 @@ pub struct TaskData {
     pub results: Vec<(CheckResult, Option<String>)>,
     /// The task's documents, in URL order.
     pub documents: Vec<wit::Document>,
-}
-
-/// The plugins' record of a task.
-pub fn task_info(task: &TaskConfig) -> wit::TaskInfo {
-    wit::TaskInfo {
-        name: task.name.clone(),
-        kind: match task.kind {
-            TaskKind::Site => wit::TaskKind::Site,
-            TaskKind::Tree => wit::TaskKind::Tree,
-            TaskKind::Owner => wit::TaskKind::Owner,
-        },
-        top: task.top.to_string(),
-        email: task.email.clone(),
-        changed_days: task.changed_days,
-        expiring_days: task.expiring_days,
-    }
 }
 
 /// Read what task `task_id` of `run` reached.

@@ -1,0 +1,70 @@
+//! {name}: a spinneret policy. It tests URLs with the configured file
+//! extensions as leaves (HEAD only) instead of traversing them, and avoids
+//! URLs on the configured hosts.
+//!
+//! Configuration: `leaf_extensions` (a list, e.g. [".php"]), `avoid_hosts`
+//! (a list of host names).
+
+use spinneret_sdk::policy::*;
+use spinneret_sdk::urls;
+
+/// The policy's settings.
+pub struct Plugin {
+    leaf_extensions: Vec<String>,
+    avoid_hosts: Vec<String>,
+}
+
+fn strings(config: &serde_json::Value, key: &str) -> Result<Vec<String>, String> {
+    match config.get(key) {
+        None => Ok(Vec::new()),
+        Some(v) => v
+            .as_array()
+            .ok_or_else(|| format!("{name}: `{key}` must be a list"))?
+            .iter()
+            .map(|s| s.as_str().map(str::to_lowercase).ok_or_else(|| format!("{name}: `{key}` must list strings")))
+            .collect(),
+    }
+}
+
+impl Policy for Plugin {
+    fn configure(config: serde_json::Value) -> Result<Self, String> {
+        Ok(Plugin {
+            leaf_extensions: strings(&config, "leaf_extensions")?,
+            avoid_hosts: strings(&config, "avoid_hosts")?,
+        })
+    }
+
+    fn decide(&mut self, target: &str, _context: &Context) -> Decision {
+        if let Some(host) = urls::host(target)
+            && self.avoid_hosts.contains(&host)
+        {
+            return Decision::Avoid(format!("{host} is not maintained here"));
+        }
+        let path = urls::Url::parse(target).map(|u| u.path().to_lowercase()).unwrap_or_default();
+        match self.leaf_extensions.iter().find(|e| path.ends_with(e.as_str())) {
+            Some(e) => Decision::Leaf(format!("{e} pages are tested, not traversed")),
+            None => Decision::NoObjection,
+        }
+    }
+}
+
+spinneret_sdk::export_policy!(Plugin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spinneret_sdk::testing::fixtures;
+
+    #[test]
+    fn leaves_and_avoids() {
+        let mut p = Plugin::configure(serde_json::json!({
+            "leaf_extensions": [".php"],
+            "avoid_hosts": ["ads.example"]
+        }))
+        .unwrap();
+        let cx = Context { task: fixtures::task("T", "http://a.example/"), referrer: None, kind: RefKind::Anchor, depth: 1 };
+        assert!(matches!(p.decide("http://a.example/x.PHP", &cx), Decision::Leaf(_)));
+        assert!(matches!(p.decide("http://ads.example/", &cx), Decision::Avoid(_)));
+        assert!(matches!(p.decide("http://a.example/x.html", &cx), Decision::NoObjection));
+    }
+}

@@ -1,0 +1,167 @@
+//! `trap-guard`: a policy that keeps the spider out of the traps seed 000
+//! warns about ("some forms of computational hypertext can trap an
+//! unsuspecting spider"):
+//!
+//! - a document deeper than `max_depth` links from its task's top is tested
+//!   as a leaf, not traversed;
+//! - a path whose segments repeat (`/a/b/a/b/a/b/`, a relative-link loop)
+//!   more than `max_repeats` times is avoided;
+//! - a URL with more than `max_query_params` query parameters is avoided
+//!   (calendars, faceted search);
+//! - a URL containing any of the `avoid` texts is avoided.
+//!
+//! Configuration: `max_depth` (default: no limit), `max_repeats`
+//! (default 3), `max_query_params` (default 8), `avoid` (default: none).
+
+use serde_json::Value;
+use spinneret_sdk::policy::*;
+use spinneret_sdk::urls::Url;
+use std::collections::HashMap;
+
+/// The policy's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrapGuard {
+    max_depth: Option<u32>,
+    max_repeats: usize,
+    max_query_params: usize,
+    avoid: Vec<String>,
+}
+
+fn number(config: &Value, key: &str) -> Result<Option<u64>, String> {
+    match config.get(key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| format!("trap-guard: `{key}` must be a whole number, not {v}")),
+    }
+}
+
+impl Policy for TrapGuard {
+    fn configure(config: Value) -> Result<Self, String> {
+        const KEYS: [&str; 4] = ["max_depth", "max_repeats", "max_query_params", "avoid"];
+        if let Some(obj) = config.as_object()
+            && let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "trap-guard: unknown setting `{k}`; the settings are {}",
+                KEYS.join(", ")
+            ));
+        }
+        let avoid = match config.get("avoid") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .ok_or_else(|| {
+                            format!("trap-guard: `avoid` must list non-empty strings, not {v}")
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => return Err(format!("trap-guard: `avoid` must be a list, not {other}")),
+        };
+        Ok(TrapGuard {
+            max_depth: number(&config, "max_depth")?.map(|n| n as u32),
+            max_repeats: number(&config, "max_repeats")?.unwrap_or(3) as usize,
+            max_query_params: number(&config, "max_query_params")?.unwrap_or(8) as usize,
+            avoid,
+        })
+    }
+
+    fn decide(&mut self, target: &str, context: &Context) -> Decision {
+        if let Some(t) = self.avoid.iter().find(|t| target.contains(t.as_str())) {
+            return Decision::Avoid(format!("trap-guard: the URL contains \"{t}\""));
+        }
+        if let Ok(url) = Url::parse(target) {
+            let params = url.query_pairs().count();
+            if params > self.max_query_params {
+                return Decision::Avoid(format!(
+                    "trap-guard: {params} query parameters (at most {})",
+                    self.max_query_params
+                ));
+            }
+            let mut counts: HashMap<&str, usize> = HashMap::new();
+            for seg in url.path().split('/').filter(|s| !s.is_empty()) {
+                let n = counts.entry(seg).or_default();
+                *n += 1;
+                if *n > self.max_repeats {
+                    return Decision::Avoid(format!(
+                        "trap-guard: the path repeats \"{seg}\" {n} times (a link loop?)"
+                    ));
+                }
+            }
+        }
+        match self.max_depth {
+            Some(max) if context.depth > max => Decision::Leaf(format!(
+                "trap-guard: {} links from the top (at most {max})",
+                context.depth
+            )),
+            _ => Decision::NoObjection,
+        }
+    }
+}
+
+spinneret_sdk::export_policy!(TrapGuard);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spinneret_sdk::testing::fixtures;
+
+    fn context(depth: u32) -> Context {
+        Context {
+            task: fixtures::task("T", "http://a.example/"),
+            referrer: None,
+            kind: RefKind::Anchor,
+            depth,
+        }
+    }
+
+    fn verdict(p: &mut TrapGuard, url: &str, depth: u32) -> String {
+        match p.decide(url, &context(depth)) {
+            Decision::NoObjection => "ok".into(),
+            Decision::Leaf(r) => format!("leaf: {r}"),
+            Decision::Avoid(r) => format!("avoid: {r}"),
+        }
+    }
+
+    #[test]
+    fn guards_against_depth_loops_queries_and_patterns() {
+        let mut p =
+            TrapGuard::configure(serde_json::json!({"max_depth": 2, "avoid": ["/cal/"]})).unwrap();
+        assert_eq!(verdict(&mut p, "http://a.example/x.html", 2), "ok");
+        assert_eq!(
+            verdict(&mut p, "http://a.example/x.html", 3),
+            "leaf: trap-guard: 3 links from the top (at most 2)"
+        );
+        assert_eq!(
+            verdict(&mut p, "http://a.example/a/b/a/b/a/b/a/x.html", 0),
+            "avoid: trap-guard: the path repeats \"a\" 4 times (a link loop?)"
+        );
+        assert_eq!(
+            verdict(
+                &mut p,
+                "http://a.example/s?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9",
+                0
+            ),
+            "avoid: trap-guard: 9 query parameters (at most 8)"
+        );
+        assert_eq!(
+            verdict(&mut p, "http://a.example/cal/2026/11", 0),
+            "avoid: trap-guard: the URL contains \"/cal/\""
+        );
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        assert!(TrapGuard::configure(serde_json::json!({"max_depth": -1})).is_err());
+        assert!(TrapGuard::configure(serde_json::json!({"avoid": "x"})).is_err());
+        assert_eq!(
+            TrapGuard::configure(serde_json::json!({"depth": 1})).unwrap_err(),
+            "trap-guard: unknown setting `depth`; the settings are max_depth, max_repeats, max_query_params, avoid"
+        );
+    }
+}

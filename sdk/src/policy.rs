@@ -1,0 +1,66 @@
+//! Policies (the `policy` world): a further say on whether a URL a task
+//! reaches is traversed, tested as a leaf (HEAD only), or avoided. The
+//! host applies the most restrictive of its own decision and the policies':
+//! a policy can narrow a crawl, never widen it.
+//!
+//! Implement [`Policy`] and call [`export_policy!`](crate::export_policy).
+//! The host asks once per task and URL.
+
+/// The generated bindings of the `policy` world.
+#[allow(missing_docs, clippy::all)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../wit",
+        world: "policy",
+        with: {
+            "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
+            "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
+            "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
+            "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
+            "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
+        },
+        pub_export_macro: true,
+        export_macro_name: "export_policy_bindings",
+        default_bindings_module: "spinneret_sdk::policy::bindings",
+    });
+}
+
+pub use crate::types::*;
+pub use bindings::exports::spinneret::plugin::policy_api::{Context, Decision};
+
+/// A policy.
+pub trait Policy: Sized + 'static {
+    /// Build the policy from its configuration; an error is shown to the user.
+    fn configure(config: serde_json::Value) -> Result<Self, String>;
+    /// Decide for `target`, reached in `context`.
+    fn decide(&mut self, target: &str, context: &Context) -> Decision;
+}
+
+/// Export a [`Policy`] implementation as the component's `policy-api`.
+#[macro_export]
+macro_rules! export_policy {
+    ($t:ty) => {
+        #[doc(hidden)]
+        pub struct __SpinneretPolicyExport;
+
+        $crate::__plugin_state!($t, $crate::policy::Policy);
+
+        impl $crate::policy::bindings::exports::spinneret::plugin::policy_api::Guest
+            for __SpinneretPolicyExport
+        {
+            fn configure(config: String) -> ::std::result::Result<(), $crate::types::PluginError> {
+                __spinneret_configure(&config)
+            }
+            fn decide(
+                target: String,
+                context: $crate::policy::Context,
+            ) -> $crate::policy::Decision {
+                __spinneret_with(|p| $crate::policy::Policy::decide(p, &target, &context))
+                    .unwrap_or($crate::policy::Decision::NoObjection)
+            }
+        }
+
+        #[cfg(target_arch = "wasm32")]
+        $crate::policy::bindings::export_policy_bindings!(__SpinneretPolicyExport);
+    };
+}

@@ -103,6 +103,8 @@ fn json_report_runs_in_the_sandbox() {
     assert_eq!(lines[2]["category"], "broken");
     assert_eq!(lines[2]["error"], "HTTP 404 Not Found");
     assert_eq!(lines[3]["references"][0]["text"], "Gone");
+    // The kind's stable name (it once came out as `refkind::anchor`).
+    assert_eq!(lines[3]["references"][0]["kind"], "anchor");
     assert_eq!(lines[4]["by_category"]["broken"], 1);
 }
 

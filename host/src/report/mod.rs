@@ -70,7 +70,15 @@ pub fn run_reporters(
             if configured.is_empty() {
                 continue;
             }
+            let started = std::time::Instant::now();
             let data = task::load(store, run, row.id, task)?;
+            tracing::debug!(
+                "{}: {} results and {} documents read in {:.2?}",
+                task.name,
+                data.results.len(),
+                data.documents.len(),
+                started.elapsed()
+            );
             let mut findings: Vec<wit::Finding> = Vec::new();
             for (url, f) in crawl_failures {
                 if data.results.iter().any(|(r, _)| &r.url == url) {
@@ -85,9 +93,17 @@ pub fn run_reporters(
             for p in &configured {
                 match plugins.get(p, store) {
                     Ok(Loaded::Detector(d)) => {
-                        if let Err(f) =
-                            detect::detect(store, run, info.started_at, &data, d, &mut findings)?
-                        {
+                        let started = std::time::Instant::now();
+                        let outcome =
+                            detect::detect(store, run, info.started_at, &data, d, &mut findings)?;
+                        tracing::info!(
+                            "{}: {} compared {} URLs in {:.2?}",
+                            task.name,
+                            p.name,
+                            data.results.len(),
+                            started.elapsed()
+                        );
+                        if let Err(f) = outcome {
                             findings.push(detect::failure_finding(&f, &data.info.top));
                             failed(&mut summary, f);
                         }
@@ -111,13 +127,15 @@ pub fn run_reporters(
                 let Ok(Loaded::Reporter(reporter)) = plugins.get(p, store) else {
                     continue;
                 };
+                let started = std::time::Instant::now();
                 match reporter.report(&report, task.output.clone()) {
                     Ok(()) => {
                         tracing::info!(
-                            "{}: {} wrote its report to {}",
+                            "{}: {} wrote its report to {} in {:.2?}",
                             task.name,
                             p.name,
-                            task.output.display()
+                            task.output.display(),
+                            started.elapsed()
                         );
                         summary.written.push((task.name.clone(), p.name.clone()));
                     }

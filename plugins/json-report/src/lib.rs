@@ -13,6 +13,7 @@
 //!
 //! Configuration: `file` (default `report.jsonl`).
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use spinneret_sdk::reporter::*;
 use std::collections::BTreeMap;
@@ -24,9 +25,9 @@ pub const SCHEMA: &str = "spinneret.report/1";
 pub struct JsonReport {
     file: String,
     header: Option<Value>,
-    urls: BTreeMap<String, Value>,
-    documents: Vec<Value>,
-    findings: Vec<Value>,
+    urls: BTreeMap<String, String>,
+    documents: Vec<(String, String)>,
+    findings: Vec<String>,
     by_category: BTreeMap<&'static str, u64>,
 }
 
@@ -48,6 +49,89 @@ fn role_name(r: Role) -> &'static str {
         Role::Avoided => "avoided",
         Role::NotChecked => "not_checked",
     }
+}
+
+fn kind_name(k: RefKind) -> &'static str {
+    match k {
+        RefKind::Anchor => "anchor",
+        RefKind::Area => "area",
+        RefKind::Image => "image",
+        RefKind::Frame => "frame",
+        RefKind::Iframe => "iframe",
+        RefKind::Stylesheet => "stylesheet",
+        RefKind::Icon => "icon",
+        RefKind::Alternate => "alternate",
+        RefKind::Link => "link",
+        RefKind::Script => "script",
+        RefKind::Object => "object",
+        RefKind::Embed => "embed",
+        RefKind::Form => "form",
+        RefKind::Refresh => "refresh",
+    }
+}
+
+/// One JSON line, newline included.
+fn to_line(v: &impl Serialize) -> String {
+    let mut s = serde_json::to_string(v).expect("plain data serializes");
+    s.push('\n');
+    s
+}
+
+#[derive(Serialize)]
+struct HopLine<'a> {
+    url: &'a str,
+    status: u16,
+}
+
+#[derive(Serialize)]
+struct UrlLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    url: &'a str,
+    role: &'static str,
+    category: &'static str,
+    method: Option<&'a str>,
+    status: Option<u16>,
+    error: Option<&'a str>,
+    content_type: Option<&'a str>,
+    last_modified: Option<&'a str>,
+    expires: Option<&'a str>,
+    owner: Option<&'a str>,
+    redirects: Vec<HopLine<'a>>,
+    final_url: Option<&'a str>,
+    referrer: Option<&'a str>,
+    checked_at: i64,
+}
+
+#[derive(Serialize)]
+struct ReferenceLine<'a> {
+    target: &'a str,
+    kind: &'static str,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct DocumentLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    url: &'a str,
+    title: Option<&'a str>,
+    owner: Option<&'a str>,
+    expires: Option<&'a str>,
+    parse_errors: u32,
+    references: Vec<ReferenceLine<'a>>,
+}
+
+#[derive(Serialize)]
+struct FindingLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    kind: &'a str,
+    url: &'a str,
+    referrer: Option<&'a str>,
+    message: &'a str,
+    severity: &'static str,
+    source: &'a str,
 }
 
 fn severity_name(s: Severity) -> &'static str {
@@ -113,59 +197,63 @@ impl Reporter for JsonReport {
             .by_category
             .entry(category_name(r.category))
             .or_insert(0) += 1;
-        let redirects: Vec<Value> = r
-            .redirects
-            .iter()
-            .map(|h| json!({"url": h.url, "status": h.status}))
-            .collect();
-        self.urls.insert(
-            r.url.clone(),
-            json!({
-                "type": "url",
-                "url": r.url,
-                "role": role_name(role),
-                "category": category_name(r.category),
-                "method": r.method,
-                "status": r.status,
-                "error": r.error,
-                "content_type": r.content_type,
-                "last_modified": r.last_modified,
-                "expires": r.expires,
-                "owner": r.owner,
-                "redirects": redirects,
-                "final_url": r.final_url,
-                "referrer": r.referrer,
-                "checked_at": r.checked_at,
-            }),
-        );
+        let line = UrlLine {
+            ty: "url",
+            url: &r.url,
+            role: role_name(role),
+            category: category_name(r.category),
+            method: r.method.as_deref(),
+            status: r.status,
+            error: r.error.as_deref(),
+            content_type: r.content_type.as_deref(),
+            last_modified: r.last_modified.as_deref(),
+            expires: r.expires.as_deref(),
+            owner: r.owner.as_deref(),
+            redirects: r
+                .redirects
+                .iter()
+                .map(|h| HopLine {
+                    url: &h.url,
+                    status: h.status,
+                })
+                .collect(),
+            final_url: r.final_url.as_deref(),
+            referrer: r.referrer.as_deref(),
+            checked_at: r.checked_at,
+        };
+        self.urls.insert(r.url.clone(), to_line(&line));
     }
 
     fn on_document(&mut self, d: Document, _outcome: CheckResult) {
-        let references: Vec<Value> = d
-            .references
-            .iter()
-            .map(|r| json!({"target": r.target, "kind": format!("{:?}", r.kind).to_lowercase(), "text": r.anchor_text}))
-            .collect();
-        self.documents.push(json!({
-            "type": "document",
-            "url": d.url,
-            "title": d.title,
-            "owner": d.owner,
-            "expires": d.expires,
-            "parse_errors": d.parse_errors,
-            "references": references,
-        }));
+        let line = DocumentLine {
+            ty: "document",
+            url: &d.url,
+            title: d.title.as_deref(),
+            owner: d.owner.as_deref(),
+            expires: d.expires.as_deref(),
+            parse_errors: d.parse_errors,
+            references: d
+                .references
+                .iter()
+                .map(|r| ReferenceLine {
+                    target: &r.target,
+                    kind: kind_name(r.kind),
+                    text: &r.anchor_text,
+                })
+                .collect(),
+        };
+        self.documents.push((d.url.clone(), to_line(&line)));
     }
 
     fn on_finding(&mut self, f: Finding) {
-        self.findings.push(json!({
-            "type": "finding",
-            "kind": f.kind,
-            "url": f.url,
-            "referrer": f.referrer,
-            "message": f.message,
-            "severity": severity_name(f.severity),
-            "source": f.source,
+        self.findings.push(to_line(&FindingLine {
+            ty: "finding",
+            kind: &f.kind,
+            url: &f.url,
+            referrer: f.referrer.as_deref(),
+            message: &f.message,
+            severity: severity_name(f.severity),
+            source: &f.source,
         }));
     }
 
@@ -174,30 +262,34 @@ impl Reporter for JsonReport {
             .header
             .take()
             .ok_or("json-report: finish without begin")?;
-        let mut text = String::new();
-        let mut push = |v: &Value| {
-            text.push_str(&v.to_string());
-            text.push('\n');
-        };
-        push(&header);
-        for v in self.urls.values() {
-            push(v);
+        let mut text = String::with_capacity(
+            self.urls.values().map(String::len).sum::<usize>()
+                + self.documents.iter().map(|d| d.1.len()).sum::<usize>()
+                + 4096,
+        );
+        text.push_str(&header.to_string());
+        text.push('\n');
+        for line in self.urls.values() {
+            text.push_str(line);
         }
-        self.documents
-            .sort_by(|a, b| a["url"].as_str().cmp(&b["url"].as_str()));
-        for v in &self.documents {
-            push(v);
+        self.documents.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, line) in &self.documents {
+            text.push_str(line);
         }
-        for v in &self.findings {
-            push(v);
+        for line in &self.findings {
+            text.push_str(line);
         }
-        push(&json!({
-            "type": "summary",
-            "urls": self.urls.len(),
-            "documents": self.documents.len(),
-            "by_category": self.by_category,
-            "findings": self.findings.len(),
-        }));
+        text.push_str(
+            &json!({
+                "type": "summary",
+                "urls": self.urls.len(),
+                "documents": self.documents.len(),
+                "by_category": self.by_category,
+                "findings": self.findings.len(),
+            })
+            .to_string(),
+        );
+        text.push('\n');
         out.write(&self.file, text.as_bytes())
     }
 }

@@ -284,7 +284,9 @@ impl MomspiderIndex {
                      <th>Title</th><th>Modified</th><th>Status</th><th>Entry</th></tr></thead>\n<tbody>\n",
                 );
                 for (j, r) in d.references.iter().enumerate() {
-                    let target_doc = self.documents.iter().find(|x| x.url == r.target);
+                    let target_doc = doc_ids
+                        .get(r.target.as_str())
+                        .map(|k| &self.documents[k - 1]);
                     let (class, status) = self.status_cell(&r.target);
                     let text = if r.anchor_text.is_empty() {
                         &r.target

@@ -149,7 +149,7 @@ mod tests {
             ));
         }
         assert_eq!(
-            scaffold("ok", "policy", &dir.path().join("x"), "")
+            scaffold("ok", "notifier", &dir.path().join("x"), "")
                 .unwrap_err()
                 .to_string(),
             "unknown plugin kind `notifier`; the kinds are reporter, detector, fetch-hook, parser, policy, search-engine"

@@ -9,20 +9,11 @@
 /// The generated bindings of the `change-detector` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    wit_bindgen::generate!({
-        path: "../wit",
-        world: "change-detector",
-        with: {
-            "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
-            "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
-            "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
-            "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
-            "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
-        },
-        pub_export_macro: true,
-        export_macro_name: "export_detector_bindings",
-        default_bindings_module: "spinneret_sdk::detector::bindings",
-    });
+    crate::kind_bindings!(
+        "change-detector",
+        "export_detector_bindings",
+        "spinneret_sdk::detector::bindings"
+    );
 }
 
 pub use crate::types::*;

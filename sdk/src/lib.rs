@@ -32,6 +32,29 @@
 //! spinneret_sdk::export_reporter!(Count);
 //! ```
 
+/// The bindings of one plugin kind's world, reusing the shared types and
+/// host imports of [`bindings`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! kind_bindings {
+    ($world:literal, $export_macro:literal, $module:literal) => {
+        wit_bindgen::generate!({
+            path: "../wit",
+            world: $world,
+            with: {
+                "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
+                "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
+                "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
+                "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
+                "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
+            },
+            pub_export_macro: true,
+            export_macro_name: $export_macro,
+            default_bindings_module: $module,
+        });
+    };
+}
+
 pub mod bindings;
 pub mod dates;
 #[cfg(feature = "detector")]

@@ -5,20 +5,11 @@
 /// The generated bindings of the `parser` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    wit_bindgen::generate!({
-        path: "../wit",
-        world: "parser",
-        with: {
-            "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
-            "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
-            "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
-            "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
-            "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
-        },
-        pub_export_macro: true,
-        export_macro_name: "export_parser_bindings",
-        default_bindings_module: "spinneret_sdk::parser::bindings",
-    });
+    crate::kind_bindings!(
+        "parser",
+        "export_parser_bindings",
+        "spinneret_sdk::parser::bindings"
+    );
 }
 
 pub use crate::types::*;

@@ -7,20 +7,11 @@
 /// The generated bindings of the `search-engine` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    wit_bindgen::generate!({
-        path: "../wit",
-        world: "search-engine",
-        with: {
-            "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
-            "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
-            "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
-            "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
-            "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
-        },
-        pub_export_macro: true,
-        export_macro_name: "export_search_engine_bindings",
-        default_bindings_module: "spinneret_sdk::search::bindings",
-    });
+    crate::kind_bindings!(
+        "search-engine",
+        "export_search_engine_bindings",
+        "spinneret_sdk::search::bindings"
+    );
 }
 
 pub use crate::types::*;

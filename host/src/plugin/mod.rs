@@ -15,6 +15,7 @@ pub mod load;
 pub mod parser;
 pub mod policy;
 pub mod reporter;
+pub mod runner;
 pub mod sandbox;
 pub mod scaffold;
 pub mod search;

@@ -1,0 +1,135 @@
+//! One live instance of a plugin, kept across calls: instantiated and
+//! configured on first use, dropped after a call that traps, hangs or
+//! overspends so that the next call starts afresh. Every world but the
+//! reporter (which gets a fresh instance per task) runs through it.
+
+use super::bindings::host::types::PluginError;
+use super::sandbox::{PluginFailure, Sandbox};
+use super::state::PluginState;
+use wasmtime::Store;
+use wasmtime::component::{Component, InstancePre, Linker};
+
+/// What the runner needs to know of a world's generated bindings.
+pub trait World: Sized {
+    /// The world's pre-instantiated form.
+    type Pre;
+    /// Add the world's imports to `linker`.
+    fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()>;
+    /// Type-check an instance-pre against the world.
+    fn pre(pre: InstancePre<PluginState>) -> wasmtime::Result<Self::Pre>;
+    /// Instantiate.
+    fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self>;
+    /// Call the world's `configure`.
+    fn configure(
+        &self,
+        store: &mut Store<PluginState>,
+        config: &str,
+    ) -> wasmtime::Result<Result<(), PluginError>>;
+}
+
+/// A plugin of world `W` with its live instance.
+pub struct Runner<W: World> {
+    sandbox: Sandbox,
+    pre: W::Pre,
+    live: Option<(Store<PluginState>, W)>,
+}
+
+impl<W: World> Runner<W> {
+    /// Link a compiled component against world `W`.
+    pub fn new(sandbox: Sandbox, component: &Component) -> anyhow::Result<Runner<W>> {
+        let mut linker = sandbox.linker()?;
+        W::add_to_linker(&mut linker)?;
+        let pre = W::pre(linker.instantiate_pre(component)?)?;
+        Ok(Runner {
+            sandbox,
+            pre,
+            live: None,
+        })
+    }
+
+    /// The plugin's sandbox (name, configuration, grants).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// Instantiate and configure, unless an instance is live.
+    pub fn start(&mut self) -> Result<(), PluginFailure> {
+        if self.live.is_some() {
+            return Ok(());
+        }
+        let sb = &self.sandbox;
+        let mut store = sb.store(None);
+        let bindings = sb.call(&mut store, "instantiate", |s| W::instantiate(&self.pre, s))?;
+        sb.call(&mut store, "configure", |s| {
+            bindings.configure(s, sb.config())
+        })?
+        .map_err(|e| sb.failed("configure", e.message))?;
+        self.live = Some((store, bindings));
+        Ok(())
+    }
+
+    /// Make the call named `call` on the live instance (started if need
+    /// be) with a fresh deadline.
+    pub fn call<T>(
+        &mut self,
+        call: &str,
+        f: impl FnOnce(&W, &mut Store<PluginState>) -> wasmtime::Result<T>,
+    ) -> Result<T, PluginFailure> {
+        self.start()?;
+        let (store, bindings) = self.live.as_mut().expect("started above");
+        let r = self.sandbox.call(store, call, |s| f(bindings, s));
+        if r.is_err() {
+            // The instance may be in any state after a trap: start afresh.
+            self.live = None;
+        }
+        r
+    }
+
+    /// Like [`Runner::call`] for a call whose own error (the plugin's
+    /// refusal) is a failure too.
+    pub fn call_refusable<T>(
+        &mut self,
+        call: &str,
+        f: impl FnOnce(&W, &mut Store<PluginState>) -> wasmtime::Result<Result<T, PluginError>>,
+    ) -> Result<T, PluginFailure> {
+        self.call(call, f)?
+            .map_err(|e| self.sandbox.failed(call, e.message))
+    }
+}
+
+/// Implement [`World`] for a generated world.
+macro_rules! world {
+    ($world:ty, $pre:ident, $api:ident) => {
+        impl $crate::plugin::runner::World for $world {
+            type Pre = $pre<$crate::plugin::state::PluginState>;
+            fn add_to_linker(
+                linker: &mut wasmtime::component::Linker<$crate::plugin::state::PluginState>,
+            ) -> wasmtime::Result<()> {
+                <$world>::add_to_linker::<
+                    $crate::plugin::state::PluginState,
+                    wasmtime::component::HasSelf<$crate::plugin::state::PluginState>,
+                >(linker, |s| s)
+            }
+            fn pre(
+                pre: wasmtime::component::InstancePre<$crate::plugin::state::PluginState>,
+            ) -> wasmtime::Result<Self::Pre> {
+                $pre::new(pre)
+            }
+            fn instantiate(
+                pre: &Self::Pre,
+                store: &mut wasmtime::Store<$crate::plugin::state::PluginState>,
+            ) -> wasmtime::Result<Self> {
+                pre.instantiate(store)
+            }
+            fn configure(
+                &self,
+                store: &mut wasmtime::Store<$crate::plugin::state::PluginState>,
+                config: &str,
+            ) -> wasmtime::Result<Result<(), $crate::plugin::bindings::host::types::PluginError>>
+            {
+                self.$api().call_configure(store, config)
+            }
+        }
+    };
+}
+pub(crate) use world;

@@ -9,7 +9,7 @@
 /// The generated bindings of the `change-detector` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    crate::kind_bindings!(
+    kind_bindings!(
         "change-detector",
         "export_detector_bindings",
         "spinneret_sdk::detector::bindings"

@@ -8,7 +8,7 @@
 /// The generated bindings of the `fetch-hook` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    crate::kind_bindings!(
+    kind_bindings!(
         "fetch-hook",
         "export_fetch_hook_bindings",
         "spinneret_sdk::fetch_hook::bindings"

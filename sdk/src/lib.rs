@@ -34,8 +34,6 @@
 
 /// The bindings of one plugin kind's world, reusing the shared types and
 /// host imports of [`bindings`].
-#[doc(hidden)]
-#[macro_export]
 macro_rules! kind_bindings {
     ($world:literal, $export_macro:literal, $module:literal) => {
         wit_bindgen::generate!({

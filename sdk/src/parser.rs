@@ -5,7 +5,7 @@
 /// The generated bindings of the `parser` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    crate::kind_bindings!(
+    kind_bindings!(
         "parser",
         "export_parser_bindings",
         "spinneret_sdk::parser::bindings"

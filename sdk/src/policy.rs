@@ -9,7 +9,7 @@
 /// The generated bindings of the `policy` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    crate::kind_bindings!(
+    kind_bindings!(
         "policy",
         "export_policy_bindings",
         "spinneret_sdk::policy::bindings"

@@ -9,7 +9,7 @@
 /// The generated bindings of the `reporter` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    crate::kind_bindings!(
+    kind_bindings!(
         "reporter",
         "export_reporter_bindings",
         "spinneret_sdk::reporter::bindings"

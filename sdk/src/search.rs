@@ -7,7 +7,7 @@
 /// The generated bindings of the `search-engine` world.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
-    crate::kind_bindings!(
+    kind_bindings!(
         "search-engine",
         "export_search_engine_bindings",
         "spinneret_sdk::search::bindings"

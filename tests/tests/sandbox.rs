@@ -230,3 +230,51 @@ fn a_plugins_key_value_space_lasts_from_run_to_run() {
         std::collections::BTreeMap::from([("runs".to_string(), b"3".to_vec())])
     );
 }
+
+#[test]
+fn a_plugin_fetches_only_granted_hosts_and_only_politely() {
+    let web = TestWeb::start(maintenance_web());
+    let a = |p: &str| web.url("a.example", p);
+    let urls = [
+        a("/about.html"),
+        web.url("b.example", "/page.html"),
+        a("/private/secret.html"),
+        a("/docs/guide.html"),
+    ];
+    let text = format!(
+        "avoid_files = [\"avoid.txt\"]\n\n[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\ndefault_plugins = false\n\n[[plugin]]\nname = \"fetcher\"\nsource = \"{HOSTILE}\"\nhosts = [\"a.example\"]\n[plugin.config]\nbehave = \"fetch\"\nurls = {urls:?}\n"
+    );
+    let setup = Setup::new(&web, &text);
+    std::fs::write(
+        setup.path().join("avoid.txt"),
+        format!("Avoid {} [*]\n", a("/docs/")),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = std::fs::read_to_string(setup.path().join("reports/A/fetch.txt")).unwrap();
+    let expected = format!(
+        "{} -> status 200\n\
+         {} -> error: network access to b.example is not granted to plugin fetcher; list the host in the plugin's `hosts`\n\
+         {} -> error: robots.txt of a.example:{port} disallows {}\n\
+         {} -> error: the avoid-file entry `{}` forbids {}\n",
+        urls[0],
+        urls[1],
+        urls[2],
+        urls[2],
+        urls[3],
+        a("/docs/"),
+        urls[3],
+        port = web.port(),
+    );
+    assert_eq!(got, expected);
+}

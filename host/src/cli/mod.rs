@@ -268,14 +268,9 @@ fn run_crawl(
         .enable_all()
         .build()?;
     // What plugins may fetch through: the crawler's own polite fetcher.
-    let fetch = crate::fetch::Fetcher::new(&config.settings)
-        .ok()
-        .map(|fetcher| crate::plugin::state::HostFetch {
-            fetcher,
-            handle: runtime.handle().clone(),
-            robot_name: config.settings.robot_name(),
-            max_body: config.settings.max_body,
-        });
+    let fetch = crate::plugin::state::HostFetch::new(&config.settings, runtime.handle().clone())
+        .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+        .ok();
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
         config,
         &store,

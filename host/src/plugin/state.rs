@@ -104,7 +104,9 @@ impl OutputDir {
     }
 }
 
-/// The host's polite fetcher, lent to plugins whose grants name hosts.
+/// The host's polite fetcher, lent to plugins whose grants name hosts:
+/// robots.txt, the avoid files and the per-site delay apply to their
+/// requests as to the crawler's.
 #[derive(Clone)]
 pub struct HostFetch {
     /// The fetcher (polite headers, body cap, decompression).
@@ -115,6 +117,52 @@ pub struct HostFetch {
     pub robot_name: String,
     /// The body cap.
     pub max_body: u64,
+    /// The avoid-file entries in force.
+    pub rules: Arc<crate::policy::rules::PrefixRules>,
+    /// The least time between two requests to one site.
+    pub delay: std::time::Duration,
+    /// When each site may be asked next.
+    next: Arc<Mutex<HashMap<String, std::time::Instant>>>,
+}
+
+impl HostFetch {
+    /// The fetcher of a crawl with these settings, on `handle`.
+    pub fn new(
+        settings: &crate::config::Settings,
+        handle: tokio::runtime::Handle,
+    ) -> anyhow::Result<HostFetch> {
+        let mut rules = Vec::new();
+        for f in &settings.avoid_files {
+            rules.extend(crate::policy::rules::read_rules(f)?);
+        }
+        Ok(HostFetch {
+            fetcher: crate::fetch::Fetcher::new(settings)?,
+            handle,
+            robot_name: settings.robot_name(),
+            max_body: settings.max_body,
+            rules: Arc::new(crate::policy::rules::PrefixRules::new(
+                rules,
+                std::time::SystemTime::now(),
+            )),
+            delay: settings.per_site_delay,
+            next: Arc::default(),
+        })
+    }
+
+    /// Wait until `site` may be asked again (the wait counts toward the
+    /// plugin's time per call).
+    fn wait_turn(&self, site: &str) {
+        let now = std::time::Instant::now();
+        let at = {
+            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+            let at = next.get(site).copied().filter(|t| *t > now).unwrap_or(now);
+            next.insert(site.to_string(), at + self.delay);
+            at
+        };
+        if at > now {
+            std::thread::sleep(at - now);
+        }
+    }
 }
 
 /// The state of one plugin instance's store.
@@ -310,6 +358,14 @@ impl http::Host for PluginState {
                 self.name
             )));
         };
+        if let Some(rule) = fetch.rules.lookup(url.as_str())
+            && rule.action == crate::policy::rules::RuleAction::Avoid
+        {
+            return Ok(Err(format!(
+                "the avoid-file entry `{}` forbids {url}",
+                rule.prefix
+            )));
+        }
         let site = crate::urls::site_key(&url);
         if !self.robots.contains_key(&site) {
             let rules = match crate::urls::robots_url(&url) {
@@ -336,6 +392,7 @@ impl http::Host for PluginState {
         if !self.robots[&site].allows(&url) {
             return Ok(Err(format!("robots.txt of {site} disallows {url}")));
         }
+        fetch.wait_turn(&site);
         let req = FetchRequest {
             url,
             method: Method::Get,

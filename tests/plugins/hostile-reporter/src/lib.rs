@@ -3,19 +3,29 @@
 //! `flood` (writes past any output cap), `escape` (tries the file system, the
 //! environment and the network, and writes down what it got), `count`
 //! (behaves: counts its runs in its key-value space and writes the count
-//! to `runs.txt`), `well` (behaves: writes `ok.txt`).
+//! to `runs.txt`), `fetch` (fetches each of its `urls` through the host and
+//! writes what came back to `fetch.txt`), `well` (behaves: writes `ok.txt`).
 
 use spinneret_sdk::reporter::*;
 
 /// The misbehaving reporter.
 pub struct Hostile {
     behave: String,
+    urls: Vec<String>,
 }
 
 impl Reporter for Hostile {
     fn configure(config: serde_json::Value) -> Result<Self, String> {
         let behave = config["behave"].as_str().unwrap_or("well").to_string();
-        Ok(Hostile { behave })
+        let urls = config["urls"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|u| u.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Hostile { behave, urls })
     }
 
     fn begin(&mut self, _run: RunInfo, _task: TaskInfo) -> Result<(), String> {
@@ -60,6 +70,18 @@ impl Reporter for Hostile {
                     "escape.txt",
                     format!("file: {file}\ndir: {dir}\nenv: {env}\nnet: {net}\n").as_bytes(),
                 )
+            }
+            "fetch" => {
+                let mut text = String::new();
+                for url in &self.urls {
+                    let line = match spinneret_sdk::http::get(url) {
+                        Ok(r) => format!("{url} -> status {}", r.status),
+                        Err(e) => format!("{url} -> error: {e}"),
+                    };
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+                out.write("fetch.txt", text.as_bytes())
             }
             "count" => {
                 let runs = spinneret_sdk::kv::get("runs")

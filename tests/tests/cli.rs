@@ -225,3 +225,72 @@ fn check_needs_no_configuration() {
     assert!(ua.starts_with("spinneret/"), "{ua}");
     assert_eq!(spinneret(&["check", "gopher://x/"]).status.code(), Some(2));
 }
+
+#[test]
+fn plugin_subcommands_list_inspect_and_refuse_clearly() {
+    let out = spinneret(&["plugin", "builtins"]);
+    assert_eq!(out.status.code(), Some(0));
+    let listed: Vec<String> = text(&out.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            "builtin:json-report reporter",
+            "builtin:maintenance change-detector",
+            "builtin:momspider-index reporter",
+            "builtin:searxng search-engine",
+            "builtin:sitemap parser",
+            "builtin:soft-404 fetch-hook",
+            "builtin:trap-guard policy",
+        ]
+    );
+
+    let out = spinneret(&["plugin", "inspect", "builtin:momspider-index"]);
+    assert_eq!(out.status.code(), Some(0));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("  world:   reporter\n  api:     0.1.0")
+            && shown.contains(
+                "spinneret:plugin/reporter-api@0.1.0: configure, begin, on-result, on-document, on-finding, finish"
+            ),
+        "{shown}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let not_wasm = dir.path().join("x.wasm");
+    std::fs::write(&not_wasm, "hello").unwrap();
+    let out = spinneret(&["plugin", "inspect", not_wasm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "spinneret: {} is not a WebAssembly component",
+            not_wasm.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = spinneret(&["plugin", "new", "Bad_Name"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "spinneret: `Bad_Name` cannot name a plugin: use lower-case letters, digits and `-`, starting with a letter\n"
+    );
+    let out = spinneret(&[
+        "plugin",
+        "new",
+        "ok",
+        "--kind",
+        "notifier",
+        "--dir",
+        dir.path().join("ok").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown plugin kind `notifier`"));
+    assert!(
+        !dir.path().join("ok").exists(),
+        "nothing is written for a refused kind"
+    );
+}

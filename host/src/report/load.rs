@@ -1,6 +1,6 @@
-//! Loading the plugins a run uses: each `[[plugin]]` source read and
-//! compiled once, its world checked, and its key-value space read from the
-//! store.
+//! Loading the plugins the report stage uses: each `[[plugin]]` source
+//! compiled once per process (the engine keeps it), its world checked, and
+//! linked with its key-value space, which every worker of the stage shares.
 
 use crate::config::PluginConfig;
 use crate::plugin::detector::DetectorPlugin;
@@ -24,42 +24,71 @@ pub enum Loaded {
     CrawlHook,
 }
 
-/// The plugins of one run, each loaded once, by `[[plugin]]` name.
+/// The key-value spaces of a run's plugins, by `[[plugin]]` name.
+pub type KvSpaces = HashMap<String, KvSpace>;
+
+/// Read the key-value space of every plugin `names` from the store.
+pub fn load_kv<'a>(
+    store: &Store,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<KvSpaces, crate::store::StoreError> {
+    let mut spaces = KvSpaces::new();
+    for name in names {
+        if !spaces.contains_key(name) {
+            spaces.insert(name.to_string(), KvSpace::with(store.load_kv(name)?));
+        }
+    }
+    Ok(spaces)
+}
+
+/// Store every key-value space a plugin changed.
+pub fn save_kv(store: &Store, spaces: &KvSpaces) -> Vec<PluginFailure> {
+    let mut failures = Vec::new();
+    for (name, kv) in spaces {
+        if let Some(entries) = kv.changed()
+            && let Err(e) = store.save_kv(name, &entries)
+        {
+            failures.push(PluginFailure {
+                plugin: name.clone(),
+                call: "kv".into(),
+                reason: format!("its key-value space could not be stored: {e}"),
+            });
+        }
+    }
+    failures
+}
+
+/// One worker's plugins, each loaded on first use, by `[[plugin]]` name.
 pub struct Plugins {
     engine: Arc<PluginEngine>,
     fetch: Option<HostFetch>,
+    kv: Arc<KvSpaces>,
     loaded: HashMap<String, Result<Loaded, PluginFailure>>,
-    kv: Vec<(String, KvSpace)>,
 }
 
 impl Plugins {
     /// No plugins loaded yet.
-    pub fn new(fetch: Option<HostFetch>) -> anyhow::Result<Plugins> {
-        Ok(Plugins {
-            engine: Arc::new(PluginEngine::new()?),
+    pub fn new(engine: Arc<PluginEngine>, fetch: Option<HostFetch>, kv: Arc<KvSpaces>) -> Plugins {
+        Plugins {
+            engine,
             fetch,
+            kv,
             loaded: HashMap::new(),
-            kv: Vec::new(),
-        })
+        }
     }
 
     /// The plugin configured as `p`, loaded on first use.
-    pub fn get(&mut self, p: &PluginConfig, store: &Store) -> &mut Result<Loaded, PluginFailure> {
+    pub fn get(&mut self, p: &PluginConfig) -> &mut Result<Loaded, PluginFailure> {
         if !self.loaded.contains_key(&p.name) {
-            let loaded = self.load(p, store);
+            let loaded = self.load(p);
             self.loaded.insert(p.name.clone(), loaded);
         }
         self.loaded.get_mut(&p.name).expect("inserted above")
     }
 
-    fn load(&mut self, p: &PluginConfig, store: &Store) -> Result<Loaded, PluginFailure> {
-        let kv = KvSpace::with(store.load_kv(&p.name).map_err(|e| PluginFailure {
-            plugin: p.name.clone(),
-            call: "load".into(),
-            reason: format!("cannot read its key-value space: {e}"),
-        })?);
-        let prepared = prepare(&self.engine, p, kv.clone(), self.fetch.clone())?;
-        self.kv.push((p.name.clone(), kv));
+    fn load(&mut self, p: &PluginConfig) -> Result<Loaded, PluginFailure> {
+        let kv = self.kv.get(&p.name).cloned().unwrap_or_default();
+        let prepared = prepare(&self.engine, p, kv, self.fetch.clone())?;
         let Prepared {
             component,
             identity,
@@ -86,22 +115,5 @@ impl Plugins {
                 ),
             }),
         }
-    }
-
-    /// Store every key-value space a plugin changed.
-    pub fn save_kv(&self, store: &Store) -> Vec<PluginFailure> {
-        let mut failures = Vec::new();
-        for (name, kv) in &self.kv {
-            if let Some(entries) = kv.changed()
-                && let Err(e) = store.save_kv(name, &entries)
-            {
-                failures.push(PluginFailure {
-                    plugin: name.clone(),
-                    call: "kv".into(),
-                    reason: format!("its key-value space could not be stored: {e}"),
-                });
-            }
-        }
-        failures
     }
 }

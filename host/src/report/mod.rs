@@ -1,22 +1,27 @@
 //! The report stage, after a crawl: for each task, the change detectors
 //! compare this run with the previous one and produce findings, then the
 //! reporters are told the task's results, documents and findings and write
-//! into the task's output directory. Plugins run here, off the crawl's
-//! async reactor; a plugin that fails is recorded as a finding and
-//! everything else goes on. Findings and the plugins' key-value spaces are
-//! stored last.
+//! into the task's output directory.
+//!
+//! The main thread reads each task's view of the run from the store and
+//! hands it to a pool of workers (one per core), each with its own plugin
+//! instances; plugins never run on the crawl's async reactor. A plugin that
+//! fails is recorded as a finding and everything else goes on. Findings and
+//! the plugins' key-value spaces are stored last.
 
 pub mod detect;
 pub mod load;
 pub mod task;
 
-use crate::config::Config;
+use crate::config::{Config, TaskConfig};
 use crate::plugin::bindings::host::types as wit;
+use crate::plugin::engine::PluginEngine;
 use crate::plugin::reporter::TaskReport;
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::HostFetch;
 use crate::store::{FindingRow, Store};
 use load::{Loaded, Plugins};
+use std::sync::{Arc, Mutex, mpsc};
 
 /// What the report stage did.
 #[derive(Debug, Default)]
@@ -37,10 +42,110 @@ fn severity_name(s: wit::Severity) -> &'static str {
     }
 }
 
+/// One task's work for a worker.
+struct Job<'c> {
+    order: usize,
+    task_id: i64,
+    task: &'c TaskConfig,
+    data: task::TaskData,
+    findings: Vec<wit::Finding>,
+}
+
+/// What a worker did for a task.
+struct Done {
+    order: usize,
+    task_id: i64,
+    task: String,
+    findings: Vec<wit::Finding>,
+    written: Vec<String>,
+    failures: Vec<PluginFailure>,
+}
+
+/// Run a task's detectors, then its reporters.
+fn run_task(config: &Config, plugins: &mut Plugins, run: &wit::RunInfo, job: Job<'_>) -> Done {
+    let Job {
+        order,
+        task_id,
+        task,
+        data,
+        mut findings,
+    } = job;
+    let configured = config.plugins_for(task);
+    let mut failures = Vec::new();
+    // Detectors first: reporters are told their findings.
+    for p in &configured {
+        match plugins.get(p) {
+            Ok(Loaded::Detector(d)) => {
+                let started = std::time::Instant::now();
+                let outcome = detect::detect(run.started_at, &data, d, &mut findings);
+                tracing::info!(
+                    "{}: {} compared {} URLs in {:.2?}",
+                    task.name,
+                    p.name,
+                    data.results.len(),
+                    started.elapsed()
+                );
+                if let Err(f) = outcome {
+                    findings.push(detect::failure_finding(&f, &data.info.top));
+                    failures.push(f);
+                }
+            }
+            Ok(Loaded::Reporter(_) | Loaded::CrawlHook) => {}
+            Err(f) => {
+                findings.push(detect::failure_finding(f, &data.info.top));
+                failures.push(f.clone());
+            }
+        }
+    }
+    let report = TaskReport {
+        run: run.clone(),
+        task: data.info.clone(),
+        results: &data.results,
+        documents: &data.documents,
+        findings: &findings,
+    };
+    let mut written = Vec::new();
+    let mut reporter_failures = Vec::new();
+    for p in &configured {
+        let Ok(Loaded::Reporter(reporter)) = plugins.get(p) else {
+            continue;
+        };
+        let started = std::time::Instant::now();
+        match reporter.report(&report, task.output.clone()) {
+            Ok(()) => {
+                tracing::info!(
+                    "{}: {} wrote its report to {} in {:.2?}",
+                    task.name,
+                    p.name,
+                    task.output.display(),
+                    started.elapsed()
+                );
+                written.push(p.name.clone());
+            }
+            Err(f) => reporter_failures.push(f),
+        }
+    }
+    for f in reporter_failures {
+        findings.push(detect::failure_finding(&f, &data.info.top));
+        failures.push(f);
+    }
+    for f in &failures {
+        tracing::error!("{}: {f}", task.name);
+    }
+    Done {
+        order,
+        task_id,
+        task: task.name.clone(),
+        findings,
+        written,
+        failures,
+    }
+}
+
 /// Run the detectors and reporters of every task of `run`. `crawl_failures`
-/// are the crawl's plugin failures (fetch hooks, parsers) against the URLs
-/// they happened for: each becomes a finding of every task that reached
-/// the URL.
+/// are the crawl's plugin failures (fetch hooks, parsers, policies) against
+/// the URLs they happened for: each becomes a finding of every task that
+/// reached the URL.
 pub fn run_reporters(
     config: &Config,
     store: &Store,
@@ -48,9 +153,25 @@ pub fn run_reporters(
     fetch: Option<HostFetch>,
     crawl_failures: &[(String, PluginFailure)],
 ) -> anyhow::Result<ReportSummary> {
-    let mut summary = ReportSummary::default();
-    let mut plugins = Plugins::new(fetch)?;
-    let mut to_store: Vec<(i64, String, Vec<wit::Finding>)> = Vec::new();
+    let names: Vec<String> = config
+        .tasks
+        .iter()
+        .flat_map(|t| config.plugins_for(t))
+        .map(|p| p.name)
+        .collect();
+    if names.is_empty() {
+        return Ok(ReportSummary::default());
+    }
+    let kv = Arc::new(load::load_kv(store, names.iter().map(String::as_str))?);
+    let engine = Arc::new(PluginEngine::new()?);
+    // One worker per core unless SPINNERET_REPORT_WORKERS says otherwise.
+    let workers = std::env::var("SPINNERET_REPORT_WORKERS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(config.tasks.len())
+        .max(1);
+    let mut done: Vec<Done> = Vec::new();
     {
         let _snapshot = store.read_snapshot()?;
         let tasks = store.run_tasks(run)?;
@@ -62,99 +183,86 @@ pub fn run_reporters(
             host_version: env!("CARGO_PKG_VERSION").to_string(),
             options: info.options.unwrap_or_else(|| "{}".into()),
         };
-        for task in &config.tasks {
-            let Some(row) = tasks.iter().find(|t| t.name == task.name) else {
-                continue;
-            };
-            let configured = config.plugins_for(task);
-            if configured.is_empty() {
-                continue;
-            }
-            let started = std::time::Instant::now();
-            let data = task::load(store, run, row.id, task)?;
-            tracing::debug!(
-                "{}: {} results and {} documents read in {:.2?}",
-                task.name,
-                data.results.len(),
-                data.documents.len(),
-                started.elapsed()
-            );
-            let mut findings: Vec<wit::Finding> = Vec::new();
-            for (url, f) in crawl_failures {
-                if data.results.iter().any(|(r, _)| &r.url == url) {
-                    findings.push(detect::failure_finding(f, url));
-                }
-            }
-            let failed = |summary: &mut ReportSummary, f: PluginFailure| {
-                tracing::error!("{}: {f}", task.name);
-                summary.failures.push((task.name.clone(), f));
-            };
-            // Detectors first: reporters are told their findings.
-            for p in &configured {
-                match plugins.get(p, store) {
-                    Ok(Loaded::Detector(d)) => {
-                        let started = std::time::Instant::now();
-                        let outcome =
-                            detect::detect(store, run, info.started_at, &data, d, &mut findings)?;
-                        tracing::info!(
-                            "{}: {} compared {} URLs in {:.2?}",
-                            task.name,
-                            p.name,
-                            data.results.len(),
-                            started.elapsed()
-                        );
-                        if let Err(f) = outcome {
-                            findings.push(detect::failure_finding(&f, &data.info.top));
-                            failed(&mut summary, f);
+        let (job_tx, job_rx) = mpsc::sync_channel::<Job<'_>>(0);
+        let job_rx = Mutex::new(job_rx);
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        std::thread::scope(|scope| -> anyhow::Result<()> {
+            // Owned here, so that leaving early (a store error) closes the
+            // queue and the workers finish instead of waiting for jobs.
+            let job_tx = job_tx;
+            for w in 0..workers {
+                let (job_rx, done_tx) = (&job_rx, done_tx.clone());
+                let (engine, fetch, kv, run_info) =
+                    (engine.clone(), fetch.clone(), kv.clone(), &run_info);
+                std::thread::Builder::new()
+                    .name(format!("report-{w}"))
+                    .spawn_scoped(scope, move || {
+                        let mut plugins = Plugins::new(engine, fetch, kv);
+                        loop {
+                            let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                            let Ok(job) = job else { break };
+                            if done_tx
+                                .send(run_task(config, &mut plugins, run_info, job))
+                                .is_err()
+                            {
+                                break;
+                            }
                         }
-                    }
-                    Ok(Loaded::Reporter(_) | Loaded::CrawlHook) => {}
-                    Err(f) => {
-                        findings.push(detect::failure_finding(f, &data.info.top));
-                        failed(&mut summary, f.clone());
-                    }
-                }
+                    })?;
             }
-            let report = TaskReport {
-                run: run_info.clone(),
-                task: data.info.clone(),
-                results: &data.results,
-                documents: &data.documents,
-                findings: &findings,
-            };
-            let mut reporter_failures = Vec::new();
-            for p in &configured {
-                let Ok(Loaded::Reporter(reporter)) = plugins.get(p, store) else {
+            drop(done_tx);
+            for (order, task) in config.tasks.iter().enumerate() {
+                let Some(row) = tasks.iter().find(|t| t.name == task.name) else {
                     continue;
                 };
+                if config.plugins_for(task).is_empty() {
+                    continue;
+                }
                 let started = std::time::Instant::now();
-                match reporter.report(&report, task.output.clone()) {
-                    Ok(()) => {
-                        tracing::info!(
-                            "{}: {} wrote its report to {} in {:.2?}",
-                            task.name,
-                            p.name,
-                            task.output.display(),
-                            started.elapsed()
-                        );
-                        summary.written.push((task.name.clone(), p.name.clone()));
-                    }
-                    Err(f) => reporter_failures.push(f),
+                let data = task::load(store, run, row.id, task)?;
+                tracing::debug!(
+                    "{}: {} results and {} documents read in {:.2?}",
+                    task.name,
+                    data.results.len(),
+                    data.documents.len(),
+                    started.elapsed()
+                );
+                let findings = crawl_failures
+                    .iter()
+                    .filter(|(url, _)| data.results.iter().any(|(r, _)| &r.url == url))
+                    .map(|(url, f)| detect::failure_finding(f, url))
+                    .collect();
+                let job = Job {
+                    order,
+                    task_id: row.id,
+                    task,
+                    data,
+                    findings,
+                };
+                if job_tx.send(job).is_err() {
+                    break;
                 }
             }
-            for f in reporter_failures {
-                findings.push(detect::failure_finding(&f, &data.info.top));
-                failed(&mut summary, f);
-            }
-            summary.findings.push((task.name.clone(), findings.len()));
-            to_store.push((row.id, task.name.clone(), findings));
-        }
+            drop(job_tx);
+            done.extend(done_rx.iter());
+            Ok(())
+        })?;
     }
-    for (task_id, task, findings) in to_store {
-        let rows: Vec<FindingRow> = findings
+    done.sort_by_key(|d| d.order);
+    let mut summary = ReportSummary::default();
+    for d in done {
+        summary
+            .written
+            .extend(d.written.into_iter().map(|p| (d.task.clone(), p)));
+        summary
+            .failures
+            .extend(d.failures.into_iter().map(|f| (d.task.clone(), f)));
+        summary.findings.push((d.task.clone(), d.findings.len()));
+        let rows: Vec<FindingRow> = d
+            .findings
             .into_iter()
             .map(|f| FindingRow {
-                task: task.clone(),
+                task: d.task.clone(),
                 kind: f.kind,
                 url: f.url,
                 referrer: f.referrer,
@@ -163,9 +271,9 @@ pub fn run_reporters(
                 source: f.source,
             })
             .collect();
-        store.save_findings(run, task_id, &rows)?;
+        store.save_findings(run, d.task_id, &rows)?;
     }
-    for f in plugins.save_kv(store) {
+    for f in load::save_kv(store, &kv) {
         tracing::error!("{f}");
         summary.failures.push((String::new(), f));
     }

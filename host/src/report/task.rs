@@ -15,6 +15,8 @@ pub struct TaskData {
     pub results: Vec<(CheckResult, Option<String>)>,
     /// The task's documents, in URL order.
     pub documents: Vec<wit::Document>,
+    /// What the run before saw of each URL of `results` (same order).
+    pub previous: Vec<Option<CheckResult>>,
 }
 
 /// Read what task `task_id` of `run` reached.
@@ -51,9 +53,14 @@ pub fn load(
             references,
         });
     }
+    let previous = results
+        .iter()
+        .map(|(r, _)| store.previous_result(&r.url, run))
+        .collect::<Result<_, _>>()?;
     Ok(TaskData {
         info: task_info(task),
         results,
         documents,
+        previous,
     })
 }

@@ -30,7 +30,8 @@ pub const EXIT_PLUGIN: u8 = 3;
 /// It walks the webs you maintain (by site, by directory tree or by owner),
 /// tests every link once per run with HEAD for leaves and GET for documents,
 /// honours robots.txt, and records what is broken, moved, recently changed or
-/// expiring in an embedded store.
+/// expiring in an embedded store. After each crawl its plugins write each
+/// task's reports, the MOMspider maintenance index among them.
 #[derive(Parser, Debug)]
 #[command(
     name = "spinneret",
@@ -39,7 +40,7 @@ pub const EXIT_PLUGIN: u8 = 3;
     max_term_width = 100
 )]
 #[command(
-    after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors.\n\
+    after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors, 3 when a plugin failed and --strict-plugins was given.\n\
 Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json\n  spinneret plugin new link-count --kind reporter"
 )]
 pub struct Cli {

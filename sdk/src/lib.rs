@@ -63,6 +63,7 @@ pub mod html;
 pub mod http;
 pub mod kv;
 pub mod log;
+pub mod names;
 #[cfg(feature = "parser")]
 pub mod parser;
 #[cfg(feature = "policy")]
@@ -71,6 +72,7 @@ pub mod policy;
 pub mod reporter;
 #[cfg(feature = "search-engine")]
 pub mod search;
+pub mod settings;
 pub mod testing;
 pub mod urls;
 

@@ -15,6 +15,7 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
+use spinneret_sdk::names;
 use spinneret_sdk::reporter::*;
 use std::collections::BTreeMap;
 
@@ -31,42 +32,12 @@ pub struct JsonReport {
     by_category: BTreeMap<&'static str, u64>,
 }
 
-fn category_name(c: Category) -> &'static str {
-    match c {
-        Category::Ok => "ok",
-        Category::Moved => "moved",
-        Category::Broken => "broken",
-        Category::Blocked => "blocked",
-        Category::Avoided => "avoided",
-        Category::NotChecked => "not_checked",
-    }
-}
-
 fn role_name(r: Role) -> &'static str {
     match r {
         Role::Document => "document",
         Role::Leaf => "leaf",
         Role::Avoided => "avoided",
         Role::NotChecked => "not_checked",
-    }
-}
-
-fn kind_name(k: RefKind) -> &'static str {
-    match k {
-        RefKind::Anchor => "anchor",
-        RefKind::Area => "area",
-        RefKind::Image => "image",
-        RefKind::Frame => "frame",
-        RefKind::Iframe => "iframe",
-        RefKind::Stylesheet => "stylesheet",
-        RefKind::Icon => "icon",
-        RefKind::Alternate => "alternate",
-        RefKind::Link => "link",
-        RefKind::Script => "script",
-        RefKind::Object => "object",
-        RefKind::Embed => "embed",
-        RefKind::Form => "form",
-        RefKind::Refresh => "refresh",
     }
 }
 
@@ -134,14 +105,6 @@ struct FindingLine<'a> {
     source: &'a str,
 }
 
-fn severity_name(s: Severity) -> &'static str {
-    match s {
-        Severity::Info => "info",
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-    }
-}
-
 impl Reporter for JsonReport {
     fn configure(config: Value) -> Result<Self, String> {
         let file = match config.get("file") {
@@ -153,13 +116,7 @@ impl Reporter for JsonReport {
                 ));
             }
         };
-        if let Some(obj) = config.as_object()
-            && let Some(k) = obj.keys().find(|k| k.as_str() != "file")
-        {
-            return Err(format!(
-                "json-report: unknown setting `{k}`; the only setting is `file`"
-            ));
-        }
+        spinneret_sdk::settings::check_keys("json-report", &config, &["file"])?;
         Ok(JsonReport {
             file,
             header: None,
@@ -195,13 +152,13 @@ impl Reporter for JsonReport {
     fn on_result(&mut self, r: CheckResult, role: Role) {
         *self
             .by_category
-            .entry(category_name(r.category))
+            .entry(names::category(r.category))
             .or_insert(0) += 1;
         let line = UrlLine {
             ty: "url",
             url: &r.url,
             role: role_name(role),
-            category: category_name(r.category),
+            category: names::category(r.category),
             method: r.method.as_deref(),
             status: r.status,
             error: r.error.as_deref(),
@@ -237,7 +194,7 @@ impl Reporter for JsonReport {
                 .iter()
                 .map(|r| ReferenceLine {
                     target: &r.target,
-                    kind: kind_name(r.kind),
+                    kind: names::ref_kind(r.kind),
                     text: &r.anchor_text,
                 })
                 .collect(),
@@ -252,7 +209,7 @@ impl Reporter for JsonReport {
             url: &f.url,
             referrer: f.referrer.as_deref(),
             message: &f.message,
-            severity: severity_name(f.severity),
+            severity: names::severity(f.severity),
             source: &f.source,
         }));
     }

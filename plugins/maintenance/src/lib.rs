@@ -162,14 +162,10 @@ impl Maintenance {
 impl Detector for Maintenance {
     fn configure(config: Value) -> Result<Self, String> {
         let mut on = [true; 5];
+        spinneret_sdk::settings::check_keys("maintenance", &config, &KINDS)?;
         if let Some(obj) = config.as_object() {
             for (k, v) in obj {
-                let Some(i) = KINDS.iter().position(|n| n == k) else {
-                    return Err(format!(
-                        "maintenance: unknown setting `{k}`; the settings are {}",
-                        KINDS.join(", ")
-                    ));
-                };
+                let i = KINDS.iter().position(|n| n == k).expect("checked above");
                 on[i] = v
                     .as_bool()
                     .ok_or_else(|| format!("maintenance: `{k}` must be true or false, not {v}"))?;

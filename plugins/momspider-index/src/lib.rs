@@ -47,15 +47,9 @@ pub struct MomspiderIndex {
     findings: Vec<Finding>,
 }
 
-fn category_name(c: Category) -> &'static str {
-    match c {
-        Category::Ok => "ok",
-        Category::Moved => "moved",
-        Category::Broken => "broken",
-        Category::Blocked => "blocked",
-        Category::Avoided => "avoided",
-        Category::NotChecked => "not checked",
-    }
+/// A category as the index shows it (`not checked`).
+fn category_name(c: Category) -> String {
+    spinneret_sdk::names::category(c).replace('_', " ")
 }
 
 /// The seed's reference type: get, query, img, ftp, mailto, …
@@ -108,7 +102,7 @@ impl MomspiderIndex {
             return ("unknown".into(), "not checked in this run".into());
         };
         let class = category_name(r.category).replace(' ', "-");
-        let mut text = category_name(r.category).to_string();
+        let mut text = category_name(r.category);
         if let Some(s) = r.status {
             let _ = write!(text, " {s}");
         }
@@ -212,7 +206,9 @@ impl MomspiderIndex {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         let mut leaves = 0;
         for (r, role) in self.results.values() {
-            *counts.entry(category_name(r.category)).or_default() += 1;
+            *counts
+                .entry(spinneret_sdk::names::category(r.category))
+                .or_default() += 1;
             if *role == Role::Leaf {
                 leaves += 1;
             }
@@ -224,12 +220,12 @@ impl MomspiderIndex {
             self.results.len(),
             self.documents.len()
         );
-        for c in ["ok", "moved", "broken", "blocked", "avoided", "not checked"] {
+        for c in ["ok", "moved", "broken", "blocked", "avoided", "not_checked"] {
             let _ = writeln!(
                 h,
                 "<tr class=\"{}\"><th>{}</th><td>{}</td></tr>",
-                c.replace(' ', "-"),
-                capitalise(c),
+                c.replace('_', "-"),
+                capitalise(&c.replace('_', " ")),
                 counts.get(c).copied().unwrap_or(0)
             );
         }
@@ -424,15 +420,11 @@ article.document { border-top: 2px solid #888; margin-top: 1.5rem; }
 
 impl Reporter for MomspiderIndex {
     fn configure(config: Value) -> Result<Self, String> {
-        if let Some(obj) = config.as_object()
-            && let Some(k) = obj
-                .keys()
-                .find(|k| !matches!(k.as_str(), "file" | "prior" | "title"))
-        {
-            return Err(format!(
-                "momspider-index: unknown setting `{k}`; the settings are file, prior, title"
-            ));
-        }
+        spinneret_sdk::settings::check_keys(
+            "momspider-index",
+            &config,
+            &["file", "prior", "title"],
+        )?;
         let file = setting(&config, "file")?.unwrap_or_else(|| "index.html".into());
         let prior = setting(&config, "prior")?.unwrap_or_else(|| match file.rsplit_once('.') {
             Some((stem, ext)) => format!("{stem}.prior.{ext}"),

@@ -49,14 +49,7 @@ fn text(config: &Value, key: &str) -> Result<Option<String>, String> {
 impl SearchEngine for Searxng {
     fn configure(config: Value) -> Result<Self, String> {
         const KEYS: [&str; 4] = ["base", "categories", "engines", "safesearch"];
-        if let Some(obj) = config.as_object()
-            && let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str()))
-        {
-            return Err(format!(
-                "searxng: unknown setting `{k}`; the settings are {}",
-                KEYS.join(", ")
-            ));
-        }
+        spinneret_sdk::settings::check_keys("searxng", &config, &KEYS)?;
         let base = text(&config, "base")?.ok_or(
             "searxng: set `base` to the SearXNG instance's URL, e.g. https://searx.example/",
         )?;

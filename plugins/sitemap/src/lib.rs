@@ -96,13 +96,7 @@ impl Sitemap {
 
 impl Parser for Sitemap {
     fn configure(config: Value) -> Result<Self, String> {
-        if let Some(obj) = config.as_object()
-            && let Some(k) = obj.keys().find(|k| k.as_str() != "paths")
-        {
-            return Err(format!(
-                "sitemap: unknown setting `{k}`; the only setting is `paths`"
-            ));
-        }
+        spinneret_sdk::settings::check_keys("sitemap", &config, &["paths"])?;
         let paths = match config.get("paths") {
             None => None,
             Some(Value::Array(a)) => Some(

@@ -61,13 +61,7 @@ impl Soft404 {
 
 impl FetchHook for Soft404 {
     fn configure(config: Value) -> Result<Self, String> {
-        if let Some(obj) = config.as_object()
-            && let Some(k) = obj.keys().find(|k| k.as_str() != "phrases")
-        {
-            return Err(format!(
-                "soft-404: unknown setting `{k}`; the only setting is `phrases`"
-            ));
-        }
+        spinneret_sdk::settings::check_keys("soft-404", &config, &["phrases"])?;
         let phrases = match config.get("phrases") {
             None => DEFAULT_PHRASES.iter().map(|s| s.to_string()).collect(),
             Some(Value::Array(a)) if !a.is_empty() => a

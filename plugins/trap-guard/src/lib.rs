@@ -40,14 +40,7 @@ fn number(config: &Value, key: &str) -> Result<Option<u64>, String> {
 impl Policy for TrapGuard {
     fn configure(config: Value) -> Result<Self, String> {
         const KEYS: [&str; 4] = ["max_depth", "max_repeats", "max_query_params", "avoid"];
-        if let Some(obj) = config.as_object()
-            && let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str()))
-        {
-            return Err(format!(
-                "trap-guard: unknown setting `{k}`; the settings are {}",
-                KEYS.join(", ")
-            ));
-        }
+        spinneret_sdk::settings::check_keys("trap-guard", &config, &KEYS)?;
         let avoid = match config.get("avoid") {
             None => Vec::new(),
             Some(Value::Array(a)) => a

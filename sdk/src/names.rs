@@ -1,0 +1,45 @@
+//! The stable names of the WIT enums, as reports and configurations write
+//! them (`not_checked`, `anchor`, `warning`, …).
+
+use crate::types::{Category, RefKind, Severity};
+
+/// `ok`, `moved`, `broken`, `blocked`, `avoided` or `not_checked`.
+pub fn category(c: Category) -> &'static str {
+    match c {
+        Category::Ok => "ok",
+        Category::Moved => "moved",
+        Category::Broken => "broken",
+        Category::Blocked => "blocked",
+        Category::Avoided => "avoided",
+        Category::NotChecked => "not_checked",
+    }
+}
+
+/// `anchor`, `image`, `stylesheet`, … (the WIT case names).
+pub fn ref_kind(k: RefKind) -> &'static str {
+    match k {
+        RefKind::Anchor => "anchor",
+        RefKind::Area => "area",
+        RefKind::Image => "image",
+        RefKind::Frame => "frame",
+        RefKind::Iframe => "iframe",
+        RefKind::Stylesheet => "stylesheet",
+        RefKind::Icon => "icon",
+        RefKind::Alternate => "alternate",
+        RefKind::Link => "link",
+        RefKind::Script => "script",
+        RefKind::Object => "object",
+        RefKind::Embed => "embed",
+        RefKind::Form => "form",
+        RefKind::Refresh => "refresh",
+    }
+}
+
+/// `info`, `warning` or `error`.
+pub fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}

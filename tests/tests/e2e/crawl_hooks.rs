@@ -2,19 +2,15 @@
 //! reclassifies responses, and a parser (the built-in `sitemap`) turns a
 //! resource the host does not parse into references the crawl follows.
 
+use crate::common;
 use spinneret::model::Category;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Route, Site, TestWeb, Web};
-use std::process::Command;
 
 fn crawl(setup: &Setup) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
-        .args(["-q", "crawl"])
-        .arg(&setup.config_path)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let out = common::crawl(setup, &[]);
+    let stderr = common::text(&out.stderr);
     assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
     stderr
 }

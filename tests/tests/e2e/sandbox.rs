@@ -4,6 +4,7 @@
 //! and a component built against another API version is refused before it
 //! runs. Other plugins and the crawl's results are untouched.
 
+use crate::common;
 use spinneret::model::{Category, CheckResult};
 use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret::plugin::engine::PluginEngine;
@@ -14,7 +15,6 @@ use spinneret::plugin::state::{Grants, KvSpace};
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::TestWeb;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -153,12 +153,8 @@ fn a_failing_plugin_leaves_the_crawl_and_other_reports_intact() {
     );
     let setup = Setup::new(&web, &text);
     let run = |strict: bool| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"));
-        cmd.args(["-q", "crawl"]).arg(&setup.config_path);
-        if strict {
-            cmd.arg("--strict-plugins");
-        }
-        cmd.output().unwrap()
+        let extra: &[&str] = if strict { &["--strict-plugins"] } else { &[] };
+        common::crawl(&setup, extra)
     };
     let out = run(false);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -211,17 +207,7 @@ fn a_plugins_key_value_space_lasts_from_run_to_run() {
     );
     let setup = Setup::new(&web, &text);
     for expected in ["1", "2", "3"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
-            .args(["-q", "crawl"])
-            .arg(&setup.config_path)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::expect_exit(&common::crawl(&setup, &[]), 1);
         let runs = std::fs::read_to_string(setup.path().join("reports/A/runs.txt")).unwrap();
         assert_eq!(runs, expected);
     }
@@ -250,17 +236,7 @@ fn a_plugin_fetches_only_granted_hosts_and_only_politely() {
         format!("Avoid {} [*]\n", a("/docs/")),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
-        .args(["-q", "crawl"])
-        .arg(&setup.config_path)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::expect_exit(&common::crawl(&setup, &[]), 1);
     let got = std::fs::read_to_string(setup.path().join("reports/A/fetch.txt")).unwrap();
     let expected = format!(
         "{} -> status 200\n\

@@ -1,13 +1,13 @@
 //! Nothing checked is lost: a crawl stopped by Ctrl-C or killed outright is
 //! continued with `--resume`, without asking again for what it had stored.
 
+use crate::common;
 use spinneret::crawl::CrawlOptions;
 use spinneret::model::Category;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::{Setup, run_crawl_until};
 use spinneret_tests::server::{Route, Site, TestWeb, Web};
 use std::collections::HashMap;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 const PAGES: usize = 40;
@@ -97,8 +97,7 @@ fn stopped_crawl_resumes_where_it_stopped() {
 fn killed_crawl_loses_nothing_it_had_stored() {
     let web = TestWeb::start(slow_web());
     let setup = Setup::new(&web, TASK);
-    let bin = env!("CARGO_BIN_EXE_spinneret-e2e");
-    let mut child = Command::new(bin)
+    let mut child = common::command()
         .args(["-q", "crawl"])
         .arg(&setup.config_path)
         .spawn()
@@ -123,7 +122,7 @@ fn killed_crawl_loses_nothing_it_had_stored() {
     let kept: Vec<String> = setup.results().keys().cloned().collect();
     let killed_at = Instant::now();
 
-    let status = Command::new(bin)
+    let status = common::command()
         .args(["-q", "crawl", "--resume"])
         .arg(&setup.config_path)
         .status()
@@ -160,8 +159,7 @@ fn killed_crawl_loses_nothing_it_had_stored() {
 fn sigterm_stops_cleanly_and_says_how_to_resume() {
     let web = TestWeb::start(slow_web());
     let setup = Setup::new(&web, TASK);
-    let bin = env!("CARGO_BIN_EXE_spinneret-e2e");
-    let child = Command::new(bin)
+    let child = common::command()
         .arg("crawl")
         .arg(&setup.config_path)
         .stdout(std::process::Stdio::piped())

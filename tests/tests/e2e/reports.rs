@@ -4,28 +4,18 @@
 //! parsed as HTML, with exact rows, jumps and changes; the JSON lines; the
 //! stored findings; and the prior version on the second run.
 
+use crate::common;
 use scraper::{ElementRef, Html, Selector};
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::TestWeb;
 use std::collections::BTreeMap;
-use std::process::Command;
 
 const TASK: &str =
     "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
 
 fn crawl(setup: &Setup) {
-    let out = Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
-        .args(["-q", "crawl"])
-        .arg(&setup.config_path)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::expect_exit(&common::crawl(setup, &[]), 1);
 }
 
 fn sel(s: &str) -> Selector {

@@ -1,21 +1,10 @@
 //! The command line as a user runs it: exit codes, located configuration
 //! errors, the summary, `results` as a table and as JSON Lines, `check`.
 
+use crate::common::{spinneret, text};
 use spinneret_tests::fixtures::{maintenance_web, page};
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Site, TestWeb, Web};
-use std::process::{Command, Output};
-
-fn spinneret(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
-        .args(args)
-        .output()
-        .expect("run spinneret")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 const TASK: &str =
     "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";

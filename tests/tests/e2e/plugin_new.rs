@@ -8,12 +8,7 @@ use spinneret_tests::server::TestWeb;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn spinneret(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::common::spinneret;
 
 /// Cargo, with a target directory shared by these tests (so the SDK's
 /// dependencies compile once).

@@ -1,0 +1,38 @@
+//! What every end-to-end test needs: the spinneret binary built for the
+//! tests, run the way a user runs it.
+
+use spinneret_tests::harness::Setup;
+use std::process::{Command, Output};
+
+/// A command for the spinneret binary built for these tests.
+pub fn command() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
+}
+
+/// Runs spinneret with `args` and waits for it.
+pub fn spinneret(args: &[&str]) -> Output {
+    command().args(args).output().expect("run spinneret")
+}
+
+/// `spinneret -q crawl CONFIG EXTRA...` on a test setup.
+pub fn crawl(setup: &Setup, extra: &[&str]) -> Output {
+    command()
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .args(extra)
+        .output()
+        .expect("run spinneret crawl")
+}
+
+/// Asserts the exit status (showing stderr when it differs) and returns
+/// stderr.
+pub fn expect_exit(out: &Output, code: i32) -> String {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    stderr
+}
+
+/// Bytes as text, lossily.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

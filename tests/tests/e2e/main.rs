@@ -1,0 +1,15 @@
+//! The end-to-end tests: spinneret run against the loopback test web, one
+//! module per area. One test binary (rather than one per file) so the host
+//! is linked once.
+
+mod common;
+
+mod cli;
+mod crawl_hooks;
+mod fetch_behaviour;
+mod maintenance;
+mod plugin_new;
+mod reports;
+mod resume;
+mod robots;
+mod sandbox;

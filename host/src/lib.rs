@@ -21,6 +21,7 @@ pub mod config;
 pub mod crawl;
 pub mod fetch;
 pub mod model;
+pub mod notify;
 pub mod parse;
 pub mod plugin;
 pub mod policy;

@@ -72,11 +72,26 @@ enum Command {
     /// Write and examine plugins: `new`, `inspect`, `builtins`.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
+    /// Write a MOMspider instruction file as the equivalent TOML configuration.
+    ///
+    /// `crawl` reads instruction files as they are; converting is for moving
+    /// to the TOML file's further settings (mail server, plugins, politeness).
+    Convert(ConvertArgs),
+}
+
+#[derive(Args, Debug)]
+struct ConvertArgs {
+    /// The MOMspider instruction file (seed 000, Appendix A).
+    instructions: PathBuf,
+    /// Write the TOML here instead of to standard output (refuses to overwrite).
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
 struct CrawlArgs {
-    /// The configuration file (TOML; see the README's configuration reference).
+    /// The configuration: a TOML file (see the README's configuration
+    /// reference) or a MOMspider instruction file.
     config: PathBuf,
     /// Run only this task.
     #[arg(long, value_name = "NAME")]
@@ -87,6 +102,10 @@ struct CrawlArgs {
     /// Treat a plugin failure as a failed run (exit status 3).
     #[arg(long)]
     strict_plugins: bool,
+    /// Print the messages to owners instead of sending them (nothing is
+    /// queued; messages already waiting in the outbox stay there).
+    #[arg(long)]
+    dry_run_mail: bool,
 }
 
 #[derive(Args, Debug)]
@@ -152,8 +171,9 @@ pub fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Plugin(cmd) => plugin::run(cmd),
+        Command::Convert(args) => convert(&args),
         Command::Crawl(args) => {
-            let config = match config::load_file(&args.config) {
+            let config = match config::load(&args.config) {
                 Ok(c) => c,
                 Err(e) => {
                     eprintln!("spinneret: {e}");
@@ -165,7 +185,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 task: args.task,
                 hooks: None,
             };
-            run_crawl(&config, &options, cli.quiet, args.strict_plugins)
+            let mail = if args.dry_run_mail {
+                MailMode::Print
+            } else {
+                MailMode::Send
+            };
+            run_crawl(&config, &options, cli.quiet, args.strict_plugins, mail)
         }
         Command::Check(args) => {
             let mut urls = Vec::new();
@@ -207,11 +232,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                     .resolve
                     .insert(host.to_ascii_lowercase(), ip);
             }
-            run_crawl(&config, &CrawlOptions::default(), cli.quiet, false)
+            run_crawl(
+                &config,
+                &CrawlOptions::default(),
+                cli.quiet,
+                false,
+                MailMode::Send,
+            )
         }
         Command::Results(args) => {
             let path = match (&args.config, &args.store) {
-                (Some(c), _) => match config::load_file(c) {
+                (Some(c), _) => match config::load(c) {
                     Ok(cfg) => cfg.settings.store,
                     Err(e) => {
                         eprintln!("spinneret: {e}");
@@ -241,6 +272,45 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
+/// `spinneret convert`: instruction file in, TOML out.
+fn convert(args: &ConvertArgs) -> anyhow::Result<u8> {
+    let text = std::fs::read_to_string(&args.instructions).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot read the instruction file: {e}",
+            args.instructions.display()
+        )
+    })?;
+    if !config::is_instruction_file(&text) {
+        eprintln!(
+            "spinneret: {} is not a MOMspider instruction file (it reads as TOML already)",
+            args.instructions.display()
+        );
+        return Ok(EXIT_USAGE);
+    }
+    let config = match config::load_instructions(&args.instructions) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("spinneret: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let toml = config::to_toml(&config);
+    match &args.output {
+        None => print!("{toml}"),
+        Some(path) => {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .map_err(|e| anyhow::anyhow!("{}: cannot create it: {e}", path.display()))?;
+            f.write_all(toml.as_bytes())?;
+            eprintln!("spinneret: wrote {}", path.display());
+        }
+    }
+    Ok(EXIT_OK)
+}
+
 /// Wait for Ctrl-C (SIGINT) or SIGTERM.
 async fn stop_signal() {
     #[cfg(unix)]
@@ -257,12 +327,43 @@ async fn stop_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+/// What happens to the messages to owners at the end of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MailMode {
+    /// Queue them and send the outbox.
+    Send,
+    /// Print them (`--dry-run-mail`).
+    Print,
+}
+
+/// Tell the owners: queue this run's messages and send the outbox, or
+/// print them. A mail failure is reported and changes nothing else.
+fn notify_owners(config: &Config, store: &Store, run: i64, mode: MailMode) -> anyhow::Result<()> {
+    if mode == MailMode::Print {
+        let n = crate::notify::print(config, store, run, &mut std::io::stdout().lock())?;
+        eprintln!("spinneret: --dry-run-mail: {n} message(s) printed, none sent");
+        return Ok(());
+    }
+    let composed = crate::notify::queue(config, store, run)?;
+    let report = crate::notify::deliver(config, store)?;
+    for e in &report.errors {
+        eprintln!("spinneret: mail: {e}");
+    }
+    tracing::info!(
+        "mail: {composed} message(s) written, {} sent, {} kept for the next run",
+        report.sent,
+        report.kept
+    );
+    Ok(())
+}
+
 /// Crawl with a progress display and Ctrl-C handling; print the summary.
 fn run_crawl(
     config: &Config,
     options: &CrawlOptions,
     quiet: bool,
     strict_plugins: bool,
+    mail: MailMode,
 ) -> anyhow::Result<u8> {
     let store = Store::open(&config.settings.store)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -317,6 +418,9 @@ fn run_crawl(
         plugin_failed = !reports.failures.is_empty();
         for (task, f) in &reports.failures {
             eprintln!("spinneret: task {task}: {f}");
+        }
+        if let Err(e) = notify_owners(config, &store, report.run, mail) {
+            eprintln!("spinneret: mail: {e:#}");
         }
     }
     if !quiet {

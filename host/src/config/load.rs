@@ -1,7 +1,10 @@
 //! Reading a TOML configuration into [`Config`], with located errors.
 
 use super::values::{Bounded, ByteSize, HumanDuration};
-use super::{Config, PluginConfig, PluginSource, Settings, TaskConfig, TaskKind};
+use super::{
+    Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, PluginSource, Settings,
+    TaskConfig, TaskKind, TlsMode,
+};
 use serde::Deserialize;
 use serde_spanned::Spanned;
 use std::collections::{BTreeMap, HashSet};
@@ -62,12 +65,31 @@ struct RawConfig {
     robots_expiry: Option<HumanDuration>,
     #[serde(default)]
     avoid_files: Vec<String>,
+    avoid_file: Option<String>,
+    #[serde(default)]
+    system_sites: Vec<String>,
+    sites_file: Option<String>,
+    mail: Option<Spanned<RawMail>>,
     #[serde(default)]
     resolve: BTreeMap<String, Spanned<String>>,
     #[serde(default, rename = "task")]
     tasks: Vec<RawTask>,
     #[serde(default, rename = "plugin")]
     plugins: Vec<RawPlugin>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMail {
+    server: Option<String>,
+    port: Option<Bounded<1, 65535>>,
+    tls: Option<Spanned<String>>,
+    username: Option<String>,
+    password: Option<Spanned<toml::Value>>,
+    password_env: Option<String>,
+    password_file: Option<String>,
+    from: Option<Spanned<String>>,
+    timeout: Option<HumanDuration>,
 }
 
 #[derive(Deserialize)]
@@ -94,9 +116,18 @@ struct RawTask {
     output: Option<String>,
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
-    changed_days: Option<Bounded<0, 36500>>,
-    expiring_days: Option<Bounded<0, 36500>>,
+    changed_days: Option<Spanned<Bounded<0, 36500>>>,
+    expiring_days: Option<Spanned<Bounded<0, 36500>>>,
     default_plugins: Option<bool>,
+    index_file: Option<Spanned<String>>,
+    index_url: Option<Spanned<String>>,
+    index_title: Option<String>,
+    #[serde(default)]
+    email_broken: bool,
+    #[serde(default)]
+    email_moved: bool,
+    email_changed: Option<Spanned<Bounded<0, 36500>>>,
+    email_expired: Option<Spanned<Bounded<0, 36500>>>,
 }
 
 /// Read and validate a configuration file.
@@ -181,6 +212,13 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
         robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
         avoid_files: raw.avoid_files.iter().map(|p| rel(p)).collect(),
+        avoid_file: raw.avoid_file.as_deref().map(rel),
+        system_sites: raw.system_sites.iter().map(|p| rel(p)).collect(),
+        sites_file: raw.sites_file.as_deref().map(rel),
+        mail: match raw.mail {
+            Some(m) => mail_settings(m, &rel).map_err(|(span, m)| at(span, m))?,
+            None => MailSettings::default(),
+        },
         resolve,
     };
 
@@ -228,10 +266,55 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             })?;
             exclude.push(prefix.to_string());
         }
-        let output = t
-            .output
-            .as_deref()
-            .map_or_else(|| abs_dir.join("reports").join(sanitize(&name)), rel);
+        let index_path = t.index_file.as_ref().map(|f| rel(f.get_ref()));
+        let output = match (&t.output, &index_path) {
+            (Some(o), _) => rel(o),
+            // The index's own directory holds the task's reports.
+            (None, Some(f)) => f.parent().map(Path::to_path_buf).unwrap_or_default(),
+            (None, None) => abs_dir.join("reports").join(sanitize(&name)),
+        };
+        let index_file = match (&index_path, &t.index_file) {
+            (Some(path), Some(raw)) => {
+                let inside = path.parent() == Some(output.as_path());
+                match path.file_name().and_then(|n| n.to_str()) {
+                    Some(n) if inside => Some(n.to_string()),
+                    _ => {
+                        return Err(at(
+                            Some(raw.span()),
+                            format!(
+                                "index_file `{}` must be a file directly inside the task's output directory ({})",
+                                raw.get_ref(),
+                                output.display()
+                            ),
+                        ));
+                    }
+                }
+            }
+            _ => None,
+        };
+        let index_url = match &t.index_url {
+            Some(u) => Some(Url::parse(u.get_ref()).map_err(|e| {
+                at(
+                    Some(u.span()),
+                    format!("index_url `{}` is not an absolute URL ({e})", u.get_ref()),
+                )
+            })?),
+            None => None,
+        };
+        let changed_days = days(
+            &t.changed_days,
+            &t.email_changed,
+            "changed_days",
+            "email_changed",
+        )
+        .map_err(|(span, m)| at(Some(span), m))?;
+        let expiring_days = days(
+            &t.expiring_days,
+            &t.email_expired,
+            "expiring_days",
+            "email_expired",
+        )
+        .map_err(|(span, m)| at(Some(span), m))?;
         tasks.push(TaskConfig {
             name,
             kind,
@@ -239,9 +322,20 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             email: t.email.map(Spanned::into_inner),
             output,
             exclude,
-            changed_days: t.changed_days.map_or(7, |b| b.0 as u32),
-            expiring_days: t.expiring_days.map_or(7, |b| b.0 as u32),
+            changed_days,
+            expiring_days,
             default_plugins: t.default_plugins.unwrap_or(true),
+            index: IndexSettings {
+                file: index_file,
+                url: index_url,
+                title: t.index_title,
+            },
+            notify: Notify {
+                broken: t.email_broken,
+                moved: t.email_moved,
+                changed: t.email_changed.is_some(),
+                expired: t.email_expired.is_some(),
+            },
         });
     }
     let mut plugins = Vec::new();
@@ -323,8 +417,88 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
     })
 }
 
+/// A task's window in days: `changed_days` (default 7), or the mail
+/// option's N (`email_changed N` mails what changed within N days, so the
+/// detector looks that far); both given must agree.
+fn days(
+    window: &Option<Spanned<Bounded<0, 36500>>>,
+    mail: &Option<Spanned<Bounded<0, 36500>>>,
+    window_key: &str,
+    mail_key: &str,
+) -> Result<u32, (Range<usize>, String)> {
+    match (window, mail) {
+        (Some(w), Some(m)) if w.get_ref().0 != m.get_ref().0 => Err((
+            m.span(),
+            format!(
+                "{mail_key} = {} disagrees with {window_key} = {}; give one of them",
+                m.get_ref().0,
+                w.get_ref().0
+            ),
+        )),
+        (Some(d), _) | (None, Some(d)) => Ok(d.get_ref().0 as u32),
+        (None, None) => Ok(7),
+    }
+}
+
+/// The `[mail]` table; the password only by reference.
+fn mail_settings(
+    raw: Spanned<RawMail>,
+    rel: &dyn Fn(&str) -> PathBuf,
+) -> Result<MailSettings, (Option<Range<usize>>, String)> {
+    let span = raw.span();
+    let m = raw.into_inner();
+    let defaults = MailSettings::default();
+    if let Some(p) = &m.password {
+        return Err((
+            Some(p.span()),
+            "the SMTP password is never read from the configuration; name where it is with password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
+        ));
+    }
+    let tls = match &m.tls {
+        Some(t) => TlsMode::from_name(t.get_ref()).ok_or_else(|| {
+            (
+                Some(t.span()),
+                format!(
+                    "unknown TLS mode `{}`; expected `none`, `starttls` or `tls`",
+                    t.get_ref()
+                ),
+            )
+        })?,
+        None => TlsMode::None,
+    };
+    if let Some(from) = &m.from {
+        check_email(from.get_ref()).map_err(|e| (Some(from.span()), e))?;
+    }
+    let password = match (m.password_env, m.password_file) {
+        (Some(_), Some(_)) => {
+            return Err((
+                Some(span),
+                "give password_env or password_file, not both".into(),
+            ));
+        }
+        (Some(v), None) => Some(Password::Env(v)),
+        (None, Some(f)) => Some(Password::File(rel(&f))),
+        (None, None) => None,
+    };
+    if password.is_some() && m.username.is_none() {
+        return Err((
+            Some(span),
+            "a password is named but no username; add username = \"...\"".into(),
+        ));
+    }
+    Ok(MailSettings {
+        server: m.server.unwrap_or(defaults.server),
+        port: m.port.map_or(tls.default_port(), |p| p.0 as u16),
+        tls,
+        username: m.username,
+        password,
+        from: m.from.map(Spanned::into_inner),
+        timeout: m.timeout.map_or(defaults.timeout, |d| d.0),
+    })
+}
+
 /// A top URL: absolute http(s)/file URL, or a path relative to the config's directory.
-fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
+pub(super) fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
     match Url::parse(raw) {
         Ok(u) if matches!(u.scheme(), "http" | "https" | "file") => {
             if u.scheme() != "file" && u.host_str().is_none_or(str::is_empty) {
@@ -351,7 +525,7 @@ fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
     }
 }
 
-fn check_email(s: &str) -> Result<(), String> {
+pub(super) fn check_email(s: &str) -> Result<(), String> {
     let ok = s
         .split_once('@')
         .is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !s.contains(char::is_whitespace));
@@ -364,7 +538,7 @@ fn check_email(s: &str) -> Result<(), String> {
     }
 }
 
-fn sanitize(name: &str) -> String {
+pub(super) fn sanitize(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

@@ -4,10 +4,16 @@
 //! key or value is a [`ConfigError`] naming file, line and column and what is
 //! expected. See the README's configuration reference for every key.
 
+mod instructions;
 mod load;
+mod mail;
+mod to_toml;
 mod values;
 
+pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
 pub use load::{ConfigError, load_file, load_str};
+pub use mail::{MailSettings, Password, TlsMode};
+pub use to_toml::to_toml;
 pub use values::{Bounded, ByteSize, HumanDuration};
 
 use std::collections::BTreeMap;
@@ -15,6 +21,22 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 use url::Url;
+
+/// Read a configuration file of either format: a MOMspider instruction
+/// file (seed 000, Appendix A) or the TOML configuration. A `.toml` file is
+/// always TOML; otherwise the first directive decides.
+pub fn load(path: &std::path::Path) -> Result<Config, ConfigError> {
+    let is_toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    if !is_toml
+        && let Ok(text) = std::fs::read_to_string(path)
+        && is_instruction_file(&text)
+    {
+        return load_instructions(path);
+    }
+    load_file(path)
+}
 
 /// The default `User-Agent`: the robot's name token, its version and where to read about it.
 pub fn default_user_agent() -> String {
@@ -68,6 +90,61 @@ pub struct TaskConfig {
     pub expiring_days: u32,
     /// Whether the default built-in plugins run for this task.
     pub default_plugins: bool,
+    /// Where the maintenance index goes and what it is called.
+    pub index: IndexSettings,
+    /// Which changes justify a message to the owner.
+    pub notify: Notify,
+}
+
+/// The task's maintenance index (seed 000: `IndexFile`, `IndexURL`, `IndexTitle`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexSettings {
+    /// The index's file name inside the task's output directory (default `index.html`).
+    pub file: Option<String>,
+    /// Where the index is published, for the links in the owner's message.
+    pub url: Option<Url>,
+    /// The index's title.
+    pub title: Option<String>,
+}
+
+/// What justifies a message to the task's owner (seed 000, Appendix A:
+/// `EmailBroken`, `EmailChanged N`, `EmailExpired N`; moved is spinneret's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Notify {
+    /// Broken links.
+    pub broken: bool,
+    /// Moved (redirected) links.
+    pub moved: bool,
+    /// Documents modified within the task's `changed_days`.
+    pub changed: bool,
+    /// Owned documents expiring within the task's `expiring_days`.
+    pub expired: bool,
+}
+
+impl Notify {
+    /// Whether any change justifies a message.
+    pub fn any(&self) -> bool {
+        self.broken || self.moved || self.changed || self.expired
+    }
+
+    /// Whether a finding of `kind` (as the `maintenance` detector names it) is mailed.
+    pub fn wants(&self, kind: &str) -> bool {
+        match kind {
+            "broken" => self.broken,
+            "moved" => self.moved,
+            "recently-modified" => self.changed,
+            "expiring" => self.expired,
+            _ => false,
+        }
+    }
+}
+
+impl TaskConfig {
+    /// The index file's path: inside the output directory.
+    pub fn index_path(&self) -> PathBuf {
+        self.output
+            .join(self.index.file.as_deref().unwrap_or("index.html"))
+    }
 }
 
 /// Global settings that apply to the whole crawl.
@@ -101,8 +178,18 @@ pub struct Settings {
     pub result_max_age: Duration,
     /// How long a robots.txt holds when the server sends no cache headers (the draft says 7 days).
     pub robots_expiry: Duration,
-    /// Avoid/leaf files in the MOMspider format: the system file first, then the user's.
+    /// Avoid/leaf files in the MOMspider format that are only read (the system's).
     pub avoid_files: Vec<PathBuf>,
+    /// The user's avoid file (seed 000, Appendix C): read, and rewritten after
+    /// each run with the restrictions of the robots.txt files read.
+    pub avoid_file: Option<PathBuf>,
+    /// Sites files that are only read (the system's, Appendix D).
+    pub system_sites: Vec<PathBuf>,
+    /// The user's sites file (Appendix D): the sites whose robots.txt has been
+    /// read and until when it holds; read, and rewritten after each run.
+    pub sites_file: Option<PathBuf>,
+    /// How owners are mailed.
+    pub mail: MailSettings,
     /// Host names resolved to fixed addresses instead of DNS (like curl's `--resolve`).
     pub resolve: BTreeMap<String, IpAddr>,
 }
@@ -144,6 +231,10 @@ impl Default for Settings {
             result_max_age: Duration::from_secs(6 * 3600),
             robots_expiry: Duration::from_secs(7 * 24 * 3600),
             avoid_files: Vec::new(),
+            avoid_file: None,
+            system_sites: Vec::new(),
+            sites_file: None,
+            mail: MailSettings::default(),
             resolve: BTreeMap::new(),
         }
     }
@@ -216,7 +307,28 @@ impl Config {
                 }
             }
         }
+        for p in &mut out {
+            if p.source == PluginSource::Builtin("momspider-index".into()) {
+                task.index.apply_to(&mut p.config);
+            }
+        }
         out
+    }
+}
+
+impl IndexSettings {
+    /// Hand the task's index file and title to the `momspider-index`
+    /// reporter, where its own configuration does not name them.
+    fn apply_to(&self, config: &mut serde_json::Value) {
+        let Some(table) = config.as_object_mut() else {
+            return;
+        };
+        if let Some(file) = &self.file {
+            table.entry("file").or_insert_with(|| file.clone().into());
+        }
+        if let Some(title) = &self.title {
+            table.entry("title").or_insert_with(|| title.clone().into());
+        }
     }
 }
 
@@ -236,6 +348,8 @@ impl Config {
                 changed_days: 7,
                 expiring_days: 7,
                 default_plugins: true,
+                index: IndexSettings::default(),
+                notify: Notify::default(),
             })
             .collect();
         Config {

@@ -24,7 +24,8 @@ use crate::fetch::{
 use crate::model::{Category, CheckResult, Hop, Source, unix_now};
 use crate::parse::{ParsedDocument, RefKind};
 use crate::policy::robots::RobotsRules;
-use crate::policy::rules::{PrefixRules, RuleAction, read_rules};
+use crate::policy::robots_files::RobotsFiles;
+use crate::policy::rules::{PrefixRules, RuleAction};
 use crate::policy::scope::Scope;
 use crate::policy::{Decision, decide};
 use crate::store::{CachedResult, CachedSite, RunIds, SiteRecord, Store, StoreOp, StoreWriter};
@@ -65,6 +66,8 @@ pub(super) struct Engine<'a> {
     fetcher: Fetcher,
     hooks: Option<Arc<CrawlHooks>>,
     rules: PrefixRules,
+    /// The user's avoid and sites files, when configured.
+    robots_files: RobotsFiles,
     robot_name: String,
     tasks: Vec<TaskRt>,
     frontier: Frontier,
@@ -140,11 +143,7 @@ impl<'a> Engine<'a> {
             }
             None => config.tasks.clone(),
         };
-        let mut prefix_rules = Vec::new();
-        for f in &settings.avoid_files {
-            prefix_rules.extend(read_rules(f)?);
-        }
-        let rules = PrefixRules::new(prefix_rules, SystemTime::now());
+        let (rules, robots_files) = crate::policy::load_rules(&settings, SystemTime::now())?;
         let config_name = config.source.as_ref().map(|p| {
             std::path::absolute(p)
                 .unwrap_or_else(|_| p.clone())
@@ -180,6 +179,7 @@ impl<'a> Engine<'a> {
             fetcher,
             hooks: options.hooks.clone().filter(|h| !h.is_empty()),
             rules,
+            robots_files,
             robot_name,
             tasks: Vec::new(),
             frontier: Frontier::default(),
@@ -307,10 +307,16 @@ impl<'a> Engine<'a> {
             stats,
             requests,
             started,
+            robots_files,
             ..
         } = self;
         writer.flush();
         writer.close()?;
+        if let Err(e) = robots_files.save(SystemTime::now()) {
+            tracing::error!(
+                "the avoid and sites files could not be written ({e}); their sites' robots.txt will be read again at the next run"
+            );
+        }
         store.end_run(
             ids.run,
             if interrupted {
@@ -348,6 +354,22 @@ impl<'a> Engine<'a> {
         };
         let robots = if local {
             RobotsState::Ready(Arc::new(RobotsRules::default()))
+        } else if self.robots_files.enabled() {
+            let cached = self.cached_sites.remove(&key);
+            if self.robots_files.holds(&key) {
+                // The avoid file holds the site's restrictions; the store
+                // still knows its Crawl-delay.
+                if let Some(body) = cached.as_ref().and_then(|c| c.robots_body.as_deref()) {
+                    let rules = RobotsRules::parse(body, &self.robot_name);
+                    if let Some(d) = rules.crawl_delay {
+                        gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
+                    }
+                }
+                RobotsState::Ready(Arc::new(RobotsRules::default()))
+            } else {
+                // Not listed in the sites file (or its line was deleted): read it again.
+                RobotsState::Unknown
+            }
         } else {
             match self.cached_sites.remove(&key) {
                 Some(c) => self.robots_from_cache(&key, &c, &mut gate),
@@ -1093,6 +1115,13 @@ impl<'a> Engine<'a> {
             }
         };
         if let Some(rec) = rec {
+            if self.robots_files.enabled() {
+                self.robots_files.record(
+                    &rec.site,
+                    SystemTime::UNIX_EPOCH + Duration::from_secs(rec.expires_at.max(0) as u64),
+                    rec.avoid_prefixes.clone(),
+                );
+            }
             self.sites[s as usize].robots_answer = rec
                 .http_status
                 .map(|st| (st, Some("text/plain".to_string())));

@@ -131,19 +131,13 @@ impl HostFetch {
         settings: &crate::config::Settings,
         handle: tokio::runtime::Handle,
     ) -> anyhow::Result<HostFetch> {
-        let mut rules = Vec::new();
-        for f in &settings.avoid_files {
-            rules.extend(crate::policy::rules::read_rules(f)?);
-        }
+        let (rules, _) = crate::policy::load_rules(settings, std::time::SystemTime::now())?;
         Ok(HostFetch {
             fetcher: crate::fetch::Fetcher::new(settings)?,
             handle,
             robot_name: settings.robot_name(),
             max_body: settings.max_body,
-            rules: Arc::new(crate::policy::rules::PrefixRules::new(
-                rules,
-                std::time::SystemTime::now(),
-            )),
+            rules: Arc::new(rules),
             delay: settings.per_site_delay,
             next: Arc::default(),
         })

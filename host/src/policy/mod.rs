@@ -5,6 +5,7 @@
 //! request is about to leave (see the crawl engine); everything else here.
 
 pub mod robots;
+pub mod robots_files;
 pub mod rules;
 pub mod scope;
 
@@ -12,6 +13,23 @@ use crate::parse::RefKind;
 use rules::{PrefixRules, RuleAction};
 use scope::Scope;
 use url::Url;
+
+/// The avoid and leaf rules in force at `now`: the system avoid files
+/// (`avoid_files`), then the user's avoid file as its pairing with the sites
+/// file leaves it (see [`robots_files`]), which is returned for the run to
+/// record its robots.txt readings in.
+pub fn load_rules(
+    settings: &crate::config::Settings,
+    now: std::time::SystemTime,
+) -> Result<(PrefixRules, robots_files::RobotsFiles), rules::RulesError> {
+    let mut all = Vec::new();
+    for f in &settings.avoid_files {
+        all.extend(rules::read_rules(f)?);
+    }
+    let files = robots_files::RobotsFiles::load(settings, now)?;
+    all.extend(files.rules().iter().cloned());
+    Ok((PrefixRules::new(all, now), files))
+}
 
 /// What a task does with a reference.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -43,6 +43,8 @@ pub struct PrefixRule {
     pub expires: Option<SystemTime>,
     /// Where it came from (`file:line`, or `robots.txt of SITE`).
     pub origin: String,
+    /// Its 1-based line in the file it was read from.
+    pub line: usize,
 }
 
 /// An avoid file that cannot be used.
@@ -154,6 +156,7 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
             prefix: prefix.to_string(),
             expires,
             origin: format!("{}:{line_no}", path.display()),
+            line: line_no,
         });
     }
     Ok(out)

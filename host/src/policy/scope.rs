@@ -91,6 +91,8 @@ mod tests {
             changed_days: 7,
             expiring_days: 7,
             default_plugins: true,
+            index: Default::default(),
+            notify: Default::default(),
         }
     }
 

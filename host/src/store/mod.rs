@@ -5,8 +5,11 @@
 //! Writes go through the [`StoreWriter`] thread; reads (the cache lookups of
 //! the crawl, and the `results` command) use the [`Store`]'s own connection.
 
+mod outbox;
 mod schema;
 mod writer;
+
+pub use outbox::{Mail, QueuedMail};
 
 pub use writer::{SiteRecord, StoreOp, StoreWriter};
 

@@ -139,4 +139,18 @@ CREATE TABLE findings (
     PRIMARY KEY (run_id, task_id, seq)
 ) WITHOUT ROWID;
 "#,
+    // 3: messages to owners wait here until the mail server takes them.
+    r#"
+CREATE TABLE outbox (
+    id          INTEGER PRIMARY KEY,
+    run_id      INTEGER NOT NULL REFERENCES runs(id),
+    task        TEXT NOT NULL,
+    recipient   TEXT NOT NULL,
+    subject     TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    last_error  TEXT
+);
+"#,
 ];

@@ -13,11 +13,16 @@
 //!   status, and for targets inside the infostructure a jump to their own
 //!   entry;
 //! - the cross-reference table of interesting changes, one table per kind,
-//!   each row linked to the reference rows where the URL appears.
+//!   each row linked to the reference rows where the URL appears and
+//!   anchored `f1`, `f2`, … by the finding's place in the order the host
+//!   told them (the order they are stored in, which the owner's mail links
+//!   to).
 //!
-//! Configuration: `file` (default `index.html`), `prior` (default
-//! `index.prior.html`: the previous index is renamed to it), `title`
-//! (default `MOMspider index of TASK`).
+//! Configuration: `file` (default `index.html`), `prior` (default: the
+//! file's name with `.prior` before its extension, e.g. `index.prior.html`:
+//! the previous index is renamed to it), `title` (default `MOMspider index
+//! of TASK`). A task's `index_file` and `index_title` (MOMspider's
+//! `IndexFile` and `IndexTitle`) fill in `file` and `title`.
 
 use serde_json::Value;
 use spinneret_sdk::html::escape;
@@ -147,9 +152,11 @@ impl MomspiderIndex {
                     .push((i + 1, j + 1));
             }
         }
-        let mut by_kind: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
-        for f in &self.findings {
-            by_kind.entry(f.kind.as_str()).or_default().push(f);
+        // Each finding keeps its place in the order it was told (`#f1`, `#f2`, …:
+        // the anchors the owner's mail links to).
+        let mut by_kind: BTreeMap<&str, Vec<(usize, &Finding)>> = BTreeMap::new();
+        for (i, f) in self.findings.iter().enumerate() {
+            by_kind.entry(f.kind.as_str()).or_default().push((i + 1, f));
         }
         let mut h = String::with_capacity(64 * 1024);
         let _ = write!(
@@ -333,7 +340,7 @@ impl MomspiderIndex {
             h.push_str(
                 "<table class=\"changes\">\n<thead><tr><th>URL</th><th>What</th><th>Referred to from</th></tr></thead>\n<tbody>\n",
             );
-            for f in list {
+            for (n, f) in list {
                 let mut from = String::new();
                 if let Some(k) = doc_ids.get(f.url.as_str()) {
                     let _ = write!(from, "<a href=\"#d{k}\">its entry</a> ");
@@ -356,7 +363,7 @@ impl MomspiderIndex {
                 }
                 let _ = writeln!(
                     h,
-                    "<tr><td><a href=\"{u}\">{u}</a></td><td>{msg}</td><td>{}</td></tr>",
+                    "<tr id=\"f{n}\"><td><a href=\"{u}\">{u}</a></td><td>{msg}</td><td>{}</td></tr>",
                     from.trim_end(),
                     u = escape(&f.url),
                     msg = escape(&f.message),
@@ -370,7 +377,7 @@ impl MomspiderIndex {
 }
 
 /// The change kinds to list: the seed's, then any other kind found.
-fn change_kinds(by_kind: &BTreeMap<&str, Vec<&Finding>>) -> Vec<(String, String)> {
+fn change_kinds<T>(by_kind: &BTreeMap<&str, Vec<T>>) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = CHANGE_KINDS
         .iter()
         .map(|(k, h)| (k.to_string(), h.to_string()))

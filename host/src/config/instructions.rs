@@ -1,0 +1,577 @@
+//! MOMspider instruction files (seed 000, Appendix A), read into the same
+//! [`Config`] a TOML file gives:
+//!
+//! ```text
+//! SystemAvoid /usr/local/httpd/admin/avoid.mom
+//! SitesFile   /usr/grads/fielding/test/.momspider-sites
+//! SitesCheck  7
+//! <Site
+//!   Name      ICS
+//!   TopURL    http://www.ics.uci.edu/ICSHome.html
+//!   IndexURL  http://www.ics.uci.edu/Admin/ICS.html
+//!   IndexFile /usr/local/httpd/documentroot/MOM/ICS.html
+//!   EmailAddress www@ics.uci.edu
+//!   EmailBroken
+//!   EmailExpired 2
+//! >
+//! ```
+//!
+//! Global directives: `SystemAvoid`, `SystemSites`, `AvoidFile`, `SitesFile`,
+//! `SitesCheck DAYS`. Each `<Site`, `<Tree` or `<Owner` block is a task with
+//! `Name`, `TopURL` (both required), `IndexURL`, `IndexFile`, `IndexTitle`,
+//! `EmailAddress`, `EmailBroken`, `EmailChanged DAYS`, `EmailExpired DAYS`
+//! and any number of `Exclude PREFIX`; a line holding only `>` ends it.
+//! Directive names are matched without regard to case; `#` starts a comment
+//! line. Anything else is an error naming the file and line.
+
+use super::load::{check_email, parse_top, sanitize};
+use super::{Config, ConfigError, IndexSettings, Notify, Settings, TaskConfig, TaskKind};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use url::Url;
+
+const GLOBAL: [&str; 5] = [
+    "SystemAvoid",
+    "SystemSites",
+    "AvoidFile",
+    "SitesFile",
+    "SitesCheck",
+];
+const TASK: [&str; 10] = [
+    "Name",
+    "TopURL",
+    "IndexURL",
+    "IndexFile",
+    "IndexTitle",
+    "EmailAddress",
+    "EmailBroken",
+    "EmailChanged",
+    "EmailExpired",
+    "Exclude",
+];
+
+/// Whether `text` reads as an instruction file rather than TOML: its first
+/// line that is not blank or a comment opens a task block or starts with a
+/// directive name followed by a value (never `key = value` or `[table]`).
+pub fn is_instruction_file(text: &str) -> bool {
+    let Some(line) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+    else {
+        return false;
+    };
+    if line.starts_with('<') {
+        return true;
+    }
+    let mut words = line.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let second = words.next();
+    first.chars().all(|c| c.is_ascii_alphabetic()) && second.is_none_or(|w| !w.starts_with('='))
+}
+
+/// Read an instruction file; relative paths resolve against its directory.
+pub fn load_instructions(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let base = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut config = parse_instructions(&text, &path.display().to_string(), &base)?;
+    config.source = Some(path.to_path_buf());
+    Ok(config)
+}
+
+/// A task block being read.
+struct Block {
+    kind: TaskKind,
+    opened_at: usize,
+    name: Option<String>,
+    top: Option<Url>,
+    index_url: Option<Url>,
+    index_file: Option<PathBuf>,
+    index_title: Option<String>,
+    email: Option<String>,
+    notify: Notify,
+    changed_days: Option<u32>,
+    expiring_days: Option<u32>,
+    exclude: Vec<String>,
+    seen: HashSet<String>,
+}
+
+/// Parse the text of an instruction file named `name`.
+pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Config, ConfigError> {
+    let at = |line: usize, message: String| ConfigError::At {
+        path: name.to_string(),
+        line,
+        column: 1,
+        message,
+    };
+    let abs_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+    let rel = |p: &str| -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            abs_dir.join(p)
+        }
+    };
+    let mut settings = Settings::default();
+    let mut seen_global: HashSet<String> = HashSet::new();
+    let mut tasks: Vec<TaskConfig> = Vec::new();
+    let mut names = HashSet::new();
+    let mut block: Option<Block> = None;
+
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line == ">" {
+            let Some(b) = block.take() else {
+                return Err(at(
+                    line_no,
+                    "`>` closes no <Site, <Tree or <Owner block".into(),
+                ));
+            };
+            let task = finish_block(b, &abs_dir).map_err(|(l, m)| at(l, m))?;
+            if !names.insert(task.name.clone()) {
+                return Err(at(
+                    line_no,
+                    format!(
+                        "a second task is named `{}`; task names must be unique",
+                        task.name
+                    ),
+                ));
+            }
+            tasks.push(task);
+            continue;
+        }
+        if let Some(open) = line.strip_prefix('<') {
+            if let Some(b) = &block {
+                return Err(at(
+                    line_no,
+                    format!(
+                        "a new block opens before the block of line {} is closed with `>`",
+                        b.opened_at
+                    ),
+                ));
+            }
+            let kind = match open.trim().to_ascii_lowercase().as_str() {
+                "site" => TaskKind::Site,
+                "tree" => TaskKind::Tree,
+                "owner" => TaskKind::Owner,
+                other => {
+                    return Err(at(
+                        line_no,
+                        format!(
+                            "unknown block `<{other}`; tasks are `<Site`, `<Tree` or `<Owner`, each on a line of its own"
+                        ),
+                    ));
+                }
+            };
+            block = Some(Block {
+                kind,
+                opened_at: line_no,
+                name: None,
+                top: None,
+                index_url: None,
+                index_file: None,
+                index_title: None,
+                email: None,
+                notify: Notify::default(),
+                changed_days: None,
+                expiring_days: None,
+                exclude: Vec::new(),
+                seen: HashSet::new(),
+            });
+            continue;
+        }
+        let (word, value) = match line.split_once(char::is_whitespace) {
+            Some((w, v)) => (w, v.trim()),
+            None => (line, ""),
+        };
+        let global = GLOBAL.iter().find(|d| d.eq_ignore_ascii_case(word));
+        let task = TASK.iter().find(|d| d.eq_ignore_ascii_case(word));
+        let need_value = |d: &str| {
+            if value.is_empty() {
+                Err(at(line_no, format!("`{d}` needs a value")))
+            } else {
+                Ok(value)
+            }
+        };
+        let days = |d: &str| -> Result<u32, ConfigError> {
+            need_value(d)?.parse::<u32>().map_err(|_| {
+                at(
+                    line_no,
+                    format!("`{d}` takes a whole number of days, not `{value}`"),
+                )
+            })
+        };
+        match (global, task, block.as_mut()) {
+            (Some(d), _, Some(b)) => {
+                return Err(at(
+                    line_no,
+                    format!(
+                        "`{d}` is a global directive; it cannot be inside the block of line {}",
+                        b.opened_at
+                    ),
+                ));
+            }
+            (Some(d), _, None) => {
+                let once = matches!(*d, "AvoidFile" | "SitesFile" | "SitesCheck");
+                if once && !seen_global.insert(d.to_string()) {
+                    return Err(at(line_no, format!("`{d}` is given twice")));
+                }
+                match *d {
+                    "SystemAvoid" => settings.avoid_files.push(rel(need_value(d)?)),
+                    "SystemSites" => settings.system_sites.push(rel(need_value(d)?)),
+                    "AvoidFile" => settings.avoid_file = Some(rel(need_value(d)?)),
+                    "SitesFile" => settings.sites_file = Some(rel(need_value(d)?)),
+                    _ => settings.robots_expiry = Duration::from_secs(u64::from(days(d)?) * 86_400),
+                }
+            }
+            (None, Some(d), None) => {
+                return Err(at(
+                    line_no,
+                    format!("`{d}` belongs inside a <Site, <Tree or <Owner block"),
+                ));
+            }
+            (None, Some(d), Some(b)) => {
+                if *d != "Exclude" && !b.seen.insert(d.to_string()) {
+                    return Err(at(
+                        line_no,
+                        format!("`{d}` is given twice in the block of line {}", b.opened_at),
+                    ));
+                }
+                match *d {
+                    "Name" => b.name = Some(need_value(d)?.to_string()),
+                    "TopURL" => {
+                        b.top =
+                            Some(parse_top(need_value(d)?, &abs_dir).map_err(|m| at(line_no, m))?)
+                    }
+                    "IndexURL" => {
+                        b.index_url = Some(Url::parse(need_value(d)?).map_err(|e| {
+                            at(
+                                line_no,
+                                format!("IndexURL `{value}` is not an absolute URL ({e})"),
+                            )
+                        })?)
+                    }
+                    "IndexFile" => b.index_file = Some(rel(need_value(d)?)),
+                    "IndexTitle" => b.index_title = Some(need_value(d)?.to_string()),
+                    "EmailAddress" => {
+                        check_email(need_value(d)?).map_err(|m| at(line_no, m))?;
+                        b.email = Some(value.to_string());
+                    }
+                    "EmailBroken" => {
+                        if !value.is_empty() {
+                            return Err(at(
+                                line_no,
+                                format!("`EmailBroken` takes no value (`{value}`)"),
+                            ));
+                        }
+                        b.notify.broken = true;
+                    }
+                    "EmailChanged" => {
+                        b.changed_days = Some(days(d)?);
+                        b.notify.changed = true;
+                    }
+                    "EmailExpired" => {
+                        b.expiring_days = Some(days(d)?);
+                        b.notify.expired = true;
+                    }
+                    _ => {
+                        let prefix = Url::parse(need_value(d)?).map_err(|e| {
+                            at(
+                                line_no,
+                                format!("Exclude prefix `{value}` is not an absolute URL ({e})"),
+                            )
+                        })?;
+                        b.exclude.push(prefix.to_string());
+                    }
+                }
+            }
+            (None, None, _) => {
+                let known = if block.is_some() {
+                    &TASK[..]
+                } else {
+                    &GLOBAL[..]
+                };
+                return Err(at(
+                    line_no,
+                    format!(
+                        "unknown directive `{word}`; {} are {}",
+                        if block.is_some() {
+                            "the directives of a task block"
+                        } else {
+                            "the global directives (outside task blocks)"
+                        },
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(b) = block {
+        return Err(at(
+            b.opened_at,
+            "this block is never closed; end it with a line holding only `>`".into(),
+        ));
+    }
+    if tasks.is_empty() {
+        return Err(ConfigError::Whole {
+            path: name.to_string(),
+            message: "no tasks: add at least one <Site, <Tree or <Owner block with Name and TopURL"
+                .into(),
+        });
+    }
+    Ok(Config {
+        source: None,
+        settings,
+        tasks,
+        plugins: Vec::new(),
+    })
+}
+
+/// A closed block as a task; errors point at the block's first line.
+fn finish_block(b: Block, abs_dir: &Path) -> Result<TaskConfig, (usize, String)> {
+    let kind = format!("<{}", capitalised(b.kind.as_str()));
+    let name = b
+        .name
+        .ok_or_else(|| (b.opened_at, format!("the {kind} block has no Name")))?;
+    let top = b.top.ok_or_else(|| {
+        (
+            b.opened_at,
+            format!("the {kind} block `{name}` has no TopURL"),
+        )
+    })?;
+    let (output, file) = match &b.index_file {
+        Some(f) => match (f.parent(), f.file_name().and_then(|n| n.to_str())) {
+            (Some(dir), Some(file)) => (dir.to_path_buf(), Some(file.to_string())),
+            _ => {
+                return Err((
+                    b.opened_at,
+                    format!("IndexFile `{}` of `{name}` names no file", f.display()),
+                ));
+            }
+        },
+        None => (abs_dir.join("reports").join(sanitize(&name)), None),
+    };
+    Ok(TaskConfig {
+        name,
+        kind: b.kind,
+        top,
+        email: b.email,
+        output,
+        exclude: b.exclude,
+        changed_days: b.changed_days.unwrap_or(7),
+        expiring_days: b.expiring_days.unwrap_or(7),
+        default_plugins: true,
+        index: IndexSettings {
+            file,
+            url: b.index_url,
+            title: b.index_title,
+        },
+        notify: b.notify,
+    })
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Appendix A of seed 000, verbatim.
+    pub const APPENDIX_A: &str = "SystemAvoid /usr/local/httpd/admin/avoid.mom
+SystemSites /usr/local/httpd/admin/sites.mom
+AvoidFile   /usr/grads/fielding/test/.momspider-avoid
+SitesFile   /usr/grads/fielding/test/.momspider-sites
+SitesCheck  7
+<Site
+  Name      ICS
+  TopURL    http://www.ics.uci.edu/ICSHome.html
+  IndexURL  http://www.ics.uci.edu/Admin/ICS.html
+  IndexFile /usr/local/httpd/documentroot/MOM/ICS.html
+  IndexTitle MOMspider Index for All of ICS
+  EmailAddress www@ics.uci.edu
+  EmailBroken
+  EmailExpired 2
+>
+<Tree
+  Name      MOMspider-WWW94
+  TopURL    http://www.ics.uci.edu/WebSoft/MOMspider/WWW94/paper.html
+  IndexURL  http://www.ics.uci.edu/Admin/MOMspider-WWW94.html
+  IndexFile /usr/local/httpd/documentroot/Admin/MOMspider-WWW94.html
+  IndexTitle MOMspider Index for Roy's WWW94 Paper
+  EmailAddress fielding@ics.uci.edu
+  EmailBroken
+>
+<Owner
+  Name      RTF
+  TopURL    http://www.ics.uci.edu/~fielding/hotlist.html
+  IndexURL  http://www.ics.uci.edu/~fielding/MOM/RTF.html
+  IndexFile /usr/grads/fielding/public_html/MOM/RTF.html
+  EmailAddress fielding@ics.uci.edu
+  EmailBroken
+  EmailChanged 3
+  EmailExpired 7
+>
+";
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        parse_instructions(text, "mom.txt", Path::new("/srv"))
+    }
+
+    #[test]
+    fn appendix_a_reads_as_three_tasks() {
+        assert!(is_instruction_file(APPENDIX_A));
+        let c = parse(APPENDIX_A).unwrap();
+        let s = &c.settings;
+        assert_eq!(
+            s.avoid_files,
+            [PathBuf::from("/usr/local/httpd/admin/avoid.mom")]
+        );
+        assert_eq!(
+            s.system_sites,
+            [PathBuf::from("/usr/local/httpd/admin/sites.mom")]
+        );
+        assert_eq!(
+            s.avoid_file.as_deref(),
+            Some(Path::new("/usr/grads/fielding/test/.momspider-avoid"))
+        );
+        assert_eq!(
+            s.sites_file.as_deref(),
+            Some(Path::new("/usr/grads/fielding/test/.momspider-sites"))
+        );
+        assert_eq!(s.robots_expiry, Duration::from_secs(7 * 86_400));
+        let kinds: Vec<_> = c.tasks.iter().map(|t| (t.name.as_str(), t.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("ICS", TaskKind::Site),
+                ("MOMspider-WWW94", TaskKind::Tree),
+                ("RTF", TaskKind::Owner)
+            ]
+        );
+        let ics = &c.tasks[0];
+        assert_eq!(
+            ics.output,
+            PathBuf::from("/usr/local/httpd/documentroot/MOM")
+        );
+        assert_eq!(ics.index.file.as_deref(), Some("ICS.html"));
+        assert_eq!(
+            ics.index_path(),
+            PathBuf::from("/usr/local/httpd/documentroot/MOM/ICS.html")
+        );
+        assert_eq!(
+            ics.index.title.as_deref(),
+            Some("MOMspider Index for All of ICS")
+        );
+        assert_eq!(
+            ics.index.url.as_ref().map(Url::as_str),
+            Some("http://www.ics.uci.edu/Admin/ICS.html")
+        );
+        assert_eq!(ics.email.as_deref(), Some("www@ics.uci.edu"));
+        assert_eq!(
+            ics.notify,
+            Notify {
+                broken: true,
+                moved: false,
+                changed: false,
+                expired: true
+            }
+        );
+        assert_eq!(ics.expiring_days, 2);
+        let rtf = &c.tasks[2];
+        assert_eq!((rtf.changed_days, rtf.expiring_days), (3, 7));
+        assert!(rtf.notify.changed && rtf.notify.broken && rtf.notify.expired);
+        assert_eq!(
+            c.tasks[1].index.title.as_deref(),
+            Some("MOMspider Index for Roy's WWW94 Paper")
+        );
+    }
+
+    #[test]
+    fn toml_is_not_taken_for_instructions() {
+        assert!(!is_instruction_file("# c\nconcurrency = 4\n[[task]]\n"));
+        assert!(!is_instruction_file("[[task]]\nname = \"x\"\n"));
+        assert!(!is_instruction_file("store=\"x.db\"\n"));
+        assert!(is_instruction_file("# MOMspider\nSitesCheck 7\n"));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = |t: &str| parse(t).unwrap_err().to_string();
+        assert_eq!(
+            e("SitesCheck 7\nMaxDepth 3\n"),
+            "mom.txt:2:1: unknown directive `MaxDepth`; the global directives (outside task blocks) are SystemAvoid, SystemSites, AvoidFile, SitesFile, SitesCheck"
+        );
+        assert_eq!(
+            e("<Site\n Name A\n TopURL http://a.example/\n Color blue\n>\n"),
+            "mom.txt:4:1: unknown directive `Color`; the directives of a task block are Name, TopURL, IndexURL, IndexFile, IndexTitle, EmailAddress, EmailBroken, EmailChanged, EmailExpired, Exclude"
+        );
+        assert_eq!(
+            e("<Site\n Name A\n TopURL http://a.example/\n"),
+            "mom.txt:1:1: this block is never closed; end it with a line holding only `>`"
+        );
+        assert_eq!(
+            e("<Tree\n TopURL http://a.example/\n>\n"),
+            "mom.txt:1:1: the <Tree block has no Name"
+        );
+        assert_eq!(
+            e("SitesCheck soon\n"),
+            "mom.txt:1:1: `SitesCheck` takes a whole number of days, not `soon`"
+        );
+        assert_eq!(
+            e("<Site\n Name A\n TopURL http://a.example/\n EmailChanged\n>\n"),
+            "mom.txt:4:1: `EmailChanged` needs a value"
+        );
+        assert_eq!(
+            e("Name A\n"),
+            "mom.txt:1:1: `Name` belongs inside a <Site, <Tree or <Owner block"
+        );
+        assert_eq!(
+            e("<Site\n SitesCheck 3\n>\n"),
+            "mom.txt:2:1: `SitesCheck` is a global directive; it cannot be inside the block of line 1"
+        );
+        assert_eq!(
+            e("<Web\n"),
+            "mom.txt:1:1: unknown block `<web`; tasks are `<Site`, `<Tree` or `<Owner`, each on a line of its own"
+        );
+        assert!(e("<Site\n Name A\n TopURL gopher://a/\n>\n").starts_with("mom.txt:3:1: top URL"));
+        assert!(
+            e("<Site\n Name A\n TopURL http://a.example/\n>\n<Owner\n Name A\n TopURL http://a.example/\n>\n")
+                .starts_with("mom.txt:8:1: a second task is named `A`")
+        );
+    }
+
+    #[test]
+    fn relative_paths_and_default_outputs() {
+        let c = parse("AvoidFile my.avoid\n<Site\n Name My Web\n TopURL http://a.example/\n Exclude http://a.example/tmp/\n>\n").unwrap();
+        assert_eq!(
+            c.settings.avoid_file.as_deref(),
+            Some(Path::new("/srv/my.avoid"))
+        );
+        let t = &c.tasks[0];
+        assert_eq!(t.name, "My Web");
+        assert_eq!(t.output, PathBuf::from("/srv/reports/My_Web"));
+        assert_eq!(
+            t.index_path(),
+            PathBuf::from("/srv/reports/My_Web/index.html")
+        );
+        assert_eq!(t.exclude, ["http://a.example/tmp/"]);
+        assert_eq!(t.notify, Notify::default());
+    }
+}

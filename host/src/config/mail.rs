@@ -1,0 +1,109 @@
+//! How owners are mailed: the SMTP server, its TLS mode and credentials.
+//! The password is never part of the configuration itself: it comes from an
+//! environment variable or a file.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How the connection to the SMTP server is protected.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TlsMode {
+    /// Plain SMTP (a local mail server on port 25).
+    #[default]
+    None,
+    /// Plain SMTP upgraded with STARTTLS, which the server must offer (port 587).
+    StartTls,
+    /// TLS from the first byte (SMTPS, port 465).
+    Tls,
+}
+
+impl TlsMode {
+    /// The configuration's name for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TlsMode::None => "none",
+            TlsMode::StartTls => "starttls",
+            TlsMode::Tls => "tls",
+        }
+    }
+
+    /// Parse the configuration's name.
+    pub fn from_name(s: &str) -> Option<TlsMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "none" => Some(TlsMode::None),
+            "starttls" => Some(TlsMode::StartTls),
+            "tls" => Some(TlsMode::Tls),
+            _ => None,
+        }
+    }
+
+    /// The port used when the configuration names none.
+    pub fn default_port(self) -> u16 {
+        match self {
+            TlsMode::None => 25,
+            TlsMode::StartTls => 587,
+            TlsMode::Tls => 465,
+        }
+    }
+}
+
+/// Where the SMTP password is read from when mail is sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Password {
+    /// An environment variable.
+    Env(String),
+    /// A file (its first line).
+    File(PathBuf),
+}
+
+impl Password {
+    /// Read the password now; the message says where it was looked for.
+    pub fn read(&self) -> Result<String, String> {
+        match self {
+            Password::Env(var) => std::env::var(var).map_err(|_| {
+                format!("the SMTP password variable {var} is not set (mail.password_env)")
+            }),
+            Password::File(path) => std::fs::read_to_string(path)
+                .map(|t| t.lines().next().unwrap_or("").to_string())
+                .map_err(|e| {
+                    format!(
+                        "cannot read the SMTP password file {} (mail.password_file): {e}",
+                        path.display()
+                    )
+                }),
+        }
+    }
+}
+
+/// The `[mail]` table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MailSettings {
+    /// The SMTP server's host name or address.
+    pub server: String,
+    /// Its port (default by TLS mode: 25, 587 or 465).
+    pub port: u16,
+    /// How the connection is protected.
+    pub tls: TlsMode,
+    /// The user name to authenticate as (none: no authentication).
+    pub username: Option<String>,
+    /// Where the password comes from.
+    pub password: Option<Password>,
+    /// The sender address (default: the crawl's `from`, else `spinneret@localhost`).
+    pub from: Option<String>,
+    /// Time allowed for connecting and each SMTP command.
+    pub timeout: Duration,
+}
+
+impl Default for MailSettings {
+    fn default() -> Self {
+        MailSettings {
+            server: "localhost".into(),
+            port: TlsMode::None.default_port(),
+            tls: TlsMode::None,
+            username: None,
+            password: None,
+            from: None,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}

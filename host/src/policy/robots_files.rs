@@ -1,0 +1,477 @@
+//! The avoid and sites files as a pair (seed 003): MOMspider's own record
+//! of which sites' robots.txt it has read and what they forbid.
+//!
+//! The sites file (seed 000, Appendix D) lists each site whose robots.txt
+//! has been read, with the date until which it holds:
+//!
+//! ```text
+//! Site www.ics.uci.edu:80 [*]
+//! Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]
+//! ```
+//!
+//! A site listed and not expired is not asked for its robots.txt again: the
+//! restrictions are the avoid file's entries. A site not listed (never seen,
+//! expired, or its line deleted by hand) has its robots.txt read again, and
+//! after the run its restrictions are written to the avoid file as a group
+//! headed `# robots.txt of HOST:PORT`, each `Avoid` entry expiring with the
+//! site's new line in the sites file (`SitesCheck` days, the `robots_expiry`
+//! setting, unless the server's cache headers say less). Re-reading a site
+//! replaces its group; entries outside groups are the user's and are kept
+//! as written. Expired entries and sites are dropped. Both files are
+//! rewritten atomically (a temporary file renamed over the old one).
+//!
+//! robots.txt `Allow` lines have no avoid-file form: the file records the
+//! `Disallow` paths, so a later run's reading is the stricter one.
+
+use super::rules::{PrefixRule, RuleAction, RulesError, parse_date, parse_rules};
+use crate::config::Settings;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// One line of a sites file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteEntry {
+    /// `host:port`.
+    pub site: String,
+    /// When its robots.txt must be read again; `None` never (`[*]`).
+    pub expires: Option<SystemTime>,
+}
+
+const AVOID_HEADER: &str =
+    "# spinneret avoid file (MOMspider format): URL prefixes to avoid or leaf.
+# The format is: EntryType URLprefix [ExpireDate]
+#   EntryType  = Avoid (no request at all) or Leaf (HEAD only, never traversed)
+#   ExpireDate = * for never, or an HTTP date such as Fri, 31 Dec 1999 09:30:00 GMT
+# Groups headed \"# robots.txt of HOST:PORT\" come from that site's robots.txt and
+# are replaced when it is read again. Edit when spinneret is not running.
+";
+
+const SITES_HEADER: &str =
+    "# spinneret sites file (MOMspider format): sites whose robots.txt was read.
+# The format is: Site HOST:PORT [ExpireDate]   (write 80 for the default port)
+#   ExpireDate = * for never check this site, or an HTTP date
+# Delete a site's line to have its robots.txt read again at the next run.
+";
+
+/// Parse the text of a sites file.
+pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError> {
+    let err = |line: usize, message: String| RulesError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        if !keyword.eq_ignore_ascii_case("site") {
+            return Err(err(
+                line_no,
+                format!("unknown entry type `{keyword}`; expected `Site HOST:PORT [date]`"),
+            ));
+        }
+        let rest = rest.trim();
+        let (site, date) = match rest.find('[') {
+            Some(b) => {
+                let close = rest.rfind(']').filter(|c| *c > b).ok_or_else(|| {
+                    err(line_no, "the expiry date has no closing `]`".to_string())
+                })?;
+                (rest[..b].trim(), Some(rest[b + 1..close].trim()))
+            }
+            None => (rest, None),
+        };
+        let valid = site.rsplit_once(':').is_some_and(|(host, port)| {
+            !host.is_empty() && !host.contains(char::is_whitespace) && port.parse::<u16>().is_ok()
+        });
+        if !valid {
+            return Err(err(
+                line_no,
+                format!("`{site}` is not HOST:PORT; write e.g. `Site www.example.org:80 [*]`"),
+            ));
+        }
+        let expires = match date {
+            None | Some("*") => None,
+            Some(d) => Some(parse_date(d).ok_or_else(|| {
+                err(
+                    line_no,
+                    format!(
+                        "`{d}` is not a date this format knows; write `*` or e.g. `Fri, 31 Dec 1999 09:30:00 GMT`"
+                    ),
+                )
+            })?),
+        };
+        out.push(SiteEntry {
+            site: site.to_ascii_lowercase(),
+            expires,
+        });
+    }
+    Ok(out)
+}
+
+fn read_text(path: &Path, what: &str) -> Result<Option<String>, RulesError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(RulesError {
+            path: path.to_path_buf(),
+            line: 0,
+            message: format!("cannot read the {what}: {e}"),
+        }),
+    }
+}
+
+/// What this run learnt of a site's robots.txt.
+#[derive(Clone, Debug)]
+struct Reading {
+    expires: SystemTime,
+    avoid: Vec<String>,
+}
+
+/// The user's avoid and sites files for one run: what they say at its
+/// start, and the robots.txt readings to write back at its end.
+#[derive(Debug, Default)]
+pub struct RobotsFiles {
+    avoid_file: Option<PathBuf>,
+    sites_file: Option<PathBuf>,
+    /// The user's avoid file as read (`None`: no such file yet).
+    avoid_text: Option<String>,
+    /// The user's sites file as read.
+    sites_text: Option<String>,
+    /// Sites whose robots.txt holds (system and user files), with their expiry.
+    held: HashMap<String, Option<SystemTime>>,
+    /// The avoid entries in force.
+    rules: Vec<PrefixRule>,
+    /// Whether any sites file is configured (else the store's cache decides).
+    enabled: bool,
+    /// This run's readings, by site.
+    readings: BTreeMap<String, Reading>,
+}
+
+/// The site a group heading names (`# robots.txt of HOST:PORT…`).
+fn group_site(line: &str) -> Option<String> {
+    let rest = line.trim().strip_prefix('#')?.trim();
+    let rest = rest.strip_prefix("robots.txt of ")?;
+    let site = rest.split([',', ' ']).next()?;
+    Some(site.to_ascii_lowercase())
+}
+
+/// The group (site) each line of an avoid file belongs to, if any: the
+/// entries after a group heading, up to a blank or other comment line.
+fn groups(text: &str) -> Vec<Option<String>> {
+    let mut current = None;
+    text.lines()
+        .map(|l| {
+            let t = l.trim();
+            if let Some(site) = group_site(t) {
+                current = Some(site);
+            } else if t.is_empty() || t.starts_with('#') {
+                current = None;
+            }
+            current.clone()
+        })
+        .collect()
+}
+
+impl RobotsFiles {
+    /// Read the configured files. Expired entries are dropped; the
+    /// robots.txt groups of sites that no longer hold are set aside (they
+    /// are read again this run).
+    pub fn load(settings: &Settings, now: SystemTime) -> Result<RobotsFiles, RulesError> {
+        let mut files = RobotsFiles {
+            avoid_file: settings.avoid_file.clone(),
+            sites_file: settings.sites_file.clone(),
+            enabled: settings.sites_file.is_some() || !settings.system_sites.is_empty(),
+            ..Default::default()
+        };
+        let live = |e: &Option<SystemTime>| e.is_none_or(|t| t > now);
+        for path in settings.system_sites.iter().chain(&settings.sites_file) {
+            let Some(text) = read_text(path, "sites file")? else {
+                continue;
+            };
+            for e in parse_sites(&text, path)? {
+                if live(&e.expires) {
+                    files.held.insert(e.site, e.expires);
+                }
+            }
+            if Some(path) == settings.sites_file.as_ref() {
+                files.sites_text = Some(text);
+            }
+        }
+        if let Some(path) = &settings.avoid_file
+            && let Some(text) = read_text(path, "avoid file")?
+        {
+            let groups = groups(&text);
+            for rule in parse_rules(&text, path)? {
+                let group = groups.get(rule.line.saturating_sub(1)).cloned().flatten();
+                let stale = group.is_some_and(|g| files.enabled && !files.held.contains_key(&g));
+                if !stale && live(&rule.expires) {
+                    files.rules.push(rule);
+                }
+            }
+            files.avoid_text = Some(text);
+        }
+        Ok(files)
+    }
+
+    /// Whether the sites files decide when robots.txt is read (else the
+    /// store's robots.txt cache does).
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Whether `site`'s robots.txt holds: it is listed and not expired, so
+    /// it is not read this run.
+    pub fn holds(&self, site: &str) -> bool {
+        self.held.contains_key(site)
+    }
+
+    /// The user avoid file's entries in force.
+    pub fn rules(&self) -> &[PrefixRule] {
+        &self.rules
+    }
+
+    /// Record this run's reading of `site`'s robots.txt: it holds until
+    /// `expires` and forbids the URL prefixes `avoid`.
+    pub fn record(&mut self, site: &str, expires: SystemTime, avoid: Vec<String>) {
+        self.readings
+            .insert(site.to_ascii_lowercase(), Reading { expires, avoid });
+    }
+
+    /// Write both user files with this run's readings. Nothing is written
+    /// when nothing changed.
+    pub fn save(&self, now: SystemTime) -> std::io::Result<()> {
+        if !self.enabled {
+            return Ok(());
+        }
+        if let Some(path) = &self.avoid_file {
+            let text = self.avoid_text_after(now);
+            if self.avoid_text.as_deref() != Some(text.as_str()) {
+                write_atomically(path, &text)?;
+            }
+        }
+        if let Some(path) = &self.sites_file {
+            let text = self.sites_text_after(now);
+            if self.sites_text.as_deref() != Some(text.as_str()) {
+                write_atomically(path, &text)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The avoid file after this run: the user's lines kept, expired entries
+    /// and re-read (or no longer held) groups dropped, new groups appended.
+    fn avoid_text_after(&self, now: SystemTime) -> String {
+        let old = self.avoid_text.as_deref().unwrap_or(AVOID_HEADER);
+        let groups = groups(old);
+        let path = self.avoid_file.clone().unwrap_or_default();
+        let expired: std::collections::HashSet<usize> = parse_rules(old, &path)
+            .map(|rules| {
+                rules
+                    .into_iter()
+                    .filter(|r| r.expires.is_some_and(|e| e <= now))
+                    .map(|r| r.line)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut out = String::new();
+        for (i, line) in old.lines().enumerate() {
+            let replaced = groups[i]
+                .as_ref()
+                .is_some_and(|g| self.readings.contains_key(g) || !self.held.contains_key(g));
+            if replaced || expired.contains(&(i + 1)) {
+                continue;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        while out.ends_with("\n\n") {
+            out.pop();
+        }
+        for (site, r) in &self.readings {
+            if r.avoid.is_empty() {
+                continue;
+            }
+            let date = httpdate::fmt_http_date(r.expires);
+            out.push_str(&format!(
+                "\n# robots.txt of {site}, read {}\n",
+                httpdate::fmt_http_date(now)
+            ));
+            for prefix in &r.avoid {
+                out.push_str(&format!(
+                    "{} {prefix} [{date}]\n",
+                    RuleAction::Avoid.as_str()
+                ));
+            }
+        }
+        out
+    }
+
+    /// The sites file after this run: comments kept, expired and re-read
+    /// sites dropped, this run's readings appended.
+    fn sites_text_after(&self, now: SystemTime) -> String {
+        let old = self.sites_text.as_deref().unwrap_or(SITES_HEADER);
+        let path = self.sites_file.clone().unwrap_or_default();
+        let mut out = String::new();
+        for line in old.lines() {
+            let t = line.trim();
+            if !t.is_empty() && !t.starts_with('#') {
+                let Ok(entries) = parse_sites(t, &path) else {
+                    continue;
+                };
+                let drop = entries.iter().any(|e| {
+                    e.expires.is_some_and(|x| x <= now) || self.readings.contains_key(&e.site)
+                });
+                if drop {
+                    continue;
+                }
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        for (site, r) in &self.readings {
+            out.push_str(&format!(
+                "Site {site} [{}]\n",
+                httpdate::fmt_http_date(r.expires)
+            ));
+        }
+        out
+    }
+}
+
+/// Replace `path` with `text` so that a crash leaves the old file or the
+/// new one, never half of either: write a temporary file beside it, flush
+/// it to disk, rename it over.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const APPENDIX_D: &str = "# MOMspider-0.1a Sites File\n\
+Site www.ics.uci.edu:80 [*]\n\
+Site betelgeuse.com:80 [Fri, 31 Dec 2099 09:30:00 GMT]\n\
+Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
+
+    #[test]
+    fn appendix_d_parses_and_bad_lines_are_located() {
+        let sites = parse_sites(APPENDIX_D, Path::new("sites.mom")).unwrap();
+        assert_eq!(sites.len(), 3);
+        assert_eq!(sites[0].site, "www.ics.uci.edu:80");
+        assert_eq!(sites[0].expires, None);
+        assert!(sites[2].expires.is_some());
+        let e = parse_sites("Site www.ics.uci.edu [*]\n", Path::new("s")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "s:1: `www.ics.uci.edu` is not HOST:PORT; write e.g. `Site www.example.org:80 [*]`"
+        );
+        let e = parse_sites("\nSite a:80 [someday]\n", Path::new("s")).unwrap_err();
+        assert!(
+            e.to_string().starts_with("s:2: `someday` is not a date"),
+            "{e}"
+        );
+        let e = parse_sites("Host a:80\n", Path::new("s")).unwrap_err();
+        assert!(
+            e.to_string().starts_with("s:1: unknown entry type `Host`"),
+            "{e}"
+        );
+    }
+
+    fn settings(dir: &Path) -> Settings {
+        Settings {
+            avoid_file: Some(dir.join("avoid")),
+            sites_file: Some(dir.join("sites")),
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn readings_are_written_as_pairs_and_hand_entries_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = settings(dir.path());
+        std::fs::write(
+            dir.path().join("avoid"),
+            "# mine\nLeaf http://a.example/big/ [*]\nAvoid http://old.example/ [Thu, 29 Sep 1994 23:59:59 GMT]\n",
+        )
+        .unwrap();
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let mut f = RobotsFiles::load(&s, now).unwrap();
+        assert_eq!(f.rules().len(), 1, "the expired entry is not in force");
+        assert!(!f.holds("a.example:80"));
+        let until = now + Duration::from_secs(7 * 86_400);
+        f.record(
+            "a.example:80",
+            until,
+            vec!["http://a.example/cgi-bin/".into()],
+        );
+        f.save(now).unwrap();
+        let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
+        assert_eq!(
+            avoid,
+            format!(
+                "# mine\nLeaf http://a.example/big/ [*]\n\n# robots.txt of a.example:80, read {}\nAvoid http://a.example/cgi-bin/ [{}]\n",
+                httpdate::fmt_http_date(now),
+                httpdate::fmt_http_date(until)
+            )
+        );
+        let sites = std::fs::read_to_string(dir.path().join("sites")).unwrap();
+        assert!(sites.starts_with("# spinneret sites file"), "{sites}");
+        assert!(sites.ends_with(&format!(
+            "Site a.example:80 [{}]\n",
+            httpdate::fmt_http_date(until)
+        )));
+
+        // The next run: the site holds and its group is in force.
+        let f = RobotsFiles::load(&s, now + Duration::from_secs(60)).unwrap();
+        assert!(f.holds("a.example:80"));
+        assert_eq!(f.rules().len(), 2);
+        // Past the date, or with the site's line deleted, the group is set aside.
+        let later = until + Duration::from_secs(1);
+        let f = RobotsFiles::load(&s, later).unwrap();
+        assert!(!f.holds("a.example:80"));
+        assert_eq!(f.rules().len(), 1);
+        std::fs::write(dir.path().join("sites"), "").unwrap();
+        let mut f = RobotsFiles::load(&s, now).unwrap();
+        assert_eq!(f.rules().len(), 1);
+        // Re-reading replaces the group.
+        f.record("a.example:80", until, vec!["http://a.example/tmp/".into()]);
+        f.save(now).unwrap();
+        let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
+        assert!(!avoid.contains("cgi-bin"), "{avoid}");
+        assert_eq!(avoid.matches("# robots.txt of a.example:80").count(), 1);
+        assert!(avoid.contains("Avoid http://a.example/tmp/ ["), "{avoid}");
+    }
+
+    #[test]
+    fn a_bad_date_in_the_avoid_file_is_an_error_not_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = settings(dir.path());
+        std::fs::write(
+            dir.path().join("avoid"),
+            "Avoid http://a.example/ [tomorrow]\n",
+        )
+        .unwrap();
+        let e = RobotsFiles::load(&s, SystemTime::now()).unwrap_err();
+        assert!(
+            e.to_string().contains("avoid:1: `tomorrow` is not a date"),
+            "{e}"
+        );
+    }
+}

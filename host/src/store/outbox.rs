@@ -1,0 +1,88 @@
+//! The outbox: messages to owners, kept until the mail server has taken
+//! them, so that a mail failure loses nothing and is retried at the next run.
+
+use super::{Store, StoreError};
+use crate::model::unix_now;
+use rusqlite::params;
+
+/// A message to an owner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mail {
+    /// The task it reports on.
+    pub task: String,
+    /// The owner's address.
+    pub recipient: String,
+    /// Its subject line.
+    pub subject: String,
+    /// Its plain-text body.
+    pub body: String,
+}
+
+/// A message waiting in the outbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueuedMail {
+    /// Its id in the outbox.
+    pub id: i64,
+    /// The run that wrote it.
+    pub run: i64,
+    /// The message.
+    pub mail: Mail,
+    /// Times sending it failed.
+    pub attempts: u32,
+}
+
+impl Store {
+    /// Put `mail` of `run` in the outbox.
+    pub fn queue_mail(&self, run: i64, mail: &Mail) -> Result<i64, StoreError> {
+        self.conn.execute(
+            "INSERT INTO outbox (run_id, task, recipient, subject, body, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                run,
+                mail.task,
+                mail.recipient,
+                mail.subject,
+                mail.body,
+                unix_now()
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Every message waiting, oldest first.
+    pub fn queued_mail(&self) -> Result<Vec<QueuedMail>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, run_id, task, recipient, subject, body, attempts FROM outbox ORDER BY id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(QueuedMail {
+                id: r.get(0)?,
+                run: r.get(1)?,
+                mail: Mail {
+                    task: r.get(2)?,
+                    recipient: r.get(3)?,
+                    subject: r.get(4)?,
+                    body: r.get(5)?,
+                },
+                attempts: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The mail server took message `id`: it leaves the outbox.
+    pub fn mail_sent(&self, id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM outbox WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// Sending message `id` failed with `error`; it stays for the next run.
+    pub fn mail_failed(&self, id: i64, error: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2 WHERE id = ?1",
+            params![id, error],
+        )?;
+        Ok(())
+    }
+}

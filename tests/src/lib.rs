@@ -5,4 +5,5 @@
 pub mod fixtures;
 pub mod harness;
 pub mod server;
+pub mod smtp;
 pub mod synthetic;

@@ -7,6 +7,7 @@ mod common;
 mod cli;
 mod crawl_hooks;
 mod fetch_behaviour;
+mod mail;
 mod maintenance;
 mod plugin_new;
 mod reports;

@@ -1,0 +1,176 @@
+//! Owners are mailed (seed 000, section 5.1): one message per task over
+//! SMTP to a real server on loopback, listing what the owner asked for with
+//! its referring document and index entry; a mail server that cannot be
+//! reached loses nothing and is reported once; `--dry-run-mail` prints.
+
+use crate::common::{self, text};
+use spinneret::model::Category;
+use spinneret_tests::fixtures::maintenance_web;
+use spinneret_tests::harness::{Setup, urls_in};
+use spinneret_tests::server::TestWeb;
+use spinneret_tests::smtp::{SmtpSink, closed_port};
+
+fn config(mail_port: u16) -> String {
+    format!(
+        "[mail]\nserver = \"127.0.0.1\"\nport = {mail_port}\nfrom = \"spider@test.example\"\n\
+[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n\
+email = \"alice@a.example\"\nemail_broken = true\nemail_moved = true\n\
+index_url = \"http://www.test.example/MOM/A.html\"\n\
+[[task]]\nname = \"Docs\"\nkind = \"tree\"\ntop = \"http://a.example:{{PORT}}/docs/index.html\"\n\
+email = \"bob@a.example\"\nemail_broken = true\n\
+[[task]]\nname = \"Quiet\"\nkind = \"tree\"\ntop = \"http://a.example:{{PORT}}/docs/index.html\"\n\
+email = \"carol@a.example\"\n"
+    )
+}
+
+fn a(web: &TestWeb, path: &str) -> String {
+    web.url("a.example", path)
+}
+
+#[test]
+fn each_owner_gets_one_message_listing_what_they_asked_for() {
+    let web = TestWeb::start(maintenance_web());
+    let sink = SmtpSink::start();
+    let setup = Setup::new(&web, &config(sink.port()));
+    let stderr = common::expect_exit(&common::crawl(&setup, &[]), 1);
+    let messages = sink.messages();
+    // Carol asked for nothing: two messages, in task order.
+    assert_eq!(messages.len(), 2, "{messages:?}\n{stderr}");
+    let (alice, bob) = (&messages[0], &messages[1]);
+    assert_eq!(alice.to, ["alice@a.example"]);
+    assert_eq!(alice.from, "spider@test.example");
+    assert_eq!(
+        alice.header("Subject").as_deref(),
+        Some("spinneret: A: 4 broken, 2 moved")
+    );
+    assert_eq!(alice.header("To").as_deref(), Some("alice@a.example"));
+    let body = alice.body();
+    assert!(
+        body.starts_with(&format!(
+            "spinneret checked the site task `A` from {} in the run that started ",
+            a(&web, "/index.html")
+        )),
+        "{body}"
+    );
+    // Each item: its URL, what is wrong, where it is linked from, its index row.
+    let missing = format!(
+        "  {}\n    broken: HTTP 404 Not Found\n    referred to from {}\n    index entry: http://www.test.example/MOM/A.html#f",
+        a(&web, "/missing.html"),
+        a(&web, "/index.html")
+    );
+    assert!(body.contains(&missing), "{body}");
+    assert!(body.contains("Broken links (4)\n"), "{body}");
+    assert!(body.contains("Moved documents (2)\n"), "{body}");
+    assert!(
+        body.contains(&format!("  {}\n    moved", a(&web, "/old.html"))),
+        "{body}"
+    );
+    assert!(body.contains("The whole maintenance index: http://www.test.example/MOM/A.html\n"));
+
+    // The anchor in the mail is the row of that item in the index.
+    let row = body[body.find(&missing).unwrap() + missing.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let index = std::fs::read_to_string(setup.path().join("reports/A/index.html")).unwrap();
+    let at = index
+        .find(&format!("<tr id=\"f{row}\">"))
+        .unwrap_or_else(|| panic!("no row f{row} in the index"));
+    assert!(index[at..].starts_with(&format!(
+        "<tr id=\"f{row}\"><td><a href=\"{0}\">{0}</a></td><td>broken: HTTP 404 Not Found",
+        a(&web, "/missing.html")
+    )));
+
+    assert_eq!(bob.to, ["bob@a.example"]);
+    assert_eq!(
+        bob.header("Subject").as_deref(),
+        Some("spinneret: Docs: 1 broken")
+    );
+    let body = bob.body();
+    assert!(
+        body.contains(&format!(
+            "  {}\n    broken: HTTP 404 Not Found\n    referred to from {}\n    index entry: file://",
+            a(&web, "/docs/faq.html"),
+            a(&web, "/docs/index.html")
+        )),
+        "{body}"
+    );
+    assert!(!body.contains("Moved documents"), "{body}");
+}
+
+#[test]
+fn an_unreachable_server_is_reported_once_and_the_messages_wait() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &config(closed_port()));
+    let out = common::crawl(&setup, &[]);
+    let stderr = common::expect_exit(&out, 1);
+    let reports: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("cannot reach the mail server"))
+        .collect();
+    assert_eq!(reports.len(), 1, "{stderr}");
+    assert!(
+        reports[0].starts_with("spinneret: mail: cannot reach the mail server 127.0.0.1:"),
+        "{stderr}"
+    );
+    // The run itself is complete.
+    let results = setup.results();
+    assert_eq!(urls_in(&results, Category::Broken).len(), 4);
+    assert_eq!(urls_in(&results, Category::Moved).len(), 2);
+    let store = setup.store();
+    assert_eq!(store.queued_mail().unwrap().len(), 2);
+
+    // The next run reaches the server: the waiting messages go first, then its own.
+    let sink = SmtpSink::start();
+    let text = std::fs::read_to_string(&setup.config_path).unwrap();
+    let port_line = text
+        .lines()
+        .find(|l| l.starts_with("port = "))
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        &setup.config_path,
+        text.replace(&port_line, &format!("port = {}", sink.port())),
+    )
+    .unwrap();
+    common::expect_exit(&common::crawl(&setup, &[]), 1);
+    let to: Vec<String> = sink.messages().iter().map(|m| m.to.join(",")).collect();
+    assert_eq!(
+        to,
+        [
+            "alice@a.example",
+            "bob@a.example",
+            "alice@a.example",
+            "bob@a.example"
+        ]
+    );
+    assert!(setup.store().queued_mail().unwrap().is_empty());
+}
+
+#[test]
+fn dry_run_mail_prints_and_sends_nothing() {
+    let web = TestWeb::start(maintenance_web());
+    let sink = SmtpSink::start();
+    let setup = Setup::new(&web, &config(sink.port()));
+    let out = common::command()
+        .args(["crawl", "--dry-run-mail"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    let stderr = common::expect_exit(&out, 1);
+    assert!(
+        stderr.contains("--dry-run-mail: 2 message(s) printed, none sent"),
+        "{stderr}"
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "From: spider@test.example\nTo: alice@a.example\nSubject: spinneret: A: 4 broken, 2 moved\n\n"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("To: bob@a.example\nSubject: spinneret: Docs: 1 broken\n"));
+    assert!(sink.messages().is_empty());
+    assert!(setup.store().queued_mail().unwrap().is_empty());
+}

@@ -99,6 +99,10 @@ struct CrawlArgs {
     /// Continue the newest unfinished run of this configuration.
     #[arg(long)]
     resume: bool,
+    /// Use this store instead of the configuration's (an instruction file
+    /// names none: the default is the user's data directory).
+    #[arg(long, value_name = "FILE")]
+    store: Option<PathBuf>,
     /// Treat a plugin failure as a failed run (exit status 3).
     #[arg(long)]
     strict_plugins: bool,
@@ -173,13 +177,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Plugin(cmd) => plugin::run(cmd),
         Command::Convert(args) => convert(&args),
         Command::Crawl(args) => {
-            let config = match config::load(&args.config) {
+            let mut config = match config::load(&args.config) {
                 Ok(c) => c,
                 Err(e) => {
                     eprintln!("spinneret: {e}");
                     return Ok(EXIT_USAGE);
                 }
             };
+            if let Some(store) = args.store {
+                config.settings.store = store;
+            }
             let options = CrawlOptions {
                 resume: args.resume,
                 task: args.task,

@@ -13,7 +13,8 @@
 //! restrictions are the avoid file's entries. A site not listed (never seen,
 //! expired, or its line deleted by hand) has its robots.txt read again, and
 //! after the run its restrictions are written to the avoid file as a group
-//! headed `# robots.txt of HOST:PORT`, each `Avoid` entry expiring with the
+//! headed `# robots.txt of HOST:PORT` and closed by `# end of robots.txt of
+//! HOST:PORT`, each `Avoid` entry expiring with the
 //! site's new line in the sites file (`SitesCheck` days, the `robots_expiry`
 //! setting, unless the server's cache headers say less). Re-reading a site
 //! replaces its group; entries outside groups are the user's and are kept
@@ -44,8 +45,9 @@ const AVOID_HEADER: &str =
 # The format is: EntryType URLprefix [ExpireDate]
 #   EntryType  = Avoid (no request at all) or Leaf (HEAD only, never traversed)
 #   ExpireDate = * for never, or an HTTP date such as Fri, 31 Dec 1999 09:30:00 GMT
-# Groups headed \"# robots.txt of HOST:PORT\" come from that site's robots.txt and
-# are replaced when it is read again. Edit when spinneret is not running.
+# The groups from \"# robots.txt of HOST:PORT\" to \"# end of robots.txt of HOST:PORT\"
+# come from that site's robots.txt and are replaced when it is read again.
+# Add your own entries outside them. Edit when spinneret is not running.
 ";
 
 const SITES_HEADER: &str =
@@ -161,16 +163,28 @@ fn group_site(line: &str) -> Option<String> {
     Some(site.to_ascii_lowercase())
 }
 
-/// The group (site) each line of an avoid file belongs to, if any: the
-/// entries after a group heading, up to a blank or other comment line.
+/// The group (site) each line of an avoid file belongs to, if any: its
+/// heading, the entries after it and its closing `# end of robots.txt of
+/// HOST:PORT` line (a blank or other comment line also ends it), so that
+/// lines added after a group by hand stay the user's.
 fn groups(text: &str) -> Vec<Option<String>> {
-    let mut current = None;
+    let mut current: Option<String> = None;
     text.lines()
         .map(|l| {
             let t = l.trim();
             if let Some(site) = group_site(t) {
                 current = Some(site);
-            } else if t.is_empty() || t.starts_with('#') {
+                return current.clone();
+            }
+            let end = t
+                .strip_prefix('#')
+                .map(str::trim)
+                .and_then(|r| r.strip_prefix("end of robots.txt of "))
+                .map(|r| r.trim().to_ascii_lowercase());
+            if let Some(site) = end {
+                return current.take().filter(|c| *c == site);
+            }
+            if t.is_empty() || t.starts_with('#') {
                 current = None;
             }
             current.clone()
@@ -308,6 +322,7 @@ impl RobotsFiles {
                     RuleAction::Avoid.as_str()
                 ));
             }
+            out.push_str(&format!("# end of robots.txt of {site}\n"));
         }
         out
     }
@@ -426,7 +441,7 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
         assert_eq!(
             avoid,
             format!(
-                "# mine\nLeaf http://a.example/big/ [*]\n\n# robots.txt of a.example:80, read {}\nAvoid http://a.example/cgi-bin/ [{}]\n",
+                "# mine\nLeaf http://a.example/big/ [*]\n\n# robots.txt of a.example:80, read {}\nAvoid http://a.example/cgi-bin/ [{}]\n# end of robots.txt of a.example:80\n",
                 httpdate::fmt_http_date(now),
                 httpdate::fmt_http_date(until)
             )

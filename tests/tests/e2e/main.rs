@@ -9,6 +9,7 @@ mod crawl_hooks;
 mod fetch_behaviour;
 mod mail;
 mod maintenance;
+mod momspider;
 mod plugin_new;
 mod reports;
 mod resume;

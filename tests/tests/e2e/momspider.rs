@@ -1,0 +1,201 @@
+//! MOMspider's own formats (seeds 000 and 003): an instruction file runs
+//! as it is, its IndexFile/IndexTitle/IndexURL drive the index, and the
+//! avoid and sites files are written as a pair, honoured on the next run
+//! and re-read when a site's line is deleted by hand.
+
+use crate::common::{self, text};
+use spinneret_tests::fixtures::page;
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+use std::path::Path;
+
+/// A web on `localhost` (which needs no `[resolve]`: instruction files have none).
+fn web() -> Web {
+    let site = Site::new()
+        .robots("User-agent: *\nDisallow: /private/\n")
+        .page(
+            "/index.html",
+            &page(
+                "Home",
+                Some("Local"),
+                r#"<a href="missing.html">Missing</a> <a href="private/x.html">Private</a> <a href="about.html">About</a>"#,
+            ),
+        )
+        .page("/about.html", &page("About", Some("Local"), "about"))
+        .route("/private/x.html", Route::html(page("X", None, "")));
+    Web::new().site("localhost", site)
+}
+
+fn instructions(port: u16) -> String {
+    format!(
+        "# spinneret test instructions\n\
+AvoidFile avoid.mom\n\
+SitesFile sites.mom\n\
+SitesCheck 3\n\
+<Site\n\
+  Name      Local\n\
+  TopURL    http://localhost:{port}/index.html\n\
+  IndexURL  http://www.test.example/MOM/Local.html\n\
+  IndexFile MOM/Local.html\n\
+  IndexTitle MOMspider Index for Local\n\
+  EmailAddress owner@test.example\n\
+  EmailBroken\n\
+>\n"
+    )
+}
+
+fn crawl(dir: &Path) -> std::process::Output {
+    common::command()
+        .args(["-q", "crawl", "--dry-run-mail", "--store"])
+        .arg(dir.join("store.db"))
+        .arg(dir.join("mom.txt"))
+        .output()
+        .unwrap()
+}
+
+fn requested(web: &TestWeb, path: &str) -> usize {
+    web.methods("localhost", path).len()
+}
+
+#[test]
+fn an_instruction_file_runs_and_keeps_its_avoid_and_sites_files() {
+    let web = TestWeb::start(web());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("mom.txt"), instructions(web.port())).unwrap();
+
+    // First run: robots.txt is read, the index goes where IndexFile says,
+    // the owner's message links to IndexURL.
+    let out = crawl(d);
+    common::expect_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("To: owner@test.example\nSubject: spinneret: Local: 1 broken\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("index entry: http://www.test.example/MOM/Local.html#f"));
+    let index = std::fs::read_to_string(d.join("MOM/Local.html")).unwrap();
+    assert!(index.contains("<title>MOMspider Index for Local</title>"));
+    assert_eq!(requested(&web, "/robots.txt"), 1);
+    assert_eq!(requested(&web, "/private/x.html"), 0);
+
+    // The pair: the site's line and its restriction expire together.
+    let sites = std::fs::read_to_string(d.join("sites.mom")).unwrap();
+    let site_line = sites
+        .lines()
+        .find(|l| l.starts_with("Site "))
+        .unwrap()
+        .to_string();
+    let date = &site_line[site_line.find('[').unwrap()..];
+    assert_eq!(site_line, format!("Site localhost:{} {date}", web.port()));
+    let avoid = std::fs::read_to_string(d.join("avoid.mom")).unwrap();
+    assert!(
+        avoid.contains(&format!(
+            "Avoid http://localhost:{}/private/ {date}\n",
+            web.port()
+        )),
+        "{avoid}"
+    );
+
+    // Second run: the sites file holds, so robots.txt is not asked again and
+    // the avoid file keeps the private page unrequested; the prior index is linked.
+    web.clear_log();
+    common::expect_exit(&crawl(d), 1);
+    assert_eq!(requested(&web, "/robots.txt"), 0);
+    assert_eq!(requested(&web, "/private/x.html"), 0);
+    let index = std::fs::read_to_string(d.join("MOM/Local.html")).unwrap();
+    assert!(index.contains("<a rel=\"prev\" href=\"Local.prior.html\">"));
+    assert!(d.join("MOM/Local.prior.html").is_file());
+
+    // Hand edits between runs: a new avoid entry, and the site's line
+    // deleted to force robots.txt to be read again.
+    let hand = format!("Avoid http://localhost:{}/about.html [*]\n", web.port());
+    std::fs::write(d.join("avoid.mom"), format!("{avoid}{hand}")).unwrap();
+    std::fs::write(
+        d.join("sites.mom"),
+        sites.replace(&format!("{site_line}\n"), ""),
+    )
+    .unwrap();
+    web.clear_log();
+    common::expect_exit(&crawl(d), 1);
+    assert_eq!(requested(&web, "/robots.txt"), 1);
+    assert_eq!(requested(&web, "/about.html"), 0);
+    let avoid = std::fs::read_to_string(d.join("avoid.mom")).unwrap();
+    assert!(avoid.contains(&hand), "{avoid}");
+    assert_eq!(
+        avoid
+            .matches(&format!("# robots.txt of localhost:{}", web.port()))
+            .count(),
+        1,
+        "{avoid}"
+    );
+    let sites = std::fs::read_to_string(d.join("sites.mom")).unwrap();
+    assert_eq!(sites.matches("Site localhost:").count(), 1, "{sites}");
+}
+
+#[test]
+fn convert_writes_toml_and_bad_instructions_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("mom.txt"), instructions(8080)).unwrap();
+    let out = common::spinneret(&["convert", d.join("mom.txt").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let toml = text(&out.stdout);
+    for line in [
+        "robots_expiry = \"3d\"".to_string(),
+        format!("avoid_file = \"{}\"", d.join("avoid.mom").display()),
+        format!("sites_file = \"{}\"", d.join("sites.mom").display()),
+        "name = \"Local\"".to_string(),
+        "kind = \"site\"".to_string(),
+        "top = \"http://localhost:8080/index.html\"".to_string(),
+        format!("index_file = \"{}\"", d.join("MOM/Local.html").display()),
+        "index_url = \"http://www.test.example/MOM/Local.html\"".to_string(),
+        "index_title = \"MOMspider Index for Local\"".to_string(),
+        "email_broken = true".to_string(),
+    ] {
+        assert!(toml.lines().any(|l| l == line), "no `{line}` in\n{toml}");
+    }
+    // The converted file is a configuration crawl accepts.
+    std::fs::write(d.join("converted.toml"), &toml).unwrap();
+    spinneret::config::load(&d.join("converted.toml")).unwrap();
+
+    std::fs::write(
+        d.join("bad.txt"),
+        "SitesCheck 7\n<Tree\n Name T\n TopURL http://localhost/\n MaxDepth 3\n>\n",
+    )
+    .unwrap();
+    let out = common::spinneret(&["crawl", d.join("bad.txt").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "spinneret: {}:5:1: unknown directive `MaxDepth`",
+            d.join("bad.txt").display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(
+        d.join("bad.avoid"),
+        "Avoid http://localhost/x [next week]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("bad-avoid.txt"),
+        "AvoidFile bad.avoid\nSitesFile s.mom\n<Site\n Name S\n TopURL http://localhost:9/\n>\n",
+    )
+    .unwrap();
+    let out = common::command()
+        .args(["crawl", "--store"])
+        .arg(d.join("store.db"))
+        .arg(d.join("bad-avoid.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "{}:1: `next week` is not a date this format knows",
+            d.join("bad.avoid").display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+}

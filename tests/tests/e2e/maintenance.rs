@@ -2,6 +2,7 @@
 //! blocked, avoided and leafed; HEAD vs GET; polite headers; task boundaries;
 //! one request per URL across overlapping tasks.
 
+use crate::common;
 use spinneret::model::Category;
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::{Setup, urls_in};
@@ -329,6 +330,76 @@ fn overlapping_tasks_share_every_request() {
     );
     // The home page is a leaf of the tree task and a document of the site task: one GET serves both.
     assert_eq!(web.methods("a.example", "/index.html"), vec!["GET"]);
+}
+
+/// The URLs of the documents listed in a maintenance index, in order.
+fn index_documents(index: &str) -> Vec<String> {
+    index
+        .split("<article class=\"document\"")
+        .skip(1)
+        .filter_map(|a| {
+            let start = a.find("<h3><a href=\"")? + "<h3><a href=\"".len();
+            Some(a[start..start + a[start..].find('"')?].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn three_owners_share_one_crawl_and_a_second_run_asks_nothing() {
+    // The seed's efficiency claim, measured on the server: a site task, a
+    // tree task inside it and an owner task over the same pages.
+    let web = TestWeb::start(maintenance_web());
+    let tasks = format!(
+        "{}{}{}",
+        site_task("A", "site", "/index.html"),
+        site_task("Docs", "tree", "/docs/index.html"),
+        site_task("Alice", "owner", "/index.html"),
+    );
+    let setup = Setup::new(&web, &tasks);
+    common::expect_exit(&common::crawl(&setup, &[]), 1);
+    let mut per_url: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for r in web.requests() {
+        *per_url.entry((r.host, r.path)).or_insert(0) += 1;
+    }
+    for ((h, p), n) in &per_url {
+        assert_eq!(
+            *n, 1,
+            "{h}{p} requested {n} times in one run of three tasks"
+        );
+    }
+    // Each task's index lists every document of that task.
+    for task in ["A", "Docs", "Alice"] {
+        let mut documents: Vec<String> = setup
+            .task_results(task)
+            .into_iter()
+            .filter(|(_, (_, role))| role == "document")
+            .map(|(url, _)| url)
+            .collect();
+        documents.sort();
+        let mut listed = index_documents_of(&setup, task);
+        listed.sort();
+        assert_eq!(listed, documents, "the index of {task}");
+    }
+    assert_eq!(index_documents_of(&setup, "Docs").len(), 2);
+    // A second run within the result age asks the server nothing, and each
+    // index is written again, complete.
+    web.clear_log();
+    common::expect_exit(&common::crawl(&setup, &[]), 1);
+    let asked: Vec<String> = web
+        .requests()
+        .iter()
+        .filter(|r| r.header("if-none-match").is_none() && r.header("if-modified-since").is_none())
+        .map(|r| format!("{} {}{}", r.method, r.host, r.path))
+        .collect();
+    assert!(asked.is_empty(), "unconditional requests: {asked:?}");
+    assert_eq!(index_documents_of(&setup, "A").len(), 5);
+    assert_eq!(index_documents_of(&setup, "Alice").len(), 3);
+}
+
+fn index_documents_of(setup: &Setup, task: &str) -> Vec<String> {
+    let index =
+        std::fs::read_to_string(setup.path().join(format!("reports/{task}/index.html"))).unwrap();
+    index_documents(&index)
 }
 
 #[test]

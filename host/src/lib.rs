@@ -26,5 +26,6 @@ pub mod parse;
 pub mod plugin;
 pub mod policy;
 pub mod report;
+pub mod schedule;
 pub mod store;
 pub mod urls;

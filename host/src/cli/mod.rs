@@ -3,6 +3,7 @@
 mod output;
 mod plugin;
 mod results;
+mod watch;
 
 pub use results::{RESULT_SCHEMA, print_results};
 
@@ -72,11 +73,34 @@ enum Command {
     /// Write and examine plugins: `new`, `inspect`, `builtins`.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
+    /// Run the tasks of a configuration on a schedule, until stopped.
+    ///
+    /// Each task runs at its `schedule` (an interval such as "6h", or a
+    /// local time of day such as "02:30"), else the configuration's, else
+    /// --schedule. Tasks due together share one run. The configuration is
+    /// read again before each run. SIGTERM or Ctrl-C finishes the requests
+    /// in flight, stores everything and exits.
+    Watch(WatchArgs),
     /// Write a MOMspider instruction file as the equivalent TOML configuration.
     ///
     /// `crawl` reads instruction files as they are; converting is for moving
     /// to the TOML file's further settings (mail server, plugins, politeness).
     Convert(ConvertArgs),
+}
+
+#[derive(Args, Debug)]
+struct WatchArgs {
+    /// The configuration: a TOML file or a MOMspider instruction file.
+    config: PathBuf,
+    /// The schedule of tasks whose configuration names none ("6h", "02:30").
+    #[arg(long, value_name = "WHEN", value_parser = crate::schedule::Schedule::parse)]
+    schedule: Option<crate::schedule::Schedule>,
+    /// Use this store instead of the configuration's.
+    #[arg(long, value_name = "FILE")]
+    store: Option<PathBuf>,
+    /// Treat a plugin failure as a failed run (it is reported; watching goes on).
+    #[arg(long)]
+    strict_plugins: bool,
 }
 
 #[derive(Args, Debug)]
@@ -176,6 +200,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Plugin(cmd) => plugin::run(cmd),
         Command::Convert(args) => convert(&args),
+        Command::Watch(args) => watch::run(
+            &args.config,
+            args.schedule,
+            args.store,
+            cli.quiet,
+            args.strict_plugins,
+        ),
         Command::Crawl(args) => {
             let mut config = match config::load(&args.config) {
                 Ok(c) => c,
@@ -319,7 +350,7 @@ fn convert(args: &ConvertArgs) -> anyhow::Result<u8> {
 }
 
 /// Wait for Ctrl-C (SIGINT) or SIGTERM.
-async fn stop_signal() {
+pub(crate) async fn stop_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -336,7 +367,7 @@ async fn stop_signal() {
 
 /// What happens to the messages to owners at the end of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum MailMode {
+pub(crate) enum MailMode {
     /// Queue them and send the outbox.
     Send,
     /// Print them (`--dry-run-mail`).
@@ -372,6 +403,18 @@ fn run_crawl(
     strict_plugins: bool,
     mail: MailMode,
 ) -> anyhow::Result<u8> {
+    crawl_once(config, options, quiet, strict_plugins, mail).map(|(code, _)| code)
+}
+
+/// One crawl, its reports and mail: the exit code, and whether it was
+/// stopped by a signal.
+fn crawl_once(
+    config: &Config,
+    options: &CrawlOptions,
+    quiet: bool,
+    strict_plugins: bool,
+    mail: MailMode,
+) -> anyhow::Result<(u8, bool)> {
     let store = Store::open(&config.settings.store)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -444,11 +487,12 @@ fn run_crawl(
             println!("interrupted: continue with `spinneret crawl --resume CONFIG`");
         }
     }
-    Ok(if plugin_failed && strict_plugins {
+    let code = if plugin_failed && strict_plugins {
         EXIT_PLUGIN
     } else if report.any_broken() {
         EXIT_BROKEN
     } else {
         EXIT_OK
-    })
+    };
+    Ok((code, report.interrupted))
 }

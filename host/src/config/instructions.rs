@@ -379,6 +379,7 @@ fn finish_block(b: Block, abs_dir: &Path) -> Result<TaskConfig, (usize, String)>
             title: b.index_title,
         },
         notify: b.notify,
+        schedule: None,
     })
 }
 

@@ -70,6 +70,7 @@ struct RawConfig {
     system_sites: Vec<String>,
     sites_file: Option<String>,
     mail: Option<Spanned<RawMail>>,
+    schedule: Option<Spanned<String>>,
     #[serde(default)]
     resolve: BTreeMap<String, Spanned<String>>,
     #[serde(default, rename = "task")]
@@ -128,6 +129,7 @@ struct RawTask {
     email_moved: bool,
     email_changed: Option<Spanned<Bounded<0, 36500>>>,
     email_expired: Option<Spanned<Bounded<0, 36500>>>,
+    schedule: Option<Spanned<String>>,
 }
 
 /// Read and validate a configuration file.
@@ -219,6 +221,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             Some(m) => mail_settings(m, &rel).map_err(|(span, m)| at(span, m))?,
             None => MailSettings::default(),
         },
+        schedule: schedule(&raw.schedule).map_err(|(span, m)| at(Some(span), m))?,
         resolve,
     };
 
@@ -336,6 +339,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 changed: t.email_changed.is_some(),
                 expired: t.email_expired.is_some(),
             },
+            schedule: schedule(&t.schedule).map_err(|(span, m)| at(Some(span), m))?,
         });
     }
     let mut plugins = Vec::new();
@@ -438,6 +442,15 @@ fn days(
         (Some(d), _) | (None, Some(d)) => Ok(d.get_ref().0 as u32),
         (None, None) => Ok(7),
     }
+}
+
+/// A `schedule` value.
+fn schedule(
+    raw: &Option<Spanned<String>>,
+) -> Result<Option<crate::schedule::Schedule>, (Range<usize>, String)> {
+    raw.as_ref()
+        .map(|s| crate::schedule::Schedule::parse(s.get_ref()).map_err(|m| (s.span(), m)))
+        .transpose()
 }
 
 /// The `[mail]` table; the password only by reference.

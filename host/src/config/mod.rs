@@ -94,6 +94,8 @@ pub struct TaskConfig {
     pub index: IndexSettings,
     /// Which changes justify a message to the owner.
     pub notify: Notify,
+    /// When `spinneret watch` runs it (else the global schedule).
+    pub schedule: Option<crate::schedule::Schedule>,
 }
 
 /// The task's maintenance index (seed 000: `IndexFile`, `IndexURL`, `IndexTitle`).
@@ -190,6 +192,8 @@ pub struct Settings {
     pub sites_file: Option<PathBuf>,
     /// How owners are mailed.
     pub mail: MailSettings,
+    /// When `spinneret watch` runs the tasks that name no schedule.
+    pub schedule: Option<crate::schedule::Schedule>,
     /// Host names resolved to fixed addresses instead of DNS (like curl's `--resolve`).
     pub resolve: BTreeMap<String, IpAddr>,
 }
@@ -235,6 +239,7 @@ impl Default for Settings {
             system_sites: Vec::new(),
             sites_file: None,
             mail: MailSettings::default(),
+            schedule: None,
             resolve: BTreeMap::new(),
         }
     }
@@ -350,6 +355,7 @@ impl Config {
                 default_plugins: true,
                 index: IndexSettings::default(),
                 notify: Notify::default(),
+                schedule: None,
             })
             .collect();
         Config {

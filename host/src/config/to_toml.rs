@@ -38,6 +38,13 @@ fn duration(d: Duration) -> String {
     q(&text)
 }
 
+fn schedule(s: &crate::schedule::Schedule) -> String {
+    match s {
+        crate::schedule::Schedule::Every(d) => duration(*d),
+        crate::schedule::Schedule::Daily(h, m) => q(&format!("{h:02}:{m:02}")),
+    }
+}
+
 /// The configuration as TOML text, with a header saying where it came from.
 pub fn to_toml(config: &Config) -> String {
     let mut out = String::new();
@@ -92,6 +99,9 @@ pub fn to_toml(config: &Config) -> String {
             false => Ok(()),
         }
         .ok();
+        if let Some(sc) = &t.schedule {
+            let _ = writeln!(out, "schedule = {}", schedule(sc));
+        }
         if !t.default_plugins {
             let _ = writeln!(out, "default_plugins = false");
         }
@@ -133,6 +143,9 @@ fn settings(s: &Settings, out: &mut String) {
             "# SitesCheck: how long a site's robots.txt holds.\nrobots_expiry = {}",
             duration(s.robots_expiry)
         );
+    }
+    if let Some(sc) = &s.schedule {
+        let _ = writeln!(out, "schedule = {}", schedule(sc));
     }
     if s.result_max_age != d.result_max_age {
         let _ = writeln!(out, "result_max_age = {}", duration(s.result_max_age));

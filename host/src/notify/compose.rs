@@ -116,6 +116,7 @@ mod tests {
                 title: None,
             },
             notify,
+            schedule: None,
         }
     }
 

@@ -93,6 +93,7 @@ mod tests {
             default_plugins: true,
             index: Default::default(),
             notify: Default::default(),
+            schedule: None,
         }
     }
 

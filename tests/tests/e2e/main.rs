@@ -15,3 +15,4 @@ mod reports;
 mod resume;
 mod robots;
 mod sandbox;
+mod watch;

@@ -573,8 +573,10 @@ mod tests {
         assert!(html.contains("<td>mailto</td><td><a href=\"mailto:x@a.example\">mail</a></td>"));
         assert!(html.contains("<li><a href=\"#changes-broken\">Broken links</a>: 1</li>"));
         assert!(html.contains(
-            "<tr><td><a href=\"http://a.example/gone\">http://a.example/gone</a></td><td>broken: HTTP 404 Not Found</td><td><a href=\"#d1-2\">Home &amp; &lt;Away&gt;</a></td></tr>"
+            "<tr id=\"f1\"><td><a href=\"http://a.example/gone\">http://a.example/gone</a></td><td>broken: HTTP 404 Not Found</td><td><a href=\"#d1-2\">Home &amp; &lt;Away&gt;</a></td></tr>"
         ));
+        // Each change row is anchored by its finding's place (the mail links there).
+        assert!(html.contains("<tr id=\"f2\"><td><a href=\"http://a.example/old\">"));
         assert!(
             html.contains("<h3 id=\"changes-expiring\">Expiring documents (0)</h3>\n<p>None.</p>")
         );

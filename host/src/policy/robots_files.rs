@@ -24,7 +24,9 @@
 //! robots.txt `Allow` lines have no avoid-file form: the file records the
 //! `Disallow` paths, so a later run's reading is the stricter one.
 
-use super::rules::{PrefixRule, RuleAction, RulesError, parse_date, parse_rules};
+use super::rules::{
+    PrefixRule, RuleAction, RulesError, entry_lines, expiry, parse_rules, split_date,
+};
 use crate::config::Settings;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -65,29 +67,14 @@ pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError
         message,
     };
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    for (line_no, keyword, rest) in entry_lines(text) {
         if !keyword.eq_ignore_ascii_case("site") {
             return Err(err(
                 line_no,
                 format!("unknown entry type `{keyword}`; expected `Site HOST:PORT [date]`"),
             ));
         }
-        let rest = rest.trim();
-        let (site, date) = match rest.find('[') {
-            Some(b) => {
-                let close = rest.rfind(']').filter(|c| *c > b).ok_or_else(|| {
-                    err(line_no, "the expiry date has no closing `]`".to_string())
-                })?;
-                (rest[..b].trim(), Some(rest[b + 1..close].trim()))
-            }
-            None => (rest, None),
-        };
+        let (site, date) = split_date(rest).map_err(|m| err(line_no, m))?;
         let valid = site.rsplit_once(':').is_some_and(|(host, port)| {
             !host.is_empty() && !host.contains(char::is_whitespace) && port.parse::<u16>().is_ok()
         });
@@ -97,17 +84,7 @@ pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError
                 format!("`{site}` is not HOST:PORT; write e.g. `Site www.example.org:80 [*]`"),
             ));
         }
-        let expires = match date {
-            None | Some("*") => None,
-            Some(d) => Some(parse_date(d).ok_or_else(|| {
-                err(
-                    line_no,
-                    format!(
-                        "`{d}` is not a date this format knows; write `*` or e.g. `Fri, 31 Dec 1999 09:30:00 GMT`"
-                    ),
-                )
-            })?),
-        };
+        let expires = expiry(date).map_err(|m| err(line_no, m))?;
         out.push(SiteEntry {
             site: site.to_ascii_lowercase(),
             expires,

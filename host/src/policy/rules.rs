@@ -93,6 +93,47 @@ pub fn parse_date(s: &str) -> Option<SystemTime> {
     httpdate::parse_http_date(&fixed).ok()
 }
 
+/// The entry lines of one of the seed's files (avoid, sites): blank and `#`
+/// lines skipped, each entry as its 1-based line number, its first word
+/// and the rest of the line.
+pub(crate) fn entry_lines(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
+    text.lines().enumerate().filter_map(|(i, raw)| {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return None;
+        }
+        let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        Some((i + 1, keyword, rest.trim()))
+    })
+}
+
+/// An entry's value and its `[date]`, if it has one.
+pub(crate) fn split_date(rest: &str) -> Result<(&str, Option<&str>), String> {
+    match rest.find('[') {
+        Some(b) => {
+            let close = rest
+                .rfind(']')
+                .filter(|c| *c > b)
+                .ok_or_else(|| "the expiry date has no closing `]`".to_string())?;
+            Ok((rest[..b].trim(), Some(rest[b + 1..close].trim())))
+        }
+        None => Ok((rest, None)),
+    }
+}
+
+/// An entry's expiry: none or `*` never expires; a date must be one the
+/// format knows.
+pub(crate) fn expiry(date: Option<&str>) -> Result<Option<SystemTime>, String> {
+    match date {
+        None | Some("*") => Ok(None),
+        Some(d) => parse_date(d).map(Some).ok_or_else(|| {
+            format!(
+                "`{d}` is not a date this format knows; write `*` or e.g. `Fri, 31 Dec 1999 09:30:00 GMT`"
+            )
+        }),
+    }
+}
+
 /// Parse the text of an avoid file.
 pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesError> {
     let err = |line: usize, message: String| RulesError {
@@ -101,13 +142,7 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
         message,
     };
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    for (line_no, keyword, rest) in entry_lines(text) {
         let action = match keyword.to_ascii_lowercase().as_str() {
             "avoid" => RuleAction::Avoid,
             "leaf" => RuleAction::Leaf,
@@ -118,16 +153,7 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
                 ));
             }
         };
-        let rest = rest.trim();
-        let (prefix, date) = match rest.find('[') {
-            Some(b) => {
-                let close = rest.rfind(']').filter(|c| *c > b).ok_or_else(|| {
-                    err(line_no, "the expiry date has no closing `]`".to_string())
-                })?;
-                (rest[..b].trim(), Some(rest[b + 1..close].trim()))
-            }
-            None => (rest, None),
-        };
+        let (prefix, date) = split_date(rest).map_err(|m| err(line_no, m))?;
         if prefix.is_empty() || prefix.contains(char::is_whitespace) {
             return Err(err(
                 line_no,
@@ -140,17 +166,7 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
                 format!("`{prefix}` is not an absolute URL prefix"),
             ));
         }
-        let expires = match date {
-            None | Some("*") => None,
-            Some(d) => Some(parse_date(d).ok_or_else(|| {
-                err(
-                    line_no,
-                    format!(
-                        "`{d}` is not a date this format knows; write `*` or e.g. `Fri, 31 Dec 1999 09:30:00 GMT`"
-                    ),
-                )
-            })?),
-        };
+        let expires = expiry(date).map_err(|m| err(line_no, m))?;
         out.push(PrefixRule {
             action,
             prefix: prefix.to_string(),

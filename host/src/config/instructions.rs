@@ -24,7 +24,7 @@
 //! Directive names are matched without regard to case; `#` starts a comment
 //! line. Anything else is an error naming the file and line.
 
-use super::load::{check_email, parse_top, sanitize};
+use super::load::{check_email, parse_top, read_with, relative_to, sanitize};
 use super::{Config, ConfigError, IndexSettings, Notify, Settings, TaskConfig, TaskKind};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -73,17 +73,7 @@ pub fn is_instruction_file(text: &str) -> bool {
 
 /// Read an instruction file; relative paths resolve against its directory.
 pub fn load_instructions(path: &Path) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let base = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut config = parse_instructions(&text, &path.display().to_string(), &base)?;
-    config.source = Some(path.to_path_buf());
-    Ok(config)
+    read_with(path, parse_instructions)
 }
 
 /// A task block being read.
@@ -111,15 +101,8 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
         column: 1,
         message,
     };
-    let abs_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
-    let rel = |p: &str| -> PathBuf {
-        let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            abs_dir.join(p)
-        }
-    };
+    let (abs_dir, rel) = relative_to(base_dir);
+    let rel = &rel;
     let mut settings = Settings::default();
     let mut seen_global: HashSet<String> = HashSet::new();
     let mut tasks: Vec<TaskConfig> = Vec::new();

@@ -134,19 +134,41 @@ struct RawTask {
 
 /// Read and validate a configuration file.
 pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
+    read_with(path, load_str)
+}
+
+/// Read a configuration file and parse it with `parse` (text, name for
+/// messages, the directory relative paths resolve against).
+pub(super) fn read_with(
+    path: &Path,
+    parse: impl FnOnce(&str, &str, &Path) -> Result<Config, ConfigError>,
+) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let base = if base.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        base
+    let base = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
-    let mut config = load_str(&text, &path.display().to_string(), &base)?;
+    let mut config = parse(&text, &path.display().to_string(), base)?;
     config.source = Some(path.to_path_buf());
     Ok(config)
+}
+
+/// `base_dir` made absolute, and a resolver of paths relative to it.
+pub(super) fn relative_to(base_dir: &Path) -> (PathBuf, impl Fn(&str) -> PathBuf) {
+    let abs_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+    let dir = abs_dir.clone();
+    let rel = move |p: &str| -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            dir.join(p)
+        }
+    };
+    (abs_dir, rel)
 }
 
 /// Parse a configuration from a string; relative paths resolve against `base_dir`.
@@ -161,15 +183,8 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         }
     };
     let raw: RawConfig = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
-    let abs_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
-    let rel = |p: &str| -> PathBuf {
-        let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            abs_dir.join(p)
-        }
-    };
+    let (abs_dir, rel) = relative_to(base_dir);
+    let rel = &rel;
 
     let defaults = Settings::default();
     if let Some(from) = &raw.from {

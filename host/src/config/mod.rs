@@ -29,13 +29,13 @@ pub fn load(path: &std::path::Path) -> Result<Config, ConfigError> {
     let is_toml = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    if !is_toml
-        && let Ok(text) = std::fs::read_to_string(path)
-        && is_instruction_file(&text)
-    {
-        return load_instructions(path);
-    }
-    load_file(path)
+    load::read_with(path, |text, name, dir| {
+        if !is_toml && is_instruction_file(text) {
+            parse_instructions(text, name, dir)
+        } else {
+            load_str(text, name, dir)
+        }
+    })
 }
 
 /// The default `User-Agent`: the robot's name token, its version and where to read about it.

@@ -208,16 +208,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             args.strict_plugins,
         ),
         Command::Crawl(args) => {
-            let mut config = match config::load(&args.config) {
+            let config = match load_config(&args.config, &args.store) {
                 Ok(c) => c,
                 Err(e) => {
                     eprintln!("spinneret: {e}");
                     return Ok(EXIT_USAGE);
                 }
             };
-            if let Some(store) = args.store {
-                config.settings.store = store;
-            }
             let options = CrawlOptions {
                 resume: args.resume,
                 task: args.task,
@@ -308,6 +305,18 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             Ok(if broken { EXIT_BROKEN } else { EXIT_OK })
         }
     }
+}
+
+/// A configuration of either format, with `--store` in place of its store.
+fn load_config(
+    path: &std::path::Path,
+    store: &Option<PathBuf>,
+) -> Result<Config, config::ConfigError> {
+    let mut c = config::load(path)?;
+    if let Some(s) = store {
+        c.settings.store = s.clone();
+    }
+    Ok(c)
 }
 
 /// `spinneret convert`: instruction file in, TOML out.

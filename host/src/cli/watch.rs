@@ -3,21 +3,13 @@
 //! is due, runs every task due then in one run (so they share requests),
 //! and exits cleanly on SIGTERM or Ctrl-C, while sleeping or mid-run.
 
-use super::{EXIT_OK, EXIT_USAGE, MailMode, crawl_once, stop_signal};
-use crate::config::{self, Config};
+use super::{EXIT_OK, EXIT_USAGE, MailMode, crawl_once, load_config, stop_signal};
+use crate::config::Config;
 use crate::crawl::CrawlOptions;
 use crate::schedule::Schedule;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
-
-fn load(path: &Path, store: &Option<PathBuf>) -> Result<Config, config::ConfigError> {
-    let mut c = config::load(path)?;
-    if let Some(s) = store {
-        c.settings.store = s.clone();
-    }
-    Ok(c)
-}
 
 /// Each task's schedule, or the name of a task that has none.
 fn schedules(
@@ -55,7 +47,7 @@ pub fn run(
     quiet: bool,
     strict_plugins: bool,
 ) -> anyhow::Result<u8> {
-    let mut config = match load(path, &store) {
+    let mut config = match load_config(path, &store) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("spinneret: {e}");
@@ -108,7 +100,7 @@ pub fn run(
             return Ok(EXIT_OK);
         }
         // Read the configuration again: edits between runs take effect.
-        match load(path, &store) {
+        match load_config(path, &store) {
             Ok(c) => match schedules(&c, default) {
                 Ok(p) => {
                     for (t, s) in &p {

@@ -20,7 +20,7 @@ pub use compose::compose;
 pub use smtp::{SendError, Sender};
 
 use crate::config::Config;
-use crate::store::{FindingRow, Store};
+use crate::store::{FindingRow, Mail, Store};
 use std::collections::BTreeMap;
 
 /// A message the server refuses (not the server being away) is tried at
@@ -40,22 +40,31 @@ pub struct MailReport {
     pub errors: Vec<String>,
 }
 
-/// Compose this run's messages and queue them in the outbox.
-pub fn queue(config: &Config, store: &Store, run: i64) -> anyhow::Result<usize> {
+/// This run's messages: one per task whose owner asked for something the
+/// run found, in task order.
+pub fn messages(config: &Config, store: &Store, run: i64) -> anyhow::Result<Vec<Mail>> {
     let info = store.run_info(run)?;
     let mut by_task: BTreeMap<String, Vec<FindingRow>> = BTreeMap::new();
     for f in store.findings(run, None)? {
         by_task.entry(f.task.clone()).or_default().push(f);
     }
-    let mut n = 0;
-    for task in &config.tasks {
-        let findings = by_task.get(&task.name).map(Vec::as_slice).unwrap_or(&[]);
-        if let Some(mail) = compose(task, info.started_at, findings) {
-            store.queue_mail(run, &mail)?;
-            n += 1;
-        }
+    Ok(config
+        .tasks
+        .iter()
+        .filter_map(|task| {
+            let findings = by_task.get(&task.name).map(Vec::as_slice).unwrap_or(&[]);
+            compose(task, info.started_at, findings)
+        })
+        .collect())
+}
+
+/// Compose this run's messages and queue them in the outbox.
+pub fn queue(config: &Config, store: &Store, run: i64) -> anyhow::Result<usize> {
+    let mails = messages(config, store, run)?;
+    for mail in &mails {
+        store.queue_mail(run, mail)?;
     }
-    Ok(n)
+    Ok(mails.len())
 }
 
 /// Print this run's messages instead of sending them (`--dry-run-mail`).
@@ -65,26 +74,16 @@ pub fn print(
     run: i64,
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<usize> {
-    let info = store.run_info(run)?;
-    let findings = store.findings(run, None)?;
     let from = sender(config);
-    let mut n = 0;
-    for task in &config.tasks {
-        let mine: Vec<FindingRow> = findings
-            .iter()
-            .filter(|f| f.task == task.name)
-            .cloned()
-            .collect();
-        if let Some(mail) = compose(task, info.started_at, &mine) {
-            writeln!(
-                out,
-                "From: {from}\nTo: {}\nSubject: {}\n\n{}\n",
-                mail.recipient, mail.subject, mail.body
-            )?;
-            n += 1;
-        }
+    let mails = messages(config, store, run)?;
+    for mail in &mails {
+        writeln!(
+            out,
+            "From: {from}\nTo: {}\nSubject: {}\n\n{}\n",
+            mail.recipient, mail.subject, mail.body
+        )?;
     }
-    Ok(n)
+    Ok(mails.len())
 }
 
 /// The sender address: `[mail] from`, else the crawl's `from`, else

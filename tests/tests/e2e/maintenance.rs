@@ -23,6 +23,17 @@ fn b(web: &TestWeb, path: &str) -> String {
     web.url("b.example", path)
 }
 
+/// Three tasks over one web (site, a tree inside it, an owner's documents):
+/// MOMspider's overlapping infostructures.
+fn overlapping_tasks() -> String {
+    format!(
+        "{}{}{}",
+        site_task("A", "site", "/index.html"),
+        site_task("Docs", "tree", "/docs/index.html"),
+        site_task("Alice", "owner", "/index.html"),
+    )
+}
+
 /// How many times each (method, host, path) was requested.
 fn request_counts(web: &TestWeb) -> BTreeMap<(String, String, String), usize> {
     let mut m = BTreeMap::new();
@@ -308,13 +319,7 @@ fn owner_task_keeps_to_its_owners_documents() {
 #[test]
 fn overlapping_tasks_share_every_request() {
     let web = TestWeb::start(maintenance_web());
-    let tasks = format!(
-        "{}{}{}",
-        site_task("A", "site", "/index.html"),
-        site_task("Docs", "tree", "/docs/index.html"),
-        site_task("Alice", "owner", "/index.html"),
-    );
-    let setup = Setup::new(&web, &tasks);
+    let setup = Setup::new(&web, &overlapping_tasks());
     let report = setup.crawl();
     for ((m, h, p), n) in request_counts(&web) {
         assert_eq!(n, 1, "{m} {h}{p} requested {n} times across three tasks");
@@ -349,13 +354,7 @@ fn three_owners_share_one_crawl_and_a_second_run_asks_nothing() {
     // The seed's efficiency claim, measured on the server: a site task, a
     // tree task inside it and an owner task over the same pages.
     let web = TestWeb::start(maintenance_web());
-    let tasks = format!(
-        "{}{}{}",
-        site_task("A", "site", "/index.html"),
-        site_task("Docs", "tree", "/docs/index.html"),
-        site_task("Alice", "owner", "/index.html"),
-    );
-    let setup = Setup::new(&web, &tasks);
+    let setup = Setup::new(&web, &overlapping_tasks());
     common::expect_exit(&common::crawl(&setup, &[]), 1);
     let mut per_url: BTreeMap<(String, String), usize> = BTreeMap::new();
     for r in web.requests() {

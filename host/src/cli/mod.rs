@@ -472,8 +472,15 @@ fn crawl_once(
         }
     }
     if !report.interrupted {
+        let started = std::time::Instant::now();
         let reports =
             crate::report::run_reporters(config, &store, report.run, fetch, &hook_failures)?;
+        tracing::info!(
+            "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
+            reports.written.len(),
+            started.elapsed().as_secs_f64(),
+            report.elapsed.as_secs_f64()
+        );
         plugin_failed = !reports.failures.is_empty();
         for (task, f) in &reports.failures {
             eprintln!("spinneret: task {task}: {f}");
@@ -481,6 +488,9 @@ fn crawl_once(
         if let Err(e) = notify_owners(config, &store, report.run, mail) {
             eprintln!("spinneret: mail: {e:#}");
         }
+    }
+    for line in crate::plugin::stats::table().lines() {
+        tracing::info!("{line}");
     }
     if !quiet {
         print!("{}", crawl::print_summary(&report.tasks));

@@ -116,7 +116,10 @@ impl Sandbox {
         f: impl FnOnce(&mut Store<PluginState>) -> wasmtime::Result<T>,
     ) -> Result<T, PluginFailure> {
         self.arm(store);
-        f(store).map_err(|e| self.failure(call, store, e))
+        let started = std::time::Instant::now();
+        let r = f(store);
+        super::stats::record(&self.name, call, started.elapsed());
+        r.map_err(|e| self.failure(call, store, e))
     }
 
     /// Explain a failed call: which limit it overspent, or its trap.

@@ -15,8 +15,6 @@
 
 use serde_json::Value;
 use spinneret_sdk::policy::*;
-use spinneret_sdk::urls::Url;
-use std::collections::HashMap;
 
 /// The policy's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,23 +66,32 @@ impl Policy for TrapGuard {
         if let Some(t) = self.avoid.iter().find(|t| target.contains(t.as_str())) {
             return Decision::Avoid(format!("trap-guard: the URL contains \"{t}\""));
         }
-        if let Ok(url) = Url::parse(target) {
-            let params = url.query_pairs().count();
-            if params > self.max_query_params {
-                return Decision::Avoid(format!(
-                    "trap-guard: {params} query parameters (at most {})",
-                    self.max_query_params
-                ));
-            }
-            let mut counts: HashMap<&str, usize> = HashMap::new();
-            for seg in url.path().split('/').filter(|s| !s.is_empty()) {
-                let n = counts.entry(seg).or_default();
-                *n += 1;
-                if *n > self.max_repeats {
-                    return Decision::Avoid(format!(
-                        "trap-guard: the path repeats \"{seg}\" {n} times (a link loop?)"
-                    ));
+        let (path, query) = path_and_query(target);
+        let params = query.map_or(0, |q| q.split('&').filter(|p| !p.is_empty()).count());
+        if params > self.max_query_params {
+            return Decision::Avoid(format!(
+                "trap-guard: {params} query parameters (at most {})",
+                self.max_query_params
+            ));
+        }
+        // Paths are short: a list scanned in place beats a hash map here
+        // (this runs once per task and URL of the crawl).
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for seg in path.split('/').filter(|s| !s.is_empty()) {
+            let n = match counts.iter_mut().find(|(s, _)| *s == seg) {
+                Some((_, n)) => {
+                    *n += 1;
+                    *n
                 }
+                None => {
+                    counts.push((seg, 1));
+                    1
+                }
+            };
+            if n > self.max_repeats {
+                return Decision::Avoid(format!(
+                    "trap-guard: the path repeats \"{seg}\" {n} times (a link loop?)"
+                ));
             }
         }
         match self.max_depth {
@@ -94,6 +101,25 @@ impl Policy for TrapGuard {
             )),
             _ => Decision::NoObjection,
         }
+    }
+}
+
+/// The path and the query of `target`, an absolute URL as the host
+/// serializes it (`scheme://authority/path?query#fragment`, or
+/// `scheme:path?query` for URLs without an authority). Found by slicing:
+/// the host has already parsed and normalized the URL.
+fn path_and_query(target: &str) -> (&str, Option<&str>) {
+    let rest = match target.find("://") {
+        Some(i) => {
+            let after = &target[i + 3..];
+            after.find(['/', '?', '#']).map_or("", |j| &after[j..])
+        }
+        None => target.find(':').map_or(target, |i| &target[i + 1..]),
+    };
+    let rest = rest.split('#').next().unwrap_or("");
+    match rest.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (rest, None),
     }
 }
 
@@ -118,6 +144,30 @@ mod tests {
             Decision::NoObjection => "ok".into(),
             Decision::Leaf(r) => format!("leaf: {r}"),
             Decision::Avoid(r) => format!("avoid: {r}"),
+        }
+    }
+
+    #[test]
+    fn path_and_query_are_sliced_as_the_url_crate_parses_them() {
+        use spinneret_sdk::urls::Url;
+        for u in [
+            "http://a.example/x/y?a=1&b=2#f",
+            "http://a.example",
+            "http://a.example?q=1",
+            "http://u:p@a.example:81/a//b/?&&c=1&",
+            "https://a.example/#top",
+            "mailto:someone@a.example?subject=hi",
+            "ftp://a.example/pub/file.txt",
+        ] {
+            let parsed = Url::parse(u).unwrap();
+            let (path, query) = path_and_query(parsed.as_str());
+            assert_eq!(path, parsed.path(), "{u}");
+            assert_eq!(query, parsed.query(), "{u}");
+            assert_eq!(
+                query.map_or(0, |q| q.split('&').filter(|p| !p.is_empty()).count()),
+                parsed.query_pairs().count(),
+                "{u}"
+            );
         }
     }
 

@@ -32,11 +32,13 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
                   --reports also runs the default report plugins after the crawl (timed with it);\n\
+                  --plugins runs every built-in crawl plugin too (soft-404, trap-guard, sitemap)\n\
+                  and prints the crawl and the report stage apart, and each plugin call's cost;\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
         return Ok(());
@@ -60,9 +62,19 @@ fn main() -> anyhow::Result<()> {
 
     let dir = tempfile::tempdir()?;
     let serve_only = args.iter().any(|a| a == "--serve");
-    let reports = args.iter().any(|a| a == "--reports");
+    let hooks = args.iter().any(|a| a == "--plugins");
+    let reports = hooks || args.iter().any(|a| a == "--reports");
+    // The built-ins that run inside the crawl, with their default settings.
+    let hook_plugins = if hooks {
+        ["soft-404", "trap-guard", "sitemap"]
+            .iter()
+            .map(|p| format!("[[plugin]]\nname = \"{p}\"\nsource = \"builtin:{p}\"\n\n"))
+            .collect()
+    } else {
+        String::new()
+    };
     let config = format!(
-        "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {concurrency}\nstore = \"bench.db\"\n\n{}{}",
+        "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {concurrency}\nstore = \"bench.db\"\n\n{}{hook_plugins}{}",
         shape.tasks_toml(web.port(), reports),
         web.resolve_toml()
     );
@@ -85,16 +97,30 @@ fn main() -> anyhow::Result<()> {
         web.port()
     );
     let start = Instant::now();
-    let status = Command::new(&binary)
-        .arg("-q")
+    // The crawler's log says how long the crawl and the report stage took
+    // and what each plugin call cost; only those lines are kept.
+    let output = Command::new(&binary)
         .arg("crawl")
         .arg(&config_path)
-        .status()?;
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()?;
     let elapsed = start.elapsed();
+    let status = output.status;
+    let log = String::from_utf8_lossy(&output.stderr);
+    let timings: Vec<&str> = log
+        .lines()
+        .filter_map(|l| {
+            l.find("report stage: ")
+                .or_else(|| l.find("plugin "))
+                .filter(|_| l.contains(" INFO "))
+                .map(|i| &l[i..])
+        })
+        .collect();
     let rss_kib = peak_rss_of_children_kib();
     anyhow::ensure!(
         status.code().is_some_and(|c| c == 0 || c == 1),
-        "the crawl failed: {status}"
+        "the crawl failed: {status}\n{log}"
     );
     let requests = web.requests();
     let gets = requests
@@ -112,5 +138,8 @@ fn main() -> anyhow::Result<()> {
     println!("wall time      {secs:.2} s");
     println!("pages/s        {:.0}", gets as f64 / secs);
     println!("peak RSS       {:.1} MiB", rss_kib as f64 / 1024.0);
+    for line in timings {
+        println!("{line}");
+    }
     Ok(())
 }

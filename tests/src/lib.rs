@@ -4,6 +4,7 @@
 
 pub mod fixtures;
 pub mod harness;
+pub mod registry;
 pub mod server;
 pub mod smtp;
 pub mod synthetic;

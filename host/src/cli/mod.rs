@@ -3,6 +3,7 @@
 mod output;
 mod plugin;
 mod results;
+mod share;
 mod watch;
 
 pub use results::{RESULT_SCHEMA, print_results};

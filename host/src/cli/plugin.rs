@@ -1,5 +1,5 @@
 //! `spinneret plugin …`: start a plugin from a template, look inside a
-//! component, list the built-ins.
+//! component, list the built-ins; the sharing commands are in `share`.
 
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::identify::{Inspection, inspect};
@@ -19,6 +19,8 @@ pub(super) enum PluginCommand {
     Inspect(InspectArgs),
     /// List the built-in plugins and their worlds.
     Builtins,
+    #[command(flatten)]
+    Share(super::share::ShareCommand),
 }
 
 #[derive(Args, Debug)]
@@ -45,6 +47,7 @@ pub(super) struct InspectArgs {
 
 pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
     match cmd {
+        PluginCommand::Share(c) => super::share::run(c),
         PluginCommand::New(a) => {
             let dir = a.dir.unwrap_or_else(|| PathBuf::from(&a.name));
             let sdk = match a.sdk_path {

@@ -368,6 +368,8 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             ));
         }
         let raw_source = p.source.get_ref().trim();
+        // The manifest of an installed plugin: it bounds the grants.
+        let mut installed = None;
         let source = match raw_source.strip_prefix("builtin:") {
             Some(b) => {
                 if crate::plugin::builtin::builtin(b).is_none() {
@@ -382,13 +384,24 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 }
                 PluginSource::Builtin(b.to_string())
             }
+            None if is_installed_name(raw_source) && !rel(raw_source).is_file() => {
+                let found = crate::bundle::home::PluginHome::from_env()
+                    .and_then(|home| resolve_installed(&home, raw_source));
+                match found {
+                    Ok(i) => {
+                        installed = Some(i.manifest);
+                        PluginSource::File(i.dir.join(crate::bundle::manifest::COMPONENT_FILE))
+                    }
+                    Err(e) => return Err(at(Some(p.source.span()), e)),
+                }
+            }
             None => {
                 let path = rel(raw_source);
                 if !path.is_file() {
                     return Err(at(
                         Some(p.source.span()),
                         format!(
-                            "plugin source `{raw_source}` is neither `builtin:NAME` nor an existing .wasm file ({})",
+                            "plugin source `{raw_source}` is neither `builtin:NAME`, an installed `NAME@VERSION-REQ` nor an existing .wasm file ({})",
                             path.display()
                         ),
                     ));
@@ -407,16 +420,25 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             }
         }
         let defaults = crate::plugin::state::Grants::default();
+        let mut grants = crate::plugin::state::Grants {
+            memory: p.memory.map_or(defaults.memory, |b| b.0),
+            time: p.time.map_or(defaults.time, |d| d.0),
+            output: p.output.map_or(defaults.output, |b| b.0),
+            hosts: p.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+        };
+        let mut config = p.config.unwrap_or_default();
+        if let Some(m) = &installed {
+            grants = intersect(&name, grants, &m.capabilities);
+            // The manifest's defaults, under the configuration's own keys.
+            for (k, v) in &m.config {
+                config.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
         plugins.push(PluginConfig {
             name,
             source,
-            config: serde_json::to_value(p.config.unwrap_or_default()).unwrap_or_default(),
-            grants: crate::plugin::state::Grants {
-                memory: p.memory.map_or(defaults.memory, |b| b.0),
-                time: p.time.map_or(defaults.time, |d| d.0),
-                output: p.output.map_or(defaults.output, |b| b.0),
-                hosts: p.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
-            },
+            config: serde_json::to_value(config).unwrap_or_default(),
+            grants,
             tasks: p
                 .tasks
                 .map(|l| l.into_iter().map(Spanned::into_inner).collect()),
@@ -434,6 +456,59 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         tasks,
         plugins,
     })
+}
+
+/// Whether a plugin source names an installed plugin (`NAME` or
+/// `NAME@REQ`) rather than a file.
+fn is_installed_name(source: &str) -> bool {
+    let name = source.split_once('@').map_or(source, |(n, _)| n);
+    crate::bundle::manifest::valid_name(name) && !source.ends_with(".wasm")
+}
+
+/// The installed plugin `NAME[@REQ]` (newest matching version), its
+/// component checked against its manifest.
+fn resolve_installed(
+    home: &crate::bundle::home::PluginHome,
+    source: &str,
+) -> Result<crate::bundle::home::Installed, String> {
+    let (name, req) = match source.split_once('@') {
+        Some((n, r)) => (
+            n,
+            semver::VersionReq::parse(r).map_err(|e| {
+                format!("`{r}` is not a version requirement ({e}); write e.g. `{n}@^1.2`")
+            })?,
+        ),
+        None => (source, semver::VersionReq::STAR),
+    };
+    let installed = home.resolve(name, &req)?;
+    installed.check_component()?;
+    Ok(installed)
+}
+
+/// What an installed plugin may have: no more than its manifest asks for
+/// and no more than the configuration grants. Hosts granted but not asked
+/// for are dropped with a warning (the plugin never said it needs them).
+fn intersect(
+    plugin: &str,
+    granted: crate::plugin::state::Grants,
+    asked: &crate::bundle::manifest::Capabilities,
+) -> crate::plugin::state::Grants {
+    let (hosts, dropped): (Vec<String>, Vec<String>) = granted
+        .hosts
+        .into_iter()
+        .partition(|h| asked.hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
+    if !dropped.is_empty() {
+        tracing::warn!(
+            "plugin {plugin}: its manifest does not ask for {}; not granted",
+            dropped.join(", ")
+        );
+    }
+    crate::plugin::state::Grants {
+        memory: granted.memory.min(asked.memory_bytes()),
+        time: granted.time.min(asked.time_per_call()),
+        output: granted.output,
+        hosts,
+    }
 }
 
 /// A task's window in days: `changed_days` (default 7), or the mail

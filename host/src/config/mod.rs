@@ -8,7 +8,7 @@ mod instructions;
 mod load;
 mod mail;
 mod to_toml;
-mod values;
+pub mod values;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
 pub use load::{ConfigError, load_file, load_str};

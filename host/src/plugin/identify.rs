@@ -37,6 +37,20 @@ impl PluginKind {
         }
     }
 
+    /// The kind whose world is named `world`.
+    pub fn from_world(world: &str) -> Option<PluginKind> {
+        [
+            PluginKind::Reporter,
+            PluginKind::ChangeDetector,
+            PluginKind::Policy,
+            PluginKind::FetchHook,
+            PluginKind::Parser,
+            PluginKind::SearchEngine,
+        ]
+        .into_iter()
+        .find(|k| k.world() == world)
+    }
+
     fn from_interface(name: &str) -> Option<PluginKind> {
         Some(match name {
             "reporter-api" => PluginKind::Reporter,
@@ -91,6 +105,16 @@ pub fn compatible(api: (u64, u64, u64)) -> bool {
 
 /// Read a component's world and API version from its exports.
 pub fn identify(engine: &PluginEngine, component: &Component) -> Result<Identity, IdentifyError> {
+    let id = declared(engine, component)?;
+    if !compatible(id.api) {
+        return Err(IdentifyError::Incompatible(id.api.0, id.api.1, id.api.2));
+    }
+    Ok(id)
+}
+
+/// The world and API version a component says it implements, whether or
+/// not this host runs that version (`plugin pack` packs for any version).
+pub fn declared(engine: &PluginEngine, component: &Component) -> Result<Identity, IdentifyError> {
     let ty = component.component_type();
     for (name, _) in ty.exports(engine.engine()) {
         let Some(rest) = name.strip_prefix("spinneret:plugin/") else {
@@ -101,9 +125,6 @@ pub fn identify(engine: &PluginEngine, component: &Component) -> Result<Identity
             continue;
         };
         let api = parse_version(version).unwrap_or((0, 0, 0));
-        if !compatible(api) {
-            return Err(IdentifyError::Incompatible(api.0, api.1, api.2));
-        }
         return Ok(Identity { kind, api });
     }
     Err(IdentifyError::NotAPlugin)

@@ -74,13 +74,6 @@ pub fn default_sdk() -> String {
     }
 }
 
-fn valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !name.ends_with('-')
-}
-
 /// Write a new plugin crate `name` of `kind` into `dir` (which must not
 /// exist), depending on the SDK as `sdk` (a Cargo dependency spec such as
 /// `path = "…"` or `version = "0.1"`). Returns the files written.
@@ -90,7 +83,7 @@ pub fn scaffold(
     dir: &Path,
     sdk: &str,
 ) -> Result<Vec<PathBuf>, ScaffoldError> {
-    if !valid_name(name) {
+    if !crate::bundle::manifest::valid_name(name) {
         return Err(ScaffoldError::BadName(name.to_string()));
     }
     let Some((kind, feature, template, example)) = KINDS.iter().find(|k| k.0 == kind) else {
@@ -118,6 +111,10 @@ pub fn scaffold(
         (
             "README.md",
             fill(include_str!("../../templates/README.md.in")),
+        ),
+        (
+            "plugin.toml",
+            fill(include_str!("../../templates/plugin.toml.in")),
         ),
         ("src/lib.rs", fill(template)),
         (".gitignore", "/target\n".to_string()),

@@ -339,14 +339,14 @@ impl RobotsFiles {
 /// Replace `path` with `text` so that a crash leaves the old file or the
 /// new one, never half of either: write a temporary file beside it, flush
 /// it to disk, rename it over.
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
+    tmp.write_all(text.as_ref())?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

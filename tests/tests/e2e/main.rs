@@ -15,4 +15,5 @@ mod reports;
 mod resume;
 mod robots;
 mod sandbox;
+mod share;
 mod watch;

@@ -1,0 +1,275 @@
+//! Bundles in OCI registries, laid out as the CNCF WebAssembly OCI artifact
+//! (the layout wasm-pkg-tools' `wkg` reads and writes): a config blob of
+//! media type `application/vnd.wasm.config.v0+json` describing the
+//! component, and the component itself as the first layer, of media type
+//! `application/wasm`. The bundle's manifest, signature and README travel
+//! as further layers of their own media types, so a generic wasm tool sees a
+//! plain component and spinneret sees the whole bundle.
+//!
+//! References are written `oci://REGISTRY/REPOSITORY:TAG`. A registry on a
+//! loopback address (`localhost`, `127.0.0.1`, `[::1]`) is spoken to over
+//! plain HTTP, any other over HTTPS. Credentials, when the registry needs
+//! them, come from `SPINNERET_REGISTRY_USER` and
+//! `SPINNERET_REGISTRY_PASSWORD`.
+
+use super::archive::Bundle;
+use crate::plugin::engine::PluginEngine;
+use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
+use oci_client::manifest::OciImageManifest;
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, Reference};
+use std::collections::BTreeMap;
+
+/// The config blob's media type (CNCF wasm OCI artifact, v0).
+pub const WASM_CONFIG: &str = "application/vnd.wasm.config.v0+json";
+/// The component layer's media type.
+pub const WASM_LAYER: &str = "application/wasm";
+/// The bundle manifest layer's media type.
+pub const MANIFEST_LAYER: &str = "application/vnd.spinneret.plugin.manifest.v1+toml";
+/// The signature layer's media type.
+pub const SIGNATURE_LAYER: &str = "application/vnd.spinneret.plugin.signature.v1+minisign";
+/// The README layer's media type.
+pub const README_LAYER: &str = "text/markdown";
+
+/// An `oci://` reference, parsed.
+pub struct OciRef {
+    reference: Reference,
+    text: String,
+}
+
+impl OciRef {
+    /// Parse `oci://REGISTRY/REPOSITORY[:TAG]` (the tag defaults to `latest`).
+    pub fn parse(s: &str) -> Result<OciRef, String> {
+        let rest = s
+            .strip_prefix("oci://")
+            .ok_or_else(|| format!("`{s}` is not an oci:// reference"))?;
+        if !rest.contains('/') {
+            return Err(format!(
+                "`{s}` names no repository; write oci://REGISTRY/REPOSITORY:TAG, e.g. oci://ghcr.io/someone/link-stats:1.2.0"
+            ));
+        }
+        let reference: Reference = rest.parse().map_err(|e| {
+            format!("`{s}` is not a registry reference ({e}); write oci://REGISTRY/REPOSITORY:TAG")
+        })?;
+        Ok(OciRef {
+            reference,
+            text: s.to_string(),
+        })
+    }
+
+    fn registry(&self) -> &str {
+        self.reference.registry()
+    }
+
+    fn client(&self) -> Client {
+        // One process-wide TLS provider, as for the crawler's own client.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let host = self
+            .registry()
+            .rsplit_once(':')
+            .map_or(self.registry(), |(h, p)| {
+                if p.chars().all(|c| c.is_ascii_digit()) {
+                    h
+                } else {
+                    self.registry()
+                }
+            });
+        let loopback = host == "localhost"
+            || host == "[::1]"
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        let protocol = if loopback {
+            ClientProtocol::HttpsExcept(vec![self.registry().to_string()])
+        } else {
+            ClientProtocol::Https
+        };
+        Client::new(ClientConfig {
+            protocol,
+            connect_timeout: Some(std::time::Duration::from_secs(10)),
+            read_timeout: Some(std::time::Duration::from_secs(60)),
+            ..Default::default()
+        })
+    }
+
+    fn explain(&self, what: &str, e: oci_client::errors::OciDistributionError) -> String {
+        let mut msg = format!("{what} {}: {e}", self.text);
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            msg.push_str(&format!(": {s}"));
+            source = s.source();
+        }
+        if msg.contains("error sending request") || msg.contains("Connection refused") {
+            msg.push_str(&format!(
+                "\n  the registry {} cannot be reached: is it running, and is the address right?",
+                self.registry()
+            ));
+        }
+        msg
+    }
+}
+
+impl std::fmt::Display for OciRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn auth() -> RegistryAuth {
+    match (
+        std::env::var("SPINNERET_REGISTRY_USER"),
+        std::env::var("SPINNERET_REGISTRY_PASSWORD"),
+    ) {
+        (Ok(u), Ok(p)) => RegistryAuth::Basic(u, p),
+        _ => RegistryAuth::Anonymous,
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the network runtime: {e}"))
+}
+
+/// The config blob: what the wasm OCI artifact layout says of a component.
+fn wasm_config(engine: &PluginEngine, bundle: &Bundle, layer_digest: &str) -> serde_json::Value {
+    let (exports, imports) = match engine.compile(&bundle.component) {
+        Ok(c) => {
+            let i = crate::plugin::identify::inspect(engine, &c);
+            (i.exports.into_iter().map(|(n, _)| n).collect(), i.imports)
+        }
+        Err(_) => (Vec::new(), Vec::new()),
+    };
+    serde_json::json!({
+        "created": jiff::Timestamp::now().to_string(),
+        "author": bundle.manifest.authors.join(", "),
+        "architecture": "wasm",
+        "os": "wasip2",
+        "layerDigests": [layer_digest],
+        "component": { "exports": exports, "imports": imports },
+    })
+}
+
+/// Publish `bundle` at `target`; returns the manifest's URL.
+pub fn push(engine: &PluginEngine, bundle: &Bundle, target: &OciRef) -> Result<String, String> {
+    let m = &bundle.manifest;
+    let wasm = ImageLayer::new(bundle.component.clone(), WASM_LAYER.to_string(), None);
+    let digest = wasm.sha256_digest();
+    let mut layers = vec![
+        wasm,
+        ImageLayer::new(
+            bundle.manifest_text.clone().into_bytes(),
+            MANIFEST_LAYER.to_string(),
+            None,
+        ),
+    ];
+    if let Some(s) = &bundle.signature {
+        layers.push(ImageLayer::new(
+            s.clone().into_bytes(),
+            SIGNATURE_LAYER.to_string(),
+            None,
+        ));
+    }
+    if let Some(r) = &bundle.readme {
+        layers.push(ImageLayer::new(
+            r.clone().into_bytes(),
+            README_LAYER.to_string(),
+            None,
+        ));
+    }
+    let config = Config::new(
+        serde_json::to_vec(&wasm_config(engine, bundle, &digest)).expect("json"),
+        WASM_CONFIG.to_string(),
+        None,
+    );
+    let mut annotations = BTreeMap::new();
+    annotations.insert("org.opencontainers.image.title".into(), m.name.clone());
+    annotations.insert(
+        "org.opencontainers.image.version".into(),
+        m.version.to_string(),
+    );
+    if !m.description.is_empty() {
+        annotations.insert(
+            "org.opencontainers.image.description".into(),
+            m.description.clone(),
+        );
+    }
+    if !m.license.is_empty() {
+        annotations.insert(
+            "org.opencontainers.image.licenses".into(),
+            m.license.clone(),
+        );
+    }
+    if !m.authors.is_empty() {
+        annotations.insert(
+            "org.opencontainers.image.authors".into(),
+            m.authors.join(", "),
+        );
+    }
+    if let Some(k) = &m.kind {
+        annotations.insert("dev.spinneret.plugin.kind".into(), k.clone());
+    }
+    if let Some(a) = &m.api {
+        annotations.insert("dev.spinneret.plugin.api".into(), a.to_string());
+    }
+    let manifest = OciImageManifest::build(&layers, &config, Some(annotations));
+    let client = target.client();
+    runtime()?.block_on(async {
+        client
+            .push(&target.reference, &layers, config, &auth(), Some(manifest))
+            .await
+            .map(|r| r.manifest_url)
+            .map_err(|e| target.explain("cannot push to", e))
+    })
+}
+
+/// Fetch the bundle published at `source`.
+pub fn pull(source: &OciRef) -> Result<Bundle, String> {
+    let client = source.client();
+    let image = runtime()?.block_on(async {
+        client
+            .pull(
+                &source.reference,
+                &auth(),
+                vec![WASM_LAYER, MANIFEST_LAYER, SIGNATURE_LAYER, README_LAYER],
+            )
+            .await
+            .map_err(|e| source.explain("cannot fetch", e))
+    })?;
+    let mut parts: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
+    for layer in image.layers {
+        let kind = match layer.media_type.as_str() {
+            WASM_LAYER => WASM_LAYER,
+            MANIFEST_LAYER => MANIFEST_LAYER,
+            SIGNATURE_LAYER => SIGNATURE_LAYER,
+            README_LAYER => README_LAYER,
+            _ => continue,
+        };
+        if parts.insert(kind, layer.data.to_vec()).is_some() {
+            return Err(format!("{source} has two layers of type {kind}"));
+        }
+    }
+    let text = |kind: &str, data: Vec<u8>| {
+        String::from_utf8(data).map_err(|_| format!("{source}: its {kind} layer is not UTF-8"))
+    };
+    let manifest = parts.remove(MANIFEST_LAYER).ok_or_else(|| {
+        format!("{source} is a WebAssembly artifact but not a spinneret plugin bundle: it has no {MANIFEST_LAYER} layer")
+    })?;
+    let component = parts
+        .remove(WASM_LAYER)
+        .ok_or_else(|| format!("{source} has no {WASM_LAYER} layer"))?;
+    Bundle::from_parts(
+        text(MANIFEST_LAYER, manifest)?,
+        component,
+        parts
+            .remove(README_LAYER)
+            .map(|r| text(README_LAYER, r))
+            .transpose()?,
+        parts
+            .remove(SIGNATURE_LAYER)
+            .map(|s| text(SIGNATURE_LAYER, s))
+            .transpose()?,
+        &source.to_string(),
+    )
+}

@@ -1,0 +1,97 @@
+//! `plugin pack`: a plugin crate's directory (or a built component with a
+//! `plugin.toml` beside it) into a bundle. The component's own exports are
+//! the authority on its world and API version: a manifest that says
+//! otherwise is refused, one that says nothing gets them filled in.
+
+use super::archive::{Bundle, sha256_hex};
+use super::manifest::{COMPONENT_FILE, Manifest};
+use crate::plugin::engine::PluginEngine;
+use crate::plugin::identify::declared;
+use std::path::{Path, PathBuf};
+
+/// Where the component of a plugin crate named `name` is built by
+/// `cargo build --release --target wasm32-wasip2`.
+fn default_component(dir: &Path, name: &str) -> PathBuf {
+    dir.join("target/wasm32-wasip2/release")
+        .join(format!("{}.wasm", name.replace('-', "_")))
+}
+
+/// Make a bundle from `input`: a directory with `plugin.toml` (and
+/// `README.md`), or a `.wasm` file with `plugin.toml` beside it.
+pub fn pack(engine: &PluginEngine, input: &Path) -> Result<Bundle, String> {
+    let (dir, wasm) = if input.is_dir() {
+        (input.to_path_buf(), None)
+    } else if input.extension().is_some_and(|e| e == "wasm") {
+        let dir = input
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        (dir.to_path_buf(), Some(input.to_path_buf()))
+    } else {
+        return Err(format!(
+            "{} is neither a plugin directory nor a .wasm component",
+            input.display()
+        ));
+    };
+    let manifest_path = dir.join("plugin.toml");
+    let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
+        format!(
+            "cannot read {}: {e}\n  a plugin to pack needs a manifest, e.g.\n    schema = 1\n    name = \"my-plugin\"\n    version = \"0.1.0\"\n    description = \"What it does\"\n    license = \"MIT\"\n  (`spinneret plugin new` writes one)",
+            manifest_path.display()
+        )
+    })?;
+    let mut manifest = Manifest::parse(&text, &manifest_path.display().to_string())?;
+    let component_path = match (wasm, &manifest.component) {
+        (Some(w), _) => w,
+        (None, Some(c)) => dir.join(c),
+        (None, None) => default_component(&dir, &manifest.name),
+    };
+    let component = std::fs::read(&component_path).map_err(|e| {
+        format!(
+            "cannot read the component {}: {e}; build it first (cargo build --release --target wasm32-wasip2) or name it with `component = \"PATH\"` in plugin.toml",
+            component_path.display()
+        )
+    })?;
+    let compiled = engine.compile(&component).map_err(|e| {
+        format!(
+            "{} is not a WebAssembly component: {e:#}",
+            component_path.display()
+        )
+    })?;
+    let identity =
+        declared(engine, &compiled).map_err(|e| format!("{}: {e}", component_path.display()))?;
+    let world = identity.kind.world();
+    let api = semver::Version::new(identity.api.0, identity.api.1, identity.api.2);
+    if let Some(k) = &manifest.kind
+        && k != world
+    {
+        return Err(format!(
+            "{} says kind = \"{k}\", but the component implements the {world} world; fix the manifest",
+            manifest_path.display()
+        ));
+    }
+    if let Some(a) = &manifest.api
+        && (a.major, a.minor) != (api.major, api.minor)
+    {
+        return Err(format!(
+            "{} says api = \"{a}\", but the component was built against plugin API {api}; fix the manifest or rebuild",
+            manifest_path.display()
+        ));
+    }
+    manifest.kind = Some(world.to_string());
+    manifest.api = Some(api);
+    manifest.component = Some(COMPONENT_FILE.to_string());
+    manifest.sha256 = Some(sha256_hex(&component));
+    let readme = match std::fs::read_to_string(dir.join("README.md")) {
+        Ok(r) => Some(r),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(format!(
+                "cannot read {}: {e}",
+                dir.join("README.md").display()
+            ));
+        }
+    };
+    manifest.readme_sha256 = readme.as_deref().map(|r| sha256_hex(r.as_bytes()));
+    Ok(Bundle::new(manifest, component, readme, None))
+}

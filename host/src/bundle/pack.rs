@@ -9,10 +9,15 @@ use crate::plugin::engine::PluginEngine;
 use crate::plugin::identify::declared;
 use std::path::{Path, PathBuf};
 
-/// Where the component of a plugin crate named `name` is built by
-/// `cargo build --release --target wasm32-wasip2`.
+/// Where `cargo build --release --target wasm32-wasip2` puts the component
+/// of a plugin crate named `name` in `dir`: under `CARGO_TARGET_DIR` when
+/// it is set (as cargo itself does), else under `dir/target`.
 fn default_component(dir: &Path, name: &str) -> PathBuf {
-    dir.join("target/wasm32-wasip2/release")
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|t| !t.is_empty())
+        .map_or_else(|| dir.join("target"), |t| dir.join(t));
+    target
+        .join("wasm32-wasip2/release")
         .join(format!("{}.wasm", name.replace('-', "_")))
 }
 

@@ -799,7 +799,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            err.contains("is neither `builtin:NAME` nor an existing .wasm file"),
+            err.contains("is neither `builtin:NAME`, an installed `NAME@VERSION-REQ` nor an existing .wasm file"),
             "{err}"
         );
         let err = load(&format!("{MINIMAL}[[plugin]]\nname = \"x\"\nsource = \"builtin:json-report\"\ntasks = [\"Nope\"]\n")).unwrap_err().to_string();

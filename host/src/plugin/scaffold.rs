@@ -158,7 +158,16 @@ mod tests {
             "version = \"0.1\"",
         )
         .unwrap();
-        assert_eq!(files.len(), 4);
+        assert_eq!(files.len(), 5);
+        let manifest = std::fs::read_to_string(dir.path().join("lc/plugin.toml")).unwrap();
+        let manifest = crate::bundle::manifest::Manifest::parse(&manifest, "plugin.toml").unwrap();
+        assert_eq!(
+            (
+                manifest.name.as_str(),
+                manifest.version.to_string().as_str()
+            ),
+            ("link-count", "0.1.0")
+        );
         let toml = std::fs::read_to_string(dir.path().join("lc/Cargo.toml")).unwrap();
         assert!(toml.contains("name = \"link-count\""));
         assert!(toml.contains("spinneret-sdk = { version = \"0.1\", features = [\"reporter\"] }"));

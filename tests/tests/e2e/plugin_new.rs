@@ -88,6 +88,22 @@ fn a_plugin_from_the_template_runs_in_a_crawl() {
         "{shown}"
     );
 
+    // The template's manifest packs as it is; the world and API come from
+    // the component.
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/plugin-new-test");
+    let out = crate::common::command()
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(tmp.path())
+        .args(["plugin", "pack", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let packed = crate::common::expect_exit(&out, 0);
+    let bundle = spinneret::bundle::Bundle::read(&tmp.path().join("link-count-0.1.0.spkg"))
+        .unwrap_or_else(|e| panic!("{e}\n{packed}"));
+    assert_eq!(bundle.manifest.kind.as_deref(), Some("reporter"));
+    assert_eq!(bundle.component, std::fs::read(&wasm).unwrap());
+    assert!(bundle.readme.unwrap().contains("spinneret plugin pack ."));
+
     let web = TestWeb::start(maintenance_web());
     let text = format!(
         "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n\n\

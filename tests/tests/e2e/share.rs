@@ -536,3 +536,31 @@ fn http_get(address: &str, path: &str, accept: &str) -> String {
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     body.to_string()
 }
+
+#[test]
+fn install_from_an_http_url() {
+    let w = World::new();
+    w.keys();
+    let bundle = std::fs::read(w.pack_and_sign(&w.author("fetched", "1.0.0", ""))).unwrap();
+    let web = TestWeb::start(Web::new().site(
+        "127.0.0.1",
+        Site::new().route(
+            "/dist/fetched-1.0.0.spkg",
+            spinneret_tests::server::Route::file("application/octet-stream", bundle),
+        ),
+    ));
+    let missing = web.url("127.0.0.1", "/dist/nothing.spkg");
+    let err = w.refused(&["plugin", "install", &missing, "--yes"]);
+    assert!(
+        err.contains(&format!("cannot fetch {missing}: the server answered 404")),
+        "{err}"
+    );
+    let url = web.url("127.0.0.1", "/dist/fetched-1.0.0.spkg");
+    let out = w.ok(&["plugin", "install", &url, "--yes"]);
+    assert!(
+        out.starts_with("installed fetched 1.0.0 (signed by key "),
+        "{out}"
+    );
+    let info = w.ok(&["plugin", "info", "fetched@1.0.0"]);
+    assert!(info.contains(&format!("source       {url}")), "{info}");
+}

@@ -474,8 +474,14 @@ fn crawl_once(
     }
     if !report.interrupted {
         let started = std::time::Instant::now();
-        let reports =
-            crate::report::run_reporters(config, &store, report.run, fetch, &hook_failures)?;
+        let reports = crate::report::run_reporters(
+            config,
+            &store,
+            report.run,
+            fetch,
+            &hooks.names(),
+            &hook_failures,
+        )?;
         tracing::info!(
             "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
             reports.written.len(),

@@ -386,7 +386,11 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             }
             None if is_installed_name(raw_source) && !rel(raw_source).is_file() => {
                 let found = crate::bundle::home::PluginHome::from_env()
-                    .and_then(|home| resolve_installed(&home, raw_source));
+                    .and_then(|home| resolve_installed(&home, raw_source))
+                    .map_err(|e| match crate::plugin::builtin::builtin(raw_source) {
+                        Some(_) => format!("{e} (the built-in is `builtin:{raw_source}`)"),
+                        None => e,
+                    });
                 match found {
                     Ok(i) => {
                         installed = Some(i.manifest);
@@ -664,6 +668,30 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn installed_plugins_get_what_both_manifest_and_entry_grant() {
+        let granted = crate::plugin::state::Grants {
+            memory: 64 << 20,
+            time: std::time::Duration::from_secs(1),
+            output: 1 << 20,
+            hosts: vec!["api.example.org".into(), "other.example".into()],
+        };
+        let asked = crate::bundle::manifest::Capabilities {
+            hosts: vec!["API.example.org".into(), "more.example".into()],
+            memory: Some("16MiB".into()),
+            time: Some("5s".into()),
+        };
+        let g = intersect("p", granted, &asked);
+        assert_eq!(g.hosts, ["api.example.org"]);
+        assert_eq!(g.memory, 16 << 20);
+        assert_eq!(g.time, std::time::Duration::from_secs(1));
+        assert_eq!(g.output, 1 << 20);
+        assert!(is_installed_name("link-count@^1.2"));
+        assert!(is_installed_name("link-count"));
+        assert!(!is_installed_name("plugins/x.wasm"));
+        assert!(!is_installed_name("x.wasm"));
+    }
 
     fn load(text: &str) -> Result<Config, ConfigError> {
         load_str(text, "test.toml", Path::new("/srv/web"))

@@ -503,13 +503,7 @@ impl<'a> Engine<'a> {
                 let target = self.frontier.get(u).url.clone();
                 let from = referrer.map(|r| self.frontier.get(r).url.clone());
                 let info = &self.tasks[t].info;
-                let ask = || hooks.decide(info, &target, from.as_ref(), kind, depth);
-                let v = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-                    Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
-                        tokio::task::block_in_place(ask)
-                    }
-                    _ => ask(),
-                };
+                let v = off_reactor(|| hooks.decide(info, &target, from.as_ref(), kind, depth));
                 self.policy_verdicts.insert(key, v.clone());
                 v
             }
@@ -523,6 +517,44 @@ impl<'a> Engine<'a> {
             self.depths.entry(key).or_insert(depth);
         }
         decision
+    }
+
+    /// Ask the policies about every reference of document `d` that task `t`
+    /// has not asked about yet, in one trip off the reactor (rather than one
+    /// per reference); [`Engine::ask_policies`] then finds the verdicts.
+    fn ask_policies_for_links(&mut self, t: usize, d: UrlIdx, links: &[(UrlIdx, RefKind)]) {
+        let Some(hooks) = self.hooks.clone().filter(|h| h.has_policies()) else {
+            return;
+        };
+        let depth = self.depths.get(&(t as u32, d)).copied().unwrap_or(0) + 1;
+        let mut seen = HashSet::new();
+        let mut asks = Vec::new();
+        for &(u, kind) in links {
+            if self.policy_verdicts.contains_key(&(t as u32, u)) || !seen.insert(u) {
+                continue;
+            }
+            // Asked only where the host would request it (as in ask_policies).
+            let url = &self.frontier.get(u).url;
+            if matches!(
+                decide(&self.tasks[t].scope, &self.rules, url, kind),
+                Decision::Traverse | Decision::Leaf(_)
+            ) {
+                asks.push((u, kind, url.clone()));
+            }
+        }
+        if asks.is_empty() {
+            return;
+        }
+        let from = self.frontier.get(d).url.clone();
+        let info = &self.tasks[t].info;
+        let verdicts: Vec<Option<Decision>> = off_reactor(|| {
+            asks.iter()
+                .map(|(_, kind, url)| hooks.decide(info, url, Some(&from), *kind, depth))
+                .collect()
+        });
+        for ((u, ..), v) in asks.into_iter().zip(verdicts) {
+            self.policy_verdicts.insert((t as u32, u), v);
+        }
     }
 
     /// Record a URL that gets no request (avoided by rule, or not checkable).
@@ -1618,6 +1650,7 @@ impl<'a> Engine<'a> {
             }
         };
         self.stats[t].references += (links.len() + invalid.len()) as u64;
+        self.ask_policies_for_links(t, d, &links);
         for (target, kind) in links {
             self.reach(t, target, kind, Some(d));
         }
@@ -1654,5 +1687,15 @@ async fn sleep_until_opt(t: Option<Instant>) {
     match t {
         Some(t) => tokio::time::sleep_until(t.into()).await,
         None => std::future::pending().await,
+    }
+}
+
+/// Run blocking plugin work off the reactor: `block_in_place` on the
+/// multi-threaded runtime (the engine task's worker hands its other tasks to
+/// another thread meanwhile), directly elsewhere (tests, current-thread).
+fn off_reactor<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
     }
 }

@@ -71,11 +71,12 @@ pub async fn fetch(
     let method = req.method.as_str();
     if let Some(h) = hooks.clone().filter(|h| h.has_fetch_hooks()) {
         let (url, referrer) = (req.url.clone(), req.referrer.clone());
-        let verdict =
-            tokio::task::spawn_blocking(move || h.before_request(&url, method, referrer.as_ref()))
-                .await;
+        let hooks = h.clone();
+        let verdict = h
+            .call(move || hooks.before_request(&url, method, referrer.as_ref()))
+            .await;
         match verdict {
-            Ok(BeforeRequest::Veto(reason)) => {
+            Some(BeforeRequest::Veto(reason)) => {
                 return Completion::Fetch {
                     site,
                     job,
@@ -85,8 +86,8 @@ pub async fn fetch(
                     reclassified: None,
                 };
             }
-            Ok(BeforeRequest::Proceed(headers)) => req.extra_headers = headers,
-            Err(e) => tracing::error!("fetch hooks for {}: {e}", req.url),
+            Some(BeforeRequest::Proceed(headers)) => req.extra_headers = headers,
+            None => tracing::error!("fetch hooks for {}: the plugin thread is gone", req.url),
         }
     }
     // Which parser plugin, if any, reads a non-HTML body.
@@ -100,10 +101,8 @@ pub async fn fetch(
                     let (Some(h), Some(ct)) = (hooks.filter(|h| h.has_parsers()), ct) else {
                         return false;
                     };
-                    let idx = tokio::task::spawn_blocking(move || h.parser_for(&ct, &url))
-                        .await
-                        .ok()
-                        .flatten();
+                    let hooks = h.clone();
+                    let idx = h.call(move || hooks.parser_for(&ct, &url)).await.flatten();
                     *chosen.lock().unwrap_or_else(|p| p.into_inner()) = idx;
                     idx.is_some()
                 }
@@ -123,11 +122,16 @@ pub async fn fetch(
         {
             let url = req.url.clone();
             let bytes = body.bytes.clone();
-            let (h, doc) = tokio::task::spawn_blocking(move || {
-                (hex(&Sha256::digest(&bytes)), h.parse(i, &url, &ct, &bytes))
-            })
-            .await
-            .unwrap_or_default();
+            let hooks = h.clone();
+            let (h, doc) = h
+                .call(move || {
+                    (
+                        hex(&Sha256::digest(&bytes)),
+                        hooks.parse(i, &url, &ct, &bytes),
+                    )
+                })
+                .await
+                .unwrap_or_default();
             hash = Some(h);
             parsed = doc.map(Box::new);
         } else if is_html(ct.as_deref()) || ct.is_none() {
@@ -154,19 +158,20 @@ pub async fn fetch(
         let prefix: Vec<u8> = resp.body.as_ref().map_or_else(Vec::new, |b| {
             b.bytes[..b.bytes.len().min(super::hooks::BODY_PREFIX)].to_vec()
         });
-        reclassified = tokio::task::spawn_blocking(move || {
-            h.after_response(
-                &url,
-                method,
-                referrer.as_ref(),
-                status,
-                ct.as_deref(),
-                &prefix,
-            )
-        })
-        .await
-        .ok()
-        .flatten();
+        let hooks = h.clone();
+        reclassified = h
+            .call(move || {
+                hooks.after_response(
+                    &url,
+                    method,
+                    referrer.as_ref(),
+                    status,
+                    ct.as_deref(),
+                    &prefix,
+                )
+            })
+            .await
+            .flatten();
     }
     Completion::Fetch {
         site,

@@ -13,7 +13,7 @@ pub mod detect;
 pub mod load;
 pub mod task;
 
-use crate::config::{Config, TaskConfig};
+use crate::config::{Config, PluginConfig, TaskConfig};
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::reporter::TaskReport;
@@ -61,8 +61,25 @@ struct Done {
     failures: Vec<PluginFailure>,
 }
 
+/// The plugins of `task` that run in the report stage: its configured
+/// plugins but those that ran inside the crawl (fetch hooks, parsers and
+/// policies, named in `in_crawl`).
+fn report_plugins(config: &Config, task: &TaskConfig, in_crawl: &[String]) -> Vec<PluginConfig> {
+    config
+        .plugins_for(task)
+        .into_iter()
+        .filter(|p| !in_crawl.contains(&p.name))
+        .collect()
+}
+
 /// Run a task's detectors, then its reporters.
-fn run_task(config: &Config, plugins: &mut Plugins, run: &wit::RunInfo, job: Job<'_>) -> Done {
+fn run_task(
+    config: &Config,
+    in_crawl: &[String],
+    plugins: &mut Plugins,
+    run: &wit::RunInfo,
+    job: Job<'_>,
+) -> Done {
     let Job {
         order,
         task_id,
@@ -70,7 +87,7 @@ fn run_task(config: &Config, plugins: &mut Plugins, run: &wit::RunInfo, job: Job
         data,
         mut findings,
     } = job;
-    let configured = config.plugins_for(task);
+    let configured = report_plugins(config, task, in_crawl);
     let mut failures = Vec::new();
     // Detectors first: reporters are told their findings.
     for p in &configured {
@@ -142,24 +159,26 @@ fn run_task(config: &Config, plugins: &mut Plugins, run: &wit::RunInfo, job: Job
     }
 }
 
-/// Run the detectors and reporters of every task of `run`. `crawl_failures`
-/// are the crawl's plugin failures (fetch hooks, parsers, policies) against
-/// the URLs they happened for: each becomes a finding of every task that
-/// reached the URL.
+/// Run the detectors and reporters of every task of `run`. `in_crawl` names
+/// the plugins that already ran inside the crawl (a task with no other
+/// plugin is not read from the store at all). `crawl_failures` are their
+/// failures against the URLs they happened for: each becomes a finding of
+/// every task that reached the URL.
 pub fn run_reporters(
     config: &Config,
     store: &Store,
     run: i64,
     fetch: Option<HostFetch>,
+    in_crawl: &[String],
     crawl_failures: &[(String, PluginFailure)],
 ) -> anyhow::Result<ReportSummary> {
     let names: Vec<String> = config
         .tasks
         .iter()
-        .flat_map(|t| config.plugins_for(t))
+        .flat_map(|t| report_plugins(config, t, in_crawl))
         .map(|p| p.name)
         .collect();
-    if names.is_empty() {
+    if names.is_empty() && crawl_failures.is_empty() {
         return Ok(ReportSummary::default());
     }
     let kv = Arc::new(load::load_kv(store, names.iter().map(String::as_str))?);
@@ -202,7 +221,7 @@ pub fn run_reporters(
                             let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                             let Ok(job) = job else { break };
                             if done_tx
-                                .send(run_task(config, &mut plugins, run_info, job))
+                                .send(run_task(config, in_crawl, &mut plugins, run_info, job))
                                 .is_err()
                             {
                                 break;
@@ -215,7 +234,9 @@ pub fn run_reporters(
                 let Some(row) = tasks.iter().find(|t| t.name == task.name) else {
                     continue;
                 };
-                if config.plugins_for(task).is_empty() {
+                // A task with no plugin to run is read only if the crawl's
+                // plugin failures may be findings of it.
+                if report_plugins(config, task, in_crawl).is_empty() && crawl_failures.is_empty() {
                     continue;
                 }
                 let started = std::time::Instant::now();

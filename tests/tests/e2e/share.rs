@@ -302,6 +302,12 @@ fn tampered_unsigned_untrusted_and_incompatible_bundles_are_refused() {
         err.contains("says kind = \"policy\", but the component implements the reporter world"),
         "{err}"
     );
+    let dir = w.author("liar", "1.0.1", "api = \"0.2.0\"\n");
+    let err = w.refused(&["plugin", "pack", dir.to_str().unwrap()]);
+    assert!(
+        err.contains("says api = \"0.2.0\", but the component was built against plugin API 0.1.0"),
+        "{err}"
+    );
 }
 
 fn trusted_id(w: &World) -> String {

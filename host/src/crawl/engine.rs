@@ -519,12 +519,14 @@ impl<'a> Engine<'a> {
         decision
     }
 
-    /// Ask the policies about every reference of document `d` that task `t`
-    /// has not asked about yet, in one trip off the reactor (rather than one
-    /// per reference); [`Engine::ask_policies`] then finds the verdicts.
-    fn ask_policies_for_links(&mut self, t: usize, d: UrlIdx, links: &[(UrlIdx, RefKind)]) {
+    /// Before task `t` follows the references of document `d`: ask the
+    /// policies about those it has not asked about yet, all at once, on the
+    /// plugin thread while the crawl goes on. Returns whether it did: the
+    /// references are then followed when the verdicts come back
+    /// ([`Completion::Policies`]), and [`Engine::ask_policies`] finds them.
+    fn ask_policies_for_links(&mut self, t: usize, d: UrlIdx, links: &[(UrlIdx, RefKind)]) -> bool {
         let Some(hooks) = self.hooks.clone().filter(|h| h.has_policies()) else {
-            return;
+            return false;
         };
         let depth = self.depths.get(&(t as u32, d)).copied().unwrap_or(0) + 1;
         let mut seen = HashSet::new();
@@ -543,18 +545,33 @@ impl<'a> Engine<'a> {
             }
         }
         if asks.is_empty() {
-            return;
+            return false;
         }
         let from = self.frontier.get(d).url.clone();
-        let info = &self.tasks[t].info;
-        let verdicts: Vec<Option<Decision>> = off_reactor(|| {
-            asks.iter()
-                .map(|(_, kind, url)| hooks.decide(info, url, Some(&from), *kind, depth))
-                .collect()
+        let info = self.tasks[t].info.clone();
+        let tx = self.tx.clone();
+        // Counted as in flight, so the crawl waits for the answer.
+        self.in_flight += 1;
+        tokio::spawn(async move {
+            let on_thread = hooks.clone();
+            let verdicts = hooks
+                .call(move || {
+                    asks.into_iter()
+                        .map(|(u, kind, url)| {
+                            (u, on_thread.decide(&info, &url, Some(&from), kind, depth))
+                        })
+                        .collect()
+                })
+                .await
+                // The plugin thread is gone: no objections (as a failed hook).
+                .unwrap_or_default();
+            let _ = tx.send(Completion::Policies {
+                task: t,
+                document: d,
+                verdicts,
+            });
         });
-        for ((u, ..), v) in asks.into_iter().zip(verdicts) {
-            self.policy_verdicts.insert((t as u32, u), v);
-        }
+        true
     }
 
     /// Record a URL that gets no request (avoided by rule, or not checkable).
@@ -1019,8 +1036,22 @@ impl<'a> Engine<'a> {
 
     fn handle(&mut self, c: Completion) {
         self.in_flight -= 1;
+        if let Completion::Policies {
+            task,
+            document,
+            verdicts,
+        } = c
+        {
+            for (u, v) in verdicts {
+                // A verdict asked meanwhile for another reference stands.
+                self.policy_verdicts.entry((task as u32, u)).or_insert(v);
+            }
+            self.expand(task, document);
+            return;
+        }
         Progress::add(&self.progress.in_flight, -1);
         match c {
+            Completion::Policies { .. } => unreachable!("handled above"),
             Completion::Robots { site, outcome } => self.robots_done(site, outcome),
             Completion::Fetch {
                 site,
@@ -1649,8 +1680,11 @@ impl<'a> Engine<'a> {
                 None => return,
             }
         };
+        if self.ask_policies_for_links(t, d, &links) {
+            // Followed when the verdicts are back.
+            return;
+        }
         self.stats[t].references += (links.len() + invalid.len()) as u64;
-        self.ask_policies_for_links(t, d, &links);
         for (target, kind) in links {
             self.reach(t, target, kind, Some(d));
         }

@@ -33,6 +33,16 @@ pub enum Completion {
         /// A fetch hook's different verdict on the response, with its reason.
         reclassified: Option<(Category, String)>,
     },
+    /// The policies' verdicts on the references of a document of a task,
+    /// asked on the plugin thread while the crawl went on.
+    Policies {
+        /// The task.
+        task: usize,
+        /// The document.
+        document: super::frontier::UrlIdx,
+        /// Each reference asked about, with the verdict.
+        verdicts: Vec<(super::frontier::UrlIdx, Option<crate::policy::Decision>)>,
+    },
     /// A robots.txt request.
     Robots {
         /// The site.

@@ -32,13 +32,14 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
                   --reports also runs the default report plugins after the crawl (timed with it);\n\
                   --plugins runs every built-in crawl plugin too (soft-404, trap-guard, sitemap)\n\
-                  and prints the crawl and the report stage apart, and each plugin call's cost;\n\
+                  and the report plugins; --plugin NAME (repeatable) runs only that crawl plugin;\n\
+                  the crawl and the report stage are printed apart, with each plugin call's cost;\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
         return Ok(());
@@ -62,17 +63,23 @@ fn main() -> anyhow::Result<()> {
 
     let dir = tempfile::tempdir()?;
     let serve_only = args.iter().any(|a| a == "--serve");
-    let hooks = args.iter().any(|a| a == "--plugins");
-    let reports = hooks || args.iter().any(|a| a == "--reports");
-    // The built-ins that run inside the crawl, with their default settings.
-    let hook_plugins = if hooks {
-        ["soft-404", "trap-guard", "sitemap"]
-            .iter()
-            .map(|p| format!("[[plugin]]\nname = \"{p}\"\nsource = \"builtin:{p}\"\n\n"))
-            .collect()
+    // The built-ins that run inside the crawl, with their default settings:
+    // all of them (--plugins) or those named (--plugin NAME, repeatable).
+    let named: Vec<&str> = args
+        .windows(2)
+        .filter(|w| w[0] == "--plugin")
+        .map(|w| w[1].as_str())
+        .collect();
+    let hooks: Vec<&str> = if args.iter().any(|a| a == "--plugins") {
+        vec!["soft-404", "trap-guard", "sitemap"]
     } else {
-        String::new()
+        named
     };
+    let reports = args.iter().any(|a| a == "--plugins" || a == "--reports");
+    let hook_plugins: String = hooks
+        .iter()
+        .map(|p| format!("[[plugin]]\nname = \"{p}\"\nsource = \"builtin:{p}\"\n\n"))
+        .collect();
     let config = format!(
         "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {concurrency}\nstore = \"bench.db\"\n\n{}{hook_plugins}{}",
         shape.tasks_toml(web.port(), reports),

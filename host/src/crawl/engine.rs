@@ -478,7 +478,10 @@ impl<'a> Engine<'a> {
 
     /// Policy plugins may make the host's decision more restrictive: a
     /// document candidate a leaf, or any request avoided. Asked once per
-    /// task and URL; the calls leave the reactor (`block_in_place`).
+    /// task and URL: the references of a document in one batch on the plugin
+    /// thread ([`Engine::ask_policies_for_links`]), any other reach (a
+    /// task's top, a redirect's target) here, off the reactor
+    /// (`block_in_place`).
     fn ask_policies(
         &mut self,
         t: usize,

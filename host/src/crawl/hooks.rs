@@ -1,7 +1,8 @@
 //! The crawl's plugin hooks: fetch hooks see every request before it goes
 //! and every response after it comes; parsers read resources the host does
-//! not parse itself. Every call runs on tokio's blocking pool, never on the
-//! reactor, so a slow plugin does not stall fetching. A hook that fails is
+//! not parse itself; policies judge each reference. Every call runs on one
+//! plugin thread ([`CrawlHooks::call`]), never on the reactor, so a slow
+//! plugin does not stall fetching. A hook that fails is
 //! skipped for that request (the request goes as if it were not there) and
 //! the failure is kept, against the URL, for the report stage.
 
@@ -277,8 +278,8 @@ impl CrawlHooks {
         }
     }
 
-    /// Ask every fetch hook about a request (blocking: call it on the
-    /// blocking pool). The first veto wins; headers add up.
+    /// Ask every fetch hook about a request (blocking: call it through
+    /// [`CrawlHooks::call`]). The first veto wins; headers add up.
     pub fn before_request(&self, url: &Url, method: &str, referrer: Option<&Url>) -> BeforeRequest {
         let req = Self::request(url, method, referrer);
         let mut headers = Vec::new();

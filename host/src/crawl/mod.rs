@@ -2,7 +2,7 @@
 //! each URL is requested at most once per run whichever tasks reach it
 //! (seed 000, section 5.2).
 //!
-//! [`run`] is the entry point; the [`engine`] owns the frontier and the
+//! [`run`] is the entry point; the `engine` module owns the frontier and the
 //! per-site queues and drives the fetch, parse, policy and store stages.
 
 mod engine;

@@ -69,7 +69,7 @@ fn hash_and_parse(url: &Url, content_type: Option<&str>, body: &[u8]) -> (String
 /// Make the request `req` for `job` and parse what comes back. With
 /// `hooks`, the fetch hooks see the request first and the response after,
 /// and a parser plugin reads a body the host does not parse itself; their
-/// calls run on the blocking pool.
+/// calls run on the plugin thread.
 pub async fn fetch(
     fetcher: Fetcher,
     site: u32,

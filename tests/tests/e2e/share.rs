@@ -169,6 +169,11 @@ fn pack_sign_install_list_info_and_crawl_with_it() {
     let bundle = w.pack_and_sign(&dir);
     assert_eq!(bundle.file_name().unwrap(), "link-report-1.2.0.spkg");
     let b = Bundle::read(&bundle).unwrap();
+    // A .wasm file with plugin.toml beside it packs the same component.
+    let component = dir.join("component.wasm");
+    w.ok(&["plugin", "pack", component.to_str().unwrap(), "-o", "by-file.spkg"]);
+    let by_file = Bundle::read(&w.path("by-file.spkg")).unwrap();
+    assert_eq!(by_file.manifest, b.manifest);
     assert_eq!(b.manifest.kind.as_deref(), Some("reporter"));
     assert_eq!(b.manifest.api.as_ref().unwrap().to_string(), "0.1.0");
     assert!(b.signature.is_some());

@@ -171,7 +171,13 @@ fn pack_sign_install_list_info_and_crawl_with_it() {
     let b = Bundle::read(&bundle).unwrap();
     // A .wasm file with plugin.toml beside it packs the same component.
     let component = dir.join("component.wasm");
-    w.ok(&["plugin", "pack", component.to_str().unwrap(), "-o", "by-file.spkg"]);
+    w.ok(&[
+        "plugin",
+        "pack",
+        component.to_str().unwrap(),
+        "-o",
+        "by-file.spkg",
+    ]);
     let by_file = Bundle::read(&w.path("by-file.spkg")).unwrap();
     assert_eq!(by_file.manifest, b.manifest);
     assert_eq!(b.manifest.kind.as_deref(), Some("reporter"));
@@ -574,4 +580,61 @@ fn install_from_an_http_url() {
     );
     let info = w.ok(&["plugin", "info", "fetched@1.0.0"]);
     assert!(info.contains(&format!("source       {url}")), "{info}");
+}
+
+/// `spinneret ARGS` on a pseudo-terminal (util-linux `script`), typing
+/// `answer` at the prompt.
+fn on_terminal(w: &World, args: &[&str], answer: &str) -> Output {
+    use std::io::Write;
+    let line = std::iter::once(env!("CARGO_BIN_EXE_spinneret-e2e"))
+        .chain(args.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("SPINNERET_HOME", w.home())
+        .current_dir(w.dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs a command on a pseudo-terminal");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{answer}\n").as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn consent_is_asked_on_a_terminal() {
+    let w = World::new();
+    w.keys();
+    let bundle = w.pack_and_sign(&w.author(
+        "asked",
+        "1.0.0",
+        "[capabilities]\nhosts = [\"api.example.org\"]\n",
+    ));
+    let file = bundle.file_name().unwrap().to_str().unwrap().to_string();
+    let no = on_terminal(&w, &["plugin", "install", &file], "n");
+    // A terminal ends lines with CR LF.
+    let shown = text(&no.stdout).replace("\r\n", "\n");
+    assert_eq!(no.status.code(), Some(2), "{shown}");
+    assert!(shown.contains("    network: api.example.org\n"), "{shown}");
+    assert!(shown.contains("Install? [y/N]"), "{shown}");
+    assert!(
+        shown.contains("not installed: consent was not given"),
+        "{shown}"
+    );
+    assert!(w.installed_files().is_empty());
+    let yes = on_terminal(&w, &["plugin", "install", &file], "y");
+    let shown = text(&yes.stdout).replace("\r\n", "\n");
+    assert_eq!(yes.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("installed asked 1.0.0 (signed by key "),
+        "{shown}"
+    );
+    assert_eq!(w.installed_files().len(), 5);
 }

@@ -482,7 +482,7 @@ fn crawl_once(
             &hooks.names(),
             &hook_failures,
         )?;
-        tracing::info!(
+        tracing::debug!(
             "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
             reports.written.len(),
             started.elapsed().as_secs_f64(),
@@ -497,7 +497,7 @@ fn crawl_once(
         }
     }
     for line in crate::plugin::stats::table().lines() {
-        tracing::info!("{line}");
+        tracing::debug!("{line}");
     }
     if !quiet {
         print!("{}", crawl::print_summary(&report.tasks));

@@ -107,6 +107,8 @@ fn main() -> anyhow::Result<()> {
     // The crawler's log says how long the crawl and the report stage took
     // and what each plugin call cost; only those lines are kept.
     let output = Command::new(&binary)
+        // Only the lines it reads: the crawl's own debug notes.
+        .env("SPINNERET_LOG", "warn,spinneret::cli=debug")
         .arg("crawl")
         .arg(&config_path)
         .stdout(std::process::Stdio::null())
@@ -120,7 +122,7 @@ fn main() -> anyhow::Result<()> {
         .filter_map(|l| {
             l.find("report stage: ")
                 .or_else(|| l.find("plugin "))
-                .filter(|_| l.contains(" INFO "))
+                .filter(|_| l.contains(" DEBUG "))
                 .map(|i| &l[i..])
         })
         .collect();

@@ -26,7 +26,8 @@ pub const SCHEMA: &str = "spinneret.report/1";
 pub struct JsonReport {
     file: String,
     header: Option<Value>,
-    urls: BTreeMap<String, String>,
+    /// (URL, line) as they come (the host sends them in URL order).
+    urls: Vec<(String, String)>,
     documents: Vec<(String, String)>,
     findings: Vec<String>,
     by_category: BTreeMap<&'static str, u64>,
@@ -120,7 +121,7 @@ impl Reporter for JsonReport {
         Ok(JsonReport {
             file,
             header: None,
-            urls: BTreeMap::new(),
+            urls: Vec::new(),
             documents: Vec::new(),
             findings: Vec::new(),
             by_category: BTreeMap::new(),
@@ -178,7 +179,8 @@ impl Reporter for JsonReport {
             referrer: r.referrer.as_deref(),
             checked_at: r.checked_at,
         };
-        self.urls.insert(r.url.clone(), to_line(&line));
+        let line = to_line(&line);
+        self.urls.push((r.url, line));
     }
 
     fn on_document(&mut self, d: Document, _outcome: CheckResult) {
@@ -220,13 +222,22 @@ impl Reporter for JsonReport {
             .take()
             .ok_or("json-report: finish without begin")?;
         let mut text = String::with_capacity(
-            self.urls.values().map(String::len).sum::<usize>()
+            self.urls.iter().map(|u| u.1.len()).sum::<usize>()
                 + self.documents.iter().map(|d| d.1.len()).sum::<usize>()
                 + 4096,
         );
         text.push_str(&header.to_string());
         text.push('\n');
-        for line in self.urls.values() {
+        // In URL order, one line per URL (a URL told twice: the last word).
+        self.urls.sort_by(|a, b| a.0.cmp(&b.0));
+        self.urls.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                std::mem::swap(later, earlier);
+            }
+            same
+        });
+        for (_, line) in &self.urls {
             text.push_str(line);
         }
         self.documents.sort_by(|a, b| a.0.cmp(&b.0));
@@ -257,6 +268,49 @@ spinneret_sdk::export_reporter!(JsonReport);
 mod tests {
     use super::*;
     use spinneret_sdk::testing::{ReporterHarness, fixtures};
+
+    #[test]
+    fn urls_come_out_in_order_once_each() {
+        let mut h = ReporterHarness::<JsonReport>::new("").unwrap();
+        h.run_task(
+            fixtures::run(1_700_000_000),
+            fixtures::task("A", "http://a.example/"),
+            vec![
+                (
+                    fixtures::result("http://a.example/b", Category::Ok),
+                    Role::Leaf,
+                ),
+                (
+                    fixtures::result("http://a.example/a", Category::Ok),
+                    Role::Leaf,
+                ),
+                (
+                    fixtures::result("http://a.example/b", Category::Broken),
+                    Role::Leaf,
+                ),
+            ],
+            vec![],
+            vec![],
+        )
+        .unwrap();
+        let text = h.output.text("report.jsonl").unwrap();
+        let urls: Vec<(String, String)> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["type"] == "url")
+            .map(|v| (v["url"].to_string(), v["category"].to_string()))
+            .collect();
+        assert_eq!(
+            urls,
+            [
+                ("\"http://a.example/a\"".to_string(), "\"ok\"".to_string()),
+                (
+                    "\"http://a.example/b\"".to_string(),
+                    "\"broken\"".to_string()
+                )
+            ]
+        );
+    }
 
     #[test]
     fn writes_one_line_per_url_document_and_finding() {

@@ -238,8 +238,14 @@ fn install_bundle(
         .versions(&m.name)
         .into_iter()
         .find(|v| v.manifest.version == m.version)
-        && existing.manifest.sha256 == m.sha256
     {
+        // Refused before asking: consent to something not installable is noise.
+        if existing.manifest.sha256 != m.sha256 {
+            return Err(format!(
+                "{} {} is already installed with a different component; `spinneret plugin remove {}@{}` first",
+                m.name, m.version, m.name, m.version
+            ));
+        }
         return Ok(Outcome::AlreadyInstalled(existing));
     }
     let mut text = describe(bundle, &signer);

@@ -206,6 +206,20 @@ fn pack_sign_install_list_info_and_crawl_with_it() {
         again.starts_with("link-report 1.2.0 is already installed"),
         "{again}"
     );
+    // The same version with another component is refused, before any question.
+    let other = w.author_with(
+        "link-report",
+        "1.2.0",
+        "",
+        std::fs::read(env!("TEST_PLUGIN_HOSTILE_REPORTER")).unwrap(),
+    );
+    let other = w.pack_and_sign(&other);
+    let err = w.refused(&["plugin", "install", other.to_str().unwrap()]);
+    assert!(
+        err.contains("link-report 1.2.0 is already installed with a different component; `spinneret plugin remove link-report@1.2.0` first"),
+        "{err}"
+    );
+    assert!(!err.contains("it asks for"), "{err}");
 
     let list = w.ok(&["plugin", "list"]);
     let cols: Vec<&str> = list.split_whitespace().collect();

@@ -20,6 +20,7 @@ pub mod bundle;
 pub mod cli;
 pub mod config;
 pub mod crawl;
+pub mod digest;
 pub mod fetch;
 pub mod model;
 pub mod notify;

@@ -5,7 +5,6 @@
 //! decompressed into memory.
 
 use super::manifest::{COMPONENT_FILE, Manifest};
-use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::Path;
 
@@ -34,14 +33,6 @@ pub struct Bundle {
     pub readme: Option<String>,
     /// The minisign signature of `manifest_text`, if signed.
     pub signature: Option<String>,
-}
-
-/// The sha256 of `bytes`, in lower-case hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 impl Bundle {

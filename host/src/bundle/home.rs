@@ -5,9 +5,10 @@
 //! `install.toml` (where it came from, who signed it) — and
 //! `trusted-keys/` the trust store.
 
-use super::archive::{MANIFEST_FILE, README_FILE, SIGNATURE_FILE, sha256_hex};
+use super::archive::{MANIFEST_FILE, README_FILE, SIGNATURE_FILE};
 use super::manifest::{COMPONENT_FILE, Manifest};
 use super::sign::TrustStore;
+use crate::digest::sha256_hex;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

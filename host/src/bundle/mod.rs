@@ -39,14 +39,18 @@ pub fn fetch(source: &str) -> Result<Bundle, String> {
     Bundle::read(std::path::Path::new(source))
 }
 
-fn download(url: &str) -> Result<Vec<u8>, String> {
-    use futures_util::StreamExt;
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let runtime = tokio::runtime::Builder::new_current_thread()
+/// A runtime for one network exchange (a download, a registry push or pull).
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the network runtime: {e}"))?;
-    runtime.block_on(async {
+        .map_err(|e| format!("cannot start the network runtime: {e}"))
+}
+
+fn download(url: &str) -> Result<Vec<u8>, String> {
+    use futures_util::StreamExt;
+    crate::fetch::install_tls_provider();
+    runtime()?.block_on(async {
         let client = reqwest::Client::builder()
             .user_agent(concat!("spinneret/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(std::time::Duration::from_secs(10))
@@ -97,14 +101,14 @@ pub fn verify(
         .sha256
         .as_deref()
         .ok_or_else(|| format!("{name}: its manifest gives no sha256 for the component"))?;
-    let actual = archive::sha256_hex(&bundle.component);
+    let actual = crate::digest::sha256_hex(&bundle.component);
     if actual != expected {
         return Err(format!(
             "{name}: the component's sha256 is {actual}, but the manifest says {expected}; the bundle was tampered with or damaged — not installed"
         ));
     }
     match (&bundle.readme, &m.readme_sha256) {
-        (Some(r), Some(h)) if &archive::sha256_hex(r.as_bytes()) != h => {
+        (Some(r), Some(h)) if &crate::digest::sha256_hex(r.as_bytes()) != h => {
             return Err(format!(
                 "{name}: the README's sha256 is not the manifest's; the bundle was tampered with or damaged — not installed"
             ));

@@ -62,8 +62,7 @@ impl OciRef {
     }
 
     fn client(&self) -> Client {
-        // One process-wide TLS provider, as for the crawler's own client.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        crate::fetch::install_tls_provider();
         let host = self
             .registry()
             .rsplit_once(':')
@@ -123,13 +122,6 @@ fn auth() -> RegistryAuth {
         (Ok(u), Ok(p)) => RegistryAuth::Basic(u, p),
         _ => RegistryAuth::Anonymous,
     }
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the network runtime: {e}"))
 }
 
 /// The config blob: what the wasm OCI artifact layout says of a component.
@@ -215,7 +207,7 @@ pub fn push(engine: &PluginEngine, bundle: &Bundle, target: &OciRef) -> Result<S
     }
     let manifest = OciImageManifest::build(&layers, &config, Some(annotations));
     let client = target.client();
-    runtime()?.block_on(async {
+    super::runtime()?.block_on(async {
         client
             .push(&target.reference, &layers, config, &auth(), Some(manifest))
             .await
@@ -227,7 +219,7 @@ pub fn push(engine: &PluginEngine, bundle: &Bundle, target: &OciRef) -> Result<S
 /// Fetch the bundle published at `source`.
 pub fn pull(source: &OciRef) -> Result<Bundle, String> {
     let client = source.client();
-    let image = runtime()?.block_on(async {
+    let image = super::runtime()?.block_on(async {
         client
             .pull(
                 &source.reference,

@@ -3,8 +3,9 @@
 //! the authority on its world and API version: a manifest that says
 //! otherwise is refused, one that says nothing gets them filled in.
 
-use super::archive::{Bundle, sha256_hex};
+use super::archive::Bundle;
 use super::manifest::{COMPONENT_FILE, Manifest};
+use crate::digest::sha256_hex;
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::identify::declared;
 use std::path::{Path, PathBuf};

@@ -4,11 +4,11 @@
 
 use super::hooks::{BeforeRequest, CrawlHooks};
 use super::sites::Job;
+use crate::digest::sha256_hex;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
 use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher, ResponseHeaders};
 use crate::model::Category;
 use crate::parse::{ParsedDocument, is_html, parse_html};
-use sha2::{Digest, Sha256};
 use std::sync::{Arc, Mutex};
 use url::Url;
 
@@ -52,17 +52,8 @@ pub enum Completion {
     },
 }
 
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
 fn hash_and_parse(url: &Url, content_type: Option<&str>, body: &[u8]) -> (String, ParsedDocument) {
-    let hash = hex(&Sha256::digest(body));
+    let hash = sha256_hex(body);
     (hash, parse_html(url, content_type, body))
 }
 
@@ -134,12 +125,7 @@ pub async fn fetch(
             let bytes = body.bytes.clone();
             let hooks = h.clone();
             let (h, doc) = h
-                .call(move || {
-                    (
-                        hex(&Sha256::digest(&bytes)),
-                        hooks.parse(i, &url, &ct, &bytes),
-                    )
-                })
+                .call(move || (sha256_hex(&bytes), hooks.parse(i, &url, &ct, &bytes)))
                 .await
                 .unwrap_or_default();
             hash = Some(h);
@@ -157,7 +143,7 @@ pub async fn fetch(
             hash = Some(h);
             parsed = Some(Box::new(doc));
         } else {
-            hash = Some(hex(&Sha256::digest(&body.bytes)));
+            hash = Some(sha256_hex(&body.bytes));
         }
     }
     if let (Some(h), Ok(resp)) = (hooks.filter(|h| h.has_fetch_hooks()), &result)

@@ -189,11 +189,16 @@ fn sniff_html(bytes: &[u8]) -> bool {
     head.starts_with(b"<!doctype html") || head.starts_with(b"<html") || head.starts_with(b"<head")
 }
 
+/// Install the process-wide TLS provider (ring) that every HTTP client of
+/// spinneret uses (reqwest is built without one); a second call is harmless.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 impl Fetcher {
     /// Build the HTTP client for these settings.
     pub fn new(settings: &Settings) -> anyhow::Result<Fetcher> {
-        // One process-wide TLS provider; a second install attempt is harmless.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_tls_provider();
         let mut headers = HeaderMap::new();
         if let Some(from) = &settings.from {
             headers.insert(

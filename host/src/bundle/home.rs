@@ -24,6 +24,13 @@ pub struct InstallRecord {
     pub installed_at: String,
 }
 
+impl InstallRecord {
+    /// Who signed it.
+    pub fn signer(&self) -> super::sign::Signer {
+        super::sign::Signer::from_record(&self.signer)
+    }
+}
+
 /// One installed version.
 #[derive(Clone, Debug)]
 pub struct Installed {

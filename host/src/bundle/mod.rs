@@ -147,15 +147,15 @@ pub fn verify(
 }
 
 /// How consent to a plugin's capabilities is given.
-pub enum Consent<'a> {
+pub enum Consent {
     /// Given in advance (`--yes`).
     Given,
     /// Asked: the text is shown and the answer returned.
-    Ask(&'a mut dyn FnMut(&str) -> Result<bool, String>),
+    Ask(fn(&str) -> Result<bool, String>),
 }
 
-impl Consent<'_> {
-    fn obtain(&mut self, text: &str) -> Result<(), String> {
+impl Consent {
+    fn obtain(&self, text: &str) -> Result<(), String> {
         let yes = match self {
             Consent::Given => true,
             Consent::Ask(ask) => ask(text)?,
@@ -204,7 +204,7 @@ pub fn install(
     home: &PluginHome,
     source: &str,
     allow_unsigned: bool,
-    consent: &mut Consent<'_>,
+    consent: &Consent,
 ) -> Result<Outcome, String> {
     let bundle = fetch(source)?;
     // A file is recorded by its absolute path, so that `update` finds it
@@ -233,7 +233,7 @@ fn install_bundle(
     bundle: &Bundle,
     source: &str,
     allow_unsigned: bool,
-    consent: &mut Consent<'_>,
+    consent: &Consent,
     previous: Option<&Installed>,
 ) -> Result<Outcome, String> {
     let signer = verify(engine, home, bundle, allow_unsigned)?;
@@ -277,10 +277,7 @@ fn install_bundle(
     }
     let record = InstallRecord {
         source: source.to_string(),
-        signer: match &signer {
-            Signer::Trusted(id) => id.clone(),
-            Signer::Unsigned => "unsigned".into(),
-        },
+        signer: signer.to_record(),
         installed_at: jiff::Timestamp::now().to_string(),
     };
     let (fresh, installed) = home.install(bundle, &record)?;
@@ -299,7 +296,7 @@ pub fn update(
     home: &PluginHome,
     name: &str,
     allow_unsigned: bool,
-    consent: &mut Consent<'_>,
+    consent: &Consent,
 ) -> Result<Outcome, String> {
     let current = home
         .versions(name)

@@ -134,6 +134,24 @@ pub enum Signer {
     Unsigned,
 }
 
+impl Signer {
+    /// How `install.toml` records it: the key's id, or `unsigned`.
+    pub fn to_record(&self) -> String {
+        match self {
+            Signer::Trusted(id) => id.clone(),
+            Signer::Unsigned => "unsigned".into(),
+        }
+    }
+
+    /// Read back what [`Signer::to_record`] wrote.
+    pub fn from_record(s: &str) -> Signer {
+        match s {
+            "unsigned" => Signer::Unsigned,
+            id => Signer::Trusted(id.to_string()),
+        }
+    }
+}
+
 impl std::fmt::Display for Signer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -180,17 +180,22 @@ fn ask_on_terminal(text: &str) -> Result<bool, String> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
 
+/// Consent given by `--yes`, else asked on the terminal.
+fn consent(yes: bool) -> Consent {
+    if yes {
+        Consent::Given
+    } else {
+        Consent::Ask(ask_on_terminal)
+    }
+}
+
 fn report(outcome: &Outcome) {
     match outcome {
         Outcome::Installed(i) => println!(
             "installed {} {} ({}) in {}",
             i.manifest.name,
             i.manifest.version,
-            if i.record.signer == "unsigned" {
-                "unsigned".to_string()
-            } else {
-                format!("signed by key {}", i.record.signer)
-            },
+            i.record.signer(),
             i.dir.display()
         ),
         Outcome::AlreadyInstalled(i) => println!(
@@ -307,14 +312,13 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
         }
         ShareCommand::Install(a) => {
             let home = PluginHome::from_env()?;
-            let mut ask = ask_on_terminal;
-            let mut consent = if a.yes {
-                Consent::Given
-            } else {
-                Consent::Ask(&mut ask)
-            };
-            let outcome =
-                bundle::install(&engine()?, &home, &a.source, a.allow_unsigned, &mut consent)?;
+            let outcome = bundle::install(
+                &engine()?,
+                &home,
+                &a.source,
+                a.allow_unsigned,
+                &consent(a.yes),
+            )?;
             report(&outcome);
             if let Outcome::Installed(i) = &outcome {
                 println!(
@@ -336,10 +340,9 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                         name,
                         v.manifest.version,
                         v.manifest.kind.as_deref().unwrap_or("?"),
-                        if v.record.signer == "unsigned" {
-                            "unsigned".to_string()
-                        } else {
-                            format!("key {}", v.record.signer)
+                        match v.record.signer() {
+                            sign::Signer::Trusted(id) => format!("key {id}"),
+                            sign::Signer::Unsigned => "unsigned".into(),
                         }
                     );
                 }
@@ -406,14 +409,13 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
         }
         ShareCommand::Update(a) => {
             let home = PluginHome::from_env()?;
-            let mut ask = ask_on_terminal;
-            let mut consent = if a.yes {
-                Consent::Given
-            } else {
-                Consent::Ask(&mut ask)
-            };
-            let outcome =
-                bundle::update(&engine()?, &home, &a.name, a.allow_unsigned, &mut consent)?;
+            let outcome = bundle::update(
+                &engine()?,
+                &home,
+                &a.name,
+                a.allow_unsigned,
+                &consent(a.yes),
+            )?;
             report(&outcome);
         }
     }

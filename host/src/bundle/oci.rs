@@ -175,36 +175,31 @@ pub fn push(engine: &PluginEngine, bundle: &Bundle, target: &OciRef) -> Result<S
         WASM_CONFIG.to_string(),
         None,
     );
-    let mut annotations = BTreeMap::new();
-    annotations.insert("org.opencontainers.image.title".into(), m.name.clone());
-    annotations.insert(
-        "org.opencontainers.image.version".into(),
-        m.version.to_string(),
-    );
-    if !m.description.is_empty() {
-        annotations.insert(
-            "org.opencontainers.image.description".into(),
-            m.description.clone(),
-        );
-    }
-    if !m.license.is_empty() {
-        annotations.insert(
-            "org.opencontainers.image.licenses".into(),
-            m.license.clone(),
-        );
-    }
-    if !m.authors.is_empty() {
-        annotations.insert(
-            "org.opencontainers.image.authors".into(),
-            m.authors.join(", "),
-        );
-    }
-    if let Some(k) = &m.kind {
-        annotations.insert("dev.spinneret.plugin.kind".into(), k.clone());
-    }
-    if let Some(a) = &m.api {
-        annotations.insert("dev.spinneret.plugin.api".into(), a.to_string());
-    }
+    // The usual OCI annotations, those with something to say.
+    let annotations: BTreeMap<String, String> = [
+        ("org.opencontainers.image.title", Some(m.name.clone())),
+        (
+            "org.opencontainers.image.version",
+            Some(m.version.to_string()),
+        ),
+        (
+            "org.opencontainers.image.description",
+            Some(m.description.clone()),
+        ),
+        ("org.opencontainers.image.licenses", Some(m.license.clone())),
+        (
+            "org.opencontainers.image.authors",
+            Some(m.authors.join(", ")),
+        ),
+        ("dev.spinneret.plugin.kind", m.kind.clone()),
+        (
+            "dev.spinneret.plugin.api",
+            m.api.as_ref().map(ToString::to_string),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k.to_string(), v)))
+    .collect();
     let manifest = OciImageManifest::build(&layers, &config, Some(annotations));
     let client = target.client();
     super::runtime()?.block_on(async {

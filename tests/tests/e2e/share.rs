@@ -138,8 +138,9 @@ fn web() -> Web {
     )
 }
 
-/// Crawl with the installed plugin named as `source`; returns report.jsonl.
-fn crawl_with(world: &World, source: &str) -> String {
+/// `spinneret crawl` of the test web with one `[[plugin]]` whose source is
+/// `source` (the default plugins off); the setup holds the reports.
+fn crawl_using(world: &World, source: &str) -> (Setup, Output) {
     let web = TestWeb::start(web());
     let setup = Setup::new(
         &web,
@@ -149,10 +150,16 @@ fn crawl_with(world: &World, source: &str) -> String {
     );
     let out = common::command()
         .env("SPINNERET_HOME", world.home())
-        .args(["-q", "crawl"])
+        .arg("crawl")
         .arg(&setup.config_path)
         .output()
         .unwrap();
+    (setup, out)
+}
+
+/// Crawl with the installed plugin named as `source`; returns report.jsonl.
+fn crawl_with(world: &World, source: &str) -> String {
+    let (setup, out) = crawl_using(world, source);
     expect_exit(&out, 1);
     std::fs::read_to_string(setup.path().join("reports/A/report.jsonl")).unwrap()
 }
@@ -237,17 +244,7 @@ fn pack_sign_install_list_info_and_crawl_with_it() {
     assert!(report.contains("/gone.html"), "{report}");
 
     // A requirement nothing installed meets is a located configuration error.
-    let web = TestWeb::start(web());
-    let setup = Setup::new(
-        &web,
-        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/\"\n\n[[plugin]]\nname = \"shared\"\nsource = \"link-report@^2\"\n",
-    );
-    let out = common::command()
-        .env("SPINNERET_HOME", w.home())
-        .args(["crawl"])
-        .arg(&setup.config_path)
-        .output()
-        .unwrap();
+    let (_, out) = crawl_using(&w, "link-report@^2");
     let err = expect_exit(&out, 2);
     assert!(
         err.contains("no installed version of `link-report` matches ^2 (installed: 1.2.0)"),
@@ -431,17 +428,7 @@ fn two_concurrent_installs_leave_one_good_copy() {
     assert_eq!(installed, json_report());
     // The installed copy is checked before use: altering it is caught.
     std::fs::write(w.home().join("plugins/twice/1.0.0/plugin.wasm"), b"\0asm").unwrap();
-    let web = TestWeb::start(web());
-    let setup = Setup::new(
-        &web,
-        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/\"\n\n[[plugin]]\nname = \"shared\"\nsource = \"twice\"\n",
-    );
-    let out = common::command()
-        .env("SPINNERET_HOME", w.home())
-        .arg("crawl")
-        .arg(&setup.config_path)
-        .output()
-        .unwrap();
+    let (_, out) = crawl_using(&w, "twice");
     let err = expect_exit(&out, 2);
     assert!(err.contains("was changed after it was installed"), "{err}");
 }

@@ -25,7 +25,7 @@
 //! `Disallow` paths, so a later run's reading is the stricter one.
 
 use super::rules::{
-    PrefixRule, RuleAction, RulesError, entry_lines, expiry, parse_rules, split_date,
+    PrefixRule, RuleAction, RulesError, entry_lines, expiry, parse_rules, read_text, split_date,
 };
 use crate::config::Settings;
 use std::collections::{BTreeMap, HashMap};
@@ -61,11 +61,7 @@ const SITES_HEADER: &str =
 
 /// Parse the text of a sites file.
 pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError> {
-    let err = |line: usize, message: String| RulesError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    let err = |line: usize, message: String| RulesError::at(path, line, message);
     let mut out = Vec::new();
     for (line_no, keyword, rest) in entry_lines(text) {
         if !keyword.eq_ignore_ascii_case("site") {
@@ -91,18 +87,6 @@ pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError
         });
     }
     Ok(out)
-}
-
-fn read_text(path: &Path, what: &str) -> Result<Option<String>, RulesError> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(RulesError {
-            path: path.to_path_buf(),
-            line: 0,
-            message: format!("cannot read the {what}: {e}"),
-        }),
-    }
 }
 
 /// What this run learnt of a site's robots.txt.

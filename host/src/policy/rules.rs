@@ -59,6 +59,30 @@ pub struct RulesError {
     pub message: String,
 }
 
+impl RulesError {
+    /// An error at `line` of `path`.
+    pub fn at(path: &Path, line: usize, message: String) -> RulesError {
+        RulesError {
+            path: path.to_path_buf(),
+            line,
+            message,
+        }
+    }
+}
+
+/// Read the `what` at `path`: its text, or none when there is no file.
+pub fn read_text(path: &Path, what: &str) -> Result<Option<String>, RulesError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(RulesError::at(
+            path,
+            0,
+            format!("cannot read the {what}: {e}"),
+        )),
+    }
+}
+
 /// Parse a date of the formats HTTP knows (RFC 1123, RFC 850, asctime), as the
 /// seed's files use. A hand-edited file may name the wrong weekday; the date
 /// itself decides, as MOMspider's own date parser did.
@@ -136,11 +160,7 @@ pub(crate) fn expiry(date: Option<&str>) -> Result<Option<SystemTime>, String> {
 
 /// Parse the text of an avoid file.
 pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesError> {
-    let err = |line: usize, message: String| RulesError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    let err = |line: usize, message: String| RulesError::at(path, line, message);
     let mut out = Vec::new();
     for (line_no, keyword, rest) in entry_lines(text) {
         let action = match keyword.to_ascii_lowercase().as_str() {
@@ -180,15 +200,7 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
 
 /// Read an avoid file; a missing file is no rules.
 pub fn read_rules(path: &Path) -> Result<Vec<PrefixRule>, RulesError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse_rules(&text, path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(RulesError {
-            path: path.to_path_buf(),
-            line: 0,
-            message: format!("cannot read the avoid file: {e}"),
-        }),
-    }
+    read_text(path, "avoid file")?.map_or(Ok(Vec::new()), |text| parse_rules(&text, path))
 }
 
 /// The avoid and leaf rules in force for a run.

@@ -1039,23 +1039,22 @@ impl<'a> Engine<'a> {
 
     fn handle(&mut self, c: Completion) {
         self.in_flight -= 1;
-        if let Completion::Policies {
-            task,
-            document,
-            verdicts,
-        } = c
-        {
-            for (u, v) in verdicts {
-                // A verdict asked meanwhile for another reference stands.
-                self.policy_verdicts.entry((task as u32, u)).or_insert(v);
-            }
-            self.expand(task, document);
-            return;
-        }
-        Progress::add(&self.progress.in_flight, -1);
         match c {
-            Completion::Policies { .. } => unreachable!("handled above"),
-            Completion::Robots { site, outcome } => self.robots_done(site, outcome),
+            Completion::Policies {
+                task,
+                document,
+                verdicts,
+            } => {
+                for (u, v) in verdicts {
+                    // A verdict asked meanwhile for another reference stands.
+                    self.policy_verdicts.entry((task as u32, u)).or_insert(v);
+                }
+                self.expand(task, document);
+            }
+            Completion::Robots { site, outcome } => {
+                Progress::add(&self.progress.in_flight, -1);
+                self.robots_done(site, outcome);
+            }
             Completion::Fetch {
                 site,
                 job,
@@ -1064,6 +1063,7 @@ impl<'a> Engine<'a> {
                 hash,
                 reclassified,
             } => {
+                Progress::add(&self.progress.in_flight, -1);
                 self.sites[site as usize].gate.finish();
                 self.make_runnable(site);
                 self.fetch_done(site, job, *result, parsed, hash, reclassified);

@@ -1,7 +1,9 @@
 //! The crawl's plugin hooks: fetch hooks see every request before it goes
 //! and every response after it comes; parsers read resources the host does
-//! not parse itself; policies judge each reference. Every call runs on one
-//! plugin thread ([`CrawlHooks::call`]), never on the reactor, so a slow
+//! not parse itself; policies judge each reference. Their calls run on one
+//! plugin thread ([`CrawlHooks::call`]) — the few policy questions outside a
+//! document's references (a task's top, a redirect's target) off the
+//! reactor with `block_in_place` — never on the reactor itself, so a slow
 //! plugin does not stall fetching. A hook that fails is
 //! skipped for that request (the request goes as if it were not there) and
 //! the failure is kept, against the URL, for the report stage.

@@ -34,7 +34,8 @@ impl Policy for Plugin {
         })
     }
 
-    fn decide(&mut self, target: &str, _context: &Context) -> Decision {
+    fn decide(&mut self, candidate: &Candidate, _context: &Context) -> Decision {
+        let target = candidate.target.as_str();
         if let Some(host) = urls::host(target)
             && self.avoid_hosts.contains(&host)
         {
@@ -62,9 +63,10 @@ mod tests {
             "avoid_hosts": ["ads.example"]
         }))
         .unwrap();
-        let cx = Context { task: fixtures::task("T", "http://a.example/"), referrer: None, kind: RefKind::Anchor, depth: 1 };
-        assert!(matches!(p.decide("http://a.example/x.PHP", &cx), Decision::Leaf(_)));
-        assert!(matches!(p.decide("http://ads.example/", &cx), Decision::Avoid(_)));
-        assert!(matches!(p.decide("http://a.example/x.html", &cx), Decision::NoObjection));
+        let cx = fixtures::context(1);
+        let mut decide = |url| p.decide(&fixtures::candidate(url), &cx);
+        assert!(matches!(decide("http://a.example/x.PHP"), Decision::Leaf(_)));
+        assert!(matches!(decide("http://ads.example/"), Decision::Avoid(_)));
+        assert!(matches!(decide("http://a.example/x.html"), Decision::NoObjection));
     }
 }

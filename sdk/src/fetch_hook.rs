@@ -17,13 +17,19 @@ pub mod bindings {
 
 pub use crate::types::*;
 pub use bindings::exports::spinneret::plugin::fetch_hook_api::{
-    Reclassification, Request, RequestVerdict, Response,
+    Interests, Reclassification, Request, RequestVerdict, Response,
 };
 
 /// A fetch hook.
 pub trait FetchHook: Sized + 'static {
     /// Build the hook from its configuration; an error is shown to the user.
     fn configure(config: serde_json::Value) -> Result<Self, String>;
+    /// Which calls the hook wants (by default both): a hook that only
+    /// implements [`FetchHook::after_response`] returns
+    /// `Interests::RESPONSES`, and the host does not ask it about requests.
+    fn interests(&self) -> Interests {
+        Interests::REQUESTS | Interests::RESPONSES
+    }
     /// Decide about a request before it is sent (by default: send it as is).
     fn before_request(&mut self, request: &Request) -> RequestVerdict {
         let _ = request;
@@ -55,6 +61,12 @@ macro_rules! export_fetch_hook {
         {
             fn configure(config: String) -> ::std::result::Result<(), $crate::types::PluginError> {
                 __spinneret_configure(&config)
+            }
+            fn declare() -> $crate::fetch_hook::Interests {
+                __spinneret_with(|h| $crate::fetch_hook::FetchHook::interests(h)).unwrap_or(
+                    $crate::fetch_hook::Interests::REQUESTS
+                        | $crate::fetch_hook::Interests::RESPONSES,
+                )
             }
             fn before_request(
                 request: $crate::fetch_hook::Request,

@@ -4,7 +4,8 @@
 //! a policy can narrow a crawl, never widen it.
 //!
 //! Implement [`Policy`] and call [`export_policy!`](crate::export_policy).
-//! The host asks once per task and URL.
+//! The host asks once per task and URL; a document's references come in one
+//! call, which the export macro hands to [`Policy::decide`] one by one.
 
 /// The generated bindings of the `policy` world.
 #[allow(missing_docs, clippy::all)]
@@ -17,14 +18,15 @@ pub mod bindings {
 }
 
 pub use crate::types::*;
-pub use bindings::exports::spinneret::plugin::policy_api::{Context, Decision};
+pub use bindings::exports::spinneret::plugin::policy_api::{Candidate, Context, Decision};
 
 /// A policy.
 pub trait Policy: Sized + 'static {
     /// Build the policy from its configuration; an error is shown to the user.
     fn configure(config: serde_json::Value) -> Result<Self, String>;
-    /// Decide for `target`, reached in `context`.
-    fn decide(&mut self, target: &str, context: &Context) -> Decision;
+    /// Decide for `candidate` (its URL and how it is referred to), reached
+    /// in `context` (the task, the referring document, the depth).
+    fn decide(&mut self, candidate: &Candidate, context: &Context) -> Decision;
 }
 
 /// Export a [`Policy`] implementation as the component's `policy-api`.
@@ -43,11 +45,21 @@ macro_rules! export_policy {
                 __spinneret_configure(&config)
             }
             fn decide(
-                target: String,
                 context: $crate::policy::Context,
-            ) -> $crate::policy::Decision {
-                __spinneret_with(|p| $crate::policy::Policy::decide(p, &target, &context))
-                    .unwrap_or($crate::policy::Decision::NoObjection)
+                candidates: ::std::vec::Vec<$crate::policy::Candidate>,
+            ) -> ::std::vec::Vec<$crate::policy::Decision> {
+                __spinneret_with(|p| {
+                    candidates
+                        .iter()
+                        .map(|c| $crate::policy::Policy::decide(p, c, &context))
+                        .collect()
+                })
+                .unwrap_or_else(|_| {
+                    candidates
+                        .iter()
+                        .map(|_| $crate::policy::Decision::NoObjection)
+                        .collect()
+                })
             }
         }
 

@@ -64,6 +64,25 @@ pub mod fixtures {
     }
 
     /// What a run saw of a URL: its result and, for a document, its parse.
+    /// A policy's candidate: `url` referred to by an ordinary link.
+    #[cfg(feature = "policy")]
+    pub fn candidate(url: &str) -> crate::policy::Candidate {
+        crate::policy::Candidate {
+            target: url.to_string(),
+            kind: RefKind::Anchor,
+        }
+    }
+
+    /// A policy's context: task `T` at `http://a.example/`, no referrer, at `depth`.
+    #[cfg(feature = "policy")]
+    pub fn context(depth: u32) -> crate::policy::Context {
+        crate::policy::Context {
+            task: task("T", "http://a.example/"),
+            referrer: None,
+            depth,
+        }
+    }
+
     #[cfg(feature = "detector")]
     pub fn snapshot(outcome: CheckResult, document: Option<Document>) -> crate::detector::Snapshot {
         crate::detector::Snapshot { outcome, document }

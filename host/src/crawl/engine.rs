@@ -12,7 +12,7 @@ use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
 use super::hooks::CrawlHooks;
 use super::sites::{Job, Queued, RobotsState, Site};
 use super::summary::TaskSummary;
-use super::worker::{self, Completion};
+use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk};
 use super::{CrawlOptions, CrawlReport, Progress};
 use crate::config::{Config, Settings};
 use crate::fetch::politeness::SiteGate;
@@ -93,6 +93,9 @@ pub(super) struct Engine<'a> {
     /// With policy plugins: their verdict per (task, URL), and each
     /// document's depth (links from its task's top).
     policy_verdicts: HashMap<(u32, UrlIdx), Option<Decision>>,
+    /// Policy questions gathered while handling completions, sent to the
+    /// plugin thread together ([`Engine::send_policy_asks`]).
+    policy_asks: Vec<PolicyAsk>,
     depths: HashMap<(u32, UrlIdx), u32>,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
@@ -198,6 +201,7 @@ impl<'a> Engine<'a> {
             waiting_for_hop: HashSet::new(),
             reaches: HashMap::new(),
             policy_verdicts: HashMap::new(),
+            policy_asks: Vec::new(),
             depths: HashMap::new(),
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
@@ -248,6 +252,7 @@ impl<'a> Engine<'a> {
                     break;
                 }
             }
+            self.send_policy_asks();
             self.progress.queued.store(
                 self.queued.max(0) as u64,
                 std::sync::atomic::Ordering::Relaxed,
@@ -479,9 +484,9 @@ impl<'a> Engine<'a> {
     /// Policy plugins may make the host's decision more restrictive: a
     /// document candidate a leaf, or any request avoided. Asked once per
     /// task and URL: the references of a document in one batch on the plugin
-    /// thread ([`Engine::ask_policies_for_links`]), any other reach (a
-    /// task's top, a redirect's target) here, off the reactor
-    /// (`block_in_place`).
+    /// thread ([`Engine::ask_policies_for_links`]) and a redirect's target
+    /// likewise ([`Engine::ask_policies_for_redirect`]); a task's top here,
+    /// off the reactor (`block_in_place`).
     fn ask_policies(
         &mut self,
         t: usize,
@@ -506,7 +511,12 @@ impl<'a> Engine<'a> {
                 let target = self.frontier.get(u).url.clone();
                 let from = referrer.map(|r| self.frontier.get(r).url.clone());
                 let info = &self.tasks[t].info;
-                let v = off_reactor(|| hooks.decide(info, &target, from.as_ref(), kind, depth));
+                let v = off_reactor(|| {
+                    hooks
+                        .decide(info, from.as_ref(), depth, &[(&target, kind)])
+                        .pop()
+                        .flatten()
+                });
                 self.policy_verdicts.insert(key, v.clone());
                 v
             }
@@ -528,10 +538,34 @@ impl<'a> Engine<'a> {
     /// references are then followed when the verdicts come back
     /// ([`Completion::Policies`]), and [`Engine::ask_policies`] finds them.
     fn ask_policies_for_links(&mut self, t: usize, d: UrlIdx, links: &[(UrlIdx, RefKind)]) -> bool {
-        let Some(hooks) = self.hooks.clone().filter(|h| h.has_policies()) else {
-            return false;
-        };
         let depth = self.depths.get(&(t as u32, d)).copied().unwrap_or(0) + 1;
+        self.ask_policies_later(t, d, depth, links, AfterVerdicts::Expand(d))
+    }
+
+    /// Before task `t` follows the moved URL `from` to its final URL
+    /// `target`: ask the policies about it on the plugin thread, as
+    /// [`Engine::ask_policies_for_links`] does. Returns whether it did.
+    fn ask_policies_for_redirect(&mut self, t: usize, from: UrlIdx, target: UrlIdx) -> bool {
+        let depth = self.depths.get(&(t as u32, from)).copied().unwrap_or(0) + 1;
+        let then = AfterVerdicts::FollowRedirect { from, target };
+        self.ask_policies_later(t, from, depth, &[(target, RefKind::Anchor)], then)
+    }
+
+    /// Ask the policies about those of `links` (found in `referrer` by task
+    /// `t`, at `depth`) not asked about yet and that the host would request,
+    /// in one call on the plugin thread; `then` is done when the verdicts
+    /// are back. Returns whether there was anything to ask.
+    fn ask_policies_later(
+        &mut self,
+        t: usize,
+        referrer: UrlIdx,
+        depth: u32,
+        links: &[(UrlIdx, RefKind)],
+        then: AfterVerdicts,
+    ) -> bool {
+        if !self.hooks.as_ref().is_some_and(|h| h.has_policies()) {
+            return false;
+        }
         let mut seen = HashSet::new();
         let mut asks = Vec::new();
         for &(u, kind) in links {
@@ -550,31 +584,57 @@ impl<'a> Engine<'a> {
         if asks.is_empty() {
             return false;
         }
-        let from = self.frontier.get(d).url.clone();
-        let info = self.tasks[t].info.clone();
+        self.policy_asks.push(PolicyAsk {
+            task: t,
+            info: self.tasks[t].info.clone(),
+            referrer: self.frontier.get(referrer).url.clone(),
+            depth,
+            asks,
+            then,
+        });
+        true
+    }
+
+    /// Send the policy questions gathered so far to the plugin thread in one
+    /// job (one trip there and back however many documents asked); the
+    /// answers come back as one [`Completion::Policies`].
+    fn send_policy_asks(&mut self) {
+        if self.policy_asks.is_empty() {
+            return;
+        }
+        let Some(hooks) = self.hooks.clone() else {
+            return;
+        };
+        let asked = std::mem::take(&mut self.policy_asks);
         let tx = self.tx.clone();
-        // Counted as in flight, so the crawl waits for the answer.
+        // Counted as in flight, so the crawl waits for the answers.
         self.in_flight += 1;
         tokio::spawn(async move {
             let on_thread = hooks.clone();
-            let verdicts = hooks
+            let answers = hooks
                 .call(move || {
-                    asks.into_iter()
-                        .map(|(u, kind, url)| {
-                            (u, on_thread.decide(&info, &url, Some(&from), kind, depth))
+                    asked
+                        .into_iter()
+                        .map(|a| {
+                            let candidates: Vec<(&Url, RefKind)> =
+                                a.asks.iter().map(|(_, kind, url)| (url, *kind)).collect();
+                            let verdicts =
+                                on_thread.decide(&a.info, Some(&a.referrer), a.depth, &candidates);
+                            let verdicts = a.asks.iter().map(|(u, _, _)| *u).zip(verdicts).collect();
+                            PolicyAnswer {
+                                task: a.task,
+                                then: a.then,
+                                verdicts,
+                            }
                         })
                         .collect()
                 })
                 .await
-                // The plugin thread is gone: no objections (as a failed hook).
-                .unwrap_or_default();
-            let _ = tx.send(Completion::Policies {
-                task: t,
-                document: d,
-                verdicts,
-            });
+                // The plugin thread is gone: no answers, so no objections
+                // (as a failed hook); the waiting tasks go on regardless.
+                ;
+            let _ = tx.send(Completion::Policies(answers.unwrap_or_default()));
         });
-        true
     }
 
     /// Record a URL that gets no request (avoided by rule, or not checkable).
@@ -1040,16 +1100,24 @@ impl<'a> Engine<'a> {
     fn handle(&mut self, c: Completion) {
         self.in_flight -= 1;
         match c {
-            Completion::Policies {
-                task,
-                document,
-                verdicts,
-            } => {
-                for (u, v) in verdicts {
-                    // A verdict asked meanwhile for another reference stands.
-                    self.policy_verdicts.entry((task as u32, u)).or_insert(v);
+            Completion::Policies(answers) => {
+                for PolicyAnswer {
+                    task,
+                    then,
+                    verdicts,
+                } in answers
+                {
+                    for (u, v) in verdicts {
+                        // A verdict asked meanwhile for another reference stands.
+                        self.policy_verdicts.entry((task as u32, u)).or_insert(v);
+                    }
+                    match then {
+                        AfterVerdicts::Expand(document) => self.expand(task, document),
+                        AfterVerdicts::FollowRedirect { from, target } => {
+                            self.reach(task, target, RefKind::Anchor, Some(from))
+                        }
+                    }
                 }
-                self.expand(task, document);
             }
             Completion::Robots { site, outcome } => {
                 Progress::add(&self.progress.in_flight, -1);
@@ -1661,8 +1729,11 @@ impl<'a> Engine<'a> {
             });
         }
         if let Some(f) = follow {
-            // The traversal goes on at the redirect's target, if it lies in the task's scope.
-            self.reach(t, f, RefKind::Anchor, Some(u));
+            // The traversal goes on at the redirect's target, if it lies in
+            // the task's scope (once the policies have had their say).
+            if !self.ask_policies_for_redirect(t, u, f) {
+                self.reach(t, f, RefKind::Anchor, Some(u));
+            }
         }
         if role == "document" {
             self.expand(t, u);

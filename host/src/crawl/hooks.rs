@@ -1,10 +1,10 @@
 //! The crawl's plugin hooks: fetch hooks see every request before it goes
 //! and every response after it comes; parsers read resources the host does
-//! not parse itself; policies judge each reference. Their calls run on one
-//! plugin thread ([`CrawlHooks::call`]) — the few policy questions outside a
-//! document's references (a task's top, a redirect's target) off the
-//! reactor with `block_in_place` — never on the reactor itself, so a slow
-//! plugin does not stall fetching. A hook that fails is
+//! not parse itself; policies judge each reference (a document's references
+//! in one call). Their calls run on one plugin thread ([`CrawlHooks::call`])
+//! — only the policy question about each task's top off the reactor with
+//! `block_in_place` — never on the reactor itself, so a slow plugin does
+//! not stall fetching. A hook that fails is
 //! skipped for that request (the request goes as if it were not there) and
 //! the failure is kept, against the URL, for the report stage.
 
@@ -13,11 +13,13 @@ use crate::model::Category;
 use crate::parse::{BadUrl, ParsedDocument, RefKind, Reference};
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::engine::PluginEngine;
-use crate::plugin::fetch_hook::{FetchHookPlugin, HookRequest, HookResponse, HookVerdict};
+use crate::plugin::fetch_hook::{
+    FetchHookPlugin, HookInterests, HookRequest, HookResponse, HookVerdict,
+};
 use crate::plugin::identify::PluginKind;
 use crate::plugin::load::{link_failure, prepare};
 use crate::plugin::parser::ParserPlugin;
-use crate::plugin::policy::{PolicyContext, PolicyDecision, PolicyPlugin};
+use crate::plugin::policy::{PolicyCandidate, PolicyContext, PolicyDecision, PolicyPlugin};
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::{HostFetch, KvSpace};
 use crate::policy::Decision;
@@ -31,7 +33,7 @@ pub const BODY_PREFIX: usize = 64 * 1024;
 /// The fetch hooks and parsers of a crawl.
 #[derive(Default)]
 pub struct CrawlHooks {
-    fetch_hooks: Vec<Mutex<FetchHookPlugin>>,
+    fetch_hooks: Vec<(Mutex<FetchHookPlugin>, HookInterests)>,
     parsers: Vec<Mutex<ParserPlugin>>,
     policies: Vec<Mutex<PolicyPlugin>>,
     failures: Mutex<Vec<(String, PluginFailure)>>,
@@ -159,8 +161,12 @@ impl CrawlHooks {
             };
             let loaded = match prepared.identity.kind {
                 PluginKind::FetchHook => {
-                    FetchHookPlugin::new(prepared.sandbox, &prepared.component)
-                        .map(|h| hooks.fetch_hooks.push(Mutex::new(h)))
+                    FetchHookPlugin::new(prepared.sandbox, &prepared.component).map(|mut h| {
+                        // A hook that cannot say is asked everything: its
+                        // failure is then recorded against each URL.
+                        let wants = h.interests().unwrap_or(HookInterests::all());
+                        hooks.fetch_hooks.push((Mutex::new(h), wants));
+                    })
                 }
                 PluginKind::Parser => ParserPlugin::new(prepared.sandbox, &prepared.component)
                     .map(|h| hooks.parsers.push(Mutex::new(h))),
@@ -203,48 +209,84 @@ impl CrawlHooks {
         !self.policies.is_empty()
     }
 
-    /// Ask every policy about `target` (blocking). The most restrictive
-    /// verdict wins (avoid over leaf); none when all have no objection.
+    /// Ask every policy about `candidates` (URLs and how they are referred
+    /// to), reached by `task` from `referrer` at `depth` (blocking), in one
+    /// call per policy. For each candidate, the most restrictive verdict
+    /// wins (avoid over leaf); none when all have no objection. A policy
+    /// that fails is skipped, its failure recorded against the referrer (or
+    /// the first candidate, for a task's top).
     pub fn decide(
         &self,
         task: &wit::TaskInfo,
-        target: &Url,
         referrer: Option<&Url>,
-        kind: RefKind,
         depth: u32,
-    ) -> Option<Decision> {
+        candidates: &[(&Url, RefKind)],
+    ) -> Vec<Option<Decision>> {
+        let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
+        if candidates.is_empty() {
+            return verdicts;
+        }
         let context = PolicyContext {
             task: task.clone(),
             referrer: referrer.map(Url::to_string),
-            kind: crate::plugin::reporter::to_wit_kind(kind),
             depth,
         };
-        let mut verdict = None;
+        let asked: Vec<PolicyCandidate> = candidates
+            .iter()
+            .map(|(target, kind)| PolicyCandidate {
+                target: target.to_string(),
+                kind: crate::plugin::reporter::to_wit_kind(*kind),
+            })
+            .collect();
         for policy in &self.policies {
             let mut policy = lock(policy);
-            match policy.decide(target.as_str(), &context) {
-                Ok(PolicyDecision::Avoid(reason)) => {
-                    return Some(Decision::Avoid(format!(
-                        "{reason} (policy {})",
-                        policy.name()
-                    )));
+            let decisions = match policy.decide(&context, &asked) {
+                Ok(d) => d,
+                Err(f) => {
+                    let at = referrer.unwrap_or(candidates[0].0);
+                    self.record(at.as_str(), f);
+                    continue;
                 }
-                Ok(PolicyDecision::Leaf(reason)) => {
-                    verdict.get_or_insert(Decision::Leaf(format!(
-                        "{reason} (policy {})",
-                        policy.name()
-                    )));
+            };
+            for (verdict, decision) in verdicts.iter_mut().zip(decisions) {
+                match decision {
+                    PolicyDecision::Avoid(reason)
+                        if !matches!(verdict, Some(Decision::Avoid(_))) =>
+                    {
+                        *verdict = Some(Decision::Avoid(format!(
+                            "{reason} (policy {})",
+                            policy.name()
+                        )));
+                    }
+                    PolicyDecision::Leaf(reason) if verdict.is_none() => {
+                        *verdict = Some(Decision::Leaf(format!(
+                            "{reason} (policy {})",
+                            policy.name()
+                        )));
+                    }
+                    _ => {}
                 }
-                Ok(PolicyDecision::NoObjection) => {}
-                Err(f) => self.record(target.as_str(), f),
             }
         }
-        verdict
+        verdicts
     }
 
-    /// Whether there are fetch hooks.
-    pub fn has_fetch_hooks(&self) -> bool {
-        !self.fetch_hooks.is_empty()
+    /// Whether a fetch hook wants to see requests.
+    pub fn has_request_hooks(&self) -> bool {
+        self.fetch_hooks(HookInterests::REQUESTS).next().is_some()
+    }
+
+    /// Whether a fetch hook wants to see responses.
+    pub fn has_response_hooks(&self) -> bool {
+        self.fetch_hooks(HookInterests::RESPONSES).next().is_some()
+    }
+
+    /// The fetch hooks that want `calls`.
+    fn fetch_hooks(&self, calls: HookInterests) -> impl Iterator<Item = &Mutex<FetchHookPlugin>> {
+        self.fetch_hooks
+            .iter()
+            .filter(move |(_, wants)| wants.contains(calls))
+            .map(|(h, _)| h)
     }
 
     /// Whether there are parsers.
@@ -285,7 +327,7 @@ impl CrawlHooks {
     pub fn before_request(&self, url: &Url, method: &str, referrer: Option<&Url>) -> BeforeRequest {
         let req = Self::request(url, method, referrer);
         let mut headers = Vec::new();
-        for hook in &self.fetch_hooks {
+        for hook in self.fetch_hooks(HookInterests::REQUESTS) {
             let mut hook = lock(hook);
             match hook.before_request(&req) {
                 Ok(HookVerdict::Veto(reason)) => {
@@ -334,7 +376,7 @@ impl CrawlHooks {
             content_type: content_type.map(str::to_string),
             body_prefix: body[..body.len().min(BODY_PREFIX)].to_vec(),
         };
-        for hook in &self.fetch_hooks {
+        for hook in self.fetch_hooks(HookInterests::RESPONSES) {
             let mut hook = lock(hook);
             match hook.after_response(&req, &resp) {
                 Ok(Some(r)) => {

@@ -33,22 +33,57 @@ pub enum Completion {
         /// A fetch hook's different verdict on the response, with its reason.
         reclassified: Option<(Category, String)>,
     },
-    /// The policies' verdicts on the references of a document of a task,
-    /// asked on the plugin thread while the crawl went on.
-    Policies {
-        /// The task.
-        task: usize,
-        /// The document.
-        document: super::frontier::UrlIdx,
-        /// Each reference asked about, with the verdict.
-        verdicts: Vec<(super::frontier::UrlIdx, Option<crate::policy::Decision>)>,
-    },
+    /// The policies' verdicts on URLs tasks reach (a document's
+    /// references, or a redirect's target), asked on the plugin thread
+    /// while the crawl went on: one answer per question sent together.
+    Policies(Vec<PolicyAnswer>),
     /// A robots.txt request.
     Robots {
         /// The site.
         site: u32,
         /// What it found.
         outcome: RobotsFetch,
+    },
+}
+
+/// Policy questions of one task about URLs found in one document.
+pub struct PolicyAsk {
+    /// The task.
+    pub task: usize,
+    /// The task, as plugins see it.
+    pub info: crate::plugin::bindings::host::types::TaskInfo,
+    /// The document the URLs were found in (or the moved URL).
+    pub referrer: url::Url,
+    /// Links from the task's top to the URLs.
+    pub depth: u32,
+    /// The URLs, with how they are referred to.
+    pub asks: Vec<(super::frontier::UrlIdx, crate::parse::RefKind, url::Url)>,
+    /// What the task does once the verdicts are in.
+    pub then: AfterVerdicts,
+}
+
+/// The policies' verdicts on one [`PolicyAsk`].
+#[derive(Debug)]
+pub struct PolicyAnswer {
+    /// The task.
+    pub task: usize,
+    /// What the task does now.
+    pub then: AfterVerdicts,
+    /// Each URL asked about, with the verdict.
+    pub verdicts: Vec<(super::frontier::UrlIdx, Option<crate::policy::Decision>)>,
+}
+
+/// What a task does once the policies' verdicts are in.
+#[derive(Debug, Clone, Copy)]
+pub enum AfterVerdicts {
+    /// Follow the references of this document.
+    Expand(super::frontier::UrlIdx),
+    /// Reach `target`, the final URL of the moved URL `from`.
+    FollowRedirect {
+        /// The moved URL.
+        from: super::frontier::UrlIdx,
+        /// Where it led.
+        target: super::frontier::UrlIdx,
     },
 }
 
@@ -70,7 +105,7 @@ pub async fn fetch(
     hooks: Option<Arc<CrawlHooks>>,
 ) -> Completion {
     let method = req.method.as_str();
-    if let Some(h) = hooks.clone().filter(|h| h.has_fetch_hooks()) {
+    if let Some(h) = hooks.clone().filter(|h| h.has_request_hooks()) {
         let (url, referrer) = (req.url.clone(), req.referrer.clone());
         let hooks = h.clone();
         let verdict = h
@@ -146,7 +181,7 @@ pub async fn fetch(
             hash = Some(sha256_hex(&body.bytes));
         }
     }
-    if let (Some(h), Ok(resp)) = (hooks.filter(|h| h.has_fetch_hooks()), &result)
+    if let (Some(h), Ok(resp)) = (hooks.filter(|h| h.has_response_hooks()), &result)
         && !(300..400).contains(&resp.status)
     {
         let (url, referrer) = (req.url.clone(), req.referrer.clone());

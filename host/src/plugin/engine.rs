@@ -53,6 +53,11 @@ impl PluginEngine {
         let mut config = Config::new();
         config.wasm_component_model(true);
         config.epoch_interruption(true);
+        // For profiling plugins with `perf`: the compiled functions' names
+        // go to /tmp/perf-PID.map, where `perf report` finds them.
+        if std::env::var_os("SPINNERET_PLUGIN_PROFILE").is_some_and(|v| v == "perfmap") {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         if let Some(cache) = disk_cache() {
             config.cache(Some(cache));
         }

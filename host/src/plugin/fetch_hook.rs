@@ -3,14 +3,14 @@
 //! e.g. a 200 page that says "not found").
 
 use super::bindings::fetch_hook::exports::spinneret::plugin::fetch_hook_api::{
-    Reclassification, Request, RequestVerdict, Response,
+    Interests, Reclassification, Request, RequestVerdict, Response,
 };
 use super::bindings::fetch_hook::{FetchHook, FetchHookPre};
 use super::runner::{Runner, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::fetch_hook::exports::spinneret::plugin::fetch_hook_api::{
-    Reclassification as HookReclassification, Request as HookRequest,
+    Interests as HookInterests, Reclassification as HookReclassification, Request as HookRequest,
     RequestVerdict as HookVerdict, Response as HookResponse,
 };
 
@@ -31,6 +31,13 @@ impl FetchHookPlugin {
     /// The plugin's name.
     pub fn name(&self) -> &str {
         self.0.sandbox().name()
+    }
+
+    /// Which calls the hook wants.
+    pub fn interests(&mut self) -> Result<Interests, PluginFailure> {
+        self.0.call("declare", |b, s| {
+            b.spinneret_plugin_fetch_hook_api().call_declare(s)
+        })
     }
 
     /// Decide about a request before it is sent.

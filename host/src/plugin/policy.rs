@@ -1,13 +1,15 @@
 //! Running a policy plugin: a further say on whether a URL a task reaches
 //! is traversed, tested as a leaf, or avoided.
 
-use super::bindings::policy::exports::spinneret::plugin::policy_api::{Context, Decision};
+use super::bindings::policy::exports::spinneret::plugin::policy_api::{
+    Candidate, Context, Decision,
+};
 use super::bindings::policy::{Policy, PolicyPre};
 use super::runner::{Runner, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
-    Context as PolicyContext, Decision as PolicyDecision,
+    Candidate as PolicyCandidate, Context as PolicyContext, Decision as PolicyDecision,
 };
 
 world!(Policy, PolicyPre, spinneret_plugin_policy_api);
@@ -29,11 +31,27 @@ impl PolicyPlugin {
         self.0.sandbox().name()
     }
 
-    /// Decide for `target` in `context`.
-    pub fn decide(&mut self, target: &str, context: &Context) -> Result<Decision, PluginFailure> {
-        self.0.call("decide", |b, s| {
+    /// Decide for each of `candidates`, found in `context`: one decision
+    /// per candidate, in order (an answer of another length is a failure).
+    pub fn decide(
+        &mut self,
+        context: &Context,
+        candidates: &[Candidate],
+    ) -> Result<Vec<Decision>, PluginFailure> {
+        let decisions = self.0.call("decide", |b, s| {
             b.spinneret_plugin_policy_api()
-                .call_decide(s, &target.to_string(), context)
-        })
+                .call_decide(s, context, candidates)
+        })?;
+        if decisions.len() != candidates.len() {
+            return Err(self.0.sandbox().failed(
+                "decide",
+                format!(
+                    "answered {} decisions for {} candidates",
+                    decisions.len(),
+                    candidates.len()
+                ),
+            ));
+        }
+        Ok(decisions)
     }
 }

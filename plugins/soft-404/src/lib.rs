@@ -24,16 +24,50 @@ pub struct Soft404 {
     phrases: Vec<String>,
 }
 
+/// Where `<tag` (ASCII case-insensitive, followed by `>`, `/` or white
+/// space) first opens in `html`, from `from`.
+fn find_open(html: &[u8], tag: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(lt) = html.get(i..)?.iter().position(|&b| b == b'<') {
+        let at = i + lt;
+        let name = html.get(at + 1..at + 1 + tag.len());
+        let next = html.get(at + 1 + tag.len()).copied();
+        if name.is_some_and(|n| n.eq_ignore_ascii_case(tag))
+            && matches!(
+                next,
+                Some(b'>' | b'/') | Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+            )
+        {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
 /// The text of the first `<tag>…</tag>` in `html` (ASCII case-insensitive),
-/// tags inside it removed and whitespace collapsed.
-fn element_text(html: &str, tag: &str) -> Option<String> {
-    let lower = html.to_ascii_lowercase();
-    let open = lower.find(&format!("<{tag}"))?;
-    let start = open + lower[open..].find('>')? + 1;
-    let end = start + lower[start..].find(&format!("</{tag}"))?;
+/// tags inside it removed and whitespace collapsed. The scan stops at the
+/// element: a page's title and first heading come early, so the rest of the
+/// body is never read.
+fn element_text(html: &[u8], tag: &str) -> Option<String> {
+    let tag = tag.as_bytes();
+    let open = find_open(html, tag, 0)?;
+    let start = open + html[open..].iter().position(|&b| b == b'>')? + 1;
+    let mut close = start;
+    let end = loop {
+        let lt = close + html[close..].iter().position(|&b| b == b'<')?;
+        let is_close = html.get(lt + 1) == Some(&b'/')
+            && html
+                .get(lt + 2..lt + 2 + tag.len())
+                .is_some_and(|n| n.eq_ignore_ascii_case(tag));
+        if is_close {
+            break lt;
+        }
+        close = lt + 1;
+    };
     let mut text = String::new();
     let mut in_tag = false;
-    for c in html[start..end].chars() {
+    for c in String::from_utf8_lossy(&html[start..end]).chars() {
         match c {
             '<' => in_tag = true,
             '>' => in_tag = false,
@@ -46,7 +80,7 @@ fn element_text(html: &str, tag: &str) -> Option<String> {
 
 impl Soft404 {
     /// The phrase a page's title or first heading betrays itself with.
-    pub fn betrayed_by(&self, html: &str) -> Option<(&'static str, String, &str)> {
+    pub fn betrayed_by(&self, html: &[u8]) -> Option<(&'static str, String, &str)> {
         for (what, tag) in [("title", "title"), ("heading", "h1")] {
             if let Some(text) = element_text(html, tag) {
                 let lower = text.to_lowercase();
@@ -82,6 +116,10 @@ impl FetchHook for Soft404 {
         Ok(Soft404 { phrases })
     }
 
+    fn interests(&self) -> Interests {
+        Interests::RESPONSES
+    }
+
     fn after_response(
         &mut self,
         _request: &Request,
@@ -98,8 +136,7 @@ impl FetchHook for Soft404 {
         if !html_type {
             return None;
         }
-        let html = String::from_utf8_lossy(&response.body_prefix);
-        let (what, text, phrase) = self.betrayed_by(&html)?;
+        let (what, text, phrase) = self.betrayed_by(&response.body_prefix)?;
         Some(Reclassification {
             category: Category::Broken,
             reason: format!(
@@ -185,6 +222,24 @@ mod tests {
             );
         }
         assert!(matches!(h.before_request(&request()), RequestVerdict::Proceed(v) if v.is_empty()));
+        assert_eq!(h.interests(), Interests::RESPONSES);
+    }
+
+    #[test]
+    fn only_the_whole_tag_name_counts_and_the_scan_needs_a_closing_tag() {
+        let h = Soft404::configure(serde_json::json!({})).unwrap();
+        let html = "<h1x>not found</h1x><H1 id=t>Page NOT found</h1 ><p>x</p>";
+        let (what, text, phrase) = h.betrayed_by(html.as_bytes()).unwrap();
+        assert_eq!(
+            (what, text.as_str(), phrase),
+            ("heading", "Page NOT found", "page not found")
+        );
+        assert!(h.betrayed_by(b"<title>Not found").is_none());
+        assert!(h.betrayed_by(b"<title").is_none());
+        assert!(
+            h.betrayed_by("<title>Caf\u{e9} \u{2014} not found</title>".as_bytes())
+                .is_some()
+        );
     }
 
     #[test]

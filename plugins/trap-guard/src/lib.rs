@@ -62,7 +62,8 @@ impl Policy for TrapGuard {
         })
     }
 
-    fn decide(&mut self, target: &str, context: &Context) -> Decision {
+    fn decide(&mut self, candidate: &Candidate, context: &Context) -> Decision {
+        let target = candidate.target.as_str();
         if let Some(t) = self.avoid.iter().find(|t| target.contains(t.as_str())) {
             return Decision::Avoid(format!("trap-guard: the URL contains \"{t}\""));
         }
@@ -74,25 +75,10 @@ impl Policy for TrapGuard {
                 self.max_query_params
             ));
         }
-        // Paths are short: a list scanned in place beats a hash map here
-        // (this runs once per task and URL of the crawl).
-        let mut counts: Vec<(&str, usize)> = Vec::new();
-        for seg in path.split('/').filter(|s| !s.is_empty()) {
-            let n = match counts.iter_mut().find(|(s, _)| *s == seg) {
-                Some((_, n)) => {
-                    *n += 1;
-                    *n
-                }
-                None => {
-                    counts.push((seg, 1));
-                    1
-                }
-            };
-            if n > self.max_repeats {
-                return Decision::Avoid(format!(
-                    "trap-guard: the path repeats \"{seg}\" {n} times (a link loop?)"
-                ));
-            }
+        if let Some((seg, n)) = repeated_segment(path, self.max_repeats) {
+            return Decision::Avoid(format!(
+                "trap-guard: the path repeats \"{seg}\" {n} times (a link loop?)"
+            ));
         }
         match self.max_depth {
             Some(max) if context.depth > max => Decision::Leaf(format!(
@@ -101,6 +87,27 @@ impl Policy for TrapGuard {
             )),
             _ => Decision::NoObjection,
         }
+    }
+}
+
+/// The first segment of `path` seen more than `max` times, with its count
+/// then. Paths are short: each segment is counted among those before it, in
+/// place, without allocating (this runs once per task and URL of the
+/// crawl); a path of many segments is counted in a map instead.
+fn repeated_segment(path: &str, max: usize) -> Option<(&str, usize)> {
+    let segments = || path.split('/').filter(|s| !s.is_empty());
+    if segments().nth(64).is_none() {
+        segments().enumerate().find_map(|(i, seg)| {
+            let n = 1 + segments().take(i).filter(|s| *s == seg).count();
+            (n > max).then_some((seg, n))
+        })
+    } else {
+        let mut counts = std::collections::HashMap::new();
+        segments().find_map(|seg| {
+            let n = counts.entry(seg).or_insert(0);
+            *n += 1;
+            (*n > max).then_some((seg, *n))
+        })
     }
 }
 
@@ -130,17 +137,8 @@ mod tests {
     use super::*;
     use spinneret_sdk::testing::fixtures;
 
-    fn context(depth: u32) -> Context {
-        Context {
-            task: fixtures::task("T", "http://a.example/"),
-            referrer: None,
-            kind: RefKind::Anchor,
-            depth,
-        }
-    }
-
     fn verdict(p: &mut TrapGuard, url: &str, depth: u32) -> String {
-        match p.decide(url, &context(depth)) {
+        match p.decide(&fixtures::candidate(url), &fixtures::context(depth)) {
             Decision::NoObjection => "ok".into(),
             Decision::Leaf(r) => format!("leaf: {r}"),
             Decision::Avoid(r) => format!("avoid: {r}"),
@@ -196,6 +194,17 @@ mod tests {
             verdict(&mut p, "http://a.example/cal/2026/11", 0),
             "avoid: trap-guard: the URL contains \"/cal/\""
         );
+    }
+
+    #[test]
+    fn long_paths_are_counted_alike() {
+        let short = "/a/b/a/b/a/b/a/x.html";
+        let prefix: String = (0..70).map(|i| format!("/s{i}")).collect();
+        let long = format!("{prefix}/a/b/a/b/a/b/a/x.html");
+        assert_eq!(repeated_segment(short, 3), Some(("a", 4)));
+        assert_eq!(repeated_segment(&long, 3), Some(("a", 4)));
+        assert_eq!(repeated_segment(&long, 4), None);
+        assert_eq!(repeated_segment("/", 0), None);
     }
 
     #[test]

@@ -90,9 +90,10 @@ pub(super) struct Engine<'a> {
     /// URLs whose own request waits for a hop in flight to them (which may settle them).
     waiting_for_hop: HashSet<UrlIdx>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
-    /// With policy plugins: their verdict per (task, URL), and each
+    /// With policy plugins: their objection per (task, URL), where they
+    /// made one (which URLs were asked is in the frontier), and each
     /// document's depth (links from its task's top).
-    policy_verdicts: HashMap<(u32, UrlIdx), Option<Decision>>,
+    policy_verdicts: HashMap<(u32, UrlIdx), Decision>,
     /// Policy questions gathered while handling completions, sent to the
     /// plugin thread together ([`Engine::send_policy_asks`]).
     policy_asks: Vec<PolicyAsk>,
@@ -505,19 +506,20 @@ impl<'a> Engine<'a> {
         let depth = referrer.map_or(0, |r| {
             self.depths.get(&(t as u32, r)).copied().unwrap_or(0) + 1
         });
-        let verdict = match self.policy_verdicts.get(&key) {
-            Some(v) => v.clone(),
-            None => {
+        let verdict = match self.frontier.get(u).policy_asked.contains(t) {
+            true => self.policy_verdicts.get(&key).cloned(),
+            false => {
                 let target = self.frontier.get(u).url.clone();
                 let from = referrer.map(|r| self.frontier.get(r).url.clone());
                 let info = &self.tasks[t].info;
                 let v = off_reactor(|| {
+                    let candidates = vec![(target.to_string(), kind)];
                     hooks
-                        .decide(info, from.as_ref(), depth, &[(&target, kind)])
+                        .decide(info, from.as_ref().map(Url::as_str), depth, candidates)
                         .pop()
                         .flatten()
                 });
-                self.policy_verdicts.insert(key, v.clone());
+                self.note_verdict(t, u, v.clone());
                 v
             }
         };
@@ -530,6 +532,19 @@ impl<'a> Engine<'a> {
             self.depths.entry(key).or_insert(depth);
         }
         decision
+    }
+
+    /// Keep the policies' verdict on `u` for task `t`, unless one was
+    /// kept meanwhile (asked for another reference): it stands.
+    fn note_verdict(&mut self, t: usize, u: UrlIdx, verdict: Option<Decision>) {
+        let e = self.frontier.get_mut(u);
+        if e.policy_asked.contains(t) {
+            return;
+        }
+        e.policy_asked.insert(t);
+        if let Some(v) = verdict {
+            self.policy_verdicts.insert((t as u32, u), v);
+        }
     }
 
     /// Before task `t` follows the references of document `d`: ask the
@@ -569,16 +584,16 @@ impl<'a> Engine<'a> {
         let mut seen = HashSet::new();
         let mut asks = Vec::new();
         for &(u, kind) in links {
-            if self.policy_verdicts.contains_key(&(t as u32, u)) || !seen.insert(u) {
+            let e = self.frontier.get(u);
+            if e.policy_asked.contains(t) || !seen.insert(u) {
                 continue;
             }
             // Asked only where the host would request it (as in ask_policies).
-            let url = &self.frontier.get(u).url;
             if matches!(
-                decide(&self.tasks[t].scope, &self.rules, url, kind),
+                decide(&self.tasks[t].scope, &self.rules, &e.url, kind),
                 Decision::Traverse | Decision::Leaf(_)
             ) {
-                asks.push((u, kind, url.clone()));
+                asks.push((u, kind, e.url.as_str().to_string()));
             }
         }
         if asks.is_empty() {
@@ -587,7 +602,7 @@ impl<'a> Engine<'a> {
         self.policy_asks.push(PolicyAsk {
             task: t,
             info: self.tasks[t].info.clone(),
-            referrer: self.frontier.get(referrer).url.clone(),
+            referrer: self.frontier.get(referrer).url.as_str().to_string(),
             depth,
             asks,
             then,
@@ -616,11 +631,11 @@ impl<'a> Engine<'a> {
                     asked
                         .into_iter()
                         .map(|a| {
-                            let candidates: Vec<(&Url, RefKind)> =
-                                a.asks.iter().map(|(_, kind, url)| (url, *kind)).collect();
+                            let (asked, candidates): (Vec<UrlIdx>, Vec<(String, RefKind)>) =
+                                a.asks.into_iter().map(|(u, kind, url)| (u, (url, kind))).unzip();
                             let verdicts =
-                                on_thread.decide(&a.info, Some(&a.referrer), a.depth, &candidates);
-                            let verdicts = a.asks.iter().map(|(u, _, _)| *u).zip(verdicts).collect();
+                                on_thread.decide(&a.info, Some(&a.referrer), a.depth, candidates);
+                            let verdicts = asked.into_iter().zip(verdicts).collect();
                             PolicyAnswer {
                                 task: a.task,
                                 then: a.then,
@@ -1108,8 +1123,7 @@ impl<'a> Engine<'a> {
                 } in answers
                 {
                     for (u, v) in verdicts {
-                        // A verdict asked meanwhile for another reference stands.
-                        self.policy_verdicts.entry((task as u32, u)).or_insert(v);
+                        self.note_verdict(task, u, v);
                     }
                     match then {
                         AfterVerdicts::Expand(document) => self.expand(task, document),

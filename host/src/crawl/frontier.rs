@@ -85,6 +85,9 @@ pub struct UrlEntry {
     pub doc_tasks: TaskSet,
     /// Tasks whose role for it is settled and stored.
     pub finalized: TaskSet,
+    /// Tasks whose policy plugins have judged it (their objections, if
+    /// any, are kept by the engine).
+    pub policy_asked: TaskSet,
     /// What checking it found.
     pub outcome: Option<Box<Outcome>>,
     /// An earlier result, stale, whose validators make the request conditional.
@@ -121,6 +124,7 @@ impl Frontier {
             reached: TaskSet::default(),
             doc_tasks: TaskSet::default(),
             finalized: TaskSet::default(),
+            policy_asked: TaskSet::default(),
             outcome: None,
             cached: None,
         });

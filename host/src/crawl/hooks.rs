@@ -218,24 +218,25 @@ impl CrawlHooks {
     pub fn decide(
         &self,
         task: &wit::TaskInfo,
-        referrer: Option<&Url>,
+        referrer: Option<&str>,
         depth: u32,
-        candidates: &[(&Url, RefKind)],
+        candidates: Vec<(String, RefKind)>,
     ) -> Vec<Option<Decision>> {
         let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
-        if candidates.is_empty() {
+        let Some(first) = candidates.first() else {
             return verdicts;
-        }
+        };
+        let failed_at = referrer.unwrap_or(&first.0).to_string();
         let context = PolicyContext {
             task: task.clone(),
-            referrer: referrer.map(Url::to_string),
+            referrer: referrer.map(str::to_string),
             depth,
         };
         let asked: Vec<PolicyCandidate> = candidates
-            .iter()
+            .into_iter()
             .map(|(target, kind)| PolicyCandidate {
-                target: target.to_string(),
-                kind: crate::plugin::reporter::to_wit_kind(*kind),
+                target,
+                kind: crate::plugin::reporter::to_wit_kind(kind),
             })
             .collect();
         for policy in &self.policies {
@@ -243,8 +244,7 @@ impl CrawlHooks {
             let decisions = match policy.decide(&context, &asked) {
                 Ok(d) => d,
                 Err(f) => {
-                    let at = referrer.unwrap_or(candidates[0].0);
-                    self.record(at.as_str(), f);
+                    self.record(&failed_at, f);
                     continue;
                 }
             };

@@ -53,11 +53,11 @@ pub struct PolicyAsk {
     /// The task, as plugins see it.
     pub info: crate::plugin::bindings::host::types::TaskInfo,
     /// The document the URLs were found in (or the moved URL).
-    pub referrer: url::Url,
+    pub referrer: String,
     /// Links from the task's top to the URLs.
     pub depth: u32,
     /// The URLs, with how they are referred to.
-    pub asks: Vec<(super::frontier::UrlIdx, crate::parse::RefKind, url::Url)>,
+    pub asks: Vec<(super::frontier::UrlIdx, crate::parse::RefKind, String)>,
     /// What the task does once the verdicts are in.
     pub then: AfterVerdicts,
 }

@@ -147,7 +147,7 @@ fn sandbox(name: &str, engine: &Arc<PluginEngine>, config: serde_json::Value) ->
 
 #[test]
 fn maintenance_compares_in_the_sandbox() {
-    use spinneret::plugin::detector::{DetectorPlugin, DetectorSnapshot};
+    use spinneret::plugin::detector::{DetectorComparison, DetectorPlugin, DetectorSnapshot};
     use spinneret::plugin::reporter::to_wit_result;
     let engine = Arc::new(PluginEngine::new().unwrap());
     let component = engine.compile(builtin("maintenance").unwrap()).unwrap();
@@ -173,10 +173,20 @@ fn maintenance_compares_in_the_sandbox() {
         outcome: to_wit_result(r),
         document: None,
     };
-    let found = d
-        .compare(&task, 1_700_000_000, Some(&snap(&ok)), &snap(&gone))
-        .unwrap();
-    assert_eq!(found.len(), 1);
+    let fine = CheckResult::unrequested("http://a.example/fine", Category::Ok, "", None, 1);
+    let comparisons = [
+        DetectorComparison {
+            previous: Some(snap(&ok)),
+            current: snap(&gone),
+        },
+        DetectorComparison {
+            previous: None,
+            current: snap(&fine),
+        },
+    ];
+    let found = d.compare(&task, 1_700_000_000, &comparisons).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].url, "http://a.example/gone");
     assert_eq!(found[0].kind, "broken");
     assert_eq!(
         found[0].message,
@@ -190,7 +200,7 @@ fn maintenance_compares_in_the_sandbox() {
         &component,
     )
     .unwrap();
-    let err = refused.compare(&task, 0, None, &snap(&gone)).unwrap_err();
+    let err = refused.compare(&task, 0, &comparisons[..1]).unwrap_err();
     assert!(err.at_start());
     assert!(
         err.reason

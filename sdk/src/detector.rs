@@ -4,7 +4,8 @@
 //! For each task, the host calls [`Detector::compare`] once per URL the task
 //! reached, with what the previous run saw of it (none on its first run)
 //! and what this run saw; the findings returned go to the task's reporters
-//! and are stored with the run.
+//! and are stored with the run. (The host hands the URLs over in batches;
+//! the export macro calls `compare` for each.)
 
 /// The generated bindings of the `change-detector` world.
 #[allow(missing_docs, clippy::all)]
@@ -17,7 +18,7 @@ pub mod bindings {
 }
 
 pub use crate::types::*;
-pub use bindings::exports::spinneret::plugin::detector_api::Snapshot;
+pub use bindings::exports::spinneret::plugin::detector_api::{Comparison, Snapshot};
 
 /// A change detector.
 pub trait Detector: Sized + 'static {
@@ -54,11 +55,21 @@ macro_rules! export_detector {
             fn compare(
                 task: $crate::types::TaskInfo,
                 now: i64,
-                previous: ::std::option::Option<$crate::detector::Snapshot>,
-                current: $crate::detector::Snapshot,
+                comparisons: ::std::vec::Vec<$crate::detector::Comparison>,
             ) -> ::std::vec::Vec<$crate::types::Finding> {
                 __spinneret_with(|d| {
-                    $crate::detector::Detector::compare(d, &task, now, previous.as_ref(), &current)
+                    comparisons
+                        .iter()
+                        .flat_map(|c| {
+                            $crate::detector::Detector::compare(
+                                d,
+                                &task,
+                                now,
+                                c.previous.as_ref(),
+                                &c.current,
+                            )
+                        })
+                        .collect()
                 })
                 .unwrap_or_default()
             }

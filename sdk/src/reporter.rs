@@ -4,7 +4,9 @@
 //! The host calls, for each task: [`Reporter::begin`], [`Reporter::on_result`]
 //! for every URL the task reached, [`Reporter::on_document`] for each of its
 //! documents, [`Reporter::on_finding`] for each finding, then
-//! [`Reporter::finish`], which writes files through an [`Output`].
+//! [`Reporter::finish`], which writes files through an [`Output`]. (The host
+//! hands results, documents and findings over in batches; the export macro
+//! calls the trait's method for each.)
 
 /// The generated bindings of the `reporter` world.
 #[allow(missing_docs, clippy::all)]
@@ -17,7 +19,7 @@ pub mod bindings {
 }
 
 pub use crate::types::*;
-pub use bindings::exports::spinneret::plugin::reporter_api::Role;
+pub use bindings::exports::spinneret::plugin::reporter_api::{Reached, Role, TaskDocument};
 
 /// Where a reporter writes: the task's output directory through the host, or
 /// memory in tests ([`crate::testing::MemoryOutput`]). Paths are relative and use `/`.
@@ -106,20 +108,26 @@ macro_rules! export_reporter {
                 __spinneret_with(|r| $crate::reporter::Reporter::begin(r, run, task))?
                     .map_err(|message| $crate::reporter::PluginError { message })
             }
-            fn on_result(outcome: $crate::reporter::CheckResult, role: $crate::reporter::Role) {
-                let _ =
-                    __spinneret_with(|r| $crate::reporter::Reporter::on_result(r, outcome, role));
-            }
-            fn on_document(
-                document: $crate::reporter::Document,
-                outcome: $crate::reporter::CheckResult,
-            ) {
+            fn on_results(results: ::std::vec::Vec<$crate::reporter::Reached>) {
                 let _ = __spinneret_with(|r| {
-                    $crate::reporter::Reporter::on_document(r, document, outcome)
+                    for reached in results {
+                        $crate::reporter::Reporter::on_result(r, reached.outcome, reached.role);
+                    }
                 });
             }
-            fn on_finding(finding: $crate::reporter::Finding) {
-                let _ = __spinneret_with(|r| $crate::reporter::Reporter::on_finding(r, finding));
+            fn on_documents(documents: ::std::vec::Vec<$crate::reporter::TaskDocument>) {
+                let _ = __spinneret_with(|r| {
+                    for d in documents {
+                        $crate::reporter::Reporter::on_document(r, d.document, d.outcome);
+                    }
+                });
+            }
+            fn on_findings(findings: ::std::vec::Vec<$crate::reporter::Finding>) {
+                let _ = __spinneret_with(|r| {
+                    for finding in findings {
+                        $crate::reporter::Reporter::on_finding(r, finding);
+                    }
+                });
             }
             fn finish() -> ::std::result::Result<(), $crate::reporter::PluginError> {
                 __spinneret_with(|r| {

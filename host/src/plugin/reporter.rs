@@ -2,7 +2,9 @@
 //! task (so a failure never leaks into the next), a deadline on every call,
 //! and failures reported with what the plugin overspent.
 
-use super::bindings::reporter::exports::spinneret::plugin::reporter_api::Role;
+use super::bindings::reporter::exports::spinneret::plugin::reporter_api::{
+    Reached, Role, TaskDocument,
+};
 use super::bindings::reporter::spinneret::plugin::types as wit;
 use super::bindings::reporter::{Reporter, ReporterPre};
 pub use super::sandbox::PluginFailure;
@@ -12,6 +14,9 @@ use crate::model::{Category, CheckResult};
 use crate::parse::RefKind;
 use std::path::PathBuf;
 use wasmtime::component::HasSelf;
+
+/// How many results, documents or findings a reporter is handed in one call.
+const BATCH: usize = 256;
 
 /// A reporter ready to run.
 pub struct ReporterPlugin {
@@ -148,9 +153,16 @@ impl ReporterPlugin {
             api.call_begin(s, &task.run, &task.task)
         })?
         .map_err(|e| refused("begin", e))?;
-        for (r, role) in task.results {
-            sb.call(&mut store, "on-result", |s| {
-                api.call_on_result(s, &to_wit_result(r), to_role(role.as_deref()))
+        for batch in task.results.chunks(BATCH) {
+            let results: Vec<Reached> = batch
+                .iter()
+                .map(|(r, role)| Reached {
+                    outcome: to_wit_result(r),
+                    role: to_role(role.as_deref()),
+                })
+                .collect();
+            sb.call(&mut store, "on-results", |s| {
+                api.call_on_results(s, &results)
             })?;
         }
         let by_url: std::collections::HashMap<&str, &CheckResult> = task
@@ -158,19 +170,27 @@ impl ReporterPlugin {
             .iter()
             .map(|(r, _)| (r.url.as_str(), r))
             .collect();
-        for d in task.documents {
-            let outcome = by_url
-                .get(d.url.as_str())
-                .map(|r| to_wit_result(r))
-                .ok_or_else(|| {
-                    sb.failed("on-document", format!("no result for document {}", d.url))
-                })?;
-            sb.call(&mut store, "on-document", |s| {
-                api.call_on_document(s, d, &outcome)
+        for batch in task.documents.chunks(BATCH) {
+            let documents = batch
+                .iter()
+                .map(|d| {
+                    let outcome = by_url.get(d.url.as_str()).ok_or_else(|| {
+                        sb.failed("on-documents", format!("no result for document {}", d.url))
+                    })?;
+                    Ok(TaskDocument {
+                        document: d.clone(),
+                        outcome: to_wit_result(outcome),
+                    })
+                })
+                .collect::<Result<Vec<_>, PluginFailure>>()?;
+            sb.call(&mut store, "on-documents", |s| {
+                api.call_on_documents(s, &documents)
             })?;
         }
-        for f in task.findings {
-            sb.call(&mut store, "on-finding", |s| api.call_on_finding(s, f))?;
+        for batch in task.findings.chunks(BATCH) {
+            sb.call(&mut store, "on-findings", |s| {
+                api.call_on_findings(s, batch)
+            })?;
         }
         sb.call(&mut store, "finish", |s| api.call_finish(s))?
             .map_err(|e| refused("finish", e))?;

@@ -3,7 +3,7 @@
 
 use super::task::TaskData;
 use crate::plugin::bindings::host::types as wit;
-use crate::plugin::detector::{DetectorPlugin, DetectorSnapshot};
+use crate::plugin::detector::{DetectorComparison, DetectorPlugin, DetectorSnapshot};
 use crate::plugin::reporter::to_wit_result;
 use crate::plugin::sandbox::PluginFailure;
 use std::collections::HashMap;
@@ -20,9 +20,13 @@ pub fn failure_finding(f: &PluginFailure, url: &str) -> wit::Finding {
     }
 }
 
-/// Run `detector` over a task. A failure for one URL is recorded as a
-/// finding and the next URL goes on; a plugin that cannot start at all is
-/// returned as the error.
+/// How many URLs a detector is asked about in one call.
+const BATCH: usize = 256;
+
+/// Run `detector` over a task, in batches. When a batch fails, its URLs are
+/// asked about again one at a time, so a failure is recorded as a finding
+/// against the URL that caused it and the other URLs' findings are kept; a
+/// plugin that cannot start at all is returned as the error.
 pub fn detect(
     now: i64,
     task: &TaskData,
@@ -31,21 +35,37 @@ pub fn detect(
 ) -> Result<(), PluginFailure> {
     let documents: HashMap<&str, &wit::Document> =
         task.documents.iter().map(|d| (d.url.as_str(), d)).collect();
-    for ((r, _), previous) in task.results.iter().zip(&task.previous) {
-        let previous = previous.as_ref().map(|p| DetectorSnapshot {
-            outcome: to_wit_result(p),
-            document: None,
-        });
-        let current = DetectorSnapshot {
-            outcome: to_wit_result(r),
-            document: documents.get(r.url.as_str()).map(|d| (*d).clone()),
-        };
-        match detector.compare(&task.info, now, previous.as_ref(), &current) {
+    let pairs: Vec<_> = task.results.iter().zip(&task.previous).collect();
+    for batch in pairs.chunks(BATCH) {
+        let comparisons: Vec<DetectorComparison> = batch
+            .iter()
+            .map(|((r, _), previous)| DetectorComparison {
+                previous: previous.as_ref().map(|p| DetectorSnapshot {
+                    outcome: to_wit_result(p),
+                    document: None,
+                }),
+                current: DetectorSnapshot {
+                    outcome: to_wit_result(r),
+                    document: documents.get(r.url.as_str()).map(|d| (*d).clone()),
+                },
+            })
+            .collect();
+        match detector.compare(&task.info, now, &comparisons) {
             Ok(found) => findings.extend(found),
             Err(f) if f.at_start() => return Err(f),
-            Err(f) => {
-                tracing::warn!("{}: {f} (comparing {})", task.info.name, r.url);
-                findings.push(failure_finding(&f, &r.url));
+            Err(_) => {
+                for c in &comparisons {
+                    let one = std::slice::from_ref(c);
+                    match detector.compare(&task.info, now, one) {
+                        Ok(found) => findings.extend(found),
+                        Err(f) if f.at_start() => return Err(f),
+                        Err(f) => {
+                            let url = &c.current.outcome.url;
+                            tracing::warn!("{}: {f} (comparing {url})", task.info.name);
+                            findings.push(failure_finding(&f, url));
+                        }
+                    }
+                }
             }
         }
     }

@@ -6,6 +6,7 @@ use crate::model::CheckResult;
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::reporter::{task_info, to_wit_kind};
 use crate::store::{Store, StoreError};
+use std::collections::HashMap;
 
 /// A task's view of a run, read from the store.
 pub struct TaskData {
@@ -19,12 +20,18 @@ pub struct TaskData {
     pub previous: Vec<Option<CheckResult>>,
 }
 
+/// What the runs before saw of URLs, read once for all tasks (the tasks of
+/// a run share many URLs: on a web of cross-linked sites, each URL is
+/// reached by several tasks).
+pub type PreviousResults = HashMap<String, Option<CheckResult>>;
+
 /// Read what task `task_id` of `run` reached.
 pub fn load(
     store: &Store,
     run: i64,
     task_id: i64,
     task: &TaskConfig,
+    seen_before: &mut PreviousResults,
 ) -> Result<TaskData, StoreError> {
     let results = store.run_results(run, Some(task_id))?;
     let mut documents = Vec::new();
@@ -55,8 +62,15 @@ pub fn load(
     }
     let previous = results
         .iter()
-        .map(|(r, _)| store.previous_result(&r.url, run))
-        .collect::<Result<_, _>>()?;
+        .map(|(r, _)| match seen_before.get(&r.url) {
+            Some(p) => Ok(p.clone()),
+            None => {
+                let p = store.previous_result(&r.url, run)?;
+                seen_before.insert(r.url.clone(), p.clone());
+                Ok(p)
+            }
+        })
+        .collect::<Result<_, StoreError>>()?;
     Ok(TaskData {
         info: task_info(task),
         results,

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 const HOSTILE: &str = env!("TEST_PLUGIN_HOSTILE_REPORTER");
 const FUTURE: &str = env!("TEST_PLUGIN_FUTURE_API");
+const TRAPS_ON: &str = env!("TEST_PLUGIN_HOSTILE_DETECTOR");
 
 fn grants() -> Grants {
     Grants {
@@ -253,4 +254,39 @@ fn a_plugin_fetches_only_granted_hosts_and_only_politely() {
         port = web.port(),
     );
     assert_eq!(got, expected);
+}
+
+#[test]
+fn a_detector_failing_on_one_url_is_recorded_against_that_url_only() {
+    let web = TestWeb::start(maintenance_web());
+    let text = format!(
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n\n[[plugin]]\nname = \"traps\"\nsource = \"{TRAPS_ON}\"\n[plugin.config]\ntrap_on = [\"/about.html\"]\n"
+    );
+    let setup = Setup::new(&web, &text);
+    let out = common::crawl(&setup, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::text(&out.stderr));
+    let store = setup.store();
+    let run_id = store.last_run().unwrap().unwrap().id;
+    let findings = store.findings(run_id, None).unwrap();
+    let of = |source: &str, kind: &str| -> Vec<String> {
+        findings
+            .iter()
+            .filter(|f| f.source == source && f.kind == kind)
+            .map(|f| f.url.clone())
+            .collect()
+    };
+    // The URLs come in one batch, which fails; asked again one at a time,
+    // only /about.html fails, and every other URL was compared.
+    let about = web.url("a.example", "/about.html");
+    assert_eq!(of("traps", "plugin-failure"), vec![about.clone()]);
+    let mut expected: Vec<String> = setup
+        .results()
+        .into_keys()
+        .filter(|u| *u != about)
+        .collect();
+    expected.sort();
+    let mut seen = of("traps", "seen");
+    seen.sort();
+    assert_eq!(seen, expected);
+    assert!(seen.len() > 10, "{seen:?}");
 }

@@ -1,0 +1,48 @@
+//! A change detector that traps (panics) when it compares a URL containing
+//! one of its `trap_on` texts, and otherwise finds each URL it compares
+//! `seen`: the host must record the failure against that URL alone and keep
+//! every other URL's findings, though it hands URLs over in batches.
+
+use spinneret_sdk::detector::*;
+
+/// The detector.
+pub struct TrapsOn {
+    trap_on: Vec<String>,
+}
+
+impl Detector for TrapsOn {
+    fn configure(config: serde_json::Value) -> Result<Self, String> {
+        let trap_on = config["trap_on"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|u| u.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(TrapsOn { trap_on })
+    }
+
+    fn compare(
+        &mut self,
+        _task: &TaskInfo,
+        _now: i64,
+        _previous: Option<&Snapshot>,
+        current: &Snapshot,
+    ) -> Vec<Finding> {
+        let url = &current.outcome.url;
+        if self.trap_on.iter().any(|t| url.contains(t.as_str())) {
+            panic!("this detector traps on {url} on purpose");
+        }
+        vec![Finding {
+            kind: "seen".into(),
+            url: url.clone(),
+            referrer: None,
+            message: "compared".into(),
+            severity: Severity::Info,
+            source: String::new(),
+        }]
+    }
+}
+
+spinneret_sdk::export_detector!(TrapsOn);

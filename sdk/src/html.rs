@@ -3,17 +3,36 @@
 /// Escape text for HTML element content and attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{}", Escaped(text)));
     out
+}
+
+/// Text escaped for HTML as it is formatted, without a string of its own:
+/// `write!(page, "<td>{}</td>", Escaped(title))` writes what
+/// `escape(title)` returns, straight into `page` (for a large report this
+/// saves an allocation per cell).
+#[derive(Clone, Copy, Debug)]
+pub struct Escaped<'a>(pub &'a str);
+
+impl std::fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0;
+        let mut plain = 0;
+        for (i, b) in text.bytes().enumerate() {
+            let entity = match b {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                b'\'' => "&#39;",
+                _ => continue,
+            };
+            f.write_str(&text[plain..i])?;
+            f.write_str(entity)?;
+            plain = i + 1;
+        }
+        f.write_str(&text[plain..])
+    }
 }
 
 /// A fragment identifier made from any text: letters, digits, `-` and `_` kept,
@@ -42,6 +61,8 @@ mod tests {
             escape(r#"<a href="x">Tom & 'Jerry'</a>"#),
             "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;"
         );
+        assert_eq!(escape("café — <ü>"), "café — &lt;ü&gt;");
+        assert_eq!(format!("[{}]", Escaped("a<b & c")), "[a&lt;b &amp; c]");
         assert_eq!(
             anchor_id("http://a.example/x.html"),
             "u-http---a-example-x-html"

@@ -231,6 +231,7 @@ pub fn run_reporters(
             }
             drop(done_tx);
             let mut seen_before = task::PreviousResults::new();
+            let known = store.run_results_by_id(run)?;
             for (order, task) in config.tasks.iter().enumerate() {
                 let Some(row) = tasks.iter().find(|t| t.name == task.name) else {
                     continue;
@@ -241,7 +242,7 @@ pub fn run_reporters(
                     continue;
                 }
                 let started = std::time::Instant::now();
-                let data = task::load(store, run, row.id, task, &mut seen_before)?;
+                let data = task::load(store, run, row.id, task, &known, &mut seen_before)?;
                 tracing::debug!(
                     "{}: {} results and {} documents read in {:.2?}",
                     task.name,

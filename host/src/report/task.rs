@@ -5,7 +5,7 @@ use crate::config::TaskConfig;
 use crate::model::CheckResult;
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::reporter::{task_info, to_wit_kind};
-use crate::store::{Store, StoreError};
+use crate::store::{RunResults, Store, StoreError};
 use std::collections::HashMap;
 
 /// A task's view of a run, read from the store.
@@ -25,25 +25,27 @@ pub struct TaskData {
 /// reached by several tasks).
 pub type PreviousResults = HashMap<String, Option<CheckResult>>;
 
-/// Read what task `task_id` of `run` reached.
+/// Read what task `task_id` of `run` reached, taking the run's results from
+/// `known` (read once for all tasks).
 pub fn load(
     store: &Store,
     run: i64,
     task_id: i64,
     task: &TaskConfig,
+    known: &RunResults,
     seen_before: &mut PreviousResults,
 ) -> Result<TaskData, StoreError> {
-    let results = store.run_results(run, Some(task_id))?;
+    let reached = store.task_results(run, task_id, Some(known))?;
     let mut documents = Vec::new();
-    for (r, role) in &results {
-        if role.as_deref() != Some("document") {
+    for (id, r, role) in &reached {
+        if *role != "document" {
             continue;
         }
         let Some(doc) = store.document(&r.url)? else {
             continue;
         };
         let references = store
-            .document_links(&r.url)?
+            .document_links_by_id(*id, Some(known))?
             .into_iter()
             .map(|(target, kind, text)| wit::Reference {
                 target,
@@ -60,6 +62,10 @@ pub fn load(
             references,
         });
     }
+    let results: Vec<(CheckResult, Option<String>)> = reached
+        .into_iter()
+        .map(|(_, r, role)| (r, Some(role.to_string())))
+        .collect();
     let previous = results
         .iter()
         .map(|(r, _)| match seen_before.get(&r.url) {

@@ -7,6 +7,7 @@
 
 mod outbox;
 mod schema;
+mod task_view;
 mod writer;
 
 pub use outbox::{Mail, QueuedMail};
@@ -19,6 +20,7 @@ use crate::parse::RefKind;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+pub use task_view::RunResults;
 
 /// A store that cannot be opened, read or written.
 #[derive(Debug, thiserror::Error)]
@@ -420,22 +422,10 @@ impl Store {
             .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
             .query_row([url], |r| r.get(0))
             .optional()?;
-        let Some(id) = id else {
-            return Ok(Vec::new());
-        };
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
-        let mut out = Vec::new();
-        for (target, kind, text) in self.link_ids(id)? {
-            let target: String = st.query_row([target], |r| r.get(0))?;
-            out.push((
-                target,
-                RefKind::from_name(&kind).unwrap_or(RefKind::Link),
-                text,
-            ));
+        match id {
+            Some(id) => self.document_links_by_id(id, None),
+            None => Ok(Vec::new()),
         }
-        Ok(out)
     }
 
     /// The stored parse of the document at `url`.
@@ -549,58 +539,11 @@ impl Store {
             let rows = st.query_map(params![run], |r| Ok((result_from_row(r, 1)?, None)))?;
             return Ok(rows.collect::<Result<_, _>>()?);
         };
-        // Computed here rather than in one SQL statement: SQLite cannot index
-        // a CTE over json_each, and the statement took minutes on 20k pages.
-        let mut roles: HashMap<i64, &'static str> = HashMap::new();
-        {
-            let mut st = self.conn.prepare_cached(
-                "SELECT url_id FROM task_documents WHERE run_id = ?1 AND task_id = ?2",
-            )?;
-            let docs = st.query_map(params![run, task], |r| r.get::<_, i64>(0))?;
-            for id in docs {
-                roles.insert(id?, "document");
-            }
-        }
-        let docs: Vec<i64> = roles.keys().copied().collect();
-        for doc in docs {
-            for (target, _, _) in self.link_ids(doc)? {
-                roles.entry(target).or_insert("leaf");
-            }
-        }
-        let top: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT u.id FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?1",
-                [task],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(top) = top {
-            roles.entry(top).or_insert("leaf");
-        }
-        let sql = format!(
-            "SELECT {RESULT_COLUMNS} FROM results r
-             JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
-             WHERE r.run_id = ?1 AND r.url_id = ?2"
-        );
-        let mut st = self.conn.prepare_cached(&sql)?;
-        let mut out = Vec::with_capacity(roles.len());
-        for (id, role) in roles {
-            let Some(result) = st
-                .query_row(params![run, id], |r| result_from_row(r, 0))
-                .optional()?
-            else {
-                continue;
-            };
-            let role = match (result.category, role) {
-                (Category::Avoided, "leaf") => "avoided",
-                (Category::NotChecked, "leaf") => "not_checked",
-                (_, role) => role,
-            };
-            out.push((result, Some(role.to_string())));
-        }
-        out.sort_unstable_by(|a, b| a.0.url.cmp(&b.0.url));
-        Ok(out)
+        Ok(self
+            .task_results(run, task, None)?
+            .into_iter()
+            .map(|(_, r, role)| (r, Some(role.to_string())))
+            .collect())
     }
 
     /// A document's stored references as (target id, kind, anchor text).

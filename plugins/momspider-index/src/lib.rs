@@ -25,9 +25,10 @@
 //! `IndexFile` and `IndexTitle`) fill in `file` and `title`.
 
 use serde_json::Value;
-use spinneret_sdk::html::escape;
+use spinneret_sdk::html::{Escaped, escape};
 use spinneret_sdk::reporter::*;
 use spinneret_sdk::{clock, dates};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
@@ -52,19 +53,21 @@ pub struct MomspiderIndex {
     findings: Vec<Finding>,
 }
 
-/// A category as the index shows it (`not checked`).
-fn category_name(c: Category) -> String {
-    spinneret_sdk::names::category(c).replace('_', " ")
+/// A category as the index shows it (`not checked`) and as a class name
+/// (`not-checked`).
+fn category_names(c: Category) -> (&'static str, &'static str) {
+    match c {
+        Category::Ok => ("ok", "ok"),
+        Category::Moved => ("moved", "moved"),
+        Category::Broken => ("broken", "broken"),
+        Category::Blocked => ("blocked", "blocked"),
+        Category::Avoided => ("avoided", "avoided"),
+        Category::NotChecked => ("not checked", "not-checked"),
+    }
 }
 
 /// The seed's reference type: get, query, img, ftp, mailto, …
-pub fn reference_type(r: &Reference) -> String {
-    let scheme = r
-        .target
-        .split(':')
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
+pub fn reference_type(r: &Reference) -> Cow<'_, str> {
     match r.kind {
         RefKind::Image => return "img".into(),
         RefKind::Form => return "form".into(),
@@ -75,11 +78,16 @@ pub fn reference_type(r: &Reference) -> String {
         RefKind::Icon => return "icon".into(),
         _ => {}
     }
-    match scheme.as_str() {
-        "http" | "https" if r.target.contains('?') => "query".into(),
-        "http" | "https" | "file" => "get".into(),
-        "" => "invalid".into(),
-        other => other.to_string(),
+    let scheme = r.target.split(':').next().unwrap_or("");
+    let is = |s: &str| scheme.eq_ignore_ascii_case(s);
+    if (is("http") || is("https")) && r.target.contains('?') {
+        "query".into()
+    } else if is("http") || is("https") || is("file") {
+        "get".into()
+    } else if scheme.is_empty() {
+        "invalid".into()
+    } else {
+        scheme.to_ascii_lowercase().into()
     }
 }
 
@@ -102,31 +110,31 @@ fn duration_text(seconds: i64) -> String {
 }
 
 impl MomspiderIndex {
-    fn status_cell(&self, url: &str) -> (String, String) {
-        let Some((r, _)) = self.results.get(url) else {
-            return ("unknown".into(), "not checked in this run".into());
+    /// The status cell of a reference to a URL with result `r`: its
+    /// category and status, and a moved URL's final URL or a failure's
+    /// reason, written into `h`.
+    fn write_status(h: &mut String, r: Option<&CheckResult>) {
+        let Some(r) = r else {
+            h.push_str("not checked in this run");
+            return;
         };
-        let class = category_name(r.category).replace(' ', "-");
-        let mut text = category_name(r.category);
+        h.push_str(category_names(r.category).0);
         if let Some(s) = r.status {
-            let _ = write!(text, " {s}");
+            let _ = write!(h, " {s}");
         }
-        match r.category {
-            Category::Moved => {
-                if let Some(f) = &r.final_url {
-                    let _ = write!(text, " → <a href=\"{0}\">{0}</a>", escape(f));
-                    return (class, text);
-                }
+        match (r.category, &r.final_url, &r.error) {
+            (Category::Moved, Some(f), _) => {
+                let _ = write!(h, " → <a href=\"{0}\">{0}</a>", Escaped(f));
             }
-            Category::Broken | Category::Blocked | Category::Avoided | Category::NotChecked => {
-                if let Some(e) = &r.error {
-                    let _ = write!(text, ": {}", escape(e));
-                    return (class, text);
-                }
+            (
+                Category::Broken | Category::Blocked | Category::Avoided | Category::NotChecked,
+                _,
+                Some(e),
+            ) => {
+                let _ = write!(h, ": {}", Escaped(e));
             }
-            Category::Ok => {}
+            _ => {}
         }
-        (class, escape(&text))
     }
 
     fn render(&self, now: i64, prior_exists: bool) -> String {
@@ -287,35 +295,37 @@ impl MomspiderIndex {
                      <th>Title</th><th>Modified</th><th>Status</th><th>Entry</th></tr></thead>\n<tbody>\n",
                 );
                 for (j, r) in d.references.iter().enumerate() {
-                    let target_doc = doc_ids
-                        .get(r.target.as_str())
-                        .map(|k| &self.documents[k - 1]);
-                    let (class, status) = self.status_cell(&r.target);
+                    let target = self.results.get(&r.target).map(|(x, _)| x);
+                    let target_doc = doc_ids.get(r.target.as_str());
+                    let class = target.map_or("unknown", |x| category_names(x.category).1);
                     let text = if r.anchor_text.is_empty() {
                         &r.target
                     } else {
                         &r.anchor_text
                     };
-                    let modified = self
-                        .results
-                        .get(&r.target)
-                        .and_then(|(x, _)| x.last_modified.as_deref())
-                        .map_or_else(String::new, escape);
-                    let jump = doc_ids
-                        .get(r.target.as_str())
-                        .map_or_else(String::new, |k| format!("<a href=\"#d{k}\">entry</a>"));
-                    let _ = writeln!(
+                    let title = target_doc
+                        .and_then(|k| self.documents[k - 1].title.as_deref())
+                        .unwrap_or("");
+                    let modified = target
+                        .and_then(|x| x.last_modified.as_deref())
+                        .unwrap_or("");
+                    let _ = write!(
                         h,
                         "<tr id=\"d{n}-{m}\" class=\"{class}\"><td>{ty}</td><td><a href=\"{u}\">{text}</a></td>\
-                         <td>{title}</td><td>{modified}</td><td>{status}</td><td>{jump}</td></tr>",
+                         <td>{title}</td><td>{modified}</td><td>",
                         m = j + 1,
-                        ty = escape(&reference_type(r)),
-                        u = escape(&r.target),
-                        text = escape(text),
-                        title = target_doc
-                            .and_then(|x| x.title.as_deref())
-                            .map_or_else(String::new, escape),
+                        ty = Escaped(&reference_type(r)),
+                        u = Escaped(&r.target),
+                        text = Escaped(text),
+                        title = Escaped(title),
+                        modified = Escaped(modified),
                     );
+                    Self::write_status(&mut h, target);
+                    h.push_str("</td><td>");
+                    if let Some(k) = target_doc {
+                        let _ = write!(h, "<a href=\"#d{k}\">entry</a>");
+                    }
+                    h.push_str("</td></tr>\n");
                 }
                 h.push_str("</tbody>\n</table>\n");
             }

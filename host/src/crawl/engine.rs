@@ -12,7 +12,7 @@ use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
 use super::hooks::CrawlHooks;
 use super::sites::{Job, Queued, RobotsState, Site};
 use super::summary::TaskSummary;
-use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk};
+use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply};
 use super::{CrawlOptions, CrawlReport, Progress};
 use crate::config::{Config, Settings};
 use crate::fetch::politeness::SiteGate;
@@ -621,34 +621,34 @@ impl<'a> Engine<'a> {
             return;
         };
         let asked = std::mem::take(&mut self.policy_asks);
-        let tx = self.tx.clone();
+        // Sent back when dropped, with no objections if the job never ran.
+        let mut reply = Reply::new(
+            self.tx.clone(),
+            Completion::Policies(worker::no_objections(&asked)),
+        );
         // Counted as in flight, so the crawl waits for the answers.
         self.in_flight += 1;
-        tokio::spawn(async move {
-            let on_thread = hooks.clone();
-            let answers = hooks
-                .call(move || {
-                    asked
+        let on_thread = hooks.clone();
+        // Straight to the plugin thread and straight back: no task between.
+        hooks.post(move || {
+            let answers = asked
+                .into_iter()
+                .map(|a| {
+                    let (asked, candidates): (Vec<UrlIdx>, Vec<(String, RefKind)>) = a
+                        .asks
                         .into_iter()
-                        .map(|a| {
-                            let (asked, candidates): (Vec<UrlIdx>, Vec<(String, RefKind)>) =
-                                a.asks.into_iter().map(|(u, kind, url)| (u, (url, kind))).unzip();
-                            let verdicts =
-                                on_thread.decide(&a.info, Some(&a.referrer), a.depth, candidates);
-                            let verdicts = asked.into_iter().zip(verdicts).collect();
-                            PolicyAnswer {
-                                task: a.task,
-                                then: a.then,
-                                verdicts,
-                            }
-                        })
-                        .collect()
+                        .map(|(u, kind, url)| (u, (url, kind)))
+                        .unzip();
+                    let verdicts =
+                        on_thread.decide(&a.info, Some(&a.referrer), a.depth, candidates);
+                    PolicyAnswer {
+                        task: a.task,
+                        then: a.then,
+                        verdicts: asked.into_iter().zip(verdicts).collect(),
+                    }
                 })
-                .await
-                // The plugin thread is gone: no answers, so no objections
-                // (as a failed hook); the waiting tasks go on regardless.
-                ;
-            let _ = tx.send(Completion::Policies(answers.unwrap_or_default()));
+                .collect();
+            *reply.completion() = Completion::Policies(answers);
         });
     }
 
@@ -1041,10 +1041,7 @@ impl<'a> Engine<'a> {
             let hooks = self.hooks.clone();
             let tx = self.tx.clone();
             let max_body = self.settings.max_body;
-            tokio::spawn(async move {
-                let c = worker::fetch(fetcher, s, job, req, max_body, hooks).await;
-                let _ = tx.send(c);
-            });
+            tokio::spawn(worker::fetch(fetcher, s, job, req, max_body, hooks, tx));
             return true;
         }
     }

@@ -65,9 +65,14 @@ impl HookThread {
                 let spawned = std::thread::Builder::new()
                     .name("crawl-hooks".into())
                     .spawn(move || {
-                        // Ends when the hooks (the sender) are dropped.
+                        // Ends when the hooks (the sender) are dropped. A
+                        // job that panics (a host bug) loses its answer,
+                        // which its caller sees, not the thread.
                         for job in rx {
-                            job();
+                            let run = std::panic::AssertUnwindSafe(job);
+                            if std::panic::catch_unwind(run).is_err() {
+                                tracing::error!("a plugin call panicked on the plugin thread");
+                            }
                         }
                     });
                 if let Err(e) = spawned {
@@ -92,6 +97,15 @@ impl CrawlHooks {
         });
         self.thread.sender().send(job).ok()?;
         rx.await.ok()
+    }
+}
+
+impl CrawlHooks {
+    /// Run `f` (plugin calls) on the hook thread without waiting for it; `f`
+    /// is dropped unrun if the thread is gone, so whatever it owns that
+    /// answers its caller must answer on drop too.
+    pub fn post(&self, f: impl FnOnce() + Send + 'static) {
+        let _ = self.thread.sender().send(Box::new(f));
     }
 }
 

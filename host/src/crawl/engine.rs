@@ -12,7 +12,7 @@ use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
 use super::hooks::CrawlHooks;
 use super::sites::{Job, Queued, RobotsState, Site};
 use super::summary::TaskSummary;
-use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply};
+use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply, Screening};
 use super::{CrawlOptions, CrawlReport, Progress};
 use crate::config::{Config, Settings};
 use crate::fetch::politeness::SiteGate;
@@ -94,9 +94,11 @@ pub(super) struct Engine<'a> {
     /// made one (which URLs were asked is in the frontier), and each
     /// document's depth (links from its task's top).
     policy_verdicts: HashMap<(u32, UrlIdx), Decision>,
-    /// Policy questions gathered while handling completions, sent to the
-    /// plugin thread together ([`Engine::send_policy_asks`]).
+    /// Policy questions and responses for the fetch hooks gathered while
+    /// handling completions, sent to the plugin thread together
+    /// ([`Engine::send_plugin_questions`]).
     policy_asks: Vec<PolicyAsk>,
+    screenings: Vec<(Completion, Screening)>,
     depths: HashMap<(u32, UrlIdx), u32>,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
@@ -203,6 +205,7 @@ impl<'a> Engine<'a> {
             reaches: HashMap::new(),
             policy_verdicts: HashMap::new(),
             policy_asks: Vec::new(),
+            screenings: Vec::new(),
             depths: HashMap::new(),
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
@@ -253,7 +256,7 @@ impl<'a> Engine<'a> {
                     break;
                 }
             }
-            self.send_policy_asks();
+            self.send_plugin_questions();
             self.progress.queued.store(
                 self.queued.max(0) as u64,
                 std::sync::atomic::Ordering::Relaxed,
@@ -610,27 +613,41 @@ impl<'a> Engine<'a> {
         true
     }
 
-    /// Send the policy questions gathered so far to the plugin thread in one
-    /// job (one trip there and back however many documents asked); the
-    /// answers come back as one [`Completion::Policies`].
-    fn send_policy_asks(&mut self) {
-        if self.policy_asks.is_empty() {
+    /// Send the policy questions and the responses for the fetch hooks
+    /// gathered so far to the plugin thread in one job (one trip there
+    /// however many there are: each trip wakes a thread); the answers come
+    /// back as one [`Completion::Policies`] and a [`Completion::Fetch`] per
+    /// response, each sent even if the job never runs.
+    fn send_plugin_questions(&mut self) {
+        if self.policy_asks.is_empty() && self.screenings.is_empty() {
             return;
         }
         let Some(hooks) = self.hooks.clone() else {
             return;
         };
         let asked = std::mem::take(&mut self.policy_asks);
-        // Sent back when dropped, with no objections if the job never ran.
-        let mut reply = Reply::new(
-            self.tx.clone(),
-            Completion::Policies(worker::no_objections(&asked)),
-        );
-        // Counted as in flight, so the crawl waits for the answers.
-        self.in_flight += 1;
+        let policies = (!asked.is_empty()).then(|| {
+            // Counted as in flight, so the crawl waits for the answers.
+            self.in_flight += 1;
+            Reply::new(
+                self.tx.clone(),
+                Completion::Policies(worker::no_objections(&asked)),
+            )
+        });
+        // Each still in flight as the fetch it completes; sent back as they
+        // are, without the hooks' verdict, if the job never runs.
+        let screenings: Vec<(Reply, Screening)> = std::mem::take(&mut self.screenings)
+            .into_iter()
+            .map(|(fetch, s)| (Reply::new(self.tx.clone(), fetch), s))
+            .collect();
         let on_thread = hooks.clone();
-        // Straight to the plugin thread and straight back: no task between.
         hooks.post(move || {
+            for (mut reply, screening) in screenings {
+                screening.screen(&on_thread, reply.completion());
+            }
+            let Some(mut reply) = policies else {
+                return;
+            };
             let answers = asked
                 .into_iter()
                 .map(|a| {
@@ -1129,6 +1146,11 @@ impl<'a> Engine<'a> {
                         }
                     }
                 }
+            }
+            Completion::Screen { fetch, screening } => {
+                // Still in flight until the hooks have seen it.
+                self.in_flight += 1;
+                self.screenings.push((*fetch, *screening));
             }
             Completion::Robots { site, outcome } => {
                 Progress::add(&self.progress.in_flight, -1);

@@ -37,6 +37,15 @@ pub enum Completion {
     /// references, or a redirect's target), asked on the plugin thread
     /// while the crawl went on: one answer per question sent together.
     Policies(Vec<PolicyAnswer>),
+    /// A response the fetch hooks must see before its fetch completes: the
+    /// engine sends it to the plugin thread with the turn's other plugin
+    /// questions, and the fetch comes back with the hooks' verdict.
+    Screen {
+        /// The fetch, completed but for the hooks' verdict.
+        fetch: Box<Completion>,
+        /// What the hooks see of the response.
+        screening: Box<Screening>,
+    },
     /// A robots.txt request.
     Robots {
         /// The site.
@@ -60,6 +69,41 @@ pub struct PolicyAsk {
     pub asks: Vec<(super::frontier::UrlIdx, crate::parse::RefKind, String)>,
     /// What the task does once the verdicts are in.
     pub then: AfterVerdicts,
+}
+
+/// A response for the fetch hooks' `after-response`.
+#[derive(Debug)]
+pub struct Screening {
+    /// The URL requested.
+    pub url: Url,
+    /// `GET` or `HEAD`.
+    pub method: &'static str,
+    /// The document the link came from.
+    pub referrer: Option<Url>,
+    /// The response's status.
+    pub status: u16,
+    /// Its `Content-Type`.
+    pub content_type: Option<String>,
+    /// The first bytes of its body.
+    pub body_prefix: Vec<u8>,
+}
+
+impl Screening {
+    /// Show the response to the fetch hooks (blocking: on the plugin
+    /// thread) and complete `fetch` with their verdict.
+    pub fn screen(&self, hooks: &CrawlHooks, fetch: &mut Completion) {
+        let verdict = hooks.after_response(
+            &self.url,
+            self.method,
+            self.referrer.as_ref(),
+            self.status,
+            self.content_type.as_deref(),
+            &self.body_prefix,
+        );
+        if let Completion::Fetch { reclassified, .. } = fetch {
+            *reclassified = verdict;
+        }
+    }
 }
 
 /// The policies' verdicts on one [`PolicyAsk`].
@@ -138,10 +182,10 @@ fn hash_and_parse(url: &Url, content_type: Option<&str>, body: &[u8]) -> (String
 }
 
 /// Make the request `req` for `job`, parse what comes back and send the
-/// completion on `tx`. With `hooks`, the fetch hooks see the request first
-/// and the response after, and a parser plugin reads a body the host does
-/// not parse itself; their calls run on the plugin thread, and the one
-/// after the response sends the completion from there (one trip fewer).
+/// completion on `tx`. With `hooks`, the fetch hooks see the request first,
+/// and a parser plugin reads a body the host does not parse itself (their
+/// calls run on the plugin thread); a response the fetch hooks want to see
+/// goes to the engine as a [`Completion::Screen`].
 pub async fn fetch(
     fetcher: Fetcher,
     site: u32,
@@ -229,11 +273,11 @@ pub async fn fetch(
         }
     }
     let asked = match (hooks.filter(|h| h.has_response_hooks()), &result) {
-        (Some(h), Ok(resp)) if !(300..400).contains(&resp.status) => {
+        (Some(_), Ok(resp)) if !(300..400).contains(&resp.status) => {
             let prefix: Vec<u8> = resp.body.as_ref().map_or_else(Vec::new, |b| {
                 b.bytes[..b.bytes.len().min(super::hooks::BODY_PREFIX)].to_vec()
             });
-            Some((h, resp.status, resp.headers.content_type.clone(), prefix))
+            Some((resp.status, resp.headers.content_type.clone(), prefix))
         }
         _ => None,
     };
@@ -245,27 +289,21 @@ pub async fn fetch(
         hash,
         reclassified: None,
     };
-    let Some((h, status, ct, prefix)) = asked else {
-        let _ = tx.send(completion);
-        return;
+    let message = match asked {
+        Some((status, content_type, body_prefix)) => Completion::Screen {
+            fetch: Box::new(completion),
+            screening: Box::new(Screening {
+                url: req.url,
+                method,
+                referrer: req.referrer,
+                status,
+                content_type,
+                body_prefix,
+            }),
+        },
+        None => completion,
     };
-    // Sent from the plugin thread with the hooks' verdict, or as it is if
-    // the hooks cannot be asked.
-    let mut reply = Reply::new(tx, completion);
-    let hooks = h.clone();
-    h.post(move || {
-        let verdict = hooks.after_response(
-            &req.url,
-            method,
-            req.referrer.as_ref(),
-            status,
-            ct.as_deref(),
-            &prefix,
-        );
-        if let Completion::Fetch { reclassified, .. } = reply.completion() {
-            *reclassified = verdict;
-        }
-    });
+    let _ = tx.send(message);
 }
 
 /// Fetch a site's robots.txt.

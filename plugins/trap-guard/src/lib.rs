@@ -116,17 +116,27 @@ fn repeated_segment(path: &str, max: usize) -> Option<(&str, usize)> {
 /// `scheme:path?query` for URLs without an authority). Found by slicing:
 /// the host has already parsed and normalized the URL.
 fn path_and_query(target: &str) -> (&str, Option<&str>) {
-    let rest = match target.find("://") {
-        Some(i) => {
-            let after = &target[i + 3..];
-            after.find(['/', '?', '#']).map_or("", |j| &after[j..])
-        }
-        None => target.find(':').map_or(target, |i| &target[i + 1..]),
+    // Byte scans: every delimiter is ASCII, so each index found is a char
+    // boundary (this runs once per task and URL of the crawl).
+    let b = target.as_bytes();
+    let find = |from: usize, hit: fn(u8) -> bool| {
+        b[from..]
+            .iter()
+            .position(|&c| hit(c))
+            .map_or(b.len(), |i| from + i)
     };
-    let rest = rest.split('#').next().unwrap_or("");
-    match rest.split_once('?') {
-        Some((path, query)) => (path, Some(query)),
-        None => (rest, None),
+    let scheme_end = find(0, |c| c == b':');
+    let start = if b[scheme_end.min(b.len())..].starts_with(b"://") {
+        find(scheme_end + 3, |c| matches!(c, b'/' | b'?' | b'#'))
+    } else {
+        (scheme_end + 1).min(b.len())
+    };
+    let end = find(start, |c| c == b'#');
+    let query = find(start, |c| c == b'?').min(end);
+    if query < end {
+        (&target[start..query], Some(&target[query + 1..end]))
+    } else {
+        (&target[start..end], None)
     }
 }
 

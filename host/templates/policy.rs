@@ -14,16 +14,10 @@ pub struct Plugin {
     avoid_hosts: Vec<String>,
 }
 
+/// A list-of-strings setting, lowercased (none when absent).
 fn strings(config: &serde_json::Value, key: &str) -> Result<Vec<String>, String> {
-    match config.get(key) {
-        None => Ok(Vec::new()),
-        Some(v) => v
-            .as_array()
-            .ok_or_else(|| format!("{name}: `{key}` must be a list"))?
-            .iter()
-            .map(|s| s.as_str().map(str::to_lowercase).ok_or_else(|| format!("{name}: `{key}` must list strings")))
-            .collect(),
-    }
+    let list = spinneret_sdk::settings::strings("{name}", config, key)?;
+    Ok(list.iter().map(|s| s.to_lowercase()).collect())
 }
 
 impl Policy for Plugin {

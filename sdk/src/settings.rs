@@ -18,9 +18,39 @@ pub fn check_keys(plugin: &str, config: &serde_json::Value, keys: &[&str]) -> Re
     })
 }
 
+/// The setting `key` of `config` as a list of strings: none when absent,
+/// refused with a message naming the plugin when it is not a list of strings.
+pub fn strings(plugin: &str, config: &serde_json::Value, key: &str) -> Result<Vec<String>, String> {
+    let Some(value) = config.get(key) else {
+        return Ok(Vec::new());
+    };
+    let wrong = || format!("{plugin}: `{key}` must be a list of strings, not {value}");
+    value
+        .as_array()
+        .ok_or_else(wrong)?
+        .iter()
+        .map(|v| v.as_str().map(str::to_string).ok_or_else(wrong))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_a_list_of_strings() {
+        let c = serde_json::json!({"a": ["x", "y"], "b": "x", "c": [1]});
+        assert_eq!(strings("p", &c, "a").unwrap(), vec!["x", "y"]);
+        assert!(strings("p", &c, "none").unwrap().is_empty());
+        assert_eq!(
+            strings("p", &c, "b").unwrap_err(),
+            "p: `b` must be a list of strings, not \"x\""
+        );
+        assert_eq!(
+            strings("p", &c, "c").unwrap_err(),
+            "p: `c` must be a list of strings, not [1]"
+        );
+    }
 
     #[test]
     fn names_the_unknown_setting_and_the_known_ones() {

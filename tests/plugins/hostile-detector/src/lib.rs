@@ -12,14 +12,7 @@ pub struct TrapsOn {
 
 impl Detector for TrapsOn {
     fn configure(config: serde_json::Value) -> Result<Self, String> {
-        let trap_on = config["trap_on"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|u| u.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let trap_on = spinneret_sdk::settings::strings("traps", &config, "trap_on")?;
         Ok(TrapsOn { trap_on })
     }
 

@@ -17,14 +17,7 @@ pub struct Hostile {
 impl Reporter for Hostile {
     fn configure(config: serde_json::Value) -> Result<Self, String> {
         let behave = config["behave"].as_str().unwrap_or("well").to_string();
-        let urls = config["urls"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|u| u.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let urls = spinneret_sdk::settings::strings("hostile", &config, "urls")?;
         Ok(Hostile { behave, urls })
     }
 

@@ -92,15 +92,13 @@ impl CrawlHooks {
         f: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let job: HookJob = Box::new(move || {
+        // Unrun (the thread is gone) or panicking, `f` drops `tx`: `None`.
+        self.post(move || {
             let _ = tx.send(f());
         });
-        self.thread.sender().send(job).ok()?;
         rx.await.ok()
     }
-}
 
-impl CrawlHooks {
     /// Run `f` (plugin calls) on the hook thread without waiting for it; `f`
     /// is dropped unrun if the thread is gone, so whatever it owns that
     /// answers its caller must answer on drop too.
@@ -373,22 +371,23 @@ impl CrawlHooks {
         BeforeRequest::Proceed(headers)
     }
 
-    /// Show every fetch hook a response (blocking); the first
-    /// reclassification wins.
+    /// Show every fetch hook a response (blocking) with `body_prefix`, the
+    /// first [`BODY_PREFIX`] bytes of its body; the first reclassification
+    /// wins.
     pub fn after_response(
         &self,
         url: &Url,
         method: &str,
         referrer: Option<&Url>,
         status: u16,
-        content_type: Option<&str>,
-        body: &[u8],
+        content_type: Option<String>,
+        body_prefix: Vec<u8>,
     ) -> Option<(Category, String)> {
         let req = Self::request(url, method, referrer);
         let resp = HookResponse {
             status,
-            content_type: content_type.map(str::to_string),
-            body_prefix: body[..body.len().min(BODY_PREFIX)].to_vec(),
+            content_type,
+            body_prefix,
         };
         for hook in self.fetch_hooks(HookInterests::RESPONSES) {
             let mut hook = lock(hook);

@@ -84,21 +84,21 @@ pub struct Screening {
     pub status: u16,
     /// Its `Content-Type`.
     pub content_type: Option<String>,
-    /// The first bytes of its body.
+    /// The first bytes of its body (at most [`super::hooks::BODY_PREFIX`]).
     pub body_prefix: Vec<u8>,
 }
 
 impl Screening {
     /// Show the response to the fetch hooks (blocking: on the plugin
     /// thread) and complete `fetch` with their verdict.
-    pub fn screen(&self, hooks: &CrawlHooks, fetch: &mut Completion) {
+    pub fn screen(self, hooks: &CrawlHooks, fetch: &mut Completion) {
         let verdict = hooks.after_response(
             &self.url,
             self.method,
             self.referrer.as_ref(),
             self.status,
-            self.content_type.as_deref(),
-            &self.body_prefix,
+            self.content_type,
+            self.body_prefix,
         );
         if let Completion::Fetch { reclassified, .. } = fetch {
             *reclassified = verdict;

@@ -12,7 +12,12 @@ fn main() {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
     }
     let target_dir = root.join("target").join("test-plugin-wasm");
-    for name in ["hostile-reporter", "hostile-detector", "future-api"] {
+    for name in [
+        "hostile-reporter",
+        "hostile-detector",
+        "future-api",
+        "recording-policy",
+    ] {
         let file = build_component(name, &target_dir);
         let var = format!("TEST_PLUGIN_{}", name.replace('-', "_").to_uppercase());
         println!("cargo:rustc-env={var}={}", file.display());

@@ -4,7 +4,8 @@
 //! a policy can narrow a crawl, never widen it.
 //!
 //! Implement [`Policy`] and call [`export_policy!`](crate::export_policy).
-//! The host asks once per task and URL; a document's references come in one
+//! The host asks once per task and URL — or once per URL, for a policy whose
+//! [`Policy::context_use`] is empty; a document's references come in one
 //! call, which the export macro hands to [`Policy::decide`] one by one.
 
 /// The generated bindings of the `policy` world.
@@ -18,12 +19,22 @@ pub mod bindings {
 }
 
 pub use crate::types::*;
-pub use bindings::exports::spinneret::plugin::policy_api::{Candidate, Context, Decision};
+pub use bindings::exports::spinneret::plugin::policy_api::{
+    Candidate, Context, ContextUse, Decision,
+};
 
 /// A policy.
 pub trait Policy: Sized + 'static {
     /// Build the policy from its configuration; an error is shown to the user.
     fn configure(config: serde_json::Value) -> Result<Self, String>;
+    /// Which parts of the [`Context`] the verdicts depend on (by default
+    /// all). A policy that judges the URL alone returns
+    /// `ContextUse::empty()`, and the host asks it once per URL for the
+    /// whole run instead of once per task and URL, reusing its verdict for
+    /// every task, referrer and depth.
+    fn context_use(&self) -> ContextUse {
+        ContextUse::TASK | ContextUse::REFERRER | ContextUse::DEPTH
+    }
     /// Decide for `candidate` (its URL and how it is referred to), reached
     /// in `context` (the task, the referring document, the depth).
     fn decide(&mut self, candidate: &Candidate, context: &Context) -> Decision;
@@ -43,6 +54,11 @@ macro_rules! export_policy {
         {
             fn configure(config: String) -> ::std::result::Result<(), $crate::types::PluginError> {
                 __spinneret_configure(&config)
+            }
+            fn declare() -> $crate::policy::ContextUse {
+                __spinneret_with(|p| $crate::policy::Policy::context_use(p)).unwrap_or(
+                    $crate::policy::ContextUse::TASK | ContextUse::REFERRER | ContextUse::DEPTH,
+                )
             }
             fn decide(
                 context: $crate::policy::Context,

@@ -94,6 +94,10 @@ pub(super) struct Engine<'a> {
     /// made one (which URLs were asked is in the frontier), and each
     /// document's depth (links from its task's top).
     policy_verdicts: HashMap<(u32, UrlIdx), Decision>,
+    /// Whether every policy judges URLs alone (no part of their context):
+    /// each URL is then asked about once for all tasks, its verdict kept
+    /// under task 0.
+    policies_per_url: bool,
     /// Policy questions and responses for the fetch hooks gathered while
     /// handling completions, sent to the plugin thread together
     /// ([`Engine::send_plugin_questions`]).
@@ -204,6 +208,10 @@ impl<'a> Engine<'a> {
             waiting_for_hop: HashSet::new(),
             reaches: HashMap::new(),
             policy_verdicts: HashMap::new(),
+            policies_per_url: options
+                .hooks
+                .as_ref()
+                .is_some_and(|h| h.policies_judge_urls_alone()),
             policy_asks: Vec::new(),
             screenings: Vec::new(),
             depths: HashMap::new(),
@@ -509,14 +517,14 @@ impl<'a> Engine<'a> {
         let depth = referrer.map_or(0, |r| {
             self.depths.get(&(t as u32, r)).copied().unwrap_or(0) + 1
         });
-        let verdict = match self.frontier.get(u).policy_asked.contains(t) {
-            true => self.policy_verdicts.get(&key).cloned(),
+        let verdict = match self.policies_asked(t, u) {
+            true => self.policy_verdicts.get(&self.verdict_key(t, u)).cloned(),
             false => {
                 let target = self.frontier.get(u).url.clone();
                 let from = referrer.map(|r| self.frontier.get(r).url.clone());
                 let info = &self.tasks[t].info;
                 let v = off_reactor(|| {
-                    let candidates = vec![(target.to_string(), kind)];
+                    let candidates = vec![(u, target.to_string(), kind)];
                     hooks
                         .decide(info, from.as_ref().map(Url::as_str), depth, candidates)
                         .pop()
@@ -540,13 +548,30 @@ impl<'a> Engine<'a> {
     /// Keep the policies' verdict on `u` for task `t`, unless one was
     /// kept meanwhile (asked for another reference): it stands.
     fn note_verdict(&mut self, t: usize, u: UrlIdx, verdict: Option<Decision>) {
-        let e = self.frontier.get_mut(u);
-        if e.policy_asked.contains(t) {
+        if self.policies_asked(t, u) {
             return;
         }
-        e.policy_asked.insert(t);
+        self.frontier.get_mut(u).policy_asked.insert(t);
         if let Some(v) = verdict {
-            self.policy_verdicts.insert((t as u32, u), v);
+            self.policy_verdicts.insert(self.verdict_key(t, u), v);
+        }
+    }
+
+    /// Whether the policies were asked about `u` for task `t` — for any
+    /// task, when they judge URLs alone.
+    fn policies_asked(&self, t: usize, u: UrlIdx) -> bool {
+        let asked = &self.frontier.get(u).policy_asked;
+        match self.policies_per_url {
+            true => !asked.is_empty(),
+            false => asked.contains(t),
+        }
+    }
+
+    /// Where the policies' objection to `u` for task `t` is kept.
+    fn verdict_key(&self, t: usize, u: UrlIdx) -> (u32, UrlIdx) {
+        match self.policies_per_url {
+            true => (0, u),
+            false => (t as u32, u),
         }
     }
 
@@ -588,7 +613,7 @@ impl<'a> Engine<'a> {
         let mut asks = Vec::new();
         for &(u, kind) in links {
             let e = self.frontier.get(u);
-            if e.policy_asked.contains(t) || !seen.insert(u) {
+            if self.policies_asked(t, u) || !seen.insert(u) {
                 continue;
             }
             // Asked only where the host would request it (as in ask_policies).
@@ -596,7 +621,7 @@ impl<'a> Engine<'a> {
                 decide(&self.tasks[t].scope, &self.rules, &e.url, kind),
                 Decision::Traverse | Decision::Leaf(_)
             ) {
-                asks.push((u, kind, e.url.as_str().to_string()));
+                asks.push((u, e.url.as_str().to_string(), kind));
             }
         }
         if asks.is_empty() {
@@ -651,13 +676,8 @@ impl<'a> Engine<'a> {
             let answers = asked
                 .into_iter()
                 .map(|a| {
-                    let (asked, candidates): (Vec<UrlIdx>, Vec<(String, RefKind)>) = a
-                        .asks
-                        .into_iter()
-                        .map(|(u, kind, url)| (u, (url, kind)))
-                        .unzip();
-                    let verdicts =
-                        on_thread.decide(&a.info, Some(&a.referrer), a.depth, candidates);
+                    let asked: Vec<UrlIdx> = a.asks.iter().map(|q| q.0).collect();
+                    let verdicts = on_thread.decide(&a.info, Some(&a.referrer), a.depth, a.asks);
                     PolicyAnswer {
                         task: a.task,
                         then: a.then,

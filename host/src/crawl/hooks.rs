@@ -8,6 +8,7 @@
 //! skipped for that request (the request goes as if it were not there) and
 //! the failure is kept, against the URL, for the report stage.
 
+use super::frontier::UrlIdx;
 use crate::config::Config;
 use crate::model::Category;
 use crate::parse::{BadUrl, ParsedDocument, RefKind, Reference};
@@ -19,11 +20,14 @@ use crate::plugin::fetch_hook::{
 use crate::plugin::identify::PluginKind;
 use crate::plugin::load::{link_failure, prepare};
 use crate::plugin::parser::ParserPlugin;
-use crate::plugin::policy::{PolicyCandidate, PolicyContext, PolicyDecision, PolicyPlugin};
+use crate::plugin::policy::{
+    PolicyCandidate, PolicyContext, PolicyContextUse, PolicyDecision, PolicyPlugin,
+};
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::{HostFetch, KvSpace};
 use crate::policy::Decision;
 use crate::store::Store;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use url::Url;
 
@@ -35,11 +39,58 @@ pub const BODY_PREFIX: usize = 64 * 1024;
 pub struct CrawlHooks {
     fetch_hooks: Vec<(Mutex<FetchHookPlugin>, HookInterests)>,
     parsers: Vec<Mutex<ParserPlugin>>,
-    policies: Vec<Mutex<PolicyPlugin>>,
+    policies: Vec<Mutex<PolicyHook>>,
     failures: Mutex<Vec<(String, PluginFailure)>>,
     kv: Vec<(String, KvSpace)>,
     thread: HookThread,
 }
+
+/// A policy, with the verdicts it gave this run by URL if they depend on
+/// the URL alone.
+struct PolicyHook {
+    plugin: PolicyPlugin,
+    /// For a policy that reads no part of the context: asked once per URL.
+    by_url: Option<UrlVerdicts>,
+}
+
+/// A context-free policy's verdicts this run: which URLs it was asked
+/// about (a bit per URL of the frontier) and its objections among them.
+#[derive(Default)]
+struct UrlVerdicts {
+    asked: Vec<u64>,
+    objections: HashMap<UrlIdx, PolicyDecision>,
+}
+
+impl UrlVerdicts {
+    /// The verdict on `u`, if the policy was asked.
+    fn get(&self, u: UrlIdx) -> Option<PolicyDecision> {
+        let (word, bit) = (u as usize / 64, u % 64);
+        let asked = self.asked.get(word).is_some_and(|w| w & (1 << bit) != 0);
+        asked.then(|| {
+            self.objections
+                .get(&u)
+                .cloned()
+                .unwrap_or(PolicyDecision::NoObjection)
+        })
+    }
+
+    /// Keep the verdict on `u`.
+    fn keep(&mut self, u: UrlIdx, verdict: &PolicyDecision) {
+        let (word, bit) = (u as usize / 64, u % 64);
+        if self.asked.len() <= word {
+            self.asked.resize(word + 1, 0);
+        }
+        self.asked[word] |= 1 << bit;
+        if !matches!(verdict, PolicyDecision::NoObjection) {
+            self.objections.insert(u, verdict.clone());
+        }
+    }
+}
+
+/// A URL a policy is asked about: its index in the crawl's frontier (which
+/// a context-free policy's verdicts are kept by), the URL and how it is
+/// referred to.
+pub type PolicyQuestion = (UrlIdx, String, RefKind);
 
 /// A job for the hook thread.
 type HookJob = Box<dyn FnOnce() + Send>;
@@ -119,6 +170,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Narrow `verdict` by a policy's `decision`: avoid over leaf over none.
+fn restrict(verdict: &mut Option<Decision>, decision: PolicyDecision, policy: &str) {
+    match decision {
+        PolicyDecision::Avoid(reason) if !matches!(verdict, Some(Decision::Avoid(_))) => {
+            *verdict = Some(Decision::Avoid(format!("{reason} (policy {policy})")));
+        }
+        PolicyDecision::Leaf(reason) if verdict.is_none() => {
+            *verdict = Some(Decision::Leaf(format!("{reason} (policy {policy})")));
+        }
+        _ => {}
+    }
+}
+
 fn category_of(c: wit::Category) -> Category {
     match c {
         wit::Category::Ok => Category::Ok,
@@ -182,8 +246,18 @@ impl CrawlHooks {
                 }
                 PluginKind::Parser => ParserPlugin::new(prepared.sandbox, &prepared.component)
                     .map(|h| hooks.parsers.push(Mutex::new(h))),
-                PluginKind::Policy => PolicyPlugin::new(prepared.sandbox, &prepared.component)
-                    .map(|h| hooks.policies.push(Mutex::new(h))),
+                PluginKind::Policy => {
+                    PolicyPlugin::new(prepared.sandbox, &prepared.component).map(|mut plugin| {
+                        // One that cannot say is asked in every context.
+                        let free = plugin
+                            .context_use()
+                            .is_ok_and(|c| c == PolicyContextUse::empty());
+                        let by_url = free.then(UrlVerdicts::default);
+                        hooks
+                            .policies
+                            .push(Mutex::new(PolicyHook { plugin, by_url }));
+                    })
+                }
                 _ => continue,
             };
             match loaded {
@@ -221,66 +295,92 @@ impl CrawlHooks {
         !self.policies.is_empty()
     }
 
+    /// Whether every policy judges URLs alone (reads no part of their
+    /// context), so that one verdict per URL serves every task.
+    pub fn policies_judge_urls_alone(&self) -> bool {
+        self.policies.iter().all(|p| lock(p).by_url.is_some())
+    }
+
     /// Ask every policy about `candidates` (URLs and how they are referred
     /// to), reached by `task` from `referrer` at `depth` (blocking), in one
-    /// call per policy. For each candidate, the most restrictive verdict
-    /// wins (avoid over leaf); none when all have no objection. A policy
-    /// that fails is skipped, its failure recorded against the referrer (or
-    /// the first candidate, for a task's top).
+    /// call per policy; a policy that reads no part of the context is asked
+    /// only about URLs it was not asked about before this run (not at all
+    /// if there are none), its earlier verdicts standing for the rest. For
+    /// each candidate, the most restrictive verdict wins (avoid over leaf);
+    /// none when all have no objection. A policy that fails is skipped, its
+    /// failure recorded against the referrer (or the first candidate, for a
+    /// task's top).
     pub fn decide(
         &self,
         task: &wit::TaskInfo,
         referrer: Option<&str>,
         depth: u32,
-        candidates: Vec<(String, RefKind)>,
+        candidates: Vec<PolicyQuestion>,
     ) -> Vec<Option<Decision>> {
         let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
         let Some(first) = candidates.first() else {
             return verdicts;
         };
-        let failed_at = referrer.unwrap_or(&first.0).to_string();
+        let failed_at = referrer.unwrap_or(&first.1).to_string();
         let context = PolicyContext {
             task: task.clone(),
             referrer: referrer.map(str::to_string),
             depth,
         };
-        let asked: Vec<PolicyCandidate> = candidates
+        let (urls, asked): (Vec<UrlIdx>, Vec<PolicyCandidate>) = candidates
             .into_iter()
-            .map(|(target, kind)| PolicyCandidate {
-                target,
-                kind: crate::plugin::reporter::to_wit_kind(kind),
+            .map(|(u, target, kind)| {
+                let kind = crate::plugin::reporter::to_wit_kind(kind);
+                (u, PolicyCandidate { target, kind })
             })
-            .collect();
+            .unzip();
         for policy in &self.policies {
             let mut policy = lock(policy);
-            let decisions = match policy.decide(&context, &asked) {
-                Ok(d) => d,
-                Err(f) => {
-                    self.record(&failed_at, f);
-                    continue;
-                }
+            let PolicyHook { plugin, by_url } = &mut *policy;
+            let decisions = match by_url {
+                None => plugin.decide(&context, &asked),
+                Some(known) => Self::decide_by_url(plugin, known, &context, &urls, &asked),
             };
-            for (verdict, decision) in verdicts.iter_mut().zip(decisions) {
-                match decision {
-                    PolicyDecision::Avoid(reason)
-                        if !matches!(verdict, Some(Decision::Avoid(_))) =>
-                    {
-                        *verdict = Some(Decision::Avoid(format!(
-                            "{reason} (policy {})",
-                            policy.name()
-                        )));
+            match decisions {
+                Ok(decisions) => {
+                    for (verdict, decision) in verdicts.iter_mut().zip(decisions) {
+                        restrict(verdict, decision, plugin.name());
                     }
-                    PolicyDecision::Leaf(reason) if verdict.is_none() => {
-                        *verdict = Some(Decision::Leaf(format!(
-                            "{reason} (policy {})",
-                            policy.name()
-                        )));
-                    }
-                    _ => {}
                 }
+                Err(f) => self.record(&failed_at, f),
             }
         }
         verdicts
+    }
+
+    /// A context-free policy's verdicts on `asked` (the URLs `urls` of the
+    /// frontier): those it gave before this run, and for the others, its
+    /// answer now, kept for the rest of the run.
+    fn decide_by_url(
+        plugin: &mut PolicyPlugin,
+        known: &mut UrlVerdicts,
+        context: &PolicyContext,
+        urls: &[UrlIdx],
+        asked: &[PolicyCandidate],
+    ) -> Result<Vec<PolicyDecision>, PluginFailure> {
+        let mut decisions: Vec<Option<PolicyDecision>> =
+            urls.iter().map(|&u| known.get(u)).collect();
+        let new: Vec<usize> = (0..urls.len())
+            .filter(|&i| decisions[i].is_none())
+            .collect();
+        if !new.is_empty() {
+            let answers = if new.len() == asked.len() {
+                plugin.decide(context, asked)?
+            } else {
+                let subset: Vec<PolicyCandidate> = new.iter().map(|&i| asked[i].clone()).collect();
+                plugin.decide(context, &subset)?
+            };
+            for (i, answer) in new.into_iter().zip(answers) {
+                known.keep(urls[i], &answer);
+                decisions[i] = Some(answer);
+            }
+        }
+        Ok(decisions.into_iter().flatten().collect())
     }
 
     /// Whether a fetch hook wants to see requests.

@@ -66,7 +66,7 @@ pub struct PolicyAsk {
     /// Links from the task's top to the URLs.
     pub depth: u32,
     /// The URLs, with how they are referred to.
-    pub asks: Vec<(super::frontier::UrlIdx, crate::parse::RefKind, String)>,
+    pub asks: Vec<super::hooks::PolicyQuestion>,
     /// What the task does once the verdicts are in.
     pub then: AfterVerdicts,
 }

@@ -2,14 +2,15 @@
 //! is traversed, tested as a leaf, or avoided.
 
 use super::bindings::policy::exports::spinneret::plugin::policy_api::{
-    Candidate, Context, Decision,
+    Candidate, Context, ContextUse, Decision,
 };
 use super::bindings::policy::{Policy, PolicyPre};
 use super::runner::{Runner, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
-    Candidate as PolicyCandidate, Context as PolicyContext, Decision as PolicyDecision,
+    Candidate as PolicyCandidate, Context as PolicyContext, ContextUse as PolicyContextUse,
+    Decision as PolicyDecision,
 };
 
 world!(Policy, PolicyPre, spinneret_plugin_policy_api);
@@ -29,6 +30,13 @@ impl PolicyPlugin {
     /// The plugin's name.
     pub fn name(&self) -> &str {
         self.0.sandbox().name()
+    }
+
+    /// Which parts of the context its verdicts depend on.
+    pub fn context_use(&mut self) -> Result<ContextUse, PluginFailure> {
+        self.0.call("declare", |b, s| {
+            b.spinneret_plugin_policy_api().call_declare(s)
+        })
     }
 
     /// Decide for each of `candidates`, found in `context`: one decision

@@ -12,6 +12,9 @@
 //!
 //! Configuration: `max_depth` (default: no limit), `max_repeats`
 //! (default 3), `max_query_params` (default 8), `avoid` (default: none).
+//!
+//! Only `max_depth` reads the context: without it the verdict is the URL's
+//! alone, and the host asks once per URL, not once per task and URL.
 
 use serde_json::Value;
 use spinneret_sdk::policy::*;
@@ -60,6 +63,13 @@ impl Policy for TrapGuard {
             max_query_params: number(&config, "max_query_params")?.unwrap_or(8) as usize,
             avoid,
         })
+    }
+
+    fn context_use(&self) -> ContextUse {
+        match self.max_depth {
+            Some(_) => ContextUse::DEPTH,
+            None => ContextUse::empty(),
+        }
     }
 
     fn decide(&mut self, candidate: &Candidate, context: &Context) -> Decision {
@@ -215,6 +225,14 @@ mod tests {
         assert_eq!(repeated_segment(&long, 3), Some(("a", 4)));
         assert_eq!(repeated_segment(&long, 4), None);
         assert_eq!(repeated_segment("/", 0), None);
+    }
+
+    #[test]
+    fn only_a_depth_limit_reads_the_context() {
+        let free = TrapGuard::configure(serde_json::json!({"avoid": ["/cal/"]})).unwrap();
+        assert_eq!(free.context_use(), ContextUse::empty());
+        let deep = TrapGuard::configure(serde_json::json!({"max_depth": 4})).unwrap();
+        assert_eq!(deep.context_use(), ContextUse::DEPTH);
     }
 
     #[test]

@@ -183,3 +183,137 @@ fn a_policy_narrows_the_crawl_by_depth_and_pattern() {
         "nothing avoided or beyond the leaf was requested, and the avoided end of a redirect was not traversed"
     );
 }
+
+/// What each recording policy was asked (from their log lines, `plugin
+/// NAME: asked about URL for task TASK`): (plugin, URL) → tasks, sorted.
+type Questions = std::collections::BTreeMap<(String, String), Vec<String>>;
+
+fn policy_questions(log: &str) -> Questions {
+    let mut asked = Questions::new();
+    for line in log.lines() {
+        let Some((head, rest)) = line.split_once(": asked about ") else {
+            continue;
+        };
+        let plugin = head.rsplit_once("plugin ").expect("a plugin's log line").1;
+        let (url, task) = rest.split_once(" for task ").expect("a recorder log line");
+        let key = (plugin.to_string(), url.to_string());
+        asked.entry(key).or_default().push(task.trim().to_string());
+    }
+    asked.values_mut().for_each(|tasks| tasks.sort());
+    asked
+}
+
+/// A recording policy named `name` (avoiding "private"), declaring whether
+/// it reads the context.
+fn recorder(name: &str, reads_context: bool) -> String {
+    format!(
+        "[[plugin]]\nname = \"{name}\"\nsource = {source:?}\n[plugin.config]\nreads_context = {reads_context}\navoid = [\"private\"]\n\n",
+        source = env!("TEST_PLUGIN_RECORDING_POLICY"),
+    )
+}
+
+/// A URL's result: (URL, category, error).
+type Seen = (String, Category, Option<String>);
+
+/// Two tasks whose tops both link to the same two pages, crawled with
+/// `plugins`; returns the questions the recording policies were asked, the
+/// crawl's results (URL, category, error) and the web.
+fn two_tasks_with(plugins: &str) -> (Questions, Vec<Seen>, TestWeb) {
+    let links = r#"<a href="shared.html">Shared</a> <a href="private.html">Private</a>"#;
+    let site = Site::new()
+        .page("/a.html", &page("A", None, links))
+        .page("/b.html", &page("B", None, links))
+        .page("/shared.html", &page("Shared", None, ""))
+        .page("/private.html", &page("Private", None, ""));
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let config = format!(
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/a.html\"\n\n\
+         [[task]]\nname = \"B\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/b.html\"\n\n{plugins}"
+    );
+    let setup = Setup::new(&web, &config);
+    let out = common::spinneret(&["-v", "crawl", setup.config_path.to_str().unwrap()]);
+    let log = common::text(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{log}");
+    let results = setup
+        .results()
+        .values()
+        .map(|r| (r.url.clone(), r.category, r.error.clone()))
+        .collect();
+    (policy_questions(&log), results, web)
+}
+
+/// The questions `plugin` was asked, as (URL, tasks).
+fn asked_of(asked: &Questions, plugin: &str) -> Vec<(String, Vec<String>)> {
+    asked
+        .iter()
+        .filter(|((p, _), _)| p == plugin)
+        .map(|((_, url), tasks)| (url.clone(), tasks.clone()))
+        .collect()
+}
+
+fn tasks(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+#[test]
+fn a_policy_that_judges_urls_alone_is_asked_once_per_url_for_all_tasks() {
+    let (asked, results, web) = two_tasks_with(&recorder("free", false));
+    let a = |p: &str| web.url("a.example", p).to_string();
+    // Whichever task reached the shared pages first asked for both.
+    let first = asked[&("free".to_string(), a("/shared.html"))].clone();
+    assert!(
+        first == tasks(&["A"]) || first == tasks(&["B"]),
+        "{first:?}"
+    );
+    assert_eq!(
+        asked_of(&asked, "free"),
+        vec![
+            (a("/a.html"), tasks(&["A"])),
+            (a("/b.html"), tasks(&["B"])),
+            (a("/private.html"), first.clone()),
+            (a("/shared.html"), first),
+        ],
+        "each URL asked about once"
+    );
+    let avoided = "it contains \"private\" (policy free)".to_string();
+    assert_eq!(
+        results,
+        vec![
+            (a("/a.html"), Category::Ok, None),
+            (a("/b.html"), Category::Ok, None),
+            (a("/private.html"), Category::Avoided, Some(avoided)),
+            (a("/shared.html"), Category::Ok, None),
+        ]
+    );
+    assert!(!web.requests().iter().any(|r| r.path == "/private.html"));
+}
+
+#[test]
+fn a_policy_that_reads_the_context_is_asked_once_per_task_and_url_beside_one_that_does_not() {
+    let plugins = recorder("reader", true) + &recorder("free", false);
+    let (asked, results, web) = two_tasks_with(&plugins);
+    let a = |p: &str| web.url("a.example", p).to_string();
+    assert_eq!(
+        asked_of(&asked, "reader"),
+        vec![
+            (a("/a.html"), tasks(&["A"])),
+            (a("/b.html"), tasks(&["B"])),
+            (a("/private.html"), tasks(&["A", "B"])),
+            (a("/shared.html"), tasks(&["A", "B"])),
+        ]
+    );
+    let free = asked_of(&asked, "free");
+    assert_eq!(
+        free.iter().map(|(_, t)| t.len()).collect::<Vec<_>>(),
+        vec![1, 1, 1, 1],
+        "the other is still asked once per URL: {free:?}"
+    );
+    assert_eq!(
+        results[2],
+        (
+            a("/private.html"),
+            Category::Avoided,
+            Some("it contains \"private\" (policy reader)".to_string())
+        )
+    );
+}

@@ -1,0 +1,47 @@
+//! A policy that logs every question it is asked (`asked about URL for task
+//! NAME`, at info level) and avoids the URLs containing one of its `avoid`
+//! texts. With `reads_context = false` it declares that its verdicts depend
+//! on the URL alone, so the host should ask about each URL once per run;
+//! otherwise once per task and URL.
+
+use spinneret_sdk::policy::*;
+
+/// The policy.
+pub struct Recorder {
+    reads_context: bool,
+    avoid: Vec<String>,
+}
+
+impl Policy for Recorder {
+    fn configure(config: serde_json::Value) -> Result<Self, String> {
+        let avoid = spinneret_sdk::settings::strings("recorder", &config, "avoid")?;
+        let reads_context = match config.get("reads_context") {
+            None => true,
+            Some(v) => v.as_bool().ok_or_else(|| {
+                format!("recorder: `reads_context` must be true or false, not {v}")
+            })?,
+        };
+        Ok(Recorder {
+            reads_context,
+            avoid,
+        })
+    }
+
+    fn context_use(&self) -> ContextUse {
+        match self.reads_context {
+            true => ContextUse::TASK | ContextUse::REFERRER | ContextUse::DEPTH,
+            false => ContextUse::empty(),
+        }
+    }
+
+    fn decide(&mut self, candidate: &Candidate, context: &Context) -> Decision {
+        let url = &candidate.target;
+        spinneret_sdk::log::info(&format!("asked about {url} for task {}", context.task.name));
+        match self.avoid.iter().find(|a| url.contains(a.as_str())) {
+            Some(a) => Decision::Avoid(format!("it contains \"{a}\"")),
+            None => Decision::NoObjection,
+        }
+    }
+}
+
+spinneret_sdk::export_policy!(Recorder);

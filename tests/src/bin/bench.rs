@@ -1,10 +1,13 @@
 //! The crawl benchmark: serves a synthetic web on loopback, crawls it with the
 //! `spinneret` binary (politeness delays off, robots.txt on) and prints pages
-//! per second and the crawler's peak resident memory.
+//! per second and the crawler's peak resident memory; or, with `--overhead
+//! N`, what the crawl plugins cost: N crawls without them and N with them,
+//! interleaved, and the difference of the medians.
 //!
 //! ```text
 //! cargo build --release
 //! target/release/bench --pages 20000 --sites 20
+//! target/release/bench --overhead 9
 //! ```
 #![allow(unsafe_code)]
 
@@ -14,6 +17,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
+
+/// The built-in plugins that run inside the crawl.
+const CRAWL_PLUGINS: [&str; 3] = ["soft-404", "trap-guard", "sitemap"];
 
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
@@ -28,11 +34,140 @@ fn peak_rss_of_children_kib() -> i64 {
     usage.ru_maxrss
 }
 
+/// What is crawled, and with what.
+struct Bench {
+    binary: PathBuf,
+    shape: Shape,
+    concurrency: u64,
+    web: TestWeb,
+}
+
+/// One crawl's figures.
+struct Crawl {
+    secs: f64,
+    /// Synthetic pages fetched with GET.
+    gets: usize,
+    /// URLs with a result in the store.
+    checked: usize,
+    /// Requests the web saw.
+    requests: usize,
+    /// The crawler's timing lines: the report stage, each plugin call's cost.
+    timings: Vec<String>,
+}
+
+impl Bench {
+    /// The crawl's configuration, with `plugins` (built-ins, default
+    /// settings) and, with `reports`, the report plugins.
+    fn config(&self, plugins: &[&str], reports: bool) -> String {
+        let hook_plugins: String = plugins
+            .iter()
+            .map(|p| format!("[[plugin]]\nname = \"{p}\"\nsource = \"builtin:{p}\"\n\n"))
+            .collect();
+        format!(
+            "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {}\nstore = \"bench.db\"\n\n{}{hook_plugins}{}",
+            self.concurrency,
+            self.shape.tasks_toml(self.web.port(), reports),
+            self.web.resolve_toml()
+        )
+    }
+
+    /// Crawl the web once, with a fresh store (nothing cached from an
+    /// earlier crawl).
+    fn crawl(&self, plugins: &[&str], reports: bool) -> anyhow::Result<Crawl> {
+        let dir = tempfile::tempdir()?;
+        let config_path = dir.path().join("bench.toml");
+        std::fs::write(&config_path, self.config(plugins, reports))?;
+        self.web.clear_log();
+        let start = Instant::now();
+        // The crawler's log says how long the crawl and the report stage took
+        // and what each plugin call cost; only those lines are kept.
+        let output = Command::new(&self.binary)
+            // Only the lines it reads: the crawl's own debug notes.
+            .env("SPINNERET_LOG", "warn,spinneret::cli=debug")
+            .arg("crawl")
+            .arg(&config_path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .output()?;
+        let secs = start.elapsed().as_secs_f64();
+        let log = String::from_utf8_lossy(&output.stderr);
+        anyhow::ensure!(
+            output.status.code().is_some_and(|c| c == 0 || c == 1),
+            "the crawl failed: {}\n{log}",
+            output.status
+        );
+        let timings = log
+            .lines()
+            .filter_map(|l| {
+                l.find("report stage: ")
+                    .or_else(|| l.find("plugin "))
+                    .filter(|_| l.contains(" DEBUG "))
+                    .map(|i| l[i..].to_string())
+            })
+            .collect();
+        let requests = self.web.requests();
+        let gets = requests
+            .iter()
+            .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
+            .count();
+        let store = spinneret::store::Store::open(&dir.path().join("bench.db"))?;
+        let run = store.last_run()?.expect("the crawl recorded a run");
+        let checked = store.run_results(run.id, None)?.len();
+        Ok(Crawl {
+            secs,
+            gets,
+            checked,
+            requests: requests.len(),
+            timings,
+        })
+    }
+}
+
+/// The median of `xs` (sorted here), with the least and the most.
+fn spread(mut xs: Vec<f64>) -> (f64, f64, f64) {
+    xs.sort_by(f64::total_cmp);
+    (xs[xs.len() / 2], xs[0], xs[xs.len() - 1])
+}
+
+/// `--overhead N`: N crawls without the crawl plugins and N with `plugins`,
+/// taking turns (so that a machine busier for a while slows both alike),
+/// and what the plugins cost in wall time.
+fn overhead(bench: &Bench, runs: usize, plugins: &[&str]) -> anyhow::Result<()> {
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    let mut last = None;
+    for i in 0..runs {
+        eprint!("\rrun {} of {runs} ...", i + 1);
+        without.push(bench.crawl(&[], false)?.secs);
+        let c = bench.crawl(plugins, false)?;
+        with.push(c.secs);
+        last = Some(c);
+    }
+    eprintln!();
+    let (base, base_min, base_max) = spread(without);
+    let (plug, plug_min, plug_max) = spread(with);
+    println!("crawl plugins  {}", plugins.join(", "));
+    println!("runs           {runs} each, taking turns");
+    println!("without        median {base:.2} s (least {base_min:.2}, most {base_max:.2})");
+    println!("with           median {plug:.2} s (least {plug_min:.2}, most {plug_max:.2})");
+    println!(
+        "overhead       {:+.1}% of the medians ({:+.1}% of the least)",
+        (plug / base - 1.0) * 100.0,
+        (plug_min / base_min - 1.0) * 100.0
+    );
+    if let Some(c) = last {
+        println!("plugin calls of the last crawl with them:");
+        for line in c.timings {
+            println!("  {line}");
+        }
+    }
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
@@ -40,6 +175,10 @@ fn main() -> anyhow::Result<()> {
                   --plugins runs every built-in crawl plugin too (soft-404, trap-guard, sitemap)\n\
                   and the report plugins; --plugin NAME (repeatable) runs only that crawl plugin;\n\
                   the crawl and the report stage are printed apart, with each plugin call's cost;\n\
+                  --overhead RUNS crawls RUNS times without the crawl plugins and RUNS times with\n\
+                  them (all, or those named with --plugin), taking turns, and prints the medians\n\
+                  and what the plugins cost (a busy machine varies by 10% and more from run to\n\
+                  run: 9 runs or more give a figure to trust);\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
         return Ok(());
@@ -60,9 +199,13 @@ fn main() -> anyhow::Result<()> {
     let port = Arc::new(OnceLock::new());
     let web = TestWeb::start(shape.web(port.clone()));
     let _ = port.set(web.port());
+    let bench = Bench {
+        binary,
+        shape,
+        concurrency,
+        web,
+    };
 
-    let dir = tempfile::tempdir()?;
-    let serve_only = args.iter().any(|a| a == "--serve");
     // The built-ins that run inside the crawl, with their default settings:
     // all of them (--plugins) or those named (--plugin NAME, repeatable).
     let named: Vec<&str> = args
@@ -70,29 +213,19 @@ fn main() -> anyhow::Result<()> {
         .filter(|w| w[0] == "--plugin")
         .map(|w| w[1].as_str())
         .collect();
-    let hooks: Vec<&str> = if args.iter().any(|a| a == "--plugins") {
-        vec!["soft-404", "trap-guard", "sitemap"]
-    } else {
-        named
+    let all = args.iter().any(|a| a == "--plugins");
+    let plugins: Vec<&str> = match all {
+        true => CRAWL_PLUGINS.to_vec(),
+        false => named,
     };
-    let reports = args.iter().any(|a| a == "--plugins" || a == "--reports");
-    let hook_plugins: String = hooks
-        .iter()
-        .map(|p| format!("[[plugin]]\nname = \"{p}\"\nsource = \"builtin:{p}\"\n\n"))
-        .collect();
-    let config = format!(
-        "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {concurrency}\nstore = \"bench.db\"\n\n{}{hook_plugins}{}",
-        shape.tasks_toml(web.port(), reports),
-        web.resolve_toml()
-    );
-    let config_path = dir.path().join("bench.toml");
-    std::fs::write(&config_path, config)?;
+    let reports = all || args.iter().any(|a| a == "--reports");
 
-    if serve_only {
-        let keep = dir.keep();
+    if args.iter().any(|a| a == "--serve") {
+        let keep = tempfile::tempdir()?.keep();
+        std::fs::write(keep.join("bench.toml"), bench.config(&plugins, reports))?;
         eprintln!(
             "serving on port {}; config in {}",
-            web.port(),
+            bench.web.port(),
             keep.join("bench.toml").display()
         );
         loop {
@@ -101,53 +234,28 @@ fn main() -> anyhow::Result<()> {
     }
     eprintln!(
         "crawling {pages} pages over {sites} sites on 127.0.0.1:{} ...",
-        web.port()
+        bench.web.port()
     );
-    let start = Instant::now();
-    // The crawler's log says how long the crawl and the report stage took
-    // and what each plugin call cost; only those lines are kept.
-    let output = Command::new(&binary)
-        // Only the lines it reads: the crawl's own debug notes.
-        .env("SPINNERET_LOG", "warn,spinneret::cli=debug")
-        .arg("crawl")
-        .arg(&config_path)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .output()?;
-    let elapsed = start.elapsed();
-    let status = output.status;
-    let log = String::from_utf8_lossy(&output.stderr);
-    let timings: Vec<&str> = log
-        .lines()
-        .filter_map(|l| {
-            l.find("report stage: ")
-                .or_else(|| l.find("plugin "))
-                .filter(|_| l.contains(" DEBUG "))
-                .map(|i| &l[i..])
-        })
-        .collect();
-    let rss_kib = peak_rss_of_children_kib();
-    anyhow::ensure!(
-        status.code().is_some_and(|c| c == 0 || c == 1),
-        "the crawl failed: {status}\n{log}"
+    if let Some(runs) = arg(&args, "--overhead") {
+        let runs: usize = runs.parse()?;
+        anyhow::ensure!(runs > 0, "--overhead needs at least one run");
+        let plugins = match plugins.is_empty() {
+            true => CRAWL_PLUGINS.to_vec(),
+            false => plugins,
+        };
+        return overhead(&bench, runs, &plugins);
+    }
+    let c = bench.crawl(&plugins, reports)?;
+    println!("pages          {} (of {pages})", c.gets);
+    println!("URLs checked   {}", c.checked);
+    println!("requests       {}", c.requests);
+    println!("wall time      {:.2} s", c.secs);
+    println!("pages/s        {:.0}", c.gets as f64 / c.secs);
+    println!(
+        "peak RSS       {:.1} MiB",
+        peak_rss_of_children_kib() as f64 / 1024.0
     );
-    let requests = web.requests();
-    let gets = requests
-        .iter()
-        .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
-        .count();
-    let store = spinneret::store::Store::open(&dir.path().join("bench.db"))?;
-    let run = store.last_run()?.expect("the crawl recorded a run");
-    let results = store.run_results(run.id, None)?;
-    let checked = results.len();
-    let secs = elapsed.as_secs_f64();
-    println!("pages          {gets} (of {pages})");
-    println!("URLs checked   {checked}");
-    println!("requests       {}", requests.len());
-    println!("wall time      {secs:.2} s");
-    println!("pages/s        {:.0}", gets as f64 / secs);
-    println!("peak RSS       {:.1} MiB", rss_kib as f64 / 1024.0);
-    for line in timings {
+    for line in c.timings {
         println!("{line}");
     }
     Ok(())

@@ -28,6 +28,13 @@ impl Policy for Plugin {
         })
     }
 
+    /// It judges the URL alone, never the task, referrer or depth: the host
+    /// then asks once per URL for the whole run. Return the parts you read
+    /// (e.g. `ContextUse::DEPTH`) if `decide` looks at the context.
+    fn context_use(&self) -> ContextUse {
+        ContextUse::empty()
+    }
+
     fn decide(&mut self, candidate: &Candidate, _context: &Context) -> Decision {
         let target = candidate.target.as_str();
         if let Some(host) = urls::host(target)
@@ -62,5 +69,6 @@ mod tests {
         assert!(matches!(decide("http://a.example/x.PHP"), Decision::Leaf(_)));
         assert!(matches!(decide("http://ads.example/"), Decision::Avoid(_)));
         assert!(matches!(decide("http://a.example/x.html"), Decision::NoObjection));
+        assert_eq!(p.context_use(), ContextUse::empty());
     }
 }

@@ -495,7 +495,7 @@ impl<'a> Engine<'a> {
 
     /// Policy plugins may make the host's decision more restrictive: a
     /// document candidate a leaf, or any request avoided. Asked once per
-    /// task and URL: the references of a document in one batch on the plugin
+    /// task and URL (once per URL when they judge URLs alone): the references of a document in one batch on the plugin
     /// thread ([`Engine::ask_policies_for_links`]) and a redirect's target
     /// likewise ([`Engine::ask_policies_for_redirect`]); a task's top here,
     /// off the reactor (`block_in_place`).

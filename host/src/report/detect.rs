@@ -50,24 +50,37 @@ pub fn detect(
                 },
             })
             .collect();
-        match detector.compare(&task.info, now, &comparisons) {
-            Ok(found) => findings.extend(found),
-            Err(f) if f.at_start() => return Err(f),
-            Err(_) => {
-                for c in &comparisons {
-                    let one = std::slice::from_ref(c);
-                    match detector.compare(&task.info, now, one) {
-                        Ok(found) => findings.extend(found),
-                        Err(f) if f.at_start() => return Err(f),
-                        Err(f) => {
-                            let url = &c.current.outcome.url;
-                            tracing::warn!("{}: {f} (comparing {url})", task.info.name);
-                            findings.push(failure_finding(&f, url));
-                        }
-                    }
-                }
+        if compare(detector, task, now, &comparisons, findings)?.is_none() {
+            continue;
+        }
+        for c in &comparisons {
+            let one = std::slice::from_ref(c);
+            if let Some(f) = compare(detector, task, now, one, findings)? {
+                let url = &c.current.outcome.url;
+                tracing::warn!("{}: {f} (comparing {url})", task.info.name);
+                findings.push(failure_finding(&f, url));
             }
         }
     }
     Ok(())
+}
+
+/// Ask `detector` to compare `comparisons`, keeping what it finds; its
+/// failure is the answer (`Ok(Some)`), unless it cannot start at all (the
+/// error).
+fn compare(
+    detector: &mut DetectorPlugin,
+    task: &TaskData,
+    now: i64,
+    comparisons: &[DetectorComparison],
+    findings: &mut Vec<wit::Finding>,
+) -> Result<Option<PluginFailure>, PluginFailure> {
+    match detector.compare(&task.info, now, comparisons) {
+        Ok(found) => {
+            findings.extend(found);
+            Ok(None)
+        }
+        Err(f) if f.at_start() => Err(f),
+        Err(f) => Ok(Some(f)),
+    }
 }

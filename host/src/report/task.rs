@@ -41,7 +41,7 @@ pub fn load(
         if *role != "document" {
             continue;
         }
-        let Some(doc) = store.document(&r.url)? else {
+        let Some(doc) = store.document_by_id(*id)? else {
             continue;
         };
         let references = store

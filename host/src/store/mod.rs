@@ -436,16 +436,19 @@ impl Store {
                 "SELECT d.title, d.owner, d.expires, d.encoding, d.parse_errors, d.decode_errors
                  FROM documents d JOIN urls u ON u.id = d.url_id WHERE u.url = ?1",
             )?
-            .query_row([url], |r| {
-                Ok(DocumentRow {
-                    title: r.get(0)?,
-                    owner: r.get(1)?,
-                    expires: r.get(2)?,
-                    encoding: r.get(3)?,
-                    parse_errors: r.get(4)?,
-                    decode_errors: r.get(5)?,
-                })
-            })
+            .query_row([url], document_row)
+            .optional()?)
+    }
+
+    /// The latest parse of the document with URL id `url_id`, if any.
+    pub fn document_by_id(&self, url_id: i64) -> Result<Option<DocumentRow>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT title, owner, expires, encoding, parse_errors, decode_errors
+                 FROM documents WHERE url_id = ?1",
+            )?
+            .query_row([url_id], document_row)
             .optional()?)
     }
 
@@ -669,6 +672,18 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// A `documents` row, as the document queries select it.
+fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
+    Ok(DocumentRow {
+        title: r.get(0)?,
+        owner: r.get(1)?,
+        expires: r.get(2)?,
+        encoding: r.get(3)?,
+        parse_errors: r.get(4)?,
+        decode_errors: r.get(5)?,
+    })
 }
 
 #[cfg(test)]

@@ -304,7 +304,7 @@ impl CrawlHooks {
     /// Ask every policy about `candidates` (URLs and how they are referred
     /// to), reached by `task` from `referrer` at `depth` (blocking), in one
     /// call per policy; a policy that reads no part of the context is asked
-    /// only about URLs it was not asked about before this run (not at all
+    /// only about URLs it was not asked about earlier in the run (not at all
     /// if there are none), its earlier verdicts standing for the rest. For
     /// each candidate, the most restrictive verdict wins (avoid over leaf);
     /// none when all have no objection. A policy that fails is skipped, its
@@ -354,7 +354,7 @@ impl CrawlHooks {
     }
 
     /// A context-free policy's verdicts on `asked` (the URLs `urls` of the
-    /// frontier): those it gave before this run, and for the others, its
+    /// frontier): those it gave earlier in the run, and for the others, its
     /// answer now, kept for the rest of the run.
     fn decide_by_url(
         plugin: &mut PolicyPlugin,

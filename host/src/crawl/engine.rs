@@ -495,10 +495,11 @@ impl<'a> Engine<'a> {
 
     /// Policy plugins may make the host's decision more restrictive: a
     /// document candidate a leaf, or any request avoided. Asked once per
-    /// task and URL (once per URL when they judge URLs alone): the references of a document in one batch on the plugin
-    /// thread ([`Engine::ask_policies_for_links`]) and a redirect's target
-    /// likewise ([`Engine::ask_policies_for_redirect`]); a task's top here,
-    /// off the reactor (`block_in_place`).
+    /// task and URL (once per URL when they judge URLs alone): the
+    /// references of a document in one batch on the plugin thread
+    /// ([`Engine::ask_policies_for_links`]) and a redirect's target likewise
+    /// ([`Engine::ask_policies_for_redirect`]); a task's top here, off the
+    /// reactor (`block_in_place`).
     fn ask_policies(
         &mut self,
         t: usize,
@@ -507,10 +508,8 @@ impl<'a> Engine<'a> {
         referrer: Option<UrlIdx>,
         decision: Decision,
     ) -> Decision {
-        let Some(hooks) = self.hooks.clone().filter(|h| h.has_policies()) else {
-            return decision;
-        };
-        if !matches!(decision, Decision::Traverse | Decision::Leaf(_)) {
+        let has_policies = self.hooks.as_ref().is_some_and(|h| h.has_policies());
+        if !has_policies || !matches!(decision, Decision::Traverse | Decision::Leaf(_)) {
             return decision;
         }
         let key = (t as u32, u);
@@ -520,6 +519,7 @@ impl<'a> Engine<'a> {
         let verdict = match self.policies_asked(t, u) {
             true => self.policy_verdicts.get(&self.verdict_key(t, u)).cloned(),
             false => {
+                let hooks = self.hooks.clone().expect("policies are hooks");
                 let target = self.frontier.get(u).url.clone();
                 let from = referrer.map(|r| self.frontier.get(r).url.clone());
                 let info = &self.tasks[t].info;

@@ -23,6 +23,12 @@ pub use bindings::exports::spinneret::plugin::policy_api::{
     Candidate, Context, ContextUse, Decision,
 };
 
+/// Every part of the context (task, referrer, depth): what a policy reads
+/// unless its [`Policy::context_use`] says less.
+pub fn whole_context() -> ContextUse {
+    ContextUse::TASK | ContextUse::REFERRER | ContextUse::DEPTH
+}
+
 /// A policy.
 pub trait Policy: Sized + 'static {
     /// Build the policy from its configuration; an error is shown to the user.
@@ -33,7 +39,7 @@ pub trait Policy: Sized + 'static {
     /// whole run instead of once per task and URL, reusing its verdict for
     /// every task, referrer and depth.
     fn context_use(&self) -> ContextUse {
-        ContextUse::TASK | ContextUse::REFERRER | ContextUse::DEPTH
+        whole_context()
     }
     /// Decide for `candidate` (its URL and how it is referred to), reached
     /// in `context` (the task, the referring document, the depth).
@@ -56,9 +62,8 @@ macro_rules! export_policy {
                 __spinneret_configure(&config)
             }
             fn declare() -> $crate::policy::ContextUse {
-                __spinneret_with(|p| $crate::policy::Policy::context_use(p)).unwrap_or(
-                    $crate::policy::ContextUse::TASK | ContextUse::REFERRER | ContextUse::DEPTH,
-                )
+                __spinneret_with(|p| $crate::policy::Policy::context_use(p))
+                    .unwrap_or_else(|_| $crate::policy::whole_context())
             }
             fn decide(
                 context: $crate::policy::Context,
@@ -82,4 +87,45 @@ macro_rules! export_policy {
         #[cfg(target_arch = "wasm32")]
         $crate::policy::bindings::export_policy_bindings!(__SpinneretPolicyExport);
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bindings::exports::spinneret::plugin::policy_api::Guest;
+    use super::*;
+
+    /// A policy in a module that imports nothing: the export macro must
+    /// name everything by path. It does not override `context_use`.
+    mod bare {
+        pub struct Judge;
+
+        impl crate::policy::Policy for Judge {
+            fn configure(_: serde_json::Value) -> Result<Self, String> {
+                Ok(Judge)
+            }
+            fn decide(
+                &mut self,
+                _: &crate::policy::Candidate,
+                _: &crate::policy::Context,
+            ) -> crate::policy::Decision {
+                crate::policy::Decision::NoObjection
+            }
+        }
+
+        crate::export_policy!(Judge);
+    }
+
+    #[test]
+    fn a_policy_that_does_not_say_reads_the_whole_context() {
+        type Export = bare::__SpinneretPolicyExport;
+        // Before configure the plugin cannot say: the host hears "all".
+        assert_eq!(Export::declare(), whole_context());
+        Export::configure("{}".into()).unwrap();
+        assert_eq!(Export::declare(), whole_context());
+        let decisions = Export::decide(
+            crate::testing::fixtures::context(0),
+            vec![crate::testing::fixtures::candidate("http://a.example/")],
+        );
+        assert!(matches!(decisions[..], [Decision::NoObjection]));
+    }
 }

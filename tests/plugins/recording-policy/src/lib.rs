@@ -29,7 +29,7 @@ impl Policy for Recorder {
 
     fn context_use(&self) -> ContextUse {
         match self.reads_context {
-            true => ContextUse::TASK | ContextUse::REFERRER | ContextUse::DEPTH,
+            true => whole_context(),
             false => ContextUse::empty(),
         }
     }

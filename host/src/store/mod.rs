@@ -415,14 +415,18 @@ impl Store {
             .optional()?)
     }
 
-    /// The stored references of a document: target (a URL, or the text of an invalid one), kind, anchor text.
-    pub fn document_links(&self, url: &str) -> Result<Vec<(String, RefKind, String)>, StoreError> {
-        let id: Option<i64> = self
+    /// The id of `url`, if the store knows it.
+    fn known_url_id(&self, url: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
             .conn
             .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
             .query_row([url], |r| r.get(0))
-            .optional()?;
-        match id {
+            .optional()?)
+    }
+
+    /// The stored references of a document: target (a URL, or the text of an invalid one), kind, anchor text.
+    pub fn document_links(&self, url: &str) -> Result<Vec<(String, RefKind, String)>, StoreError> {
+        match self.known_url_id(url)? {
             Some(id) => self.document_links_by_id(id, None),
             None => Ok(Vec::new()),
         }
@@ -430,14 +434,10 @@ impl Store {
 
     /// The stored parse of the document at `url`.
     pub fn document(&self, url: &str) -> Result<Option<DocumentRow>, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT d.title, d.owner, d.expires, d.encoding, d.parse_errors, d.decode_errors
-                 FROM documents d JOIN urls u ON u.id = d.url_id WHERE u.url = ?1",
-            )?
-            .query_row([url], document_row)
-            .optional()?)
+        match self.known_url_id(url)? {
+            Some(id) => self.document_by_id(id),
+            None => Ok(None),
+        }
     }
 
     /// The latest parse of the document with URL id `url_id`, if any.

@@ -508,8 +508,7 @@ impl<'a> Engine<'a> {
         referrer: Option<UrlIdx>,
         decision: Decision,
     ) -> Decision {
-        let has_policies = self.hooks.as_ref().is_some_and(|h| h.has_policies());
-        if !has_policies || !matches!(decision, Decision::Traverse | Decision::Leaf(_)) {
+        if !self.has_policies() || !matches!(decision, Decision::Traverse | Decision::Leaf(_)) {
             return decision;
         }
         let key = (t as u32, u);
@@ -520,15 +519,12 @@ impl<'a> Engine<'a> {
             true => self.policy_verdicts.get(&self.verdict_key(t, u)).cloned(),
             false => {
                 let hooks = self.hooks.clone().expect("policies are hooks");
-                let target = self.frontier.get(u).url.clone();
-                let from = referrer.map(|r| self.frontier.get(r).url.clone());
-                let info = &self.tasks[t].info;
+                let target = self.frontier.get(u).url.to_string();
+                let from = referrer.map(|r| self.frontier.get(r).url.to_string());
+                let info = self.tasks[t].info.clone();
                 let v = off_reactor(|| {
-                    let candidates = vec![(u, target.to_string(), kind)];
-                    hooks
-                        .decide(info, from.as_ref().map(Url::as_str), depth, candidates)
-                        .pop()
-                        .flatten()
+                    let candidates = vec![(u, target, kind)];
+                    hooks.decide(info, from, depth, candidates).pop().flatten()
                 });
                 self.note_verdict(t, u, v.clone());
                 v
@@ -543,6 +539,11 @@ impl<'a> Engine<'a> {
             self.depths.entry(key).or_insert(depth);
         }
         decision
+    }
+
+    /// Whether the crawl has policy plugins.
+    fn has_policies(&self) -> bool {
+        self.hooks.as_ref().is_some_and(|h| h.has_policies())
     }
 
     /// Keep the policies' verdict on `u` for task `t`, unless one was
@@ -606,7 +607,7 @@ impl<'a> Engine<'a> {
         links: &[(UrlIdx, RefKind)],
         then: AfterVerdicts,
     ) -> bool {
-        if !self.hooks.as_ref().is_some_and(|h| h.has_policies()) {
+        if !self.has_policies() {
             return false;
         }
         let mut seen = HashSet::new();
@@ -677,7 +678,7 @@ impl<'a> Engine<'a> {
                 .into_iter()
                 .map(|a| {
                     let asked: Vec<UrlIdx> = a.asks.iter().map(|q| q.0).collect();
-                    let verdicts = on_thread.decide(&a.info, Some(&a.referrer), a.depth, a.asks);
+                    let verdicts = on_thread.decide(a.info, Some(a.referrer), a.depth, a.asks);
                     PolicyAnswer {
                         task: a.task,
                         then: a.then,

@@ -312,19 +312,18 @@ impl CrawlHooks {
     /// task's top).
     pub fn decide(
         &self,
-        task: &wit::TaskInfo,
-        referrer: Option<&str>,
+        task: wit::TaskInfo,
+        referrer: Option<String>,
         depth: u32,
         candidates: Vec<PolicyQuestion>,
     ) -> Vec<Option<Decision>> {
         let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
-        let Some(first) = candidates.first() else {
+        if candidates.is_empty() {
             return verdicts;
-        };
-        let failed_at = referrer.unwrap_or(&first.1).to_string();
+        }
         let context = PolicyContext {
-            task: task.clone(),
-            referrer: referrer.map(str::to_string),
+            task,
+            referrer,
             depth,
         };
         let (urls, asked): (Vec<UrlIdx>, Vec<PolicyCandidate>) = candidates
@@ -347,7 +346,10 @@ impl CrawlHooks {
                         restrict(verdict, decision, plugin.name());
                     }
                 }
-                Err(f) => self.record(&failed_at, f),
+                Err(f) => {
+                    let at = context.referrer.as_deref().unwrap_or(&asked[0].target);
+                    self.record(at, f);
+                }
             }
         }
         verdicts

@@ -63,7 +63,6 @@ pub mod fixtures {
         }
     }
 
-    /// What a run saw of a URL: its result and, for a document, its parse.
     /// A policy's candidate: `url` referred to by an ordinary link.
     #[cfg(feature = "policy")]
     pub fn candidate(url: &str) -> crate::policy::Candidate {
@@ -83,6 +82,7 @@ pub mod fixtures {
         }
     }
 
+    /// What a run saw of a URL: its result and, for a document, its parse.
     #[cfg(feature = "detector")]
     pub fn snapshot(outcome: CheckResult, document: Option<Document>) -> crate::detector::Snapshot {
         crate::detector::Snapshot { outcome, document }

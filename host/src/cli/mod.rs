@@ -13,6 +13,7 @@ use crate::crawl::{self, CrawlOptions, CrawlReport, Progress};
 use crate::model::Category;
 use crate::store::Store;
 use clap::{Args, Parser, Subcommand};
+use output::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -295,13 +296,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 );
             }
             let store = Store::open(&path)?;
-            let stdout = std::io::stdout();
             let broken = print_results(
                 &store,
                 args.task.as_deref(),
                 args.json,
                 &args.categories,
-                &mut stdout.lock(),
+                &mut output::stdout(),
             )?;
             Ok(if broken { EXIT_BROKEN } else { EXIT_OK })
         }
@@ -344,7 +344,7 @@ fn convert(args: &ConvertArgs) -> anyhow::Result<u8> {
     };
     let toml = config::to_toml(&config);
     match &args.output {
-        None => print!("{toml}"),
+        None => out!("{toml}"),
         Some(path) => {
             use std::io::Write;
             let mut f = std::fs::OpenOptions::new()
@@ -388,7 +388,7 @@ pub(crate) enum MailMode {
 /// print them. A mail failure is reported and changes nothing else.
 fn notify_owners(config: &Config, store: &Store, run: i64, mode: MailMode) -> anyhow::Result<()> {
     if mode == MailMode::Print {
-        let n = crate::notify::print(config, store, run, &mut std::io::stdout().lock())?;
+        let n = crate::notify::print(config, store, run, &mut output::stdout())?;
         eprintln!("spinneret: --dry-run-mail: {n} message(s) printed, none sent");
         return Ok(());
     }
@@ -500,8 +500,8 @@ fn crawl_once(
         tracing::debug!("{line}");
     }
     if !quiet {
-        print!("{}", crawl::print_summary(&report.tasks));
-        println!(
+        out!("{}", crawl::print_summary(&report.tasks));
+        outln!(
             "run {}{}: {} requests in {:.1}s; store {}",
             report.run,
             if report.resumed { " (resumed)" } else { "" },
@@ -510,7 +510,7 @@ fn crawl_once(
             store.path().display()
         );
         if report.interrupted {
-            println!("interrupted: continue with `spinneret crawl --resume CONFIG`");
+            outln!("interrupted: continue with `spinneret crawl --resume CONFIG`");
         }
     }
     let code = if plugin_failed && strict_plugins {

@@ -96,3 +96,53 @@ pub fn finish_progress(handle: Option<tokio::task::JoinHandle<()>>) {
         bar.finish_and_clear();
     }
 }
+
+/// Standard output for a command's results. A reader that has gone away
+/// (`spinneret results | head -3`) is not an error: what is left to write
+/// is dropped and the command finishes as it would have, exit code
+/// included.
+pub struct Stdout(std::io::StdoutLock<'static>);
+
+/// The command's standard output (see [`Stdout`]).
+pub fn stdout() -> Stdout {
+    Stdout(std::io::stdout().lock())
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.0.write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(buf.len()),
+            r => r,
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.0.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r,
+        }
+    }
+}
+
+/// `print!` to [`stdout`]: a closed pipe is no error, another failure is
+/// logged.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!($crate::cli::output::stdout(), $($arg)*) {
+            tracing::error!("cannot write to standard output: {e}");
+        }
+    }};
+}
+
+/// `println!` to [`stdout`]: a closed pipe is no error, another failure is
+/// logged.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!($crate::cli::output::stdout(), $($arg)*) {
+            tracing::error!("cannot write to standard output: {e}");
+        }
+    }};
+}
+
+pub(crate) use {out, outln};

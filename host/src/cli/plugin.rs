@@ -1,6 +1,7 @@
 //! `spinneret plugin …`: start a plugin from a template, look inside a
 //! component, list the built-ins; the sharing commands are in `share`.
 
+use super::output::{out, outln};
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::identify::{Inspection, inspect};
 use crate::plugin::scaffold;
@@ -61,16 +62,16 @@ pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
             };
             match scaffold::scaffold(&a.name, &a.kind, &dir, &sdk) {
                 Ok(files) => {
-                    println!(
+                    outln!(
                         "created the {} plugin `{}` in {}:",
                         a.kind,
                         a.name,
                         dir.display()
                     );
                     for f in files {
-                        println!("  {}", f.display());
+                        outln!("  {}", f.display());
                     }
-                    println!(
+                    outln!(
                         "next:\n  cd {}\n  cargo test\n  cargo build --release --target wasm32-wasip2",
                         dir.display()
                     );
@@ -95,7 +96,7 @@ pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
                 .compile(&bytes)
                 .map_err(|e| anyhow::anyhow!("{} is not a WebAssembly component: {e:#}", a.file))?;
             let info = inspect(&engine, &component);
-            print!("{}", describe(&a.file, &info));
+            out!("{}", describe(&a.file, &info));
             Ok(if info.identity.is_ok() {
                 super::EXIT_OK
             } else {
@@ -116,7 +117,7 @@ pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
                 } else {
                     ""
                 };
-                println!("builtin:{name:<18} {world}{default}");
+                outln!("builtin:{name:<18} {world}{default}");
             }
             Ok(super::EXIT_OK)
         }

@@ -1,6 +1,7 @@
 //! `spinneret plugin pack|keygen|sign|trust|push|install|list|info|remove|update`:
 //! sharing plugins as signed bundles (see [`crate::bundle`]).
 
+use super::output::outln;
 use crate::bundle::home::PluginHome;
 use crate::bundle::{self, Bundle, Consent, Outcome, oci, sign};
 use crate::plugin::engine::PluginEngine;
@@ -191,22 +192,24 @@ fn consent(yes: bool) -> Consent {
 
 fn report(outcome: &Outcome) {
     match outcome {
-        Outcome::Installed(i) => println!(
+        Outcome::Installed(i) => outln!(
             "installed {} {} ({}) in {}",
             i.manifest.name,
             i.manifest.version,
             i.record.signer(),
             i.dir.display()
         ),
-        Outcome::AlreadyInstalled(i) => println!(
+        Outcome::AlreadyInstalled(i) => outln!(
             "{} {} is already installed in {}",
             i.manifest.name,
             i.manifest.version,
             i.dir.display()
         ),
-        Outcome::UpToDate(i) => println!(
+        Outcome::UpToDate(i) => outln!(
             "{} is up to date ({}; from {})",
-            i.manifest.name, i.manifest.version, i.record.source
+            i.manifest.name,
+            i.manifest.version,
+            i.record.source
         ),
     }
 }
@@ -231,7 +234,7 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 .unwrap_or_else(|| PathBuf::from(bundle.manifest.bundle_file_name()));
             bundle.write(&out)?;
             let m = &bundle.manifest;
-            println!(
+            outln!(
                 "packed {} {} ({} plugin, API {}) into {}\n  sha256 {}\nnext: spinneret plugin sign {} --key KEY",
                 m.name,
                 m.version,
@@ -254,7 +257,7 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 }
             };
             let id = sign::keygen(&a.out, pw)?;
-            println!(
+            outln!(
                 "key {id}: secret {} (keep it), public {} (give it to your users: `spinneret plugin trust add {}`)",
                 a.out.with_extension("key").display(),
                 a.out.with_extension("pub").display(),
@@ -267,7 +270,7 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
             let id = sign::sign(&mut bundle, &key)?;
             let out = a.output.unwrap_or(a.bundle);
             bundle.write(&out)?;
-            println!(
+            outln!(
                 "signed {} {} with key {id}: {}",
                 bundle.manifest.name,
                 bundle.manifest.version,
@@ -280,18 +283,18 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
             match t {
                 TrustCommand::Add { key } => {
                     let id = trust.add(&sign::parse_public_key(&key)?)?;
-                    println!("trusting key {id} ({})", trust.dir().display());
+                    outln!("trusting key {id} ({})", trust.dir().display());
                 }
                 TrustCommand::List => {
                     for id in trust.ids() {
-                        println!("{id}");
+                        outln!("{id}");
                     }
                 }
                 TrustCommand::Remove { id } => {
                     if !trust.remove(&id)? {
                         return Err(format!("key {id} is not trusted"));
                     }
-                    println!("no longer trusting key {id}");
+                    outln!("no longer trusting key {id}");
                 }
             }
         }
@@ -305,9 +308,10 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 );
             }
             let url = oci::push(&engine()?, &bundle, &target)?;
-            println!(
+            outln!(
                 "pushed {} {} to {target} ({url})",
-                bundle.manifest.name, bundle.manifest.version
+                bundle.manifest.name,
+                bundle.manifest.version
             );
         }
         ShareCommand::Install(a) => {
@@ -321,9 +325,11 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
             )?;
             report(&outcome);
             if let Outcome::Installed(i) = &outcome {
-                println!(
+                outln!(
                     "use it in a crawl configuration:\n  [[plugin]]\n  name = \"{}\"\n  source = \"{}@^{}\"",
-                    i.manifest.name, i.manifest.name, i.manifest.version
+                    i.manifest.name,
+                    i.manifest.name,
+                    i.manifest.version
                 );
             }
         }
@@ -331,11 +337,11 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
             let home = PluginHome::from_env()?;
             let names = home.names();
             if names.is_empty() {
-                println!("no plugins installed in {}", home.root().display());
+                outln!("no plugins installed in {}", home.root().display());
             }
             for name in names {
                 for v in home.versions(&name) {
-                    println!(
+                    outln!(
                         "{:<24} {:<10} {:<16} {}",
                         name,
                         v.manifest.version,
@@ -361,7 +367,7 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 })
                 .ok_or_else(|| format!("{} is not installed", a.name))?;
             let m = &v.manifest;
-            println!("{} {}", m.name, m.version);
+            outln!("{} {}", m.name, m.version);
             for (label, value) in [
                 ("description", m.description.clone()),
                 ("authors", m.authors.join(", ")),
@@ -378,17 +384,17 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 ("directory", v.dir.display().to_string()),
             ] {
                 if !value.is_empty() {
-                    println!("  {label:<12} {value}");
+                    outln!("  {label:<12} {value}");
                 }
             }
-            println!("  capabilities");
+            outln!("  capabilities");
             for line in m.capabilities.describe() {
-                println!("    {line}");
+                outln!("    {line}");
             }
             if !m.config.is_empty() {
-                println!("  default config");
+                outln!("  default config");
                 for line in toml::to_string(&m.config).unwrap_or_default().lines() {
-                    println!("    {line}");
+                    outln!("    {line}");
                 }
             }
             let others: Vec<String> = versions
@@ -397,14 +403,14 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 .map(|o| o.manifest.version.to_string())
                 .collect();
             if !others.is_empty() {
-                println!("  other versions {}", others.join(", "));
+                outln!("  other versions {}", others.join(", "));
             }
         }
         ShareCommand::Remove(a) => {
             let home = PluginHome::from_env()?;
             let (name, version) = name_and_version(&a.name)?;
             for v in home.remove(&name, version.as_ref())? {
-                println!("removed {name} {v}");
+                outln!("removed {name} {v}");
             }
         }
         ShareCommand::Update(a) => {

@@ -1,7 +1,7 @@
 //! The command line as a user runs it: exit codes, located configuration
 //! errors, the summary, `results` as a table and as JSON Lines, `check`.
 
-use crate::common::{spinneret, text};
+use crate::common::{command, expect_exit, spinneret, text};
 use spinneret_tests::fixtures::{maintenance_web, page};
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Site, TestWeb, Web};
@@ -183,6 +183,10 @@ fn results_as_json_lines_follow_the_schema() {
         "{table}"
     );
 
+    // Read by a reader that went away (`| head -0`): still exit 1, quietly.
+    let out = with_closed_stdout(&["results", "-c", config]);
+    assert_eq!(expect_exit(&out, 1), "");
+
     let out = spinneret(&["results", "-c", config, "--task", "Nobody"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("has no task `Nobody`; its tasks are: A"));
@@ -282,4 +286,24 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
         !dir.path().join("ok").exists(),
         "nothing is written for a refused kind"
     );
+}
+
+/// Runs spinneret with `args`, its standard output a pipe whose reader
+/// has gone away before it writes (as in `spinneret ... | head -0`).
+fn with_closed_stdout(args: &[&str]) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    command()
+        .args(args)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run spinneret")
+}
+
+#[test]
+fn a_reader_that_goes_away_is_no_error() {
+    // It used to panic ("failed printing to stdout: Broken pipe").
+    let out = with_closed_stdout(&["plugin", "builtins"]);
+    assert_eq!(expect_exit(&out, 0), "");
 }

@@ -103,7 +103,10 @@ pub(super) struct Engine<'a> {
     /// ([`Engine::send_plugin_questions`]).
     policy_asks: Vec<PolicyAsk>,
     screenings: Vec<(Completion, Screening)>,
+    /// Each traversed document's depth by task, kept only if a policy
+    /// reads depths ([`Engine::depth_below`]).
     depths: HashMap<(u32, UrlIdx), u32>,
+    track_depths: bool,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
     use_cache: bool,
@@ -215,6 +218,10 @@ impl<'a> Engine<'a> {
             policy_asks: Vec::new(),
             screenings: Vec::new(),
             depths: HashMap::new(),
+            track_depths: options
+                .hooks
+                .as_ref()
+                .is_some_and(|h| h.policies_read_depth()),
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
             use_cache,
@@ -511,10 +518,7 @@ impl<'a> Engine<'a> {
         if !self.has_policies() || !matches!(decision, Decision::Traverse | Decision::Leaf(_)) {
             return decision;
         }
-        let key = (t as u32, u);
-        let depth = referrer.map_or(0, |r| {
-            self.depths.get(&(t as u32, r)).copied().unwrap_or(0) + 1
-        });
+        let depth = referrer.map_or(0, |r| self.depth_below(t, r));
         let verdict = match self.policies_asked(t, u) {
             true => self.policy_verdicts.get(&self.verdict_key(t, u)).cloned(),
             false => {
@@ -535,10 +539,19 @@ impl<'a> Engine<'a> {
             (Some(Decision::Leaf(r)), Decision::Traverse) => Decision::Leaf(r),
             (_, d) => d,
         };
-        if decision == Decision::Traverse {
-            self.depths.entry(key).or_insert(depth);
+        if decision == Decision::Traverse && self.track_depths {
+            self.depths.entry((t as u32, u)).or_insert(depth);
         }
         decision
+    }
+
+    /// The depth, for task `t`, of what document `d` refers to: one more
+    /// than `d`'s (0 for every URL when no policy reads depths).
+    fn depth_below(&self, t: usize, d: UrlIdx) -> u32 {
+        match self.track_depths {
+            true => self.depths.get(&(t as u32, d)).copied().unwrap_or(0) + 1,
+            false => 0,
+        }
     }
 
     /// Whether the crawl has policy plugins.
@@ -582,7 +595,7 @@ impl<'a> Engine<'a> {
     /// references are then followed when the verdicts come back
     /// ([`Completion::Policies`]), and [`Engine::ask_policies`] finds them.
     fn ask_policies_for_links(&mut self, t: usize, d: UrlIdx, links: &[(UrlIdx, RefKind)]) -> bool {
-        let depth = self.depths.get(&(t as u32, d)).copied().unwrap_or(0) + 1;
+        let depth = self.depth_below(t, d);
         self.ask_policies_later(t, d, depth, links, AfterVerdicts::Expand(d))
     }
 
@@ -590,7 +603,7 @@ impl<'a> Engine<'a> {
     /// `target`: ask the policies about it on the plugin thread, as
     /// [`Engine::ask_policies_for_links`] does. Returns whether it did.
     fn ask_policies_for_redirect(&mut self, t: usize, from: UrlIdx, target: UrlIdx) -> bool {
-        let depth = self.depths.get(&(t as u32, from)).copied().unwrap_or(0) + 1;
+        let depth = self.depth_below(t, from);
         let then = AfterVerdicts::FollowRedirect { from, target };
         self.ask_policies_later(t, from, depth, &[(target, RefKind::Anchor)], then)
     }

@@ -51,6 +51,8 @@ struct PolicyHook {
     plugin: PolicyPlugin,
     /// For a policy that reads no part of the context: asked once per URL.
     by_url: Option<UrlVerdicts>,
+    /// Whether it reads the depth (or cannot say).
+    reads_depth: bool,
 }
 
 /// A context-free policy's verdicts this run: which URLs it was asked
@@ -249,13 +251,14 @@ impl CrawlHooks {
                 PluginKind::Policy => {
                     PolicyPlugin::new(prepared.sandbox, &prepared.component).map(|mut plugin| {
                         // One that cannot say is asked in every context.
-                        let free = plugin
-                            .context_use()
-                            .is_ok_and(|c| c == PolicyContextUse::empty());
-                        let by_url = free.then(UrlVerdicts::default);
-                        hooks
-                            .policies
-                            .push(Mutex::new(PolicyHook { plugin, by_url }));
+                        let reads = plugin.context_use().unwrap_or(PolicyContextUse::all());
+                        let by_url =
+                            (reads == PolicyContextUse::empty()).then(UrlVerdicts::default);
+                        hooks.policies.push(Mutex::new(PolicyHook {
+                            plugin,
+                            by_url,
+                            reads_depth: reads.contains(PolicyContextUse::DEPTH),
+                        }));
                     })
                 }
                 _ => continue,
@@ -301,6 +304,12 @@ impl CrawlHooks {
         self.policies.iter().all(|p| lock(p).by_url.is_some())
     }
 
+    /// Whether any policy reads the depth (links from the task's top), so
+    /// that the crawl must keep each document's.
+    pub fn policies_read_depth(&self) -> bool {
+        self.policies.iter().any(|p| lock(p).reads_depth)
+    }
+
     /// Ask every policy about `candidates` (URLs and how they are referred
     /// to), reached by `task` from `referrer` at `depth` (blocking), in one
     /// call per policy; a policy that reads no part of the context is asked
@@ -335,7 +344,7 @@ impl CrawlHooks {
             .unzip();
         for policy in &self.policies {
             let mut policy = lock(policy);
-            let PolicyHook { plugin, by_url } = &mut *policy;
+            let PolicyHook { plugin, by_url, .. } = &mut *policy;
             let decisions = match by_url {
                 None => plugin.decide(&context, &asked),
                 Some(known) => Self::decide_by_url(plugin, known, &context, &urls, &asked),

@@ -106,6 +106,7 @@ pub(super) struct Engine<'a> {
     /// Each traversed document's depth by task, kept only if a policy
     /// reads depths ([`Engine::depth_below`]).
     depths: HashMap<(u32, UrlIdx), u32>,
+    /// Whether some policy reads depths (declares `depth`).
     track_depths: bool,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,

@@ -44,6 +44,11 @@ type ExpandLists = (Vec<(UrlIdx, RefKind)>, Vec<(String, String)>);
 /// Redirect hops followed before a URL is called broken.
 const MAX_REDIRECTS: usize = 10;
 
+/// How long the plugin calls of one turn of the engine may take before the
+/// rest go to the plugin thread ([`Engine::send_plugin_questions`]): the
+/// built-ins take a few microseconds a call.
+const SLOW_PLUGIN_TURN: Duration = Duration::from_millis(20);
+
 /// A task as the engine runs it.
 struct TaskRt {
     id: i64,
@@ -99,10 +104,18 @@ pub(super) struct Engine<'a> {
     /// under task 0.
     policies_per_url: bool,
     /// Policy questions and responses for the fetch hooks gathered while
-    /// handling completions, sent to the plugin thread together
+    /// handling completions, asked together at the end of the turn
     /// ([`Engine::send_plugin_questions`]).
     policy_asks: Vec<PolicyAsk>,
     screenings: Vec<(Completion, Screening)>,
+    /// Whether the engine makes those calls itself instead of sending them
+    /// to the plugin thread: each trip there wakes two threads, which cost
+    /// the crawl more than the calls. Only when the engine has a thread of
+    /// its own ([`own_thread`]), and only while the calls are quick: a turn
+    /// whose calls take longer than [`SLOW_PLUGIN_TURN`] sends them to the
+    /// plugin thread for the rest of the run, so that a slow plugin does
+    /// not hold up dispatching.
+    plugins_here: bool,
     /// Each traversed document's depth by task, kept only if a policy
     /// reads depths ([`Engine::depth_below`]).
     depths: HashMap<(u32, UrlIdx), u32>,
@@ -218,6 +231,7 @@ impl<'a> Engine<'a> {
                 .is_some_and(|h| h.policies_judge_urls_alone()),
             policy_asks: Vec::new(),
             screenings: Vec::new(),
+            plugins_here: false,
             depths: HashMap::new(),
             track_depths: options
                 .hooks
@@ -255,6 +269,7 @@ impl<'a> Engine<'a> {
         mut self,
         mut stop: tokio::sync::watch::Receiver<bool>,
     ) -> anyhow::Result<CrawlReport> {
+        self.plugins_here = self.hooks.is_some() && own_thread();
         for t in 0..self.tasks.len() {
             let top = self.tasks[t].top;
             self.reach(t, top, RefKind::Anchor, None);
@@ -504,7 +519,7 @@ impl<'a> Engine<'a> {
     /// Policy plugins may make the host's decision more restrictive: a
     /// document candidate a leaf, or any request avoided. Asked once per
     /// task and URL (once per URL when they judge URLs alone): the
-    /// references of a document in one batch on the plugin thread
+    /// references of a document in one batch at the end of the turn
     /// ([`Engine::ask_policies_for_links`]) and a redirect's target likewise
     /// ([`Engine::ask_policies_for_redirect`]); a task's top here, off the
     /// reactor (`block_in_place`).
@@ -591,8 +606,8 @@ impl<'a> Engine<'a> {
     }
 
     /// Before task `t` follows the references of document `d`: ask the
-    /// policies about those it has not asked about yet, all at once, on the
-    /// plugin thread while the crawl goes on. Returns whether it did: the
+    /// policies about those it has not asked about yet, all at once, at the
+    /// end of the turn ([`Engine::send_plugin_questions`]). Returns whether it did: the
     /// references are then followed when the verdicts come back
     /// ([`Completion::Policies`]), and [`Engine::ask_policies`] finds them.
     fn ask_policies_for_links(&mut self, t: usize, d: UrlIdx, links: &[(UrlIdx, RefKind)]) -> bool {
@@ -601,7 +616,7 @@ impl<'a> Engine<'a> {
     }
 
     /// Before task `t` follows the moved URL `from` to its final URL
-    /// `target`: ask the policies about it on the plugin thread, as
+    /// `target`: ask the policies about it at the end of the turn, as
     /// [`Engine::ask_policies_for_links`] does. Returns whether it did.
     fn ask_policies_for_redirect(&mut self, t: usize, from: UrlIdx, target: UrlIdx) -> bool {
         let depth = self.depth_below(t, from);
@@ -611,7 +626,7 @@ impl<'a> Engine<'a> {
 
     /// Ask the policies about those of `links` (found in `referrer` by task
     /// `t`, at `depth`) not asked about yet and that the host would request,
-    /// in one call on the plugin thread; `then` is done when the verdicts
+    /// in one call at the end of the turn; `then` is done when the verdicts
     /// are back. Returns whether there was anything to ask.
     fn ask_policies_later(
         &mut self,
@@ -653,11 +668,13 @@ impl<'a> Engine<'a> {
         true
     }
 
-    /// Send the policy questions and the responses for the fetch hooks
-    /// gathered so far to the plugin thread in one job (one trip there
-    /// however many there are: each trip wakes a thread); the answers come
-    /// back as one [`Completion::Policies`] and a [`Completion::Fetch`] per
-    /// response, each sent even if the job never runs.
+    /// Ask the policy questions and show the fetch hooks the responses
+    /// gathered so far, in one job: here while the plugins are quick
+    /// ([`Engine::plugins_here`]), else on the plugin thread (one trip there
+    /// however many there are: each trip wakes a thread). The answers come
+    /// back through the engine's channel as one [`Completion::Policies`] and
+    /// a [`Completion::Fetch`] per response, each sent even if the job never
+    /// runs.
     fn send_plugin_questions(&mut self) {
         if self.policy_asks.is_empty() && self.screenings.is_empty() {
             return;
@@ -681,7 +698,7 @@ impl<'a> Engine<'a> {
             .map(|(fetch, s)| (Reply::new(self.tx.clone(), fetch), s))
             .collect();
         let on_thread = hooks.clone();
-        hooks.post(move || {
+        let job = move || {
             for (mut reply, screening) in screenings {
                 screening.screen(&on_thread, reply.completion());
             }
@@ -701,7 +718,19 @@ impl<'a> Engine<'a> {
                 })
                 .collect();
             *reply.completion() = Completion::Policies(answers);
-        });
+        };
+        if !self.plugins_here {
+            hooks.post(job);
+            return;
+        }
+        let took = hooks.run_here(job);
+        if took > SLOW_PLUGIN_TURN {
+            self.plugins_here = false;
+            tracing::info!(
+                "plugin calls took {} ms in one turn of the crawl; they run on the plugin thread from now on, so that they do not hold up dispatching",
+                took.as_millis()
+            );
+        }
     }
 
     /// Record a URL that gets no request (avoided by rule, or not checkable).
@@ -1864,6 +1893,15 @@ async fn sleep_until_opt(t: Option<Instant>) {
         Some(t) => tokio::time::sleep_until(t.into()).await,
         None => std::future::pending().await,
     }
+}
+
+/// Whether the caller has a thread of its own: the thread that called a
+/// multi-threaded runtime's `block_on`, outside any task, which is none of
+/// the runtime's workers (they run the reactor).
+fn own_thread() -> bool {
+    let flavor = tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor());
+    matches!(flavor, Ok(tokio::runtime::RuntimeFlavor::MultiThread))
+        && tokio::task::try_id().is_none()
 }
 
 /// Run blocking plugin work off the reactor: `block_in_place` on the

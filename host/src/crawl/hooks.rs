@@ -1,10 +1,12 @@
 //! The crawl's plugin hooks: fetch hooks see every request before it goes
 //! and every response after it comes; parsers read resources the host does
 //! not parse itself; policies judge each reference (a document's references
-//! in one call). Their calls run on one plugin thread ([`CrawlHooks::call`])
-//! — only the policy question about each task's top off the reactor with
-//! `block_in_place` — never on the reactor itself, so a slow plugin does
-//! not stall fetching. A hook that fails is
+//! in one call). Their calls never run on the async reactor, so a slow
+//! plugin does not stall fetching: the fetch workers' calls go to one
+//! plugin thread ([`CrawlHooks::call`]); the engine's (responses to screen,
+//! references to judge) run on the engine's own thread while they are
+//! quick ([`CrawlHooks::run_here`]) and on the plugin thread once they are
+//! not (see `Engine::send_plugin_questions`). A hook that fails is
 //! skipped for that request (the request goes as if it were not there) and
 //! the failure is kept, against the URL, for the report stage.
 
@@ -122,10 +124,7 @@ impl HookThread {
                         // job that panics (a host bug) loses its answer,
                         // which its caller sees, not the thread.
                         for job in rx {
-                            let run = std::panic::AssertUnwindSafe(job);
-                            if std::panic::catch_unwind(run).is_err() {
-                                tracing::error!("a plugin call panicked on the plugin thread");
-                            }
+                            run_job(job);
                         }
                     });
                 if let Err(e) = spawned {
@@ -137,7 +136,25 @@ impl HookThread {
     }
 }
 
+/// Run `job` (plugin calls). A job that panics (a host bug) loses its
+/// answer, which its caller sees (what it owns answers on drop); the
+/// thread it ran on goes on.
+fn run_job(job: impl FnOnce()) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).is_err() {
+        tracing::error!("a plugin call panicked");
+    }
+}
+
 impl CrawlHooks {
+    /// Run `job` (plugin calls) on the calling thread, as the plugin thread
+    /// would run it, and say how long it took. Only for a thread of its own:
+    /// never a reactor worker's.
+    pub fn run_here(&self, job: impl FnOnce()) -> std::time::Duration {
+        let start = std::time::Instant::now();
+        run_job(job);
+        start.elapsed()
+    }
+
     /// Run `f` (plugin calls) on the hook thread and await its answer; `None`
     /// if the thread is gone (the call is then skipped, like a failed hook).
     pub async fn call<T: Send + 'static>(

@@ -34,12 +34,13 @@ pub enum Completion {
         reclassified: Option<(Category, String)>,
     },
     /// The policies' verdicts on URLs tasks reach (a document's
-    /// references, or a redirect's target), asked on the plugin thread
-    /// while the crawl went on: one answer per question sent together.
+    /// references, or a redirect's target), asked at the end of a turn of
+    /// the engine: one answer per question asked together.
     Policies(Vec<PolicyAnswer>),
     /// A response the fetch hooks must see before its fetch completes: the
-    /// engine sends it to the plugin thread with the turn's other plugin
-    /// questions, and the fetch comes back with the hooks' verdict.
+    /// engine shows it to them with the turn's other plugin questions
+    /// (`Engine::send_plugin_questions`), and the fetch comes back with the
+    /// hooks' verdict.
     Screen {
         /// The fetch, completed but for the hooks' verdict.
         fetch: Box<Completion>,
@@ -118,8 +119,8 @@ pub struct PolicyAnswer {
 }
 
 /// A completion sent to the engine when dropped, as it stands then. A job
-/// posted to the plugin thread owns one and fills in the plugins' answers;
-/// if the job never runs (the thread is gone) or panics, the engine still
+/// of plugin calls owns one and fills in the plugins' answers; if the job
+/// never runs (the plugin thread is gone) or panics, the engine still
 /// gets the completion, with no answers from the plugins (no objections,
 /// no reclassification), so the crawl goes on either way.
 pub struct Reply {

@@ -9,7 +9,7 @@
 //! requested at most once per run.
 
 use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
-use super::hooks::CrawlHooks;
+use super::hooks::{CrawlHooks, off_reactor};
 use super::sites::{Job, Queued, RobotsState, Site};
 use super::summary::TaskSummary;
 use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply, Screening};
@@ -1902,14 +1902,4 @@ fn own_thread() -> bool {
     let flavor = tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor());
     matches!(flavor, Ok(tokio::runtime::RuntimeFlavor::MultiThread))
         && tokio::task::try_id().is_none()
-}
-
-/// Run blocking plugin work off the reactor: `block_in_place` on the
-/// multi-threaded runtime (the engine task's worker hands its other tasks to
-/// another thread meanwhile), directly elsewhere (tests, current-thread).
-fn off_reactor<T>(f: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
-        _ => f(),
-    }
 }

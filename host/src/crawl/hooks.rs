@@ -136,6 +136,19 @@ impl HookThread {
     }
 }
 
+/// Run blocking plugin work `f` off the reactor and outside the async
+/// runtime's context, where a plugin's host fetch may wait for the runtime:
+/// `block_in_place` on a multi-threaded runtime (on one of its workers, the
+/// worker's other tasks move to another thread meanwhile; on the thread
+/// that called `block_on`, it only leaves the runtime's context), directly
+/// elsewhere (no runtime, or a current-thread one).
+pub fn off_reactor<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
 /// Run `job` (plugin calls). A job that panics (a host bug) loses its
 /// answer, which its caller sees (what it owns answers on drop); the
 /// thread it ran on goes on.
@@ -147,11 +160,12 @@ fn run_job(job: impl FnOnce()) {
 
 impl CrawlHooks {
     /// Run `job` (plugin calls) on the calling thread, as the plugin thread
-    /// would run it, and say how long it took. Only for a thread of its own:
-    /// never a reactor worker's.
+    /// would run it (off the reactor: see [`off_reactor`]), and say how
+    /// long it took. For a thread of its own: on a reactor worker, the
+    /// worker's other tasks move to another thread meanwhile.
     pub fn run_here(&self, job: impl FnOnce()) -> std::time::Duration {
         let start = std::time::Instant::now();
-        run_job(job);
+        off_reactor(|| run_job(job));
         start.elapsed()
     }
 

@@ -317,3 +317,77 @@ fn a_policy_that_reads_the_context_is_asked_once_per_task_and_url_beside_one_tha
         )
     );
 }
+
+/// A policy that consults a slow service (through the host's fetch, for
+/// a granted host) about every URL: the first of its calls the engine makes
+/// itself (the fetch must work there too), and once one turn's calls take
+/// longer than the engine lets them, the rest go to the plugin thread. It
+/// is asked about each URL once, consults the service each time, and its
+/// verdicts hold.
+#[test]
+fn a_slow_policy_is_moved_to_the_plugin_thread_and_still_judges_every_url() {
+    let site = Site::new()
+        .page(
+            "/a.html",
+            &page(
+                "A",
+                None,
+                r#"<a href="b.html">B</a> <a href="private.html">Private</a>"#,
+            ),
+        )
+        .page("/b.html", &page("B", None, r#"<a href="c.html">C</a>"#))
+        .page("/c.html", &page("C", None, ""))
+        .page("/private.html", &page("Private", None, ""))
+        .route(
+            "/service",
+            Route::Delay(
+                std::time::Duration::from_millis(60),
+                Box::new(Route::file("text/plain", "ok")),
+            ),
+        );
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let a = |p: &str| web.url("a.example", p).to_string();
+    let plugin = format!(
+        "[[plugin]]\nname = \"slow\"\nsource = {source:?}\nhosts = [\"a.example\"]\n[plugin.config]\navoid = [\"private\"]\nconsult = {service:?}\n",
+        source = env!("TEST_PLUGIN_RECORDING_POLICY"),
+        service = a("/service"),
+    );
+    let setup = Setup::new(&web, &task("/a.html", &plugin));
+    let out = common::spinneret(&["-v", "crawl", setup.config_path.to_str().unwrap()]);
+    let log = common::text(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{log}");
+    assert!(
+        log.contains("they run on the plugin thread from now on"),
+        "{log}"
+    );
+    assert!(!log.contains("panicked"), "{log}");
+    let asked = policy_questions(&log);
+    assert_eq!(
+        asked_of(&asked, "slow"),
+        vec![
+            (a("/a.html"), tasks(&["A"])),
+            (a("/b.html"), tasks(&["A"])),
+            (a("/c.html"), tasks(&["A"])),
+            (a("/private.html"), tasks(&["A"])),
+        ]
+    );
+    let consulted = format!("plugin slow: consulted {}: status 200", a("/service"));
+    assert_eq!(log.matches(&consulted).count(), 4, "{log}");
+    let results: Vec<Seen> = setup
+        .results()
+        .values()
+        .filter(|r| r.url != a("/service"))
+        .map(|r| (r.url.clone(), r.category, r.error.clone()))
+        .collect();
+    let avoided = "it contains \"private\" (policy slow)".to_string();
+    assert_eq!(
+        results,
+        vec![
+            (a("/a.html"), Category::Ok, None),
+            (a("/b.html"), Category::Ok, None),
+            (a("/c.html"), Category::Ok, None),
+            (a("/private.html"), Category::Avoided, Some(avoided)),
+        ]
+    );
+    assert!(!web.requests().iter().any(|r| r.path == "/private.html"));
+}

@@ -2,7 +2,9 @@
 //! NAME`, at info level) and avoids the URLs containing one of its `avoid`
 //! texts. With `reads_context = false` it declares that its verdicts depend
 //! on the URL alone, so the host should ask about each URL once per run;
-//! otherwise once per task and URL.
+//! otherwise once per task and URL. With `consult = "URL"` it fetches that
+//! URL through the host for every question first (a policy that asks a
+//! service; it needs the host granted) and logs `consulted URL: status N`.
 
 use spinneret_sdk::policy::*;
 
@@ -10,6 +12,7 @@ use spinneret_sdk::policy::*;
 pub struct Recorder {
     reads_context: bool,
     avoid: Vec<String>,
+    consult: Option<String>,
 }
 
 impl Policy for Recorder {
@@ -21,9 +24,18 @@ impl Policy for Recorder {
                 format!("recorder: `reads_context` must be true or false, not {v}")
             })?,
         };
+        let consult = match config.get("consult") {
+            None => None,
+            Some(v) => Some(
+                v.as_str()
+                    .ok_or_else(|| format!("recorder: `consult` must be a URL, not {v}"))?
+                    .to_string(),
+            ),
+        };
         Ok(Recorder {
             reads_context,
             avoid,
+            consult,
         })
     }
 
@@ -37,6 +49,13 @@ impl Policy for Recorder {
     fn decide(&mut self, candidate: &Candidate, context: &Context) -> Decision {
         let url = &candidate.target;
         spinneret_sdk::log::info(&format!("asked about {url} for task {}", context.task.name));
+        if let Some(service) = &self.consult {
+            let answer = match spinneret_sdk::http::get(service) {
+                Ok(r) => format!("status {}", r.status),
+                Err(e) => format!("error: {e}"),
+            };
+            spinneret_sdk::log::info(&format!("consulted {service}: {answer}"));
+        }
         match self.avoid.iter().find(|a| url.contains(a.as_str())) {
             Some(a) => Decision::Avoid(format!("it contains \"{a}\"")),
             None => Decision::NoObjection,

@@ -17,6 +17,7 @@ fn main() {
         "hostile-detector",
         "future-api",
         "recording-policy",
+        "request-hook",
     ] {
         let file = build_component(name, &target_dir);
         let var = format!("TEST_PLUGIN_{}", name.replace('-', "_").to_uppercase());

@@ -188,7 +188,7 @@ impl Web {
 }
 
 /// The request headers kept in the log.
-pub const LOGGED_HEADERS: [&str; 7] = [
+pub const LOGGED_HEADERS: [&str; 8] = [
     "user-agent",
     "from",
     "referer",
@@ -196,6 +196,7 @@ pub const LOGGED_HEADERS: [&str; 7] = [
     "if-modified-since",
     "accept-encoding",
     "host",
+    "x-checked-by",
 ];
 
 /// One request the server saw.

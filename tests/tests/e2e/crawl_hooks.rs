@@ -391,3 +391,125 @@ fn a_slow_policy_is_moved_to_the_plugin_thread_and_still_judges_every_url() {
     );
     assert!(!web.requests().iter().any(|r| r.path == "/private.html"));
 }
+
+/// A request hook (`request-hook`, as `gate`) sees each request before it
+/// goes, once, with its method: the header it adds goes with every request
+/// of the crawl, and a URL it vetoes is never requested and is recorded as
+/// avoided with its reason. A second hook that asks for an invalid header
+/// is recorded as failing against each URL, and the request goes without it.
+#[test]
+fn a_request_hook_adds_headers_and_vetoes_requests() {
+    let site = Site::new()
+        .page(
+            "/index.html",
+            &page(
+                "Home",
+                None,
+                r#"<a href="page.html">Page</a> <a href="blocked.html">Blocked</a> <img src="logo.png" alt="">"#,
+            ),
+        )
+        .page("/page.html", &page("Page", None, ""))
+        .page("/blocked.html", &page("Blocked", None, ""))
+        .route("/logo.png", Route::file("image/png", "PNG"));
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let a = |p: &str| web.url("a.example", p).to_string();
+    let hook = |name: &str, config: &str| {
+        format!(
+            "[[plugin]]\nname = \"{name}\"\nsource = {source:?}\n[plugin.config]\n{config}\n\n",
+            source = env!("TEST_PLUGIN_REQUEST_HOOK"),
+        )
+    };
+    let plugins = hook(
+        "gate",
+        "header = [\"X-Checked-By\", \"spinneret test\"]\nveto = [\"blocked\"]",
+    ) + &hook("sloppy", "header = [\"X-Bad\", \"two\\nlines\"]");
+    let setup = Setup::new(&web, &task("/index.html", &plugins));
+    let out = common::spinneret(&["-v", "crawl", setup.config_path.to_str().unwrap()]);
+    let log = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "nothing broken: {log}");
+
+    // Each hook saw each request once (the vetoed one too, by the first).
+    let seen = |plugin: &str| -> Vec<String> {
+        let mark = format!("plugin {plugin}: request ");
+        let mut seen: Vec<String> = log
+            .lines()
+            .filter_map(|l| l.split_once(&mark).map(|(_, r)| r.trim().to_string()))
+            .collect();
+        seen.sort();
+        seen
+    };
+    let requests = |vetoed: bool| {
+        let mut r = vec![
+            format!("GET {}", a("/index.html")),
+            format!("GET {}", a("/page.html")),
+            format!("HEAD {}", a("/logo.png")),
+        ];
+        if vetoed {
+            r.insert(1, format!("GET {}", a("/blocked.html")));
+        }
+        r.sort();
+        r
+    };
+    assert_eq!(seen("gate"), requests(true), "{log}");
+    assert_eq!(seen("sloppy"), requests(false), "{log}");
+
+    // What the web saw: every request but robots.txt with gate's header,
+    // none with the invalid one, nothing for the vetoed URL.
+    let got: Vec<(String, String, Option<String>)> = web
+        .requests()
+        .iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| {
+            let h = r.header("x-checked-by").map(str::to_string);
+            (r.method.clone(), r.path.clone(), h)
+        })
+        .collect();
+    let with = Some("spinneret test".to_string());
+    let mut got = got;
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            ("GET".to_string(), "/index.html".to_string(), with.clone()),
+            ("GET".to_string(), "/page.html".to_string(), with.clone()),
+            ("HEAD".to_string(), "/logo.png".to_string(), with),
+        ]
+    );
+
+    let results: Vec<Seen> = setup
+        .results()
+        .values()
+        .map(|r| (r.url.clone(), r.category, r.error.clone()))
+        .collect();
+    let vetoed = "vetoed by plugin gate: it contains \"blocked\"".to_string();
+    assert_eq!(
+        results,
+        vec![
+            (a("/blocked.html"), Category::Avoided, Some(vetoed)),
+            (a("/index.html"), Category::Ok, None),
+            (a("/logo.png"), Category::Ok, None),
+            (a("/page.html"), Category::Ok, None),
+        ]
+    );
+
+    // The invalid header: a failure of `sloppy` against each URL it saw.
+    let store = setup.store();
+    let run_id = store.last_run().unwrap().unwrap().id;
+    let mut failures: Vec<(String, String, String)> = store
+        .findings(run_id, None)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.kind == "plugin-failure")
+        .map(|f| (f.url, f.source, f.message))
+        .collect();
+    failures.sort();
+    let bad =
+        "plugin sloppy failed in before-request: asked for an invalid header `X-Bad: two\nlines`";
+    assert_eq!(
+        failures,
+        ["/index.html", "/logo.png", "/page.html"]
+            .iter()
+            .map(|p| (a(p), "sloppy".to_string(), bad.to_string()))
+            .collect::<Vec<_>>()
+    );
+}

@@ -108,14 +108,17 @@ pub(super) struct Engine<'a> {
     /// ([`Engine::send_plugin_questions`]).
     policy_asks: Vec<PolicyAsk>,
     screenings: Vec<(Completion, Screening)>,
-    /// Whether the engine makes those calls itself instead of sending them
-    /// to the plugin thread: each trip there wakes two threads, which cost
-    /// the crawl more than the calls. Only when the engine has a thread of
+    /// Whether the engine makes those calls, and the request hooks' at
+    /// dispatch, itself instead of sending them to the plugin thread: each
+    /// trip there wakes two threads, which cost the crawl more than the
+    /// calls. Only when the engine has a thread of
     /// its own ([`own_thread`]), and only while the calls are quick: a turn
     /// whose calls take longer than [`SLOW_PLUGIN_TURN`] sends them to the
     /// plugin thread for the rest of the run, so that a slow plugin does
     /// not hold up dispatching.
     plugins_here: bool,
+    /// How long the plugin calls the engine made itself took this turn.
+    plugin_turn: Duration,
     /// Each traversed document's depth by task, kept only if a policy
     /// reads depths ([`Engine::depth_below`]).
     depths: HashMap<(u32, UrlIdx), u32>,
@@ -232,6 +235,7 @@ impl<'a> Engine<'a> {
             policy_asks: Vec::new(),
             screenings: Vec::new(),
             plugins_here: false,
+            plugin_turn: Duration::ZERO,
             depths: HashMap::new(),
             track_depths: options
                 .hooks
@@ -288,6 +292,7 @@ impl<'a> Engine<'a> {
                 }
             }
             self.send_plugin_questions();
+            self.end_plugin_turn();
             self.progress.queued.store(
                 self.queued.max(0) as u64,
                 std::sync::atomic::Ordering::Relaxed,
@@ -719,12 +724,18 @@ impl<'a> Engine<'a> {
                 .collect();
             *reply.completion() = Completion::Policies(answers);
         };
-        if !self.plugins_here {
-            hooks.post(job);
-            return;
+        match self.plugins_here {
+            true => self.plugin_turn += hooks.run_here(job),
+            false => hooks.post(job),
         }
-        let took = hooks.run_here(job);
-        if took > SLOW_PLUGIN_TURN {
+    }
+
+    /// At the end of a turn: if the plugin calls the engine made itself
+    /// (request hooks at dispatch, then the turn's questions) took longer
+    /// than [`SLOW_PLUGIN_TURN`], they go to the plugin thread from now on.
+    fn end_plugin_turn(&mut self) {
+        let took = std::mem::take(&mut self.plugin_turn);
+        if self.plugins_here && took > SLOW_PLUGIN_TURN {
             self.plugins_here = false;
             tracing::info!(
                 "plugin calls took {} ms in one turn of the crawl; they run on the plugin thread from now on, so that they do not hold up dispatching",
@@ -1110,7 +1121,7 @@ impl<'a> Engine<'a> {
                 .get(u)
                 .referrer
                 .map(|r| self.frontier.get(r).url.clone());
-            let req = FetchRequest {
+            let mut req = FetchRequest {
                 url: job.request.clone(),
                 method: job.method,
                 referrer,
@@ -1122,7 +1133,29 @@ impl<'a> Engine<'a> {
             let hooks = self.hooks.clone();
             let tx = self.tx.clone();
             let max_body = self.settings.max_body;
-            tokio::spawn(worker::fetch(fetcher, s, job, req, max_body, hooks, tx));
+            // The request hooks see it here while the engine makes the
+            // plugin calls itself, else on the plugin thread.
+            match hooks.clone().filter(|h| h.has_request_hooks()) {
+                Some(h) if self.plugins_here => {
+                    let mut verdict = None;
+                    self.plugin_turn += h.run_here(|| {
+                        let (url, method) = (&req.url, req.method.as_str());
+                        verdict = Some(h.before_request(url, method, req.referrer.as_ref()));
+                    });
+                    if let Some(reason) = worker::heed(verdict, &mut req) {
+                        let _ = self.tx.send(worker::vetoed(s, job, reason));
+                        return true;
+                    }
+                    tokio::spawn(worker::fetch(fetcher, s, job, req, max_body, hooks, tx));
+                }
+                Some(h) => {
+                    let ask = worker::ask_hooks_then_fetch(fetcher, s, job, req, max_body, h, tx);
+                    tokio::spawn(ask);
+                }
+                None => {
+                    tokio::spawn(worker::fetch(fetcher, s, job, req, max_body, hooks, tx));
+                }
+            }
             return true;
         }
     }

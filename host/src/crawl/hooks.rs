@@ -2,11 +2,12 @@
 //! and every response after it comes; parsers read resources the host does
 //! not parse itself; policies judge each reference (a document's references
 //! in one call). Their calls never run on the async reactor, so a slow
-//! plugin does not stall fetching: the fetch workers' calls go to one
-//! plugin thread ([`CrawlHooks::call`]); the engine's (responses to screen,
-//! references to judge) run on the engine's own thread while they are
-//! quick ([`CrawlHooks::run_here`]) and on the plugin thread once they are
-//! not (see `Engine::send_plugin_questions`). A hook that fails is
+//! plugin does not stall fetching: the engine's calls (requests about to
+//! go, responses to screen, references to judge) run on the engine's own
+//! thread while they are quick ([`CrawlHooks::run_here`]) and on one
+//! plugin thread once they are not ([`CrawlHooks::call`], see
+//! `Engine::end_plugin_turn`), as the fetch workers' parser calls always
+//! do. A hook that fails is
 //! skipped for that request (the request goes as if it were not there) and
 //! the failure is kept, against the URL, for the report stage.
 
@@ -477,7 +478,8 @@ impl CrawlHooks {
     }
 
     /// Ask every fetch hook about a request (blocking: call it through
-    /// [`CrawlHooks::call`]). The first veto wins; headers add up.
+    /// [`CrawlHooks::call`] or [`CrawlHooks::run_here`]). The first veto
+    /// wins; headers add up.
     pub fn before_request(&self, url: &Url, method: &str, referrer: Option<&Url>) -> BeforeRequest {
         let req = Self::request(url, method, referrer);
         let mut headers = Vec::new();

@@ -182,43 +182,78 @@ fn hash_and_parse(url: &Url, content_type: Option<&str>, body: &[u8]) -> (String
     (hash, parse_html(url, content_type, body))
 }
 
-/// Make the request `req` for `job`, parse what comes back and send the
-/// completion on `tx`. With `hooks`, the fetch hooks see the request first,
-/// and a parser plugin reads a body the host does not parse itself (their
-/// calls run on the plugin thread); a response the fetch hooks want to see
-/// goes to the engine as a [`Completion::Screen`].
-pub async fn fetch(
+/// What the request hooks' `verdict` on `req` does to it: adds their
+/// headers, or gives the veto's reason (the request must not go). No
+/// verdict (the plugin thread is gone, or the job panicked): the request
+/// goes as if there were no hooks.
+pub fn heed(verdict: Option<BeforeRequest>, req: &mut FetchRequest) -> Option<String> {
+    match verdict {
+        Some(BeforeRequest::Veto(reason)) => Some(reason),
+        Some(BeforeRequest::Proceed(headers)) => {
+            req.extra_headers = headers;
+            None
+        }
+        None => {
+            tracing::error!(
+                "fetch hooks for {}: no answer; the request goes without them",
+                req.url
+            );
+            None
+        }
+    }
+}
+
+/// The completion of `job`, whose request the hooks vetoed for `reason`.
+pub fn vetoed(site: u32, job: Box<Job>, reason: String) -> Completion {
+    Completion::Fetch {
+        site,
+        job,
+        result: Box::new(Err(FetchError::Vetoed(reason))),
+        parsed: None,
+        hash: None,
+        reclassified: None,
+    }
+}
+
+/// Show the request hooks `req` (on the plugin thread), then [`fetch`] it
+/// unless they veto it.
+pub async fn ask_hooks_then_fetch(
     fetcher: Fetcher,
     site: u32,
     job: Box<Job>,
     mut req: FetchRequest,
     max_body: u64,
+    hooks: Arc<CrawlHooks>,
+    tx: tokio::sync::mpsc::UnboundedSender<Completion>,
+) {
+    let (url, method, referrer) = (req.url.clone(), req.method.as_str(), req.referrer.clone());
+    let on_thread = hooks.clone();
+    let verdict = hooks
+        .call(move || on_thread.before_request(&url, method, referrer.as_ref()))
+        .await;
+    match heed(verdict, &mut req) {
+        Some(reason) => {
+            let _ = tx.send(vetoed(site, job, reason));
+        }
+        None => fetch(fetcher, site, job, req, max_body, Some(hooks), tx).await,
+    }
+}
+
+/// Make the request `req` for `job` (the request hooks, if any, have seen
+/// it), parse what comes back and send the completion on `tx`. With
+/// `hooks`, a parser plugin reads a body the host does not parse itself
+/// (its calls run on the plugin thread), and a response the fetch hooks
+/// want to see goes to the engine as a [`Completion::Screen`].
+pub async fn fetch(
+    fetcher: Fetcher,
+    site: u32,
+    job: Box<Job>,
+    req: FetchRequest,
+    max_body: u64,
     hooks: Option<Arc<CrawlHooks>>,
     tx: tokio::sync::mpsc::UnboundedSender<Completion>,
 ) {
     let method = req.method.as_str();
-    if let Some(h) = hooks.clone().filter(|h| h.has_request_hooks()) {
-        let (url, referrer) = (req.url.clone(), req.referrer.clone());
-        let hooks = h.clone();
-        let verdict = h
-            .call(move || hooks.before_request(&url, method, referrer.as_ref()))
-            .await;
-        match verdict {
-            Some(BeforeRequest::Veto(reason)) => {
-                let _ = tx.send(Completion::Fetch {
-                    site,
-                    job,
-                    result: Box::new(Err(FetchError::Vetoed(reason))),
-                    parsed: None,
-                    hash: None,
-                    reclassified: None,
-                });
-                return;
-            }
-            Some(BeforeRequest::Proceed(headers)) => req.extra_headers = headers,
-            None => tracing::error!("fetch hooks for {}: the plugin thread is gone", req.url),
-        }
-    }
     // Which parser plugin, if any, reads a non-HTML body.
     let chosen: Arc<Mutex<Option<usize>>> = Arc::default();
     let result = {

@@ -399,6 +399,20 @@ fn a_slow_policy_is_moved_to_the_plugin_thread_and_still_judges_every_url() {
 /// is recorded as failing against each URL, and the request goes without it.
 #[test]
 fn a_request_hook_adds_headers_and_vetoes_requests() {
+    request_hooks_in_a_crawl(false);
+}
+
+/// The same when the engine's plugin calls move to the plugin thread after
+/// the first request (a slow policy beside the hooks).
+#[test]
+fn a_request_hook_on_the_plugin_thread_adds_headers_and_vetoes_requests() {
+    request_hooks_in_a_crawl(true);
+}
+
+/// Crawl with the request hooks `gate` and `sloppy` (and, if `slow_policy`,
+/// a policy that consults a slow service, objecting to nothing) and check
+/// what they did.
+fn request_hooks_in_a_crawl(slow_policy: bool) {
     let site = Site::new()
         .page(
             "/index.html",
@@ -410,7 +424,14 @@ fn a_request_hook_adds_headers_and_vetoes_requests() {
         )
         .page("/page.html", &page("Page", None, ""))
         .page("/blocked.html", &page("Blocked", None, ""))
-        .route("/logo.png", Route::file("image/png", "PNG"));
+        .route("/logo.png", Route::file("image/png", "PNG"))
+        .route(
+            "/service",
+            Route::Delay(
+                std::time::Duration::from_millis(30),
+                Box::new(Route::file("text/plain", "ok")),
+            ),
+        );
     let web = TestWeb::start(Web::new().site("a.example", site));
     let a = |p: &str| web.url("a.example", p).to_string();
     let hook = |name: &str, config: &str| {
@@ -423,10 +444,21 @@ fn a_request_hook_adds_headers_and_vetoes_requests() {
         "gate",
         "header = [\"X-Checked-By\", \"spinneret test\"]\nveto = [\"blocked\"]",
     ) + &hook("sloppy", "header = [\"X-Bad\", \"two\\nlines\"]");
+    let policy = format!(
+        "[[plugin]]\nname = \"slow\"\nsource = {source:?}\nhosts = [\"a.example\"]\n[plugin.config]\nconsult = {service:?}\n",
+        source = env!("TEST_PLUGIN_RECORDING_POLICY"),
+        service = a("/service"),
+    );
+    let plugins = match slow_policy {
+        true => plugins + &policy,
+        false => plugins,
+    };
     let setup = Setup::new(&web, &task("/index.html", &plugins));
     let out = common::spinneret(&["-v", "crawl", setup.config_path.to_str().unwrap()]);
     let log = common::text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "nothing broken: {log}");
+    let moved = log.contains("they run on the plugin thread from now on");
+    assert_eq!(moved, slow_policy, "{log}");
 
     // Each hook saw each request once (the vetoed one too, by the first).
     let seen = |plugin: &str| -> Vec<String> {
@@ -458,7 +490,7 @@ fn a_request_hook_adds_headers_and_vetoes_requests() {
     let got: Vec<(String, String, Option<String>)> = web
         .requests()
         .iter()
-        .filter(|r| r.path != "/robots.txt")
+        .filter(|r| r.path != "/robots.txt" && r.path != "/service")
         .map(|r| {
             let h = r.header("x-checked-by").map(str::to_string);
             (r.method.clone(), r.path.clone(), h)
@@ -479,6 +511,7 @@ fn a_request_hook_adds_headers_and_vetoes_requests() {
     let results: Vec<Seen> = setup
         .results()
         .values()
+        .filter(|r| r.url != a("/service"))
         .map(|r| (r.url.clone(), r.category, r.error.clone()))
         .collect();
     let vetoed = "vetoed by plugin gate: it contains \"blocked\"".to_string();

@@ -36,3 +36,19 @@ pub fn expect_exit(out: &Output, code: i32) -> String {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// The last run's plugin failures in `setup`'s store, as (URL, plugin,
+/// message), sorted.
+pub fn plugin_failures(setup: &Setup) -> Vec<(String, String, String)> {
+    let store = setup.store();
+    let run_id = store.last_run().unwrap().unwrap().id;
+    let mut failures: Vec<_> = store
+        .findings(run_id, None)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.kind == "plugin-failure")
+        .map(|f| (f.url, f.source, f.message))
+        .collect();
+    failures.sort();
+    failures
+}

@@ -234,12 +234,18 @@ fn two_tasks_with(plugins: &str) -> (Questions, Vec<Seen>, TestWeb) {
     let out = common::spinneret(&["-v", "crawl", setup.config_path.to_str().unwrap()]);
     let log = common::text(&out.stderr);
     assert!(matches!(out.status.code(), Some(0 | 1)), "{log}");
-    let results = setup
+    (policy_questions(&log), seen_but(&setup, None), web)
+}
+
+/// The crawl's results in `setup` as (URL, category, error), in URL order,
+/// but for the URL `skip` (a service a plugin consults).
+fn seen_but(setup: &Setup, skip: Option<&str>) -> Vec<Seen> {
+    setup
         .results()
         .values()
+        .filter(|r| Some(r.url.as_str()) != skip)
         .map(|r| (r.url.clone(), r.category, r.error.clone()))
-        .collect();
-    (policy_questions(&log), results, web)
+        .collect()
 }
 
 /// The questions `plugin` was asked, as (URL, tasks).
@@ -373,12 +379,7 @@ fn a_slow_policy_is_moved_to_the_plugin_thread_and_still_judges_every_url() {
     );
     let consulted = format!("plugin slow: consulted {}: status 200", a("/service"));
     assert_eq!(log.matches(&consulted).count(), 4, "{log}");
-    let results: Vec<Seen> = setup
-        .results()
-        .values()
-        .filter(|r| r.url != a("/service"))
-        .map(|r| (r.url.clone(), r.category, r.error.clone()))
-        .collect();
+    let results = seen_but(&setup, Some(&a("/service")));
     let avoided = "it contains \"private\" (policy slow)".to_string();
     assert_eq!(
         results,
@@ -508,12 +509,7 @@ fn request_hooks_in_a_crawl(slow_policy: bool) {
         ]
     );
 
-    let results: Vec<Seen> = setup
-        .results()
-        .values()
-        .filter(|r| r.url != a("/service"))
-        .map(|r| (r.url.clone(), r.category, r.error.clone()))
-        .collect();
+    let results = seen_but(&setup, Some(&a("/service")));
     let vetoed = "vetoed by plugin gate: it contains \"blocked\"".to_string();
     assert_eq!(
         results,
@@ -526,16 +522,7 @@ fn request_hooks_in_a_crawl(slow_policy: bool) {
     );
 
     // The invalid header: a failure of `sloppy` against each URL it saw.
-    let store = setup.store();
-    let run_id = store.last_run().unwrap().unwrap().id;
-    let mut failures: Vec<(String, String, String)> = store
-        .findings(run_id, None)
-        .unwrap()
-        .into_iter()
-        .filter(|f| f.kind == "plugin-failure")
-        .map(|f| (f.url, f.source, f.message))
-        .collect();
-    failures.sort();
+    let failures = common::plugin_failures(&setup);
     let bad =
         "plugin sloppy failed in before-request: asked for an invalid header `X-Bad: two\nlines`";
     assert_eq!(

@@ -178,15 +178,7 @@ fn a_failing_plugin_leaves_the_crawl_and_other_reports_intact() {
     assert!(report.lines().count() > 10);
     assert!(setup.path().join("reports/A/index.html").exists());
     // The failure is recorded as a finding against the task's top and the plugin.
-    let store = setup.store();
-    let run_id = store.last_run().unwrap().unwrap().id;
-    let failures: Vec<_> = store
-        .findings(run_id, None)
-        .unwrap()
-        .into_iter()
-        .filter(|f| f.kind == "plugin-failure")
-        .map(|f| (f.url, f.source, f.message))
-        .collect();
+    let failures = common::plugin_failures(&setup);
     assert_eq!(
         failures,
         vec![(

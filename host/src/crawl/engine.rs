@@ -111,11 +111,11 @@ pub(super) struct Engine<'a> {
     /// Whether the engine makes those calls, and the request hooks' at
     /// dispatch, itself instead of sending them to the plugin thread: each
     /// trip there wakes two threads, which cost the crawl more than the
-    /// calls. Only when the engine has a thread of
-    /// its own ([`own_thread`]), and only while the calls are quick: a turn
-    /// whose calls take longer than [`SLOW_PLUGIN_TURN`] sends them to the
-    /// plugin thread for the rest of the run, so that a slow plugin does
-    /// not hold up dispatching.
+    /// calls. Only when the engine has a thread of its own
+    /// ([`own_thread`]), and only while the calls are quick: a turn whose
+    /// calls take longer than [`SLOW_PLUGIN_TURN`] sends them to the plugin
+    /// thread for the rest of the run, so that a slow plugin does not hold
+    /// up dispatching.
     plugins_here: bool,
     /// How long the plugin calls the engine made itself took this turn.
     plugin_turn: Duration,
@@ -1135,27 +1135,24 @@ impl<'a> Engine<'a> {
             let max_body = self.settings.max_body;
             // The request hooks see it here while the engine makes the
             // plugin calls itself, else on the plugin thread.
-            match hooks.clone().filter(|h| h.has_request_hooks()) {
-                Some(h) if self.plugins_here => {
-                    let mut verdict = None;
-                    self.plugin_turn += h.run_here(|| {
-                        let (url, method) = (&req.url, req.method.as_str());
-                        verdict = Some(h.before_request(url, method, req.referrer.as_ref()));
-                    });
-                    if let Some(reason) = worker::heed(verdict, &mut req) {
-                        let _ = self.tx.send(worker::vetoed(s, job, reason));
-                        return true;
-                    }
-                    tokio::spawn(worker::fetch(fetcher, s, job, req, max_body, hooks, tx));
-                }
-                Some(h) => {
+            if let Some(h) = hooks.as_ref().filter(|h| h.has_request_hooks()) {
+                if !self.plugins_here {
+                    let h = h.clone();
                     let ask = worker::ask_hooks_then_fetch(fetcher, s, job, req, max_body, h, tx);
                     tokio::spawn(ask);
+                    return true;
                 }
-                None => {
-                    tokio::spawn(worker::fetch(fetcher, s, job, req, max_body, hooks, tx));
+                let mut verdict = None;
+                self.plugin_turn += h.run_here(|| {
+                    let (url, method) = (&req.url, req.method.as_str());
+                    verdict = Some(h.before_request(url, method, req.referrer.as_ref()));
+                });
+                if let Some(reason) = worker::heed(verdict, &mut req) {
+                    let _ = tx.send(worker::vetoed(s, job, reason));
+                    return true;
                 }
             }
+            tokio::spawn(worker::fetch(fetcher, s, job, req, max_body, hooks, tx));
             return true;
         }
     }

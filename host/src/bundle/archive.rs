@@ -19,6 +19,35 @@ pub const SIGNATURE_FILE: &str = "plugin.toml.minisig";
 pub const MAX_COMPONENT: u64 = 64 << 20;
 /// The largest manifest, README or signature.
 const MAX_TEXT: u64 = 1 << 20;
+/// The largest `.spkg` file (compressed) read or downloaded.
+pub const MAX_SPKG: u64 = MAX_COMPONENT + (4 << 20);
+/// The most a bundle's archive may decompress to: its four entries at their
+/// caps, with room for headers and padding. Reading stops there whatever the
+/// archive's headers declare, so a small file cannot expand without bound.
+const MAX_UNPACKED: u64 = MAX_COMPONENT + 3 * MAX_TEXT + (64 << 10);
+
+/// A reader that fails once more than `left` bytes have come through.
+struct Bounded<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Err(std::io::Error::other(format!(
+                "it unpacks to more than {} MiB",
+                MAX_UNPACKED >> 20
+            )));
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
 
 /// A plugin bundle in memory.
 #[derive(Clone, Debug)]
@@ -59,11 +88,27 @@ impl Bundle {
     pub fn from_spkg(bytes: &[u8], origin: &str) -> Result<Bundle, String> {
         let not_a_bundle =
             |why: String| format!("{origin} is not a spinneret plugin bundle: {why}");
-        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
+        let unpacked = Bounded {
+            inner: flate2::read::GzDecoder::new(bytes),
+            left: MAX_UNPACKED,
+        };
+        let mut archive = tar::Archive::new(unpacked);
         let (mut manifest, mut component, mut readme, mut signature) = (None, None, None, None);
-        let entries = archive.entries().map_err(|e| not_a_bundle(e.to_string()))?;
+        // Raw entries: the tar crate would otherwise read a GNU long name or
+        // a PAX header whole into memory, whatever size it declares.
+        let entries = archive
+            .entries()
+            .map_err(|e| not_a_bundle(e.to_string()))?
+            .raw(true);
         for entry in entries {
             let entry = entry.map_err(|e| not_a_bundle(e.to_string()))?;
+            let kind = entry.header().entry_type();
+            if !kind.is_file() {
+                return Err(not_a_bundle(format!(
+                    "it holds an entry of tar type `{}` (a bundle holds only plain files)",
+                    kind.as_byte().escape_ascii()
+                )));
+            }
             let path = entry
                 .path()
                 .map_err(|e| not_a_bundle(e.to_string()))?
@@ -79,7 +124,8 @@ impl Bundle {
             if slot.is_some() {
                 return Err(not_a_bundle(format!("`{path}` appears twice")));
             }
-            let mut data = Vec::new();
+            let declared = entry.header().size().unwrap_or(0);
+            let mut data = Vec::with_capacity(declared.min(cap + 1) as usize);
             entry
                 .take(cap + 1)
                 .read_to_end(&mut data)
@@ -123,6 +169,15 @@ impl Bundle {
             ));
         }
         let manifest = Manifest::parse(&manifest_text, &format!("{origin}: {MANIFEST_FILE}"))?;
+        if let Some(c) = manifest
+            .component
+            .as_deref()
+            .filter(|c| *c != COMPONENT_FILE)
+        {
+            return Err(format!(
+                "{origin}: {MANIFEST_FILE} names the component `{c}`, but in a bundle it is always `{COMPONENT_FILE}`; not a bundle `spinneret plugin pack` made"
+            ));
+        }
         Ok(Bundle {
             manifest_text,
             manifest,
@@ -134,8 +189,19 @@ impl Bundle {
 
     /// Read a `.spkg` file.
     pub fn read(path: &Path) -> Result<Bundle, String> {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_SPKG + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+        if bytes.len() as u64 > MAX_SPKG {
+            return Err(format!(
+                "{} is larger than {} MiB; that is no plugin bundle",
+                path.display(),
+                MAX_SPKG >> 20
+            ));
+        }
         Bundle::from_spkg(&bytes, &path.display().to_string())
     }
 
@@ -212,5 +278,55 @@ mod tests {
         let bytes = tar.into_inner().unwrap().finish().unwrap();
         let e = Bundle::from_spkg(&bytes, "x.spkg").unwrap_err();
         assert!(e.contains("unexpected entry `run.sh`"), "{e}");
+    }
+
+    /// A gzip stream of one tar header for `path` of type `kind` declaring
+    /// `declared` bytes, then `sent` zero bytes of them.
+    fn one_entry(kind: u8, path: &str, declared: u64, sent: u64) -> Vec<u8> {
+        use std::io::Write;
+        let mut h = tar::Header::new_gnu();
+        h.set_path(path).unwrap();
+        h.set_entry_type(tar::EntryType::new(kind));
+        h.set_size(declared);
+        h.set_cksum();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(h.as_bytes()).unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        let mut left = sent;
+        while left > 0 {
+            let n = left.min(zeros.len() as u64) as usize;
+            gz.write_all(&zeros[..n]).unwrap();
+            left -= n as u64;
+        }
+        gz.finish().unwrap()
+    }
+
+    #[test]
+    fn long_name_and_pax_headers_are_refused_unread() {
+        for kind in [b'L', b'x', b'K', b'g'] {
+            let bytes = one_entry(kind, "././@LongLink", 2 << 30, 4 << 20);
+            let e = Bundle::from_spkg(&bytes, "bomb.spkg").unwrap_err();
+            assert!(
+                e.starts_with(
+                    "bomb.spkg is not a spinneret plugin bundle: it holds an entry of tar type"
+                ),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_archive_that_unpacks_past_the_caps_is_refused() {
+        let bytes = one_entry(b'0', COMPONENT_FILE, 200 << 20, 200 << 20);
+        let e = Bundle::from_spkg(&bytes, "big.spkg").unwrap_err();
+        assert!(e.contains("`plugin.wasm` is larger than 64 MiB"), "{e}");
+        let mut limited = Bounded {
+            inner: &[0u8; 100][..],
+            left: 10,
+        };
+        let mut out = Vec::new();
+        let e = limited.read_to_end(&mut out).unwrap_err();
+        assert_eq!(out.len(), 10);
+        assert!(e.to_string().contains("unpacks to more than"), "{e}");
     }
 }

@@ -24,7 +24,7 @@ use home::{InstallRecord, Installed, PluginHome};
 use sign::Signer;
 
 /// The largest bundle fetched over HTTP.
-const MAX_DOWNLOAD: u64 = archive::MAX_COMPONENT + (4 << 20);
+const MAX_DOWNLOAD: u64 = archive::MAX_SPKG;
 
 /// Fetch the bundle at `source`: a `.spkg` path, an `http(s)://` URL or an
 /// `oci://` reference. Nothing is written anywhere.
@@ -111,6 +111,16 @@ pub fn verify(
         (Some(r), Some(h)) if &crate::digest::sha256_hex(r.as_bytes()) != h => {
             return Err(format!(
                 "{name}: the README's sha256 is not the manifest's; the bundle was tampered with or damaged — not installed"
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(format!(
+                "{name}: the manifest gives a README sha256 but the bundle has no README; the bundle was tampered with or damaged — not installed"
+            ));
+        }
+        (Some(_), None) => {
+            return Err(format!(
+                "{name}: the bundle has a README its manifest gives no sha256 for; pack it again with `spinneret plugin pack` — not installed"
             ));
         }
         _ => {}

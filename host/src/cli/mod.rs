@@ -90,6 +90,59 @@ enum Command {
     Convert(ConvertArgs),
 }
 
+/// Settings the command line puts over a configuration's.
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct Overrides {
+    /// Use this store instead of the configuration's (default where the
+    /// configuration names none, as an instruction file does: the user's
+    /// data directory).
+    #[arg(long, value_name = "FILE")]
+    store: Option<PathBuf>,
+    /// Send this address in the `From` header of every request, so that a
+    /// webmaster can reach whoever runs the robot (default: the
+    /// configuration's `from`, else the EMAIL environment variable).
+    #[arg(long, value_name = "ADDRESS")]
+    from: Option<String>,
+    /// Reuse a URL's result from an earlier run when it is younger than
+    /// this ("6h") instead of asking again (default: the configuration's
+    /// `result_max_age`, else 0: every URL is tested, conditionally where it
+    /// can be).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    max_age: Option<std::time::Duration>,
+}
+
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("`{s}` is not a duration ({e}); write e.g. \"6h\" or \"30m\""))
+}
+
+impl Overrides {
+    /// Put the command line's settings over `config`'s; the `From` address
+    /// falls back on `EMAIL`.
+    fn apply(&self, config: &mut Config) -> Result<(), String> {
+        let settings = &mut config.settings;
+        if let Some(store) = &self.store {
+            settings.store = store.clone();
+        }
+        if let Some(age) = self.max_age {
+            settings.result_max_age = age;
+        }
+        if let Some(from) = &self.from {
+            config::check_email(from).map_err(|e| format!("--from: {e}"))?;
+            settings.from = Some(from.clone());
+        } else if settings.from.is_none()
+            && let Some(email) = std::env::var("EMAIL").ok().filter(|e| !e.trim().is_empty())
+        {
+            let email = email.trim();
+            config::check_email(email).map_err(|e| {
+                format!("the EMAIL environment variable: {e}; or give --from ADDRESS")
+            })?;
+            settings.from = Some(email.to_string());
+        }
+        Ok(())
+    }
+}
+
 #[derive(Args, Debug)]
 struct WatchArgs {
     /// The configuration: a TOML file or a MOMspider instruction file.
@@ -97,9 +150,8 @@ struct WatchArgs {
     /// The schedule of tasks whose configuration names none ("6h", "02:30").
     #[arg(long, value_name = "WHEN", value_parser = crate::schedule::Schedule::parse)]
     schedule: Option<crate::schedule::Schedule>,
-    /// Use this store instead of the configuration's.
-    #[arg(long, value_name = "FILE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    overrides: Overrides,
     /// Treat a plugin failure as a failed run (it is reported; watching goes on).
     #[arg(long)]
     strict_plugins: bool,
@@ -125,10 +177,8 @@ struct CrawlArgs {
     /// Continue the newest unfinished run of this configuration.
     #[arg(long)]
     resume: bool,
-    /// Use this store instead of the configuration's (an instruction file
-    /// names none: the default is the user's data directory).
-    #[arg(long, value_name = "FILE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    overrides: Overrides,
     /// Treat a plugin failure as a failed run (exit status 3).
     #[arg(long)]
     strict_plugins: bool,
@@ -143,9 +193,8 @@ struct CheckArgs {
     /// The top URLs (http, https or file).
     #[arg(required = true, value_name = "URL")]
     urls: Vec<String>,
-    /// The store to record into (default: the user's data directory).
-    #[arg(long, value_name = "FILE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    overrides: Overrides,
     /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
     #[arg(long, value_name = "HOST=ADDRESS")]
     resolve: Vec<String>,
@@ -205,12 +254,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Watch(args) => watch::run(
             &args.config,
             args.schedule,
-            args.store,
+            &args.overrides,
             cli.quiet,
             args.strict_plugins,
         ),
         Command::Crawl(args) => {
-            let config = match load_config(&args.config, &args.store) {
+            let config = match load_config(&args.config, &args.overrides) {
                 Ok(c) => c,
                 Err(e) => {
                     eprintln!("spinneret: {e}");
@@ -248,10 +297,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 }
             }
             let mut config = Config::for_check(&urls, std::env::temp_dir().join("spinneret-check"));
-            // A one-off check always asks the servers (conditionally when it can).
-            config.settings.result_max_age = std::time::Duration::ZERO;
-            if let Some(store) = args.store {
-                config.settings.store = store;
+            if let Err(e) = args.overrides.apply(&mut config) {
+                eprintln!("spinneret: {e}");
+                return Ok(EXIT_USAGE);
             }
             for r in &args.resolve {
                 let Some((host, addr)) = r.split_once('=') else {
@@ -308,15 +356,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// A configuration of either format, with `--store` in place of its store.
-fn load_config(
-    path: &std::path::Path,
-    store: &Option<PathBuf>,
-) -> Result<Config, config::ConfigError> {
-    let mut c = config::load(path)?;
-    if let Some(s) = store {
-        c.settings.store = s.clone();
-    }
+/// A configuration of either format, with the command line's settings over it.
+fn load_config(path: &std::path::Path, overrides: &Overrides) -> Result<Config, String> {
+    let mut c = config::load(path).map_err(|e| e.to_string())?;
+    overrides.apply(&mut c)?;
     Ok(c)
 }
 
@@ -425,7 +468,8 @@ fn crawl_once(
     strict_plugins: bool,
     mail: MailMode,
 ) -> anyhow::Result<(u8, bool)> {
-    let store = Store::open(&config.settings.store)?;
+    // One crawl per store at a time; held until the reports and mail are done.
+    let _lock = crate::store::CrawlLock::acquire(&config.settings.store)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -433,6 +477,15 @@ fn crawl_once(
     let fetch = crate::plugin::state::HostFetch::new(&config.settings, runtime.handle().clone())
         .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
         .ok();
+    if config.settings.from.is_none() {
+        tracing::warn!(
+            "requests go without a From header; give the address where a webmaster can reach you with --from ADDRESS, `from` in the configuration or the EMAIL environment variable"
+        );
+    }
+    // Every plugin loaded and configured before the first request.
+    let engine = Arc::new(crate::plugin::engine::PluginEngine::new()?);
+    crate::plugin::preflight::check(config, &engine, fetch.clone())?;
+    let store = Store::open(&config.settings.store)?;
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
         config,
         &store,
@@ -488,21 +541,31 @@ fn crawl_once(
             started.elapsed().as_secs_f64(),
             report.elapsed.as_secs_f64()
         );
-        plugin_failed = !reports.failures.is_empty();
+        plugin_failed |= !reports.failures.is_empty();
         for (task, f) in &reports.failures {
             eprintln!("spinneret: task {task}: {f}");
         }
         if let Err(e) = notify_owners(config, &store, report.run, mail) {
             eprintln!("spinneret: mail: {e:#}");
         }
+        // Only now is the run finished: killed before this, `--resume`
+        // runs the report stage again without a request.
+        store.end_run(report.run, "finished")?;
     }
     for line in crate::plugin::stats::table().lines() {
         tracing::debug!("{line}");
     }
     if !quiet {
         out!("{}", crawl::print_summary(&report.tasks));
+        let reused = match report.reused {
+            0 => String::new(),
+            n => format!(
+                "; {n} results reused from earlier runs (younger than {}; --max-age 0 tests them again)",
+                humantime::format_duration(config.settings.result_max_age)
+            ),
+        };
         outln!(
-            "run {}{}: {} requests in {:.1}s; store {}",
+            "run {}{}: {} requests in {:.1}s{reused}; store {}",
             report.run,
             if report.resumed { " (resumed)" } else { "" },
             report.requests,

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::crawl::CrawlOptions;
 use crate::schedule::Schedule;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 /// Each task's schedule, or the name of a task that has none.
@@ -43,11 +43,11 @@ fn when(t: SystemTime) -> String {
 pub fn run(
     path: &Path,
     default: Option<Schedule>,
-    store: Option<PathBuf>,
+    overrides: &super::Overrides,
     quiet: bool,
     strict_plugins: bool,
 ) -> anyhow::Result<u8> {
-    let mut config = match load_config(path, &store) {
+    let mut config = match load_config(path, overrides) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("spinneret: {e}");
@@ -100,7 +100,7 @@ pub fn run(
             return Ok(EXIT_OK);
         }
         // Read the configuration again: edits between runs take effect.
-        match load_config(path, &store) {
+        match load_config(path, overrides) {
             Ok(c) => match schedules(&c, default) {
                 Ok(p) => {
                     for (t, s) in &p {

@@ -363,6 +363,7 @@ fn finish_block(b: Block, abs_dir: &Path) -> Result<TaskConfig, (usize, String)>
         },
         notify: b.notify,
         schedule: None,
+        bounds: Default::default(),
     })
 }
 

@@ -1,6 +1,6 @@
 //! Reading a TOML configuration into [`Config`], with located errors.
 
-use super::values::{Bounded, ByteSize, HumanDuration};
+use super::values::{Bounded, DurationIn, SizeIn, ms};
 use super::{
     Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, PluginSource, Settings,
     TaskConfig, TaskKind, TlsMode,
@@ -49,22 +49,23 @@ pub enum ConfigError {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
-    user_agent: Option<String>,
+    user_agent: Option<Spanned<String>>,
     from: Option<Spanned<String>>,
     concurrency: Option<Bounded<1, 4096>>,
     per_site_connections: Option<Bounded<1, 64>>,
-    per_site_delay: Option<HumanDuration>,
-    max_crawl_delay: Option<HumanDuration>,
-    connect_timeout: Option<HumanDuration>,
-    timeout: Option<HumanDuration>,
+    per_site_delay: Option<DurationIn<0, { ms::HOUR }>>,
+    max_crawl_delay: Option<DurationIn<0, { ms::DAY }>>,
+    connect_timeout: Option<DurationIn<100, { 10 * ms::MINUTE }>>,
+    timeout: Option<DurationIn<100, { ms::HOUR }>>,
     retries: Option<Bounded<0, 10>>,
-    max_retry_after: Option<HumanDuration>,
-    max_body: Option<ByteSize>,
+    max_retry_after: Option<DurationIn<0, { ms::DAY }>>,
+    max_body: Option<SizeIn<1024, { 4 << 30 }>>,
     store: Option<String>,
-    result_max_age: Option<HumanDuration>,
-    robots_expiry: Option<HumanDuration>,
+    result_max_age: Option<DurationIn<0, { 3650 * ms::DAY }>>,
+    robots_expiry: Option<DurationIn<{ ms::MINUTE }, { 3650 * ms::DAY }>>,
+    robots_rules: Option<Spanned<String>>,
     #[serde(default)]
-    avoid_files: Vec<String>,
+    avoid_files: Vec<Spanned<String>>,
     avoid_file: Option<String>,
     #[serde(default)]
     system_sites: Vec<String>,
@@ -90,7 +91,7 @@ struct RawMail {
     password_env: Option<String>,
     password_file: Option<String>,
     from: Option<Spanned<String>>,
-    timeout: Option<HumanDuration>,
+    timeout: Option<DurationIn<{ ms::SECOND }, { 10 * ms::MINUTE }>>,
 }
 
 #[derive(Deserialize)]
@@ -101,9 +102,9 @@ struct RawPlugin {
     config: Option<toml::Table>,
     #[serde(default)]
     hosts: Vec<String>,
-    memory: Option<ByteSize>,
-    time: Option<HumanDuration>,
-    output: Option<ByteSize>,
+    memory: Option<SizeIn<{ 1 << 20 }, { 4 << 30 }>>,
+    time: Option<DurationIn<1, { ms::HOUR }>>,
+    output: Option<SizeIn<0, { 16 << 30 }>>,
     tasks: Option<Vec<Spanned<String>>>,
 }
 
@@ -130,6 +131,8 @@ struct RawTask {
     email_changed: Option<Spanned<Bounded<0, 36500>>>,
     email_expired: Option<Spanned<Bounded<0, 36500>>>,
     schedule: Option<Spanned<String>>,
+    max_depth: Option<Bounded<1, 100_000>>,
+    max_documents: Option<Bounded<1, 1_000_000_000>>,
 }
 
 /// Read and validate a configuration file.
@@ -190,6 +193,9 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
     if let Some(from) = &raw.from {
         check_email(from.get_ref()).map_err(|m| at(Some(from.span()), m))?;
     }
+    if let Some(agent) = &raw.user_agent {
+        check_user_agent(agent.get_ref()).map_err(|m| at(Some(agent.span()), m))?;
+    }
     let mut resolve = BTreeMap::new();
     for (host, addr) in &raw.resolve {
         let ip: IpAddr = addr.get_ref().parse().map_err(|_| {
@@ -204,7 +210,9 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         resolve.insert(host.to_ascii_lowercase(), ip);
     }
     let settings = Settings {
-        user_agent: raw.user_agent.unwrap_or(defaults.user_agent),
+        user_agent: raw
+            .user_agent
+            .map_or(defaults.user_agent, |a| a.into_inner().trim().to_string()),
         from: raw.from.map(Spanned::into_inner),
         concurrency: raw
             .concurrency
@@ -228,7 +236,35 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         store: raw.store.as_deref().map_or(defaults.store, rel),
         result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
         robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
-        avoid_files: raw.avoid_files.iter().map(|p| rel(p)).collect(),
+        robots_rules: match &raw.robots_rules {
+            None => defaults.robots_rules,
+            Some(m) => crate::policy::robots::RobotsMode::from_name(m.get_ref().trim()).ok_or_else(|| {
+                at(
+                    Some(m.span()),
+                    format!(
+                        "`{}` is not a reading of robots.txt; write \"both\" (fetch only what both the 1996 draft and RFC 9309 allow), \"draft\" or \"rfc9309\"",
+                        m.get_ref()
+                    ),
+                )
+            })?,
+        },
+        avoid_files: raw
+            .avoid_files
+            .iter()
+            .map(|p| {
+                let path = rel(p.get_ref());
+                match path.is_file() {
+                    true => Ok(path),
+                    false => Err(at(
+                        Some(p.span()),
+                        format!(
+                            "the avoid file {} does not exist; write its path (relative to this file) or remove it from avoid_files",
+                            path.display()
+                        ),
+                    )),
+                }
+            })
+            .collect::<Result<_, _>>()?,
         avoid_file: raw.avoid_file.as_deref().map(rel),
         system_sites: raw.system_sites.iter().map(|p| rel(p)).collect(),
         sites_file: raw.sites_file.as_deref().map(rel),
@@ -355,11 +391,19 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 expired: t.email_expired.is_some(),
             },
             schedule: schedule(&t.schedule).map_err(|(span, m)| at(Some(span), m))?,
+            bounds: {
+                let d = super::TaskBounds::default();
+                super::TaskBounds {
+                    max_depth: t.max_depth.map_or(d.max_depth, |b| b.0 as u32),
+                    max_documents: t.max_documents.map_or(d.max_documents, |b| b.0),
+                }
+            },
         });
     }
     let mut plugins = Vec::new();
     let mut plugin_names = HashSet::new();
     for p in raw.plugins {
+        let defined_at = format!("{name}:{}", line_col(text, p.name.span().start).0);
         let name = p.name.get_ref().trim().to_string();
         if name.is_empty() || !plugin_names.insert(name.clone()) {
             return Err(at(
@@ -446,6 +490,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             tasks: p
                 .tasks
                 .map(|l| l.into_iter().map(Spanned::into_inner).collect()),
+            defined_at: Some(defined_at),
         });
     }
     if tasks.is_empty() {
@@ -632,7 +677,8 @@ pub(super) fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
     }
 }
 
-pub(super) fn check_email(s: &str) -> Result<(), String> {
+/// Whether `s` looks like an e-mail address; the message says what to write if not.
+pub fn check_email(s: &str) -> Result<(), String> {
     let ok = s
         .split_once('@')
         .is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !s.contains(char::is_whitespace));
@@ -643,6 +689,23 @@ pub(super) fn check_email(s: &str) -> Result<(), String> {
             "`{s}` is not an e-mail address; write e.g. \"webmaster@example.org\""
         ))
     }
+}
+
+/// A `User-Agent` must name the robot (robots.txt records are chosen by
+/// that name) and be one header line.
+pub(super) fn check_user_agent(s: &str) -> Result<(), String> {
+    if s.trim().is_empty() {
+        return Err(
+            "the user agent is empty; robots.txt records are chosen by the robot's name, so give one, e.g. \"mybot/1.0 (+https://example.org/bot.html)\" (or leave user_agent out for spinneret's own)"
+                .into(),
+        );
+    }
+    if let Some(c) = s.chars().find(|&c| c != '\t' && !(' '..='~').contains(&c)) {
+        return Err(format!(
+            "the user agent contains {c:?}; it is sent as an HTTP header, so write it on one line of printable ASCII characters"
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn sanitize(name: &str) -> String {
@@ -718,6 +781,59 @@ mod tests {
             err.starts_with("test.toml:2:1: unknown field `bogus`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_missing_avoid_file_is_located() {
+        let err = load(&format!(
+            "retries = 1\navoid_files = [\"nope.avoid\"]\n{MINIMAL}"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "test.toml:2:16: the avoid file /srv/web/nope.avoid does not exist; write its path (relative to this file) or remove it from avoid_files"
+        );
+    }
+
+    #[test]
+    fn durations_and_sizes_outside_a_sane_range_are_located() {
+        for (setting, expect) in [
+            (
+                "timeout = \"0s\"",
+                "test.toml:1:11: 0s is out of range; expected from 100ms to 1h",
+            ),
+            (
+                "per_site_delay = \"99999999999999d\"",
+                "test.toml:1:18: 273785078713years",
+            ),
+            (
+                "max_body = \"0B\"",
+                "test.toml:1:12: 0 bytes is out of range; expected from 1KiB to 4GiB",
+            ),
+        ] {
+            let err = load(&format!("{setting}\n{MINIMAL}"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with(expect), "{setting}: {err}");
+            assert!(err.contains(" is out of range; expected from "), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_blank_or_multi_line_user_agent_is_located() {
+        for (value, expect) in [
+            ("\"\"", "test.toml:2:14: the user agent is empty"),
+            ("\"   \"", "test.toml:2:14: the user agent is empty"),
+            ("\"a\\nb\"", "test.toml:2:14: the user agent contains '\\n'"),
+        ] {
+            let text = format!("concurrency = 8\nuser_agent = {value}\n{MINIMAL}");
+            let err = load(&text).unwrap_err().to_string();
+            assert!(err.starts_with(expect), "{value}: {err}");
+        }
+        let c = load(&format!("user_agent = \"  MyBot/2 (+x)\"\n{MINIMAL}")).unwrap();
+        assert_eq!(c.settings.user_agent, "MyBot/2 (+x)");
+        assert_eq!(c.settings.robot_name(), "mybot");
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod to_toml;
 pub mod values;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
-pub use load::{ConfigError, load_file, load_str};
+pub use load::{ConfigError, check_email, load_file, load_str};
 pub use mail::{MailSettings, Password, TlsMode};
 pub use to_toml::to_toml;
 pub use values::{Bounded, ByteSize, HumanDuration};
@@ -96,6 +96,28 @@ pub struct TaskConfig {
     pub notify: Notify,
     /// When `spinneret watch` runs it (else the global schedule).
     pub schedule: Option<crate::schedule::Schedule>,
+    /// How far and how much it traverses.
+    pub bounds: TaskBounds,
+}
+
+/// How far and how much a task traverses, so that a trap (`/1/2/3/…`,
+/// an endless calendar) ends: a document beyond either bound is tested as
+/// a leaf, with the bound as its reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskBounds {
+    /// Links from the top beyond which nothing is traversed (`max_depth`).
+    pub max_depth: u32,
+    /// Documents traversed at most (`max_documents`).
+    pub max_documents: u64,
+}
+
+impl Default for TaskBounds {
+    fn default() -> Self {
+        TaskBounds {
+            max_depth: 50,
+            max_documents: 100_000,
+        }
+    }
 }
 
 /// The task's maintenance index (seed 000: `IndexFile`, `IndexURL`, `IndexTitle`).
@@ -129,10 +151,12 @@ impl Notify {
         self.broken || self.moved || self.changed || self.expired
     }
 
-    /// Whether a finding of `kind` (as the `maintenance` detector names it) is mailed.
+    /// Whether a finding of `kind` (as the `maintenance` detector names it)
+    /// is mailed. Blocked links go with broken ones (`EmailBroken`): a
+    /// reader cannot follow either.
     pub fn wants(&self, kind: &str) -> bool {
         match kind {
-            "broken" => self.broken,
+            "broken" | "blocked" => self.broken,
             "moved" => self.moved,
             "recently-modified" => self.changed,
             "expiring" => self.expired,
@@ -176,10 +200,14 @@ pub struct Settings {
     pub max_body: u64,
     /// The embedded store's path.
     pub store: PathBuf,
-    /// A result younger than this is reused without a request.
+    /// A result younger than this is reused without a request (default 0:
+    /// every run tests every URL, conditionally where it can).
     pub result_max_age: Duration,
     /// How long a robots.txt holds when the server sends no cache headers (the draft says 7 days).
     pub robots_expiry: Duration,
+    /// Which reading of robots.txt decides: both the draft and RFC 9309
+    /// (the default), or one of them.
+    pub robots_rules: crate::policy::robots::RobotsMode,
     /// Avoid/leaf files in the MOMspider format that are only read (the system's).
     pub avoid_files: Vec<PathBuf>,
     /// The user's avoid file (seed 000, Appendix C): read, and rewritten after
@@ -202,8 +230,8 @@ impl Settings {
     /// The robot's name token: the first product token of the `User-Agent`, lower-cased.
     pub fn robot_name(&self) -> String {
         self.user_agent
-            .split(['/', ' '])
-            .next()
+            .split(['/', ' ', '\t'])
+            .find(|token| !token.is_empty())
             .unwrap_or("spinneret")
             .to_ascii_lowercase()
     }
@@ -232,8 +260,9 @@ impl Default for Settings {
             max_retry_after: Duration::from_secs(120),
             max_body: 10 << 20,
             store: default_store_path(),
-            result_max_age: Duration::from_secs(6 * 3600),
+            result_max_age: Duration::ZERO,
             robots_expiry: Duration::from_secs(7 * 24 * 3600),
+            robots_rules: Default::default(),
             avoid_files: Vec::new(),
             avoid_file: None,
             system_sites: Vec::new(),
@@ -267,6 +296,8 @@ pub struct PluginConfig {
     pub grants: crate::plugin::state::Grants,
     /// The tasks it runs for (none: every task).
     pub tasks: Option<Vec<String>>,
+    /// `FILE:LINE` of its `[[plugin]]` entry (none for a default built-in).
+    pub defined_at: Option<String>,
 }
 
 /// The built-in plugins that run for every task unless configured otherwise.
@@ -308,6 +339,7 @@ impl Config {
                         config: serde_json::json!({}),
                         grants: Default::default(),
                         tasks: None,
+                        defined_at: None,
                     });
                 }
             }
@@ -356,6 +388,7 @@ impl Config {
                 index: IndexSettings::default(),
                 notify: Notify::default(),
                 schedule: None,
+                bounds: TaskBounds::default(),
             })
             .collect();
         Config {

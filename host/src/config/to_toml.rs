@@ -150,6 +150,9 @@ fn settings(s: &Settings, out: &mut String) {
     if s.result_max_age != d.result_max_age {
         let _ = writeln!(out, "result_max_age = {}", duration(s.result_max_age));
     }
+    if s.robots_rules != d.robots_rules {
+        let _ = writeln!(out, "robots_rules = {}", q(s.robots_rules.as_str()));
+    }
     if !s.avoid_files.is_empty() {
         let _ = writeln!(out, "avoid_files = {}", paths(&s.avoid_files));
     }
@@ -195,9 +198,14 @@ mod tests {
 
     #[test]
     fn converted_instructions_load_as_the_same_configuration() {
-        let text = "SystemAvoid /etc/mom/avoid.mom\nAvoidFile /home/u/.momspider-avoid\nSitesFile /home/u/.momspider-sites\nSitesCheck 3\n\
+        // A system avoid file must exist for the TOML to load.
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("avoid.mom");
+        std::fs::write(&system, "# none yet\n").unwrap();
+        let text = "SystemAvoid SYSTEM\nAvoidFile /home/u/.momspider-avoid\nSitesFile /home/u/.momspider-sites\nSitesCheck 3\n\
 <Owner\n Name RTF\n TopURL http://www.example/~rtf/hotlist.html\n IndexURL http://www.example/~rtf/MOM/RTF.html\n IndexFile /home/u/public_html/MOM/RTF.html\n IndexTitle Roy's \"hotlist\"\n EmailAddress rtf@example.org\n EmailBroken\n EmailChanged 3\n Exclude http://www.example/~rtf/tmp/\n>\n";
-        let from = parse_instructions(text, "mom.txt", Path::new("/home/u")).unwrap();
+        let text = text.replace("SYSTEM", &system.display().to_string());
+        let from = parse_instructions(&text, "mom.txt", Path::new("/home/u")).unwrap();
         let toml = to_toml(&from);
         let back = load_str(&toml, "converted.toml", Path::new("/home/u")).unwrap();
         assert_eq!(

@@ -90,6 +90,68 @@ impl<'de> Deserialize<'de> for ByteSize {
     }
 }
 
+/// A duration that must lie in `MIN_MS..=MAX_MS` milliseconds: a timeout
+/// of zero or a delay of a million days is refused where it is written,
+/// rather than making a crawl hang.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DurationIn<const MIN_MS: u64, const MAX_MS: u64>(pub Duration);
+
+impl<'de, const MIN_MS: u64, const MAX_MS: u64> Deserialize<'de> for DurationIn<MIN_MS, MAX_MS> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let HumanDuration(v) = HumanDuration::deserialize(d)?;
+        let (min, max) = (Duration::from_millis(MIN_MS), Duration::from_millis(MAX_MS));
+        if v < min || v > max {
+            return Err(de::Error::custom(format!(
+                "{} is out of range; expected from {} to {}",
+                humantime::format_duration(v),
+                humantime::format_duration(min),
+                humantime::format_duration(max)
+            )));
+        }
+        Ok(DurationIn(v))
+    }
+}
+
+/// A byte size that must lie in `MIN..=MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeIn<const MIN: u64, const MAX: u64>(pub u64);
+
+impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for SizeIn<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let ByteSize(v) = ByteSize::deserialize(d)?;
+        if !(MIN..=MAX).contains(&v) {
+            return Err(de::Error::custom(format!(
+                "{v} bytes is out of range; expected from {} to {}",
+                human_size(MIN),
+                human_size(MAX)
+            )));
+        }
+        Ok(SizeIn(v))
+    }
+}
+
+/// A size in the largest binary unit that divides it.
+fn human_size(n: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
+            return format!("{}{unit}", n >> shift);
+        }
+    }
+    format!("{n}B")
+}
+
+/// Milliseconds in a second, a minute, an hour and a day, for the bounds.
+pub mod ms {
+    /// One second.
+    pub const SECOND: u64 = 1000;
+    /// One minute.
+    pub const MINUTE: u64 = 60 * SECOND;
+    /// One hour.
+    pub const HOUR: u64 = 60 * MINUTE;
+    /// One day.
+    pub const DAY: u64 = 24 * HOUR;
+}
+
 /// A whole number that must lie in `MIN..=MAX`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounded<const MIN: u64, const MAX: u64>(pub u64);
@@ -109,6 +171,31 @@ impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for Bounded<MIN, MAX>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounded_durations_and_sizes() {
+        let d = |s: &str| toml::from_str::<toml::Table>(&format!("v = {s}")).unwrap()["v"].clone();
+        let ok: DurationIn<100, { ms::HOUR }> = d("\"2s\"").try_into().unwrap();
+        assert_eq!(ok.0, Duration::from_secs(2));
+        for bad in ["\"0s\"", "\"99999999999999d\"", "\"2h\""] {
+            let e = d(bad)
+                .try_into::<DurationIn<100, { ms::HOUR }>>()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("is out of range; expected from 100ms to 1h"),
+                "{bad}: {e}"
+            );
+        }
+        let e = d("\"0B\"")
+            .try_into::<SizeIn<1024, { 1 << 30 }>>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("0 bytes is out of range; expected from 1KiB to 1GiB"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn sizes_with_units() {

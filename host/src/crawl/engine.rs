@@ -56,6 +56,12 @@ struct TaskRt {
     top: UrlIdx,
     /// The task as policy plugins see it.
     info: crate::plugin::bindings::host::types::TaskInfo,
+    /// How far and how much it traverses.
+    bounds: crate::config::TaskBounds,
+    /// Documents it has traversed (or will) so far.
+    traversed: u64,
+    /// Whether a document beyond `max_depth` was met (said once).
+    too_deep: bool,
 }
 
 /// From where a task first reached a URL, until its role is settled.
@@ -119,8 +125,8 @@ pub(super) struct Engine<'a> {
     plugins_here: bool,
     /// How long the plugin calls the engine made itself took this turn.
     plugin_turn: Duration,
-    /// Each traversed document's depth by task, kept only if a policy
-    /// reads depths ([`Engine::depth_below`]).
+    /// Each traversed document's depth by task: links from the task's top
+    /// at which it was first reached (the task's `max_depth` bounds it).
     depths: HashMap<(u32, UrlIdx), u32>,
     /// Whether some policy reads depths (declares `depth`).
     track_depths: bool,
@@ -129,6 +135,8 @@ pub(super) struct Engine<'a> {
     use_cache: bool,
     progress: Arc<Progress>,
     requests: u64,
+    /// Results of earlier runs reused without a request (`result_max_age`).
+    reused: u64,
     queued: i64,
     tx: mpsc::UnboundedSender<Completion>,
     rx: mpsc::UnboundedReceiver<Completion>,
@@ -246,6 +254,7 @@ impl<'a> Engine<'a> {
             use_cache,
             progress,
             requests: 0,
+            reused: 0,
             queued: 0,
             tx,
             rx,
@@ -259,6 +268,9 @@ impl<'a> Engine<'a> {
                 scope: Scope::of(t),
                 top,
                 info: crate::plugin::reporter::task_info(t),
+                bounds: t.bounds,
+                traversed: 0,
+                too_deep: false,
             });
             engine.stats.push(TaskSummary {
                 name: t.name.clone(),
@@ -351,6 +363,7 @@ impl<'a> Engine<'a> {
             ids,
             stats,
             requests,
+            reused,
             started,
             robots_files,
             ..
@@ -362,12 +375,15 @@ impl<'a> Engine<'a> {
                 "the avoid and sites files could not be written ({e}); their sites' robots.txt will be read again at the next run"
             );
         }
+        // `crawled`, not `finished`: a run is finished when its report
+        // stage and mail are done (the command line marks it); until then
+        // `--resume` takes it up again, making no requests for what it stored.
         store.end_run(
             ids.run,
             if interrupted {
                 "interrupted"
             } else {
-                "finished"
+                "crawled"
             },
         )?;
         Ok(CrawlReport {
@@ -376,6 +392,7 @@ impl<'a> Engine<'a> {
             interrupted,
             tasks: stats,
             requests,
+            reused,
             elapsed: started.elapsed(),
         })
     }
@@ -402,15 +419,20 @@ impl<'a> Engine<'a> {
         } else if self.robots_files.enabled() {
             let cached = self.cached_sites.remove(&key);
             if self.robots_files.holds(&key) {
-                // The avoid file holds the site's restrictions; the store
+                // The avoid file holds the site's restrictions (its robots.txt
+                // group, read with robots.txt's own matching); the store
                 // still knows its Crawl-delay.
                 if let Some(body) = cached.as_ref().and_then(|c| c.robots_body.as_deref()) {
-                    let rules = RobotsRules::parse(body, &self.robot_name);
+                    let rules =
+                        RobotsRules::parse(body, &self.robot_name, self.settings.robots_rules);
                     if let Some(d) = rules.crawl_delay {
                         gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
                     }
                 }
-                RobotsState::Ready(Arc::new(RobotsRules::default()))
+                let rules = self
+                    .robots_files
+                    .robots_of(&key, self.settings.robots_rules);
+                RobotsState::Ready(Arc::new(rules))
             } else {
                 // Not listed in the sites file (or its line was deleted): read it again.
                 RobotsState::Unknown
@@ -439,8 +461,11 @@ impl<'a> Engine<'a> {
     fn robots_from_cache(&self, key: &str, c: &CachedSite, gate: &mut SiteGate) -> RobotsState {
         match c.robots_status.as_str() {
             "ok" => {
-                let rules =
-                    RobotsRules::parse(c.robots_body.as_deref().unwrap_or(""), &self.robot_name);
+                let rules = RobotsRules::parse(
+                    c.robots_body.as_deref().unwrap_or(""),
+                    &self.robot_name,
+                    self.settings.robots_rules,
+                );
                 if let Some(d) = rules.crawl_delay {
                     gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
                 }
@@ -465,7 +490,8 @@ impl<'a> Engine<'a> {
     fn reach(&mut self, t: usize, u: UrlIdx, kind: RefKind, referrer: Option<UrlIdx>) {
         let decision = {
             let e = self.frontier.get(u);
-            decide(&self.tasks[t].scope, &self.rules, &e.url, kind)
+            let from = referrer.map(|r| &self.frontier.get(r).url);
+            decide(&self.tasks[t].scope, &self.rules, &e.url, kind, from)
         };
         let is_top = self.tasks[t].top == u;
         let decision = if is_top && matches!(decision, Decision::Leaf(_)) {
@@ -475,6 +501,7 @@ impl<'a> Engine<'a> {
             decision
         };
         let decision = self.ask_policies(t, u, kind, referrer, decision);
+        let decision = self.bounded(t, u, referrer, decision);
         let e = self.frontier.get_mut(u);
         if e.reached.contains(t) {
             // Reached again: a navigational reference may upgrade a pending leaf to a document.
@@ -555,22 +582,66 @@ impl<'a> Engine<'a> {
                 v
             }
         };
-        let decision = match (verdict, decision) {
+        match (verdict, decision) {
             (Some(Decision::Avoid(r)), _) => Decision::Avoid(r),
             (Some(Decision::Leaf(r)), Decision::Traverse) => Decision::Leaf(r),
             (_, d) => d,
-        };
-        if decision == Decision::Traverse && self.track_depths {
-            self.depths.entry((t as u32, u)).or_insert(depth);
         }
-        decision
     }
 
-    /// The depth, for task `t`, of what document `d` refers to: one more
-    /// than `d`'s (0 for every URL when no policy reads depths).
+    /// A document candidate of task `t` beyond the task's bounds (deeper
+    /// than `max_depth`, or past `max_documents`) is a leaf, with the bound
+    /// as its reason; within them it counts, and its depth is kept.
+    fn bounded(
+        &mut self,
+        t: usize,
+        u: UrlIdx,
+        referrer: Option<UrlIdx>,
+        decision: Decision,
+    ) -> Decision {
+        if decision != Decision::Traverse || self.depths.contains_key(&(t as u32, u)) {
+            return decision;
+        }
+        let depth = referrer.map_or(0, |r| self.depth_of(t, r) + 1);
+        let task = &mut self.tasks[t];
+        let bounds = task.bounds;
+        let (first, why) = if depth > bounds.max_depth {
+            let first = !std::mem::replace(&mut task.too_deep, true);
+            (
+                first,
+                format!("max_depth ({} links from the top)", bounds.max_depth),
+            )
+        } else if task.traversed >= bounds.max_documents {
+            let first = task.traversed == bounds.max_documents;
+            task.traversed += u64::from(first);
+            (first, format!("max_documents ({})", bounds.max_documents))
+        } else {
+            task.traversed += 1;
+            self.depths.insert((t as u32, u), depth);
+            return decision;
+        };
+        if first {
+            let note = format!(
+                "reached its {why} at {}; documents beyond it are tested as leaves, not traversed",
+                self.frontier.get(u).url
+            );
+            tracing::warn!("task {}: {note}", self.tasks[t].info.name);
+            self.stats[t].bounds_hit.push(note);
+        }
+        Decision::Leaf(format!("beyond the task's {why}"))
+    }
+
+    /// The depth of task `t`'s document `d`: links from the top.
+    fn depth_of(&self, t: usize, d: UrlIdx) -> u32 {
+        self.depths.get(&(t as u32, d)).copied().unwrap_or(0)
+    }
+
+    /// The depth, for task `t`, that policies are told of what document `d`
+    /// refers to: one more than `d`'s (0 for every URL when no policy
+    /// reads depths, as the WIT says).
     fn depth_below(&self, t: usize, d: UrlIdx) -> u32 {
         match self.track_depths {
-            true => self.depths.get(&(t as u32, d)).copied().unwrap_or(0) + 1,
+            true => self.depth_of(t, d) + 1,
             false => 0,
         }
     }
@@ -646,6 +717,7 @@ impl<'a> Engine<'a> {
         }
         let mut seen = HashSet::new();
         let mut asks = Vec::new();
+        let from = &self.frontier.get(referrer).url;
         for &(u, kind) in links {
             let e = self.frontier.get(u);
             if self.policies_asked(t, u) || !seen.insert(u) {
@@ -653,7 +725,7 @@ impl<'a> Engine<'a> {
             }
             // Asked only where the host would request it (as in ask_policies).
             if matches!(
-                decide(&self.tasks[t].scope, &self.rules, &e.url, kind),
+                decide(&self.tasks[t].scope, &self.rules, &e.url, kind, Some(from)),
                 Decision::Traverse | Decision::Leaf(_)
             ) {
                 asks.push((u, e.url.as_str().to_string(), kind));
@@ -905,6 +977,7 @@ impl<'a> Engine<'a> {
         let age = unix_now() - r.checked_at;
         if this_run || age < self.settings.result_max_age.as_secs() as i64 {
             let source = if this_run { None } else { Some(Source::Reused) };
+            self.reused += u64::from(!this_run);
             self.complete_cached(u, cached, source);
             return true;
         }
@@ -1072,7 +1145,7 @@ impl<'a> Engine<'a> {
                 RobotsState::Unreachable(reason) => Some((Category::Broken, reason.clone())),
                 RobotsState::Ready(rules) if !rules.allows(&job.request) => {
                     let rule = rules
-                        .matching_rule(&path_and_query(&job.request))
+                        .forbidding_rule(&path_and_query(&job.request))
                         .map(|r| r.path.clone())
                         .unwrap_or_default();
                     let reason = format!(
@@ -1280,18 +1353,23 @@ impl<'a> Engine<'a> {
             Some(p) => format!("{origin}:{p}"),
             None => origin,
         };
+        // What was read, with the rules that apply to this robot (kept in
+        // the store's sites table and, with a sites file, the avoid file).
         let record = |status: &str,
                       body: Option<String>,
                       http: Option<u16>,
                       expires: i64,
-                      avoid: Vec<String>| SiteRecord {
-            site: site.key.clone(),
-            robots_status: status.to_string(),
-            robots_body: body,
-            http_status: http,
-            fetched_at: now,
-            expires_at: expires,
-            avoid_prefixes: avoid,
+                      reading: RobotsRules| {
+            let rec = SiteRecord {
+                site: site.key.clone(),
+                robots_status: status.to_string(),
+                robots_body: body,
+                http_status: http,
+                fetched_at: now,
+                expires_at: expires,
+                robots_lines: lines_of(&origin, &reading.rules),
+            };
+            (rec, reading)
         };
         let rec = match outcome {
             RobotsFetch::Found {
@@ -1299,23 +1377,19 @@ impl<'a> Engine<'a> {
                 status,
                 max_age,
             } => {
-                let rules = RobotsRules::parse(&body, &self.robot_name);
+                let rules = RobotsRules::parse(&body, &self.robot_name, self.settings.robots_rules);
                 if let Some(d) = rules.crawl_delay {
                     site.gate
                         .apply_crawl_delay(d, self.settings.max_crawl_delay);
                 }
                 let expires = now + max_age.map_or(default_expiry, |a| a.as_secs() as i64);
-                let avoid = rules
-                    .disallowed_paths()
-                    .map(|p| format!("{origin}{p}"))
-                    .collect();
                 tracing::debug!(
                     "robots.txt of {}: {} rules for this robot",
                     site.key,
                     rules.rules.len()
                 );
-                site.robots = RobotsState::Ready(Arc::new(rules));
-                Some(record("ok", Some(body), Some(status), expires, avoid))
+                site.robots = RobotsState::Ready(Arc::new(rules.clone()));
+                Some(record("ok", Some(body), Some(status), expires, rules))
             }
             RobotsFetch::Missing { status } => {
                 site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
@@ -1324,7 +1398,7 @@ impl<'a> Engine<'a> {
                     None,
                     Some(status),
                     now + default_expiry,
-                    Vec::new(),
+                    RobotsRules::default(),
                 ))
             }
             RobotsFetch::Forbidden { status } => {
@@ -1337,7 +1411,7 @@ impl<'a> Engine<'a> {
                     None,
                     Some(status),
                     now + default_expiry,
-                    vec![format!("{origin}/")],
+                    RobotsRules::forbid_all(),
                 ))
             }
             RobotsFetch::Unavailable {
@@ -1375,12 +1449,13 @@ impl<'a> Engine<'a> {
                 None
             }
         };
-        if let Some(rec) = rec {
+        if let Some((rec, reading)) = rec {
             if self.robots_files.enabled() {
                 self.robots_files.record(
                     &rec.site,
                     SystemTime::UNIX_EPOCH + Duration::from_secs(rec.expires_at.max(0) as u64),
-                    rec.avoid_prefixes.clone(),
+                    lines_of(&origin, &reading.rules),
+                    lines_of(&origin, &reading.rfc9309),
                 );
             }
             self.sites[s as usize].robots_answer = rec
@@ -1485,6 +1560,8 @@ impl<'a> Engine<'a> {
             self.requeue(site, job, None);
             return;
         }
+        // Why a retryable answer was not retried, when the server asked too much.
+        let mut gave_up = None;
         if is_retryable_status(status) && job.attempt < retries {
             let wait = resp
                 .headers
@@ -1492,7 +1569,14 @@ impl<'a> Engine<'a> {
                 .as_deref()
                 .and_then(|v| parse_retry_after(v, SystemTime::now()));
             let wait = match wait {
-                Some(w) if w > self.settings.max_retry_after => None,
+                Some(w) if w > self.settings.max_retry_after => {
+                    gave_up = Some(format!(
+                        "; gave up: Retry-After asked for {}, more than max_retry_after ({})",
+                        humantime::format_duration(w),
+                        humantime::format_duration(self.settings.max_retry_after)
+                    ));
+                    None
+                }
                 Some(w) => Some(w),
                 None => Some(backoff(job.attempt + 1)),
             };
@@ -1529,7 +1613,7 @@ impl<'a> Engine<'a> {
             None => {
                 let category = Category::of_status(status, !job.hops.is_empty());
                 let error = (!matches!(category, Category::Ok | Category::Moved))
-                    .then(|| status_text(status));
+                    .then(|| status_text(status) + gave_up.as_deref().unwrap_or_default());
                 (category, error)
             }
         };
@@ -1560,6 +1644,18 @@ impl<'a> Engine<'a> {
         if job.hops.len() >= MAX_REDIRECTS {
             let reason = format!("more than {MAX_REDIRECTS} redirects");
             self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
+            return;
+        }
+        if from.scheme() != "file" && next.scheme() == "file" {
+            let reason = format!("redirected to {next}: {}", crate::policy::LOCAL_FROM_REMOTE);
+            self.finish_job(
+                job,
+                Some(resp),
+                Category::NotChecked,
+                Some(reason),
+                None,
+                None,
+            );
             return;
         }
         if !urls::is_checkable(&next) {
@@ -1909,6 +2005,14 @@ impl<'a> Engine<'a> {
             }
         }
     }
+}
+
+/// Robots rules as (Allow?, absolute URL prefix) lines under `origin`.
+fn lines_of(origin: &str, rules: &[crate::policy::robots::RobotsRule]) -> Vec<(bool, String)> {
+    rules
+        .iter()
+        .map(|r| (r.allow, format!("{origin}{}", r.path)))
+        .collect()
 }
 
 fn path_and_query(url: &Url) -> String {

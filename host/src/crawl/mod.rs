@@ -77,6 +77,9 @@ pub struct CrawlReport {
     pub tasks: Vec<TaskSummary>,
     /// Requests made (robots.txt included).
     pub requests: u64,
+    /// Results of earlier runs reused without a request (younger than
+    /// `result_max_age`).
+    pub reused: u64,
     /// Wall time.
     pub elapsed: std::time::Duration,
 }

@@ -26,6 +26,9 @@ pub struct TaskSummary {
     pub leafed: u64,
     /// References not checked (other schemes, forms).
     pub not_checked: u64,
+    /// The bounds the task reached (`max_depth`, `max_documents`), each
+    /// with the first document it turned into a leaf.
+    pub bounds_hit: Vec<String>,
 }
 
 impl TaskSummary {
@@ -76,6 +79,11 @@ pub fn print_summary(tasks: &[TaskSummary]) -> String {
             t.leafed,
             t.not_checked
         ));
+    }
+    for t in tasks {
+        for hit in &t.bounds_hit {
+            out.push_str(&format!("{}: {hit}\n", t.name));
+        }
     }
     out
 }

@@ -247,7 +247,7 @@ pub async fn ask_hooks_then_fetch(
 pub async fn fetch(
     fetcher: Fetcher,
     site: u32,
-    job: Box<Job>,
+    mut job: Box<Job>,
     req: FetchRequest,
     max_body: u64,
     hooks: Option<Arc<CrawlHooks>>,
@@ -256,6 +256,7 @@ pub async fn fetch(
     let method = req.method.as_str();
     // Which parser plugin, if any, reads a non-HTML body.
     let chosen: Arc<Mutex<Option<usize>>> = Arc::default();
+    let started = std::time::Instant::now();
     let result = {
         let (hooks, chosen, url) = (hooks.clone(), chosen.clone(), req.url.clone());
         fetcher
@@ -273,6 +274,10 @@ pub async fn fetch(
             })
             .await
     };
+    if result.is_err() {
+        // A response counts its own time; a failed request the time it took to fail.
+        job.elapsed += started.elapsed();
+    }
     let mut parsed = None;
     let mut hash = None;
     if let Ok(resp) = &result

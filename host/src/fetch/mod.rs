@@ -127,6 +127,10 @@ pub enum FetchError {
     /// The connection could not be made (DNS, refused, TLS).
     #[error("connection failed: {0}")]
     Connect(String),
+    /// The server answered something that is not HTTP, or closed the
+    /// connection before it answered.
+    #[error("HTTP protocol error: {0}")]
+    Protocol(String),
     /// The connection broke while the body was read.
     #[error("response body incomplete: {0}")]
     Body(String),
@@ -153,6 +157,25 @@ pub struct Fetcher {
 }
 
 /// The error chain of an error as one line, most specific last.
+/// What went wrong in the HTTP exchange itself, when that is what happened:
+/// a response that does not parse, or a connection closed before the answer.
+fn protocol_error(e: &reqwest::Error) -> Option<String> {
+    let mut cur: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = cur {
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            return if h.is_parse() || h.is_parse_status() {
+                Some(format!("the server's response is not valid HTTP ({h})"))
+            } else if h.is_incomplete_message() {
+                Some("the server closed the connection before it answered".into())
+            } else {
+                None
+            };
+        }
+        cur = err.source();
+    }
+    None
+}
+
 fn chain(e: &dyn std::error::Error) -> String {
     let mut parts = Vec::new();
     let mut cur: Option<&dyn std::error::Error> = Some(e);
@@ -332,8 +355,9 @@ impl Fetcher {
             FetchError::Connect(chain(e))
         } else if e.is_body() || e.is_decode() {
             FetchError::Body(chain(e))
+        } else if let Some(why) = protocol_error(e) {
+            FetchError::Protocol(why)
         } else if e.is_request() {
-            // Includes a server that closes the connection without answering.
             FetchError::Connect(chain(e))
         } else {
             FetchError::Other(chain(e))

@@ -6,8 +6,9 @@ use std::fmt::Write;
 use url::Url;
 
 /// The kinds mailed, in order, with their headings (as in the index).
-const SECTIONS: [(&str, &str); 4] = [
+const SECTIONS: [(&str, &str); 5] = [
     ("broken", "Broken links"),
+    ("blocked", "Blocked links (the server refused the robot)"),
     ("moved", "Moved documents"),
     ("recently-modified", "Recently modified documents"),
     ("expiring", "Expiring documents"),
@@ -117,6 +118,7 @@ mod tests {
             },
             notify,
             schedule: None,
+            bounds: Default::default(),
         }
     }
 

@@ -235,25 +235,35 @@ impl State {
         TokenSinkResult::Continue
     }
 
+    /// `<meta>` in the forms authors write it: `http-equiv="X" content`,
+    /// `name="Owner" content` (and `name="Expires"`), and MOMspider's own
+    /// HTML+ form `<META HEADER NAME="Owner" VALUE="…">` (seed 000,
+    /// section 6), where `header` makes the name an HTTP header.
     fn meta(&mut self, tag: &Tag, line: u64) {
-        let content = attr(tag, "content").unwrap_or("").trim();
-        if let Some(name) = attr(tag, "name")
-            && name.trim().eq_ignore_ascii_case("owner")
+        let content = attr(tag, "content")
+            .or_else(|| attr(tag, "value"))
+            .unwrap_or("")
+            .trim();
+        let name = attr(tag, "name").map(|n| n.trim().to_ascii_lowercase());
+        let header = match attr(tag, "http-equiv") {
+            Some(equiv) => Some(equiv.trim().to_ascii_lowercase()),
+            None if attr(tag, "header").is_some() => name.clone(),
+            None if name.as_deref() == Some("expires") => name.clone(),
+            None => None,
+        };
+        if (name.as_deref() == Some("owner") || header.as_deref() == Some("owner"))
             && self.facts.owner.is_none()
+            && !content.is_empty()
         {
             self.facts.owner = Some(collapse_ws(content));
         }
-        if let Some(equiv) = attr(tag, "http-equiv") {
-            let equiv = equiv.trim().to_ascii_lowercase();
-            if equiv == "refresh"
+        if let Some(header) = header {
+            if header == "refresh"
                 && let Some(target) = refresh_target(content)
             {
                 self.push(target, RefKind::Refresh, String::new(), line);
             }
-            if equiv == "owner" && self.facts.owner.is_none() {
-                self.facts.owner = Some(collapse_ws(content));
-            }
-            self.facts.http_equiv.push((equiv, content.to_string()));
+            self.facts.http_equiv.push((header, content.to_string()));
         }
     }
 
@@ -382,6 +392,36 @@ mod tests {
                 ("e.svg", RefKind::Embed, ""),
                 ("mailto:x@a.example", RefKind::Anchor, "mail"),
             ]
+        );
+    }
+
+    #[test]
+    fn the_seeds_meta_header_form_gives_owner_and_expires() {
+        let f = extract(
+            r#"<head><META HEADER NAME="Owner" VALUE="AnyOwnerAlias">
+            <META header name="Expires" value="Fri, 01 Apr 1994 00:00:00 GMT"></head>"#,
+        );
+        assert_eq!(f.owner.as_deref(), Some("AnyOwnerAlias"));
+        assert_eq!(
+            f.http_equiv,
+            vec![
+                ("owner".to_string(), "AnyOwnerAlias".to_string()),
+                (
+                    "expires".to_string(),
+                    "Fri, 01 Apr 1994 00:00:00 GMT".to_string()
+                )
+            ]
+        );
+        let modern = extract(
+            r#"<meta name="owner" content="RTF"><meta name="expires" content="Fri, 01 Apr 2033 00:00:00 GMT">"#,
+        );
+        assert_eq!(modern.owner.as_deref(), Some("RTF"));
+        assert_eq!(
+            modern.http_equiv,
+            vec![(
+                "expires".to_string(),
+                "Fri, 01 Apr 2033 00:00:00 GMT".to_string()
+            )]
         );
     }
 

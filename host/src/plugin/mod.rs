@@ -14,6 +14,7 @@ pub mod identify;
 pub mod load;
 pub mod parser;
 pub mod policy;
+pub mod preflight;
 pub mod reporter;
 pub mod runner;
 pub mod sandbox;

@@ -137,6 +137,19 @@ impl ReporterPlugin {
         self.sandbox.name()
     }
 
+    /// Instantiate the reporter and call its `configure` only (no output
+    /// directory): whether it accepts its configuration.
+    pub fn configure_only(&self) -> Result<(), PluginFailure> {
+        let sb = &self.sandbox;
+        let mut store = sb.store(None);
+        let bindings = sb.call(&mut store, "instantiate", |s| self.pre.instantiate(s))?;
+        let api = bindings.spinneret_plugin_reporter_api();
+        sb.call(&mut store, "configure", |s| {
+            api.call_configure(s, sb.config())
+        })?
+        .map_err(|e| sb.failed("configure", e.message))
+    }
+
     /// Run the reporter for one task, writing into `output_dir`, in a fresh
     /// instance (a failure never leaks into the next task).
     pub fn report(&self, task: &TaskReport<'_>, output_dir: PathBuf) -> Result<(), PluginFailure> {

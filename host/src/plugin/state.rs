@@ -115,6 +115,8 @@ pub struct HostFetch {
     pub handle: tokio::runtime::Handle,
     /// The robot's name, for robots.txt.
     pub robot_name: String,
+    /// Which reading of robots.txt decides.
+    pub robots_mode: crate::policy::robots::RobotsMode,
     /// The body cap.
     pub max_body: u64,
     /// The avoid-file entries in force.
@@ -136,6 +138,7 @@ impl HostFetch {
             fetcher: crate::fetch::Fetcher::new(settings)?,
             handle,
             robot_name: settings.robot_name(),
+            robots_mode: settings.robots_rules,
             max_body: settings.max_body,
             rules: Arc::new(rules),
             delay: settings.per_site_delay,
@@ -364,9 +367,11 @@ impl http::Host for PluginState {
         if !self.robots.contains_key(&site) {
             let rules = match crate::urls::robots_url(&url) {
                 Some(r) => match fetch.handle.block_on(fetch_robots(&fetch.fetcher, r)) {
-                    RobotsFetch::Found { body, .. } => {
-                        crate::policy::robots::RobotsRules::parse(&body, &fetch.robot_name)
-                    }
+                    RobotsFetch::Found { body, .. } => crate::policy::robots::RobotsRules::parse(
+                        &body,
+                        &fetch.robot_name,
+                        fetch.robots_mode,
+                    ),
                     RobotsFetch::Missing { .. } => Default::default(),
                     RobotsFetch::Forbidden { status } => {
                         return Ok(Err(format!(

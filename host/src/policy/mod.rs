@@ -6,6 +6,7 @@
 
 pub mod robots;
 pub mod robots_files;
+pub mod robots_rfc9309;
 pub mod rules;
 pub mod scope;
 
@@ -24,6 +25,14 @@ pub fn load_rules(
 ) -> Result<(PrefixRules, robots_files::RobotsFiles), rules::RulesError> {
     let mut all = Vec::new();
     for f in &settings.avoid_files {
+        // A system avoid file is the operator's; the configuration said it exists.
+        if !f.is_file() {
+            return Err(rules::RulesError::at(
+                f,
+                0,
+                "the avoid file (avoid_files, SystemAvoid) does not exist".into(),
+            ));
+        }
         all.extend(rules::read_rules(f)?);
     }
     let files = robots_files::RobotsFiles::load(settings, now)?;
@@ -64,11 +73,35 @@ impl Decision {
     }
 }
 
-/// Decide for a reference to `url` of `kind` reached by the task with `scope`,
-/// before robots.txt (which the engine applies at request time).
-pub fn decide(scope: &Scope, rules: &PrefixRules, url: &Url, kind: RefKind) -> Decision {
+/// Why a `file:` URL reached from an http(s) document is never opened.
+pub const LOCAL_FROM_REMOTE: &str = "local file referenced from a remote page";
+
+/// Decide for a reference to `url` of `kind` found in `referrer` (none for a
+/// task's top) by the task with `scope`, before robots.txt (which the engine
+/// applies at request time).
+///
+/// A `file:` URL is opened only for a task whose top is itself a `file:` URL,
+/// only inside that task's tree, and never when a remote page refers to it:
+/// a page on the web must not make the crawler read the local machine.
+pub fn decide(
+    scope: &Scope,
+    rules: &PrefixRules,
+    url: &Url,
+    kind: RefKind,
+    referrer: Option<&Url>,
+) -> Decision {
     if !crate::urls::is_checkable(url) {
         return Decision::NotChecked(format!("{} references are not checked", url.scheme()));
+    }
+    if url.scheme() == "file" {
+        if referrer.is_some_and(|r| r.scheme() != "file") || !scope.is_local() {
+            return Decision::NotChecked(LOCAL_FROM_REMOTE.into());
+        }
+        if !scope.holds_local(url) {
+            return Decision::NotChecked(
+                "local file outside the task's tree (file: URLs are opened only at or below the top's directory)".into(),
+            );
+        }
     }
     if kind == RefKind::Form {
         return Decision::NotChecked("form actions are not requested".into());

@@ -1,4 +1,6 @@
-//! robots.txt as in Koster's 1996 draft (seed 002).
+//! robots.txt as in Koster's 1996 draft (seed 002), and beside it as RFC
+//! 9309 reads it ([`super::robots_rfc9309`]); [`RobotsMode`] says which
+//! reading decides (by default both must allow).
 //!
 //! The `robotstxt` crate tokenizes the file (it accepts CR, LF and CRLF line
 //! ends, comments, a BOM and common typos); this module applies the draft's
@@ -8,6 +10,8 @@
 //! path that is a prefix of the URL's path decides; `%xx` escapes compare
 //! decoded except `%2F`; `/robots.txt` itself is always allowed.
 
+use super::robots_rfc9309 as rfc9309;
+pub use super::robots_rfc9309::RobotsMode;
 use robotstxt::{RobotsParseHandler, parse_robotstxt};
 use std::time::Duration;
 use url::Url;
@@ -25,8 +29,13 @@ pub struct RobotsRule {
 /// The part of a robots.txt that applies to one robot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RobotsRules {
-    /// The rules of the applicable record, in file order (empty: unrestricted).
+    /// The rules of the record the draft applies, in file order (empty:
+    /// unrestricted).
     pub rules: Vec<RobotsRule>,
+    /// The rules of the groups RFC 9309 applies, merged in file order.
+    pub rfc9309: Vec<RobotsRule>,
+    /// Which reading decides.
+    pub mode: RobotsMode,
     /// `Crawl-delay` of the applicable record.
     pub crawl_delay: Option<Duration>,
     /// Which record applied: the User-agent value matched, `*`, or `None` for no record.
@@ -119,19 +128,53 @@ fn decode_path(path: &str) -> Vec<u8> {
     out
 }
 
+/// A rule of the draft's reading: prefix comparison with `%xx` decoded.
+fn draft_rule(allow: bool, path: &str) -> RobotsRule {
+    RobotsRule {
+        allow,
+        path: path.to_string(),
+        decoded: decode_path(path),
+    }
+}
+
+/// A rule of RFC 9309's reading: the pattern normalized for comparison.
+fn rfc9309_rule(allow: bool, path: &str) -> RobotsRule {
+    RobotsRule {
+        allow,
+        path: path.to_string(),
+        decoded: rfc9309::normalize(path),
+    }
+}
+
+/// Rules from lines, an empty path (which matches nothing: "Disallow:"
+/// allows everything) left out.
+fn rules_of<'a>(
+    lines: impl IntoIterator<Item = (bool, &'a str)>,
+    make: fn(bool, &str) -> RobotsRule,
+) -> Vec<RobotsRule> {
+    lines
+        .into_iter()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(allow, p)| make(allow, p))
+        .collect()
+}
+
 impl RobotsRules {
-    /// The rules of `body` that apply to the robot whose name token is `robot`.
-    pub fn parse(body: &str, robot: &str) -> RobotsRules {
+    /// The rules of `body` that apply to the robot whose name token is
+    /// `robot`, read as `mode` says.
+    pub fn parse(body: &str, robot: &str, mode: RobotsMode) -> RobotsRules {
         let mut c = Collector::default();
         parse_robotstxt(body, &mut c);
-        let robot = robot.to_ascii_lowercase();
+        let name = robot.trim().to_ascii_lowercase();
+        // An empty name would be a substring of every agent: it names no record.
         let chosen = c
             .records
             .iter()
+            .filter(|_| !name.is_empty())
             .find_map(|r| {
                 r.agents
                     .iter()
-                    .find(|a| a.as_str() != "*" && a.to_ascii_lowercase().contains(&robot))
+                    .find(|a| a.as_str() != "*" && a.to_ascii_lowercase().contains(&name))
                     .map(|a| (r, a.clone()))
             })
             .or_else(|| {
@@ -140,47 +183,86 @@ impl RobotsRules {
                     .find(|r| r.agents.iter().any(|a| a == "*"))
                     .map(|r| (r, "*".to_string()))
             });
-        let Some((record, agent)) = chosen else {
-            return RobotsRules::default();
-        };
-        let rules = record
-            .rules
+        let groups = c
+            .records
             .iter()
-            // An empty path matches nothing ("Disallow:" allows everything).
-            .filter(|(_, p)| !p.is_empty())
-            .map(|(allow, p)| RobotsRule {
-                allow: *allow,
-                path: p.clone(),
-                decoded: decode_path(p),
-            })
-            .collect();
+            .map(|r| (r.agents.as_slice(), r.rules.as_slice()));
+        let rfc9309 = rfc9309::select(groups, &name).unwrap_or_default();
+        let rfc9309 = rules_of(rfc9309.iter().map(|(a, p)| (*a, p.as_str())), rfc9309_rule);
+        let Some((record, agent)) = chosen else {
+            return RobotsRules {
+                rfc9309,
+                mode,
+                ..RobotsRules::default()
+            };
+        };
         RobotsRules {
-            rules,
+            rules: rules_of(
+                record.rules.iter().map(|(a, p)| (*a, p.as_str())),
+                draft_rule,
+            ),
+            rfc9309,
+            mode,
             crawl_delay: record.crawl_delay,
             matched_agent: Some(agent),
+        }
+    }
+
+    /// The rules of a record given as its Allow (`true`) and Disallow
+    /// lines' paths, in file order (as an avoid file's robots.txt group
+    /// keeps them): `draft` for the draft's reading, `rfc9309` for RFC
+    /// 9309's, read as `mode` says.
+    pub fn from_lines<'a>(
+        draft: impl IntoIterator<Item = (bool, &'a str)>,
+        rfc9309: impl IntoIterator<Item = (bool, &'a str)>,
+        mode: RobotsMode,
+    ) -> RobotsRules {
+        RobotsRules {
+            rules: rules_of(draft, draft_rule),
+            rfc9309: rules_of(rfc9309, rfc9309_rule),
+            mode,
+            crawl_delay: None,
+            matched_agent: Some("the avoid file".into()),
         }
     }
 
     /// Rules that forbid the whole site (for 401/403 on robots.txt).
     pub fn forbid_all() -> RobotsRules {
         RobotsRules {
-            rules: vec![RobotsRule {
-                allow: false,
-                path: "/".into(),
-                decoded: b"/".to_vec(),
-            }],
+            rules: vec![draft_rule(false, "/")],
+            rfc9309: vec![rfc9309_rule(false, "/")],
+            mode: RobotsMode::Both,
             crawl_delay: None,
             matched_agent: None,
         }
     }
 
-    /// The rule that decides `path_and_query`, if any.
-    pub fn matching_rule(&self, path_and_query: &str) -> Option<&RobotsRule> {
+    /// The rule that forbids `path_and_query` to the robot, if one does:
+    /// the draft's first match, or RFC 9309's longest (an Allow winning a
+    /// tie), as the mode says. `/robots.txt` itself is never forbidden.
+    pub fn forbidding_rule(&self, path_and_query: &str) -> Option<&RobotsRule> {
         if path_and_query == "/robots.txt" {
             return None;
         }
-        let decoded = decode_path(path_and_query);
-        self.rules.iter().find(|r| decoded.starts_with(&r.decoded))
+        let draft = || {
+            let decoded = decode_path(path_and_query);
+            self.rules.iter().find(|r| decoded.starts_with(&r.decoded))
+        };
+        let rfc = || {
+            let path = rfc9309::normalize(path_and_query);
+            self.rfc9309
+                .iter()
+                .filter(|r| rfc9309::matches(&path, &r.decoded))
+                .max_by_key(|r| (r.decoded.len(), r.allow))
+        };
+        fn forbids(r: Option<&RobotsRule>) -> Option<&RobotsRule> {
+            r.filter(|r| !r.allow)
+        }
+        match self.mode {
+            RobotsMode::Draft => forbids(draft()),
+            RobotsMode::Rfc9309 => forbids(rfc()),
+            RobotsMode::Both => forbids(draft()).or_else(|| forbids(rfc())),
+        }
     }
 
     /// Whether the robot may request `url`.
@@ -190,15 +272,7 @@ impl RobotsRules {
             pq.push('?');
             pq.push_str(q);
         }
-        self.matching_rule(&pq).is_none_or(|r| r.allow)
-    }
-
-    /// The Disallow paths, for the avoid entries MOMspider derives from robots.txt.
-    pub fn disallowed_paths(&self) -> impl Iterator<Item = &str> {
-        self.rules
-            .iter()
-            .filter(|r| !r.allow)
-            .map(|r| r.path.as_str())
+        self.forbidding_rule(&pq).is_none()
     }
 }
 
@@ -225,17 +299,55 @@ mod tests {
     ];
 
     fn check_matrix(body: &str) {
-        let unhip = RobotsRules::parse(body, "unhipbot");
-        let webcrawler = RobotsRules::parse(body, "webcrawler");
-        let excite = RobotsRules::parse(body, "excite");
-        let other = RobotsRules::parse(body, "spinneret");
-        for (url, u, w, o) in MATRIX {
-            let url = Url::parse(url).unwrap();
-            assert_eq!(unhip.allows(&url), u, "unhipbot {url}");
-            assert_eq!(webcrawler.allows(&url), w, "webcrawler {url}");
-            assert_eq!(excite.allows(&url), w, "excite {url}");
-            assert_eq!(other.allows(&url), o, "other {url}");
+        for mode in [RobotsMode::Both, RobotsMode::Draft, RobotsMode::Rfc9309] {
+            let unhip = RobotsRules::parse(body, "unhipbot", mode);
+            let webcrawler = RobotsRules::parse(body, "webcrawler", mode);
+            let excite = RobotsRules::parse(body, "excite", mode);
+            let other = RobotsRules::parse(body, "spinneret", mode);
+            for (url, u, w, o) in MATRIX {
+                let url = Url::parse(url).unwrap();
+                assert_eq!(unhip.allows(&url), u, "{mode:?} unhipbot {url}");
+                assert_eq!(webcrawler.allows(&url), w, "{mode:?} webcrawler {url}");
+                assert_eq!(excite.allows(&url), w, "{mode:?} excite {url}");
+                assert_eq!(other.allows(&url), o, "{mode:?} other {url}");
+            }
         }
+    }
+
+    fn draft(body: &str, robot: &str) -> RobotsRules {
+        RobotsRules::parse(body, robot, RobotsMode::Draft)
+    }
+
+    fn disallowed(r: &RobotsRules) -> Vec<&str> {
+        r.rules
+            .iter()
+            .filter(|r| !r.allow)
+            .map(|r| r.path.as_str())
+            .collect()
+    }
+
+    /// The readings disagree: the draft's first match against RFC 9309's
+    /// longest match, and a name inside a value against the product token.
+    #[test]
+    fn a_polite_robot_fetches_only_what_both_readings_allow() {
+        let body = "User-agent: *\nAllow: /\nDisallow: /private/\n";
+        let x = Url::parse("http://x/private/x").unwrap();
+        let allowed = |mode| RobotsRules::parse(body, "spinneret", mode).allows(&x);
+        assert!(allowed(RobotsMode::Draft));
+        assert!(!allowed(RobotsMode::Rfc9309));
+        assert!(!allowed(RobotsMode::Both));
+        let body = "User-agent: spinneret-beta\nDisallow: /\n\nUser-agent: *\nDisallow: /tmp/\n";
+        let page = Url::parse("http://x/page.html").unwrap();
+        let allowed = |mode| RobotsRules::parse(body, "spinneret", mode).allows(&page);
+        assert!(
+            !allowed(RobotsMode::Draft),
+            "the draft: `spinneret` is in the value"
+        );
+        assert!(
+            allowed(RobotsMode::Rfc9309),
+            "RFC 9309: the token is `spinneret-beta`"
+        );
+        assert!(!allowed(RobotsMode::Both));
     }
 
     #[test]
@@ -251,24 +363,38 @@ mod tests {
 
     #[test]
     fn agent_names_match_case_insensitively_as_substrings() {
-        let r = RobotsRules::parse("User-agent: UnhipBot/0.1\nDisallow: /\n", "unhipbot");
+        let r = draft("User-agent: UnhipBot/0.1\nDisallow: /\n", "unhipbot");
         assert_eq!(r.matched_agent.as_deref(), Some("UnhipBot/0.1"));
         assert!(!r.allows(&Url::parse("http://x/a").unwrap()));
     }
 
     #[test]
+    fn an_empty_robot_name_matches_no_named_record() {
+        let body = "User-agent: webcrawler\nDisallow:\n\nUser-agent: *\nDisallow: /private/\n";
+        for name in ["", "  "] {
+            let r = RobotsRules::parse(body, name, RobotsMode::Both);
+            assert_eq!(r.matched_agent.as_deref(), Some("*"));
+            assert!(!r.allows(&Url::parse("http://x/private/a").unwrap()));
+        }
+    }
+
+    #[test]
     fn no_record_means_unlimited() {
-        let r = RobotsRules::parse("User-agent: otherbot\nDisallow: /\n", "spinneret");
+        let r = RobotsRules::parse(
+            "User-agent: otherbot\nDisallow: /\n",
+            "spinneret",
+            RobotsMode::Both,
+        );
         assert_eq!(r.matched_agent, None);
         assert!(r.allows(&Url::parse("http://x/a").unwrap()));
-        assert!(RobotsRules::parse("", "spinneret").rules.is_empty());
+        assert!(draft("", "spinneret").rules.is_empty());
     }
 
     #[test]
     fn first_matching_record_wins() {
         let body = "User-agent: *\nDisallow: /star\n\nUser-agent: spinneret\nDisallow: /mine\n\nUser-agent: spinneret\nDisallow: /second\n";
-        let r = RobotsRules::parse(body, "spinneret");
-        assert_eq!(r.disallowed_paths().collect::<Vec<_>>(), vec!["/mine"]);
+        let r = draft(body, "spinneret");
+        assert_eq!(disallowed(&r), vec!["/mine"]);
     }
 
     /// The path matching table of section 3.2.2.
@@ -293,9 +419,9 @@ mod tests {
             ("/~joe/index.html", "/%7Ejoe/index.html", true),
         ];
         for (record, path, matches) in cases {
-            let r = RobotsRules::parse(&format!("User-agent: *\nDisallow: {record}\n"), "x");
+            let r = draft(&format!("User-agent: *\nDisallow: {record}\n"), "x");
             assert_eq!(
-                r.matching_rule(path).is_some(),
+                r.forbidding_rule(path).is_some(),
                 matches,
                 "{record} vs {path}"
             );
@@ -304,17 +430,21 @@ mod tests {
 
     #[test]
     fn crawl_delay_and_comments() {
-        let r = RobotsRules::parse(
+        let r = draft(
             "User-agent: * # everyone\nCrawl-delay: 2.5\nDisallow: /cgi-bin/ # scripts\n",
             "spinneret",
         );
         assert_eq!(r.crawl_delay, Some(Duration::from_millis(2500)));
-        assert_eq!(r.disallowed_paths().collect::<Vec<_>>(), vec!["/cgi-bin/"]);
+        assert_eq!(disallowed(&r), vec!["/cgi-bin/"]);
     }
 
     #[test]
     fn query_strings_are_part_of_the_path() {
-        let r = RobotsRules::parse("User-agent: *\nDisallow: /search?q=\n", "x");
+        let r = RobotsRules::parse(
+            "User-agent: *\nDisallow: /search?q=\n",
+            "x",
+            RobotsMode::Both,
+        );
         assert!(!r.allows(&Url::parse("http://x/search?q=a").unwrap()));
         assert!(r.allows(&Url::parse("http://x/search").unwrap()));
     }

@@ -21,9 +21,17 @@
 //! as written. Expired entries and sites are dropped. Both files are
 //! rewritten atomically (a temporary file renamed over the old one).
 //!
-//! robots.txt `Allow` lines have no avoid-file form: the file records the
-//! `Disallow` paths, so a later run's reading is the stricter one.
+//! A group keeps the robots.txt record's lines in their order: `Avoid` for a
+//! `Disallow`, and `Allow` for an `Allow` (spinneret's extension of the
+//! format; MOMspider's reader skips it). While the site holds, its group is
+//! read back as that record, with robots.txt's own matching, so a later run
+//! decides exactly as the run that read the file (the draft's fict.org
+//! example: `Disallow: /org/plans.html`, `Allow: /org/`, `Disallow: /`).
+//! Where RFC 9309 applies other lines than the draft's record (it merges
+//! every group naming the robot's product token), they follow as a second
+//! group headed `# robots.txt of HOST:PORT as RFC 9309 reads it`.
 
+use super::robots::RobotsRules;
 use super::rules::{
     PrefixRule, RuleAction, RulesError, entry_lines, expiry, parse_rules, read_text, split_date,
 };
@@ -89,11 +97,27 @@ pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError
     Ok(out)
 }
 
+/// A robots.txt record's lines in order: (Allow?, URL prefix).
+type Lines = Vec<(bool, String)>;
+
+/// The heading words of a group of the lines RFC 9309 applies.
+const RFC9309_GROUP: &str = "as RFC 9309 reads it";
+
 /// What this run learnt of a site's robots.txt.
 #[derive(Clone, Debug)]
 struct Reading {
     expires: SystemTime,
-    avoid: Vec<String>,
+    /// The lines of the draft's record.
+    draft: Lines,
+    /// The lines RFC 9309 applies.
+    rfc9309: Lines,
+}
+
+/// A site's robots.txt groups as the avoid file holds them.
+#[derive(Clone, Debug, Default)]
+struct HeldGroups {
+    draft: Option<Lines>,
+    rfc9309: Option<Lines>,
 }
 
 /// The user's avoid and sites files for one run: what they say at its
@@ -108,33 +132,36 @@ pub struct RobotsFiles {
     sites_text: Option<String>,
     /// Sites whose robots.txt holds (system and user files), with their expiry.
     held: HashMap<String, Option<SystemTime>>,
-    /// The avoid entries in force.
+    /// The avoid entries in force (outside robots.txt groups).
     rules: Vec<PrefixRule>,
+    /// The robots.txt groups of the sites that hold.
+    groups: HashMap<String, HeldGroups>,
     /// Whether any sites file is configured (else the store's cache decides).
     enabled: bool,
     /// This run's readings, by site.
     readings: BTreeMap<String, Reading>,
 }
 
-/// The site a group heading names (`# robots.txt of HOST:PORT…`).
-fn group_site(line: &str) -> Option<String> {
+/// The site a group heading names (`# robots.txt of HOST:PORT…`), and
+/// whether the group holds RFC 9309's lines.
+fn group_site(line: &str) -> Option<(String, bool)> {
     let rest = line.trim().strip_prefix('#')?.trim();
     let rest = rest.strip_prefix("robots.txt of ")?;
     let site = rest.split([',', ' ']).next()?;
-    Some(site.to_ascii_lowercase())
+    Some((site.to_ascii_lowercase(), rest.contains(RFC9309_GROUP)))
 }
 
 /// The group (site) each line of an avoid file belongs to, if any: its
 /// heading, the entries after it and its closing `# end of robots.txt of
 /// HOST:PORT` line (a blank or other comment line also ends it), so that
 /// lines added after a group by hand stay the user's.
-fn groups(text: &str) -> Vec<Option<String>> {
-    let mut current: Option<String> = None;
+fn groups(text: &str) -> Vec<Option<(String, bool)>> {
+    let mut current: Option<(String, bool)> = None;
     text.lines()
         .map(|l| {
             let t = l.trim();
-            if let Some(site) = group_site(t) {
-                current = Some(site);
+            if let Some(group) = group_site(t) {
+                current = Some(group);
                 return current.clone();
             }
             let end = t
@@ -143,7 +170,7 @@ fn groups(text: &str) -> Vec<Option<String>> {
                 .and_then(|r| r.strip_prefix("end of robots.txt of "))
                 .map(|r| r.trim().to_ascii_lowercase());
             if let Some(site) = end {
-                return current.take().filter(|c| *c == site);
+                return current.take().filter(|(c, _)| *c == site);
             }
             if t.is_empty() || t.starts_with('#') {
                 current = None;
@@ -184,9 +211,30 @@ impl RobotsFiles {
             let groups = groups(&text);
             for rule in parse_rules(&text, path)? {
                 let group = groups.get(rule.line.saturating_sub(1)).cloned().flatten();
-                let stale = group.is_some_and(|g| files.enabled && !files.held.contains_key(&g));
-                if !stale && live(&rule.expires) {
-                    files.rules.push(rule);
+                let stale = group
+                    .as_ref()
+                    .is_some_and(|(g, _)| files.enabled && !files.held.contains_key(g));
+                if stale || !live(&rule.expires) {
+                    continue;
+                }
+                match group.filter(|_| files.enabled) {
+                    Some((site, rfc9309)) if rule.action != RuleAction::Leaf => {
+                        let allow = rule.action == RuleAction::Allow;
+                        let held = files.groups.entry(site).or_default();
+                        let lines = match rfc9309 {
+                            true => &mut held.rfc9309,
+                            false => &mut held.draft,
+                        };
+                        lines.get_or_insert_default().push((allow, rule.prefix));
+                    }
+                    _ if rule.action == RuleAction::Allow => {
+                        return Err(RulesError::at(
+                            path,
+                            rule.line,
+                            "an `Allow` entry belongs inside a robots.txt group (spinneret writes them there); outside one, write `Avoid` or `Leaf`".into(),
+                        ));
+                    }
+                    _ => files.rules.push(rule),
                 }
             }
             files.avoid_text = Some(text);
@@ -206,16 +254,44 @@ impl RobotsFiles {
         self.held.contains_key(site)
     }
 
-    /// The user avoid file's entries in force.
+    /// The user avoid file's entries in force, outside robots.txt groups.
     pub fn rules(&self) -> &[PrefixRule] {
         &self.rules
     }
 
+    /// The robots.txt rules of a site that holds, as its groups in the
+    /// avoid file record them (none: unrestricted), read as `mode` says.
+    pub fn robots_of(&self, site: &str, mode: super::robots::RobotsMode) -> RobotsRules {
+        let held = self.groups.get(site).cloned().unwrap_or_default();
+        let draft = held.draft.unwrap_or_default();
+        // Without a group of its own, RFC 9309 applies the same lines.
+        let rfc9309 = held.rfc9309.unwrap_or_else(|| draft.clone());
+        let paths = |lines: &Lines| -> Vec<(bool, String)> {
+            lines
+                .iter()
+                .map(|(allow, prefix)| (*allow, path_of(prefix).to_string()))
+                .collect()
+        };
+        let (draft, rfc9309) = (paths(&draft), paths(&rfc9309));
+        RobotsRules::from_lines(
+            draft.iter().map(|(a, p)| (*a, p.as_str())),
+            rfc9309.iter().map(|(a, p)| (*a, p.as_str())),
+            mode,
+        )
+    }
+
     /// Record this run's reading of `site`'s robots.txt: it holds until
-    /// `expires` and forbids the URL prefixes `avoid`.
-    pub fn record(&mut self, site: &str, expires: SystemTime, avoid: Vec<String>) {
-        self.readings
-            .insert(site.to_ascii_lowercase(), Reading { expires, avoid });
+    /// `expires`; `draft` are the lines of the draft's record and `rfc9309`
+    /// those RFC 9309 applies, in order, as (Allow?, URL prefix).
+    pub fn record(&mut self, site: &str, expires: SystemTime, draft: Lines, rfc9309: Lines) {
+        self.readings.insert(
+            site.to_ascii_lowercase(),
+            Reading {
+                expires,
+                draft,
+                rfc9309,
+            },
+        );
     }
 
     /// Write both user files with this run's readings. Nothing is written
@@ -258,7 +334,7 @@ impl RobotsFiles {
         for (i, line) in old.lines().enumerate() {
             let replaced = groups[i]
                 .as_ref()
-                .is_some_and(|g| self.readings.contains_key(g) || !self.held.contains_key(g));
+                .is_some_and(|(g, _)| self.readings.contains_key(g) || !self.held.contains_key(g));
             if replaced || expired.contains(&(i + 1)) {
                 continue;
             }
@@ -268,22 +344,28 @@ impl RobotsFiles {
         while out.ends_with("\n\n") {
             out.pop();
         }
+        let read = httpdate::fmt_http_date(now);
         for (site, r) in &self.readings {
-            if r.avoid.is_empty() {
-                continue;
-            }
             let date = httpdate::fmt_http_date(r.expires);
-            out.push_str(&format!(
-                "\n# robots.txt of {site}, read {}\n",
-                httpdate::fmt_http_date(now)
-            ));
-            for prefix in &r.avoid {
-                out.push_str(&format!(
-                    "{} {prefix} [{date}]\n",
-                    RuleAction::Avoid.as_str()
-                ));
+            let forbids = |lines: &Lines| lines.iter().any(|(allow, _)| !allow);
+            let mut group = |heading: String, lines: &Lines| {
+                out.push_str(&format!("\n# robots.txt of {heading}, read {read}\n"));
+                for (allow, prefix) in lines {
+                    let action = match allow {
+                        true => RuleAction::Allow,
+                        false => RuleAction::Avoid,
+                    };
+                    out.push_str(&format!("{} {prefix} [{date}]\n", action.as_str()));
+                }
+                out.push_str(&format!("# end of robots.txt of {site}\n"));
+            };
+            if forbids(&r.draft) {
+                group(site.clone(), &r.draft);
             }
-            out.push_str(&format!("# end of robots.txt of {site}\n"));
+            let own = r.rfc9309 != r.draft;
+            if own && (forbids(&r.rfc9309) || forbids(&r.draft)) {
+                group(format!("{site} {RFC9309_GROUP}"), &r.rfc9309);
+            }
         }
         out
     }
@@ -320,6 +402,16 @@ impl RobotsFiles {
     }
 }
 
+/// The path part of an absolute URL prefix (`http://host:port/a/b` ->
+/// `/a/b`), as robots.txt wrote it.
+fn path_of(prefix: &str) -> &str {
+    let after_scheme = prefix.find("://").map_or(0, |i| i + 3);
+    match prefix[after_scheme..].find('/') {
+        Some(i) => &prefix[after_scheme + i..],
+        None => "/",
+    }
+}
+
 /// Replace `path` with `text` so that a crash leaves the old file or the
 /// new one, never half of either: write a temporary file beside it, flush
 /// it to disk, rename it over.
@@ -329,7 +421,12 @@ pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    // Readable by others, as a file written in place would be: the files
+    // written this way (avoid and sites files, plugin bundles) are shared.
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(text.as_ref())?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -339,6 +436,7 @@ pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::robots::RobotsMode;
     use std::time::Duration;
 
     const APPENDIX_D: &str = "# MOMspider-0.1a Sites File\n\
@@ -392,11 +490,8 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
         assert_eq!(f.rules().len(), 1, "the expired entry is not in force");
         assert!(!f.holds("a.example:80"));
         let until = now + Duration::from_secs(7 * 86_400);
-        f.record(
-            "a.example:80",
-            until,
-            vec!["http://a.example/cgi-bin/".into()],
-        );
+        let cgi = vec![(false, "http://a.example/cgi-bin/".to_string())];
+        f.record("a.example:80", until, cgi.clone(), cgi);
         f.save(now).unwrap();
         let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
         assert_eq!(
@@ -414,25 +509,137 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
             httpdate::fmt_http_date(until)
         )));
 
-        // The next run: the site holds and its group is in force.
+        // The next run: the site holds and its group is in force, as the
+        // site's robots.txt rules.
         let f = RobotsFiles::load(&s, now + Duration::from_secs(60)).unwrap();
         assert!(f.holds("a.example:80"));
-        assert_eq!(f.rules().len(), 2);
+        assert_eq!(f.rules().len(), 1);
+        let robots = f.robots_of("a.example:80", RobotsMode::Both);
+        assert!(!robots.allows(&url::Url::parse("http://a.example/cgi-bin/x").unwrap()));
+        assert!(robots.allows(&url::Url::parse("http://a.example/other").unwrap()));
         // Past the date, or with the site's line deleted, the group is set aside.
         let later = until + Duration::from_secs(1);
         let f = RobotsFiles::load(&s, later).unwrap();
         assert!(!f.holds("a.example:80"));
         assert_eq!(f.rules().len(), 1);
+        assert!(
+            f.robots_of("a.example:80", RobotsMode::Both)
+                .rules
+                .is_empty()
+        );
         std::fs::write(dir.path().join("sites"), "").unwrap();
         let mut f = RobotsFiles::load(&s, now).unwrap();
         assert_eq!(f.rules().len(), 1);
         // Re-reading replaces the group.
-        f.record("a.example:80", until, vec!["http://a.example/tmp/".into()]);
+        let tmp = vec![(false, "http://a.example/tmp/".to_string())];
+        f.record("a.example:80", until, tmp.clone(), tmp);
         f.save(now).unwrap();
         let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
         assert!(!avoid.contains("cgi-bin"), "{avoid}");
         assert_eq!(avoid.matches("# robots.txt of a.example:80").count(), 1);
         assert!(avoid.contains("Avoid http://a.example/tmp/ ["), "{avoid}");
+    }
+
+    /// The draft's fict.org record survives the round trip through the
+    /// avoid file: Allow lines are kept, in order, and decide as before.
+    #[test]
+    fn a_robots_group_reads_back_with_the_same_decisions() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = settings(dir.path());
+        let body = "User-agent: *\nDisallow: /org/plans.html\nAllow: /org/\nAllow: /serv\nAllow: /~mak\nDisallow: /\n";
+        let read = RobotsRules::parse(body, "spinneret", RobotsMode::Both);
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let mut f = RobotsFiles::load(&s, now).unwrap();
+        let origin = "http://www.fict.org";
+        let lines = |rules: &[crate::policy::robots::RobotsRule]| -> Lines {
+            rules
+                .iter()
+                .map(|r| (r.allow, format!("{origin}{}", r.path)))
+                .collect()
+        };
+        f.record(
+            "www.fict.org:80",
+            now + Duration::from_secs(86_400),
+            lines(&read.rules),
+            lines(&read.rfc9309),
+        );
+        f.save(now).unwrap();
+        let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
+        assert!(
+            avoid.contains("Avoid http://www.fict.org/org/plans.html [")
+                && avoid.contains("Allow http://www.fict.org/org/ [")
+                && avoid.contains("Avoid http://www.fict.org/ ["),
+            "{avoid}"
+        );
+        let again = RobotsFiles::load(&s, now + Duration::from_secs(60)).unwrap();
+        assert!(
+            again.rules().is_empty(),
+            "the group is not a set of avoid entries"
+        );
+        let back = again.robots_of("www.fict.org:80", RobotsMode::Both);
+        for path in [
+            "/",
+            "/index.html",
+            "/robots.txt",
+            "/server.html",
+            "/services/fast.html",
+            "/services/slow.html",
+            "/orgo.gif",
+            "/org/about.html",
+            "/org/plans.html",
+            "/%7Ejim/jim.html",
+            "/%7Emak/mak.html",
+        ] {
+            let u = url::Url::parse(&format!("{origin}{path}")).unwrap();
+            assert_eq!(back.allows(&u), read.allows(&u), "{path}");
+        }
+        // An Allow line outside a group has no meaning: an error.
+        std::fs::write(dir.path().join("avoid"), "Allow http://a.example/ [*]\n").unwrap();
+        let e = RobotsFiles::load(&s, now).unwrap_err().to_string();
+        assert!(
+            e.contains("avoid:1: an `Allow` entry belongs inside a robots.txt group"),
+            "{e}"
+        );
+    }
+
+    /// Where RFC 9309 applies other lines than the draft's record, they
+    /// get a group of their own, and both readings come back.
+    #[test]
+    fn rfc9309s_own_lines_get_their_own_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = settings(dir.path());
+        let body =
+            "User-agent: spinneret-beta\nDisallow: /beta/\n\nUser-agent: *\nDisallow: /tmp/\n";
+        let read = RobotsRules::parse(body, "spinneret", RobotsMode::Both);
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let mut f = RobotsFiles::load(&s, now).unwrap();
+        let lines = |rules: &[crate::policy::robots::RobotsRule]| -> Lines {
+            rules
+                .iter()
+                .map(|r| (r.allow, format!("http://x.example{}", r.path)))
+                .collect()
+        };
+        f.record(
+            "x.example:80",
+            now + Duration::from_secs(86_400),
+            lines(&read.rules),
+            lines(&read.rfc9309),
+        );
+        f.save(now).unwrap();
+        let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
+        assert!(
+            avoid.contains("# robots.txt of x.example:80 as RFC 9309 reads it, read "),
+            "{avoid}"
+        );
+        let again = RobotsFiles::load(&s, now + Duration::from_secs(60)).unwrap();
+        for mode in [RobotsMode::Both, RobotsMode::Draft, RobotsMode::Rfc9309] {
+            let fresh = RobotsRules::parse(body, "spinneret", mode);
+            let back = again.robots_of("x.example:80", mode);
+            for path in ["/beta/x", "/tmp/x", "/other"] {
+                let u = url::Url::parse(&format!("http://x.example{path}")).unwrap();
+                assert_eq!(back.allows(&u), fresh.allows(&u), "{mode:?} {path}");
+            }
+        }
     }
 
     #[test]

@@ -9,6 +9,11 @@
 //! ```
 //!
 //! *Avoid* means no request at all; *Leaf* means HEAD only (never traversed).
+//!
+//! spinneret's extension: `Allow URLprefix [date]`, only inside a robots.txt
+//! group of the user's avoid file (see [`super::robots_files`]), records a
+//! robots.txt `Allow` line so that the group reads back with the same
+//! decisions. MOMspider's own reader skips such lines.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -20,6 +25,9 @@ pub enum RuleAction {
     Avoid,
     /// Request with HEAD only; never traverse.
     Leaf,
+    /// A robots.txt `Allow` line inside a robots.txt group (spinneret's
+    /// extension); it means nothing outside one.
+    Allow,
 }
 
 impl RuleAction {
@@ -28,6 +36,7 @@ impl RuleAction {
         match self {
             RuleAction::Avoid => "Avoid",
             RuleAction::Leaf => "Leaf",
+            RuleAction::Allow => "Allow",
         }
     }
 }
@@ -166,6 +175,7 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
         let action = match keyword.to_ascii_lowercase().as_str() {
             "avoid" => RuleAction::Avoid,
             "leaf" => RuleAction::Leaf,
+            "allow" => RuleAction::Allow,
             _ => {
                 return Err(err(
                     line_no,
@@ -215,7 +225,7 @@ impl PrefixRules {
         PrefixRules {
             rules: rules
                 .into_iter()
-                .filter(|r| r.expires.is_none_or(|e| e > now))
+                .filter(|r| r.expires.is_none_or(|e| e > now) && r.action != RuleAction::Allow)
                 .collect(),
         }
     }

@@ -46,6 +46,18 @@ impl Scope {
         }
     }
 
+    /// Whether the task's top is a `file:` URL: a local tree, the only kind
+    /// of task that may open local files.
+    pub fn is_local(&self) -> bool {
+        self.top_scheme == "file"
+    }
+
+    /// Whether the `file:` URL `url` lies at or below the directory of a
+    /// local task's top.
+    pub fn holds_local(&self, url: &Url) -> bool {
+        self.is_local() && url.scheme() == "file" && url.path().starts_with(&self.top_dir)
+    }
+
     /// The task-level exclusion (leaf) prefix that covers `url`, if any.
     pub fn excluded_by(&self, url: &str) -> Option<&str> {
         self.exclude
@@ -94,6 +106,7 @@ mod tests {
             index: Default::default(),
             notify: Default::default(),
             schedule: None,
+            bounds: Default::default(),
         }
     }
 

@@ -58,12 +58,14 @@ pub fn save_kv(store: &Store, spaces: &KvSpaces) -> Vec<PluginFailure> {
     failures
 }
 
-/// One worker's plugins, each loaded on first use, by `[[plugin]]` name.
+/// One worker's plugins, each loaded on first use, by `[[plugin]]` name and
+/// configuration: tasks may configure one plugin differently (each task's
+/// `momspider-index` gets its own index file and title).
 pub struct Plugins {
     engine: Arc<PluginEngine>,
     fetch: Option<HostFetch>,
     kv: Arc<KvSpaces>,
-    loaded: HashMap<String, Result<Loaded, PluginFailure>>,
+    loaded: HashMap<(String, String), Result<Loaded, PluginFailure>>,
 }
 
 impl Plugins {
@@ -79,11 +81,12 @@ impl Plugins {
 
     /// The plugin configured as `p`, loaded on first use.
     pub fn get(&mut self, p: &PluginConfig) -> &mut Result<Loaded, PluginFailure> {
-        if !self.loaded.contains_key(&p.name) {
+        let key = (p.name.clone(), p.config.to_string());
+        if !self.loaded.contains_key(&key) {
             let loaded = self.load(p);
-            self.loaded.insert(p.name.clone(), loaded);
+            self.loaded.insert(key.clone(), loaded);
         }
-        self.loaded.get_mut(&p.name).expect("inserted above")
+        self.loaded.get_mut(&key).expect("inserted above")
     }
 
     fn load(&mut self, p: &PluginConfig) -> Result<Loaded, PluginFailure> {

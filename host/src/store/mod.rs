@@ -5,11 +5,13 @@
 //! Writes go through the [`StoreWriter`] thread; reads (the cache lookups of
 //! the crawl, and the `results` command) use the [`Store`]'s own connection.
 
+mod lock;
 mod outbox;
 mod schema;
 mod task_view;
 mod writer;
 
+pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};
 
 pub use writer::{SiteRecord, StoreOp, StoreWriter};
@@ -123,7 +125,9 @@ pub struct RunRow {
     pub started_at: i64,
     /// End (Unix seconds), when it finished.
     pub finished_at: Option<i64>,
-    /// `running`, `finished` or `interrupted`.
+    /// `running`, `interrupted` (stopped; `--resume` continues it),
+    /// `crawled` (every URL checked, the report stage not yet done) or
+    /// `finished` (reports written and mail queued).
     pub status: String,
 }
 
@@ -164,7 +168,7 @@ pub struct RunInfoRow {
     pub started_at: i64,
     /// How it was invoked (JSON).
     pub options: Option<String>,
-    /// The finished run before it.
+    /// The completely crawled run before it.
     pub previous_run: Option<i64>,
 }
 
@@ -369,7 +373,7 @@ impl Store {
         }))
     }
 
-    /// Mark a run `finished` or `interrupted`.
+    /// Mark a run `interrupted`, `crawled` or `finished`.
     pub fn end_run(&self, run: i64, status: &str) -> Result<(), StoreError> {
         self.conn.execute(
             "UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
@@ -491,11 +495,11 @@ impl Store {
     }
 
     /// What plugins are told about a run: its start, how it was invoked,
-    /// and the finished run before it.
+    /// and the completely crawled run before it.
     pub fn run_info(&self, run: i64) -> Result<RunInfoRow, StoreError> {
         Ok(self.conn.query_row(
             "SELECT started_at, options,
-                    (SELECT max(id) FROM runs p WHERE p.id < r.id AND p.status = 'finished')
+                    (SELECT max(id) FROM runs p WHERE p.id < r.id AND p.status IN ('crawled', 'finished'))
              FROM runs r WHERE id = ?1",
             [run],
             |r| {

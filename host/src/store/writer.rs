@@ -34,8 +34,10 @@ pub struct SiteRecord {
     pub fetched_at: i64,
     /// When it must be fetched again (Unix seconds).
     pub expires_at: i64,
-    /// The Disallow prefixes (absolute URLs) entered as avoid entries.
-    pub avoid_prefixes: Vec<String>,
+    /// The robots.txt lines that apply to this robot, in file order, as
+    /// absolute URL prefixes: `(true, prefix)` for Allow, `(false, prefix)`
+    /// for Disallow (which are entered as avoid entries).
+    pub robots_lines: Vec<(bool, String)>,
 }
 
 /// One write.
@@ -313,7 +315,7 @@ fn apply(
             let origin = format!("robots.txt of {}", s.site);
             tx.prepare_cached("DELETE FROM avoid WHERE origin = ?1")?
                 .execute([&origin])?;
-            for prefix in &s.avoid_prefixes {
+            for (_, prefix) in s.robots_lines.iter().filter(|(allow, _)| !allow) {
                 tx.prepare_cached(
                     "INSERT OR REPLACE INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)",
                 )?

@@ -4,6 +4,8 @@
 //! - `moved`: the URL redirects (the message names where it ends up);
 //! - `broken`: it cannot be accessed (the message says why, and whether it
 //!   is new since the previous run);
+//! - `blocked`: the server refused the robot (401, 403, 429): not the
+//!   link's fault, but a reader may not be able to follow it either;
 //! - `recently-modified`: its `Last-Modified` is within the task's
 //!   `changed_days` of the run's start;
 //! - `expiring`: an owned document (one with an Owner) whose Expires — the
@@ -12,25 +14,27 @@
 //! - `content-changed`: its content hash differs from the previous run's.
 //!
 //! Configuration: one boolean per kind, all on by default:
-//! `moved`, `broken`, `recently_modified`, `expiring`, `content_changed`.
+//! `moved`, `broken`, `blocked`, `recently_modified`, `expiring`,
+//! `content_changed`.
 
 use serde_json::Value;
 use spinneret_sdk::dates;
 use spinneret_sdk::detector::*;
 
 /// The kinds of change, with their configuration keys.
-const KINDS: [&str; 5] = [
+const KINDS: [&str; 6] = [
     "moved",
     "broken",
     "recently_modified",
     "expiring",
     "content_changed",
+    "blocked",
 ];
 
 /// The detector's settings: which kinds it reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Maintenance {
-    on: [bool; 5],
+    on: [bool; 6],
 }
 
 const DAY: i64 = 86_400;
@@ -43,6 +47,15 @@ fn finding(kind: &str, r: &CheckResult, message: String, severity: Severity) -> 
         message,
         severity,
         source: String::new(),
+    }
+}
+
+/// Why a result is not ok: its error, else its status, else `otherwise`.
+fn reason(r: &CheckResult, otherwise: &str) -> String {
+    match (&r.error, r.status) {
+        (Some(e), _) => e.clone(),
+        (None, Some(s)) => format!("HTTP {s}"),
+        (None, None) => otherwise.to_string(),
     }
 }
 
@@ -78,11 +91,7 @@ impl Maintenance {
         if r.category != Category::Broken {
             return None;
         }
-        let why = match (&r.error, r.status) {
-            (Some(e), _) => e.clone(),
-            (None, Some(s)) => format!("HTTP {s}"),
-            (None, None) => "cannot be accessed".to_string(),
-        };
+        let why = reason(r, "cannot be accessed");
         let since = match previous.map(|p| p.outcome.category) {
             Some(Category::Broken) => "; broken in the previous run too",
             Some(_) => "; new since the previous run",
@@ -93,6 +102,19 @@ impl Maintenance {
             r,
             format!("broken: {why}{since}"),
             Severity::Error,
+        ))
+    }
+
+    fn blocked(&self, r: &CheckResult) -> Option<Finding> {
+        if r.category != Category::Blocked {
+            return None;
+        }
+        let why = reason(r, "refused");
+        Some(finding(
+            "blocked",
+            r,
+            format!("blocked: {why}"),
+            Severity::Warning,
         ))
     }
 
@@ -161,7 +183,7 @@ impl Maintenance {
 
 impl Detector for Maintenance {
     fn configure(config: Value) -> Result<Self, String> {
-        let mut on = [true; 5];
+        let mut on = [true; 6];
         spinneret_sdk::settings::check_keys("maintenance", &config, &KINDS)?;
         if let Some(obj) = config.as_object() {
             for (k, v) in obj {
@@ -194,6 +216,7 @@ impl Detector for Maintenance {
             self.wants(4)
                 .then(|| self.content_changed(previous, r))
                 .flatten(),
+            self.wants(5).then(|| self.blocked(r)).flatten(),
         ];
         found.into_iter().flatten().collect()
     }
@@ -365,7 +388,7 @@ mod tests {
         );
         assert_eq!(
             Maintenance::configure(serde_json::json!({"brokn": true})).unwrap_err(),
-            "maintenance: unknown setting `brokn`; the settings are moved, broken, recently_modified, expiring, content_changed"
+            "maintenance: unknown setting `brokn`; the settings are moved, broken, recently_modified, expiring, content_changed, blocked"
         );
         assert_eq!(
             Maintenance::configure(serde_json::json!({"moved": "yes"})).unwrap_err(),

@@ -33,8 +33,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// The order interesting changes are listed in, with their headings.
-const CHANGE_KINDS: [(&str, &str); 5] = [
+const CHANGE_KINDS: [(&str, &str); 6] = [
     ("broken", "Broken links"),
+    ("blocked", "Blocked links"),
     ("moved", "Moved documents"),
     ("expiring", "Expiring documents"),
     ("recently-modified", "Recently modified"),

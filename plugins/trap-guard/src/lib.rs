@@ -8,24 +8,42 @@
 //!   more than `max_repeats` times is avoided;
 //! - a URL with more than `max_query_params` query parameters is avoided
 //!   (calendars, faceted search);
+//! - once more than `max_siblings` URLs have differed only in the value of
+//!   one query parameter (`/cal?d=1`, `/cal?d=2`, … an endless calendar or
+//!   another generated series), further such URLs are avoided;
 //! - a URL containing any of the `avoid` texts is avoided.
 //!
 //! Configuration: `max_depth` (default: no limit), `max_repeats`
-//! (default 3), `max_query_params` (default 8), `avoid` (default: none).
+//! (default 3), `max_query_params` (default 8), `max_siblings` (default
+//! 100; 0 turns the check off), `avoid` (default: none).
 //!
 //! Only `max_depth` reads the context: without it the verdict is the URL's
 //! alone, and the host asks once per URL, not once per task and URL.
 
 use serde_json::Value;
 use spinneret_sdk::policy::*;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
 
-/// The policy's settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The most sibling patterns counted: past it, new patterns are not
+/// counted (memory stays bounded on a web of endless distinct queries).
+const MAX_PATTERNS: usize = 1 << 20;
+
+/// The policy's settings, and the sibling counts of the run so far.
+#[derive(Debug, Clone)]
 pub struct TrapGuard {
     max_depth: Option<u32>,
     max_repeats: usize,
     max_query_params: usize,
+    max_siblings: u32,
     avoid: Vec<String>,
+    /// Distinct URLs seen per pattern (the path and query with one
+    /// parameter's value left out).
+    siblings: HashMap<String, u32>,
+    /// The URLs with a query already counted (hashed), so that a URL asked
+    /// about for several tasks counts once.
+    counted: HashSet<u64>,
+    hasher: RandomState,
 }
 
 fn number(config: &Value, key: &str) -> Result<Option<u64>, String> {
@@ -40,7 +58,13 @@ fn number(config: &Value, key: &str) -> Result<Option<u64>, String> {
 
 impl Policy for TrapGuard {
     fn configure(config: Value) -> Result<Self, String> {
-        const KEYS: [&str; 4] = ["max_depth", "max_repeats", "max_query_params", "avoid"];
+        const KEYS: [&str; 5] = [
+            "max_depth",
+            "max_repeats",
+            "max_query_params",
+            "max_siblings",
+            "avoid",
+        ];
         spinneret_sdk::settings::check_keys("trap-guard", &config, &KEYS)?;
         let avoid = match config.get("avoid") {
             None => Vec::new(),
@@ -61,7 +85,12 @@ impl Policy for TrapGuard {
             max_depth: number(&config, "max_depth")?.map(|n| n as u32),
             max_repeats: number(&config, "max_repeats")?.unwrap_or(3) as usize,
             max_query_params: number(&config, "max_query_params")?.unwrap_or(8) as usize,
+            max_siblings: number(&config, "max_siblings")?
+                .map_or(100, |n| n.min(u32::MAX.into()) as u32),
             avoid,
+            siblings: HashMap::new(),
+            counted: HashSet::new(),
+            hasher: RandomState::new(),
         })
     }
 
@@ -85,6 +114,14 @@ impl Policy for TrapGuard {
                 self.max_query_params
             ));
         }
+        if let Some(q) = query
+            && let Some(name) = self.one_of_many_siblings(target, path, q)
+        {
+            return Decision::Avoid(format!(
+                "trap-guard: more than {} URLs differ only in the value of `{name}` (an endless calendar or series?)",
+                self.max_siblings
+            ));
+        }
         if let Some((seg, n)) = repeated_segment(path, self.max_repeats) {
             return Decision::Avoid(format!(
                 "trap-guard: the path repeats \"{seg}\" {n} times (a link loop?)"
@@ -97,6 +134,48 @@ impl Policy for TrapGuard {
             )),
             _ => Decision::NoObjection,
         }
+    }
+}
+
+impl TrapGuard {
+    /// Count `target` (once) among the siblings of each of its query
+    /// parameters; the name of a parameter whose siblings are now more than
+    /// `max_siblings`, if any.
+    fn one_of_many_siblings<'q>(
+        &mut self,
+        target: &str,
+        path: &str,
+        query: &'q str,
+    ) -> Option<&'q str> {
+        if self.max_siblings == 0 {
+            return None;
+        }
+        let new = self.counted.insert(self.hasher.hash_one(target));
+        let params: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
+        let mut found = None;
+        for (i, param) in params.iter().enumerate() {
+            let name = param.split_once('=').map_or(*param, |(n, _)| n);
+            let mut pattern = String::with_capacity(path.len() + query.len() + 2);
+            pattern.push_str(path);
+            pattern.push('?');
+            for (j, p) in params.iter().enumerate() {
+                if j > 0 {
+                    pattern.push('&');
+                }
+                pattern.push_str(if i == j { name } else { p });
+            }
+            let room = self.siblings.len() < MAX_PATTERNS;
+            let count = match self.siblings.entry(pattern) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) if room => e.insert(0),
+                std::collections::hash_map::Entry::Vacant(_) => continue,
+            };
+            *count += u32::from(new);
+            if *count > self.max_siblings && found.is_none() {
+                found = Some(name);
+            }
+        }
+        found
     }
 }
 
@@ -217,6 +296,36 @@ mod tests {
     }
 
     #[test]
+    fn an_endless_series_of_query_values_is_cut_off() {
+        let mut p = TrapGuard::configure(serde_json::json!({"max_siblings": 3})).unwrap();
+        for d in 1..=3 {
+            let url = format!("http://a.example/cal?d={d}&view=month");
+            assert_eq!(verdict(&mut p, &url, 0), "ok");
+            // Asked again (another task): not counted twice.
+            assert_eq!(verdict(&mut p, &url, 0), "ok");
+        }
+        assert_eq!(
+            verdict(&mut p, "http://a.example/cal?d=4&view=month", 0),
+            "avoid: trap-guard: more than 3 URLs differ only in the value of `d` (an endless calendar or series?)"
+        );
+        // Other series are counted apart.
+        assert_eq!(
+            verdict(&mut p, "http://a.example/cal?d=1&view=week", 0),
+            "ok"
+        );
+        assert_eq!(verdict(&mut p, "http://a.example/other?d=9", 0), "ok");
+        // The default cuts a calendar off too; 0 turns the check off.
+        let mut default = TrapGuard::configure(serde_json::json!({})).unwrap();
+        let cut = (1..=200)
+            .position(|d| verdict(&mut default, &format!("http://a.example/cal?d={d}"), 0) != "ok");
+        assert_eq!(cut, Some(100));
+        let mut off = TrapGuard::configure(serde_json::json!({"max_siblings": 0})).unwrap();
+        assert!(
+            (1..=200).all(|d| verdict(&mut off, &format!("http://a.example/cal?d={d}"), 0) == "ok")
+        );
+    }
+
+    #[test]
     fn long_paths_are_counted_alike() {
         let short = "/a/b/a/b/a/b/a/x.html";
         let prefix: String = (0..70).map(|i| format!("/s{i}")).collect();
@@ -241,7 +350,7 @@ mod tests {
         assert!(TrapGuard::configure(serde_json::json!({"avoid": "x"})).is_err());
         assert_eq!(
             TrapGuard::configure(serde_json::json!({"depth": 1})).unwrap_err(),
-            "trap-guard: unknown setting `depth`; the settings are max_depth, max_repeats, max_query_params, avoid"
+            "trap-guard: unknown setting `depth`; the settings are max_depth, max_repeats, max_query_params, max_siblings, avoid"
         );
     }
 }

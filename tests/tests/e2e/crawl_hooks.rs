@@ -533,3 +533,43 @@ fn request_hooks_in_a_crawl(slow_policy: bool) {
             .collect::<Vec<_>>()
     );
 }
+
+/// A policy or a fetch hook that fails during the crawl is a plugin failure:
+/// the crawl goes on and stores everything, and `--strict-plugins` makes
+/// the run exit 3 (the report stage's own success must not hide it).
+#[test]
+fn strict_plugins_counts_failures_during_the_crawl() {
+    let web = TestWeb::start(web());
+    let a = |p: &str| web.url("a.example", p).to_string();
+    let policy = format!(
+        "[[plugin]]\nname = \"faulty\"\nsource = {:?}\n[plugin.config]\nfail_on = [\"real.html\"]\n",
+        env!("TEST_PLUGIN_RECORDING_POLICY"),
+    );
+    let hook = format!(
+        "[[plugin]]\nname = \"sloppy\"\nsource = {:?}\n[plugin.config]\nheader = [\"X-Bad\", \"two\\nlines\"]\n",
+        env!("TEST_PLUGIN_REQUEST_HOOK"),
+    );
+    // The policy fails for the batch of the home page's references, the
+    // hook for the home page's request: both against the home page.
+    let home = a("/index.html");
+    for (plugins, failing, call) in [
+        (policy, "faulty", "decide"),
+        (hook, "sloppy", "before-request"),
+    ] {
+        let setup = Setup::new(&web, &task("/index.html", &plugins));
+        let out = common::crawl(&setup, &[]);
+        let stderr = common::expect_exit(&out, 0);
+        let said = format!("spinneret: {home}: plugin {failing} failed in {call}: ");
+        assert!(stderr.contains(&said), "{stderr}");
+        assert!(
+            common::plugin_failures(&setup)
+                .iter()
+                .any(|(u, p, _)| *u == home && p == failing),
+            "{stderr}"
+        );
+        // Nothing else is lost: the real page is still checked.
+        assert_eq!(setup.results()[&a("/real.html")].category, Category::Ok);
+        let out = common::crawl(&setup, &["--strict-plugins"]);
+        common::expect_exit(&out, 3);
+    }
+}

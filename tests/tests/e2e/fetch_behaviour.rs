@@ -99,6 +99,63 @@ fn retry_after_beyond_the_limit_gives_up_at_once() {
         (r.category, r.status, r.attempts),
         (Category::Broken, Some(503), 1)
     );
+    assert_eq!(
+        r.error.as_deref(),
+        Some(
+            "HTTP 503 Service Unavailable; gave up: Retry-After asked for 1h, more than max_retry_after (5s)"
+        )
+    );
+}
+
+#[test]
+fn rate_limiting_beyond_the_limit_says_why_it_gave_up() {
+    let web = TestWeb::start(web_with(
+        &["/limited.html"],
+        vec![(
+            "/limited.html",
+            Route::status(429).header("Retry-After", "600"),
+        )],
+    ));
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    let r = &setup.results()[&web.url("a.example", "/limited.html")];
+    assert_eq!(
+        (r.category, r.error.as_deref()),
+        (
+            Category::Blocked,
+            Some(
+                "HTTP 429 Too Many Requests; gave up: Retry-After asked for 10m, more than max_retry_after (5s)"
+            )
+        )
+    );
+}
+
+/// A server that answers something other than HTTP: the result names the
+/// protocol error, not a failed connection.
+#[test]
+fn a_response_that_is_not_http_is_a_protocol_error() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(8) {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 1024];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(b"SPDY/9 nonsense here\r\n\r\n");
+        }
+    });
+    let target = format!("http://127.0.0.1:{port}/x");
+    let web = TestWeb::start(web_with(&[&target], vec![]));
+    let setup = Setup::new(&web, &format!("retries = 0\n{TASK}"));
+    setup.crawl();
+    let r = &setup.results()[&target];
+    assert_eq!(r.category, Category::Broken);
+    let error = r.error.as_deref().unwrap();
+    assert!(
+        error.contains("HTTP protocol error: the server's response is not valid HTTP ("),
+        "{error}"
+    );
 }
 
 #[test]
@@ -151,6 +208,12 @@ fn timeouts_are_retried_then_broken() {
     assert_eq!(
         r.error.as_deref(),
         Some("timed out after 300ms (after 2 attempts)")
+    );
+    // The time the two attempts took to time out is recorded.
+    assert!(
+        r.elapsed_ms.is_some_and(|ms| ms >= 600),
+        "{:?}",
+        r.elapsed_ms
     );
     assert_eq!(report.tasks[0].broken, 1);
 }

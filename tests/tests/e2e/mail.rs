@@ -41,7 +41,7 @@ fn each_owner_gets_one_message_listing_what_they_asked_for() {
     assert_eq!(alice.from, "spider@test.example");
     assert_eq!(
         alice.header("Subject").as_deref(),
-        Some("spinneret: A: 4 broken, 2 moved")
+        Some("spinneret: A: 4 broken, 1 blocked, 2 moved")
     );
     assert_eq!(alice.header("To").as_deref(), Some("alice@a.example"));
     let body = alice.body();
@@ -60,6 +60,13 @@ fn each_owner_gets_one_message_listing_what_they_asked_for() {
     );
     assert!(body.contains(&missing), "{body}");
     assert!(body.contains("Broken links (4)\n"), "{body}");
+    // A link the server refuses to the robot is the owner's business too.
+    let blocked = format!(
+        "Blocked links (the server refused the robot) (1)\n\n  {}\n    blocked: HTTP 403 Forbidden\n    referred to from {}\n    index entry: http://www.test.example/MOM/A.html#f",
+        a(&web, "/forbidden.html"),
+        a(&web, "/index.html")
+    );
+    assert!(body.contains(&blocked), "{body}");
     assert!(body.contains("Moved documents (2)\n"), "{body}");
     assert!(
         body.contains(&format!("  {}\n    moved", a(&web, "/old.html"))),
@@ -80,6 +87,11 @@ fn each_owner_gets_one_message_listing_what_they_asked_for() {
     assert!(index[at..].starts_with(&format!(
         "<tr id=\"f{row}\"><td><a href=\"{0}\">{0}</a></td><td>broken: HTTP 404 Not Found",
         a(&web, "/missing.html")
+    )));
+    assert!(index.contains("<li><a href=\"#changes-blocked\">Blocked links</a>: 1</li>"));
+    assert!(index.contains(&format!(
+        "<td><a href=\"{0}\">{0}</a></td><td>blocked: HTTP 403 Forbidden</td>",
+        a(&web, "/forbidden.html")
     )));
 
     assert_eq!(bob.to, ["bob@a.example"]);
@@ -166,7 +178,7 @@ fn dry_run_mail_prints_and_sends_nothing() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains(
-            "From: spider@test.example\nTo: alice@a.example\nSubject: spinneret: A: 4 broken, 2 moved\n\n"
+            "From: spider@test.example\nTo: alice@a.example\nSubject: spinneret: A: 4 broken, 1 blocked, 2 moved\n\n"
         ),
         "{stdout}"
     );

@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod containment;
 mod crawl_hooks;
 mod fetch_behaviour;
 mod mail;
@@ -16,4 +17,5 @@ mod resume;
 mod robots;
 mod sandbox;
 mod share;
+mod traps;
 mod watch;

@@ -380,10 +380,10 @@ fn three_owners_share_one_crawl_and_a_second_run_asks_nothing() {
         assert_eq!(listed, documents, "the index of {task}");
     }
     assert_eq!(index_documents_of(&setup, "Docs").len(), 2);
-    // A second run within the result age asks the server nothing, and each
-    // index is written again, complete.
+    // A second run within the given result age asks the server nothing,
+    // and each index is written again, complete.
     web.clear_log();
-    common::expect_exit(&common::crawl(&setup, &[]), 1);
+    common::expect_exit(&common::crawl(&setup, &["--max-age", "1h"]), 1);
     let asked: Vec<String> = web
         .requests()
         .iter()
@@ -452,27 +452,59 @@ fn avoid_and_leaf_files_apply() {
     assert_eq!(web.methods("a.example", "/missing.html"), vec!["GET"]);
 }
 
+/// A run tests every URL again by default (a fixed page shows as fixed at
+/// once); reusing earlier results is asked for with `--max-age` (or
+/// `result_max_age`), and the summary says how many were reused.
 #[test]
-fn reused_and_conditional_results() {
+fn a_rerun_tests_again_unless_reuse_is_asked_for() {
     let web = TestWeb::start(maintenance_web());
     let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
     setup.crawl();
-    // Within the result age nothing is requested again, and the report is the same.
+    let asked = |web: &TestWeb| {
+        let mut asked: Vec<String> = web
+            .requests()
+            .into_iter()
+            .filter(|r| r.path != "/robots.txt")
+            .map(|r| format!("{} {}{}", r.method, r.host, r.path))
+            .collect();
+        asked.sort();
+        asked
+    };
+    let first = asked(&web);
     web.clear_log();
-    let again = setup.crawl();
+    setup.crawl();
+    assert_eq!(asked(&web), first, "every URL is asked again");
+    assert!(
+        setup
+            .results()
+            .values()
+            .all(|r| r.source != spinneret::model::Source::Reused)
+    );
+    // Within the given age nothing is requested again, and the report is the same.
+    web.clear_log();
+    let out = common::command()
+        .args(["crawl", "--max-age", "1h"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    common::expect_exit(&out, 1);
     assert!(
         web.requests().is_empty(),
         "{:?}",
         web.requests().iter().map(|r| &r.path).collect::<Vec<_>>()
     );
-    assert_eq!(again.tasks[0].documents, 5);
-    assert_eq!(again.tasks[0].broken, 4);
+    let reused = setup
+        .results()
+        .values()
+        .filter(|r| r.method.is_some())
+        .inspect(|r| assert_eq!(r.source, spinneret::model::Source::Reused, "{}", r.url))
+        .count();
+    let stdout = common::text(&out.stdout);
     assert!(
-        setup
-            .results()
-            .values()
-            .filter(|r| r.method.is_some())
-            .all(|r| r.source == spinneret::model::Source::Reused)
+        stdout.contains(&format!(
+            "; {reused} results reused from earlier runs (younger than 1h; --max-age 0 tests them again); store "
+        )),
+        "{stdout}"
     );
 }
 
@@ -503,4 +535,43 @@ fn a_form_action_also_linked_is_still_checked() {
         Category::NotChecked
     );
     assert!(web.methods("a.example", "/only-form.cgi").is_empty());
+}
+
+/// Seed 000, section 6: `<META HEADER NAME="Owner" VALUE="…">` and the same
+/// for Expires give the document its owner (an `owner` task takes it in)
+/// and its expiry.
+#[test]
+fn the_seeds_meta_header_form_names_the_owner_and_the_expiry() {
+    let home = "<html><head><title>Home</title>\
+        <META HEADER NAME=\"Owner\" VALUE=\"Fielding\">\
+        <META HEADER NAME=\"Expires\" VALUE=\"Fri, 01 Apr 2033 00:00:00 GMT\">\
+        </head><body><a href=\"other.html\">other</a></body></html>";
+    let web = TestWeb::start(
+        spinneret_tests::server::Web::new().site(
+            "a.example",
+            spinneret_tests::server::Site::new()
+                .page("/index.html", home)
+                .page(
+                    "/other.html",
+                    &spinneret_tests::fixtures::page("Other", Some("Someone"), ""),
+                ),
+        ),
+    );
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"Fielding\"\nkind = \"owner\"\ntop = \"http://a.example:{PORT}/index.html\"\n",
+    );
+    let report = setup.crawl();
+    let doc = setup
+        .store()
+        .document(&web.url("a.example", "/index.html"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(doc.owner.as_deref(), Some("Fielding"));
+    assert_eq!(
+        doc.expires.as_deref(),
+        Some("Fri, 01 Apr 2033 00:00:00 GMT")
+    );
+    // The home page is the owner's document; the other page is someone else's.
+    assert_eq!(report.tasks[0].documents, 1);
 }

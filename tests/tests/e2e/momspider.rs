@@ -199,3 +199,119 @@ fn convert_writes_toml_and_bad_instructions_are_located() {
         text(&out.stderr)
     );
 }
+
+/// Each task of an instruction file gets its own index file and title, and
+/// each owner's mail links to the index of that owner's task.
+#[test]
+fn each_task_writes_its_own_index_file_with_its_own_title() {
+    let mut site = Site::new();
+    for t in ["a", "b", "c"] {
+        site = site.page(
+            &format!("/{t}/index.html"),
+            &page(t, None, r#"<a href="missing.html">Missing</a>"#),
+        );
+    }
+    let web = TestWeb::start(Web::new().site("localhost", site));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let port = web.port();
+    let tasks: String = ["a", "b", "c"]
+        .iter()
+        .map(|t| {
+            format!(
+                "<Tree\n  Name Task{t}\n  TopURL http://localhost:{port}/{t}/index.html\n  IndexFile MOM/{t}.html\n  IndexTitle The index of {t}\n  EmailAddress {t}@test.example\n  EmailBroken\n>\n"
+            )
+        })
+        .collect();
+    std::fs::write(d.join("mom.txt"), tasks).unwrap();
+    let out = crawl(d);
+    let stdout = text(&out.stdout);
+    common::expect_exit(&out, 1);
+    for t in ["a", "b", "c"] {
+        let file = d.join(format!("MOM/{t}.html"));
+        let index = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            index.contains(&format!("<title>The index of {t}</title>")),
+            "{t}: {index}"
+        );
+        assert!(index.contains(&format!("/{t}/missing.html")), "{t}");
+        for other in ["a", "b", "c"].iter().filter(|o| **o != t) {
+            assert!(
+                !index.contains(&format!("/{other}/missing.html")),
+                "{t} holds {other}"
+            );
+        }
+        // The owner's message names this task's index, which exists.
+        let message = stdout
+            .split("To: ")
+            .find(|m| m.starts_with(&format!("{t}@test.example")))
+            .unwrap_or_else(|| panic!("no mail to {t}: {stdout}"));
+        let link = message
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("index entry: "))
+            .unwrap_or_else(|| panic!("{message}"));
+        let path = url::Url::parse(link).unwrap().to_file_path().unwrap();
+        assert_eq!(path, file, "{message}");
+    }
+}
+
+/// MOMspider sent `From` with every request; an instruction file names no
+/// address, so it comes from --from, else EMAIL, and a run without one says so.
+#[test]
+fn instruction_file_runs_send_from_given_by_flag_or_email() {
+    let web = TestWeb::start(web());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("mom.txt"), instructions(web.port())).unwrap();
+    let run = |extra: &[&str], email: Option<&str>| {
+        web.clear_log();
+        let mut cmd = common::command();
+        cmd.args(["crawl", "--dry-run-mail", "--store"])
+            .arg(d.join("store.db"))
+            .args(extra)
+            .arg(d.join("mom.txt"))
+            .env_remove("EMAIL");
+        if let Some(e) = email {
+            cmd.env("EMAIL", e);
+        }
+        let out = cmd.output().unwrap();
+        let froms: Vec<Option<String>> = web
+            .requests()
+            .iter()
+            .map(|r| r.header("from").map(str::to_string))
+            .collect();
+        assert!(!froms.is_empty());
+        (text(&out.stderr), froms)
+    };
+    let warning = "requests go without a From header";
+    let (stderr, froms) = run(&["--from", "ops@test.example"], Some("env@test.example"));
+    assert!(
+        froms
+            .iter()
+            .all(|f| f.as_deref() == Some("ops@test.example")),
+        "{froms:?}"
+    );
+    assert!(!stderr.contains(warning), "{stderr}");
+    let (stderr, froms) = run(&[], Some("env@test.example"));
+    assert!(
+        froms
+            .iter()
+            .all(|f| f.as_deref() == Some("env@test.example")),
+        "{froms:?}"
+    );
+    assert!(!stderr.contains(warning), "{stderr}");
+    let (stderr, froms) = run(&[], None);
+    assert!(froms.iter().all(Option::is_none), "{froms:?}");
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    // A bad address is a usage error.
+    let out = common::command()
+        .args(["crawl", "--from", "not an address"])
+        .arg(d.join("mom.txt"))
+        .output()
+        .unwrap();
+    let stderr = common::expect_exit(&out, 2);
+    assert!(
+        stderr.contains("--from: `not an address` is not an e-mail address"),
+        "{stderr}"
+    );
+}

@@ -263,6 +263,7 @@ fn findings_reach_the_json_lines_and_the_store() {
         .collect();
     found.sort();
     let expected = vec![
+        ("blocked".to_string(), a("/forbidden.html")),
         ("broken".to_string(), a("/docs/faq.html")),
         ("broken".to_string(), a("/loop1.html")),
         ("broken".to_string(), a("/missing.html")),

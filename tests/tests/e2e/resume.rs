@@ -87,10 +87,8 @@ fn stopped_crawl_resumes_where_it_stopped() {
             .count(),
         PAGES
     );
-    assert_eq!(
-        setup.store().last_run().unwrap().unwrap().status,
-        "finished"
-    );
+    // Crawled through the library: the report stage (the command line's) is still to come.
+    assert_eq!(setup.store().last_run().unwrap().unwrap().status, "crawled");
 }
 
 #[test]
@@ -188,4 +186,104 @@ fn sigterm_stops_cleanly_and_says_how_to_resume() {
         (3..PAGES).contains(&stored),
         "{stored} results stored before the stop"
     );
+}
+
+#[test]
+fn a_second_crawl_on_the_same_store_is_refused_until_the_first_is_gone() {
+    let web = TestWeb::start(slow_web());
+    let setup = Setup::new(&web, TASK);
+    let start = || {
+        common::command()
+            .args(["-q", "crawl"])
+            .arg(&setup.config_path)
+            .spawn()
+            .expect("start spinneret")
+    };
+    let mut first = start();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while page_requests(&web).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let first_run = setup.store().last_run().unwrap().unwrap().id;
+    let out = common::crawl(&setup, &[]);
+    let stderr = common::expect_exit(&out, 2);
+    let store = setup.path().join("store.db");
+    assert!(
+        stderr.starts_with(&format!(
+            "spinneret: the store {} is in use by another crawl (process {} since ",
+            store.display(),
+            first.id()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--store FILE"), "{stderr}");
+    // It touched nothing: no run of its own, the first still running.
+    let last = setup.store().last_run().unwrap().unwrap();
+    assert_eq!((last.id, last.status.as_str()), (first_run, "running"));
+    // A crawl killed outright leaves no lock behind.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let out = common::crawl(&setup, &["--resume"]);
+    common::expect_exit(&out, 0);
+    let last = setup.store().last_run().unwrap().unwrap();
+    assert_eq!((last.id, last.status.as_str()), (first_run, "finished"));
+}
+
+/// A run is finished only when its report stage is: killed in the report
+/// stage, `--resume` writes the reports without asking the web again.
+#[test]
+fn a_crawl_killed_in_its_report_stage_writes_its_reports_on_resume() {
+    let web = TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let task =
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+    // A reporter that spins in `finish` for a minute holds the report stage open.
+    let slow = format!(
+        "\n[[plugin]]\nname = \"slow\"\nsource = {:?}\ntime = \"60s\"\n[plugin.config]\nbehave = \"loop\"\n",
+        env!("TEST_PLUGIN_HOSTILE_REPORTER")
+    );
+    let setup = Setup::new(&web, &format!("{task}{slow}"));
+    let mut child = common::command()
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .spawn()
+        .expect("start spinneret");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let status = setup.store().last_run().unwrap().map(|r| r.status);
+        if status.as_deref() == Some("crawled") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the crawl did not reach its report stage"
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let run = setup.store().last_run().unwrap().unwrap();
+    assert_eq!(
+        run.status, "crawled",
+        "killed in the report stage is not finished"
+    );
+
+    // Without the slow reporter, --resume runs the report stage alone.
+    let config = std::fs::read_to_string(&setup.config_path).unwrap();
+    std::fs::write(&setup.config_path, config.replace(&slow, "\n")).unwrap();
+    web.clear_log();
+    let out = common::crawl(&setup, &["--resume"]);
+    common::expect_exit(&out, 1);
+    assert!(
+        web.requests().is_empty(),
+        "{:?}",
+        web.requests().iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
+    let store = setup.store();
+    let again = store.last_run().unwrap().unwrap();
+    assert_eq!((again.id, again.status.as_str()), (run.id, "finished"));
+    let findings = store.findings(run.id, None).unwrap();
+    assert!(findings.iter().any(|f| f.kind == "broken"), "{findings:?}");
+    let index = std::fs::read_to_string(setup.path().join("reports/A/index.html")).unwrap();
+    assert!(index.contains("missing.html"));
+    assert!(setup.path().join("reports/A/report.jsonl").exists());
 }

@@ -282,3 +282,52 @@ fn a_detector_failing_on_one_url_is_recorded_against_that_url_only() {
     assert_eq!(seen, expected);
     assert!(seen.len() > 10, "{seen:?}");
 }
+
+/// A plugin that cannot run is a configuration error found before the
+/// first request: exit 2, one line naming the `[[plugin]]` entry and why.
+#[test]
+fn a_misconfigured_plugin_stops_the_crawl_before_it_starts() {
+    let web = TestWeb::start(maintenance_web());
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fake.wasm");
+    std::fs::write(&fake, "this is no WebAssembly\n".repeat(100)).unwrap();
+    let cases = [
+        (
+            format!("source = {:?}", fake.display().to_string()),
+            "plugin p: not a valid WebAssembly component: ",
+        ),
+        (
+            "source = \"builtin:searxng\"".to_string(),
+            "plugin p: it implements the `search-engine` world, which `spinneret crawl` does not run; a crawl takes reporters, change detectors, fetch hooks, parsers and policies",
+        ),
+        (
+            format!(
+                "source = {:?}\n[plugin.config]\nreads_context = \"sometimes\"",
+                env!("TEST_PLUGIN_RECORDING_POLICY")
+            ),
+            "plugin p: configure failed: recorder: `reads_context` must be true or false, not \"sometimes\"",
+        ),
+    ];
+    for (source, reason) in cases {
+        let text = format!(
+            "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n\n[[plugin]]\nname = \"p\"\n{source}\n"
+        );
+        let setup = Setup::new(&web, &text);
+        web.clear_log();
+        let out = common::crawl(&setup, &[]);
+        let stderr = common::expect_exit(&out, 2);
+        let config = std::fs::read_to_string(&setup.config_path).unwrap();
+        let line = config.lines().position(|l| l == "name = \"p\"").unwrap() + 1;
+        let expect = format!(
+            "spinneret: {}:{line}: {reason}",
+            setup.config_path.display()
+        );
+        assert!(stderr.starts_with(&expect), "{stderr}\nexpected: {expect}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(web.requests().is_empty(), "requests were made");
+        assert!(
+            !setup.path().join("store.db").exists(),
+            "the store was touched"
+        );
+    }
+}

@@ -639,3 +639,78 @@ fn consent_is_asked_on_a_terminal() {
     );
     assert_eq!(w.installed_files().len(), 5);
 }
+
+/// Bundles that lie about their contents are refused in bounded memory,
+/// and the bundles spinneret writes are readable by others (they are
+/// meant to be shared).
+#[test]
+fn bombs_odd_paths_and_missing_readmes_are_refused() {
+    use std::io::Write;
+    let w = World::new();
+    // A GNU long-name header declaring 2 GiB, with 8 MiB of it sent.
+    let mut h = tar::Header::new_gnu();
+    h.set_path("././@LongLink").unwrap();
+    h.set_entry_type(tar::EntryType::GNULongName);
+    h.set_size(2 << 30);
+    h.set_cksum();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(h.as_bytes()).unwrap();
+    gz.write_all(&vec![b'a'; 8 << 20]).unwrap();
+    std::fs::write(w.path("bomb.spkg"), gz.finish().unwrap()).unwrap();
+    let err = w.refused(&[
+        "plugin",
+        "install",
+        "bomb.spkg",
+        "--yes",
+        "--allow-unsigned",
+    ]);
+    assert!(
+        err.contains("bomb.spkg is not a spinneret plugin bundle: it holds an entry of tar type `L` (a bundle holds only plain files)"),
+        "{err}"
+    );
+
+    let dir = w.author("p", "1.0.0", "");
+    let out = w.ok(&["plugin", "pack", dir.to_str().unwrap()]);
+    assert!(out.contains("p-1.0.0.spkg"), "{out}");
+    let packed = w.path("p-1.0.0.spkg");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&packed).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+    }
+
+    // A manifest naming a component elsewhere.
+    let b = Bundle::read(&packed).unwrap();
+    let mut odd = b.clone();
+    odd.manifest_text = b.manifest_text.replace(
+        "component = \"plugin.wasm\"",
+        "component = \"../../../etc/passwd\"",
+    );
+    assert_ne!(odd.manifest_text, b.manifest_text);
+    odd.write(&w.path("odd.spkg")).unwrap();
+    let err = w.refused(&["plugin", "install", "odd.spkg", "--yes", "--allow-unsigned"]);
+    assert!(
+        err.contains(
+            "names the component `../../../etc/passwd`, but in a bundle it is always `plugin.wasm`"
+        ),
+        "{err}"
+    );
+
+    // A README the manifest promises but the bundle does not carry.
+    let mut bare = b.clone();
+    bare.readme = None;
+    bare.write(&w.path("bare.spkg")).unwrap();
+    let err = w.refused(&[
+        "plugin",
+        "install",
+        "bare.spkg",
+        "--yes",
+        "--allow-unsigned",
+    ]);
+    assert!(
+        err.contains("p 1.0.0: the manifest gives a README sha256 but the bundle has no README"),
+        "{err}"
+    );
+    assert!(w.installed_files().is_empty());
+}

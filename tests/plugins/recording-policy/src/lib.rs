@@ -5,6 +5,8 @@
 //! otherwise once per task and URL. With `consult = "URL"` it fetches that
 //! URL through the host for every question first (a policy that asks a
 //! service; it needs the host granted) and logs `consulted URL: status N`.
+//! With `fail_on = ["TEXT"]` it traps (panics) when asked about a URL
+//! containing one of those texts: a policy that fails.
 
 use spinneret_sdk::policy::*;
 
@@ -13,11 +15,13 @@ pub struct Recorder {
     reads_context: bool,
     avoid: Vec<String>,
     consult: Option<String>,
+    fail_on: Vec<String>,
 }
 
 impl Policy for Recorder {
     fn configure(config: serde_json::Value) -> Result<Self, String> {
         let avoid = spinneret_sdk::settings::strings("recorder", &config, "avoid")?;
+        let fail_on = spinneret_sdk::settings::strings("recorder", &config, "fail_on")?;
         let reads_context = match config.get("reads_context") {
             None => true,
             Some(v) => v.as_bool().ok_or_else(|| {
@@ -36,6 +40,7 @@ impl Policy for Recorder {
             reads_context,
             avoid,
             consult,
+            fail_on,
         })
     }
 
@@ -55,6 +60,9 @@ impl Policy for Recorder {
                 Err(e) => format!("error: {e}"),
             };
             spinneret_sdk::log::info(&format!("consulted {service}: {answer}"));
+        }
+        if let Some(f) = self.fail_on.iter().find(|f| url.contains(f.as_str())) {
+            panic!("told to fail on URLs containing \"{f}\"");
         }
         match self.avoid.iter().find(|a| url.contains(a.as_str())) {
             Some(a) => Decision::Avoid(format!("it contains \"{a}\"")),

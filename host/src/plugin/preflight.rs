@@ -1,0 +1,119 @@
+//! Before a crawl's first request: every plugin of the run loaded, its world
+//! checked against what a crawl runs, and configured once in a throw-away
+//! instance. A component that is no component, a plugin of a world a crawl
+//! does not run, or one that refuses its configuration is a configuration
+//! error found at start, not a failure found after the whole crawl.
+
+use super::engine::PluginEngine;
+use super::identify::PluginKind;
+use super::load::{Prepared, link_failure, prepare};
+use super::reporter::ReporterPlugin;
+use super::runner::{Runner, World};
+use super::sandbox::PluginFailure;
+use super::state::{HostFetch, KvSpace};
+use crate::config::{Config, PluginConfig};
+use std::sync::Arc;
+
+/// A plugin of the run that cannot run, with where it is configured.
+#[derive(Debug, thiserror::Error)]
+#[error("{where_}: plugin {name}: {reason}")]
+pub struct PreflightError {
+    /// `FILE:LINE` of its `[[plugin]]` entry, or what brings it in (a default built-in).
+    pub where_: String,
+    /// Its name.
+    pub name: String,
+    /// What is wrong, on one line.
+    pub reason: String,
+}
+
+/// Every distinct plugin configuration the run uses: the `[[plugin]]`
+/// entries and each task's plugins (built-ins with the task's settings).
+fn run_plugins(config: &Config) -> Vec<PluginConfig> {
+    let mut all: Vec<PluginConfig> = Vec::new();
+    let tasks = config.tasks.iter().flat_map(|t| config.plugins_for(t));
+    for p in config.plugins.iter().cloned().chain(tasks) {
+        if !all.iter().any(|q| q.name == p.name && q.config == p.config) {
+            all.push(p);
+        }
+    }
+    all
+}
+
+/// Load, identify and configure every plugin of `config`'s run.
+pub fn check(
+    config: &Config,
+    engine: &Arc<PluginEngine>,
+    fetch: Option<HostFetch>,
+) -> Result<(), PreflightError> {
+    for p in run_plugins(config) {
+        check_one(engine, &p, fetch.clone()).map_err(|f| PreflightError {
+            where_: p.defined_at.clone().unwrap_or_else(|| {
+                format!(
+                    "{}: the default plugin",
+                    config
+                        .source
+                        .as_ref()
+                        .map_or("the configuration".into(), |s| s.display().to_string())
+                )
+            }),
+            name: p.name.clone(),
+            reason: {
+                tracing::debug!("{f}");
+                one_line(&match f.call.as_str() {
+                    "load" => f.reason,
+                    call => format!("{call} failed: {}", f.reason),
+                })
+            },
+        })?;
+    }
+    Ok(())
+}
+
+fn check_one(
+    engine: &Arc<PluginEngine>,
+    p: &PluginConfig,
+    fetch: Option<HostFetch>,
+) -> Result<(), PluginFailure> {
+    let Prepared {
+        component,
+        identity,
+        sandbox,
+    } = prepare(engine, p, KvSpace::default(), fetch)?;
+    fn start<W: World>(
+        p: &PluginConfig,
+        sandbox: super::sandbox::Sandbox,
+        component: &wasmtime::component::Component,
+    ) -> Result<(), PluginFailure> {
+        Runner::<W>::new(sandbox, component)
+            .map_err(|e| link_failure(p, e))?
+            .start()
+    }
+    use super::bindings;
+    match identity.kind {
+        PluginKind::Reporter => ReporterPlugin::new(sandbox, &component)
+            .map_err(|e| link_failure(p, e))?
+            .configure_only(),
+        PluginKind::ChangeDetector => {
+            start::<bindings::detector::ChangeDetector>(p, sandbox, &component)
+        }
+        PluginKind::FetchHook => start::<bindings::fetch_hook::FetchHook>(p, sandbox, &component),
+        PluginKind::Parser => start::<bindings::parser::Parser>(p, sandbox, &component),
+        PluginKind::Policy => start::<bindings::policy::Policy>(p, sandbox, &component),
+        PluginKind::SearchEngine => Err(PluginFailure {
+            plugin: p.name.clone(),
+            call: "load".into(),
+            reason: "it implements the `search-engine` world, which `spinneret crawl` does not run; a crawl takes reporters, change detectors, fetch hooks, parsers and policies".into(),
+        }),
+    }
+}
+
+/// The first line of a message, with a note when more was cut (a
+/// compiler's error may carry a dump of the bytes it could not read).
+fn one_line(message: &str) -> String {
+    let mut lines = message.lines();
+    let first = lines.next().unwrap_or_default().trim_end().to_string();
+    match lines.next() {
+        Some(_) => format!("{first} (more with -v)"),
+        None => first,
+    }
+}

@@ -1,0 +1,238 @@
+//! robots.txt as RFC 9309 reads it, beside the draft's reading in
+//! [`super::robots`]. The two disagree on common files, and a polite robot
+//! fetches only what both allow (the default, see [`RobotsMode`]):
+//!
+//! - a group applies when one of its `User-agent` values has the robot's
+//!   product token (the leading letters, `_` and `-`, compared without
+//!   case), not when the name occurs anywhere in the value; all groups for
+//!   the robot are merged, else all `*` groups;
+//! - the rule with the longest matching pattern decides, an `Allow` winning
+//!   a tie, wherever it stands in the group (the draft: the first match);
+//! - patterns may use `*` (any characters) and a final `$` (end of path);
+//! - percent-encoded unreserved characters (`%7E` for `~`) compare decoded,
+//!   other escapes compare with upper-case hex, and bytes outside US-ASCII
+//!   compare percent-encoded.
+//!
+//! With `Allow: /` followed by `Disallow: /private/`, the draft allows
+//! `/private/x` (its first line matches) and RFC 9309 forbids it (the
+//! second line is longer).
+
+/// Which reading of robots.txt decides what the robot may fetch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RobotsMode {
+    /// Fetch only what both the draft and RFC 9309 allow.
+    #[default]
+    Both,
+    /// Koster's 1996 draft alone (seed 002).
+    Draft,
+    /// RFC 9309 alone.
+    Rfc9309,
+}
+
+impl RobotsMode {
+    /// The setting's value (`robots_rules`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RobotsMode::Both => "both",
+            RobotsMode::Draft => "draft",
+            RobotsMode::Rfc9309 => "rfc9309",
+        }
+    }
+
+    /// The mode named `s`.
+    pub fn from_name(s: &str) -> Option<RobotsMode> {
+        [RobotsMode::Both, RobotsMode::Draft, RobotsMode::Rfc9309]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
+
+    /// Whether the draft's reading is consulted.
+    pub fn uses_draft(self) -> bool {
+        self != RobotsMode::Rfc9309
+    }
+
+    /// Whether RFC 9309's reading is consulted.
+    pub fn uses_rfc9309(self) -> bool {
+        self != RobotsMode::Draft
+    }
+}
+
+/// Whether a `User-agent` value is the `*` of every robot.
+fn is_global(agent: &str) -> bool {
+    let a = agent.trim_start();
+    a.starts_with('*') && a[1..].chars().next().is_none_or(char::is_whitespace)
+}
+
+/// The product token of a `User-agent` value: its leading letters, `_`
+/// and `-`.
+fn product_token(agent: &str) -> &str {
+    let a = agent.trim_start();
+    let end = a
+        .find(|c: char| !(c.is_ascii_alphabetic() || c == '_' || c == '-'))
+        .unwrap_or(a.len());
+    &a[..end]
+}
+
+/// The lines that apply to `robot` (a product token, any case) of the
+/// groups `groups` (each its `User-agent` values and its rule lines in
+/// order): the lines of every group naming the robot, in file order, else
+/// those of every `*` group; `None` when no group applies.
+pub fn select<'g>(
+    groups: impl IntoIterator<Item = (&'g [String], &'g [(bool, String)])> + Clone,
+    robot: &str,
+) -> Option<Vec<(bool, String)>> {
+    let robot = robot.trim();
+    let pick = |wanted: &dyn Fn(&str) -> bool| -> Option<Vec<(bool, String)>> {
+        let mut any = false;
+        let mut lines = Vec::new();
+        for (agents, rules) in groups.clone() {
+            if agents.iter().any(|a| wanted(a)) {
+                any = true;
+                lines.extend(rules.iter().cloned());
+            }
+        }
+        any.then_some(lines)
+    };
+    let named = |a: &str| {
+        let token = product_token(a);
+        !token.is_empty() && token.eq_ignore_ascii_case(robot)
+    };
+    (!robot.is_empty())
+        .then(|| pick(&named))
+        .flatten()
+        .or_else(|| pick(&|a: &str| is_global(a)))
+}
+
+/// Whether `b` is an unreserved character of RFC 3986.
+fn unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// A path or pattern in the form RFC 9309 compares: `%xx` of an unreserved
+/// character decoded, other `%xx` with upper-case hex, bytes outside
+/// US-ASCII percent-encoded.
+pub fn normalize(s: &str) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'%'
+            && i + 2 < b.len()
+            && b[i + 1].is_ascii_hexdigit()
+            && b[i + 2].is_ascii_hexdigit()
+        {
+            let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+            let byte = hex(b[i + 1]) * 16 + hex(b[i + 2]);
+            if unreserved(byte) {
+                out.push(byte);
+            } else {
+                out.extend_from_slice(&[
+                    b'%',
+                    HEX[(byte >> 4) as usize],
+                    HEX[(byte & 15) as usize],
+                ]);
+            }
+            i += 3;
+            continue;
+        }
+        if c >= 0x80 {
+            out.extend_from_slice(&[b'%', HEX[(c >> 4) as usize], HEX[(c & 15) as usize]]);
+        } else {
+            out.push(c);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether the normalized `path` matches the normalized `pattern`: `*`
+/// matches any run of characters, a final `$` the end of the path, and
+/// otherwise the pattern matches a prefix of the path.
+pub fn matches(path: &[u8], pattern: &[u8]) -> bool {
+    // The positions in `path` the pattern so far can end at, ascending.
+    let mut ends: Vec<usize> = vec![0];
+    let mut next: Vec<usize> = Vec::new();
+    for (k, &p) in pattern.iter().enumerate() {
+        if p == b'$' && k + 1 == pattern.len() {
+            return ends.last() == Some(&path.len());
+        }
+        next.clear();
+        if p == b'*' {
+            next.extend(ends[0]..=path.len());
+        } else {
+            next.extend(
+                ends.iter()
+                    .filter(|&&e| e < path.len() && path[e] == p)
+                    .map(|e| e + 1),
+            );
+        }
+        if next.is_empty() {
+            return false;
+        }
+        std::mem::swap(&mut ends, &mut next);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_and_the_end_anchor() {
+        let m = |path: &str, pattern: &str| matches(path.as_bytes(), pattern.as_bytes());
+        assert!(m("/fish.html", "/fish"));
+        assert!(m("/fish/salmon.html", "/fish*"));
+        assert!(!m("/Fish.asp", "/fish"));
+        assert!(m("/filename.php", "/*.php"));
+        assert!(m("/folder/filename.php?parameters", "/*.php"));
+        assert!(m("/filename.php", "/*.php$"));
+        assert!(!m("/filename.php?parameters", "/*.php$"));
+        assert!(!m("/filename.php5", "/*.php$"));
+        assert!(m("/fish.php", "/fish*.php"));
+        assert!(!m("/Fish.PHP", "/fish*.php"));
+        assert!(m("/", "/$"));
+        assert!(!m("/a", "/$"));
+        assert!(m("/a$b", "/a$b"), "a `$` inside a pattern is a character");
+    }
+
+    #[test]
+    fn escapes_compare_in_one_form() {
+        assert_eq!(normalize("/%7Emak/%2fx"), b"/~mak/%2Fx".to_vec());
+        assert_eq!(normalize("/ツ"), b"/%E3%83%84".to_vec());
+        assert_eq!(normalize("/%e3%83%84"), b"/%E3%83%84".to_vec());
+        assert_eq!(normalize("/100%"), b"/100%".to_vec());
+    }
+
+    #[test]
+    fn groups_are_chosen_by_product_token_and_merged() {
+        let g = |agents: &[&str], rules: &[(bool, &str)]| {
+            (
+                agents.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+                rules
+                    .iter()
+                    .map(|(a, p)| (*a, p.to_string()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let groups = [
+            g(&["*"], &[(false, "/all")]),
+            g(&["FooBot/1.0"], &[(false, "/a")]),
+            g(&["barbot"], &[(false, "/b")]),
+            g(&["foobot"], &[(true, "/c")]),
+        ];
+        let view = || groups.iter().map(|(a, r)| (a.as_slice(), r.as_slice()));
+        assert_eq!(
+            select(view(), "foobot"),
+            Some(vec![(false, "/a".to_string()), (true, "/c".to_string())])
+        );
+        assert_eq!(
+            select(view(), "foo"),
+            Some(vec![(false, "/all".to_string())])
+        );
+        assert_eq!(select(view(), ""), Some(vec![(false, "/all".to_string())]));
+        assert_eq!(select(view().skip(1), "other"), None);
+    }
+}

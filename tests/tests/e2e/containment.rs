@@ -1,0 +1,121 @@
+//! What a remote page must never make the crawler do: open local files.
+
+use spinneret::model::Category;
+use spinneret_tests::fixtures::page;
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+
+const TASK: &str =
+    "[[task]]\nname = \"T\"\nkind = \"owner\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+
+#[test]
+fn a_remote_page_cannot_make_the_crawler_open_local_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.html");
+    std::fs::write(
+        &secret,
+        page("Secret", None, r#"<a href="file:///etc/hostname">more</a>"#),
+    )
+    .unwrap();
+    let secret_url = url::Url::from_file_path(&secret).unwrap().to_string();
+    let home = page(
+        "Home",
+        Some("T"),
+        r#"<a href="file:///etc/passwd">passwd</a> <a href="/r">r</a> <img src="file:///etc/hostname">"#,
+    );
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .page("/index.html", &home)
+                .route("/r", Route::redirect(302, &secret_url)),
+        ),
+    );
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    let results = setup.results();
+    for url in ["file:///etc/passwd", "file:///etc/hostname"] {
+        let r = &results[url];
+        assert_eq!(r.category, Category::NotChecked, "{url}");
+        assert_eq!(
+            r.error.as_deref(),
+            Some("local file referenced from a remote page")
+        );
+        assert_eq!(
+            (
+                r.size,
+                r.content_length,
+                &r.content_hash,
+                &r.last_modified,
+                r.method
+            ),
+            (None, None, &None, &None, None),
+            "{url} was opened"
+        );
+    }
+    let r = &results[&web.url("a.example", "/r")];
+    assert_eq!(r.category, Category::NotChecked);
+    assert_eq!(
+        r.error.as_deref(),
+        Some(
+            format!("redirected to {secret_url}: local file referenced from a remote page")
+                .as_str()
+        )
+    );
+    assert_eq!((r.size, &r.content_hash), (None, &None));
+    assert!(
+        !results.contains_key(&secret_url),
+        "the redirect target was checked"
+    );
+    let store = setup.store();
+    assert!(
+        store.document(&secret_url).unwrap().is_none(),
+        "secret.html was parsed"
+    );
+    assert!(
+        store
+            .document(&web.url("a.example", "/r"))
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
+fn a_local_tree_opens_only_files_inside_its_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("site")).unwrap();
+    std::fs::write(dir.path().join("outside.html"), page("Outside", None, "")).unwrap();
+    std::fs::write(dir.path().join("site/in.html"), page("In", None, "")).unwrap();
+    std::fs::write(
+        dir.path().join("site/index.html"),
+        page(
+            "Local",
+            None,
+            r#"<a href="in.html">in</a> <a href="../outside.html">out</a>"#,
+        ),
+    )
+    .unwrap();
+    let top = url::Url::from_file_path(dir.path().join("site/index.html")).unwrap();
+    let web = TestWeb::start(Web::new());
+    let setup = Setup::new(
+        &web,
+        &format!("[[task]]\nname = \"L\"\nkind = \"site\"\ntop = \"{top}\"\n"),
+    );
+    setup.crawl();
+    let results = setup.results();
+    let url = |p: &str| top.join(p).unwrap().to_string();
+    assert_eq!(results[&url("in.html")].category, Category::Ok);
+    let out = &results[&url("../outside.html")];
+    assert_eq!(
+        (out.category, out.size, out.last_modified.as_deref()),
+        (Category::NotChecked, None, None)
+    );
+    assert!(
+        out.error
+            .as_deref()
+            .unwrap()
+            .starts_with("local file outside the task's tree"),
+        "{:?}",
+        out.error
+    );
+}

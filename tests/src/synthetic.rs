@@ -6,7 +6,9 @@
 //! the next page of its site (`i + sites`, so one `site` task per site reaches
 //! all of its pages), 15 pseudo-random pages on any site, one redirect
 //! (`/r/{j}` → `/p/{j}.html`), one broken page (`/missing/{n}.html`), one image,
-//! and one URL its site's robots.txt disallows (`/private/…`).
+//! and one URL its site's robots.txt disallows (`/private/…`); and, with
+//! `leaves` above 0, that many links to leaves of its own (`/l/{i}/{k}`,
+//! each a small text file), for tasks of many URLs.
 
 use crate::server::{Route, Site, Web};
 use std::fmt::Write;
@@ -19,6 +21,8 @@ pub struct Shape {
     pub pages: u64,
     /// Sites.
     pub sites: u64,
+    /// Extra links per page to leaves of its own.
+    pub leaves: u64,
 }
 
 impl Shape {
@@ -62,6 +66,9 @@ impl Shape {
             "<li><a href=\"/private/{}.html\">private</a></li>",
             i % 50
         );
+        for k in 0..self.leaves {
+            let _ = write!(html, "<li><a href=\"/l/{i}/{k}\">leaf {k}</a></li>");
+        }
         let _ = write!(
             html,
             "</ul><img src=\"/img/{}.png\" alt=\"figure\">",
@@ -100,6 +107,9 @@ impl Shape {
                     if path.starts_with("/img/") {
                         return Some(Route::file("image/png", &b"\x89PNG\r\n\x1a\n"[..]));
                     }
+                    if path.starts_with("/l/") {
+                        return Some(Route::file("text/plain", &b"leaf\n"[..]));
+                    }
                     None
                 }));
             web = web.site(&Shape::host(s), site);
@@ -132,6 +142,7 @@ mod tests {
         let shape = Shape {
             pages: 1000,
             sites: 10,
+            leaves: 0,
         };
         let html = shape.page(7, 8080);
         assert_eq!(

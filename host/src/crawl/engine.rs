@@ -1757,13 +1757,19 @@ impl<'a> Engine<'a> {
             error,
             status: resp.as_ref().map(|r| r.status),
         };
-        if let Some(doc) = parsed.as_ref().filter(|_| !redirected) {
-            self.writer.send(StoreOp::Document {
-                run: self.ids.run,
-                url: url.to_string(),
-                doc: doc.clone(),
-            });
-        }
+        // The parse goes to the store writer whole (not copied: a page of
+        // 200,000 links is tens of MiB); a redirect's parse is its target's.
+        let parsed = match parsed {
+            Some(doc) if !redirected => {
+                self.writer.send(StoreOp::Document {
+                    run: self.ids.run,
+                    url: url.to_string(),
+                    doc: Box::new((*doc).into()),
+                });
+                None
+            }
+            other => other,
+        };
         self.complete(u, outcome, Some(result.clone()));
         // A redirect chain that ended in a document settles the target too, without a request of its own.
         if let (Some(f), Some(resp)) = (final_idx, resp.as_ref()) {
@@ -1784,7 +1790,7 @@ impl<'a> Engine<'a> {
                     self.writer.send(StoreOp::Document {
                         run: self.ids.run,
                         url: job.request.to_string(),
-                        doc,
+                        doc: Box::new((*doc).into()),
                     });
                 }
                 if self.frontier.get(f).referrer.is_none() {

@@ -9,7 +9,7 @@ use super::taskset::TaskSet;
 use crate::model::Category;
 use crate::parse::RefKind;
 use crate::store::CachedResult;
-use foldhash::HashMap;
+use std::hash::BuildHasher;
 use url::Url;
 
 /// Index of a URL in the frontier.
@@ -94,50 +94,98 @@ pub struct UrlEntry {
     pub cached: Option<Box<CachedResult>>,
 }
 
-/// All URLs of the run.
+/// Entries per chunk of the frontier's storage.
+const CHUNK: usize = 4096;
+
+/// All URLs of the run. Each URL's text is held once, in its entry: the
+/// index holds entry numbers only (found by the URL's hash, compared with
+/// the entry's URL). Entries are stored in fixed chunks, so a growing
+/// frontier never copies itself into a twice-as-large allocation.
 #[derive(Default)]
 pub struct Frontier {
-    entries: Vec<UrlEntry>,
-    index: HashMap<Box<str>, UrlIdx>,
+    chunks: Vec<Vec<UrlEntry>>,
+    len: usize,
+    index: hashbrown::HashTable<UrlIdx>,
+    hasher: foldhash::fast::RandomState,
+}
+
+/// The entry `i` of `chunks`.
+fn entry(chunks: &[Vec<UrlEntry>], i: UrlIdx) -> &UrlEntry {
+    &chunks[i as usize / CHUNK][i as usize % CHUNK]
 }
 
 impl Frontier {
     /// The entry of a URL already known.
     pub fn lookup(&self, url: &str) -> Option<UrlIdx> {
-        self.index.get(url).copied()
+        let hash = self.hasher.hash_one(url);
+        self.index
+            .find(hash, |&i| entry(&self.chunks, i).url.as_str() == url)
+            .copied()
     }
 
     /// The index of `url`, adding it when new (`site_of` names its site).
     pub fn intern(&mut self, url: Url, site_of: impl FnOnce(&Url) -> u32) -> UrlIdx {
-        if let Some(i) = self.index.get(url.as_str()) {
-            return *i;
+        if let Some(i) = self.lookup(url.as_str()) {
+            return i;
         }
-        let i = self.entries.len() as UrlIdx;
+        let i = self.len as UrlIdx;
         let site = site_of(&url);
-        self.index.insert(url.as_str().into(), i);
-        self.entries.push(UrlEntry {
-            url,
-            site,
-            state: UrlState::New,
-            queued_get: false,
-            referrer: None,
-            reached: TaskSet::default(),
-            doc_tasks: TaskSet::default(),
-            finalized: TaskSet::default(),
-            policy_asked: TaskSet::default(),
-            outcome: None,
-            cached: None,
-        });
+        let hash = self.hasher.hash_one(url.as_str());
+        if self.len.is_multiple_of(CHUNK) {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        self.chunks
+            .last_mut()
+            .expect("a chunk with room")
+            .push(UrlEntry {
+                url,
+                site,
+                state: UrlState::New,
+                queued_get: false,
+                referrer: None,
+                reached: TaskSet::default(),
+                doc_tasks: TaskSet::default(),
+                finalized: TaskSet::default(),
+                policy_asked: TaskSet::default(),
+                outcome: None,
+                cached: None,
+            });
+        self.len += 1;
+        let (chunks, hasher) = (&self.chunks, &self.hasher);
+        self.index
+            .insert_unique(hash, i, |&j| hasher.hash_one(entry(chunks, j).url.as_str()));
         i
     }
 
     /// An entry.
     pub fn get(&self, i: UrlIdx) -> &UrlEntry {
-        &self.entries[i as usize]
+        entry(&self.chunks, i)
     }
 
     /// An entry, mutably.
     pub fn get_mut(&mut self, i: UrlIdx) -> &mut UrlEntry {
-        &mut self.entries[i as usize]
+        &mut self.chunks[i as usize / CHUNK][i as usize % CHUNK]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_interned_once_across_chunks() {
+        let mut f = Frontier::default();
+        let url = |i: usize| Url::parse(&format!("http://a.example/{i}")).unwrap();
+        for i in 0..CHUNK * 2 + 10 {
+            assert_eq!(f.intern(url(i), |_| 7) as usize, i);
+        }
+        for i in [0, CHUNK - 1, CHUNK, CHUNK * 2 + 9] {
+            assert_eq!(f.intern(url(i), |_| unreachable!()) as usize, i);
+            assert_eq!(f.lookup(url(i).as_str()), Some(i as UrlIdx));
+            assert_eq!(f.get(i as UrlIdx).url, url(i));
+        }
+        assert_eq!(f.lookup("http://a.example/none"), None);
+        f.get_mut(5).site = 3;
+        assert_eq!(f.get(5).site, 3);
     }
 }

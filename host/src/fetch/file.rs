@@ -72,7 +72,10 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
         let truncated = bytes.len() as u64 > max_body;
         let mut bytes = bytes;
         bytes.truncate(max_body as usize);
-        Some(Body { bytes, truncated })
+        Some(Body {
+            bytes: bytes.into(),
+            truncated,
+        })
     } else {
         None
     };

@@ -99,8 +99,9 @@ pub struct ResponseHeaders {
 /// A body read from a response.
 #[derive(Clone, Debug, Default)]
 pub struct Body {
-    /// The decoded bytes, at most the cap.
-    pub bytes: Vec<u8>,
+    /// The decoded bytes, at most the cap (shared, not copied, by the parse,
+    /// the hooks and the store).
+    pub bytes: bytes::Bytes,
     /// Whether the cap cut it short.
     pub truncated: bool,
 }
@@ -323,7 +324,10 @@ impl Fetcher {
         };
         let mut body = None;
         if let Some(cap) = cap {
-            let mut buf = BytesMut::new();
+            // The declared length, within the cap, saves growing (and
+            // copying) a large body again and again.
+            let declared = headers.content_length.unwrap_or(0).min(cap).min(16 << 20);
+            let mut buf = BytesMut::with_capacity(declared as usize);
             let mut truncated = false;
             while let Some(chunk) = resp.chunk().await.map_err(|e| self.map_body_err(&e))? {
                 let room = (cap as usize).saturating_sub(buf.len());
@@ -334,7 +338,7 @@ impl Fetcher {
                 }
                 buf.extend_from_slice(&chunk);
             }
-            let bytes = buf.to_vec();
+            let bytes = buf.freeze();
             let untyped = headers.content_type.is_none() && req.body == BodyWanted::IfHtml;
             if !untyped || sniff_html(&bytes) {
                 body = Some(Body { bytes, truncated });

@@ -4,7 +4,7 @@
 pub mod charset;
 pub mod html;
 
-use std::collections::HashSet;
+use std::hash::BuildHasher;
 use url::Url;
 
 /// How a document refers to another resource.
@@ -173,26 +173,40 @@ pub fn parse_html(url: &Url, content_type: Option<&str>, body: &[u8]) -> ParsedD
         .and_then(|b| url.join(b).ok())
         .filter(|b| b != url);
     let effective = base.as_ref().unwrap_or(url);
-    let mut seen = HashSet::new();
-    let mut references = Vec::with_capacity(facts.references.len());
+    // Unique by target and kind. The set holds positions in `references`,
+    // not another copy of each URL (a page may have 200,000 links).
+    let mut seen = hashbrown::HashTable::<usize>::new();
+    let hasher = foldhash::fast::FixedState::default();
+    fn key(r: &Reference) -> (&str, RefKind) {
+        let target = match &r.target {
+            Ok(u) => u.as_str(),
+            Err(b) => b.raw.as_str(),
+        };
+        (target, r.kind)
+    }
+    let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
     for r in facts.references {
         let target = match crate::urls::resolve(effective, &r.href) {
             Ok(u) => Ok(u),
             Err(e) => Err(BadUrl {
-                raw: r.href.clone(),
+                raw: r.href,
                 reason: e.to_string(),
             }),
         };
-        let key = match &target {
-            Ok(u) => (u.as_str().to_string(), r.kind),
-            Err(b) => (b.raw.clone(), r.kind),
+        let reference = Reference {
+            target,
+            kind: r.kind,
+            text: r.text,
         };
-        if seen.insert(key) {
-            references.push(Reference {
-                target,
-                kind: r.kind,
-                text: r.text,
+        let hash = hasher.hash_one(key(&reference));
+        if seen
+            .find(hash, |&i| key(&references[i]) == key(&reference))
+            .is_none()
+        {
+            seen.insert_unique(hash, references.len(), |&i| {
+                hasher.hash_one(key(&references[i]))
             });
+            references.push(reference);
         }
     }
     let mut expires_meta = None;

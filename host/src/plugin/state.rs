@@ -411,7 +411,7 @@ impl http::Host for PluginState {
                         status: resp.status,
                         content_type: resp.headers.content_type,
                         truncated: body.truncated,
-                        body: body.bytes,
+                        body: body.bytes.into(),
                     })
                 }
                 Err(e) => Err(e.to_string()),

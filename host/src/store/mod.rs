@@ -14,7 +14,7 @@ mod writer;
 pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};
 
-pub use writer::{SiteRecord, StoreOp, StoreWriter};
+pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 
 use crate::config::TaskConfig;
 use crate::model::{Category, CheckResult, Hop, Source};
@@ -47,10 +47,29 @@ pub enum StoreError {
     },
 }
 
+/// Put the store in WAL mode. Changing the journal mode does not wait for
+/// another connection that holds a lock (SQLite answers "busy" at once), so
+/// a new store opened by two processes at once is retried here, for as long
+/// as the busy timeout.
+fn set_wal(conn: &Connection) -> Result<(), StoreError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other.map_err(StoreError::from),
+        }
+    }
+}
+
 pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
+    set_wal(&conn)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "OFF")?;
     // The bundled SQLite is built with STAT4, which makes every statement whose
@@ -64,6 +83,11 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// The most URL ids a connection's cache keeps: past it the cache starts
+/// again, so a crawl of millions of URLs does not hold a second copy of
+/// every URL (the urls table's index answers what the cache forgot).
+const URL_ID_CACHE: usize = 32_768;
+
 /// The id of `url`, inserting it when new, with a per-connection cache.
 pub(crate) fn url_id_cached(
     conn: &Connection,
@@ -72,6 +96,9 @@ pub(crate) fn url_id_cached(
 ) -> Result<i64, StoreError> {
     if let Some(id) = cache.get(url) {
         return Ok(*id);
+    }
+    if cache.len() >= URL_ID_CACHE {
+        cache.clear();
     }
     // New URLs (the common case in a crawl) take one statement; known ones a second.
     let inserted: Option<i64> = conn
@@ -260,20 +287,27 @@ impl Store {
                 .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut conn = connect(path)?;
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         let known = schema::MIGRATIONS.len() as i64;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version < known {
+            // Migrated under the write lock, the version read again inside
+            // it: two processes opening a new store at once (a crawl, and
+            // `results` beside it) must not both create its tables.
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+                tx.execute_batch(sql)?;
+                tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            }
+            tx.commit()?;
+        }
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version > known {
             return Err(StoreError::TooNew {
                 path: path.to_path_buf(),
                 found: version,
                 known,
             });
-        }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let tx = conn.transaction()?;
-            tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-            tx.commit()?;
         }
         Ok(Store {
             path: path.to_path_buf(),
@@ -694,6 +728,25 @@ fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
 mod tests {
     use super::*;
     use crate::model::{Category, CheckResult};
+
+    /// A crawl and a reader opening a new store at once: one creates its
+    /// tables, the other waits and finds them.
+    #[test]
+    fn two_openers_of_a_new_store_do_not_both_create_it() {
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.db");
+            let openers: Vec<_> = (0..4)
+                .map(|_| {
+                    let path = path.clone();
+                    std::thread::spawn(move || Store::open(&path).map(|_| ()))
+                })
+                .collect();
+            for o in openers {
+                o.join().unwrap().unwrap();
+            }
+        }
+    }
 
     #[test]
     fn cached_statements_are_not_compiled_again_on_each_use() {

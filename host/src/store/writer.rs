@@ -7,10 +7,11 @@
 
 use super::{StoreError, url_id_cached};
 use crate::model::CheckResult;
-use crate::parse::ParsedDocument;
+use crate::parse::{ParsedDocument, RefKind};
 use foldhash::HashMap;
 use foldhash::HashMapExt;
 use rusqlite::{Connection, params};
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;
@@ -40,6 +41,49 @@ pub struct SiteRecord {
     pub robots_lines: Vec<(bool, String)>,
 }
 
+/// A parsed document as the store keeps it: its references as plain
+/// text (the parse's URL objects, with their offsets, are left behind), so a
+/// page of many links waiting for the writer holds one compact copy.
+#[derive(Debug)]
+pub struct DocumentRecord {
+    title: Option<String>,
+    owner: Option<String>,
+    expires_meta: Option<String>,
+    http_equiv: Vec<(String, String)>,
+    base: Option<String>,
+    encoding: &'static str,
+    decode_errors: bool,
+    parse_errors: u32,
+    /// (target URL, or what was written when it is no URL; kind; anchor text).
+    links: Vec<(Box<str>, RefKind, Box<str>)>,
+}
+
+impl From<ParsedDocument> for DocumentRecord {
+    fn from(doc: ParsedDocument) -> Self {
+        // A new vector, not the parse's reused in place (`collect` would
+        // keep its larger allocation alive).
+        let mut links = Vec::with_capacity(doc.references.len());
+        links.extend(doc.references.into_iter().map(|r| {
+            let target = match r.target {
+                Ok(u) => String::from(u),
+                Err(b) => b.raw,
+            };
+            (target.into_boxed_str(), r.kind, r.text.into_boxed_str())
+        }));
+        DocumentRecord {
+            title: doc.title,
+            owner: doc.owner,
+            expires_meta: doc.expires_meta,
+            http_equiv: doc.http_equiv,
+            base: doc.base.map(String::from),
+            encoding: doc.encoding,
+            decode_errors: doc.decode_errors,
+            parse_errors: doc.parse_errors,
+            links,
+        }
+    }
+}
+
 /// One write.
 #[derive(Debug)]
 pub enum StoreOp {
@@ -57,7 +101,7 @@ pub enum StoreOp {
         /// The document's URL.
         url: String,
         /// What the parse found.
-        doc: Box<ParsedDocument>,
+        doc: Box<DocumentRecord>,
     },
     /// A document of a task's infostructure.
     TaskDocument {
@@ -87,10 +131,12 @@ impl StoreWriter {
         let conn = super::connect(path)?;
         // The writer keeps the hot pages of its indexes in memory and checkpoints
         // the WAL into the database less often than SQLite's default.
-        conn.pragma_update(None, "cache_size", -32_768)?;
+        conn.pragma_update(None, "cache_size", -16_384)?;
         conn.pragma_update(None, "wal_autocheckpoint", 8_192)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
-        let (tx, rx) = sync_channel(50_000);
+        // Room for bursts (a document's results arrive together) without
+        // holding a large queue of writes in memory.
+        let (tx, rx) = sync_channel(16_384);
         let handle = std::thread::Builder::new()
             .name("store-writer".into())
             .spawn(move || run(conn, rx))
@@ -247,19 +293,15 @@ fn apply(
             } else {
                 Some(serde_json::to_string(&doc.http_equiv).unwrap_or_default())
             };
-            let mut links = String::with_capacity(doc.references.len() * 48 + 2);
+            let mut links = String::with_capacity(doc.links.len() * 48 + 2);
             links.push('[');
-            for (i, r) in doc.references.iter().enumerate() {
-                let target = match &r.target {
-                    Ok(u) => u.as_str(),
-                    Err(b) => b.raw.as_str(),
-                };
+            for (i, (target, kind, text)) in doc.links.iter().enumerate() {
                 let id = url_id_cached(tx, ids, target)?;
                 if i > 0 {
                     links.push(',');
                 }
-                links.push_str(&format!("[{id},\"{}\",", r.kind.as_str()));
-                links.push_str(&serde_json::to_string(&r.text).unwrap_or_else(|_| "\"\"".into()));
+                let _ = write!(links, "[{id},\"{}\",", kind.as_str());
+                links.push_str(&serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into()));
                 links.push(']');
             }
             links.push(']');
@@ -274,7 +316,7 @@ fn apply(
                 doc.title,
                 doc.owner,
                 doc.expires_meta,
-                doc.base.as_ref().map(url::Url::as_str),
+                doc.base,
                 doc.encoding,
                 doc.parse_errors,
                 doc.decode_errors,

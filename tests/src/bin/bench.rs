@@ -167,10 +167,14 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
+                  --leaves L gives every page L more links to leaves of its own (a task of\n\
+                  N * L URLs: --pages 2000 --sites 1 --leaves 100 --reports is a 200,000-URL\n\
+                  task with the default reporters; --pages 1 --sites 1 --leaves 200000 is one\n\
+                  10 MB page of 200,000 links);\n\
                   --reports also runs the default report plugins after the crawl (timed with it);\n\
                   --plugins runs every built-in crawl plugin too (soft-404, trap-guard, sitemap)\n\
                   and the report plugins; --plugin NAME (repeatable) runs only that crawl plugin;\n\
@@ -195,7 +199,12 @@ fn main() -> anyhow::Result<()> {
         "no spinneret binary at {}; run `cargo build --release` first or pass --binary",
         binary.display()
     );
-    let shape = Shape { pages, sites };
+    let leaves: u64 = arg(&args, "--leaves").map_or(Ok(0), |v| v.parse())?;
+    let shape = Shape {
+        pages,
+        sites,
+        leaves,
+    };
     let port = Arc::new(OnceLock::new());
     let web = TestWeb::start(shape.web(port.clone()));
     let _ = port.set(web.port());

@@ -134,10 +134,13 @@ impl Overrides {
             && let Some(email) = std::env::var("EMAIL").ok().filter(|e| !e.trim().is_empty())
         {
             let email = email.trim();
-            config::check_email(email).map_err(|e| {
-                format!("the EMAIL environment variable: {e}; or give --from ADDRESS")
-            })?;
-            settings.from = Some(email.to_string());
+            match config::check_email(email) {
+                Ok(()) => settings.from = Some(email.to_string()),
+                // Set for other programs, perhaps with a name: not ours to refuse.
+                Err(e) => tracing::warn!(
+                    "the EMAIL environment variable is not used for From: {e}; give --from ADDRESS"
+                ),
+            }
         }
         Ok(())
     }

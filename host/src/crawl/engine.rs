@@ -1143,17 +1143,15 @@ impl<'a> Engine<'a> {
             let refusal = match &self.sites[si].robots {
                 RobotsState::OffLimits(reason) => Some((Category::Avoided, reason.clone())),
                 RobotsState::Unreachable(reason) => Some((Category::Broken, reason.clone())),
-                RobotsState::Ready(rules) if !rules.allows(&job.request) => {
-                    let rule = rules
-                        .forbidding_rule(&path_and_query(&job.request))
-                        .map(|r| r.path.clone())
-                        .unwrap_or_default();
-                    let reason = format!(
-                        "robots.txt of {} disallows it (Disallow: {rule})",
-                        self.sites[si].key
-                    );
-                    Some((Category::Avoided, reason))
-                }
+                RobotsState::Ready(rules) => rules
+                    .forbidding_rule(&path_and_query(&job.request))
+                    .map(|rule| {
+                        let reason = format!(
+                            "robots.txt of {} disallows it (Disallow: {})",
+                            self.sites[si].key, rule.path
+                        );
+                        (Category::Avoided, reason)
+                    }),
                 _ => None,
             };
             if let Some((category, reason)) = refusal {
@@ -2014,10 +2012,27 @@ impl<'a> Engine<'a> {
 }
 
 /// Robots rules as (Allow?, absolute URL prefix) lines under `origin`.
+///
+/// A path the avoid file could not hold as written is made safe: spaces
+/// and brackets percent-encoded (the file's syntax uses them), a pattern
+/// starting with `*` given its leading `/` (the same paths match). One that
+/// starts with neither matches no path and is left out.
 fn lines_of(origin: &str, rules: &[crate::policy::robots::RobotsRule]) -> Vec<(bool, String)> {
     rules
         .iter()
-        .map(|r| (r.allow, format!("{origin}{}", r.path)))
+        .filter_map(|r| {
+            let path = match r.path.as_bytes().first() {
+                Some(b'/') => r.path.clone(),
+                Some(b'*') => format!("/{}", r.path),
+                _ => return None,
+            };
+            let path = path
+                .replace(' ', "%20")
+                .replace('\t', "%09")
+                .replace('[', "%5B")
+                .replace(']', "%5D");
+            Some((r.allow, format!("{origin}{path}")))
+        })
         .collect()
 }
 

@@ -62,7 +62,19 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
         });
     }
     let body = if wants_body {
-        let bytes = match tokio::fs::read(&path).await {
+        // At most one byte past the cap is read: a device or a huge file
+        // costs no more than a capped body.
+        let read = async {
+            use tokio::io::AsyncReadExt;
+            let mut bytes = Vec::new();
+            tokio::fs::File::open(&path)
+                .await?
+                .take(max_body.saturating_add(1))
+                .read_to_end(&mut bytes)
+                .await?;
+            Ok::<_, std::io::Error>(bytes)
+        };
+        let bytes = match read.await {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
                 return Ok(status_only(403));

@@ -157,7 +157,6 @@ pub struct Fetcher {
     timeout: Duration,
 }
 
-/// The error chain of an error as one line, most specific last.
 /// What went wrong in the HTTP exchange itself, when that is what happened:
 /// a response that does not parse, or a connection closed before the answer.
 fn protocol_error(e: &reqwest::Error) -> Option<String> {
@@ -177,6 +176,7 @@ fn protocol_error(e: &reqwest::Error) -> Option<String> {
     None
 }
 
+/// The error chain of an error as one line, most specific last.
 fn chain(e: &dyn std::error::Error) -> String {
     let mut parts = Vec::new();
     let mut cur: Option<&dyn std::error::Error> = Some(e);

@@ -58,13 +58,18 @@ pub fn cache_lifetime(
             if let Some(v) = d.strip_prefix("max-age=")
                 && let Ok(secs) = v.trim().parse::<u64>()
             {
-                return Some(Duration::from_secs(secs));
+                return Some(Duration::from_secs(secs.min(MAX_LIFETIME)));
             }
         }
     }
     let when = httpdate::parse_http_date(expires?).ok()?;
-    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+    let left = when.duration_since(now).unwrap_or(Duration::ZERO);
+    Some(left.min(Duration::from_secs(MAX_LIFETIME)))
 }
+
+/// The longest a server may make its robots.txt hold: ten years (a larger
+/// `max-age` would name a date past what HTTP dates can say).
+const MAX_LIFETIME: u64 = 3650 * 86_400;
 
 /// Fetch the robots.txt at `url`, following redirects.
 pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
@@ -106,6 +111,16 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
                 .as_deref()
                 .and_then(|l| url.join(l).ok())
             {
+                // A remote robots.txt never leads to a local file (or to
+                // any scheme but http and https).
+                Some(next) if !matches!(next.scheme(), "http" | "https") => {
+                    return RobotsFetch::Unavailable {
+                        reason: format!(
+                            "robots.txt redirected to {next}, which is never requested (not http or https)"
+                        ),
+                        unreachable: false,
+                    };
+                }
                 Some(next) => url = next,
                 None => {
                     return RobotsFetch::Missing {
@@ -155,5 +170,10 @@ mod tests {
             Some(Duration::from_secs(3600))
         );
         assert_eq!(cache_lifetime(None, None, now), None);
+        // A server cannot make a robots.txt hold past what an HTTP date says.
+        assert_eq!(
+            cache_lifetime(Some("max-age=300000000000"), None, now),
+            Some(Duration::from_secs(MAX_LIFETIME))
+        );
     }
 }

@@ -176,7 +176,7 @@ pub fn parse_html(url: &Url, content_type: Option<&str>, body: &[u8]) -> ParsedD
     // Unique by target and kind. The set holds positions in `references`,
     // not another copy of each URL (a page may have 200,000 links).
     let mut seen = hashbrown::HashTable::<usize>::new();
-    let hasher = foldhash::fast::FixedState::default();
+    let hasher = foldhash::fast::RandomState::default();
     fn key(r: &Reference) -> (&str, RefKind) {
         let target = match &r.target {
             Ok(u) => u.as_str(),

@@ -217,7 +217,7 @@ impl RobotsFiles {
                 if stale || !live(&rule.expires) {
                     continue;
                 }
-                match group.filter(|_| files.enabled) {
+                match group.clone().filter(|_| files.enabled) {
                     Some((site, rfc9309)) if rule.action != RuleAction::Leaf => {
                         let allow = rule.action == RuleAction::Allow;
                         let held = files.groups.entry(site).or_default();
@@ -227,6 +227,9 @@ impl RobotsFiles {
                         };
                         lines.get_or_insert_default().push((allow, rule.prefix));
                     }
+                    // A group's Allow line without a sites file: the group
+                    // holds nothing then (its Avoid lines are plain entries).
+                    _ if rule.action == RuleAction::Allow && group.is_some() => {}
                     _ if rule.action == RuleAction::Allow => {
                         return Err(RulesError::at(
                             path,
@@ -235,6 +238,16 @@ impl RobotsFiles {
                         ));
                     }
                     _ => files.rules.push(rule),
+                }
+            }
+            // RFC 9309's group may have no line (no group names the robot):
+            // its heading alone says so.
+            if files.enabled {
+                for (site, rfc9309) in groups.iter().flatten() {
+                    if *rfc9309 && files.held.contains_key(site) {
+                        let held = files.groups.entry(site.clone()).or_default();
+                        held.rfc9309.get_or_insert_default();
+                    }
                 }
             }
             files.avoid_text = Some(text);
@@ -603,41 +616,49 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
     }
 
     /// Where RFC 9309 applies other lines than the draft's record, they
-    /// get a group of their own, and both readings come back.
+    /// get a group of their own, and both readings come back; so does an
+    /// RFC 9309 reading that applies no line at all.
     #[test]
     fn rfc9309s_own_lines_get_their_own_group() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = settings(dir.path());
-        let body =
-            "User-agent: spinneret-beta\nDisallow: /beta/\n\nUser-agent: *\nDisallow: /tmp/\n";
-        let read = RobotsRules::parse(body, "spinneret", RobotsMode::Both);
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-        let mut f = RobotsFiles::load(&s, now).unwrap();
-        let lines = |rules: &[crate::policy::robots::RobotsRule]| -> Lines {
-            rules
-                .iter()
-                .map(|r| (r.allow, format!("http://x.example{}", r.path)))
-                .collect()
-        };
-        f.record(
-            "x.example:80",
-            now + Duration::from_secs(86_400),
-            lines(&read.rules),
-            lines(&read.rfc9309),
-        );
-        f.save(now).unwrap();
-        let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
-        assert!(
-            avoid.contains("# robots.txt of x.example:80 as RFC 9309 reads it, read "),
-            "{avoid}"
-        );
-        let again = RobotsFiles::load(&s, now + Duration::from_secs(60)).unwrap();
-        for mode in [RobotsMode::Both, RobotsMode::Draft, RobotsMode::Rfc9309] {
-            let fresh = RobotsRules::parse(body, "spinneret", mode);
-            let back = again.robots_of("x.example:80", mode);
-            for path in ["/beta/x", "/tmp/x", "/other"] {
-                let u = url::Url::parse(&format!("http://x.example{path}")).unwrap();
-                assert_eq!(back.allows(&u), fresh.allows(&u), "{mode:?} {path}");
+        for body in [
+            "User-agent: spinneret-beta\nDisallow: /beta/\n\nUser-agent: *\nDisallow: /tmp/\n",
+            "User-agent: spinneret-beta\nDisallow: /\n",
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let s = settings(dir.path());
+            let read = RobotsRules::parse(body, "spinneret", RobotsMode::Both);
+            let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+            let mut f = RobotsFiles::load(&s, now).unwrap();
+            let lines = |rules: &[crate::policy::robots::RobotsRule]| -> Lines {
+                rules
+                    .iter()
+                    .map(|r| (r.allow, format!("http://x.example{}", r.path)))
+                    .collect()
+            };
+            f.record(
+                "x.example:80",
+                now + Duration::from_secs(86_400),
+                lines(&read.rules),
+                lines(&read.rfc9309),
+            );
+            f.save(now).unwrap();
+            let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
+            assert!(
+                avoid.contains("# robots.txt of x.example:80 as RFC 9309 reads it, read "),
+                "{avoid}"
+            );
+            let again = RobotsFiles::load(&s, now + Duration::from_secs(60)).unwrap();
+            for mode in [RobotsMode::Both, RobotsMode::Draft, RobotsMode::Rfc9309] {
+                let fresh = RobotsRules::parse(body, "spinneret", mode);
+                let back = again.robots_of("x.example:80", mode);
+                for path in ["/beta/x", "/tmp/x", "/other"] {
+                    let u = url::Url::parse(&format!("http://x.example{path}")).unwrap();
+                    assert_eq!(
+                        back.allows(&u),
+                        fresh.allows(&u),
+                        "{body:?} {mode:?} {path}"
+                    );
+                }
             }
         }
     }

@@ -179,7 +179,9 @@ pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesErro
             _ => {
                 return Err(err(
                     line_no,
-                    format!("unknown entry type `{keyword}`; expected `Avoid` or `Leaf`"),
+                    format!(
+                        "unknown entry type `{keyword}`; expected `Avoid` or `Leaf` (or, inside a robots.txt group, `Allow`)"
+                    ),
                 ));
             }
         };
@@ -304,7 +306,7 @@ Avoid http://betelgeuse.com/name.html [Fri, 31 Dec 2099 09:30:00 GMT]\n";
         let e = parse_rules("# ok\nSkip http://a/ [*]\n", Path::new("u.avoid")).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "u.avoid:2: unknown entry type `Skip`; expected `Avoid` or `Leaf`"
+            "u.avoid:2: unknown entry type `Skip`; expected `Avoid` or `Leaf` (or, inside a robots.txt group, `Allow`)"
         );
         let e = parse_rules("Avoid http://a/ [next tuesday]\n", Path::new("u.avoid")).unwrap_err();
         assert!(

@@ -53,9 +53,16 @@ impl Scope {
     }
 
     /// Whether the `file:` URL `url` lies at or below the directory of a
-    /// local task's top.
+    /// local task's top: its path as the file system reads it (`%2F`
+    /// decoded) has no `..` and starts with the top's directory.
     pub fn holds_local(&self, url: &Url) -> bool {
-        self.is_local() && url.scheme() == "file" && url.path().starts_with(&self.top_dir)
+        let Ok(path) = url.to_file_path() else {
+            return false;
+        };
+        let climbs = path
+            .components()
+            .any(|c| c == std::path::Component::ParentDir);
+        self.is_local() && !climbs && url.path().starts_with(&self.top_dir)
     }
 
     /// The task-level exclusion (leaf) prefix that covers `url`, if any.
@@ -142,6 +149,19 @@ mod tests {
         assert!(!s.owns(None));
         let site = Scope::of(&task(TaskKind::Site, "http://a.example/"));
         assert!(site.owns(None));
+    }
+
+    #[test]
+    fn a_local_tree_holds_no_path_that_climbs_out_of_it() {
+        let s = Scope::of(&task(TaskKind::Site, "file:///home/u/site/index.html"));
+        assert!(s.holds_local(&u("file:///home/u/site/a/b.html")));
+        assert!(!s.holds_local(&u("file:///home/u/other.html")));
+        // `%2F` is a `/` to the file system.
+        let sneaky = u("file:///home/u/site/..%2F..%2Fetc%2Fpasswd");
+        assert!(sneaky.path().starts_with("/home/u/site/"));
+        assert!(!s.holds_local(&sneaky));
+        let remote = Scope::of(&task(TaskKind::Site, "http://a.example/"));
+        assert!(!remote.holds_local(&u("file:///home/u/site/a.html")));
     }
 
     #[test]

@@ -37,9 +37,9 @@ pub struct TrapGuard {
     max_query_params: usize,
     max_siblings: u32,
     avoid: Vec<String>,
-    /// Distinct URLs seen per pattern (the path and query with one
-    /// parameter's value left out).
-    siblings: HashMap<String, u32>,
+    /// Distinct URLs seen per pattern (the URL with one query parameter's
+    /// value left out, so each site counts apart), by the pattern's hash.
+    siblings: HashMap<u64, u32>,
     /// The URLs with a query already counted (hashed), so that a URL asked
     /// about for several tasks counts once.
     counted: HashSet<u64>,
@@ -115,7 +115,7 @@ impl Policy for TrapGuard {
             ));
         }
         if let Some(q) = query
-            && let Some(name) = self.one_of_many_siblings(target, path, q)
+            && let Some(name) = self.one_of_many_siblings(target, q)
         {
             return Decision::Avoid(format!(
                 "trap-guard: more than {} URLs differ only in the value of `{name}` (an endless calendar or series?)",
@@ -141,22 +141,19 @@ impl TrapGuard {
     /// Count `target` (once) among the siblings of each of its query
     /// parameters; the name of a parameter whose siblings are now more than
     /// `max_siblings`, if any.
-    fn one_of_many_siblings<'q>(
-        &mut self,
-        target: &str,
-        path: &str,
-        query: &'q str,
-    ) -> Option<&'q str> {
+    fn one_of_many_siblings<'q>(&mut self, target: &str, query: &'q str) -> Option<&'q str> {
         if self.max_siblings == 0 {
             return None;
         }
         let new = self.counted.insert(self.hasher.hash_one(target));
+        // Scheme, host and path: everything before the query.
+        let head = target.split_once('?').map_or(target, |(h, _)| h);
         let params: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
         let mut found = None;
         for (i, param) in params.iter().enumerate() {
             let name = param.split_once('=').map_or(*param, |(n, _)| n);
-            let mut pattern = String::with_capacity(path.len() + query.len() + 2);
-            pattern.push_str(path);
+            let mut pattern = String::with_capacity(head.len() + query.len() + 2);
+            pattern.push_str(head);
             pattern.push('?');
             for (j, p) in params.iter().enumerate() {
                 if j > 0 {
@@ -165,7 +162,7 @@ impl TrapGuard {
                 pattern.push_str(if i == j { name } else { p });
             }
             let room = self.siblings.len() < MAX_PATTERNS;
-            let count = match self.siblings.entry(pattern) {
+            let count = match self.siblings.entry(self.hasher.hash_one(&pattern)) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) if room => e.insert(0),
                 std::collections::hash_map::Entry::Vacant(_) => continue,
@@ -308,7 +305,11 @@ mod tests {
             verdict(&mut p, "http://a.example/cal?d=4&view=month", 0),
             "avoid: trap-guard: more than 3 URLs differ only in the value of `d` (an endless calendar or series?)"
         );
-        // Other series are counted apart.
+        // Other series are counted apart, on other sites too.
+        assert_eq!(
+            verdict(&mut p, "http://b.example/cal?d=9&view=month", 0),
+            "ok"
+        );
         assert_eq!(
             verdict(&mut p, "http://a.example/cal?d=1&view=week", 0),
             "ok"

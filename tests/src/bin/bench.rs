@@ -174,7 +174,7 @@ fn main() -> anyhow::Result<()> {
                   --leaves L gives every page L more links to leaves of its own (a task of\n\
                   N * L URLs: --pages 2000 --sites 1 --leaves 100 --reports is a 200,000-URL\n\
                   task with the default reporters; --pages 1 --sites 1 --leaves 200000 is one\n\
-                  10 MB page of 200,000 links);\n\
+                  9 MB page of 200,000 links);\n\
                   --reports also runs the default report plugins after the crawl (timed with it);\n\
                   --plugins runs every built-in crawl plugin too (soft-404, trap-guard, sitemap)\n\
                   and the report plugins; --plugin NAME (repeatable) runs only that crawl plugin;\n\

@@ -119,3 +119,45 @@ fn a_local_tree_opens_only_files_inside_its_tree() {
         out.error
     );
 }
+
+/// A remote robots.txt that redirects to a local file: the file is never
+/// opened, and the site is off limits for the run.
+#[test]
+fn a_robots_txt_redirect_to_a_local_file_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("robots-secret.txt");
+    std::fs::write(&secret, "User-agent: *\nDisallow:\n").unwrap();
+    let secret_url = url::Url::from_file_path(&secret).unwrap().to_string();
+    let web = TestWeb::start(
+        Web::new()
+            .site(
+                "a.example",
+                Site::new().page(
+                    "/index.html",
+                    &page(
+                        "Home",
+                        Some("T"),
+                        r#"<a href="http://b.example:{PORT}/page.html">b</a>"#,
+                    ),
+                ),
+            )
+            .site(
+                "b.example",
+                Site::new()
+                    .route("/robots.txt", Route::redirect(302, &secret_url))
+                    .page("/page.html", &page("B", None, "")),
+            ),
+    );
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    let r = &setup.results()[&web.url("b.example", "/page.html")];
+    assert_eq!(r.category, Category::Avoided);
+    let reason = r.error.as_deref().unwrap();
+    assert!(
+        reason.contains(&format!(
+            "robots.txt redirected to {secret_url}, which is never requested"
+        )),
+        "{reason}"
+    );
+    assert!(web.methods("b.example", "/page.html").is_empty());
+}

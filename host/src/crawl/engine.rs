@@ -24,7 +24,7 @@ use crate::fetch::{
 use crate::model::{Category, CheckResult, Hop, Source, unix_now};
 use crate::parse::{ParsedDocument, RefKind};
 use crate::policy::robots::RobotsRules;
-use crate::policy::robots_files::RobotsFiles;
+use crate::policy::robots_files::{RobotsFiles, lines_of};
 use crate::policy::rules::{PrefixRules, RuleAction};
 use crate::policy::scope::Scope;
 use crate::policy::{Decision, decide};
@@ -1644,23 +1644,20 @@ impl<'a> Engine<'a> {
             self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
             return;
         }
-        if from.scheme() != "file" && next.scheme() == "file" {
-            let reason = format!("redirected to {next}: {}", crate::policy::LOCAL_FROM_REMOTE);
-            self.finish_job(
-                job,
-                Some(resp),
-                Category::NotChecked,
-                Some(reason),
-                None,
-                None,
-            );
-            return;
-        }
-        if !urls::is_checkable(&next) {
-            let reason = format!(
+        let not_checked = if from.scheme() != "file" && next.scheme() == "file" {
+            Some(format!(
+                "redirected to {next}: {}",
+                crate::policy::LOCAL_FROM_REMOTE
+            ))
+        } else if !urls::is_checkable(&next) {
+            Some(format!(
                 "redirected to {next}, which is not checked ({} scheme)",
                 next.scheme()
-            );
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = not_checked {
             self.finish_job(
                 job,
                 Some(resp),
@@ -2009,31 +2006,6 @@ impl<'a> Engine<'a> {
             }
         }
     }
-}
-
-/// Robots rules as (Allow?, absolute URL prefix) lines under `origin`.
-///
-/// A path the avoid file could not hold as written is made safe: spaces
-/// and brackets percent-encoded (the file's syntax uses them), a pattern
-/// starting with `*` given its leading `/` (the same paths match). One that
-/// starts with neither matches no path and is left out.
-fn lines_of(origin: &str, rules: &[crate::policy::robots::RobotsRule]) -> Vec<(bool, String)> {
-    rules
-        .iter()
-        .filter_map(|r| {
-            let path = match r.path.as_bytes().first() {
-                Some(b'/') => r.path.clone(),
-                Some(b'*') => format!("/{}", r.path),
-                _ => return None,
-            };
-            let path = path
-                .replace(' ', "%20")
-                .replace('\t', "%09")
-                .replace('[', "%5B")
-                .replace(']', "%5D");
-            Some((r.allow, format!("{origin}{path}")))
-        })
-        .collect()
 }
 
 fn path_and_query(url: &Url) -> String {

@@ -98,7 +98,7 @@ pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError
 }
 
 /// A robots.txt record's lines in order: (Allow?, URL prefix).
-type Lines = Vec<(bool, String)>;
+pub type Lines = Vec<(bool, String)>;
 
 /// The heading words of a group of the lines RFC 9309 applies.
 const RFC9309_GROUP: &str = "as RFC 9309 reads it";
@@ -415,6 +415,31 @@ impl RobotsFiles {
     }
 }
 
+/// Robots rules as (Allow?, absolute URL prefix) lines under `origin`.
+///
+/// A path the avoid file could not hold as written is made safe: spaces
+/// and brackets percent-encoded (the file's syntax uses them), a pattern
+/// starting with `*` given its leading `/` (the same paths match). One that
+/// starts with neither matches no path and is left out.
+pub fn lines_of(origin: &str, rules: &[super::robots::RobotsRule]) -> Lines {
+    rules
+        .iter()
+        .filter_map(|r| {
+            let path = match r.path.as_bytes().first() {
+                Some(b'/') => r.path.clone(),
+                Some(b'*') => format!("/{}", r.path),
+                _ => return None,
+            };
+            let path = path
+                .replace(' ', "%20")
+                .replace('\t', "%09")
+                .replace('[', "%5B")
+                .replace(']', "%5D");
+            Some((r.allow, format!("{origin}{path}")))
+        })
+        .collect()
+}
+
 /// The path part of an absolute URL prefix (`http://host:port/a/b` ->
 /// `/a/b`), as robots.txt wrote it.
 fn path_of(prefix: &str) -> &str {
@@ -564,17 +589,11 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         let mut f = RobotsFiles::load(&s, now).unwrap();
         let origin = "http://www.fict.org";
-        let lines = |rules: &[crate::policy::robots::RobotsRule]| -> Lines {
-            rules
-                .iter()
-                .map(|r| (r.allow, format!("{origin}{}", r.path)))
-                .collect()
-        };
         f.record(
             "www.fict.org:80",
             now + Duration::from_secs(86_400),
-            lines(&read.rules),
-            lines(&read.rfc9309),
+            lines_of(origin, &read.rules),
+            lines_of(origin, &read.rfc9309),
         );
         f.save(now).unwrap();
         let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();
@@ -629,17 +648,11 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
             let read = RobotsRules::parse(body, "spinneret", RobotsMode::Both);
             let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
             let mut f = RobotsFiles::load(&s, now).unwrap();
-            let lines = |rules: &[crate::policy::robots::RobotsRule]| -> Lines {
-                rules
-                    .iter()
-                    .map(|r| (r.allow, format!("http://x.example{}", r.path)))
-                    .collect()
-            };
             f.record(
                 "x.example:80",
                 now + Duration::from_secs(86_400),
-                lines(&read.rules),
-                lines(&read.rfc9309),
+                lines_of("http://x.example", &read.rules),
+                lines_of("http://x.example", &read.rfc9309),
             );
             f.save(now).unwrap();
             let avoid = std::fs::read_to_string(dir.path().join("avoid")).unwrap();

@@ -489,9 +489,11 @@ fn crawl_once(
     let engine = Arc::new(crate::plugin::engine::PluginEngine::new()?);
     crate::plugin::preflight::check(config, &engine, fetch.clone())?;
     let store = Store::open(&config.settings.store)?;
+    // One engine for the run: what preflight compiled is not compiled again.
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
         config,
         &store,
+        &engine,
         fetch.clone(),
     )?);
     let mut options = options.clone();
@@ -534,6 +536,7 @@ fn crawl_once(
             config,
             &store,
             report.run,
+            &engine,
             fetch,
             &hooks.names(),
             &hook_failures,

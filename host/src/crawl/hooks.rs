@@ -251,20 +251,21 @@ impl CrawlHooks {
     /// Load the fetch hooks and parsers among `config`'s plugins (they apply
     /// to every request of the run, whichever tasks they name). Plugins of
     /// other kinds are left to the report stage; a hook that cannot be
-    /// loaded is reported and the crawl goes on without it.
+    /// loaded is reported and the crawl goes on without it. `engine` is the
+    /// run's (it keeps what it compiled).
     pub fn load(
         config: &Config,
         store: &Store,
+        engine: &Arc<PluginEngine>,
         fetch: Option<HostFetch>,
     ) -> anyhow::Result<CrawlHooks> {
         let mut hooks = CrawlHooks::default();
         if config.plugins.is_empty() {
             return Ok(hooks);
         }
-        let engine = Arc::new(PluginEngine::new()?);
         for p in &config.plugins {
             let kv = KvSpace::with(store.load_kv(&p.name)?);
-            let prepared = match prepare(&engine, p, kv.clone(), fetch.clone()) {
+            let prepared = match prepare(engine, p, kv.clone(), fetch.clone()) {
                 Ok(pr) => pr,
                 // The report stage loads it again and records the failure.
                 Err(_) => continue,

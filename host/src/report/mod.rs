@@ -168,6 +168,7 @@ pub fn run_reporters(
     config: &Config,
     store: &Store,
     run: i64,
+    engine: &Arc<PluginEngine>,
     fetch: Option<HostFetch>,
     in_crawl: &[String],
     crawl_failures: &[(String, PluginFailure)],
@@ -182,7 +183,6 @@ pub fn run_reporters(
         return Ok(ReportSummary::default());
     }
     let kv = Arc::new(load::load_kv(store, names.iter().map(String::as_str))?);
-    let engine = Arc::new(PluginEngine::new()?);
     // One worker per core unless SPINNERET_REPORT_WORKERS says otherwise.
     let workers = std::env::var("SPINNERET_REPORT_WORKERS")
         .ok()

@@ -554,7 +554,8 @@ fn crawl_once(
         if let Err(e) = notify_owners(config, &store, report.run, mail) {
             eprintln!("spinneret: mail: {e:#}");
         }
-        // Only now is the run finished: killed before this, `--resume`
+        // Only now is the run finished (queuing its mail marked it so
+        // already, in the same transaction): killed before this, `--resume`
         // runs the report stage again without a request.
         store.end_run(report.run, "finished")?;
     }

@@ -58,12 +58,12 @@ pub fn messages(config: &Config, store: &Store, run: i64) -> anyhow::Result<Vec<
         .collect())
 }
 
-/// Compose this run's messages and queue them in the outbox.
+/// Compose this run's messages, queue them in the outbox and mark the run
+/// finished (together: see [`Store::queue_mail_and_finish`]).
 pub fn queue(config: &Config, store: &Store, run: i64) -> anyhow::Result<usize> {
     let mails = messages(config, store, run)?;
-    for mail in &mails {
-        store.queue_mail(run, mail)?;
-    }
+    // The run is finished with its messages queued, never one without the other.
+    store.queue_mail_and_finish(run, &mails)?;
     Ok(mails.len())
 }
 

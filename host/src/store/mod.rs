@@ -729,6 +729,24 @@ mod tests {
     use super::*;
     use crate::model::{Category, CheckResult};
 
+    /// A run's mail is queued and the run finished together.
+    #[test]
+    fn queuing_a_runs_mail_finishes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let ids = store.begin_run(None, "{}", &[]).unwrap();
+        store.end_run(ids.run, "crawled").unwrap();
+        let mail = Mail {
+            task: "T".into(),
+            recipient: "o@a.example".into(),
+            subject: "s".into(),
+            body: "b".into(),
+        };
+        store.queue_mail_and_finish(ids.run, &[mail]).unwrap();
+        assert_eq!(store.last_run().unwrap().unwrap().status, "finished");
+        assert_eq!(store.queued_mail().unwrap().len(), 1);
+    }
+
     /// A crawl and a reader opening a new store at once: one creates its
     /// tables, the other waits and finds them.
     #[test]

@@ -49,6 +49,23 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
+    /// Put this run's messages in the outbox and mark the run `finished`,
+    /// in one transaction: a process killed on the way leaves either both
+    /// undone (`--resume` writes the messages) or both done (it does not
+    /// write them twice).
+    pub fn queue_mail_and_finish(&self, run: i64, mails: &[Mail]) -> Result<(), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        for mail in mails {
+            self.queue_mail(run, mail)?;
+        }
+        tx.execute(
+            "UPDATE runs SET status = 'finished', finished_at = ?2 WHERE id = ?1",
+            params![run, unix_now()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Every message waiting, oldest first.
     pub fn queued_mail(&self) -> Result<Vec<QueuedMail>, StoreError> {
         let mut st = self.conn.prepare_cached(

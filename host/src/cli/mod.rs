@@ -485,6 +485,16 @@ fn crawl_once(
             "requests go without a From header; give the address where a webmaster can reach you with --from ADDRESS, `from` in the configuration or the EMAIL environment variable"
         );
     }
+    let robot = config.settings.robot_name();
+    if config.settings.robots_rules.uses_rfc9309()
+        && robot
+            .chars()
+            .any(|c| !(c.is_ascii_alphabetic() || c == '_' || c == '-'))
+    {
+        tracing::warn!(
+            "the robot's name `{robot}` (the first word of user_agent) has characters an RFC 9309 product token has not (only letters, `_` and `-`): under RFC 9309 no robots.txt group names it, only `*` groups apply"
+        );
+    }
     // Every plugin loaded and configured before the first request.
     let engine = Arc::new(crate::plugin::engine::PluginEngine::new()?);
     crate::plugin::preflight::check(config, &engine, fetch.clone())?;

@@ -46,11 +46,6 @@ impl RobotsMode {
             .find(|m| m.as_str() == s)
     }
 
-    /// Whether the draft's reading is consulted.
-    pub fn uses_draft(self) -> bool {
-        self != RobotsMode::Rfc9309
-    }
-
     /// Whether RFC 9309's reading is consulted.
     pub fn uses_rfc9309(self) -> bool {
         self != RobotsMode::Draft

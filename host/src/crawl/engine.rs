@@ -62,6 +62,8 @@ struct TaskRt {
     traversed: u64,
     /// Whether a document beyond `max_depth` was met (said once).
     too_deep: bool,
+    /// Whether a document past `max_documents` was met (said once).
+    too_many: bool,
 }
 
 /// From where a task first reached a URL, until its role is settled.
@@ -271,6 +273,7 @@ impl<'a> Engine<'a> {
                 bounds: t.bounds,
                 traversed: 0,
                 too_deep: false,
+                too_many: false,
             });
             engine.stats.push(TaskSummary {
                 name: t.name.clone(),
@@ -612,8 +615,7 @@ impl<'a> Engine<'a> {
                 format!("max_depth ({} links from the top)", bounds.max_depth),
             )
         } else if task.traversed >= bounds.max_documents {
-            let first = task.traversed == bounds.max_documents;
-            task.traversed += u64::from(first);
+            let first = !std::mem::replace(&mut task.too_many, true);
             (first, format!("max_documents ({})", bounds.max_documents))
         } else {
             task.traversed += 1;

@@ -117,7 +117,11 @@ fn entry(chunks: &[Vec<UrlEntry>], i: UrlIdx) -> &UrlEntry {
 impl Frontier {
     /// The entry of a URL already known.
     pub fn lookup(&self, url: &str) -> Option<UrlIdx> {
-        let hash = self.hasher.hash_one(url);
+        self.find(self.hasher.hash_one(url), url)
+    }
+
+    /// The entry of `url`, whose hash is `hash`.
+    fn find(&self, hash: u64, url: &str) -> Option<UrlIdx> {
         self.index
             .find(hash, |&i| entry(&self.chunks, i).url.as_str() == url)
             .copied()
@@ -125,12 +129,12 @@ impl Frontier {
 
     /// The index of `url`, adding it when new (`site_of` names its site).
     pub fn intern(&mut self, url: Url, site_of: impl FnOnce(&Url) -> u32) -> UrlIdx {
-        if let Some(i) = self.lookup(url.as_str()) {
+        let hash = self.hasher.hash_one(url.as_str());
+        if let Some(i) = self.find(hash, url.as_str()) {
             return i;
         }
         let i = self.len as UrlIdx;
         let site = site_of(&url);
-        let hash = self.hasher.hash_one(url.as_str());
         if self.len.is_multiple_of(CHUNK) {
             self.chunks.push(Vec::with_capacity(CHUNK));
         }

@@ -40,11 +40,11 @@ macro_rules! kind_bindings {
             path: "../wit",
             world: $world,
             with: {
-                "spinneret:plugin/types@0.1.0": crate::bindings::spinneret::plugin::types,
-                "spinneret:plugin/log@0.1.0": crate::bindings::spinneret::plugin::log,
-                "spinneret:plugin/clock@0.1.0": crate::bindings::spinneret::plugin::clock,
-                "spinneret:plugin/kv@0.1.0": crate::bindings::spinneret::plugin::kv,
-                "spinneret:plugin/http@0.1.0": crate::bindings::spinneret::plugin::http,
+                "spinneret:plugin/types@0.2.0": crate::bindings::spinneret::plugin::types,
+                "spinneret:plugin/log@0.2.0": crate::bindings::spinneret::plugin::log,
+                "spinneret:plugin/clock@0.2.0": crate::bindings::spinneret::plugin::clock,
+                "spinneret:plugin/kv@0.2.0": crate::bindings::spinneret::plugin::kv,
+                "spinneret:plugin/http@0.2.0": crate::bindings::spinneret::plugin::http,
             },
             pub_export_macro: true,
             export_macro_name: $export_macro,
@@ -77,7 +77,7 @@ pub mod testing;
 pub mod urls;
 
 /// The plugin API version this SDK builds against (the WIT package version).
-pub const API_VERSION: &str = "0.1.0";
+pub const API_VERSION: &str = "0.2.0";
 
 /// The types every plugin kind shares (`spinneret:plugin/types`).
 pub mod types {

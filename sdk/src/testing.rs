@@ -12,11 +12,15 @@ pub fn parse_config(config: &str) -> Result<serde_json::Value, String> {
     serde_json::from_str(config).map_err(|e| format!("the configuration is not a JSON object: {e}"))
 }
 
-/// An output directory in memory.
+/// An output directory in memory. Appended files wait in `pending` until
+/// [`MemoryOutput::commit`] (the harness commits when `finish` succeeds, as
+/// the host does).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct MemoryOutput {
     /// Files by path.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// New versions of files being appended to.
+    pub pending: BTreeMap<String, Vec<u8>>,
 }
 
 impl MemoryOutput {
@@ -26,18 +30,40 @@ impl MemoryOutput {
             .get(path)
             .map(|b| String::from_utf8_lossy(b).into_owned())
     }
+
+    /// Put the new versions of appended files in place of the old.
+    pub fn commit(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.files.extend(pending);
+    }
 }
 
 #[cfg(feature = "reporter")]
 impl crate::reporter::Output for MemoryOutput {
     fn write(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
+        if self.pending.contains_key(path) {
+            return Err(format!("{path} is being appended to"));
+        }
         self.files.insert(path.to_string(), contents.to_vec());
         Ok(())
+    }
+    fn append(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
+        self.pending
+            .entry(path.to_string())
+            .or_default()
+            .extend_from_slice(contents);
+        Ok(())
+    }
+    fn exists(&self, path: &str) -> bool {
+        self.files.contains_key(path)
     }
     fn read(&self, path: &str) -> Option<Vec<u8>> {
         self.files.get(path).cloned()
     }
     fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
+        if self.pending.contains_key(to) {
+            return Err(format!("{to} is being appended to"));
+        }
         let v = self
             .files
             .remove(from)
@@ -160,13 +186,38 @@ pub mod fixtures {
     }
 }
 
-/// Drive a reporter as the host does, into a [`MemoryOutput`].
+/// The order the host hands findings over in: these kinds first, then
+/// the others alphabetically (as the WIT's `on-findings` says).
+pub const FINDING_KIND_ORDER: [&str; 6] = [
+    "broken",
+    "blocked",
+    "moved",
+    "expiring",
+    "recently-modified",
+    "content-changed",
+];
+
+/// The rank of a finding kind in the host's order.
+pub fn finding_kind_rank(kind: &str) -> (usize, &str) {
+    match FINDING_KIND_ORDER.iter().position(|k| *k == kind) {
+        Some(i) => (i, ""),
+        None => (FINDING_KIND_ORDER.len(), kind),
+    }
+}
+
+/// Drive a reporter as the host does, into a [`MemoryOutput`]: results in
+/// URL order (each once), counts at `begin`, documents numbered with their
+/// references' targets joined (in parts of at most `part_size`
+/// references), findings grouped by kind with where they are referred to
+/// from; new versions of appended files committed when `finish` succeeds.
 #[cfg(feature = "reporter")]
 pub struct ReporterHarness<R: crate::reporter::Reporter> {
     /// The reporter under test.
     pub reporter: R,
     /// What it wrote.
     pub output: MemoryOutput,
+    /// The most references a document part carries (the host's is 4096).
+    pub part_size: usize,
 }
 
 #[cfg(feature = "reporter")]
@@ -176,10 +227,13 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
         Ok(ReporterHarness {
             reporter: R::configure(parse_config(config)?)?,
             output: MemoryOutput::default(),
+            part_size: 4096,
         })
     }
 
-    /// One task's report: results (with roles), documents, findings, then finish.
+    /// One task's report: results (with roles), documents, findings, then
+    /// finish. An error of any call is the answer; appended files are
+    /// committed only when every call succeeded.
     pub fn run_task(
         &mut self,
         run: crate::reporter::RunInfo,
@@ -188,24 +242,119 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
         documents: Vec<crate::reporter::Document>,
         findings: Vec<crate::reporter::Finding>,
     ) -> Result<(), String> {
-        self.reporter.begin(run, task)?;
-        let by_url: std::collections::HashMap<String, crate::reporter::CheckResult> = results
-            .iter()
-            .map(|(r, _)| (r.url.clone(), r.clone()))
-            .collect();
+        use crate::reporter::*;
+        use std::collections::HashMap;
+        // In URL order, each URL once (the last word on it).
+        let mut by_url: BTreeMap<String, (CheckResult, Role)> = BTreeMap::new();
         for (r, role) in results {
-            self.reporter.on_result(r, role);
+            by_url.insert(r.url.clone(), (r, role));
         }
+        let mut documents = documents;
+        documents.sort_by(|a, b| a.url.cmp(&b.url));
+        let numbers: HashMap<String, u32> = documents
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.url.clone(), i as u32 + 1))
+            .collect();
+        let titles: HashMap<String, Option<String>> = documents
+            .iter()
+            .map(|d| (d.url.clone(), d.title.clone()))
+            .collect();
+        let mut findings = findings;
+        findings.sort_by(|a, b| finding_kind_rank(&a.kind).cmp(&finding_kind_rank(&b.kind)));
+        let mut counted: BTreeMap<String, u64> = BTreeMap::new();
+        for f in &findings {
+            *counted.entry(f.kind.clone()).or_default() += 1;
+        }
+        let mut by_kind: Vec<(String, u64)> = counted.into_iter().collect();
+        by_kind.sort_by(|a, b| finding_kind_rank(&a.0).cmp(&finding_kind_rank(&b.0)));
+        let mut by_category: Vec<(Category, u64)> = Vec::new();
+        let mut by_role: Vec<(Role, u64)> = Vec::new();
+        for (r, role) in by_url.values() {
+            match by_category.iter_mut().find(|(c, _)| *c == r.category) {
+                Some((_, n)) => *n += 1,
+                None => by_category.push((r.category, 1)),
+            }
+            match by_role.iter_mut().find(|(x, _)| x == role) {
+                Some((_, n)) => *n += 1,
+                None => by_role.push((*role, 1)),
+            }
+        }
+        let counts = TaskCounts {
+            urls: by_url.len() as u64,
+            documents: documents.len() as u64,
+            references: documents.iter().map(|d| d.references.len() as u64).sum(),
+            by_category,
+            by_role,
+            findings: by_kind,
+        };
+        let out = &mut self.output;
+        // What a failed report appended is thrown away, as the host does.
+        out.pending.clear();
+        self.reporter.begin(run, task, counts, out)?;
+        for (r, role) in by_url.values() {
+            self.reporter.on_result(r.clone(), *role, out)?;
+        }
+        let mut places: HashMap<String, Vec<Place>> = HashMap::new();
         for d in documents {
+            let number = numbers[&d.url];
             let outcome = by_url
                 .get(&d.url)
-                .cloned()
-                .unwrap_or_else(|| fixtures::result(&d.url, crate::reporter::Category::Ok));
-            self.reporter.on_document(d, outcome);
+                .map(|(r, _)| r.clone())
+                .unwrap_or_else(|| fixtures::result(&d.url, Category::Ok));
+            for (j, r) in d.references.iter().enumerate() {
+                places.entry(r.target.clone()).or_default().push(Place {
+                    document: number,
+                    reference: j as u32 + 1,
+                });
+            }
+            let parts: Vec<&[Reference]> = match d.references.is_empty() {
+                true => vec![&[]],
+                false => d.references.chunks(self.part_size.max(1)).collect(),
+            };
+            let last = parts.len() - 1;
+            for (i, part) in parts.into_iter().enumerate() {
+                let targets = part
+                    .iter()
+                    .map(|r| {
+                        let result = by_url.get(&r.target).map(|(x, _)| x);
+                        let doc = numbers.get(&r.target).copied();
+                        Target {
+                            category: result.map(|x| x.category),
+                            status: result.and_then(|x| x.status),
+                            error: result.and_then(|x| x.error.clone()),
+                            final_url: result.and_then(|x| x.final_url.clone()),
+                            last_modified: result.and_then(|x| x.last_modified.clone()),
+                            document: doc,
+                            title: titles.get(&r.target).cloned().flatten(),
+                        }
+                    })
+                    .collect();
+                let part = TaskDocument {
+                    number,
+                    document: Document {
+                        references: part.to_vec(),
+                        ..d.clone()
+                    },
+                    outcome: outcome.clone(),
+                    targets,
+                    first_reference: (i * self.part_size.max(1)) as u32,
+                    last_part: i == last,
+                };
+                self.reporter.on_document(part, out)?;
+            }
         }
-        for f in findings {
-            self.reporter.on_finding(f);
+        for (i, f) in findings.into_iter().enumerate() {
+            let finding = TaskFinding {
+                number: i as u32 + 1,
+                document: numbers.get(&f.url).copied(),
+                referred_from: places.get(&f.url).cloned().unwrap_or_default(),
+                finding: f,
+            };
+            self.reporter.on_finding(finding, out)?;
         }
-        self.reporter.finish(&mut self.output)
+        self.reporter.finish(out)?;
+        out.commit();
+        Ok(())
     }
 }

@@ -12,7 +12,7 @@
 //! authors = ["Ada <ada@example.org>"]
 //! license = "MIT"
 //! kind = "reporter"              # reporter, change-detector, policy, fetch-hook, parser, search-engine
-//! api = "0.1.0"                  # the spinneret:plugin API it was built against
+//! api = "0.2.0"                  # the spinneret:plugin API it was built against
 //! component = "plugin.wasm"      # in a bundle always plugin.wasm
 //! sha256 = "…"                   # of the component; written by `plugin pack`
 //! readme_sha256 = "…"            # of README.md, when there is one
@@ -257,7 +257,7 @@ impl Manifest {
 mod tests {
     use super::*;
 
-    const GOOD: &str = "schema = 1\nname = \"link-stats\"\nversion = \"1.2.0\"\nkind = \"reporter\"\napi = \"0.1.0\"\n[capabilities]\nhosts = [\"api.example.org\"]\nmemory = \"32MiB\"\ntime = \"2s\"\n[config]\ntop = 10\n";
+    const GOOD: &str = "schema = 1\nname = \"link-stats\"\nversion = \"1.2.0\"\nkind = \"reporter\"\napi = \"0.2.0\"\n[capabilities]\nhosts = [\"api.example.org\"]\nmemory = \"32MiB\"\ntime = \"2s\"\n[config]\ntop = 10\n";
 
     #[test]
     fn a_manifest_round_trips() {
@@ -308,9 +308,10 @@ mod tests {
     #[test]
     fn api_compatibility_follows_semver() {
         let v = |s: &str| semver::Version::parse(s).unwrap();
-        assert!(Manifest::api_compatible(&v("0.1.0")));
-        assert!(Manifest::api_compatible(&v("0.1.9")));
-        assert!(!Manifest::api_compatible(&v("0.2.0")));
+        assert!(Manifest::api_compatible(&v("0.2.0")));
+        assert!(Manifest::api_compatible(&v("0.2.9")));
+        assert!(!Manifest::api_compatible(&v("0.1.0")));
+        assert!(!Manifest::api_compatible(&v("0.3.0")));
         assert!(!Manifest::api_compatible(&v("1.1.0")));
     }
 }

@@ -129,11 +129,13 @@ pub fn describe(file: &str, info: &Inspection) -> String {
     let mut out = format!("{file}\n");
     match &info.identity {
         Ok(id) => out.push_str(&format!(
-            "  world:   {}\n  api:     {}.{}.{} (this spinneret runs 0.1.x)\n",
+            "  world:   {}\n  api:     {}.{}.{} (this spinneret runs {}.{}.x)\n",
             id.kind.world(),
             id.api.0,
             id.api.1,
-            id.api.2
+            id.api.2,
+            crate::plugin::identify::HOST_API.0,
+            crate::plugin::identify::HOST_API.1
         )),
         Err(e) => out.push_str(&format!(
             "  api:     {}\n  cannot run here: {e}\n",

@@ -472,6 +472,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             memory: p.memory.map_or(defaults.memory, |b| b.0),
             time: p.time.map_or(defaults.time, |d| d.0),
             output: p.output.map_or(defaults.output, |b| b.0),
+            output_per_item: match p.output {
+                Some(_) => 0,
+                None => defaults.output_per_item,
+            },
             hosts: p.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
         };
         let mut config = p.config.unwrap_or_default();
@@ -556,6 +560,7 @@ fn intersect(
         memory: granted.memory.min(asked.memory_bytes()),
         time: granted.time.min(asked.time_per_call()),
         output: granted.output,
+        output_per_item: granted.output_per_item,
         hosts,
     }
 }
@@ -738,6 +743,7 @@ mod tests {
             memory: 64 << 20,
             time: std::time::Duration::from_secs(1),
             output: 1 << 20,
+            output_per_item: 0,
             hosts: vec!["api.example.org".into(), "other.example".into()],
         };
         let asked = crate::bundle::manifest::Capabilities {

@@ -5,7 +5,7 @@ use super::engine::PluginEngine;
 use wasmtime::component::Component;
 
 /// The plugin API version this host implements (the WIT package version).
-pub const HOST_API: (u64, u64, u64) = (0, 1, 0);
+pub const HOST_API: (u64, u64, u64) = (0, 2, 0);
 
 /// The kinds of plugin, by the interface their world exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,14 +188,15 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(parse_version("0.1.0"), Some((0, 1, 0)));
-        assert_eq!(parse_version("0.1.3-pre"), Some((0, 1, 3)));
-        assert!(compatible((0, 1, 7)));
-        assert!(!compatible((0, 2, 0)));
-        assert!(!compatible((1, 1, 0)));
+        assert_eq!(parse_version("0.2.0"), Some((0, 2, 0)));
+        assert_eq!(parse_version("0.2.3-pre"), Some((0, 2, 3)));
+        assert!(compatible((0, 2, 7)));
+        assert!(!compatible((0, 1, 0)));
+        assert!(!compatible((0, 3, 0)));
+        assert!(!compatible((2, 2, 0)));
         assert_eq!(
-            IdentifyError::Incompatible(0, 2, 0).to_string(),
-            "it was built against plugin API 0.2.0, but this spinneret implements 0.1.0; it needs a spinneret that implements 0.2.x"
+            IdentifyError::Incompatible(0, 3, 0).to_string(),
+            "it was built against plugin API 0.3.0, but this spinneret implements 0.2.0; it needs a spinneret that implements 0.3.x"
         );
     }
 }

@@ -1,9 +1,12 @@
 //! Running a reporter plugin for one task: a fresh sandboxed instance per
 //! task (so a failure never leaks into the next), a deadline on every call,
-//! and failures reported with what the plugin overspent.
+//! and failures reported with what the plugin overspent. A task's report is
+//! a [`ReporterSession`]: begun with the task's counts, fed results,
+//! documents and findings in batches, and finished; the files the reporter
+//! appended to replace their old versions only when it finishes well.
 
-use super::bindings::reporter::exports::spinneret::plugin::reporter_api::{
-    Reached, Role, TaskDocument,
+pub use super::bindings::reporter::exports::spinneret::plugin::reporter_api::{
+    Place, Reached, Role, Target, TaskCounts, TaskDocument, TaskFinding,
 };
 use super::bindings::reporter::spinneret::plugin::types as wit;
 use super::bindings::reporter::{Reporter, ReporterPre};
@@ -15,41 +18,25 @@ use crate::parse::RefKind;
 use std::path::PathBuf;
 use wasmtime::component::HasSelf;
 
-/// How many results, documents or findings a reporter is handed in one call.
-const BATCH: usize = 256;
-
 /// A reporter ready to run.
+#[derive(Clone)]
 pub struct ReporterPlugin {
     sandbox: Sandbox,
     pre: ReporterPre<PluginState>,
 }
 
-/// What a reporter is told about one task.
-pub struct TaskReport<'a> {
-    /// The run.
-    pub run: wit::RunInfo,
-    /// The task.
-    pub task: wit::TaskInfo,
-    /// Every URL the task reached, with its role.
-    pub results: &'a [(CheckResult, Option<String>)],
-    /// The task's documents.
-    pub documents: &'a [wit::Document],
-    /// Findings about the task.
-    pub findings: &'a [wit::Finding],
+/// One task's report in the making: a live instance of the reporter.
+pub struct ReporterSession {
+    sandbox: Sandbox,
+    store: wasmtime::Store<PluginState>,
+    bindings: Reporter,
 }
 
 /// Convert a stored result for the plugin.
 pub fn to_wit_result(r: &CheckResult) -> wit::CheckResult {
     wit::CheckResult {
         url: r.url.clone(),
-        category: match r.category {
-            Category::Ok => wit::Category::Ok,
-            Category::Moved => wit::Category::Moved,
-            Category::Broken => wit::Category::Broken,
-            Category::Blocked => wit::Category::Blocked,
-            Category::Avoided => wit::Category::Avoided,
-            Category::NotChecked => wit::Category::NotChecked,
-        },
+        category: to_wit_category(r.category),
         method: r.method.map(str::to_string),
         status: r.status,
         error: r.error.clone(),
@@ -111,12 +98,25 @@ pub fn to_wit_kind(k: RefKind) -> wit::RefKind {
     }
 }
 
-fn to_role(role: Option<&str>) -> Role {
+/// A task's role for a URL, for the plugin.
+pub fn to_role(role: &str) -> Role {
     match role {
-        Some("document") => Role::Document,
-        Some("avoided") => Role::Avoided,
-        Some("not_checked") => Role::NotChecked,
+        "document" => Role::Document,
+        "avoided" => Role::Avoided,
+        "not_checked" => Role::NotChecked,
         _ => Role::Leaf,
+    }
+}
+
+/// A category, for the plugin.
+pub fn to_wit_category(c: Category) -> wit::Category {
+    match c {
+        Category::Ok => wit::Category::Ok,
+        Category::Moved => wit::Category::Moved,
+        Category::Broken => wit::Category::Broken,
+        Category::Blocked => wit::Category::Blocked,
+        Category::Avoided => wit::Category::Avoided,
+        Category::NotChecked => wit::Category::NotChecked,
     }
 }
 
@@ -150,11 +150,19 @@ impl ReporterPlugin {
         .map_err(|e| sb.failed("configure", e.message))
     }
 
-    /// Run the reporter for one task, writing into `output_dir`, in a fresh
-    /// instance (a failure never leaks into the next task).
-    pub fn report(&self, task: &TaskReport<'_>, output_dir: PathBuf) -> Result<(), PluginFailure> {
+    /// Begin the report of one task, writing into `output_dir` at most
+    /// `output_cap` bytes, in a fresh instance (a failure never leaks into
+    /// the next task).
+    pub fn begin(
+        &self,
+        run: &wit::RunInfo,
+        task: &wit::TaskInfo,
+        counts: &TaskCounts,
+        output_dir: PathBuf,
+        output_cap: u64,
+    ) -> Result<ReporterSession, PluginFailure> {
         let sb = &self.sandbox;
-        let mut store = sb.store(Some(OutputDir::new(output_dir, sb.grants().output)));
+        let mut store = sb.store(Some(OutputDir::new(output_dir, output_cap)));
         let bindings = sb.call(&mut store, "instantiate", |s| self.pre.instantiate(s))?;
         let api = bindings.spinneret_plugin_reporter_api();
         let refused = |call: &str, e: wit::PluginError| sb.failed(call, e.message);
@@ -163,50 +171,57 @@ impl ReporterPlugin {
         })?
         .map_err(|e| refused("configure", e))?;
         sb.call(&mut store, "begin", |s| {
-            api.call_begin(s, &task.run, &task.task)
+            api.call_begin(s, run, task, counts)
         })?
         .map_err(|e| refused("begin", e))?;
-        for batch in task.results.chunks(BATCH) {
-            let results: Vec<Reached> = batch
-                .iter()
-                .map(|(r, role)| Reached {
-                    outcome: to_wit_result(r),
-                    role: to_role(role.as_deref()),
-                })
-                .collect();
-            sb.call(&mut store, "on-results", |s| {
-                api.call_on_results(s, &results)
-            })?;
+        Ok(ReporterSession {
+            sandbox: sb.clone(),
+            store,
+            bindings,
+        })
+    }
+}
+
+impl ReporterSession {
+    /// The reporter's name.
+    pub fn name(&self) -> &str {
+        self.sandbox.name()
+    }
+
+    /// Hand over URLs the task reached (in URL order, each once).
+    pub fn results(&mut self, batch: &[Reached]) -> Result<(), PluginFailure> {
+        let api = self.bindings.spinneret_plugin_reporter_api();
+        self.sandbox.call(&mut self.store, "on-results", |s| {
+            api.call_on_results(s, batch)
+        })
+    }
+
+    /// Hand over documents of the task (or parts of them), in URL order.
+    pub fn documents(&mut self, batch: &[TaskDocument]) -> Result<(), PluginFailure> {
+        let api = self.bindings.spinneret_plugin_reporter_api();
+        self.sandbox.call(&mut self.store, "on-documents", |s| {
+            api.call_on_documents(s, batch)
+        })
+    }
+
+    /// Hand over findings of the task, grouped by kind.
+    pub fn findings(&mut self, batch: &[TaskFinding]) -> Result<(), PluginFailure> {
+        let api = self.bindings.spinneret_plugin_reporter_api();
+        self.sandbox.call(&mut self.store, "on-findings", |s| {
+            api.call_on_findings(s, batch)
+        })
+    }
+
+    /// Finish the report: the files the reporter appended to replace their
+    /// old versions. (A session dropped unfinished throws them away.)
+    pub fn finish(mut self) -> Result<(), PluginFailure> {
+        let sb = &self.sandbox;
+        let api = self.bindings.spinneret_plugin_reporter_api();
+        sb.call(&mut self.store, "finish", |s| api.call_finish(s))?
+            .map_err(|e| sb.failed("finish", e.message))?;
+        match self.store.data_mut().output.as_mut() {
+            Some(out) => out.commit().map_err(|e| sb.failed("finish", e)),
+            None => Ok(()),
         }
-        let by_url: std::collections::HashMap<&str, &CheckResult> = task
-            .results
-            .iter()
-            .map(|(r, _)| (r.url.as_str(), r))
-            .collect();
-        for batch in task.documents.chunks(BATCH) {
-            let documents = batch
-                .iter()
-                .map(|d| {
-                    let outcome = by_url.get(d.url.as_str()).ok_or_else(|| {
-                        sb.failed("on-documents", format!("no result for document {}", d.url))
-                    })?;
-                    Ok(TaskDocument {
-                        document: d.clone(),
-                        outcome: to_wit_result(outcome),
-                    })
-                })
-                .collect::<Result<Vec<_>, PluginFailure>>()?;
-            sb.call(&mut store, "on-documents", |s| {
-                api.call_on_documents(s, &documents)
-            })?;
-        }
-        for batch in task.findings.chunks(BATCH) {
-            sb.call(&mut store, "on-findings", |s| {
-                api.call_on_findings(s, batch)
-            })?;
-        }
-        sb.call(&mut store, "finish", |s| api.call_finish(s))?
-            .map_err(|e| refused("finish", e))?;
-        Ok(())
     }
 }

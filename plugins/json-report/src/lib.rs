@@ -11,6 +11,10 @@
 //! - `{"type": "finding", "kind", "url", "referrer", "message", "severity", "source"}` per finding;
 //! - `{"type": "summary", "urls", "documents", "by_category": {...}, "findings"}` last.
 //!
+//! The file is written as the host hands the items over (a task of a
+//! million URLs takes no more memory than one of ten), and replaces the
+//! previous one when the report is complete.
+//!
 //! Configuration: `file` (default `report.jsonl`).
 
 use serde::Serialize;
@@ -22,15 +26,15 @@ use std::collections::BTreeMap;
 /// The schema name and version written in the first line.
 pub const SCHEMA: &str = "spinneret.report/1";
 
-/// The reporter's state for one task.
+/// The reporter's state for one task: counters only.
 pub struct JsonReport {
     file: String,
-    header: Option<Value>,
-    /// (URL, line) as they come (the host sends them in URL order).
-    urls: Vec<(String, String)>,
-    documents: Vec<(String, String)>,
-    findings: Vec<String>,
+    urls: u64,
+    documents: u64,
+    findings: u64,
     by_category: BTreeMap<&'static str, u64>,
+    /// References of the document being written so far (its line is open).
+    open_document: Option<u32>,
 }
 
 fn role_name(r: Role) -> &'static str {
@@ -83,7 +87,7 @@ struct ReferenceLine<'a> {
 }
 
 #[derive(Serialize)]
-struct DocumentLine<'a> {
+struct DocumentHead<'a> {
     #[serde(rename = "type")]
     ty: &'static str,
     url: &'a str,
@@ -91,7 +95,6 @@ struct DocumentLine<'a> {
     owner: Option<&'a str>,
     expires: Option<&'a str>,
     parse_errors: u32,
-    references: Vec<ReferenceLine<'a>>,
 }
 
 #[derive(Serialize)]
@@ -104,6 +107,12 @@ struct FindingLine<'a> {
     message: &'a str,
     severity: &'static str,
     source: &'a str,
+}
+
+impl JsonReport {
+    fn append_line(&self, out: &mut dyn Output, v: &impl Serialize) -> Result<(), String> {
+        out.append(&self.file, to_line(v).as_bytes())
+    }
 }
 
 impl Reporter for JsonReport {
@@ -120,92 +129,124 @@ impl Reporter for JsonReport {
         spinneret_sdk::settings::check_keys("json-report", &config, &["file"])?;
         Ok(JsonReport {
             file,
-            header: None,
-            urls: Vec::new(),
-            documents: Vec::new(),
-            findings: Vec::new(),
+            urls: 0,
+            documents: 0,
+            findings: 0,
             by_category: BTreeMap::new(),
+            open_document: None,
         })
     }
 
-    fn begin(&mut self, run: RunInfo, task: TaskInfo) -> Result<(), String> {
-        self.urls.clear();
-        self.documents.clear();
-        self.findings.clear();
+    fn begin(
+        &mut self,
+        run: RunInfo,
+        task: TaskInfo,
+        _counts: TaskCounts,
+        out: &mut dyn Output,
+    ) -> Result<(), String> {
+        self.urls = 0;
+        self.documents = 0;
+        self.findings = 0;
         self.by_category.clear();
+        self.open_document = None;
         let kind = match task.kind {
             TaskKind::Site => "site",
             TaskKind::Tree => "tree",
             TaskKind::Owner => "owner",
         };
-        self.header = Some(json!({
-            "schema": SCHEMA,
-            "type": "task",
-            "run": run.id,
-            "task": task.name,
-            "kind": kind,
-            "top": task.top,
-            "started_at": run.started_at,
-        }));
-        Ok(())
+        self.append_line(
+            out,
+            &json!({
+                "schema": SCHEMA,
+                "type": "task",
+                "run": run.id,
+                "task": task.name,
+                "kind": kind,
+                "top": task.top,
+                "started_at": run.started_at,
+            }),
+        )
     }
 
-    fn on_result(&mut self, r: CheckResult, role: Role) {
+    fn on_result(&mut self, r: CheckResult, role: Role, out: &mut dyn Output) -> Result<(), String> {
+        self.urls += 1;
         *self
             .by_category
             .entry(names::category(r.category))
             .or_insert(0) += 1;
-        let line = UrlLine {
-            ty: "url",
-            url: &r.url,
-            role: role_name(role),
-            category: names::category(r.category),
-            method: r.method.as_deref(),
-            status: r.status,
-            error: r.error.as_deref(),
-            content_type: r.content_type.as_deref(),
-            last_modified: r.last_modified.as_deref(),
-            expires: r.expires.as_deref(),
-            owner: r.owner.as_deref(),
-            redirects: r
-                .redirects
-                .iter()
-                .map(|h| HopLine {
-                    url: &h.url,
-                    status: h.status,
-                })
-                .collect(),
-            final_url: r.final_url.as_deref(),
-            referrer: r.referrer.as_deref(),
-            checked_at: r.checked_at,
-        };
-        let line = to_line(&line);
-        self.urls.push((r.url, line));
+        self.append_line(
+            out,
+            &UrlLine {
+                ty: "url",
+                url: &r.url,
+                role: role_name(role),
+                category: names::category(r.category),
+                method: r.method.as_deref(),
+                status: r.status,
+                error: r.error.as_deref(),
+                content_type: r.content_type.as_deref(),
+                last_modified: r.last_modified.as_deref(),
+                expires: r.expires.as_deref(),
+                owner: r.owner.as_deref(),
+                redirects: r
+                    .redirects
+                    .iter()
+                    .map(|h| HopLine {
+                        url: &h.url,
+                        status: h.status,
+                    })
+                    .collect(),
+                final_url: r.final_url.as_deref(),
+                referrer: r.referrer.as_deref(),
+                checked_at: r.checked_at,
+            },
+        )
     }
 
-    fn on_document(&mut self, d: Document, _outcome: CheckResult) {
-        let line = DocumentLine {
-            ty: "document",
-            url: &d.url,
-            title: d.title.as_deref(),
-            owner: d.owner.as_deref(),
-            expires: d.expires.as_deref(),
-            parse_errors: d.parse_errors,
-            references: d
-                .references
-                .iter()
-                .map(|r| ReferenceLine {
-                    target: &r.target,
-                    kind: names::ref_kind(r.kind),
-                    text: &r.anchor_text,
-                })
-                .collect(),
-        };
-        self.documents.push((d.url.clone(), to_line(&line)));
+    fn on_document(&mut self, part: TaskDocument, out: &mut dyn Output) -> Result<(), String> {
+        let d = &part.document;
+        let mut text = String::new();
+        if self.open_document != Some(part.number) {
+            self.close_document(&mut text);
+            // The line's head, its `references` array left open for the parts.
+            let head = serde_json::to_string(&DocumentHead {
+                ty: "document",
+                url: &d.url,
+                title: d.title.as_deref(),
+                owner: d.owner.as_deref(),
+                expires: d.expires.as_deref(),
+                parse_errors: d.parse_errors,
+            })
+            .expect("plain data serializes");
+            text.push_str(&head[..head.len() - 1]);
+            text.push_str(",\"references\":[");
+            self.open_document = Some(part.number);
+        } else if !d.references.is_empty() {
+            text.push(',');
+        }
+        for (i, r) in d.references.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            let line = ReferenceLine {
+                target: &r.target,
+                kind: names::ref_kind(r.kind),
+                text: &r.anchor_text,
+            };
+            text.push_str(&serde_json::to_string(&line).expect("plain data serializes"));
+        }
+        if part.last_part {
+            self.close_document(&mut text);
+        }
+        out.append(&self.file, text.as_bytes())
     }
 
-    fn on_finding(&mut self, f: Finding) {
-        self.findings.push(to_line(&FindingLine {
+    fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
+        let mut text = String::new();
+        self.close_document(&mut text);
+        self.findings += 1;
+        let f = &f.finding;
+        text.push_str(&to_line(&FindingLine {
             ty: "finding",
             kind: &f.kind,
             url: &f.url,
@@ -214,51 +255,30 @@ impl Reporter for JsonReport {
             severity: names::severity(f.severity),
             source: &f.source,
         }));
+        out.append(&self.file, text.as_bytes())
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
-        let header = self
-            .header
-            .take()
-            .ok_or("json-report: finish without begin")?;
-        let mut text = String::with_capacity(
-            self.urls.iter().map(|u| u.1.len()).sum::<usize>()
-                + self.documents.iter().map(|d| d.1.len()).sum::<usize>()
-                + 4096,
-        );
-        text.push_str(&header.to_string());
-        text.push('\n');
-        // In URL order, one line per URL (a URL told twice: the last word).
-        self.urls.sort_by(|a, b| a.0.cmp(&b.0));
-        self.urls.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                std::mem::swap(later, earlier);
-            }
-            same
-        });
-        for (_, line) in &self.urls {
-            text.push_str(line);
+        let mut text = String::new();
+        self.close_document(&mut text);
+        text.push_str(&to_line(&json!({
+            "type": "summary",
+            "urls": self.urls,
+            "documents": self.documents,
+            "by_category": self.by_category,
+            "findings": self.findings,
+        })));
+        out.append(&self.file, text.as_bytes())
+    }
+}
+
+impl JsonReport {
+    /// End the open document's line, if one is open.
+    fn close_document(&mut self, text: &mut String) {
+        if self.open_document.take().is_some() {
+            self.documents += 1;
+            text.push_str("]}\n");
         }
-        self.documents.sort_by(|a, b| a.0.cmp(&b.0));
-        for (_, line) in &self.documents {
-            text.push_str(line);
-        }
-        for line in &self.findings {
-            text.push_str(line);
-        }
-        text.push_str(
-            &json!({
-                "type": "summary",
-                "urls": self.urls.len(),
-                "documents": self.documents.len(),
-                "by_category": self.by_category,
-                "findings": self.findings.len(),
-            })
-            .to_string(),
-        );
-        text.push('\n');
-        out.write(&self.file, text.as_bytes())
     }
 }
 
@@ -366,6 +386,51 @@ mod tests {
         assert_eq!(lines[4]["references"][0]["text"], "Gone");
         assert_eq!(lines[5]["severity"], "error");
         assert_eq!(lines[6]["by_category"]["broken"], 1);
+    }
+
+    #[test]
+    fn a_document_in_parts_is_one_line() {
+        let mut h = ReporterHarness::<JsonReport>::new("").unwrap();
+        h.part_size = 2;
+        let refs: Vec<(String, RefKind, &str)> = (0..5)
+            .map(|i| (format!("http://a.example/{i}"), RefKind::Anchor, "x"))
+            .collect();
+        let refs: Vec<(&str, RefKind, &str)> =
+            refs.iter().map(|(t, k, a)| (t.as_str(), *k, *a)).collect();
+        h.run_task(
+            fixtures::run(1_700_000_000),
+            fixtures::task("A", "http://a.example/"),
+            vec![(
+                fixtures::result("http://a.example/", Category::Ok),
+                Role::Document,
+            )],
+            vec![
+                fixtures::document("http://a.example/", "Home", &refs),
+                fixtures::document("http://a.example/empty", "Empty", &[]),
+            ],
+            vec![],
+        )
+        .unwrap();
+        let text = h.output.text("report.jsonl").unwrap();
+        let docs: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["type"] == "document")
+            .collect();
+        assert_eq!(docs.len(), 2);
+        let targets: Vec<&str> = docs[0]["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["target"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            targets,
+            [0, 1, 2, 3, 4].map(|i| format!("http://a.example/{i}"))
+        );
+        assert_eq!(docs[1]["references"], serde_json::json!([]));
+        let summary: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(summary["documents"], 2);
     }
 
     #[test]

@@ -18,6 +18,13 @@
 //!   told them (the order they are stored in, which the owner's mail links
 //!   to).
 //!
+//! The index is written as the host hands the items over: the host tells
+//! the counts at `begin`, joins each reference with what the run found at
+//! its target, and says where each finding's URL is referred to from, so
+//! the reporter keeps only each document's title (for the change tables)
+//! and a task of a million URLs fits its memory cap. The new index
+//! replaces the old when it is complete.
+//!
 //! Configuration: `file` (default `index.html`), `prior` (default: the
 //! file's name with `.prior` before its extension, e.g. `index.prior.html`:
 //! the previous index is renamed to it), `title` (default `MOMspider index
@@ -29,7 +36,6 @@ use spinneret_sdk::html::{Escaped, escape};
 use spinneret_sdk::reporter::*;
 use spinneret_sdk::{clock, dates};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// The order interesting changes are listed in, with their headings.
@@ -42,16 +48,26 @@ const CHANGE_KINDS: [(&str, &str); 6] = [
     ("content-changed", "Content changed"),
 ];
 
-/// The reporter's settings and one task's data.
+/// The reporter's settings and what it keeps of one task while it writes.
 pub struct MomspiderIndex {
     file: String,
     prior: String,
     title: Option<String>,
-    run: Option<RunInfo>,
-    task: Option<TaskInfo>,
-    results: HashMap<String, (CheckResult, Role)>,
-    documents: Vec<Document>,
-    findings: Vec<Finding>,
+    task: Option<Task>,
+}
+
+/// What the index of one task keeps while it is written.
+struct Task {
+    /// Findings per kind, as `begin` told.
+    findings: Vec<(String, u64)>,
+    /// Each document's title (its URL when untitled), by number: the change
+    /// tables name the documents that refer to a URL.
+    titles: Vec<Box<str>>,
+    /// The document being written, and whether its table of references is open.
+    open_document: Option<(u32, bool)>,
+    /// Where the change tables are: how many of the kinds to list are
+    /// written, and whether a kind's table is open.
+    changes: Option<(usize, bool)>,
 }
 
 /// A category as the index shows it (`not checked`) and as a class name
@@ -111,19 +127,18 @@ fn duration_text(seconds: i64) -> String {
 }
 
 impl MomspiderIndex {
-    /// The status cell of a reference to a URL with result `r`: its
-    /// category and status, and a moved URL's final URL or a failure's
-    /// reason, written into `h`.
-    fn write_status(h: &mut String, r: Option<&CheckResult>) {
-        let Some(r) = r else {
+    /// The status cell of a reference to a target: its category and status,
+    /// and a moved URL's final URL or a failure's reason, written into `h`.
+    fn write_status(h: &mut String, t: &Target) {
+        let Some(category) = t.category else {
             h.push_str("not checked in this run");
             return;
         };
-        h.push_str(category_names(r.category).0);
-        if let Some(s) = r.status {
+        h.push_str(category_names(category).0);
+        if let Some(s) = t.status {
             let _ = write!(h, " {s}");
         }
-        match (r.category, &r.final_url, &r.error) {
+        match (category, &t.final_url, &t.error) {
             (Category::Moved, Some(f), _) => {
                 let _ = write!(h, " → <a href=\"{0}\">{0}</a>", Escaped(f));
             }
@@ -138,36 +153,13 @@ impl MomspiderIndex {
         }
     }
 
-    fn render(&self, now: i64, prior_exists: bool) -> String {
-        let run = self.run.as_ref().expect("begin was called");
-        let task = self.task.as_ref().expect("begin was called");
+    /// The head of the page, how and when it was generated, and the summary.
+    fn head(&self, run: &RunInfo, task: &TaskInfo, counts: &TaskCounts, now: i64, prior_exists: bool) -> String {
         let title = self
             .title
             .clone()
             .unwrap_or_else(|| format!("MOMspider index of {}", task.name));
-        let doc_ids: HashMap<&str, usize> = self
-            .documents
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.url.as_str(), i + 1))
-            .collect();
-        // Where each URL is referred to: (document number, row number).
-        let mut referred: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-        for (i, d) in self.documents.iter().enumerate() {
-            for (j, r) in d.references.iter().enumerate() {
-                referred
-                    .entry(r.target.as_str())
-                    .or_default()
-                    .push((i + 1, j + 1));
-            }
-        }
-        // Each finding keeps its place in the order it was told (`#f1`, `#f2`, …:
-        // the anchors the owner's mail links to).
-        let mut by_kind: BTreeMap<&str, Vec<(usize, &Finding)>> = BTreeMap::new();
-        for (i, f) in self.findings.iter().enumerate() {
-            by_kind.entry(f.kind.as_str()).or_default().push((i + 1, f));
-        }
-        let mut h = String::with_capacity(64 * 1024);
+        let mut h = String::with_capacity(8 * 1024);
         let _ = write!(
             h,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -219,181 +211,184 @@ impl MomspiderIndex {
         }
         h.push_str("</section>\n");
         // Summary.
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut leaves = 0;
-        for (r, role) in self.results.values() {
-            *counts
-                .entry(spinneret_sdk::names::category(r.category))
-                .or_default() += 1;
-            if *role == Role::Leaf {
-                leaves += 1;
-            }
-        }
+        let leaves = counts
+            .by_role
+            .iter()
+            .find(|(r, _)| *r == Role::Leaf)
+            .map_or(0, |(_, n)| *n);
         h.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n<table>\n<tbody>\n");
         let _ = writeln!(
             h,
             "<tr><th>URLs checked</th><td>{}</td></tr>\n<tr><th>Documents</th><td>{}</td></tr>\n<tr><th>Leaves</th><td>{leaves}</td></tr>",
-            self.results.len(),
-            self.documents.len()
+            counts.urls, counts.documents
         );
-        for c in ["ok", "moved", "broken", "blocked", "avoided", "not_checked"] {
+        for c in [
+            Category::Ok,
+            Category::Moved,
+            Category::Broken,
+            Category::Blocked,
+            Category::Avoided,
+            Category::NotChecked,
+        ] {
+            let n = counts
+                .by_category
+                .iter()
+                .find(|(x, _)| *x == c)
+                .map_or(0, |(_, n)| *n);
+            let name = spinneret_sdk::names::category(c);
             let _ = writeln!(
                 h,
-                "<tr class=\"{}\"><th>{}</th><td>{}</td></tr>",
-                c.replace('_', "-"),
-                capitalise(&c.replace('_', " ")),
-                counts.get(c).copied().unwrap_or(0)
+                "<tr class=\"{}\"><th>{}</th><td>{n}</td></tr>",
+                category_names(c).1,
+                capitalise(&name.replace('_', " ")),
             );
         }
         h.push_str("</tbody>\n</table>\n<h3>Interesting changes</h3>\n<ul>\n");
-        for (kind, heading) in change_kinds(&by_kind) {
+        for (kind, heading) in change_kinds(&counts.findings) {
             let _ = writeln!(
                 h,
                 "<li><a href=\"#changes-{k}\">{}</a>: {}</li>",
                 escape(&heading),
-                by_kind.get(kind.as_str()).map_or(0, Vec::len),
+                found(&counts.findings, &kind),
                 k = escape(&kind),
             );
         }
-        h.push_str("</ul>\n</section>\n");
-        // Documents.
-        h.push_str("<section id=\"documents\">\n<h2>Documents</h2>\n");
-        for (i, d) in self.documents.iter().enumerate() {
-            let n = i + 1;
-            let outcome = self.results.get(&d.url).map(|(r, _)| r);
-            let _ = write!(
-                h,
-                "<article class=\"document\" id=\"d{n}\">\n<h3><a href=\"{u}\">{t}</a></h3>\n<dl>\n<dt>URL</dt><dd>{u}</dd>\n",
-                u = escape(&d.url),
-                t = escape(d.title.as_deref().unwrap_or(&d.url)),
-            );
-            let lm = outcome.and_then(|r| r.last_modified.as_deref());
-            let expires = d
-                .expires
-                .as_deref()
-                .or(outcome.and_then(|r| r.expires.as_deref()));
-            let owner = d
-                .owner
-                .as_deref()
-                .or(outcome.and_then(|r| r.owner.as_deref()));
-            for (label, value) in [
-                ("Last-Modified", lm),
-                ("Expires", expires),
-                ("Owner", owner),
-            ] {
-                let _ = writeln!(
-                    h,
-                    "<dt>{label}</dt><dd>{}</dd>",
-                    value.map_or_else(|| "—".to_string(), escape)
-                );
-            }
-            h.push_str("</dl>\n");
-            if d.references.is_empty() {
-                h.push_str("<p>No references.</p>\n");
-            } else {
-                h.push_str(
-                    "<table class=\"references\">\n<thead><tr><th>Type</th><th>Reference</th>\
-                     <th>Title</th><th>Modified</th><th>Status</th><th>Entry</th></tr></thead>\n<tbody>\n",
-                );
-                for (j, r) in d.references.iter().enumerate() {
-                    let target = self.results.get(&r.target).map(|(x, _)| x);
-                    let target_doc = doc_ids.get(r.target.as_str());
-                    let class = target.map_or("unknown", |x| category_names(x.category).1);
-                    let text = if r.anchor_text.is_empty() {
-                        &r.target
-                    } else {
-                        &r.anchor_text
-                    };
-                    let title = target_doc
-                        .and_then(|k| self.documents[k - 1].title.as_deref())
-                        .unwrap_or("");
-                    let modified = target
-                        .and_then(|x| x.last_modified.as_deref())
-                        .unwrap_or("");
-                    let _ = write!(
-                        h,
-                        "<tr id=\"d{n}-{m}\" class=\"{class}\"><td>{ty}</td><td><a href=\"{u}\">{text}</a></td>\
-                         <td>{title}</td><td>{modified}</td><td>",
-                        m = j + 1,
-                        ty = Escaped(&reference_type(r)),
-                        u = Escaped(&r.target),
-                        text = Escaped(text),
-                        title = Escaped(title),
-                        modified = Escaped(modified),
-                    );
-                    Self::write_status(&mut h, target);
-                    h.push_str("</td><td>");
-                    if let Some(k) = target_doc {
-                        let _ = write!(h, "<a href=\"#d{k}\">entry</a>");
-                    }
-                    h.push_str("</td></tr>\n");
-                }
-                h.push_str("</tbody>\n</table>\n");
-            }
-            h.push_str("</article>\n");
-        }
-        h.push_str("</section>\n");
-        // The cross-reference table of interesting changes.
-        h.push_str("<section id=\"changes\">\n<h2>Interesting changes</h2>\n");
-        for (kind, heading) in change_kinds(&by_kind) {
-            let list = by_kind.get(kind.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        h.push_str("</ul>\n</section>\n<section id=\"documents\">\n<h2>Documents</h2>\n");
+        h
+    }
+
+    /// A document's entry begins: its link, title and dates.
+    fn document_head(h: &mut String, part: &TaskDocument) {
+        let d = &part.document;
+        let o = &part.outcome;
+        let _ = write!(
+            h,
+            "<article class=\"document\" id=\"d{n}\">\n<h3><a href=\"{u}\">{t}</a></h3>\n<dl>\n<dt>URL</dt><dd>{u}</dd>\n",
+            n = part.number,
+            u = escape(&d.url),
+            t = escape(d.title.as_deref().unwrap_or(&d.url)),
+        );
+        let expires = d.expires.as_deref().or(o.expires.as_deref());
+        let owner = d.owner.as_deref().or(o.owner.as_deref());
+        for (label, value) in [
+            ("Last-Modified", o.last_modified.as_deref()),
+            ("Expires", expires),
+            ("Owner", owner),
+        ] {
             let _ = writeln!(
                 h,
-                "<h3 id=\"changes-{}\">{} ({})</h3>",
-                escape(&kind),
-                escape(&heading),
-                list.len()
+                "<dt>{label}</dt><dd>{}</dd>",
+                value.map_or_else(|| "—".to_string(), escape)
             );
-            if list.is_empty() {
-                h.push_str("<p>None.</p>\n");
-                continue;
-            }
-            h.push_str(
-                "<table class=\"changes\">\n<thead><tr><th>URL</th><th>What</th><th>Referred to from</th></tr></thead>\n<tbody>\n",
-            );
-            for (n, f) in list {
-                let mut from = String::new();
-                if let Some(k) = doc_ids.get(f.url.as_str()) {
-                    let _ = write!(from, "<a href=\"#d{k}\">its entry</a> ");
-                }
-                for (k, m) in referred
-                    .get(f.url.as_str())
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[])
-                {
-                    let _ = write!(
-                        from,
-                        "<a href=\"#d{k}-{m}\">{}</a> ",
-                        escape(
-                            self.documents[k - 1]
-                                .title
-                                .as_deref()
-                                .unwrap_or(&self.documents[k - 1].url)
-                        )
-                    );
-                }
-                let _ = writeln!(
-                    h,
-                    "<tr id=\"f{n}\"><td><a href=\"{u}\">{u}</a></td><td>{msg}</td><td>{}</td></tr>",
-                    from.trim_end(),
-                    u = escape(&f.url),
-                    msg = escape(&f.message),
-                );
-            }
-            h.push_str("</tbody>\n</table>\n");
         }
-        h.push_str("</section>\n</body>\n</html>\n");
-        h
+        h.push_str("</dl>\n");
+    }
+
+    /// The rows of a document's (part's) references.
+    fn reference_rows(h: &mut String, part: &TaskDocument) {
+        let n = part.number;
+        for (j, (r, t)) in part.document.references.iter().zip(&part.targets).enumerate() {
+            let class = t.category.map_or("unknown", |c| category_names(c).1);
+            let text = if r.anchor_text.is_empty() {
+                &r.target
+            } else {
+                &r.anchor_text
+            };
+            let _ = write!(
+                h,
+                "<tr id=\"d{n}-{m}\" class=\"{class}\"><td>{ty}</td><td><a href=\"{u}\">{text}</a></td>\
+                 <td>{title}</td><td>{modified}</td><td>",
+                m = part.first_reference as usize + j + 1,
+                ty = Escaped(&reference_type(r)),
+                u = Escaped(&r.target),
+                text = Escaped(text),
+                title = Escaped(t.title.as_deref().unwrap_or("")),
+                modified = Escaped(t.last_modified.as_deref().unwrap_or("")),
+            );
+            Self::write_status(h, t);
+            h.push_str("</td><td>");
+            if let Some(k) = t.document {
+                let _ = write!(h, "<a href=\"#d{k}\">entry</a>");
+            }
+            h.push_str("</td></tr>\n");
+        }
     }
 }
 
-/// The change kinds to list: the seed's, then any other kind found.
-fn change_kinds<T>(by_kind: &BTreeMap<&str, Vec<T>>) -> Vec<(String, String)> {
+impl Task {
+    /// End the open document's entry, if one is open.
+    fn close_document(&mut self, h: &mut String) {
+        match self.open_document.take() {
+            Some((_, true)) => h.push_str("</tbody>\n</table>\n</article>\n"),
+            Some((_, false)) => h.push_str("<p>No references.</p>\n</article>\n"),
+            None => {}
+        }
+    }
+
+    /// Write the change tables up to kind `upto`, whose table is left open
+    /// (all the remaining ones when `None`): an open table closed, each kind
+    /// before it that has no finding said to have none.
+    fn changes_until(&mut self, h: &mut String, upto: Option<&str>) {
+        self.close_document(h);
+        let (mut done, open) = match self.changes {
+            Some(c) => c,
+            None => {
+                h.push_str("</section>\n<section id=\"changes\">\n<h2>Interesting changes</h2>\n");
+                (0, false)
+            }
+        };
+        if open {
+            h.push_str("</tbody>\n</table>\n");
+            done += 1;
+        }
+        let kinds = change_kinds(&self.findings);
+        let mut opened = false;
+        while done < kinds.len() || (upto.is_some() && !opened) {
+            let (kind, heading) = match kinds.get(done) {
+                Some(k) => k.clone(),
+                // A kind `begin` did not count: listed after the others.
+                None => {
+                    let k = upto.unwrap_or_default();
+                    (k.to_string(), capitalise(&k.replace('-', " ")))
+                }
+            };
+            let n = found(&self.findings, &kind);
+            let _ = writeln!(
+                h,
+                "<h3 id=\"changes-{}\">{} ({n})</h3>",
+                escape(&kind),
+                escape(&heading),
+            );
+            if upto == Some(kind.as_str()) {
+                h.push_str(
+                    "<table class=\"changes\">\n<thead><tr><th>URL</th><th>What</th><th>Referred to from</th></tr></thead>\n<tbody>\n",
+                );
+                opened = true;
+                break;
+            }
+            h.push_str("<p>None.</p>\n");
+            done += 1;
+        }
+        self.changes = Some((done, opened));
+    }
+}
+
+/// How many findings of `kind` the task has.
+fn found(findings: &[(String, u64)], kind: &str) -> u64 {
+    findings
+        .iter()
+        .find(|(k, _)| k == kind)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The change kinds to list: the seed's, then any other kind found (in
+/// the order the host hands them over).
+fn change_kinds(findings: &[(String, u64)]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = CHANGE_KINDS
         .iter()
         .map(|(k, h)| (k.to_string(), h.to_string()))
         .collect();
-    for k in by_kind.keys() {
+    for (k, _) in findings {
         if !CHANGE_KINDS.iter().any(|(c, _)| c == k) {
             out.push((k.to_string(), capitalise(&k.replace('-', " "))));
         }
@@ -455,43 +450,109 @@ impl Reporter for MomspiderIndex {
             file,
             prior,
             title: setting(&config, "title")?,
-            run: None,
             task: None,
-            results: HashMap::new(),
-            documents: Vec::new(),
-            findings: Vec::new(),
         })
     }
 
-    fn begin(&mut self, run: RunInfo, task: TaskInfo) -> Result<(), String> {
-        self.run = Some(run);
-        self.task = Some(task);
-        self.results.clear();
-        self.documents.clear();
-        self.findings.clear();
-        Ok(())
+    fn begin(
+        &mut self,
+        run: RunInfo,
+        task: TaskInfo,
+        counts: TaskCounts,
+        out: &mut dyn Output,
+    ) -> Result<(), String> {
+        // The index there now becomes the prior version when this one is done.
+        let prior_exists = out.exists(&self.file) || out.exists(&self.prior);
+        let head = self.head(&run, &task, &counts, clock::now(), prior_exists);
+        self.task = Some(Task {
+            findings: counts.findings,
+            titles: Vec::with_capacity(counts.documents.min(1 << 20) as usize),
+            open_document: None,
+            changes: None,
+        });
+        out.append(&self.file, head.as_bytes())
     }
 
-    fn on_result(&mut self, outcome: CheckResult, role: Role) {
-        self.results.insert(outcome.url.clone(), (outcome, role));
+    fn on_document(&mut self, part: TaskDocument, out: &mut dyn Output) -> Result<(), String> {
+        let t = self.task.as_mut().ok_or("momspider-index: a document before begin")?;
+        let mut h = String::with_capacity(256 * (part.document.references.len() + 4));
+        if t.open_document.map(|(n, _)| n) != Some(part.number) {
+            t.close_document(&mut h);
+            let d = &part.document;
+            let title = d.title.as_deref().unwrap_or(&d.url);
+            let at = part.number as usize;
+            if t.titles.len() < at {
+                t.titles.resize(at, Box::from(""));
+            }
+            t.titles[at - 1] = title.into();
+            MomspiderIndex::document_head(&mut h, &part);
+            let has_references = !d.references.is_empty();
+            if has_references {
+                h.push_str(
+                    "<table class=\"references\">\n<thead><tr><th>Type</th><th>Reference</th>\
+                     <th>Title</th><th>Modified</th><th>Status</th><th>Entry</th></tr></thead>\n<tbody>\n",
+                );
+            }
+            t.open_document = Some((part.number, has_references));
+        }
+        MomspiderIndex::reference_rows(&mut h, &part);
+        if part.last_part {
+            t.close_document(&mut h);
+        }
+        out.append(&self.file, h.as_bytes())
     }
 
-    fn on_document(&mut self, document: Document, _outcome: CheckResult) {
-        self.documents.push(document);
-    }
-
-    fn on_finding(&mut self, finding: Finding) {
-        self.findings.push(finding);
+    fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
+        let t = self.task.as_mut().ok_or("momspider-index: a finding before begin")?;
+        let mut h = String::new();
+        let kinds = change_kinds(&t.findings);
+        let current = t
+            .changes
+            .filter(|(_, open)| *open)
+            .and_then(|(done, _)| kinds.get(done).map(|k| k.0.clone()));
+        if current.as_deref() != Some(f.finding.kind.as_str()) {
+            t.changes_until(&mut h, Some(&f.finding.kind));
+        }
+        let mut from = String::new();
+        if let Some(k) = f.document {
+            let _ = write!(from, "<a href=\"#d{k}\">its entry</a> ");
+        }
+        for p in &f.referred_from {
+            let title = t
+                .titles
+                .get(p.document as usize - 1)
+                .map_or("", |s| s.as_ref());
+            let _ = write!(
+                from,
+                "<a href=\"#d{}-{}\">{}</a> ",
+                p.document,
+                p.reference,
+                escape(title)
+            );
+        }
+        let _ = writeln!(
+            h,
+            "<tr id=\"f{n}\"><td><a href=\"{u}\">{u}</a></td><td>{msg}</td><td>{}</td></tr>",
+            from.trim_end(),
+            n = f.number,
+            u = escape(&f.finding.url),
+            msg = escape(&f.finding.message),
+        );
+        out.append(&self.file, h.as_bytes())
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
-        // Keep the one prior version of the index.
-        if out.read(&self.file).is_some() {
+        let mut t = self.task.take().ok_or("momspider-index: finish before begin")?;
+        let mut h = String::new();
+        t.changes_until(&mut h, None);
+        h.push_str("</section>\n</body>\n</html>\n");
+        out.append(&self.file, h.as_bytes())?;
+        // Keep the one prior version of the index (the new one takes its
+        // place when this call returns).
+        if out.exists(&self.file) {
             out.rename(&self.file, &self.prior)?;
         }
-        let prior_exists = out.read(&self.prior).is_some();
-        let html = self.render(clock::now(), prior_exists);
-        out.write(&self.file, html.as_bytes())
+        Ok(())
     }
 }
 
@@ -603,6 +664,52 @@ mod tests {
         assert!(h.output.text("T.html").unwrap().contains(
             "<p id=\"prior\"><a rel=\"prev\" href=\"T.prior.html\">The prior version of this index</a></p>"
         ));
+    }
+
+    #[test]
+    fn parts_and_findings_of_other_kinds() {
+        let top = "http://a.example/";
+        let mut h = ReporterHarness::<MomspiderIndex>::new("{}").unwrap();
+        h.part_size = 2;
+        let targets: Vec<String> = (1..=5).map(|i| format!("http://a.example/{i}")).collect();
+        let refs: Vec<(&str, RefKind, &str)> = targets
+            .iter()
+            .map(|t| (t.as_str(), RefKind::Anchor, "x"))
+            .collect();
+        let mut gone = fixtures::result("http://a.example/5", Category::Broken);
+        gone.error = Some("HTTP 404 Not Found".into());
+        let findings = vec![
+            fixtures::finding("plugin-failure", top, None, "a plugin failed"),
+            fixtures::finding("broken", "http://a.example/5", Some(top), "broken"),
+        ];
+        h.run_task(
+            fixtures::run(784_111_777),
+            fixtures::task("T", top),
+            vec![
+                (fixtures::result(top, Category::Ok), Role::Document),
+                (gone, Role::Leaf),
+            ],
+            vec![fixtures::document(top, "Home", &refs)],
+            findings,
+        )
+        .unwrap();
+        let html = h.output.text("index.html").unwrap();
+        // One table, its rows numbered across the parts.
+        assert_eq!(html.matches("<table class=\"references\">").count(), 1);
+        for m in 1..=5 {
+            assert!(html.contains(&format!("<tr id=\"d1-{m}\"")), "{html}");
+        }
+        assert!(html.contains(
+            "<tr id=\"d1-5\" class=\"broken\"><td>get</td><td><a href=\"http://a.example/5\">x</a></td><td></td><td></td><td>broken 404: HTTP 404 Not Found</td><td></td></tr>"
+        ));
+        // The host's order: broken first (f1), the other kinds after the seed's.
+        assert!(html.contains(
+            "<tr id=\"f1\"><td><a href=\"http://a.example/5\">http://a.example/5</a></td><td>broken</td><td><a href=\"#d1-5\">Home</a></td></tr>"
+        ), "{html}");
+        let failure = html.find("<h3 id=\"changes-plugin-failure\">Plugin failure (1)</h3>").unwrap();
+        assert!(html.find("<h3 id=\"changes-content-changed\">").unwrap() < failure);
+        assert!(html.contains("<tr id=\"f2\"><td><a href=\"http://a.example/\">http://a.example/</a></td><td>a plugin failed</td><td><a href=\"#d1\">its entry</a></td></tr>"));
+        assert!(html.ends_with("</tbody>\n</table>\n</section>\n</body>\n</html>\n"));
     }
 
     #[test]

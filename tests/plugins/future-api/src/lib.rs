@@ -1,9 +1,9 @@
-//! A reporter built against `spinneret:plugin@0.2.0`, which this host does
+//! A reporter built against `spinneret:plugin@0.3.0`, which this host does
 //! not implement: the host must refuse it before instantiating it.
 
 wit_bindgen::generate!({
     inline: "
-        package spinneret:plugin@0.2.0;
+        package spinneret:plugin@0.3.0;
         interface reporter-api {
             finish: func() -> result<_, string>;
         }

@@ -23,13 +23,20 @@ impl Reporter for Plugin {
         Ok(Plugin { heading, task: String::new(), counts: BTreeMap::new() })
     }
 
-    fn begin(&mut self, _run: RunInfo, task: TaskInfo) -> Result<(), String> {
+    fn begin(
+        &mut self,
+        _run: RunInfo,
+        task: TaskInfo,
+        _counts: TaskCounts,
+        _out: &mut dyn Output,
+    ) -> Result<(), String> {
         self.task = task.name;
         self.counts.clear();
         Ok(())
     }
 
-    fn on_result(&mut self, outcome: CheckResult, _role: Role) {
+    // Each call may write as it goes (`out.append`); this one only counts.
+    fn on_result(&mut self, outcome: CheckResult, _role: Role, _out: &mut dyn Output) -> Result<(), String> {
         let category = match outcome.category {
             Category::Ok => "ok",
             Category::Moved => "moved",
@@ -39,6 +46,7 @@ impl Reporter for Plugin {
             Category::NotChecked => "not checked",
         };
         *self.counts.entry(category.to_string()).or_default() += 1;
+        Ok(())
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {

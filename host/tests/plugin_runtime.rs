@@ -7,34 +7,42 @@ use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret::plugin::builtin::builtin;
 use spinneret::plugin::engine::PluginEngine;
 use spinneret::plugin::identify::{PluginKind, identify};
-use spinneret::plugin::reporter::{ReporterPlugin, TaskReport};
+use spinneret::plugin::reporter::{
+    Reached, ReporterPlugin, Role, Target, TaskCounts, TaskDocument, to_wit_result,
+};
 use spinneret::plugin::sandbox::Sandbox;
 use spinneret::plugin::state::{Grants, KvSpace};
 use std::sync::Arc;
 
-fn task_report<'a>(
-    results: &'a [(CheckResult, Option<String>)],
-    docs: &'a [wit::Document],
-) -> TaskReport<'a> {
-    TaskReport {
-        run: wit::RunInfo {
-            id: 7,
-            started_at: 1_700_000_000,
-            previous_run: None,
-            host_version: "0.1.0".into(),
-            options: "{}".into(),
-        },
-        task: wit::TaskInfo {
-            name: "A".into(),
-            kind: wit::TaskKind::Site,
-            top: "http://a.example/".into(),
-            email: None,
-            changed_days: 7,
-            expiring_days: 7,
-        },
-        results,
-        documents: docs,
-        findings: &[],
+fn run_info() -> wit::RunInfo {
+    wit::RunInfo {
+        id: 7,
+        started_at: 1_700_000_000,
+        previous_run: None,
+        host_version: "0.2.0".into(),
+        options: "{}".into(),
+    }
+}
+
+fn task_info() -> wit::TaskInfo {
+    wit::TaskInfo {
+        name: "A".into(),
+        kind: wit::TaskKind::Site,
+        top: "http://a.example/".into(),
+        email: None,
+        changed_days: 7,
+        expiring_days: 7,
+    }
+}
+
+fn counts(urls: u64, documents: u64) -> TaskCounts {
+    TaskCounts {
+        urls,
+        documents,
+        references: documents,
+        by_category: vec![],
+        by_role: vec![],
+        findings: vec![],
     }
 }
 
@@ -45,7 +53,7 @@ fn json_report_runs_in_the_sandbox() {
         .compile(builtin("json-report").expect("json-report is built in"))
         .unwrap();
     let id = identify(&engine, &component).unwrap();
-    assert_eq!((id.kind, id.api), (PluginKind::Reporter, (0, 1, 0)));
+    assert_eq!((id.kind, id.api), (PluginKind::Reporter, (0, 2, 0)));
 
     let plugin = ReporterPlugin::new(
         Sandbox::new(
@@ -59,38 +67,81 @@ fn json_report_runs_in_the_sandbox() {
         &component,
     )
     .unwrap();
-    let results = vec![
-        (
-            CheckResult::unrequested("http://a.example/", Category::Ok, "", None, 1),
-            Some("document".to_string()),
-        ),
-        (
-            CheckResult::unrequested(
-                "http://a.example/gone",
-                Category::Broken,
-                "HTTP 404 Not Found",
-                Some("http://a.example/".into()),
-                1,
-            ),
-            Some("leaf".to_string()),
-        ),
-    ];
-    let docs = vec![wit::Document {
-        url: "http://a.example/".into(),
-        title: Some("Home".into()),
-        owner: None,
-        expires: None,
-        parse_errors: 0,
-        references: vec![wit::Reference {
-            target: "http://a.example/gone".into(),
-            kind: wit::RefKind::Anchor,
-            anchor_text: "Gone".into(),
+    let top = CheckResult::unrequested("http://a.example/", Category::Ok, "", None, 1);
+    let gone = CheckResult::unrequested(
+        "http://a.example/gone",
+        Category::Broken,
+        "HTTP 404 Not Found",
+        Some("http://a.example/".into()),
+        1,
+    );
+    let doc = TaskDocument {
+        number: 1,
+        document: wit::Document {
+            url: "http://a.example/".into(),
+            title: Some("Home".into()),
+            owner: None,
+            expires: None,
+            parse_errors: 0,
+            references: vec![wit::Reference {
+                target: "http://a.example/gone".into(),
+                kind: wit::RefKind::Anchor,
+                anchor_text: "Gone".into(),
+            }],
+        },
+        outcome: to_wit_result(&top),
+        targets: vec![Target {
+            category: Some(wit::Category::Broken),
+            status: None,
+            error: Some("HTTP 404 Not Found".into()),
+            final_url: None,
+            last_modified: None,
+            document: None,
+            title: None,
         }],
-    }];
+        first_reference: 0,
+        last_part: true,
+    };
     let dir = tempfile::tempdir().unwrap();
-    plugin
-        .report(&task_report(&results, &docs), dir.path().join("A"))
+    let out = dir.path().join("A");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("report.jsonl"), "the previous report\n").unwrap();
+    let report = |finish: bool| {
+        let mut s = plugin
+            .begin(
+                &run_info(),
+                &task_info(),
+                &counts(2, 1),
+                out.clone(),
+                1 << 20,
+            )
+            .unwrap();
+        s.results(&[
+            Reached {
+                outcome: to_wit_result(&top),
+                role: Role::Document,
+            },
+            Reached {
+                outcome: to_wit_result(&gone),
+                role: Role::Leaf,
+            },
+        ])
         .unwrap();
+        s.documents(std::slice::from_ref(&doc)).unwrap();
+        // Until the report finishes, the previous one is what is there.
+        assert_eq!(
+            std::fs::read_to_string(out.join("report.jsonl")).unwrap(),
+            "the previous report\n"
+        );
+        if finish {
+            s.finish().unwrap();
+        }
+    };
+    // A report that does not finish (its reporter failed) leaves no trace.
+    report(false);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+    report(true);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
     let text = std::fs::read_to_string(dir.path().join("A/report.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
@@ -126,8 +177,15 @@ fn a_refused_configuration_is_reported_with_the_plugins_message() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let err = plugin
-        .report(&task_report(&[], &[]), dir.path().to_path_buf())
-        .unwrap_err();
+        .begin(
+            &run_info(),
+            &task_info(),
+            &counts(0, 0),
+            dir.path().to_path_buf(),
+            1 << 20,
+        )
+        .err()
+        .unwrap();
     assert_eq!(
         err.to_string(),
         "plugin json-report failed in configure: json-report: unknown setting `fiel`; the only setting is `file`"
@@ -160,7 +218,7 @@ fn maintenance_compares_in_the_sandbox() {
         &component,
     )
     .unwrap();
-    let task = task_report(&[], &[]).task;
+    let task = task_info();
     let ok = CheckResult::unrequested("http://a.example/gone", Category::Ok, "", None, 1);
     let gone = CheckResult::unrequested(
         "http://a.example/gone",

@@ -16,17 +16,23 @@
 //!   (see [`testing`]).
 //!
 //! ```ignore
-//! use spinneret_sdk::reporter::{Reporter, Output, RunInfo, TaskInfo, CheckResult, Role};
+//! use spinneret_sdk::reporter::*;
 //!
-//! struct Count { n: usize }
+//! /// Lists the broken URLs of each task, one per line, as they come.
+//! struct Broken;
 //!
-//! impl Reporter for Count {
-//!     fn configure(_config: serde_json::Value) -> Result<Self, String> { Ok(Count { n: 0 }) }
-//!     fn begin(&mut self, _run: RunInfo, _task: TaskInfo) -> Result<(), String> { self.n = 0; Ok(()) }
-//!     fn on_result(&mut self, _outcome: CheckResult, _role: Role) { self.n += 1; }
-//!     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
-//!         out.write("count.txt", self.n.to_string().as_bytes())
+//! impl Reporter for Broken {
+//!     fn configure(_config: serde_json::Value) -> Result<Self, String> { Ok(Broken) }
+//!     fn begin(&mut self, _run: RunInfo, _task: TaskInfo, _counts: TaskCounts, out: &mut dyn Output) -> Result<(), String> {
+//!         out.append("broken.txt", b"")
 //!     }
+//!     fn on_result(&mut self, r: CheckResult, _role: Role, out: &mut dyn Output) -> Result<(), String> {
+//!         match r.category {
+//!             Category::Broken => out.append("broken.txt", format!("{}\n", r.url).as_bytes()),
+//!             _ => Ok(()),
+//!         }
+//!     }
+//!     fn finish(&mut self, _out: &mut dyn Output) -> Result<(), String> { Ok(()) }
 //! }
 //!
 //! spinneret_sdk::export_reporter!(Count);

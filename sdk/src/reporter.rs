@@ -101,7 +101,8 @@ mod host {
     pub use super::bindings::spinneret::plugin::output::{append, exists, read, rename, write};
 
     #[cfg(not(target_arch = "wasm32"))]
-    const NATIVE: &str = "HostOutput exists only inside the host; use testing::MemoryOutput in tests";
+    const NATIVE: &str =
+        "HostOutput exists only inside the host; use testing::MemoryOutput in tests";
     #[cfg(not(target_arch = "wasm32"))]
     pub fn write(_path: &str, _contents: &[u8]) -> Result<(), String> {
         Err(NATIVE.into())

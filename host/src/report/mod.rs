@@ -3,25 +3,40 @@
 //! reporters are told the task's results, documents and findings and write
 //! into the task's output directory.
 //!
-//! The main thread reads each task's view of the run from the store and
-//! hands it to a pool of workers (one per core), each with its own plugin
-//! instances; plugins never run on the crawl's async reactor. A plugin that
-//! fails is recorded as a finding and everything else goes on. Findings and
-//! the plugins' key-value spaces are stored last.
+//! The store is read once for all tasks, in URL order, a row at a time
+//! ([`reach`] works out first which tasks reached each URL): each URL's
+//! result is converted once and handed to every task that reached it, in
+//! batches, to a pool of workers (one per core, each task kept by one
+//! worker with its plugin instances; plugins never run on the crawl's async
+//! reactor). Three passes: the results with their documents for the
+//! detectors; then, with each task's findings sorted and counted, the
+//! results and the documents (each reference joined with what the run
+//! found at its target) for the reporters, and the findings with where they
+//! are referred to from. Nothing of a task is held whole, so a task of a
+//! million URLs costs its plugins no more memory than one of ten. A plugin
+//! that fails is recorded as a finding and everything else goes on.
+//! Findings and the plugins' key-value spaces are stored last.
 
 pub mod detect;
 pub mod load;
-pub mod task;
+pub mod reach;
+pub mod worker;
 
 use crate::config::{Config, PluginConfig, TaskConfig};
 use crate::plugin::bindings::host::types as wit;
+use crate::plugin::detector::{DetectorComparison, DetectorSnapshot};
 use crate::plugin::engine::PluginEngine;
-use crate::plugin::reporter::TaskReport;
+use crate::plugin::reporter::{
+    Place, Reached, Role, TaskDocument, TaskFinding, task_info, to_wit_kind, to_wit_result,
+};
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::HostFetch;
-use crate::store::{FindingRow, Store};
-use load::{Loaded, Plugins};
-use std::sync::{Arc, Mutex, mpsc};
+use crate::store::{FindingRow, Scan, Store, StoreError, StoredDocument};
+use load::Plugins;
+use reach::Reach;
+use std::collections::HashMap;
+use std::sync::{Arc, mpsc};
+use worker::{Reply, TaskSetup, Work, Worker};
 
 /// What the report stage did.
 #[derive(Debug, Default)]
@@ -34,31 +49,39 @@ pub struct ReportSummary {
     pub findings: Vec<(String, usize)>,
 }
 
+/// How many results or comparisons one plugin call hands over.
+const BATCH: usize = 256;
+/// How many references one plugin call hands over (about): a document with
+/// more comes in parts of this many.
+const REFERENCES_PER_CALL: usize = 4096;
+/// How many batches may wait for a worker.
+const QUEUE: usize = 16;
+
+/// The finding kinds reporters are told first, in this order (the seed's
+/// changes); other kinds follow alphabetically. The WIT's `on-findings` says so.
+const FINDING_KIND_ORDER: [&str; 6] = [
+    "broken",
+    "blocked",
+    "moved",
+    "expiring",
+    "recently-modified",
+    "content-changed",
+];
+
+/// Where a finding kind goes in [`FINDING_KIND_ORDER`].
+fn kind_rank(kind: &str) -> (usize, &str) {
+    match FINDING_KIND_ORDER.iter().position(|k| *k == kind) {
+        Some(i) => (i, ""),
+        None => (FINDING_KIND_ORDER.len(), kind),
+    }
+}
+
 fn severity_name(s: wit::Severity) -> &'static str {
     match s {
         wit::Severity::Info => "info",
         wit::Severity::Warning => "warning",
         wit::Severity::Error => "error",
     }
-}
-
-/// One task's work for a worker.
-struct Job<'c> {
-    order: usize,
-    task_id: i64,
-    task: &'c TaskConfig,
-    data: task::TaskData,
-    findings: Vec<wit::Finding>,
-}
-
-/// What a worker did for a task.
-struct Done {
-    order: usize,
-    task_id: i64,
-    task: String,
-    findings: Vec<wit::Finding>,
-    written: Vec<String>,
-    failures: Vec<PluginFailure>,
 }
 
 /// The plugins of `task` that run in the report stage: its configured
@@ -72,91 +95,84 @@ fn report_plugins(config: &Config, task: &TaskConfig, in_crawl: &[String]) -> Ve
         .collect()
 }
 
-/// Run a task's detectors, then its reporters.
-fn run_task(
-    config: &Config,
-    in_crawl: &[String],
-    plugins: &mut Plugins,
-    run: &wit::RunInfo,
-    job: Job<'_>,
-) -> Done {
-    let Job {
-        order,
-        task_id,
-        task,
-        data,
-        mut findings,
-    } = job;
-    let configured = report_plugins(config, task, in_crawl);
-    let mut failures = Vec::new();
-    // Detectors first: reporters are told their findings.
-    for p in &configured {
-        match plugins.get(p) {
-            Ok(Loaded::Detector(d)) => {
-                let started = std::time::Instant::now();
-                let outcome = detect::detect(run.started_at, &data, d, &mut findings);
-                tracing::info!(
-                    "{}: {} compared {} URLs in {:.2?}",
-                    task.name,
-                    p.name,
-                    data.results.len(),
-                    started.elapsed()
-                );
-                if let Err(f) = outcome {
-                    findings.push(detect::failure_finding(&f, &data.info.top));
-                    failures.push(f);
-                }
-            }
-            Ok(Loaded::Reporter(_) | Loaded::CrawlHook) => {}
-            Err(f) => {
-                findings.push(detect::failure_finding(f, &data.info.top));
-                failures.push(f.clone());
-            }
+/// A stored document as the plugins see it; the URLs of its references
+/// come from the run's results (or the store, for a target the run has no
+/// result for).
+fn wit_document(
+    store: &Store,
+    reach: &Reach,
+    url: &str,
+    d: &StoredDocument,
+) -> Result<wit::Document, StoreError> {
+    let references = d
+        .links
+        .iter()
+        .map(|(target, kind, text)| {
+            let target = match reach.url(*target) {
+                Some(u) => u.to_string(),
+                None => store.url_by_id(*target)?.unwrap_or_default(),
+            };
+            Ok(wit::Reference {
+                target,
+                kind: to_wit_kind(
+                    crate::parse::RefKind::from_name(kind).unwrap_or(crate::parse::RefKind::Link),
+                ),
+                anchor_text: text.clone(),
+            })
+        })
+        .collect::<Result<_, StoreError>>()?;
+    Ok(wit::Document {
+        url: url.to_string(),
+        title: d.title.clone(),
+        owner: d.owner.clone(),
+        expires: d.expires.clone(),
+        parse_errors: d.parse_errors,
+        references,
+    })
+}
+
+/// The reading thread's side of the workers: a queue to each, the worker
+/// that keeps each task, and the batches being filled.
+struct Dispatch<'c> {
+    queues: Vec<mpsc::SyncSender<Work<'c>>>,
+    worker_of: Vec<usize>,
+}
+
+impl<'c> Dispatch<'c> {
+    fn send(&self, t: usize, work: Work<'c>) -> anyhow::Result<()> {
+        self.queues[self.worker_of[t]]
+            .send(work)
+            .map_err(|_| anyhow::anyhow!("a worker of the report stage stopped"))
+    }
+
+    /// Hand `batch` over when it is full (or, with `force`, when it has anything).
+    fn flush<T>(
+        &self,
+        t: usize,
+        batch: &mut Vec<T>,
+        full: bool,
+        wrap: impl FnOnce(usize, Vec<T>) -> Work<'c>,
+    ) -> anyhow::Result<()> {
+        if full && !batch.is_empty() {
+            self.send(t, wrap(t, std::mem::take(batch)))?;
         }
+        Ok(())
     }
-    let report = TaskReport {
-        run: run.clone(),
-        task: data.info.clone(),
-        results: &data.results,
-        documents: &data.documents,
-        findings: &findings,
-    };
-    let mut written = Vec::new();
-    let mut reporter_failures = Vec::new();
-    for p in &configured {
-        let Ok(Loaded::Reporter(reporter)) = plugins.get(p) else {
-            continue;
-        };
-        let started = std::time::Instant::now();
-        match reporter.report(&report, task.output.clone()) {
-            Ok(()) => {
-                tracing::info!(
-                    "{}: {} wrote its report to {} in {:.2?}",
-                    task.name,
-                    p.name,
-                    task.output.display(),
-                    started.elapsed()
-                );
-                written.push(p.name.clone());
-            }
-            Err(f) => reporter_failures.push(f),
-        }
+}
+
+/// Share the tasks out among `workers`: the heaviest first, each to the
+/// worker with the least work so far.
+fn share_out(weights: &[(usize, u64)], workers: usize, n: usize) -> Vec<usize> {
+    let mut order = weights.to_vec();
+    order.sort_by_key(|&(_, w)| std::cmp::Reverse(w));
+    let mut load = vec![0u64; workers];
+    let mut worker_of = vec![0; n];
+    for (t, w) in order {
+        let least = (0..workers).min_by_key(|&i| load[i]).unwrap_or(0);
+        worker_of[t] = least;
+        load[least] += w + 1;
     }
-    for f in reporter_failures {
-        findings.push(detect::failure_finding(&f, &data.info.top));
-        failures.push(f);
-    }
-    for f in &failures {
-        tracing::error!("{}: {f}", task.name);
-    }
-    Done {
-        order,
-        task_id,
-        task: task.name.clone(),
-        findings,
-        written,
-        failures,
-    }
+    worker_of
 }
 
 /// Run the detectors and reporters of every task of `run`. `in_crawl` names
@@ -183,109 +199,370 @@ pub fn run_reporters(
         return Ok(ReportSummary::default());
     }
     let kv = Arc::new(load::load_kv(store, names.iter().map(String::as_str))?);
+    let snapshot = store.read_snapshot()?;
+    let rows = store.run_tasks(run)?;
+    // The run's tasks, in the configuration's order.
+    let tasks: Vec<(&TaskConfig, &crate::store::TaskRow)> = config
+        .tasks
+        .iter()
+        .filter_map(|t| rows.iter().find(|r| r.name == t.name).map(|r| (t, r)))
+        .collect();
+    let n = tasks.len();
+    let plugins_of: Vec<Vec<PluginConfig>> = tasks
+        .iter()
+        .map(|(t, _)| report_plugins(config, t, in_crawl))
+        .collect();
+    // A task with no plugin to run is read only if the crawl's plugin
+    // failures may be findings of it.
+    let active: Vec<usize> = (0..n)
+        .filter(|&t| !plugins_of[t].is_empty() || !crawl_failures.is_empty())
+        .collect();
+    let started = std::time::Instant::now();
+    let task_rows: Vec<&crate::store::TaskRow> = tasks.iter().map(|(_, r)| *r).collect();
+    let reach = Reach::read(store, run, &task_rows)?;
+    tracing::debug!(
+        "report stage: what {n} tasks reached read in {:.2?} ({} URLs)",
+        started.elapsed(),
+        reach.urls.len()
+    );
+    let info = store.run_info(run)?;
+    let run_info = wit::RunInfo {
+        id: run,
+        started_at: info.started_at,
+        previous_run: info.previous_run,
+        host_version: env!("CARGO_PKG_VERSION").to_string(),
+        options: info.options.unwrap_or_else(|| "{}".into()),
+    };
     // One worker per core unless SPINNERET_REPORT_WORKERS says otherwise.
     let workers = std::env::var("SPINNERET_REPORT_WORKERS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .min(config.tasks.len())
+        .min(active.len())
         .max(1);
-    let mut done: Vec<Done> = Vec::new();
-    {
-        let _snapshot = store.read_snapshot()?;
-        let tasks = store.run_tasks(run)?;
-        let info = store.run_info(run)?;
-        let run_info = wit::RunInfo {
-            id: run,
-            started_at: info.started_at,
-            previous_run: info.previous_run,
-            host_version: env!("CARGO_PKG_VERSION").to_string(),
-            options: info.options.unwrap_or_else(|| "{}".into()),
-        };
-        let (job_tx, job_rx) = mpsc::sync_channel::<Job<'_>>(0);
-        let job_rx = Mutex::new(job_rx);
-        let (done_tx, done_rx) = mpsc::channel::<Done>();
-        std::thread::scope(|scope| -> anyhow::Result<()> {
-            // Owned here, so that leaving early (a store error) closes the
-            // queue and the workers finish instead of waiting for jobs.
-            let job_tx = job_tx;
-            for w in 0..workers {
-                let (job_rx, done_tx) = (&job_rx, done_tx.clone());
-                let (engine, fetch, kv, run_info) =
-                    (engine.clone(), fetch.clone(), kv.clone(), &run_info);
-                std::thread::Builder::new()
-                    .name(format!("report-{w}"))
-                    .spawn_scoped(scope, move || {
-                        let mut plugins = Plugins::new(engine, fetch, kv);
-                        loop {
-                            let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                            let Ok(job) = job else { break };
-                            if done_tx
-                                .send(run_task(config, in_crawl, &mut plugins, run_info, job))
-                                .is_err()
-                            {
-                                break;
+    let weights: Vec<(usize, u64)> = active
+        .iter()
+        .map(|&t| (t, reach.tasks[t].weight()))
+        .collect();
+    let worker_of = share_out(&weights, workers, n);
+
+    let mut findings: Vec<Vec<wit::Finding>> = vec![Vec::new(); n];
+    let mut failures: Vec<Vec<PluginFailure>> = vec![Vec::new(); n];
+    let mut written: Vec<Vec<String>> = vec![Vec::new(); n];
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let (reply_tx, replies) = mpsc::channel::<Reply>();
+        let mut queues = Vec::new();
+        for w in 0..workers {
+            let (tx, rx) = mpsc::sync_channel::<Work<'_>>(QUEUE);
+            queues.push(tx);
+            let worker = Worker::new(
+                Plugins::new(engine.clone(), fetch.clone(), kv.clone()),
+                &run_info,
+            );
+            let reply = reply_tx.clone();
+            std::thread::Builder::new()
+                .name(format!("report-{w}"))
+                .spawn_scoped(scope, move || worker.serve(rx, reply))?;
+        }
+        drop(reply_tx);
+        // Owned here, so that leaving early (a store error) closes the
+        // queues and the workers finish instead of waiting for work.
+        let dispatch = Dispatch { queues, worker_of };
+        let mut detects = vec![false; n];
+        let mut reports = vec![false; n];
+        for &t in &active {
+            let (task, _) = tasks[t];
+            let setup = TaskSetup {
+                config: task,
+                info: task_info(task),
+                plugins: plugins_of[t].clone(),
+                items: reach.tasks[t].weight(),
+            };
+            dispatch.send(t, Work::Start(t, Box::new(setup)))?;
+        }
+        for _ in &active {
+            if let Ok(Reply::Started {
+                task,
+                detects: d,
+                reports: r,
+            }) = replies.recv()
+            {
+                detects[task] = d;
+                reports[task] = r;
+            }
+        }
+
+        // 1. The detectors, and the crawl's plugin failures.
+        let crawl_failed: HashMap<&str, Vec<&PluginFailure>> =
+            crawl_failures
+                .iter()
+                .fold(HashMap::new(), |mut m, (url, f)| {
+                    m.entry(url.as_str()).or_default().push(f);
+                    m
+                });
+        let mut crawl_findings: Vec<Vec<wit::Finding>> = vec![Vec::new(); n];
+        if detects.iter().any(|d| *d) || !crawl_failed.is_empty() {
+            let started = std::time::Instant::now();
+            let previous_runs = store.has_results_before(run)?;
+            let mut batches: Vec<Vec<DetectorComparison>> = vec![Vec::new(); n];
+            let scan = match detects.iter().any(|d| *d) {
+                true => Scan::ResultsAndDocuments,
+                false => Scan::Results,
+            };
+            store.scan_run(run, scan, |id, result, document| -> anyhow::Result<()> {
+                let members = reach.members(id);
+                if let Some(fs) = crawl_failed.get(result.url.as_str()) {
+                    for &(t, _) in members {
+                        crawl_findings[t as usize]
+                            .extend(fs.iter().map(|f| detect::failure_finding(f, &result.url)));
+                    }
+                }
+                if !members.iter().any(|&(t, _)| detects[t as usize]) {
+                    return Ok(());
+                }
+                let previous = match previous_runs {
+                    true => store.previous_result_by_id(id, run)?,
+                    false => None,
+                };
+                let previous = previous.map(|p| DetectorSnapshot {
+                    outcome: to_wit_result(&p),
+                    document: None,
+                });
+                let outcome = to_wit_result(&result);
+                let document = match &document {
+                    Some(d) if members.iter().any(|(_, r)| *r == Role::Document) => {
+                        Some(wit_document(store, &reach, &result.url, d)?)
+                    }
+                    _ => None,
+                };
+                for &(t, role) in members {
+                    let t = t as usize;
+                    if !detects[t] {
+                        continue;
+                    }
+                    batches[t].push(DetectorComparison {
+                        previous: previous.clone(),
+                        current: DetectorSnapshot {
+                            outcome: outcome.clone(),
+                            document: document
+                                .as_ref()
+                                .filter(|_| role == Role::Document)
+                                .cloned(),
+                        },
+                    });
+                    let full = batches[t].len() >= BATCH;
+                    dispatch.flush(t, &mut batches[t], full, Work::Compare)?;
+                }
+                Ok(())
+            })?;
+            for (t, batch) in batches.iter_mut().enumerate() {
+                dispatch.flush(t, batch, true, Work::Compare)?;
+            }
+            tracing::debug!(
+                "report stage: results read for the detectors in {:.2?}",
+                started.elapsed()
+            );
+        }
+        for &t in &active {
+            dispatch.send(t, Work::Detected(t))?;
+        }
+        for _ in &active {
+            if let Ok(Reply::Detected {
+                task,
+                findings: found,
+                failures: failed,
+            }) = replies.recv()
+            {
+                let mut all = std::mem::take(&mut crawl_findings[task]);
+                all.extend(found);
+                // Grouped by kind, as reporters are told them (and stored).
+                all.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
+                findings[task] = all;
+                failures[task] = failed;
+            }
+        }
+
+        // 2. The reporters: counts, results, documents, findings.
+        let reporting: Vec<usize> = active.iter().copied().filter(|&t| reports[t]).collect();
+        if !reporting.is_empty() {
+            let started = std::time::Instant::now();
+            for &t in &reporting {
+                let mut kinds: Vec<(String, u64)> = Vec::new();
+                for f in &findings[t] {
+                    match kinds.last_mut() {
+                        Some((k, c)) if *k == f.kind => *c += 1,
+                        _ => kinds.push((f.kind.clone(), 1)),
+                    }
+                }
+                dispatch.send(t, Work::Begin(t, reach.tasks[t].counts(kinds)))?;
+            }
+            let mut batches: Vec<Vec<Reached>> = vec![Vec::new(); n];
+            store.scan_run(run, Scan::Results, |id, result, _| -> anyhow::Result<()> {
+                let members = reach.members(id);
+                if !members.iter().any(|&(t, _)| reports[t as usize]) {
+                    return Ok(());
+                }
+                let outcome = to_wit_result(&result);
+                for &(t, role) in members {
+                    let t = t as usize;
+                    if !reports[t] {
+                        continue;
+                    }
+                    batches[t].push(Reached {
+                        outcome: outcome.clone(),
+                        role,
+                    });
+                    let full = batches[t].len() >= BATCH;
+                    dispatch.flush(t, &mut batches[t], full, Work::Results)?;
+                }
+                Ok(())
+            })?;
+            for (t, batch) in batches.iter_mut().enumerate() {
+                dispatch.flush(t, batch, true, Work::Results)?;
+            }
+            // Where each finding's URL is referred to from, and whether it is a document.
+            let mut places: Vec<HashMap<&str, (Option<u32>, Vec<Place>)>> = vec![HashMap::new(); n];
+            for &t in &reporting {
+                for f in &findings[t] {
+                    places[t].insert(f.url.as_str(), (None, Vec::new()));
+                }
+            }
+            let mut batches: Vec<(Vec<TaskDocument>, usize)> =
+                (0..n).map(|_| (Vec::new(), 0)).collect();
+            store.scan_run(
+                run,
+                Scan::Documents,
+                |id, result, document| -> anyhow::Result<()> {
+                    let Some(d) = document else {
+                        return Ok(());
+                    };
+                    let members = reach.members(id);
+                    if !members
+                        .iter()
+                        .any(|&(t, r)| reports[t as usize] && r == Role::Document)
+                    {
+                        return Ok(());
+                    }
+                    let doc = wit_document(store, &reach, &result.url, &d)?;
+                    let outcome = to_wit_result(&result);
+                    for &(t, role) in members {
+                        let t = t as usize;
+                        if !reports[t] || role != Role::Document {
+                            continue;
+                        }
+                        let Some(&number) = reach.tasks[t].numbers.get(&id) else {
+                            continue;
+                        };
+                        if let Some(p) = places[t].get_mut(result.url.as_str()) {
+                            p.0 = Some(number);
+                        }
+                        for (j, r) in doc.references.iter().enumerate() {
+                            if let Some(p) = places[t].get_mut(r.target.as_str()) {
+                                p.1.push(Place {
+                                    document: number,
+                                    reference: j as u32 + 1,
+                                });
                             }
                         }
-                    })?;
+                        let parts: Vec<(usize, &[wit::Reference], &[(i64, String, String)])> =
+                            match doc.references.is_empty() {
+                                true => vec![(0, &[], &[])],
+                                false => doc
+                                    .references
+                                    .chunks(REFERENCES_PER_CALL)
+                                    .zip(d.links.chunks(REFERENCES_PER_CALL))
+                                    .enumerate()
+                                    .map(|(i, (r, l))| (i * REFERENCES_PER_CALL, r, l))
+                                    .collect(),
+                            };
+                        let last = parts.len() - 1;
+                        for (i, (first, references, links)) in parts.into_iter().enumerate() {
+                            let (batch, held) = &mut batches[t];
+                            *held += references.len() + 1;
+                            batch.push(TaskDocument {
+                                number,
+                                document: wit::Document {
+                                    references: references.to_vec(),
+                                    ..doc_head(&doc)
+                                },
+                                outcome: outcome.clone(),
+                                targets: links
+                                    .iter()
+                                    .map(|(target, _, _)| reach.target(t, *target))
+                                    .collect(),
+                                first_reference: first as u32,
+                                last_part: i == last,
+                            });
+                            if *held >= REFERENCES_PER_CALL || batch.len() >= BATCH {
+                                *held = 0;
+                                dispatch.flush(t, batch, true, Work::Documents)?;
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )?;
+            for (t, (batch, _)) in batches.iter_mut().enumerate() {
+                dispatch.flush(t, batch, true, Work::Documents)?;
             }
-            drop(done_tx);
-            let mut seen_before = task::PreviousResults::new();
-            let known = store.run_results_by_id(run)?;
-            for (order, task) in config.tasks.iter().enumerate() {
-                let Some(row) = tasks.iter().find(|t| t.name == task.name) else {
-                    continue;
-                };
-                // A task with no plugin to run is read only if the crawl's
-                // plugin failures may be findings of it.
-                if report_plugins(config, task, in_crawl).is_empty() && crawl_failures.is_empty() {
-                    continue;
+            for &t in &reporting {
+                let mut batch = Vec::new();
+                for (i, f) in findings[t].iter().enumerate() {
+                    let (document, referred_from) =
+                        places[t].get(f.url.as_str()).cloned().unwrap_or_default();
+                    batch.push(TaskFinding {
+                        number: i as u32 + 1,
+                        finding: f.clone(),
+                        document,
+                        referred_from,
+                    });
+                    let full = batch.len() >= BATCH;
+                    dispatch.flush(t, &mut batch, full, Work::Findings)?;
                 }
-                let started = std::time::Instant::now();
-                let data = task::load(store, run, row.id, task, &known, &mut seen_before)?;
-                tracing::debug!(
-                    "{}: {} results and {} documents read in {:.2?}",
-                    task.name,
-                    data.results.len(),
-                    data.documents.len(),
-                    started.elapsed()
-                );
-                let findings = crawl_failures
-                    .iter()
-                    .filter(|(url, _)| data.results.iter().any(|(r, _)| &r.url == url))
-                    .map(|(url, f)| detect::failure_finding(f, url))
-                    .collect();
-                let job = Job {
-                    order,
-                    task_id: row.id,
-                    task,
-                    data,
-                    findings,
-                };
-                if job_tx.send(job).is_err() {
-                    break;
+                dispatch.flush(t, &mut batch, true, Work::Findings)?;
+                dispatch.send(t, Work::Finish(t))?;
+            }
+            tracing::debug!("report stage: reporters fed in {:.2?}", started.elapsed());
+        }
+        drop(dispatch);
+        for reply in replies {
+            if let Reply::Reported {
+                task,
+                written: w,
+                failures: failed,
+            } = reply
+            {
+                written[task] = w;
+                for f in failed {
+                    findings[task]
+                        .push(detect::failure_finding(&f, &tasks[task].0.top.to_string()));
+                    failures[task].push(f);
                 }
             }
-            drop(job_tx);
-            done.extend(done_rx.iter());
-            Ok(())
-        })?;
-    }
-    done.sort_by_key(|d| d.order);
+        }
+        Ok(())
+    })?;
+    drop(snapshot);
+
     let mut summary = ReportSummary::default();
-    for d in done {
+    for &t in &active {
+        let (task, row) = tasks[t];
+        for f in &failures[t] {
+            tracing::error!("{}: {f}", task.name);
+        }
         summary
             .written
-            .extend(d.written.into_iter().map(|p| (d.task.clone(), p)));
+            .extend(written[t].drain(..).map(|p| (task.name.clone(), p)));
         summary
             .failures
-            .extend(d.failures.into_iter().map(|f| (d.task.clone(), f)));
-        summary.findings.push((d.task.clone(), d.findings.len()));
-        let rows: Vec<FindingRow> = d
+            .extend(failures[t].drain(..).map(|f| (task.name.clone(), f)));
+        summary
             .findings
+            .push((task.name.clone(), findings[t].len()));
+        let rows: Vec<FindingRow> = std::mem::take(&mut findings[t])
             .into_iter()
             .map(|f| FindingRow {
-                task: d.task.clone(),
+                task: task.name.clone(),
                 kind: f.kind,
                 url: f.url,
                 referrer: f.referrer,
@@ -294,11 +571,23 @@ pub fn run_reporters(
                 source: f.source,
             })
             .collect();
-        store.save_findings(run, d.task_id, &rows)?;
+        store.save_findings(run, row.id, &rows)?;
     }
     for f in load::save_kv(store, &kv) {
         tracing::error!("{f}");
         summary.failures.push((String::new(), f));
     }
     Ok(summary)
+}
+
+/// A document's fields but its references.
+fn doc_head(d: &wit::Document) -> wit::Document {
+    wit::Document {
+        url: d.url.clone(),
+        title: d.title.clone(),
+        owner: d.owner.clone(),
+        expires: d.expires.clone(),
+        parse_errors: d.parse_errors,
+        references: Vec::new(),
+    }
 }

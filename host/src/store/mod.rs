@@ -7,6 +7,7 @@
 
 mod lock;
 mod outbox;
+mod run_view;
 mod schema;
 mod task_view;
 mod writer;
@@ -19,10 +20,10 @@ pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 use crate::config::TaskConfig;
 use crate::model::{Category, CheckResult, Hop, Source};
 use crate::parse::RefKind;
+pub use run_view::{Scan, StoredDocument, UrlSummary};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-pub use task_view::RunResults;
 
 /// A store that cannot be opened, read or written.
 #[derive(Debug, thiserror::Error)]
@@ -465,7 +466,7 @@ impl Store {
     /// The stored references of a document: target (a URL, or the text of an invalid one), kind, anchor text.
     pub fn document_links(&self, url: &str) -> Result<Vec<(String, RefKind, String)>, StoreError> {
         match self.known_url_id(url)? {
-            Some(id) => self.document_links_by_id(id, None),
+            Some(id) => self.document_links_by_id(id),
             None => Ok(Vec::new()),
         }
     }
@@ -581,7 +582,7 @@ impl Store {
             return Ok(rows.collect::<Result<_, _>>()?);
         };
         Ok(self
-            .task_results(run, task, None)?
+            .task_results(run, task)?
             .into_iter()
             .map(|(_, r, role)| (r, Some(role.to_string())))
             .collect())
@@ -602,21 +603,6 @@ impl Store {
                 "the stored links of document #{doc} are damaged: {e}"
             ))
         })
-    }
-
-    /// The newest result of `url` from a run before `run`: what a change
-    /// detector compares with.
-    pub fn previous_result(&self, url: &str, run: i64) -> Result<Option<CheckResult>, StoreError> {
-        let sql = format!(
-            "SELECT {RESULT_COLUMNS} FROM urls u JOIN results r ON r.url_id = u.id
-             LEFT JOIN urls ref ON ref.id = r.referrer_id
-             WHERE u.url = ?1 AND r.run_id < ?2 ORDER BY r.run_id DESC LIMIT 1"
-        );
-        Ok(self
-            .conn
-            .prepare_cached(&sql)?
-            .query_row(params![url, run], |r| result_from_row(r, 0))
-            .optional()?)
     }
 
     /// A plugin's key-value space.

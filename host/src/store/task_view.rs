@@ -1,8 +1,7 @@
 //! A task's view of a run: the URLs it reached (its documents, the targets
 //! of their references, and its top) with its role for each, and its
-//! documents' references. The report stage reads the views of every task of
-//! a run; it reads the run's results once ([`Store::run_results_by_id`]) and
-//! each view takes them from there instead of one query per URL.
+//! documents' references (what `spinneret results` shows of a task; the
+//! report stage reads all tasks at once, in `run_view`).
 
 use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
 use crate::model::{Category, CheckResult};
@@ -10,44 +9,14 @@ use crate::parse::RefKind;
 use rusqlite::{OptionalExtension, params};
 use std::collections::HashMap;
 
-/// A run's results by URL id, read in one query.
-pub struct RunResults {
-    run: i64,
-    by_id: HashMap<i64, CheckResult>,
-}
-
-impl RunResults {
-    /// The result of the URL with id `id`, if the run has one.
-    pub fn get(&self, id: i64) -> Option<&CheckResult> {
-        self.by_id.get(&id)
-    }
-}
-
 impl Store {
-    /// Every result of `run`, by URL id.
-    pub fn run_results_by_id(&self, run: i64) -> Result<RunResults, StoreError> {
-        let sql = format!(
-            "SELECT r.url_id, {RESULT_COLUMNS} FROM results r
-             JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
-             WHERE r.run_id = ?1"
-        );
-        let mut st = self.conn.prepare(&sql)?;
-        let rows = st.query_map(params![run], |r| Ok((r.get(0)?, result_from_row(r, 1)?)))?;
-        Ok(RunResults {
-            run,
-            by_id: rows.collect::<Result<_, _>>()?,
-        })
-    }
-
     /// The URLs task `task` reached in `run`, in URL order, each with its
     /// URL id and the task's role for it (`document`, `leaf`, `avoided` or
-    /// `not_checked`). Results come from `known` (the same run's) where
-    /// given, else from one query per URL.
+    /// `not_checked`).
     pub fn task_results(
         &self,
         run: i64,
         task: i64,
-        known: Option<&RunResults>,
     ) -> Result<Vec<(i64, CheckResult, &'static str)>, StoreError> {
         // Computed here rather than in one SQL statement: SQLite cannot index
         // a CTE over json_each, and the statement took minutes on 20k pages.
@@ -78,7 +47,6 @@ impl Store {
         if let Some(top) = top {
             roles.entry(top).or_insert("leaf");
         }
-        let known = known.filter(|k| k.run == run);
         let sql = format!(
             "SELECT {RESULT_COLUMNS} FROM results r
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
@@ -87,12 +55,9 @@ impl Store {
         let mut st = self.conn.prepare_cached(&sql)?;
         let mut out = Vec::with_capacity(roles.len());
         for (id, role) in roles {
-            let result = match known {
-                Some(k) => k.get(id).cloned(),
-                None => st
-                    .query_row(params![run, id], |r| result_from_row(r, 0))
-                    .optional()?,
-            };
+            let result = st
+                .query_row(params![run, id], |r| result_from_row(r, 0))
+                .optional()?;
             let Some(result) = result else {
                 continue;
             };
@@ -108,12 +73,10 @@ impl Store {
     }
 
     /// The stored references of the document with URL id `doc`, as
-    /// (target, kind, anchor text); target URLs come from `known` where
-    /// it has them, else from the store.
+    /// (target, kind, anchor text).
     pub fn document_links_by_id(
         &self,
         doc: i64,
-        known: Option<&RunResults>,
     ) -> Result<Vec<(String, RefKind, String)>, StoreError> {
         let mut st = self
             .conn
@@ -121,10 +84,7 @@ impl Store {
         self.link_ids(doc)?
             .into_iter()
             .map(|(target, kind, text)| {
-                let target = match known.and_then(|k| k.get(target)) {
-                    Some(r) => r.url.clone(),
-                    None => st.query_row([target], |r| r.get(0))?,
-                };
+                let target = st.query_row([target], |r| r.get(0))?;
                 let kind = RefKind::from_name(&kind).unwrap_or(RefKind::Link);
                 Ok((target, kind, text))
             })

@@ -168,7 +168,12 @@ impl Reporter for JsonReport {
         )
     }
 
-    fn on_result(&mut self, r: CheckResult, role: Role, out: &mut dyn Output) -> Result<(), String> {
+    fn on_result(
+        &mut self,
+        r: CheckResult,
+        role: Role,
+        out: &mut dyn Output,
+    ) -> Result<(), String> {
         self.urls += 1;
         *self
             .by_category

@@ -154,7 +154,14 @@ impl MomspiderIndex {
     }
 
     /// The head of the page, how and when it was generated, and the summary.
-    fn head(&self, run: &RunInfo, task: &TaskInfo, counts: &TaskCounts, now: i64, prior_exists: bool) -> String {
+    fn head(
+        &self,
+        run: &RunInfo,
+        task: &TaskInfo,
+        counts: &TaskCounts,
+        now: i64,
+        prior_exists: bool,
+    ) -> String {
         let title = self
             .title
             .clone()
@@ -287,7 +294,13 @@ impl MomspiderIndex {
     /// The rows of a document's (part's) references.
     fn reference_rows(h: &mut String, part: &TaskDocument) {
         let n = part.number;
-        for (j, (r, t)) in part.document.references.iter().zip(&part.targets).enumerate() {
+        for (j, (r, t)) in part
+            .document
+            .references
+            .iter()
+            .zip(&part.targets)
+            .enumerate()
+        {
             let class = t.category.map_or("unknown", |c| category_names(c).1);
             let text = if r.anchor_text.is_empty() {
                 &r.target
@@ -474,7 +487,10 @@ impl Reporter for MomspiderIndex {
     }
 
     fn on_document(&mut self, part: TaskDocument, out: &mut dyn Output) -> Result<(), String> {
-        let t = self.task.as_mut().ok_or("momspider-index: a document before begin")?;
+        let t = self
+            .task
+            .as_mut()
+            .ok_or("momspider-index: a document before begin")?;
         let mut h = String::with_capacity(256 * (part.document.references.len() + 4));
         if t.open_document.map(|(n, _)| n) != Some(part.number) {
             t.close_document(&mut h);
@@ -503,7 +519,10 @@ impl Reporter for MomspiderIndex {
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
-        let t = self.task.as_mut().ok_or("momspider-index: a finding before begin")?;
+        let t = self
+            .task
+            .as_mut()
+            .ok_or("momspider-index: a finding before begin")?;
         let mut h = String::new();
         let kinds = change_kinds(&t.findings);
         let current = t
@@ -542,7 +561,10 @@ impl Reporter for MomspiderIndex {
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
-        let mut t = self.task.take().ok_or("momspider-index: finish before begin")?;
+        let mut t = self
+            .task
+            .take()
+            .ok_or("momspider-index: finish before begin")?;
         let mut h = String::new();
         t.changes_until(&mut h, None);
         h.push_str("</section>\n</body>\n</html>\n");
@@ -706,7 +728,9 @@ mod tests {
         assert!(html.contains(
             "<tr id=\"f1\"><td><a href=\"http://a.example/5\">http://a.example/5</a></td><td>broken</td><td><a href=\"#d1-5\">Home</a></td></tr>"
         ), "{html}");
-        let failure = html.find("<h3 id=\"changes-plugin-failure\">Plugin failure (1)</h3>").unwrap();
+        let failure = html
+            .find("<h3 id=\"changes-plugin-failure\">Plugin failure (1)</h3>")
+            .unwrap();
         assert!(html.find("<h3 id=\"changes-content-changed\">").unwrap() < failure);
         assert!(html.contains("<tr id=\"f2\"><td><a href=\"http://a.example/\">http://a.example/</a></td><td>a plugin failed</td><td><a href=\"#d1\">its entry</a></td></tr>"));
         assert!(html.ends_with("</tbody>\n</table>\n</section>\n</body>\n</html>\n"));

@@ -327,3 +327,58 @@ fn the_second_run_keeps_and_links_the_prior_index_and_sees_what_changed() {
     // Nothing changed in content.
     assert_eq!(index.changes("content-changed"), vec![]);
 }
+
+/// A task of about 30,000 URLs (300 pages of 100 leaves each; issue 21
+/// found both default reporters out of memory from about 25,000): both
+/// write their whole report within their default caps, the index with an
+/// entry per document and a row per reference, the JSON lines a line per URL.
+#[test]
+fn the_default_reporters_write_a_task_of_thirty_thousand_urls() {
+    use spinneret_tests::synthetic::Shape;
+    use std::sync::{Arc, OnceLock};
+    let shape = Shape {
+        pages: 300,
+        sites: 1,
+        leaves: 100,
+    };
+    let port = Arc::new(OnceLock::new());
+    let web = TestWeb::start(shape.web(port.clone()));
+    let _ = port.set(web.port());
+    let setup = Setup::new(&web, &shape.tasks_toml(web.port(), true));
+    let stderr = common::expect_exit(&common::crawl(&setup, &[]), 1);
+    assert!(!stderr.contains("failed"), "{stderr}");
+    let out = setup.path().join("reports/site0");
+    let task = setup.task_results("site0");
+    assert!(task.len() > 30_000, "{}", task.len());
+
+    let jsonl = std::fs::read_to_string(out.join("report.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let urls: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "url")
+        .map(|l| l["url"].as_str().unwrap())
+        .collect();
+    let mut expected: Vec<&str> = task.keys().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(urls, expected);
+    let documents = lines.iter().filter(|l| l["type"] == "document").count();
+    assert_eq!(documents, 300);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["urls"], task.len());
+    assert_eq!(summary["documents"], 300);
+
+    let index = Index::read(&out.join("index.html"));
+    assert_eq!(index.entries().len(), 300);
+    let rows = index.html.select(&sel("table.references tbody tr")).count();
+    let references: usize = lines
+        .iter()
+        .filter(|l| l["type"] == "document")
+        .map(|l| l["references"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(rows, references);
+    assert!(rows > 30_000, "{rows}");
+}

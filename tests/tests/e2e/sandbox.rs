@@ -9,7 +9,9 @@ use spinneret::model::{Category, CheckResult};
 use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret::plugin::engine::PluginEngine;
 use spinneret::plugin::identify::{IdentifyError, identify};
-use spinneret::plugin::reporter::{PluginFailure, ReporterPlugin, TaskReport};
+use spinneret::plugin::reporter::{
+    PluginFailure, Reached, ReporterPlugin, Role, TaskCounts, to_wit_result,
+};
 use spinneret::plugin::sandbox::Sandbox;
 use spinneret::plugin::state::{Grants, KvSpace};
 use spinneret_tests::fixtures::maintenance_web;
@@ -27,6 +29,7 @@ fn grants() -> Grants {
         memory: 16 << 20,
         time: Duration::from_millis(300),
         output: 100 * 1024,
+        output_per_item: 0,
         hosts: Vec::new(),
     }
 }
@@ -46,31 +49,37 @@ fn report(behave: &str, dir: &std::path::Path) -> Result<(), PluginFailure> {
         &component,
     )
     .unwrap();
-    let results = vec![(
-        CheckResult::unrequested("http://a.example/", Category::Ok, "", None, 0),
-        Some("document".to_string()),
-    )];
-    let task = TaskReport {
-        run: wit::RunInfo {
-            id: 1,
-            started_at: 0,
-            previous_run: None,
-            host_version: "0.1.0".into(),
-            options: "{}".into(),
-        },
-        task: wit::TaskInfo {
-            name: "T".into(),
-            kind: wit::TaskKind::Site,
-            top: "http://a.example/".into(),
-            email: None,
-            changed_days: 7,
-            expiring_days: 7,
-        },
-        results: &results,
-        documents: &[],
-        findings: &[],
+    let result = CheckResult::unrequested("http://a.example/", Category::Ok, "", None, 0);
+    let run = wit::RunInfo {
+        id: 1,
+        started_at: 0,
+        previous_run: None,
+        host_version: "0.2.0".into(),
+        options: "{}".into(),
     };
-    plugin.report(&task, dir.to_path_buf())
+    let task = wit::TaskInfo {
+        name: "T".into(),
+        kind: wit::TaskKind::Site,
+        top: "http://a.example/".into(),
+        email: None,
+        changed_days: 7,
+        expiring_days: 7,
+    };
+    let counts = TaskCounts {
+        urls: 1,
+        documents: 0,
+        references: 0,
+        by_category: vec![(wit::Category::Ok, 1)],
+        by_role: vec![(Role::Document, 1)],
+        findings: vec![],
+    };
+    let cap = grants().output;
+    let mut session = plugin.begin(&run, &task, &counts, dir.to_path_buf(), cap)?;
+    session.results(&[Reached {
+        outcome: to_wit_result(&result),
+        role: Role::Document,
+    }])?;
+    session.finish()
 }
 
 #[test]
@@ -139,7 +148,7 @@ fn an_incompatible_api_version_is_refused_before_it_runs() {
     let engine = PluginEngine::new().unwrap();
     let component = engine.compile(&std::fs::read(FUTURE).unwrap()).unwrap();
     let err = identify(&engine, &component).unwrap_err();
-    assert_eq!(err, IdentifyError::Incompatible(0, 2, 0));
+    assert_eq!(err, IdentifyError::Incompatible(0, 3, 0));
     assert_eq!(
         err.to_string(),
         "it was built against plugin API 0.3.0, but this spinneret implements 0.2.0; it needs a spinneret that implements 0.3.x"

@@ -21,7 +21,13 @@ impl Reporter for Hostile {
         Ok(Hostile { behave, urls })
     }
 
-    fn begin(&mut self, _run: RunInfo, _task: TaskInfo) -> Result<(), String> {
+    fn begin(
+        &mut self,
+        _run: RunInfo,
+        _task: TaskInfo,
+        _counts: TaskCounts,
+        _out: &mut dyn Output,
+    ) -> Result<(), String> {
         Ok(())
     }
 

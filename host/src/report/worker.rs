@@ -1,0 +1,268 @@
+//! A worker of the report stage: the tasks it was given, their plugins
+//! (each loaded on first use and kept for its other tasks), and the work the
+//! reading thread hands it for them, in order. A task's detectors compare
+//! batch after batch; its reporters each keep one live session from
+//! `begin` to `finish`. A plugin that fails is recorded and skipped for the
+//! rest of that task; everything else goes on.
+
+use super::detect;
+use super::load::{Loaded, Plugins};
+use crate::config::{PluginConfig, TaskConfig};
+use crate::plugin::bindings::host::types as wit;
+use crate::plugin::detector::DetectorComparison;
+use crate::plugin::reporter::{Reached, ReporterSession, TaskCounts, TaskDocument, TaskFinding};
+use crate::plugin::sandbox::PluginFailure;
+use std::collections::HashMap;
+use std::sync::mpsc;
+
+/// What a worker is handed for one of its tasks (by the task's place in the run).
+pub enum Work<'c> {
+    /// The task begins: its plugins are loaded (one that cannot load is a finding).
+    Start(usize, Box<TaskSetup<'c>>),
+    /// URLs for the task's detectors to compare.
+    Compare(usize, Vec<DetectorComparison>),
+    /// Detection is over: send back the task's findings.
+    Detected(usize),
+    /// The task's reports begin, with its counts.
+    Begin(usize, TaskCounts),
+    /// URLs the task reached, for its reporters.
+    Results(usize, Vec<Reached>),
+    /// Documents of the task, for its reporters.
+    Documents(usize, Vec<TaskDocument>),
+    /// Findings of the task, for its reporters.
+    Findings(usize, Vec<TaskFinding>),
+    /// The task's reports are complete: send back what was written.
+    Finish(usize),
+}
+
+/// What a worker sends back.
+pub enum Reply {
+    /// A task's plugins are loaded: whether it has detectors and reporters.
+    Started {
+        /// The task's place in the run.
+        task: usize,
+        /// Whether it has a detector that loaded.
+        detects: bool,
+        /// Whether it has a reporter that loaded.
+        reports: bool,
+    },
+    /// A task's findings and the detectors' failures.
+    Detected {
+        /// The task's place in the run.
+        task: usize,
+        /// What the detectors found, in the order found.
+        findings: Vec<wit::Finding>,
+        /// Detectors (and other plugins) that failed.
+        failures: Vec<PluginFailure>,
+    },
+    /// A task's reports.
+    Reported {
+        /// The task's place in the run.
+        task: usize,
+        /// The reporters that wrote their report.
+        written: Vec<String>,
+        /// The reporters that failed.
+        failures: Vec<PluginFailure>,
+    },
+}
+
+/// What a worker needs to know of a task.
+pub struct TaskSetup<'c> {
+    /// The task.
+    pub config: &'c TaskConfig,
+    /// Its record for plugins.
+    pub info: wit::TaskInfo,
+    /// Its plugins that run in the report stage.
+    pub plugins: Vec<PluginConfig>,
+    /// URLs and references it has: a reporter's output cap grows with them.
+    pub items: u64,
+}
+
+/// One task's state in a worker.
+struct TaskWork<'c> {
+    setup: TaskSetup<'c>,
+    /// Its detectors, by their place in `setup.plugins`, while they work.
+    detectors: Vec<usize>,
+    findings: Vec<wit::Finding>,
+    failures: Vec<PluginFailure>,
+    /// Its reporters' live sessions.
+    sessions: Vec<ReporterSession>,
+    written: Vec<String>,
+}
+
+/// A worker: its plugins and its tasks.
+pub struct Worker<'c> {
+    plugins: Plugins,
+    tasks: HashMap<usize, TaskWork<'c>>,
+    run: &'c wit::RunInfo,
+}
+
+impl<'c> Worker<'c> {
+    /// A worker with no task yet.
+    pub fn new(plugins: Plugins, run: &'c wit::RunInfo) -> Worker<'c> {
+        Worker {
+            plugins,
+            tasks: HashMap::new(),
+            run,
+        }
+    }
+
+    /// Do the work handed over until the reading thread is done.
+    pub fn serve(mut self, work: mpsc::Receiver<Work<'c>>, reply: mpsc::Sender<Reply>) {
+        for w in work {
+            if let Some(r) = self.handle(w)
+                && reply.send(r).is_err()
+            {
+                return;
+            }
+        }
+    }
+
+    fn handle(&mut self, work: Work<'c>) -> Option<Reply> {
+        match work {
+            Work::Start(t, setup) => return Some(self.start(t, *setup)),
+            Work::Compare(t, batch) => self.compare(t, &batch),
+            Work::Detected(t) => {
+                let task = self.tasks.get_mut(&t)?;
+                return Some(Reply::Detected {
+                    task: t,
+                    findings: std::mem::take(&mut task.findings),
+                    failures: std::mem::take(&mut task.failures),
+                });
+            }
+            Work::Begin(t, counts) => self.begin(t, &counts),
+            Work::Results(t, batch) => self.feed(t, |s| s.results(&batch)),
+            Work::Documents(t, batch) => self.feed(t, |s| s.documents(&batch)),
+            Work::Findings(t, batch) => self.feed(t, |s| s.findings(&batch)),
+            Work::Finish(t) => {
+                let mut task = self.tasks.remove(&t)?;
+                for session in std::mem::take(&mut task.sessions) {
+                    let name = session.name().to_string();
+                    let started = std::time::Instant::now();
+                    match session.finish() {
+                        Ok(()) => {
+                            tracing::info!(
+                                "{}: {name} finished its report in {} in {:.2?}",
+                                task.setup.config.name,
+                                task.setup.config.output.display(),
+                                started.elapsed()
+                            );
+                            task.written.push(name);
+                        }
+                        Err(f) => task.failures.push(f),
+                    }
+                }
+                return Some(Reply::Reported {
+                    task: t,
+                    written: task.written,
+                    failures: task.failures,
+                });
+            }
+        }
+        None
+    }
+
+    /// Load the task's plugins; those that cannot load are its findings.
+    fn start(&mut self, t: usize, setup: TaskSetup<'c>) -> Reply {
+        let mut task = TaskWork {
+            setup,
+            detectors: Vec::new(),
+            findings: Vec::new(),
+            failures: Vec::new(),
+            sessions: Vec::new(),
+            written: Vec::new(),
+        };
+        let mut reports = false;
+        for (i, p) in task.setup.plugins.iter().enumerate() {
+            match self.plugins.get(p) {
+                Ok(Loaded::Detector(_)) => task.detectors.push(i),
+                Ok(Loaded::Reporter(_)) => reports = true,
+                Ok(Loaded::CrawlHook) => {}
+                Err(f) => {
+                    task.findings
+                        .push(detect::failure_finding(f, &task.setup.info.top));
+                    task.failures.push(f.clone());
+                }
+            }
+        }
+        let detects = !task.detectors.is_empty();
+        self.tasks.insert(t, task);
+        Reply::Started {
+            task: t,
+            detects,
+            reports,
+        }
+    }
+
+    /// Hand a batch to each of the task's detectors still working.
+    fn compare(&mut self, t: usize, batch: &[DetectorComparison]) {
+        let Some(task) = self.tasks.get_mut(&t) else {
+            return;
+        };
+        let now = self.run.started_at;
+        let mut failed = Vec::new();
+        for &i in &task.detectors {
+            let p = &task.setup.plugins[i];
+            let Ok(Loaded::Detector(d)) = self.plugins.get(p) else {
+                continue;
+            };
+            if let Err(f) = detect::detect(now, &task.setup.info, batch, d, &mut task.findings) {
+                // It cannot start at all: recorded once, not asked again.
+                tracing::error!("{}: {f}", task.setup.config.name);
+                task.findings
+                    .push(detect::failure_finding(&f, &task.setup.info.top));
+                task.failures.push(f);
+                failed.push(i);
+            }
+        }
+        task.detectors.retain(|i| !failed.contains(i));
+    }
+
+    /// Begin a session of each of the task's reporters.
+    fn begin(&mut self, t: usize, counts: &TaskCounts) {
+        let Some(task) = self.tasks.get_mut(&t) else {
+            return;
+        };
+        for p in &task.setup.plugins {
+            let Ok(Loaded::Reporter(reporter)) = self.plugins.get(p) else {
+                continue;
+            };
+            let cap = p
+                .grants
+                .output
+                .saturating_add(p.grants.output_per_item.saturating_mul(task.setup.items));
+            match reporter.begin(
+                self.run,
+                &task.setup.info,
+                counts,
+                task.setup.config.output.clone(),
+                cap,
+            ) {
+                Ok(session) => task.sessions.push(session),
+                Err(f) => task.failures.push(f),
+            }
+        }
+    }
+
+    /// Hand something to each live session of the task's reporters; a
+    /// session that fails ends (what it appended is thrown away).
+    fn feed(
+        &mut self,
+        t: usize,
+        mut call: impl FnMut(&mut ReporterSession) -> Result<(), PluginFailure>,
+    ) {
+        let Some(task) = self.tasks.get_mut(&t) else {
+            return;
+        };
+        let mut i = 0;
+        while i < task.sessions.len() {
+            match call(&mut task.sessions[i]) {
+                Ok(()) => i += 1,
+                Err(f) => {
+                    task.sessions.remove(i);
+                    task.failures.push(f);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! A run as the report stage reads it: once for all tasks, in URL order,
+//! row by row (a run of a million URLs is never held whole), plus a compact
+//! summary of every URL (what a reference to it says) and the tasks'
+//! documents.
+
+use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
+use crate::model::{Category, CheckResult};
+use rusqlite::{OptionalExtension, params};
+use std::collections::HashMap;
+
+/// What the run found at a URL, as a reference to it shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UrlSummary {
+    /// The URL.
+    pub url: Box<str>,
+    /// Its category.
+    pub category: Category,
+    /// The status of its last response.
+    pub status: Option<u16>,
+    /// Why it failed (broken, blocked, avoided, not checked) or where it
+    /// ends up (moved).
+    pub detail: Option<Box<str>>,
+    /// Its `Last-Modified`.
+    pub last_modified: Option<Box<str>>,
+}
+
+/// A document as stored: its parse, with its references by URL id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredDocument {
+    /// `<title>`.
+    pub title: Option<String>,
+    /// The owner it names.
+    pub owner: Option<String>,
+    /// The expiry it names.
+    pub expires: Option<String>,
+    /// Parse errors.
+    pub parse_errors: u32,
+    /// Its unique references, in document order: (target URL id, kind, anchor text).
+    pub links: Vec<(i64, String, String)>,
+}
+
+/// What a scan of the run reads of each URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scan {
+    /// Every result.
+    Results,
+    /// Every result, each with its document when the URL is a document of a task.
+    ResultsAndDocuments,
+    /// The results of the tasks' documents, each with its document.
+    Documents,
+}
+
+fn parse_links(doc: i64, json: &str) -> Result<Vec<(i64, String, String)>, StoreError> {
+    serde_json::from_str(json).map_err(|e| {
+        StoreError::Io(format!(
+            "the stored links of document #{doc} are damaged: {e}"
+        ))
+    })
+}
+
+impl Store {
+    /// Every URL with a result in `run`, by id, summarised.
+    pub fn run_url_summaries(&self, run: i64) -> Result<HashMap<i64, UrlSummary>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT r.url_id, u.url, r.category, r.status, r.error, r.final_url, r.last_modified
+             FROM results r JOIN urls u ON u.id = r.url_id WHERE r.run_id = ?1",
+        )?;
+        let rows = st.query_map([run], |r| {
+            let category = Category::from_name(&r.get::<_, String>(2)?).unwrap_or(Category::Broken);
+            let error: Option<String> = r.get(4)?;
+            let final_url: Option<String> = r.get(5)?;
+            let detail = match category {
+                Category::Moved => final_url,
+                _ => error,
+            };
+            Ok((
+                r.get::<_, i64>(0)?,
+                UrlSummary {
+                    url: r.get::<_, String>(1)?.into(),
+                    category,
+                    status: r.get(3)?,
+                    detail: detail.map(Into::into),
+                    last_modified: r.get::<_, Option<String>>(6)?.map(Into::into),
+                },
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The documents of each task of `run`: (task id, document URL id).
+    pub fn run_task_documents(&self, run: i64) -> Result<Vec<(i64, i64)>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT task_id, url_id FROM task_documents WHERE run_id = ?1")?;
+        let rows = st.query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The references of document `doc`, by URL id, and its title.
+    pub fn document_links_and_title(
+        &self,
+        doc: i64,
+    ) -> Result<(Vec<(i64, String, String)>, Option<String>), StoreError> {
+        let row: Option<(String, Option<String>)> = self
+            .conn
+            .prepare_cached("SELECT links, title FROM documents WHERE url_id = ?1")?
+            .query_row([doc], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        match row {
+            Some((json, title)) => Ok((parse_links(doc, &json)?, title)),
+            None => Ok((Vec::new(), None)),
+        }
+    }
+
+    /// The URL id of task `task`'s top, if the URL is known.
+    pub fn task_top_id(&self, task: i64) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT u.id FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?1",
+                [task],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Read the results of `run` in URL order, one at a time, as `scan`
+    /// says, and hand each to `each` with its URL id (and its document,
+    /// for scans with documents, when one is stored).
+    pub fn scan_run<E: From<StoreError>>(
+        &self,
+        run: i64,
+        scan: Scan,
+        mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let (documents, only_documents) = match scan {
+            Scan::Results => ("NULL, NULL, NULL, NULL, NULL", ""),
+            Scan::ResultsAndDocuments => {
+                ("d.title, d.owner, d.expires, d.parse_errors, d.links", "")
+            }
+            Scan::Documents => (
+                "d.title, d.owner, d.expires, d.parse_errors, d.links",
+                "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)",
+            ),
+        };
+        let sql = format!(
+            "SELECT r.url_id, {RESULT_COLUMNS}, {documents} FROM results r
+             JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
+             LEFT JOIN documents d ON d.url_id = r.url_id
+             WHERE r.run_id = ?1 {only_documents} ORDER BY u.url"
+        );
+        let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
+        let mut rows = st.query(params![run]).map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            let id: i64 = row.get(0).map_err(StoreError::from)?;
+            let result = result_from_row(row, 1).map_err(StoreError::from)?;
+            let links: Option<String> = row.get(26).map_err(StoreError::from)?;
+            let document = match links {
+                Some(json) => Some(StoredDocument {
+                    title: row.get(22).map_err(StoreError::from)?,
+                    owner: row.get(23).map_err(StoreError::from)?,
+                    expires: row.get(24).map_err(StoreError::from)?,
+                    parse_errors: row.get(25).map_err(StoreError::from)?,
+                    links: parse_links(id, &json)?,
+                }),
+                None => None,
+            };
+            each(id, result, document)?;
+        }
+        Ok(())
+    }
+
+    /// The newest result of the URL with id `url` from a run before `run`:
+    /// what a change detector compares with.
+    pub fn previous_result_by_id(
+        &self,
+        url: i64,
+        run: i64,
+    ) -> Result<Option<CheckResult>, StoreError> {
+        let sql = format!(
+            "SELECT {RESULT_COLUMNS} FROM results r JOIN urls u ON u.id = r.url_id
+             LEFT JOIN urls ref ON ref.id = r.referrer_id
+             WHERE r.url_id = ?1 AND r.run_id < ?2 ORDER BY r.run_id DESC LIMIT 1"
+        );
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(params![url, run], |r| result_from_row(r, 0))
+            .optional()?)
+    }
+
+    /// The URL of id `id`.
+    pub fn url_by_id(&self, id: i64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Whether any run before `run` stored results (else nothing has a previous result).
+    pub fn has_results_before(&self, run: i64) -> Result<bool, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM results WHERE run_id < ?1)",
+            [run],
+            |r| r.get(0),
+        )?)
+    }
+}

@@ -23,7 +23,7 @@ pub mod bindings {
 
 pub use crate::types::*;
 pub use bindings::exports::spinneret::plugin::reporter_api::{
-    Place, Reached, Role, Target, TaskCounts, TaskDocument, TaskFinding,
+    Place, Reached, Role, Target, TaskCounts, TaskDocument, TaskFinding, Wants,
 };
 
 /// Where a reporter writes: the task's output directory through the host, or
@@ -125,6 +125,16 @@ mod host {
     }
 }
 
+/// Every kind of item: what a reporter wants unless it says otherwise.
+pub fn every_item() -> Wants {
+    Wants::RESULTS | Wants::DOCUMENTS | Wants::FINDINGS
+}
+
+/// Whether `wants` includes `kind`.
+pub fn wanted(wants: Wants, kind: Wants) -> bool {
+    wants.bits() & kind.bits() == kind.bits()
+}
+
 /// A report generator. Each method but `configure` gets the task's output,
 /// so a report can be written as the items come ([`Output::append`]) and
 /// nothing needs to be kept for `finish`. An error from `begin` or an
@@ -143,6 +153,11 @@ pub trait Reporter: Sized + 'static {
         counts: TaskCounts,
         out: &mut dyn Output,
     ) -> Result<(), String>;
+    /// Which items the reporter wants handed over (all, unless it says
+    /// otherwise): the host skips the calls for the others.
+    fn wants(&self) -> Wants {
+        every_item()
+    }
     /// A URL the task reached, what checking it found, and its role (in URL order).
     fn on_result(
         &mut self,
@@ -229,7 +244,7 @@ macro_rules! export_reporter {
                 run: $crate::reporter::RunInfo,
                 task: $crate::reporter::TaskInfo,
                 counts: $crate::reporter::TaskCounts,
-            ) -> ::std::result::Result<(), $crate::reporter::PluginError> {
+            ) -> ::std::result::Result<$crate::reporter::Wants, $crate::reporter::PluginError> {
                 __SPINNERET_TASK.with(|t| {
                     let mut t = t.borrow_mut();
                     *t = ::std::default::Default::default();
@@ -237,6 +252,7 @@ macro_rules! export_reporter {
                     __spinneret_with(|r| {
                         $crate::reporter::Reporter::begin(r, run, task, counts, &mut t.out)
                             .and_then(|()| t.out.flush())
+                            .map(|()| $crate::reporter::Reporter::wants(r))
                     })?
                     .map_err(|message| $crate::reporter::PluginError { message })
                 })

@@ -292,11 +292,15 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
         // What a failed report appended is thrown away, as the host does.
         out.pending.clear();
         self.reporter.begin(run, task, counts, out)?;
-        for (r, role) in by_url.values() {
+        let wants = self.reporter.wants();
+        for (r, role) in by_url.values().filter(|_| wanted(wants, Wants::RESULTS)) {
             self.reporter.on_result(r.clone(), *role, out)?;
         }
         let mut places: HashMap<String, Vec<Place>> = HashMap::new();
-        for d in documents {
+        for d in documents
+            .into_iter()
+            .filter(|_| wanted(wants, Wants::DOCUMENTS))
+        {
             let number = numbers[&d.url];
             let outcome = by_url
                 .get(&d.url)
@@ -344,7 +348,10 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
                 self.reporter.on_document(part, out)?;
             }
         }
-        for (i, f) in findings.into_iter().enumerate() {
+        let findings = findings
+            .into_iter()
+            .filter(|_| wanted(wants, Wants::FINDINGS));
+        for (i, f) in findings.enumerate() {
             let finding = TaskFinding {
                 number: i as u32 + 1,
                 document: numbers.get(&f.url).copied(),

@@ -6,7 +6,7 @@
 //! appended to replace their old versions only when it finishes well.
 
 pub use super::bindings::reporter::exports::spinneret::plugin::reporter_api::{
-    Place, Reached, Role, Target, TaskCounts, TaskDocument, TaskFinding,
+    Place, Reached, Role, Target, TaskCounts, TaskDocument, TaskFinding, Wants,
 };
 use super::bindings::reporter::spinneret::plugin::types as wit;
 use super::bindings::reporter::{Reporter, ReporterPre};
@@ -27,6 +27,8 @@ pub struct ReporterPlugin {
 
 /// One task's report in the making: a live instance of the reporter.
 pub struct ReporterSession {
+    /// What it wants handed over.
+    pub wants: Wants,
     sandbox: Sandbox,
     store: wasmtime::Store<PluginState>,
     bindings: Reporter,
@@ -170,11 +172,13 @@ impl ReporterPlugin {
             api.call_configure(s, sb.config())
         })?
         .map_err(|e| refused("configure", e))?;
-        sb.call(&mut store, "begin", |s| {
-            api.call_begin(s, run, task, counts)
-        })?
-        .map_err(|e| refused("begin", e))?;
+        let wants = sb
+            .call(&mut store, "begin", |s| {
+                api.call_begin(s, run, task, counts)
+            })?
+            .map_err(|e| refused("begin", e))?;
         Ok(ReporterSession {
+            wants,
             sandbox: sb.clone(),
             store,
             bindings,

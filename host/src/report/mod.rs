@@ -27,7 +27,7 @@ use crate::plugin::bindings::host::types as wit;
 use crate::plugin::detector::{DetectorComparison, DetectorSnapshot};
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::reporter::{
-    Place, Reached, Role, TaskDocument, TaskFinding, task_info, to_wit_kind, to_wit_result,
+    Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
 };
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::HostFetch;
@@ -396,29 +396,43 @@ pub fn run_reporters(
                 }
                 dispatch.send(t, Work::Begin(t, reach.tasks[t].counts(kinds)))?;
             }
+            // What each task's reporters want handed over.
+            let mut wants = vec![Wants::empty(); n];
+            for _ in &reporting {
+                if let Ok(Reply::Begun { task, wants: w }) = replies.recv() {
+                    wants[task] = w;
+                }
+            }
+            let wanting = |t: usize, kind: Wants| reports[t] && wants[t].contains(kind);
             let mut batches: Vec<Vec<Reached>> = vec![Vec::new(); n];
-            store.scan_run(run, Scan::Results, |id, result, _| -> anyhow::Result<()> {
-                let members = reach.members(id);
-                if !members.iter().any(|&(t, _)| reports[t as usize]) {
-                    return Ok(());
-                }
-                let outcome = to_wit_result(&result);
-                for &(t, role) in members {
-                    let t = t as usize;
-                    if !reports[t] {
-                        continue;
+            let results_wanted = reporting.iter().any(|&t| wanting(t, Wants::RESULTS));
+            if results_wanted {
+                store.scan_run(run, Scan::Results, |id, result, _| -> anyhow::Result<()> {
+                    let members = reach.members(id);
+                    if !members
+                        .iter()
+                        .any(|&(t, _)| wanting(t as usize, Wants::RESULTS))
+                    {
+                        return Ok(());
                     }
-                    batches[t].push(Reached {
-                        outcome: outcome.clone(),
-                        role,
-                    });
-                    let full = batches[t].len() >= BATCH;
-                    dispatch.flush(t, &mut batches[t], full, Work::Results)?;
+                    let outcome = to_wit_result(&result);
+                    for &(t, role) in members {
+                        let t = t as usize;
+                        if !wanting(t, Wants::RESULTS) {
+                            continue;
+                        }
+                        batches[t].push(Reached {
+                            outcome: outcome.clone(),
+                            role,
+                        });
+                        let full = batches[t].len() >= BATCH;
+                        dispatch.flush(t, &mut batches[t], full, Work::Results)?;
+                    }
+                    Ok(())
+                })?;
+                for (t, batch) in batches.iter_mut().enumerate() {
+                    dispatch.flush(t, batch, true, Work::Results)?;
                 }
-                Ok(())
-            })?;
-            for (t, batch) in batches.iter_mut().enumerate() {
-                dispatch.flush(t, batch, true, Work::Results)?;
             }
             // Where each finding's URL is referred to from, and whether it is a document.
             let mut places: Vec<HashMap<&str, (Option<u32>, Vec<Place>)>> = vec![HashMap::new(); n];
@@ -439,7 +453,7 @@ pub fn run_reporters(
                     let members = reach.members(id);
                     if !members
                         .iter()
-                        .any(|&(t, r)| reports[t as usize] && r == Role::Document)
+                        .any(|&(t, r)| wanting(t as usize, Wants::DOCUMENTS) && r == Role::Document)
                     {
                         return Ok(());
                     }
@@ -447,7 +461,7 @@ pub fn run_reporters(
                     let outcome = to_wit_result(&result);
                     for &(t, role) in members {
                         let t = t as usize;
-                        if !reports[t] || role != Role::Document {
+                        if !wanting(t, Wants::DOCUMENTS) || role != Role::Document {
                             continue;
                         }
                         let Some(&number) = reach.tasks[t].numbers.get(&id) else {
@@ -507,7 +521,11 @@ pub fn run_reporters(
             }
             for &t in &reporting {
                 let mut batch = Vec::new();
-                for (i, f) in findings[t].iter().enumerate() {
+                let told = match wanting(t, Wants::FINDINGS) {
+                    true => findings[t].as_slice(),
+                    false => &[],
+                };
+                for (i, f) in told.iter().enumerate() {
                     let (document, referred_from) =
                         places[t].get(f.url.as_str()).cloned().unwrap_or_default();
                     batch.push(TaskFinding {

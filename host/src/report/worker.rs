@@ -10,7 +10,9 @@ use super::load::{Loaded, Plugins};
 use crate::config::{PluginConfig, TaskConfig};
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::detector::DetectorComparison;
-use crate::plugin::reporter::{Reached, ReporterSession, TaskCounts, TaskDocument, TaskFinding};
+use crate::plugin::reporter::{
+    Reached, ReporterSession, TaskCounts, TaskDocument, TaskFinding, Wants,
+};
 use crate::plugin::sandbox::PluginFailure;
 use std::collections::HashMap;
 use std::sync::mpsc;
@@ -54,6 +56,13 @@ pub enum Reply {
         findings: Vec<wit::Finding>,
         /// Detectors (and other plugins) that failed.
         failures: Vec<PluginFailure>,
+    },
+    /// A task's reporters began: what any of them wants handed over.
+    Begun {
+        /// The task's place in the run.
+        task: usize,
+        /// What the task's reporters want, together.
+        wants: Wants,
     },
     /// A task's reports.
     Reported {
@@ -130,10 +139,10 @@ impl<'c> Worker<'c> {
                     failures: std::mem::take(&mut task.failures),
                 });
             }
-            Work::Begin(t, counts) => self.begin(t, &counts),
-            Work::Results(t, batch) => self.feed(t, |s| s.results(&batch)),
-            Work::Documents(t, batch) => self.feed(t, |s| s.documents(&batch)),
-            Work::Findings(t, batch) => self.feed(t, |s| s.findings(&batch)),
+            Work::Begin(t, counts) => return Some(self.begin(t, &counts)),
+            Work::Results(t, batch) => self.feed(t, Wants::RESULTS, |s| s.results(&batch)),
+            Work::Documents(t, batch) => self.feed(t, Wants::DOCUMENTS, |s| s.documents(&batch)),
+            Work::Findings(t, batch) => self.feed(t, Wants::FINDINGS, |s| s.findings(&batch)),
             Work::Finish(t) => {
                 let mut task = self.tasks.remove(&t)?;
                 for session in std::mem::take(&mut task.sessions) {
@@ -219,9 +228,10 @@ impl<'c> Worker<'c> {
     }
 
     /// Begin a session of each of the task's reporters.
-    fn begin(&mut self, t: usize, counts: &TaskCounts) {
+    fn begin(&mut self, t: usize, counts: &TaskCounts) -> Reply {
+        let mut wants = Wants::empty();
         let Some(task) = self.tasks.get_mut(&t) else {
-            return;
+            return Reply::Begun { task: t, wants };
         };
         for p in &task.setup.plugins {
             let Ok(Loaded::Reporter(reporter)) = self.plugins.get(p) else {
@@ -238,17 +248,22 @@ impl<'c> Worker<'c> {
                 task.setup.config.output.clone(),
                 cap,
             ) {
-                Ok(session) => task.sessions.push(session),
+                Ok(session) => {
+                    wants |= session.wants;
+                    task.sessions.push(session);
+                }
                 Err(f) => task.failures.push(f),
             }
         }
+        Reply::Begun { task: t, wants }
     }
 
-    /// Hand something to each live session of the task's reporters; a
-    /// session that fails ends (what it appended is thrown away).
+    /// Hand something to each live session of the task's reporters that
+    /// wants `kind`; a session that fails ends (what it appended is thrown away).
     fn feed(
         &mut self,
         t: usize,
+        kind: Wants,
         mut call: impl FnMut(&mut ReporterSession) -> Result<(), PluginFailure>,
     ) {
         let Some(task) = self.tasks.get_mut(&t) else {
@@ -256,6 +271,10 @@ impl<'c> Worker<'c> {
         };
         let mut i = 0;
         while i < task.sessions.len() {
+            if !task.sessions[i].wants.contains(kind) {
+                i += 1;
+                continue;
+            }
             match call(&mut task.sessions[i]) {
                 Ok(()) => i += 1,
                 Err(f) => {

@@ -486,6 +486,12 @@ impl Reporter for MomspiderIndex {
         out.append(&self.file, head.as_bytes())
     }
 
+    /// The counts come at `begin` and each reference comes with its
+    /// target's result: the results themselves are not needed.
+    fn wants(&self) -> Wants {
+        Wants::DOCUMENTS | Wants::FINDINGS
+    }
+
     fn on_document(&mut self, part: TaskDocument, out: &mut dyn Output) -> Result<(), String> {
         let t = self
             .task

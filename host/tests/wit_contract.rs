@@ -9,7 +9,7 @@ fn the_wit_package_parses_and_defines_every_world() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit");
     let (pkg, _files) = resolve.push_dir(&dir).expect("wit/ parses");
     let package = &resolve.packages[pkg];
-    assert_eq!(package.name.to_string(), "spinneret:plugin@0.1.0");
+    assert_eq!(package.name.to_string(), "spinneret:plugin@0.2.0");
     let mut worlds: Vec<&str> = package.worlds.keys().map(String::as_str).collect();
     worlds.sort();
     assert_eq!(

@@ -131,8 +131,8 @@ fn wit_document(
     })
 }
 
-/// The reading thread's side of the workers: a queue to each, the worker
-/// that keeps each task, and the batches being filled.
+/// The reading thread's side of the workers: a queue to each, and the
+/// worker that keeps each task.
 struct Dispatch<'c> {
     queues: Vec<mpsc::SyncSender<Work<'c>>>,
     worker_of: Vec<usize>,
@@ -145,20 +145,29 @@ impl<'c> Dispatch<'c> {
             .map_err(|_| anyhow::anyhow!("a worker of the report stage stopped"))
     }
 
-    /// Hand `batch` over when it is full (or, with `force`, when it has anything).
+    /// Hand task `t`'s `batch` over, as the work `wrap` makes of it, when
+    /// `due` (it is full, or the pass is over) and it holds anything.
     fn flush<T>(
         &self,
         t: usize,
         batch: &mut Vec<T>,
-        full: bool,
+        due: bool,
         wrap: impl FnOnce(usize, Vec<T>) -> Work<'c>,
     ) -> anyhow::Result<()> {
-        if full && !batch.is_empty() {
+        if due && !batch.is_empty() {
             self.send(t, wrap(t, std::mem::take(batch)))?;
         }
         Ok(())
     }
 }
+
+/// Whether a finding's URL is a document of the task (its number), and the
+/// references of the task's documents to it.
+type Referred = (Option<u32>, Vec<Place>);
+
+/// A part of a document: where its first reference is, its references,
+/// and their stored links.
+type Part<'a> = (usize, &'a [wit::Reference], &'a [(i64, String, String)]);
 
 /// Share the tasks out among `workers`: the heaviest first, each to the
 /// worker with the least work so far.
@@ -435,7 +444,7 @@ pub fn run_reporters(
                 }
             }
             // Where each finding's URL is referred to from, and whether it is a document.
-            let mut places: Vec<HashMap<&str, (Option<u32>, Vec<Place>)>> = vec![HashMap::new(); n];
+            let mut places: Vec<HashMap<&str, Referred>> = vec![HashMap::new(); n];
             for &t in &reporting {
                 for f in &findings[t] {
                     places[t].insert(f.url.as_str(), (None, Vec::new()));
@@ -478,17 +487,16 @@ pub fn run_reporters(
                                 });
                             }
                         }
-                        let parts: Vec<(usize, &[wit::Reference], &[(i64, String, String)])> =
-                            match doc.references.is_empty() {
-                                true => vec![(0, &[], &[])],
-                                false => doc
-                                    .references
-                                    .chunks(REFERENCES_PER_CALL)
-                                    .zip(d.links.chunks(REFERENCES_PER_CALL))
-                                    .enumerate()
-                                    .map(|(i, (r, l))| (i * REFERENCES_PER_CALL, r, l))
-                                    .collect(),
-                            };
+                        let parts: Vec<Part<'_>> = match doc.references.is_empty() {
+                            true => vec![(0, &[], &[])],
+                            false => doc
+                                .references
+                                .chunks(REFERENCES_PER_CALL)
+                                .zip(d.links.chunks(REFERENCES_PER_CALL))
+                                .enumerate()
+                                .map(|(i, (r, l))| (i * REFERENCES_PER_CALL, r, l))
+                                .collect(),
+                        };
                         let last = parts.len() - 1;
                         for (i, (first, references, links)) in parts.into_iter().enumerate() {
                             let (batch, held) = &mut batches[t];
@@ -552,8 +560,7 @@ pub fn run_reporters(
             {
                 written[task] = w;
                 for f in failed {
-                    findings[task]
-                        .push(detect::failure_finding(&f, &tasks[task].0.top.to_string()));
+                    findings[task].push(detect::failure_finding(&f, tasks[task].0.top.as_ref()));
                     failures[task].push(f);
                 }
             }

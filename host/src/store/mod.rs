@@ -20,7 +20,7 @@ pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 use crate::config::TaskConfig;
 use crate::model::{Category, CheckResult, Hop, Source};
 use crate::parse::RefKind;
-pub use run_view::{Scan, StoredDocument, UrlSummary};
+pub use run_view::{Links, Scan, StoredDocument, UrlSummary};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

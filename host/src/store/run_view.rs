@@ -24,6 +24,9 @@ pub struct UrlSummary {
     pub last_modified: Option<Box<str>>,
 }
 
+/// A document's stored references: (target URL id, kind, anchor text), in document order.
+pub type Links = Vec<(i64, String, String)>;
+
 /// A document as stored: its parse, with its references by URL id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredDocument {
@@ -36,7 +39,7 @@ pub struct StoredDocument {
     /// Parse errors.
     pub parse_errors: u32,
     /// Its unique references, in document order: (target URL id, kind, anchor text).
-    pub links: Vec<(i64, String, String)>,
+    pub links: Links,
 }
 
 /// What a scan of the run reads of each URL.
@@ -50,7 +53,7 @@ pub enum Scan {
     Documents,
 }
 
-fn parse_links(doc: i64, json: &str) -> Result<Vec<(i64, String, String)>, StoreError> {
+fn parse_links(doc: i64, json: &str) -> Result<Links, StoreError> {
     serde_json::from_str(json).map_err(|e| {
         StoreError::Io(format!(
             "the stored links of document #{doc} are damaged: {e}"
@@ -100,7 +103,7 @@ impl Store {
     pub fn document_links_and_title(
         &self,
         doc: i64,
-    ) -> Result<(Vec<(i64, String, String)>, Option<String>), StoreError> {
+    ) -> Result<(Links, Option<String>), StoreError> {
         let row: Option<(String, Option<String>)> = self
             .conn
             .prepare_cached("SELECT links, title FROM documents WHERE url_id = ?1")?

@@ -246,7 +246,7 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
     assert!(
         shown.contains("  world:   reporter\n  api:     0.2.0")
             && shown.contains(
-                "spinneret:plugin/reporter-api@0.1.0: configure, begin, on-results, on-documents, on-findings, finish"
+                "spinneret:plugin/reporter-api@0.2.0: configure, begin, on-results, on-documents, on-findings, finish"
             ),
         "{shown}"
     );

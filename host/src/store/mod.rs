@@ -589,20 +589,16 @@ impl Store {
     }
 
     /// A document's stored references as (target id, kind, anchor text).
-    fn link_ids(&self, doc: i64) -> Result<Vec<(i64, String, String)>, StoreError> {
+    fn link_ids(&self, doc: i64) -> Result<Links, StoreError> {
         let json: Option<String> = self
             .conn
             .prepare_cached("SELECT links FROM documents WHERE url_id = ?1")?
             .query_row([doc], |r| r.get(0))
             .optional()?;
-        let Some(json) = json else {
-            return Ok(Vec::new());
-        };
-        serde_json::from_str(&json).map_err(|e| {
-            StoreError::Io(format!(
-                "the stored links of document #{doc} are damaged: {e}"
-            ))
-        })
+        match json {
+            Some(json) => run_view::parse_links(doc, &json),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// A plugin's key-value space.

@@ -53,7 +53,8 @@ pub enum Scan {
     Documents,
 }
 
-fn parse_links(doc: i64, json: &str) -> Result<Links, StoreError> {
+/// A document's stored `links` column, read.
+pub(super) fn parse_links(doc: i64, json: &str) -> Result<Links, StoreError> {
     serde_json::from_str(json).map_err(|e| {
         StoreError::Io(format!(
             "the stored links of document #{doc} are damaged: {e}"

@@ -36,15 +36,7 @@ impl Store {
                 roles.entry(target).or_insert("leaf");
             }
         }
-        let top: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT u.id FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?1",
-                [task],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(top) = top {
+        if let Some(top) = self.task_top_id(task)? {
             roles.entry(top).or_insert("leaf");
         }
         let sql = format!(
@@ -78,13 +70,12 @@ impl Store {
         &self,
         doc: i64,
     ) -> Result<Vec<(String, RefKind, String)>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
         self.link_ids(doc)?
             .into_iter()
             .map(|(target, kind, text)| {
-                let target = st.query_row([target], |r| r.get(0))?;
+                let target = self
+                    .url_by_id(target)?
+                    .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
                 let kind = RefKind::from_name(&kind).unwrap_or(RefKind::Link);
                 Ok((target, kind, text))
             })

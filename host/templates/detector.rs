@@ -21,6 +21,11 @@ impl Detector for Plugin {
         Ok(Plugin { slower_than_ms })
     }
 
+    /// It reads the results only, so the documents' references need not come.
+    fn needs(&self) -> Needs {
+        Needs::empty()
+    }
+
     fn compare(
         &mut self,
         _task: &TaskInfo,

@@ -18,13 +18,19 @@ pub mod bindings {
 }
 
 pub use crate::types::*;
-pub use bindings::exports::spinneret::plugin::detector_api::{Comparison, Snapshot};
+pub use bindings::exports::spinneret::plugin::detector_api::{Comparison, Needs, Snapshot};
 
 /// A change detector.
 pub trait Detector: Sized + 'static {
     /// Build the detector from its configuration (the `config` table of its
     /// `[[plugin]]` entry, as JSON); an error is shown to the user.
     fn configure(config: serde_json::Value) -> Result<Self, String>;
+    /// What the detector needs in the snapshots beyond the results (all,
+    /// unless it says otherwise): without [`Needs::REFERENCES`] each
+    /// document's `references` come empty, which saves the host reading them.
+    fn needs(&self) -> Needs {
+        Needs::REFERENCES
+    }
     /// Compare a URL's `previous` snapshot (none on its first run) with its
     /// `current` one, for `task`; `now` is the run's start (Unix seconds).
     /// The host fills in each finding's `source`.
@@ -51,6 +57,10 @@ macro_rules! export_detector {
         {
             fn configure(config: String) -> ::std::result::Result<(), $crate::types::PluginError> {
                 __spinneret_configure(&config)
+            }
+            fn declare() -> $crate::detector::Needs {
+                __spinneret_with(|d| $crate::detector::Detector::needs(d))
+                    .unwrap_or($crate::detector::Needs::REFERENCES)
             }
             fn compare(
                 task: $crate::types::TaskInfo,

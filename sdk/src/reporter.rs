@@ -125,9 +125,10 @@ mod host {
     }
 }
 
-/// Every kind of item: what a reporter wants unless it says otherwise.
+/// Every kind of item, documents with their targets: what a reporter wants
+/// unless it says otherwise.
 pub fn every_item() -> Wants {
-    Wants::RESULTS | Wants::DOCUMENTS | Wants::FINDINGS
+    Wants::RESULTS | Wants::DOCUMENTS | Wants::TARGETS | Wants::FINDINGS
 }
 
 /// Whether `wants` includes `kind`.
@@ -154,7 +155,8 @@ pub trait Reporter: Sized + 'static {
         out: &mut dyn Output,
     ) -> Result<(), String>;
     /// Which items the reporter wants handed over (all, unless it says
-    /// otherwise): the host skips the calls for the others.
+    /// otherwise): the host skips the calls for the others, and without
+    /// [`Wants::TARGETS`] hands each document's `targets` over empty.
     fn wants(&self) -> Wants {
         every_item()
     }

@@ -320,6 +320,7 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
             for (i, part) in parts.into_iter().enumerate() {
                 let targets = part
                     .iter()
+                    .filter(|_| wanted(wants, Wants::TARGETS))
                     .map(|r| {
                         let result = by_url.get(&r.target).map(|(x, _)| x);
                         let doc = numbers.get(&r.target).copied();

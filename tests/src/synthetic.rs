@@ -4,7 +4,8 @@
 //!
 //! Page `i` lives on site `i % sites` at `/p/{i}.html` and refers to:
 //! the next page of its site (`i + sites`, so one `site` task per site reaches
-//! all of its pages), 15 pseudo-random pages on any site, one redirect
+//! all of its pages), 13 pseudo-random pages of its own site and 2 on any
+//! site (so a task of 1,000 pages reaches about 4,000 URLs), one redirect
 //! (`/r/{j}` → `/p/{j}.html`), one broken page (`/missing/{n}.html`), one image,
 //! and one URL its site's robots.txt disallows (`/private/…`); and, with
 //! `leaves` above 0, that many links to leaves of its own (`/l/{i}/{k}`,
@@ -46,8 +47,18 @@ impl Shape {
             "<li><a href=\"http://{}:{port}/p/{next}.html\">next {next}</a></li>",
             Shape::host(next % s)
         );
+        // 13 pseudo-random pages of its own site, 2 on any site: a site task
+        // reaches its own pages within a few levels and about 4,000 URLs
+        // when each site has 1,000 pages.
+        let site = i % s;
+        let on_site = (n - site).div_ceil(s);
         for k in 0..15u64 {
-            let j = (i.wrapping_mul(31) + k * 977 + 1) % n;
+            let pick = (i / s).wrapping_mul(31) + k * 977 + 1;
+            let j = if k < 13 {
+                site + s * (pick % on_site)
+            } else {
+                (i.wrapping_mul(31) + k * 977 + 1) % n
+            };
             let _ = write!(
                 html,
                 "<li><a href=\"http://{}:{port}/p/{j}.html\">page {j}</a></li>",
@@ -150,5 +161,41 @@ mod tests {
             20
         );
         assert!(html.contains("http://s7.bench:8080/p/17.html"));
+    }
+
+    /// The issue's scenario: 20,000 pages over 20 sites, each site task
+    /// reaching about 4,000 URLs (its 1,000 pages and what they refer to).
+    #[test]
+    fn a_site_task_of_a_thousand_pages_reaches_about_four_thousand_urls() {
+        let shape = Shape {
+            pages: 20_000,
+            sites: 20,
+            leaves: 0,
+        };
+        for site in [0u64, 7] {
+            let mut urls = std::collections::HashSet::new();
+            for i in (site..shape.pages).step_by(20) {
+                let html = shape.page(i, 80);
+                for part in html.split(['"']).skip(1).step_by(2) {
+                    if part.starts_with("http://") || part.starts_with('/') {
+                        urls.insert(if part.starts_with('/') {
+                            format!("http://{}:80{part}", Shape::host(site))
+                        } else {
+                            part.to_string()
+                        });
+                    }
+                }
+            }
+            let own = urls
+                .iter()
+                .filter(|u| u.starts_with(&format!("http://{}:80/p/", Shape::host(site))))
+                .count();
+            assert_eq!(own, 1000, "site {site} refers to all of its pages");
+            assert!(
+                (3500..4500).contains(&urls.len()),
+                "site {site} reaches {} URLs",
+                urls.len()
+            );
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! of snapshots; a call that traps, hangs or overspends fails for that batch
 //! only, and the next call gets a fresh instance.
 
-use super::bindings::detector::exports::spinneret::plugin::detector_api::{Comparison, Snapshot};
+use super::bindings::detector::exports::spinneret::plugin::detector_api::{
+    Comparison, Needs, Snapshot,
+};
 use super::bindings::detector::{ChangeDetector, ChangeDetectorPre};
 use super::bindings::host::types as wit;
 use super::runner::{Runner, world};
@@ -20,8 +22,15 @@ pub type DetectorSnapshot = Snapshot;
 /// A URL's previous and current snapshots, for a detector.
 pub type DetectorComparison = Comparison;
 
+/// What a detector needs in the snapshots beyond the results.
+pub type DetectorNeeds = Needs;
+
 /// A change detector ready to run.
-pub struct DetectorPlugin(Runner<ChangeDetector>);
+pub struct DetectorPlugin {
+    runner: Runner<ChangeDetector>,
+    /// What it declared it needs, once asked.
+    needs: Option<Needs>,
+}
 
 impl DetectorPlugin {
     /// Prepare a detector from a compiled component.
@@ -29,12 +38,27 @@ impl DetectorPlugin {
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
     ) -> anyhow::Result<DetectorPlugin> {
-        Runner::new(sandbox, component).map(DetectorPlugin)
+        Ok(DetectorPlugin {
+            runner: Runner::new(sandbox, component)?,
+            needs: None,
+        })
     }
 
     /// The plugin's name.
     pub fn name(&self) -> &str {
-        self.0.sandbox().name()
+        self.runner.sandbox().name()
+    }
+
+    /// What the detector needs in the snapshots (asked once, then remembered).
+    pub fn needs(&mut self) -> Result<Needs, PluginFailure> {
+        if let Some(needs) = self.needs {
+            return Ok(needs);
+        }
+        let needs = self.runner.call("declare", |b, s| {
+            b.spinneret_plugin_detector_api().call_declare(s)
+        })?;
+        self.needs = Some(needs);
+        Ok(needs)
     }
 
     /// Compare each URL's previous snapshot with its current one. The host
@@ -45,7 +69,7 @@ impl DetectorPlugin {
         now: i64,
         comparisons: &[Comparison],
     ) -> Result<Vec<wit::Finding>, PluginFailure> {
-        let mut findings = self.0.call("compare", |b, s| {
+        let mut findings = self.runner.call("compare", |b, s| {
             b.spinneret_plugin_detector_api()
                 .call_compare(s, task, now, comparisons)
         })?;

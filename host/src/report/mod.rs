@@ -24,7 +24,7 @@ pub mod worker;
 
 use crate::config::{Config, PluginConfig, TaskConfig};
 use crate::plugin::bindings::host::types as wit;
-use crate::plugin::detector::{DetectorComparison, DetectorSnapshot};
+use crate::plugin::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::reporter::{
     Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
@@ -34,6 +34,7 @@ use crate::plugin::state::HostFetch;
 use crate::store::{FindingRow, Scan, Store, StoreError, StoredDocument};
 use load::Plugins;
 use reach::Reach;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::{Arc, mpsc};
 use worker::{Reply, TaskSetup, Work, Worker};
@@ -55,7 +56,7 @@ const BATCH: usize = 256;
 /// more comes in parts of this many.
 const REFERENCES_PER_CALL: usize = 4096;
 /// How many batches may wait for a worker.
-const QUEUE: usize = 16;
+const QUEUE: usize = 4;
 
 /// The finding kinds reporters are told first, in this order (the seed's
 /// changes); other kinds follow alphabetically. The WIT's `on-findings` says so.
@@ -165,10 +166,6 @@ impl<'c> Dispatch<'c> {
 /// references of the task's documents to it.
 type Referred = (Option<u32>, Vec<Place>);
 
-/// A part of a document: where its first reference is, its references,
-/// and their stored links.
-type Part<'a> = (usize, &'a [wit::Reference], &'a [(i64, String, String)]);
-
 /// Share the tasks out among `workers`: the heaviest first, each to the
 /// worker with the least work so far.
 fn share_out(weights: &[(usize, u64)], workers: usize, n: usize) -> Vec<usize> {
@@ -277,7 +274,7 @@ pub fn run_reporters(
         // Owned here, so that leaving early (a store error) closes the
         // queues and the workers finish instead of waiting for work.
         let dispatch = Dispatch { queues, worker_of };
-        let mut detects = vec![false; n];
+        let mut detects: Vec<Option<DetectorNeeds>> = vec![None; n];
         let mut reports = vec![false; n];
         for &t in &active {
             let (task, _) = tasks[t];
@@ -310,13 +307,18 @@ pub fn run_reporters(
                     m
                 });
         let mut crawl_findings: Vec<Vec<wit::Finding>> = vec![Vec::new(); n];
-        if detects.iter().any(|d| *d) || !crawl_failed.is_empty() {
+        let needing =
+            |t: usize, needs: DetectorNeeds| detects[t].is_some_and(|d| d.contains(needs));
+        if detects.iter().any(Option::is_some) || !crawl_failed.is_empty() {
             let started = std::time::Instant::now();
             let previous_runs = store.has_results_before(run)?;
             let mut batches: Vec<Vec<DetectorComparison>> = vec![Vec::new(); n];
-            let scan = match detects.iter().any(|d| *d) {
-                true => Scan::ResultsAndDocuments,
-                false => Scan::Results,
+            let scan = if (0..n).any(|t| needing(t, DetectorNeeds::REFERENCES)) {
+                Scan::ResultsAndDocuments
+            } else if detects.iter().any(Option::is_some) {
+                Scan::ResultsAndDocumentHeads
+            } else {
+                Scan::Results
             };
             store.scan_run(run, scan, |id, result, document| -> anyhow::Result<()> {
                 let members = reach.members(id);
@@ -326,7 +328,7 @@ pub fn run_reporters(
                             .extend(fs.iter().map(|f| detect::failure_finding(f, &result.url)));
                     }
                 }
-                if !members.iter().any(|&(t, _)| detects[t as usize]) {
+                if !members.iter().any(|&(t, _)| detects[t as usize].is_some()) {
                     return Ok(());
                 }
                 let previous = match previous_runs {
@@ -346,17 +348,18 @@ pub fn run_reporters(
                 };
                 for &(t, role) in members {
                     let t = t as usize;
-                    if !detects[t] {
+                    if detects[t].is_none() {
                         continue;
                     }
+                    let document = document.as_ref().filter(|_| role == Role::Document);
                     batches[t].push(DetectorComparison {
                         previous: previous.clone(),
                         current: DetectorSnapshot {
                             outcome: outcome.clone(),
-                            document: document
-                                .as_ref()
-                                .filter(|_| role == Role::Document)
-                                .cloned(),
+                            document: match needing(t, DetectorNeeds::REFERENCES) {
+                                true => document.cloned(),
+                                false => document.map(doc_head),
+                            },
                         },
                     });
                     let full = batches[t].len() >= BATCH;
@@ -443,11 +446,19 @@ pub fn run_reporters(
                     dispatch.flush(t, batch, true, Work::Results)?;
                 }
             }
-            // Where each finding's URL is referred to from, and whether it is a document.
-            let mut places: Vec<HashMap<&str, Referred>> = vec![HashMap::new(); n];
+            // Where each finding's URL is referred to from, and whether it
+            // is a document, by URL id.
+            let finding_ids = reach.ids_of(
+                reporting
+                    .iter()
+                    .flat_map(|&t| findings[t].iter().map(|f| f.url.as_str())),
+            );
+            let mut places: Vec<HashMap<i64, Referred>> = vec![HashMap::new(); n];
             for &t in &reporting {
                 for f in &findings[t] {
-                    places[t].insert(f.url.as_str(), (None, Vec::new()));
+                    if let Some(&id) = finding_ids.get(f.url.as_str()) {
+                        places[t].insert(id, (None, Vec::new()));
+                    }
                 }
             }
             let mut batches: Vec<(Vec<TaskDocument>, usize)> =
@@ -459,66 +470,86 @@ pub fn run_reporters(
                     let Some(d) = document else {
                         return Ok(());
                     };
-                    let members = reach.members(id);
-                    if !members
+                    // The tasks it is a document of that want documents, by number.
+                    let takers: SmallVec<[(usize, u32); 2]> = reach
+                        .members(id)
                         .iter()
-                        .any(|&(t, r)| wanting(t as usize, Wants::DOCUMENTS) && r == Role::Document)
-                    {
+                        .filter(|&&(t, role)| {
+                            role == Role::Document && wanting(t as usize, Wants::DOCUMENTS)
+                        })
+                        .filter_map(|&(t, _)| {
+                            let t = t as usize;
+                            reach.tasks[t].numbers.get(&id).map(|&number| (t, number))
+                        })
+                        .collect();
+                    if takers.is_empty() {
                         return Ok(());
                     }
-                    let doc = wit_document(store, &reach, &result.url, &d)?;
-                    let outcome = to_wit_result(&result);
-                    for &(t, role) in members {
-                        let t = t as usize;
-                        if !wanting(t, Wants::DOCUMENTS) || role != Role::Document {
-                            continue;
-                        }
-                        let Some(&number) = reach.tasks[t].numbers.get(&id) else {
-                            continue;
-                        };
-                        if let Some(p) = places[t].get_mut(result.url.as_str()) {
+                    let mut doc = Some(wit_document(store, &reach, &result.url, &d)?);
+                    let mut outcome = Some(to_wit_result(&result));
+                    for (k, &(t, number)) in takers.iter().enumerate() {
+                        let last_taker = k + 1 == takers.len();
+                        let doc_ref = doc.as_ref().expect("taken by the last taker only");
+                        if let Some(p) = places[t].get_mut(&id) {
                             p.0 = Some(number);
                         }
-                        for (j, r) in doc.references.iter().enumerate() {
-                            if let Some(p) = places[t].get_mut(r.target.as_str()) {
+                        for (j, (target, _, _)) in d.links.iter().enumerate() {
+                            if let Some(p) = places[t].get_mut(target) {
                                 p.1.push(Place {
                                     document: number,
                                     reference: j as u32 + 1,
                                 });
                             }
                         }
-                        let parts: Vec<Part<'_>> = match doc.references.is_empty() {
-                            true => vec![(0, &[], &[])],
-                            false => doc
-                                .references
-                                .chunks(REFERENCES_PER_CALL)
-                                .zip(d.links.chunks(REFERENCES_PER_CALL))
-                                .enumerate()
-                                .map(|(i, (r, l))| (i * REFERENCES_PER_CALL, r, l))
-                                .collect(),
-                        };
-                        let last = parts.len() - 1;
-                        for (i, (first, references, links)) in parts.into_iter().enumerate() {
-                            let (batch, held) = &mut batches[t];
-                            *held += references.len() + 1;
+                        let targets =
+                            |links: &[(i64, String, String)]| match wanting(t, Wants::TARGETS) {
+                                true => links.iter().map(|l| reach.target(t, l.0)).collect(),
+                                false => Vec::new(),
+                            };
+                        let (batch, held) = &mut batches[t];
+                        if doc_ref.references.len() <= REFERENCES_PER_CALL {
+                            // One part: the last taker gets the document itself.
+                            *held += doc_ref.references.len() + 1;
+                            let (document, outcome) = match last_taker {
+                                true => (doc.take(), outcome.take()),
+                                false => (doc.clone(), outcome.clone()),
+                            };
                             batch.push(TaskDocument {
                                 number,
-                                document: wit::Document {
-                                    references: references.to_vec(),
-                                    ..doc_head(&doc)
-                                },
-                                outcome: outcome.clone(),
-                                targets: links
-                                    .iter()
-                                    .map(|(target, _, _)| reach.target(t, *target))
-                                    .collect(),
-                                first_reference: first as u32,
-                                last_part: i == last,
+                                document: document.expect("present until the last taker"),
+                                outcome: outcome.expect("present until the last taker"),
+                                targets: targets(&d.links),
+                                first_reference: 0,
+                                last_part: true,
                             });
-                            if *held >= REFERENCES_PER_CALL || batch.len() >= BATCH {
-                                *held = 0;
-                                dispatch.flush(t, batch, true, Work::Documents)?;
+                        } else {
+                            let parts = doc_ref
+                                .references
+                                .chunks(REFERENCES_PER_CALL)
+                                .zip(d.links.chunks(REFERENCES_PER_CALL));
+                            let last = doc_ref.references.len().div_ceil(REFERENCES_PER_CALL) - 1;
+                            for (i, (references, links)) in parts.enumerate() {
+                                *held += references.len() + 1;
+                                batch.push(TaskDocument {
+                                    number,
+                                    document: wit::Document {
+                                        references: references.to_vec(),
+                                        ..doc_head(doc_ref)
+                                    },
+                                    outcome: outcome.clone().expect("present until the last taker"),
+                                    targets: targets(links),
+                                    first_reference: (i * REFERENCES_PER_CALL) as u32,
+                                    last_part: i == last,
+                                });
+                                if *held >= REFERENCES_PER_CALL {
+                                    *held = 0;
+                                    dispatch.flush(t, batch, true, Work::Documents)?;
+                                }
                             }
+                        }
+                        if *held >= REFERENCES_PER_CALL || batch.len() >= BATCH {
+                            *held = 0;
+                            dispatch.flush(t, batch, true, Work::Documents)?;
                         }
                     }
                     Ok(())
@@ -534,8 +565,11 @@ pub fn run_reporters(
                     false => &[],
                 };
                 for (i, f) in told.iter().enumerate() {
-                    let (document, referred_from) =
-                        places[t].get(f.url.as_str()).cloned().unwrap_or_default();
+                    let (document, referred_from) = finding_ids
+                        .get(f.url.as_str())
+                        .and_then(|id| places[t].get(id))
+                        .cloned()
+                        .unwrap_or_default();
                     batch.push(TaskFinding {
                         number: i as u32 + 1,
                         finding: f.clone(),

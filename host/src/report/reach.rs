@@ -166,6 +166,18 @@ impl Reach {
         }
     }
 
+    /// The ids of those of `urls` the run has a result for.
+    pub fn ids_of<'u>(&self, urls: impl IntoIterator<Item = &'u str>) -> HashMap<&'u str, i64> {
+        let wanted: std::collections::HashSet<&str> = urls.into_iter().collect();
+        if wanted.is_empty() {
+            return HashMap::new();
+        }
+        self.urls
+            .iter()
+            .filter_map(|(&id, s)| wanted.get(&*s.url).map(|&u| (u, id)))
+            .collect()
+    }
+
     /// The URL of id `id`, if the run has a result for it.
     pub fn url(&self, id: i64) -> Option<&str> {
         self.urls.get(&id).map(|s| &*s.url)

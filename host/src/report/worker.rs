@@ -9,7 +9,7 @@ use super::detect;
 use super::load::{Loaded, Plugins};
 use crate::config::{PluginConfig, TaskConfig};
 use crate::plugin::bindings::host::types as wit;
-use crate::plugin::detector::DetectorComparison;
+use crate::plugin::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
 use crate::plugin::reporter::{
     Reached, ReporterSession, TaskCounts, TaskDocument, TaskFinding, Wants,
 };
@@ -43,8 +43,8 @@ pub enum Reply {
     Started {
         /// The task's place in the run.
         task: usize,
-        /// Whether it has a detector that loaded.
-        detects: bool,
+        /// What its detectors that loaded need, together (none: it has none).
+        detects: Option<DetectorNeeds>,
         /// Whether it has a reporter that loaded.
         reports: bool,
     },
@@ -140,9 +140,23 @@ impl<'c> Worker<'c> {
                 });
             }
             Work::Begin(t, counts) => return Some(self.begin(t, &counts)),
-            Work::Results(t, batch) => self.feed(t, Wants::RESULTS, |s| s.results(&batch)),
-            Work::Documents(t, batch) => self.feed(t, Wants::DOCUMENTS, |s| s.documents(&batch)),
-            Work::Findings(t, batch) => self.feed(t, Wants::FINDINGS, |s| s.findings(&batch)),
+            Work::Results(t, batch) => {
+                self.feed(t, |w| w.contains(Wants::RESULTS), |s| s.results(&batch))
+            }
+            Work::Documents(t, mut batch) => {
+                // Those that want the targets first, then the others without them.
+                let with_targets = Wants::DOCUMENTS | Wants::TARGETS;
+                self.feed(t, |w| w.contains(with_targets), |s| s.documents(&batch));
+                for d in &mut batch {
+                    d.targets = Vec::new();
+                }
+                let without =
+                    |w: Wants| w.contains(Wants::DOCUMENTS) && !w.contains(Wants::TARGETS);
+                self.feed(t, without, |s| s.documents(&batch));
+            }
+            Work::Findings(t, batch) => {
+                self.feed(t, |w| w.contains(Wants::FINDINGS), |s| s.findings(&batch))
+            }
             Work::Finish(t) => {
                 let mut task = self.tasks.remove(&t)?;
                 for session in std::mem::take(&mut task.sessions) {
@@ -182,19 +196,31 @@ impl<'c> Worker<'c> {
             written: Vec::new(),
         };
         let mut reports = false;
+        let mut needs = DetectorNeeds::empty();
         for (i, p) in task.setup.plugins.iter().enumerate() {
-            match self.plugins.get(p) {
-                Ok(Loaded::Detector(_)) => task.detectors.push(i),
-                Ok(Loaded::Reporter(_)) => reports = true,
-                Ok(Loaded::CrawlHook) => {}
-                Err(f) => {
-                    task.findings
-                        .push(detect::failure_finding(f, &task.setup.info.top));
-                    task.failures.push(f.clone());
+            let failure = match self.plugins.get(p) {
+                Ok(Loaded::Detector(d)) => match d.needs() {
+                    Ok(n) => {
+                        needs |= n;
+                        task.detectors.push(i);
+                        None
+                    }
+                    Err(f) => Some(f),
+                },
+                Ok(Loaded::Reporter(_)) => {
+                    reports = true;
+                    None
                 }
+                Ok(Loaded::CrawlHook) => None,
+                Err(f) => Some(f.clone()),
+            };
+            if let Some(f) = failure {
+                task.findings
+                    .push(detect::failure_finding(&f, &task.setup.info.top));
+                task.failures.push(f);
             }
         }
-        let detects = !task.detectors.is_empty();
+        let detects = (!task.detectors.is_empty()).then_some(needs);
         self.tasks.insert(t, task);
         Reply::Started {
             task: t,
@@ -210,12 +236,20 @@ impl<'c> Worker<'c> {
         };
         let now = self.run.started_at;
         let mut failed = Vec::new();
+        // The batch without the documents' references, for the detectors
+        // that do not need them (made when the first of them asks).
+        let mut heads: Option<Vec<DetectorComparison>> = None;
         for &i in &task.detectors {
             let p = &task.setup.plugins[i];
             let Ok(Loaded::Detector(d)) = self.plugins.get(p) else {
                 continue;
             };
-            if let Err(f) = detect::detect(now, &task.setup.info, batch, d, &mut task.findings) {
+            let needs = d.needs().unwrap_or(DetectorNeeds::REFERENCES);
+            let given = match needs.contains(DetectorNeeds::REFERENCES) {
+                true => batch,
+                false => heads.get_or_insert_with(|| without_references(batch)),
+            };
+            if let Err(f) = detect::detect(now, &task.setup.info, given, d, &mut task.findings) {
                 // It cannot start at all: recorded once, not asked again.
                 tracing::error!("{}: {f}", task.setup.config.name);
                 task.findings
@@ -258,12 +292,13 @@ impl<'c> Worker<'c> {
         Reply::Begun { task: t, wants }
     }
 
-    /// Hand something to each live session of the task's reporters that
-    /// wants `kind`; a session that fails ends (what it appended is thrown away).
+    /// Hand something to each live session of the task's reporters whose
+    /// wants are `wanted`; a session that fails ends (what it appended is
+    /// thrown away).
     fn feed(
         &mut self,
         t: usize,
-        kind: Wants,
+        wanted: impl Fn(Wants) -> bool,
         mut call: impl FnMut(&mut ReporterSession) -> Result<(), PluginFailure>,
     ) {
         let Some(task) = self.tasks.get_mut(&t) else {
@@ -271,7 +306,7 @@ impl<'c> Worker<'c> {
         };
         let mut i = 0;
         while i < task.sessions.len() {
-            if !task.sessions[i].wants.contains(kind) {
+            if !wanted(task.sessions[i].wants) {
                 i += 1;
                 continue;
             }
@@ -284,4 +319,18 @@ impl<'c> Worker<'c> {
             }
         }
     }
+}
+
+/// `batch` with every document's references left out.
+fn without_references(batch: &[DetectorComparison]) -> Vec<DetectorComparison> {
+    batch
+        .iter()
+        .map(|c| DetectorComparison {
+            previous: c.previous.clone(),
+            current: DetectorSnapshot {
+                outcome: c.current.outcome.clone(),
+                document: c.current.document.as_ref().map(super::doc_head),
+            },
+        })
+        .collect()
 }

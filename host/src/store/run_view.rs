@@ -49,6 +49,9 @@ pub enum Scan {
     Results,
     /// Every result, each with its document when the URL is a document of a task.
     ResultsAndDocuments,
+    /// Like `ResultsAndDocuments`, the documents without their references
+    /// (`links` empty: they are not read).
+    ResultsAndDocumentHeads,
     /// The results of the tasks' documents, each with its document.
     Documents,
 }
@@ -142,6 +145,11 @@ impl Store {
             Scan::ResultsAndDocuments => {
                 ("d.title, d.owner, d.expires, d.parse_errors, d.links", "")
             }
+            Scan::ResultsAndDocumentHeads => (
+                "d.title, d.owner, d.expires, d.parse_errors, \
+                 CASE WHEN d.url_id IS NULL THEN NULL ELSE '[]' END",
+                "",
+            ),
             Scan::Documents => (
                 "d.title, d.owner, d.expires, d.parse_errors, d.links",
                 "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)",

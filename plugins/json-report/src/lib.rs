@@ -47,10 +47,10 @@ fn role_name(r: Role) -> &'static str {
 }
 
 /// One JSON line, newline included.
-fn to_line(v: &impl Serialize) -> String {
-    let mut s = serde_json::to_string(v).expect("plain data serializes");
-    s.push('\n');
-    s
+/// Write `v` as JSON to the end of `text`, with a newline.
+fn push_line(text: &mut Vec<u8>, v: &impl Serialize) {
+    serde_json::to_writer(&mut *text, v).expect("plain data serializes");
+    text.push(b'\n');
 }
 
 #[derive(Serialize)]
@@ -111,7 +111,9 @@ struct FindingLine<'a> {
 
 impl JsonReport {
     fn append_line(&self, out: &mut dyn Output, v: &impl Serialize) -> Result<(), String> {
-        out.append(&self.file, to_line(v).as_bytes())
+        let mut text = Vec::with_capacity(256);
+        push_line(&mut text, v);
+        out.append(&self.file, &text)
     }
 }
 
@@ -135,6 +137,12 @@ impl Reporter for JsonReport {
             by_category: BTreeMap::new(),
             open_document: None,
         })
+    }
+
+    /// Results, documents (their references, not their targets: each
+    /// target has its own `url` line) and findings.
+    fn wants(&self) -> Wants {
+        Wants::RESULTS | Wants::DOCUMENTS | Wants::FINDINGS
     }
 
     fn begin(
@@ -210,11 +218,11 @@ impl Reporter for JsonReport {
 
     fn on_document(&mut self, part: TaskDocument, out: &mut dyn Output) -> Result<(), String> {
         let d = &part.document;
-        let mut text = String::new();
+        let mut text = Vec::with_capacity(128 * (d.references.len() + 2));
         if self.open_document != Some(part.number) {
             self.close_document(&mut text);
             // The line's head, its `references` array left open for the parts.
-            let head = serde_json::to_string(&DocumentHead {
+            let head = serde_json::to_vec(&DocumentHead {
                 ty: "document",
                 url: &d.url,
                 title: d.title.as_deref(),
@@ -223,66 +231,72 @@ impl Reporter for JsonReport {
                 parse_errors: d.parse_errors,
             })
             .expect("plain data serializes");
-            text.push_str(&head[..head.len() - 1]);
-            text.push_str(",\"references\":[");
+            text.extend_from_slice(&head[..head.len() - 1]);
+            text.extend_from_slice(b",\"references\":[");
             self.open_document = Some(part.number);
         } else if !d.references.is_empty() {
-            text.push(',');
+            text.push(b',');
         }
         for (i, r) in d.references.iter().enumerate() {
             if i > 0 {
-                text.push(',');
+                text.push(b',');
             }
             let line = ReferenceLine {
                 target: &r.target,
                 kind: names::ref_kind(r.kind),
                 text: &r.anchor_text,
             };
-            text.push_str(&serde_json::to_string(&line).expect("plain data serializes"));
+            serde_json::to_writer(&mut text, &line).expect("plain data serializes");
         }
         if part.last_part {
             self.close_document(&mut text);
         }
-        out.append(&self.file, text.as_bytes())
+        out.append(&self.file, &text)
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
-        let mut text = String::new();
+        let mut text = Vec::with_capacity(256);
         self.close_document(&mut text);
         self.findings += 1;
         let f = &f.finding;
-        text.push_str(&to_line(&FindingLine {
-            ty: "finding",
-            kind: &f.kind,
-            url: &f.url,
-            referrer: f.referrer.as_deref(),
-            message: &f.message,
-            severity: names::severity(f.severity),
-            source: &f.source,
-        }));
-        out.append(&self.file, text.as_bytes())
+        push_line(
+            &mut text,
+            &FindingLine {
+                ty: "finding",
+                kind: &f.kind,
+                url: &f.url,
+                referrer: f.referrer.as_deref(),
+                message: &f.message,
+                severity: names::severity(f.severity),
+                source: &f.source,
+            },
+        );
+        out.append(&self.file, &text)
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
-        let mut text = String::new();
+        let mut text = Vec::new();
         self.close_document(&mut text);
-        text.push_str(&to_line(&json!({
-            "type": "summary",
-            "urls": self.urls,
-            "documents": self.documents,
-            "by_category": self.by_category,
-            "findings": self.findings,
-        })));
-        out.append(&self.file, text.as_bytes())
+        push_line(
+            &mut text,
+            &json!({
+                "type": "summary",
+                "urls": self.urls,
+                "documents": self.documents,
+                "by_category": self.by_category,
+                "findings": self.findings,
+            }),
+        );
+        out.append(&self.file, &text)
     }
 }
 
 impl JsonReport {
     /// End the open document's line, if one is open.
-    fn close_document(&mut self, text: &mut String) {
+    fn close_document(&mut self, text: &mut Vec<u8>) {
         if self.open_document.take().is_some() {
             self.documents += 1;
-            text.push_str("]}\n");
+            text.extend_from_slice(b"]}\n");
         }
     }
 }

@@ -196,6 +196,11 @@ impl Detector for Maintenance {
         Ok(Maintenance { on })
     }
 
+    /// Results, owners and expiry dates are all it reads: no references.
+    fn needs(&self) -> Needs {
+        Needs::empty()
+    }
+
     fn compare(
         &mut self,
         task: &TaskInfo,

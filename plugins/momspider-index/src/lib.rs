@@ -489,7 +489,7 @@ impl Reporter for MomspiderIndex {
     /// The counts come at `begin` and each reference comes with its
     /// target's result: the results themselves are not needed.
     fn wants(&self) -> Wants {
-        Wants::DOCUMENTS | Wants::FINDINGS
+        Wants::DOCUMENTS | Wants::TARGETS | Wants::FINDINGS
     }
 
     fn on_document(&mut self, part: TaskDocument, out: &mut dyn Output) -> Result<(), String> {

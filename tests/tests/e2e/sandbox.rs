@@ -292,6 +292,58 @@ fn a_detector_failing_on_one_url_is_recorded_against_that_url_only() {
     assert!(seen.len() > 10, "{seen:?}");
 }
 
+/// A detector gets each document's references only when it declares it
+/// needs them: `refs` (the default) is handed every reference of the top
+/// page, `heads` (`references = false`) the same document without them, in
+/// one run and in a run where no detector needs them.
+#[test]
+fn a_detector_gets_the_references_only_when_it_needs_them() {
+    let web = TestWeb::start(maintenance_web());
+    let entry = |name: &str, references: bool| {
+        format!(
+            "[[plugin]]\nname = \"{name}\"\nsource = \"{TRAPS_ON}\"\n[plugin.config]\ntrap_on = []\nreferences = {references}\n\n"
+        )
+    };
+    let task =
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n\n";
+    let top = web.url("a.example", "/index.html");
+    for (plugins, expected) in [
+        (
+            vec![("refs", true), ("heads", false)],
+            vec![("refs", true), ("heads", false)],
+        ),
+        (vec![("heads", false)], vec![("heads", false)]),
+    ] {
+        let text = format!(
+            "{task}{}",
+            plugins
+                .iter()
+                .map(|(n, r)| entry(n, *r))
+                .collect::<String>()
+        );
+        let setup = Setup::new(&web, &text);
+        common::expect_exit(&common::crawl(&setup, &[]), 1);
+        let store = setup.store();
+        let references = store.document_links(&top).unwrap().len();
+        assert!(references > 10, "{references}");
+        let run_id = store.last_run().unwrap().unwrap().id;
+        let findings = store.findings(run_id, None).unwrap();
+        for (source, with_references) in expected {
+            let said: Vec<&str> = findings
+                .iter()
+                .filter(|f| f.source == source && f.url == top)
+                .map(|f| f.message.as_str())
+                .collect();
+            let n = if with_references { references } else { 0 };
+            assert_eq!(
+                said,
+                vec![format!("document with {n} references")],
+                "{source}"
+            );
+        }
+    }
+}
+
 /// A plugin that cannot run is a configuration error found before the
 /// first request: exit 2, one line naming the `[[plugin]]` entry and why.
 #[test]

@@ -3,8 +3,35 @@
 /// Escape text for HTML element content and attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{}", Escaped(text)));
+    push_escaped(&mut out, text);
     out
+}
+
+/// The entity for a byte HTML needs escaped, if it is one.
+fn entity(b: u8) -> Option<&'static str> {
+    match b {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'"' => Some("&quot;"),
+        b'\'' => Some("&#39;"),
+        _ => None,
+    }
+}
+
+/// Append `text` to `out`, escaped for HTML: the fastest way to write a
+/// large report a cell at a time (no formatting machinery, no string of
+/// its own).
+pub fn push_escaped(out: &mut String, text: &str) {
+    let mut plain = 0;
+    for (i, b) in text.bytes().enumerate() {
+        if let Some(e) = entity(b) {
+            out.push_str(&text[plain..i]);
+            out.push_str(e);
+            plain = i + 1;
+        }
+    }
+    out.push_str(&text[plain..]);
 }
 
 /// Text escaped for HTML as it is formatted, without a string of its own:
@@ -19,17 +46,11 @@ impl std::fmt::Display for Escaped<'_> {
         let text = self.0;
         let mut plain = 0;
         for (i, b) in text.bytes().enumerate() {
-            let entity = match b {
-                b'&' => "&amp;",
-                b'<' => "&lt;",
-                b'>' => "&gt;",
-                b'"' => "&quot;",
-                b'\'' => "&#39;",
-                _ => continue,
-            };
-            f.write_str(&text[plain..i])?;
-            f.write_str(entity)?;
-            plain = i + 1;
+            if let Some(e) = entity(b) {
+                f.write_str(&text[plain..i])?;
+                f.write_str(e)?;
+                plain = i + 1;
+            }
         }
         f.write_str(&text[plain..])
     }

@@ -54,7 +54,7 @@ pub struct ReportSummary {
 const BATCH: usize = 256;
 /// How many references one plugin call hands over (about): a document with
 /// more comes in parts of this many.
-const REFERENCES_PER_CALL: usize = 4096;
+const REFERENCES_PER_CALL: usize = 1024;
 /// How many batches may wait for a worker.
 const QUEUE: usize = 4;
 

@@ -84,28 +84,38 @@ impl Reach {
             members: HashMap::new(),
             tasks: Vec::with_capacity(tasks.len()),
         };
+        // Every task's documents first (a document stays one, whatever
+        // refers to it), numbered in URL order (a document without a result
+        // is not reached).
         for (t, docs) in documents.iter_mut().enumerate() {
             let t = t as u32;
             let mut task = TaskReach::default();
-            // Numbered in URL order (a document without a result is not reached).
             docs.retain(|d| reach.urls.contains_key(d));
             docs.sort_unstable_by(|a, b| reach.urls[a].url.cmp(&reach.urls[b].url));
             for (i, &doc) in docs.iter().enumerate() {
                 task.numbers.insert(doc, i as u32 + 1);
                 reach.join(doc, t, Role::Document);
             }
-            for &doc in docs.iter() {
-                let (links, title) = store.document_links_and_title(doc)?;
-                reach.titles.entry(doc).or_insert(title.map(Into::into));
-                task.references += links.len() as u64;
-                for (target, _, _) in links {
-                    reach.join(target, t, Role::Leaf);
-                }
-            }
-            if let Some(top) = store.task_top_id(tasks[t as usize].id)? {
-                reach.join(top, t, Role::Leaf);
-            }
             reach.tasks.push(task);
+        }
+        // Then what they refer to, and the tasks' tops.
+        store.scan_task_documents(run, |task, doc, title, targets| {
+            let Some(&t) = index.get(&task) else {
+                return;
+            };
+            if !reach.tasks[t as usize].numbers.contains_key(&doc) {
+                return;
+            }
+            reach.titles.entry(doc).or_insert(title.map(Into::into));
+            reach.tasks[t as usize].references += targets.len() as u64;
+            for target in targets {
+                reach.join(target, t, Role::Leaf);
+            }
+        })?;
+        for (t, row) in tasks.iter().enumerate() {
+            if let Some(top) = store.task_top_id(row.id)? {
+                reach.join(top, t as u32, Role::Leaf);
+            }
         }
         // Count, now that every role is known.
         for (id, members) in &reach.members {

@@ -103,20 +103,37 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The references of document `doc`, by URL id, and its title.
-    pub fn document_links_and_title(
+    /// Each document of each task of `run`, one at a time: (task id,
+    /// document URL id, its title, the URL ids of its references in
+    /// document order). Documents without a stored parse are left out.
+    pub fn scan_task_documents(
         &self,
-        doc: i64,
-    ) -> Result<(Links, Option<String>), StoreError> {
-        let row: Option<(String, Option<String>)> = self
-            .conn
-            .prepare_cached("SELECT links, title FROM documents WHERE url_id = ?1")?
-            .query_row([doc], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        match row {
-            Some((json, title)) => Ok((parse_links(doc, &json)?, title)),
-            None => Ok((Vec::new(), None)),
+        run: i64,
+        mut each: impl FnMut(i64, i64, Option<String>, Vec<i64>),
+    ) -> Result<(), StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT td.task_id, td.url_id, d.title, d.links FROM task_documents td
+             JOIN documents d ON d.url_id = td.url_id WHERE td.run_id = ?1",
+        )?;
+        let mut rows = st.query([run])?;
+        while let Some(row) = rows.next()? {
+            let doc: i64 = row.get(1)?;
+            let json: String = row.get(3)?;
+            // Only the targets' ids: the kinds and anchor texts are skipped unread.
+            let links: Vec<(i64, serde::de::IgnoredAny, serde::de::IgnoredAny)> =
+                serde_json::from_str(&json).map_err(|e| {
+                    StoreError::Io(format!(
+                        "the stored links of document #{doc} are damaged: {e}"
+                    ))
+                })?;
+            each(
+                row.get(0)?,
+                doc,
+                row.get(2)?,
+                links.into_iter().map(|(id, _, _)| id).collect(),
+            );
         }
+        Ok(())
     }
 
     /// The URL id of task `task`'s top, if the URL is known.

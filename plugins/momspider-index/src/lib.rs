@@ -32,7 +32,7 @@
 //! `IndexFile` and `IndexTitle`) fill in `file` and `title`.
 
 use serde_json::Value;
-use spinneret_sdk::html::{Escaped, escape};
+use spinneret_sdk::html::{escape, push_escaped};
 use spinneret_sdk::reporter::*;
 use spinneret_sdk::{clock, dates};
 use std::borrow::Cow;
@@ -140,14 +140,19 @@ impl MomspiderIndex {
         }
         match (category, &t.final_url, &t.error) {
             (Category::Moved, Some(f), _) => {
-                let _ = write!(h, " → <a href=\"{0}\">{0}</a>", Escaped(f));
+                h.push_str(" → <a href=\"");
+                push_escaped(h, f);
+                h.push_str("\">");
+                push_escaped(h, f);
+                h.push_str("</a>");
             }
             (
                 Category::Broken | Category::Blocked | Category::Avoided | Category::NotChecked,
                 _,
                 Some(e),
             ) => {
-                let _ = write!(h, ": {}", Escaped(e));
+                h.push_str(": ");
+                push_escaped(h, e);
             }
             _ => {}
         }
@@ -307,17 +312,23 @@ impl MomspiderIndex {
             } else {
                 &r.anchor_text
             };
+            // Pieces pushed one by one: this runs once per reference of
+            // the task, and is most of what the index costs.
             let _ = write!(
                 h,
-                "<tr id=\"d{n}-{m}\" class=\"{class}\"><td>{ty}</td><td><a href=\"{u}\">{text}</a></td>\
-                 <td>{title}</td><td>{modified}</td><td>",
+                "<tr id=\"d{n}-{m}\" class=\"{class}\"><td>",
                 m = part.first_reference as usize + j + 1,
-                ty = Escaped(&reference_type(r)),
-                u = Escaped(&r.target),
-                text = Escaped(text),
-                title = Escaped(t.title.as_deref().unwrap_or("")),
-                modified = Escaped(t.last_modified.as_deref().unwrap_or("")),
             );
+            push_escaped(h, &reference_type(r));
+            h.push_str("</td><td><a href=\"");
+            push_escaped(h, &r.target);
+            h.push_str("\">");
+            push_escaped(h, text);
+            h.push_str("</a></td><td>");
+            push_escaped(h, t.title.as_deref().unwrap_or(""));
+            h.push_str("</td><td>");
+            push_escaped(h, t.last_modified.as_deref().unwrap_or(""));
+            h.push_str("</td><td>");
             Self::write_status(h, t);
             h.push_str("</td><td>");
             if let Some(k) = t.document {

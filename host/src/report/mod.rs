@@ -453,7 +453,8 @@ pub fn run_reporters(
                     .iter()
                     .flat_map(|&t| findings[t].iter().map(|f| f.url.as_str())),
             );
-            let mut places: Vec<HashMap<i64, Referred>> = vec![HashMap::new(); n];
+            let mut places: Vec<foldhash::HashMap<i64, Referred>> =
+                vec![foldhash::HashMap::default(); n];
             for &t in &reporting {
                 for f in &findings[t] {
                     if let Some(&id) = finding_ids.get(f.url.as_str()) {

@@ -6,7 +6,8 @@
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::reporter::{Role, Target, TaskCounts, to_wit_category};
 use crate::store::{Store, StoreError, TaskRow, UrlSummary};
-use std::collections::HashMap;
+// Keyed by the store's URL ids (not chosen by a remote party): the fast hasher.
+use foldhash::{HashMap, HashMapExt};
 
 /// The tasks that reached one URL, with their roles (most URLs have one).
 type Members = smallvec::SmallVec<[(u32, Role); 2]>;

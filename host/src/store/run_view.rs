@@ -6,7 +6,8 @@
 use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
 use crate::model::{Category, CheckResult};
 use rusqlite::{OptionalExtension, params};
-use std::collections::HashMap;
+// Keyed by the store's URL ids (not chosen by a remote party): the fast hasher.
+use foldhash::HashMap;
 
 /// What the run found at a URL, as a reference to it shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]

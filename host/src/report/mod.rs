@@ -445,6 +445,10 @@ pub fn run_reporters(
                 for (t, batch) in batches.iter_mut().enumerate() {
                     dispatch.flush(t, batch, true, Work::Results)?;
                 }
+                tracing::debug!(
+                    "report stage: results handed to the reporters in {:.2?}",
+                    started.elapsed()
+                );
             }
             // Where each finding's URL is referred to from, and whether it
             // is a document, by URL id.

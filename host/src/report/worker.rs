@@ -237,7 +237,15 @@ impl<'c> Worker<'c> {
         let now = self.run.started_at;
         let mut failed = Vec::new();
         // The batch without the documents' references, for the detectors
-        // that do not need them (made when the first of them asks).
+        // that do not need them (made when the first of them asks, and only
+        // if it has references: when none of the task's detectors needs
+        // them, the reading thread left them out already).
+        let has_references = batch.iter().any(|c| {
+            c.current
+                .document
+                .as_ref()
+                .is_some_and(|d| !d.references.is_empty())
+        });
         let mut heads: Option<Vec<DetectorComparison>> = None;
         for &i in &task.detectors {
             let p = &task.setup.plugins[i];
@@ -245,9 +253,9 @@ impl<'c> Worker<'c> {
                 continue;
             };
             let needs = d.needs().unwrap_or(DetectorNeeds::REFERENCES);
-            let given = match needs.contains(DetectorNeeds::REFERENCES) {
-                true => batch,
-                false => heads.get_or_insert_with(|| without_references(batch)),
+            let given = match has_references && !needs.contains(DetectorNeeds::REFERENCES) {
+                true => heads.get_or_insert_with(|| without_references(batch)),
+                false => batch,
             };
             if let Err(f) = detect::detect(now, &task.setup.info, given, d, &mut task.findings) {
                 // It cannot start at all: recorded once, not asked again.

@@ -160,6 +160,32 @@ impl<'c> Dispatch<'c> {
         }
         Ok(())
     }
+
+    /// Add `item` to task `t`'s `batch`, handing the batch over once it
+    /// holds [`BATCH`] items.
+    fn push<T>(
+        &self,
+        t: usize,
+        batch: &mut Vec<T>,
+        item: T,
+        wrap: impl FnOnce(usize, Vec<T>) -> Work<'c>,
+    ) -> anyhow::Result<()> {
+        batch.push(item);
+        let full = batch.len() >= BATCH;
+        self.flush(t, batch, full, wrap)
+    }
+
+    /// The pass is over: hand every task's remaining batch over.
+    fn flush_all<T>(
+        &self,
+        batches: &mut [Vec<T>],
+        wrap: impl Fn(usize, Vec<T>) -> Work<'c>,
+    ) -> anyhow::Result<()> {
+        for (t, batch) in batches.iter_mut().enumerate() {
+            self.flush(t, batch, true, &wrap)?;
+        }
+        Ok(())
+    }
 }
 
 /// Whether a finding's URL is a document of the task (its number), and the
@@ -352,7 +378,7 @@ pub fn run_reporters(
                         continue;
                     }
                     let document = document.as_ref().filter(|_| role == Role::Document);
-                    batches[t].push(DetectorComparison {
+                    let comparison = DetectorComparison {
                         previous: previous.clone(),
                         current: DetectorSnapshot {
                             outcome: outcome.clone(),
@@ -361,15 +387,12 @@ pub fn run_reporters(
                                 false => document.map(doc_head),
                             },
                         },
-                    });
-                    let full = batches[t].len() >= BATCH;
-                    dispatch.flush(t, &mut batches[t], full, Work::Compare)?;
+                    };
+                    dispatch.push(t, &mut batches[t], comparison, Work::Compare)?;
                 }
                 Ok(())
             })?;
-            for (t, batch) in batches.iter_mut().enumerate() {
-                dispatch.flush(t, batch, true, Work::Compare)?;
-            }
+            dispatch.flush_all(&mut batches, Work::Compare)?;
             tracing::debug!(
                 "report stage: results read for the detectors in {:.2?}",
                 started.elapsed()
@@ -433,18 +456,15 @@ pub fn run_reporters(
                         if !wanting(t, Wants::RESULTS) {
                             continue;
                         }
-                        batches[t].push(Reached {
+                        let reached = Reached {
                             outcome: outcome.clone(),
                             role,
-                        });
-                        let full = batches[t].len() >= BATCH;
-                        dispatch.flush(t, &mut batches[t], full, Work::Results)?;
+                        };
+                        dispatch.push(t, &mut batches[t], reached, Work::Results)?;
                     }
                     Ok(())
                 })?;
-                for (t, batch) in batches.iter_mut().enumerate() {
-                    dispatch.flush(t, batch, true, Work::Results)?;
-                }
+                dispatch.flush_all(&mut batches, Work::Results)?;
                 tracing::debug!(
                     "report stage: results handed to the reporters in {:.2?}",
                     started.elapsed()
@@ -575,14 +595,13 @@ pub fn run_reporters(
                         .and_then(|id| places[t].get(id))
                         .cloned()
                         .unwrap_or_default();
-                    batch.push(TaskFinding {
+                    let finding = TaskFinding {
                         number: i as u32 + 1,
                         finding: f.clone(),
                         document,
                         referred_from,
-                    });
-                    let full = batch.len() >= BATCH;
-                    dispatch.flush(t, &mut batch, full, Work::Findings)?;
+                    };
+                    dispatch.push(t, &mut batch, finding, Work::Findings)?;
                 }
                 dispatch.flush(t, &mut batch, true, Work::Findings)?;
                 dispatch.send(t, Work::Finish(t))?;

@@ -125,6 +125,27 @@ mod host {
     }
 }
 
+/// The order the host hands findings over in (as the WIT's `on-findings`
+/// says): these kinds first, the seed's changes, then any other kind
+/// alphabetically.
+pub const FINDING_KIND_ORDER: [&str; 6] = [
+    "broken",
+    "blocked",
+    "moved",
+    "expiring",
+    "recently-modified",
+    "content-changed",
+];
+
+/// Where a finding kind comes in the host's order: sorting by it puts
+/// findings (or counts per kind) in the order they are handed over.
+pub fn finding_kind_rank(kind: &str) -> (usize, &str) {
+    match FINDING_KIND_ORDER.iter().position(|k| *k == kind) {
+        Some(i) => (i, ""),
+        None => (FINDING_KIND_ORDER.len(), kind),
+    }
+}
+
 /// Every kind of item, documents with their targets: what a reporter wants
 /// unless it says otherwise.
 pub fn every_item() -> Wants {

@@ -186,25 +186,6 @@ pub mod fixtures {
     }
 }
 
-/// The order the host hands findings over in: these kinds first, then
-/// the others alphabetically (as the WIT's `on-findings` says).
-pub const FINDING_KIND_ORDER: [&str; 6] = [
-    "broken",
-    "blocked",
-    "moved",
-    "expiring",
-    "recently-modified",
-    "content-changed",
-];
-
-/// The rank of a finding kind in the host's order.
-pub fn finding_kind_rank(kind: &str) -> (usize, &str) {
-    match FINDING_KIND_ORDER.iter().position(|k| *k == kind) {
-        Some(i) => (i, ""),
-        None => (FINDING_KIND_ORDER.len(), kind),
-    }
-}
-
 /// Drive a reporter as the host does, into a [`MemoryOutput`]: results in
 /// URL order (each once), counts at `begin`, documents numbered with their
 /// references' targets joined (in parts of at most `part_size`
@@ -216,7 +197,7 @@ pub struct ReporterHarness<R: crate::reporter::Reporter> {
     pub reporter: R,
     /// What it wrote.
     pub output: MemoryOutput,
-    /// The most references a document part carries (the host's is 4096).
+    /// The most references a document part carries (the host's is 1024).
     pub part_size: usize,
 }
 
@@ -227,7 +208,7 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
         Ok(ReporterHarness {
             reporter: R::configure(parse_config(config)?)?,
             output: MemoryOutput::default(),
-            part_size: 4096,
+            part_size: 1024,
         })
     }
 

@@ -59,8 +59,9 @@ const REFERENCES_PER_CALL: usize = 1024;
 const QUEUE: usize = 4;
 
 /// The finding kinds reporters are told first, in this order (the seed's
-/// changes); other kinds follow alphabetically. The WIT's `on-findings` says so.
-const FINDING_KIND_ORDER: [&str; 6] = [
+/// changes); other kinds follow alphabetically. The WIT's `on-findings` says
+/// so, and the SDK's copy for plugin authors is the same (a test checks all three).
+pub const FINDING_KIND_ORDER: [&str; 6] = [
     "broken",
     "blocked",
     "moved",

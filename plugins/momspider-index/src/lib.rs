@@ -38,15 +38,19 @@ use spinneret_sdk::{clock, dates};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// The order interesting changes are listed in, with their headings.
-const CHANGE_KINDS: [(&str, &str); 6] = [
-    ("broken", "Broken links"),
-    ("blocked", "Blocked links"),
-    ("moved", "Moved documents"),
-    ("expiring", "Expiring documents"),
-    ("recently-modified", "Recently modified"),
-    ("content-changed", "Content changed"),
-];
+/// The heading of a change table: the seed's names for its changes, any
+/// other kind's name capitalised.
+fn change_heading(kind: &str) -> String {
+    match kind {
+        "broken" => "Broken links".into(),
+        "blocked" => "Blocked links".into(),
+        "moved" => "Moved documents".into(),
+        "expiring" => "Expiring documents".into(),
+        "recently-modified" => "Recently modified".into(),
+        "content-changed" => "Content changed".into(),
+        other => capitalise(&other.replace('-', " ")),
+    }
+}
 
 /// The reporter's settings and what it keeps of one task while it writes.
 pub struct MomspiderIndex {
@@ -405,19 +409,19 @@ fn found(findings: &[(String, u64)], kind: &str) -> u64 {
         .map_or(0, |(_, n)| *n)
 }
 
-/// The change kinds to list: the seed's, then any other kind found (in
-/// the order the host hands them over).
+/// The change kinds to list, with their headings, in the order the host
+/// hands findings over: the seed's changes (a table each, found or not),
+/// then any other kind found.
 fn change_kinds(findings: &[(String, u64)]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = CHANGE_KINDS
+    let others = findings
         .iter()
-        .map(|(k, h)| (k.to_string(), h.to_string()))
-        .collect();
-    for (k, _) in findings {
-        if !CHANGE_KINDS.iter().any(|(c, _)| c == k) {
-            out.push((k.to_string(), capitalise(&k.replace('-', " "))));
-        }
-    }
-    out
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !FINDING_KIND_ORDER.contains(k));
+    FINDING_KIND_ORDER
+        .into_iter()
+        .chain(others)
+        .map(|k| (k.to_string(), change_heading(k)))
+        .collect()
 }
 
 fn capitalise(s: &str) -> String {

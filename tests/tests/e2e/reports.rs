@@ -382,3 +382,21 @@ fn the_default_reporters_write_a_task_of_thirty_thousand_urls() {
     assert_eq!(rows, references);
     assert!(rows > 30_000, "{rows}");
 }
+
+/// The order findings are handed to reporters in is written in the WIT's
+/// `on-findings` (the contract plugin authors read), in the host (which
+/// sorts them) and in the SDK (whose harness mimics the host): all three agree.
+#[test]
+fn the_host_the_sdk_and_the_wit_agree_on_the_order_of_finding_kinds() {
+    let wit = include_str!("../../../wit/plugins.wit");
+    let start = wit
+        .find("/// Things the change detectors noticed")
+        .expect("on-findings is documented");
+    let end = start
+        + wit[start..]
+            .find("on-findings:")
+            .expect("on-findings is declared");
+    let promised: Vec<&str> = wit[start..end].split('`').skip(1).step_by(2).collect();
+    assert_eq!(promised, spinneret::report::FINDING_KIND_ORDER);
+    assert_eq!(promised, spinneret_sdk::reporter::FINDING_KIND_ORDER);
+}

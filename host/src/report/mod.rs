@@ -3,18 +3,22 @@
 //! reporters are told the task's results, documents and findings and write
 //! into the task's output directory.
 //!
-//! The store is read once for all tasks, in URL order, a row at a time
-//! ([`reach`] works out first which tasks reached each URL): each URL's
-//! result is converted once and handed to every task that reached it, in
-//! batches, to a pool of workers (one per core, each task kept by one
-//! worker with its plugin instances; plugins never run on the crawl's async
-//! reactor). Three passes: the results with their documents for the
-//! detectors; then, with each task's findings sorted and counted, the
-//! results and the documents (each reference joined with what the run
-//! found at its target) for the reporters, and the findings with where they
-//! are referred to from. Nothing of a task is held whole, so a task of a
-//! million URLs costs its plugins no more memory than one of ten. A plugin
-//! that fails is recorded as a finding and everything else goes on.
+//! The tasks are shared out among threads, one per core, by how much each
+//! has to report ([`reach`] works out first, for all tasks, which tasks
+//! reached each URL). Each share reads the store through its own
+//! connection, in URL order, a row at a time, skipping the URLs none of its
+//! tasks reached; converts each URL's result once and hands it, in batches,
+//! to every task of the share that reached it, through a worker thread that
+//! keeps the share's plugin instances (plugins never run on the crawl's
+//! async reactor). A site's URLs come together in URL order, so one reading
+//! thread for all tasks would keep one worker busy at a time. Three passes:
+//! the results with their documents for the detectors; then, with each
+//! task's findings sorted and counted, the results and the documents (each
+//! reference joined with what the run found at its target) for the
+//! reporters, and the findings with where they are referred to from.
+//! Nothing of a task is held whole, so a task of a million URLs costs its
+//! plugins no more memory than one of ten. A plugin that fails is recorded
+//! as a finding and everything else goes on.
 //! Findings and the plugins' key-value spaces are stored last.
 
 pub mod detect;
@@ -133,16 +137,14 @@ fn wit_document(
     })
 }
 
-/// The reading thread's side of the workers: a queue to each, and the
-/// worker that keeps each task.
+/// A reading thread's side of its worker: the queue to it.
 struct Dispatch<'c> {
-    queues: Vec<mpsc::SyncSender<Work<'c>>>,
-    worker_of: Vec<usize>,
+    queue: mpsc::SyncSender<Work<'c>>,
 }
 
 impl<'c> Dispatch<'c> {
-    fn send(&self, t: usize, work: Work<'c>) -> anyhow::Result<()> {
-        self.queues[self.worker_of[t]]
+    fn send(&self, work: Work<'c>) -> anyhow::Result<()> {
+        self.queue
             .send(work)
             .map_err(|_| anyhow::anyhow!("a worker of the report stage stopped"))
     }
@@ -157,7 +159,7 @@ impl<'c> Dispatch<'c> {
         wrap: impl FnOnce(usize, Vec<T>) -> Work<'c>,
     ) -> anyhow::Result<()> {
         if due && !batch.is_empty() {
-            self.send(t, wrap(t, std::mem::take(batch)))?;
+            self.send(wrap(t, std::mem::take(batch)))?;
         }
         Ok(())
     }
@@ -266,7 +268,7 @@ pub fn run_reporters(
         host_version: env!("CARGO_PKG_VERSION").to_string(),
         options: info.options.unwrap_or_else(|| "{}".into()),
     };
-    // One worker per core unless SPINNERET_REPORT_WORKERS says otherwise.
+    // One share per core unless SPINNERET_REPORT_WORKERS says otherwise.
     let workers = std::env::var("SPINNERET_REPORT_WORKERS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -278,42 +280,174 @@ pub fn run_reporters(
         .map(|&t| (t, reach.tasks[t].weight()))
         .collect();
     let worker_of = share_out(&weights, workers, n);
+    let shares: Vec<Vec<usize>> = (0..workers)
+        .map(|w| {
+            active
+                .iter()
+                .copied()
+                .filter(|&t| worker_of[t] == w)
+                .collect()
+        })
+        .filter(|mine: &Vec<usize>| !mine.is_empty())
+        .collect();
+    // Each share reads through its own connection (one cannot be shared
+    // between threads), opened here so that a failure stops the stage early.
+    let readers = shares
+        .iter()
+        .map(|_| store.reader())
+        .collect::<Result<Vec<Store>, StoreError>>()?;
+    let stage = Stage {
+        run,
+        run_info,
+        plugins_of,
+        reach,
+        crawl_failed: crawl_failures
+            .iter()
+            .fold(HashMap::new(), |mut m, (url, f)| {
+                m.entry(url.as_str()).or_default().push(f);
+                m
+            }),
+        engine,
+        fetch,
+        kv: kv.clone(),
+        n,
+    };
+    let mut reports: Vec<TaskReport> = (0..n).map(|_| TaskReport::default()).collect();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let mut running = Vec::new();
+        for (w, (mine, reader)) in shares.iter().zip(readers).enumerate() {
+            let stage = &stage;
+            let tasks = &tasks;
+            running.push(
+                std::thread::Builder::new()
+                    .name(format!("report-read-{w}"))
+                    .spawn_scoped(scope, move || report_share(stage, tasks, &reader, w, mine))?,
+            );
+        }
+        for share in running {
+            let done = share
+                .join()
+                .map_err(|_| anyhow::anyhow!("a thread of the report stage panicked"))??;
+            for (t, report) in done {
+                reports[t] = report;
+            }
+        }
+        Ok(())
+    })?;
+    drop(snapshot);
 
-    let mut findings: Vec<Vec<wit::Finding>> = vec![Vec::new(); n];
-    let mut failures: Vec<Vec<PluginFailure>> = vec![Vec::new(); n];
-    let mut written: Vec<Vec<String>> = vec![Vec::new(); n];
+    let mut summary = ReportSummary::default();
+    for &t in &active {
+        let (task, row) = tasks[t];
+        let TaskReport {
+            findings,
+            failures,
+            written,
+        } = std::mem::take(&mut reports[t]);
+        for f in &failures {
+            tracing::error!("{}: {f}", task.name);
+        }
+        summary
+            .written
+            .extend(written.into_iter().map(|p| (task.name.clone(), p)));
+        summary
+            .failures
+            .extend(failures.into_iter().map(|f| (task.name.clone(), f)));
+        summary.findings.push((task.name.clone(), findings.len()));
+        let rows: Vec<FindingRow> = findings
+            .into_iter()
+            .map(|f| FindingRow {
+                task: task.name.clone(),
+                kind: f.kind,
+                url: f.url,
+                referrer: f.referrer,
+                message: f.message,
+                severity: severity_name(f.severity).to_string(),
+                source: f.source,
+            })
+            .collect();
+        store.save_findings(run, row.id, &rows)?;
+    }
+    for f in load::save_kv(store, &kv) {
+        tracing::error!("{f}");
+        summary.failures.push((String::new(), f));
+    }
+    Ok(summary)
+}
+
+/// What every share of the stage reads: the run, the tasks' plugins, what
+/// the tasks reached, and the crawl's plugin failures by URL.
+struct Stage<'c> {
+    run: i64,
+    run_info: wit::RunInfo,
+    plugins_of: Vec<Vec<PluginConfig>>,
+    reach: Reach,
+    crawl_failed: HashMap<&'c str, Vec<&'c PluginFailure>>,
+    engine: &'c Arc<PluginEngine>,
+    fetch: Option<HostFetch>,
+    kv: Arc<load::KvSpaces>,
+    /// How many tasks the run has.
+    n: usize,
+}
+
+/// What a share brings back of one of its tasks.
+#[derive(Default)]
+struct TaskReport {
+    /// Its findings, grouped by kind as reporters are told them.
+    findings: Vec<wit::Finding>,
+    /// Its plugins that failed.
+    failures: Vec<PluginFailure>,
+    /// Its reporters that wrote their report.
+    written: Vec<String>,
+}
+
+/// Run the detectors and reporters of the tasks `mine` (places in `tasks`):
+/// this thread reads their URLs from `store` (skipping the others' before
+/// decoding them) and hands them, in batches, to a worker thread of its
+/// own that keeps their plugins. Shares run side by side: since a site's
+/// URLs come together in URL order, one reading thread for all tasks would
+/// keep one worker busy at a time.
+fn report_share(
+    stage: &Stage<'_>,
+    tasks: &[(&TaskConfig, &crate::store::TaskRow)],
+    store: &Store,
+    w: usize,
+    mine: &[usize],
+) -> anyhow::Result<Vec<(usize, TaskReport)>> {
+    let (run, n, reach) = (stage.run, stage.n, &stage.reach);
+    let _snapshot = store.read_snapshot()?;
+    let mut is_mine = vec![false; n];
+    for &t in mine {
+        is_mine[t] = true;
+    }
+    let keep = |id: i64| reach.members(id).iter().any(|&(t, _)| is_mine[t as usize]);
+    let mut out: Vec<TaskReport> = (0..n).map(|_| TaskReport::default()).collect();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let (reply_tx, replies) = mpsc::channel::<Reply>();
-        let mut queues = Vec::new();
-        for w in 0..workers {
-            let (tx, rx) = mpsc::sync_channel::<Work<'_>>(QUEUE);
-            queues.push(tx);
-            let worker = Worker::new(
-                Plugins::new(engine.clone(), fetch.clone(), kv.clone()),
-                &run_info,
-            );
-            let reply = reply_tx.clone();
-            std::thread::Builder::new()
-                .name(format!("report-{w}"))
-                .spawn_scoped(scope, move || worker.serve(rx, reply))?;
-        }
-        drop(reply_tx);
+        let (tx, rx) = mpsc::sync_channel::<Work<'_>>(QUEUE);
+        let worker = Worker::new(
+            Plugins::new(stage.engine.clone(), stage.fetch.clone(), stage.kv.clone()),
+            &stage.run_info,
+        );
+        std::thread::Builder::new()
+            .name(format!("report-{w}"))
+            .spawn_scoped(scope, move || worker.serve(rx, reply_tx))?;
         // Owned here, so that leaving early (a store error) closes the
-        // queues and the workers finish instead of waiting for work.
-        let dispatch = Dispatch { queues, worker_of };
+        // queue and the worker finishes instead of waiting for work.
+        let dispatch = Dispatch { queue: tx };
         let mut detects: Vec<Option<DetectorNeeds>> = vec![None; n];
         let mut reports = vec![false; n];
-        for &t in &active {
+        for &t in mine {
             let (task, _) = tasks[t];
             let setup = TaskSetup {
                 config: task,
                 info: task_info(task),
-                plugins: plugins_of[t].clone(),
+                plugins: stage.plugins_of[t].clone(),
                 items: reach.tasks[t].weight(),
             };
-            dispatch.send(t, Work::Start(t, Box::new(setup)))?;
+            dispatch.send(Work::Start(t, Box::new(setup)))?;
         }
-        for _ in &active {
+        for _ in mine {
             if let Ok(Reply::Started {
                 task,
                 detects: d,
@@ -326,13 +460,7 @@ pub fn run_reporters(
         }
 
         // 1. The detectors, and the crawl's plugin failures.
-        let crawl_failed: HashMap<&str, Vec<&PluginFailure>> =
-            crawl_failures
-                .iter()
-                .fold(HashMap::new(), |mut m, (url, f)| {
-                    m.entry(url.as_str()).or_default().push(f);
-                    m
-                });
+        let crawl_failed = &stage.crawl_failed;
         let mut crawl_findings: Vec<Vec<wit::Finding>> = vec![Vec::new(); n];
         let needing =
             |t: usize, needs: DetectorNeeds| detects[t].is_some_and(|d| d.contains(needs));
@@ -347,62 +475,67 @@ pub fn run_reporters(
             } else {
                 Scan::Results
             };
-            store.scan_run(run, scan, |id, result, document| -> anyhow::Result<()> {
-                let members = reach.members(id);
-                if let Some(fs) = crawl_failed.get(result.url.as_str()) {
-                    for &(t, _) in members {
-                        crawl_findings[t as usize]
-                            .extend(fs.iter().map(|f| detect::failure_finding(f, &result.url)));
+            store.scan_run(
+                run,
+                scan,
+                keep,
+                |id, result, document| -> anyhow::Result<()> {
+                    let members = reach.members(id);
+                    if let Some(fs) = crawl_failed.get(result.url.as_str()) {
+                        for &(t, _) in members.iter().filter(|&&(t, _)| is_mine[t as usize]) {
+                            crawl_findings[t as usize]
+                                .extend(fs.iter().map(|f| detect::failure_finding(f, &result.url)));
+                        }
                     }
-                }
-                if !members.iter().any(|&(t, _)| detects[t as usize].is_some()) {
-                    return Ok(());
-                }
-                let previous = match previous_runs {
-                    true => store.previous_result_by_id(id, run)?,
-                    false => None,
-                };
-                let previous = previous.map(|p| DetectorSnapshot {
-                    outcome: to_wit_result(&p),
-                    document: None,
-                });
-                let outcome = to_wit_result(&result);
-                let document = match &document {
-                    Some(d) if members.iter().any(|(_, r)| *r == Role::Document) => {
-                        Some(wit_document(store, &reach, &result.url, d)?)
+                    if !members.iter().any(|&(t, _)| detects[t as usize].is_some()) {
+                        return Ok(());
                     }
-                    _ => None,
-                };
-                for &(t, role) in members {
-                    let t = t as usize;
-                    if detects[t].is_none() {
-                        continue;
-                    }
-                    let document = document.as_ref().filter(|_| role == Role::Document);
-                    let comparison = DetectorComparison {
-                        previous: previous.clone(),
-                        current: DetectorSnapshot {
-                            outcome: outcome.clone(),
-                            document: match needing(t, DetectorNeeds::REFERENCES) {
-                                true => document.cloned(),
-                                false => document.map(doc_head),
-                            },
-                        },
+                    let previous = match previous_runs {
+                        true => store.previous_result_by_id(id, run)?,
+                        false => None,
                     };
-                    dispatch.push(t, &mut batches[t], comparison, Work::Compare)?;
-                }
-                Ok(())
-            })?;
+                    let previous = previous.map(|p| DetectorSnapshot {
+                        outcome: to_wit_result(&p),
+                        document: None,
+                    });
+                    let outcome = to_wit_result(&result);
+                    let document = match &document {
+                        Some(d) if members.iter().any(|(_, r)| *r == Role::Document) => {
+                            Some(wit_document(store, reach, &result.url, d)?)
+                        }
+                        _ => None,
+                    };
+                    for &(t, role) in members {
+                        let t = t as usize;
+                        if detects[t].is_none() {
+                            continue;
+                        }
+                        let document = document.as_ref().filter(|_| role == Role::Document);
+                        let comparison = DetectorComparison {
+                            previous: previous.clone(),
+                            current: DetectorSnapshot {
+                                outcome: outcome.clone(),
+                                document: match needing(t, DetectorNeeds::REFERENCES) {
+                                    true => document.cloned(),
+                                    false => document.map(doc_head),
+                                },
+                            },
+                        };
+                        dispatch.push(t, &mut batches[t], comparison, Work::Compare)?;
+                    }
+                    Ok(())
+                },
+            )?;
             dispatch.flush_all(&mut batches, Work::Compare)?;
             tracing::debug!(
-                "report stage: results read for the detectors in {:.2?}",
+                "report stage, share {w}: results read for the detectors in {:.2?}",
                 started.elapsed()
             );
         }
-        for &t in &active {
-            dispatch.send(t, Work::Detected(t))?;
+        for &t in mine {
+            dispatch.send(Work::Detected(t))?;
         }
-        for _ in &active {
+        for _ in mine {
             if let Ok(Reply::Detected {
                 task,
                 findings: found,
@@ -413,24 +546,24 @@ pub fn run_reporters(
                 all.extend(found);
                 // Grouped by kind, as reporters are told them (and stored).
                 all.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
-                findings[task] = all;
-                failures[task] = failed;
+                out[task].findings = all;
+                out[task].failures = failed;
             }
         }
 
         // 2. The reporters: counts, results, documents, findings.
-        let reporting: Vec<usize> = active.iter().copied().filter(|&t| reports[t]).collect();
+        let reporting: Vec<usize> = mine.iter().copied().filter(|&t| reports[t]).collect();
         if !reporting.is_empty() {
             let started = std::time::Instant::now();
             for &t in &reporting {
                 let mut kinds: Vec<(String, u64)> = Vec::new();
-                for f in &findings[t] {
+                for f in &out[t].findings {
                     match kinds.last_mut() {
                         Some((k, c)) if *k == f.kind => *c += 1,
                         _ => kinds.push((f.kind.clone(), 1)),
                     }
                 }
-                dispatch.send(t, Work::Begin(t, reach.tasks[t].counts(kinds)))?;
+                dispatch.send(Work::Begin(t, reach.tasks[t].counts(kinds)))?;
             }
             // What each task's reporters want handed over.
             let mut wants = vec![Wants::empty(); n];
@@ -443,31 +576,36 @@ pub fn run_reporters(
             let mut batches: Vec<Vec<Reached>> = vec![Vec::new(); n];
             let results_wanted = reporting.iter().any(|&t| wanting(t, Wants::RESULTS));
             if results_wanted {
-                store.scan_run(run, Scan::Results, |id, result, _| -> anyhow::Result<()> {
-                    let members = reach.members(id);
-                    if !members
-                        .iter()
-                        .any(|&(t, _)| wanting(t as usize, Wants::RESULTS))
-                    {
-                        return Ok(());
-                    }
-                    let outcome = to_wit_result(&result);
-                    for &(t, role) in members {
-                        let t = t as usize;
-                        if !wanting(t, Wants::RESULTS) {
-                            continue;
+                store.scan_run(
+                    run,
+                    Scan::Results,
+                    keep,
+                    |id, result, _| -> anyhow::Result<()> {
+                        let members = reach.members(id);
+                        if !members
+                            .iter()
+                            .any(|&(t, _)| wanting(t as usize, Wants::RESULTS))
+                        {
+                            return Ok(());
                         }
-                        let reached = Reached {
-                            outcome: outcome.clone(),
-                            role,
-                        };
-                        dispatch.push(t, &mut batches[t], reached, Work::Results)?;
-                    }
-                    Ok(())
-                })?;
+                        let outcome = to_wit_result(&result);
+                        for &(t, role) in members {
+                            let t = t as usize;
+                            if !wanting(t, Wants::RESULTS) {
+                                continue;
+                            }
+                            let reached = Reached {
+                                outcome: outcome.clone(),
+                                role,
+                            };
+                            dispatch.push(t, &mut batches[t], reached, Work::Results)?;
+                        }
+                        Ok(())
+                    },
+                )?;
                 dispatch.flush_all(&mut batches, Work::Results)?;
                 tracing::debug!(
-                    "report stage: results handed to the reporters in {:.2?}",
+                    "report stage, share {w}: results handed to the reporters in {:.2?}",
                     started.elapsed()
                 );
             }
@@ -476,12 +614,12 @@ pub fn run_reporters(
             let finding_ids = reach.ids_of(
                 reporting
                     .iter()
-                    .flat_map(|&t| findings[t].iter().map(|f| f.url.as_str())),
+                    .flat_map(|&t| out[t].findings.iter().map(|f| f.url.as_str())),
             );
             let mut places: Vec<foldhash::HashMap<i64, Referred>> =
                 vec![foldhash::HashMap::default(); n];
             for &t in &reporting {
-                for f in &findings[t] {
+                for f in &out[t].findings {
                     if let Some(&id) = finding_ids.get(f.url.as_str()) {
                         places[t].insert(id, (None, Vec::new()));
                     }
@@ -492,6 +630,7 @@ pub fn run_reporters(
             store.scan_run(
                 run,
                 Scan::Documents,
+                keep,
                 |id, result, document| -> anyhow::Result<()> {
                     let Some(d) = document else {
                         return Ok(());
@@ -511,7 +650,7 @@ pub fn run_reporters(
                     if takers.is_empty() {
                         return Ok(());
                     }
-                    let mut doc = Some(wit_document(store, &reach, &result.url, &d)?);
+                    let mut doc = Some(wit_document(store, reach, &result.url, &d)?);
                     let mut outcome = Some(to_wit_result(&result));
                     for (k, &(t, number)) in takers.iter().enumerate() {
                         let last_taker = k + 1 == takers.len();
@@ -587,7 +726,7 @@ pub fn run_reporters(
             for &t in &reporting {
                 let mut batch = Vec::new();
                 let told = match wanting(t, Wants::FINDINGS) {
-                    true => findings[t].as_slice(),
+                    true => out[t].findings.as_slice(),
                     false => &[],
                 };
                 for (i, f) in told.iter().enumerate() {
@@ -605,63 +744,36 @@ pub fn run_reporters(
                     dispatch.push(t, &mut batch, finding, Work::Findings)?;
                 }
                 dispatch.flush(t, &mut batch, true, Work::Findings)?;
-                dispatch.send(t, Work::Finish(t))?;
+                dispatch.send(Work::Finish(t))?;
             }
-            tracing::debug!("report stage: reporters fed in {:.2?}", started.elapsed());
+            tracing::debug!(
+                "report stage, share {w}: reporters fed in {:.2?}",
+                started.elapsed()
+            );
         }
         drop(dispatch);
         for reply in replies {
             if let Reply::Reported {
                 task,
-                written: w,
-                failures: failed,
+                written,
+                failures,
             } = reply
             {
-                written[task] = w;
-                for f in failed {
-                    findings[task].push(detect::failure_finding(&f, tasks[task].0.top.as_ref()));
-                    failures[task].push(f);
+                out[task].written = written;
+                for f in failures {
+                    out[task]
+                        .findings
+                        .push(detect::failure_finding(&f, tasks[task].0.top.as_ref()));
+                    out[task].failures.push(f);
                 }
             }
         }
         Ok(())
     })?;
-    drop(snapshot);
-
-    let mut summary = ReportSummary::default();
-    for &t in &active {
-        let (task, row) = tasks[t];
-        for f in &failures[t] {
-            tracing::error!("{}: {f}", task.name);
-        }
-        summary
-            .written
-            .extend(written[t].drain(..).map(|p| (task.name.clone(), p)));
-        summary
-            .failures
-            .extend(failures[t].drain(..).map(|f| (task.name.clone(), f)));
-        summary
-            .findings
-            .push((task.name.clone(), findings[t].len()));
-        let rows: Vec<FindingRow> = std::mem::take(&mut findings[t])
-            .into_iter()
-            .map(|f| FindingRow {
-                task: task.name.clone(),
-                kind: f.kind,
-                url: f.url,
-                referrer: f.referrer,
-                message: f.message,
-                severity: severity_name(f.severity).to_string(),
-                source: f.source,
-            })
-            .collect();
-        store.save_findings(run, row.id, &rows)?;
-    }
-    for f in load::save_kv(store, &kv) {
-        tracing::error!("{f}");
-        summary.failures.push((String::new(), f));
-    }
-    Ok(summary)
+    Ok(mine
+        .iter()
+        .map(|&t| (t, std::mem::take(&mut out[t])))
+        .collect())
 }
 
 /// A document's fields but its references.

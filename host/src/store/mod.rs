@@ -316,6 +316,15 @@ impl Store {
         })
     }
 
+    /// Another connection to the same store, for reading on another thread
+    /// (a connection cannot be shared between threads).
+    pub fn reader(&self) -> Result<Store, StoreError> {
+        Ok(Store {
+            path: self.path.clone(),
+            conn: connect(&self.path)?,
+        })
+    }
+
     /// The store's file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -151,11 +151,13 @@ impl Store {
 
     /// Read the results of `run` in URL order, one at a time, as `scan`
     /// says, and hand each to `each` with its URL id (and its document,
-    /// for scans with documents, when one is stored).
+    /// for scans with documents, when one is stored). Those whose id `keep`
+    /// refuses are skipped before anything else of them is read.
     pub fn scan_run<E: From<StoreError>>(
         &self,
         run: i64,
         scan: Scan,
+        keep: impl Fn(i64) -> bool,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
     ) -> Result<(), E> {
         let (documents, only_documents) = match scan {
@@ -183,6 +185,9 @@ impl Store {
         let mut rows = st.query(params![run]).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
             let id: i64 = row.get(0).map_err(StoreError::from)?;
+            if !keep(id) {
+                continue;
+            }
             let result = result_from_row(row, 1).map_err(StoreError::from)?;
             let links: Option<String> = row.get(26).map_err(StoreError::from)?;
             let document = match links {

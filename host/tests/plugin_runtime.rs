@@ -2,7 +2,6 @@
 //! reporter (json-report), change detector (maintenance), parser (sitemap),
 //! search engine (searxng).
 
-use spinneret::model::{Category, CheckResult};
 use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret::plugin::builtin::builtin;
 use spinneret::plugin::engine::PluginEngine;
@@ -12,6 +11,7 @@ use spinneret::plugin::reporter::{
 };
 use spinneret::plugin::sandbox::Sandbox;
 use spinneret::plugin::state::{Grants, KvSpace};
+use spinneret_core::model::{Category, CheckResult};
 use std::sync::Arc;
 
 fn run_info() -> wit::RunInfo {

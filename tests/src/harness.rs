@@ -5,8 +5,8 @@
 use crate::server::TestWeb;
 use spinneret::config::{Config, load_str};
 use spinneret::crawl::{self, CrawlOptions, CrawlReport, Progress};
-use spinneret::model::{Category, CheckResult};
-use spinneret::store::Store;
+use spinneret_core::model::{Category, CheckResult};
+use spinneret_store::Store;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

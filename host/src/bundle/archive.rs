@@ -234,7 +234,7 @@ impl Bundle {
     /// Write the bundle to `path` atomically (a temporary file beside it,
     /// then a rename).
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        crate::policy::robots_files::write_atomically(path, self.to_spkg())
+        spinneret_core::fs::write_atomically(path, self.to_spkg())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 }

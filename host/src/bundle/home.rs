@@ -8,8 +8,8 @@
 use super::archive::{MANIFEST_FILE, README_FILE, SIGNATURE_FILE};
 use super::manifest::{COMPONENT_FILE, Manifest};
 use super::sign::TrustStore;
-use crate::digest::sha256_hex;
 use serde::{Deserialize, Serialize};
+use spinneret_core::digest::sha256_hex;
 use std::path::{Path, PathBuf};
 
 /// What `install.toml` records of an installed version.

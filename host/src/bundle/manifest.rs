@@ -26,9 +26,9 @@
 //! top = 10                       # [plugin.config] keys take precedence)
 //! ```
 
-use crate::config::values::{ByteSize, HumanDuration};
 use crate::plugin::identify::PluginKind;
 use serde::{Deserialize, Serialize};
+use spinneret_core::values::{ByteSize, HumanDuration};
 use std::time::Duration;
 
 /// The manifest schema this spinneret reads and writes.
@@ -58,7 +58,7 @@ impl Capabilities {
         self.memory
             .as_deref()
             .and_then(|m| ByteSize::parse(m).ok())
-            .map_or(crate::plugin::state::Grants::default().memory, |b| b.0)
+            .map_or(spinneret_core::grants::Grants::default().memory, |b| b.0)
     }
 
     /// Time per call asked for (the default grant when not said).
@@ -66,7 +66,7 @@ impl Capabilities {
         self.time
             .as_deref()
             .and_then(|t| humantime::parse_duration(t).ok())
-            .unwrap_or(crate::plugin::state::Grants::default().time)
+            .unwrap_or(spinneret_core::grants::Grants::default().time)
     }
 
     /// What `other` asks for beyond this: new hosts, more memory, more time.

@@ -101,14 +101,14 @@ pub fn verify(
         .sha256
         .as_deref()
         .ok_or_else(|| format!("{name}: its manifest gives no sha256 for the component"))?;
-    let actual = crate::digest::sha256_hex(&bundle.component);
+    let actual = spinneret_core::digest::sha256_hex(&bundle.component);
     if actual != expected {
         return Err(format!(
             "{name}: the component's sha256 is {actual}, but the manifest says {expected}; the bundle was tampered with or damaged — not installed"
         ));
     }
     match (&bundle.readme, &m.readme_sha256) {
-        (Some(r), Some(h)) if &crate::digest::sha256_hex(r.as_bytes()) != h => {
+        (Some(r), Some(h)) if &spinneret_core::digest::sha256_hex(r.as_bytes()) != h => {
             return Err(format!(
                 "{name}: the README's sha256 is not the manifest's; the bundle was tampered with or damaged — not installed"
             ));

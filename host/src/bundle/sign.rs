@@ -176,13 +176,14 @@ impl TrustStore {
     pub fn add(&self, key: &PublicKey) -> Result<String, String> {
         let id = key_id(key.keynum());
         let text = key.to_box().map_err(|e| e.to_string())?.to_string();
-        crate::policy::robots_files::write_atomically(&self.dir.join(format!("{id}.pub")), text)
-            .map_err(|e| {
+        spinneret_core::fs::write_atomically(&self.dir.join(format!("{id}.pub")), text).map_err(
+            |e| {
                 format!(
                     "cannot write to the trust store {}: {e}",
                     self.dir.display()
                 )
-            })?;
+            },
+        )?;
         Ok(id)
     }
 

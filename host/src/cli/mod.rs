@@ -10,10 +10,10 @@ pub use results::{RESULT_SCHEMA, print_results};
 
 use crate::config::{self, Config};
 use crate::crawl::{self, CrawlOptions, CrawlReport, Progress};
-use crate::model::Category;
-use crate::store::Store;
 use clap::{Args, Parser, Subcommand};
 use output::{out, outln};
+use spinneret_core::model::Category;
+use spinneret_store::Store;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -151,8 +151,8 @@ struct WatchArgs {
     /// The configuration: a TOML file or a MOMspider instruction file.
     config: PathBuf,
     /// The schedule of tasks whose configuration names none ("6h", "02:30").
-    #[arg(long, value_name = "WHEN", value_parser = crate::schedule::Schedule::parse)]
-    schedule: Option<crate::schedule::Schedule>,
+    #[arg(long, value_name = "WHEN", value_parser = spinneret_core::schedule::Schedule::parse)]
+    schedule: Option<spinneret_core::schedule::Schedule>,
     #[command(flatten)]
     overrides: Overrides,
     /// Treat a plugin failure as a failed run (it is reported; watching goes on).
@@ -285,7 +285,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             let mut urls = Vec::new();
             for raw in &args.urls {
                 match Url::parse(raw) {
-                    Ok(u) if crate::urls::is_checkable(&u) => urls.push(crate::urls::normalize(u)),
+                    Ok(u) if spinneret_core::urls::is_checkable(&u) => {
+                        urls.push(spinneret_core::urls::normalize(u))
+                    }
                     Ok(u) => {
                         eprintln!(
                             "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs",
@@ -472,7 +474,7 @@ fn crawl_once(
     mail: MailMode,
 ) -> anyhow::Result<(u8, bool)> {
     // One crawl per store at a time; held until the reports and mail are done.
-    let _lock = crate::store::CrawlLock::acquire(&config.settings.store)?;
+    let _lock = spinneret_store::CrawlLock::acquire(&config.settings.store)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

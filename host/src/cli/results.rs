@@ -3,9 +3,9 @@
 //! The JSON Lines schema is `spinneret.result/1`; see the README. Fields are
 //! only ever added within a schema version.
 
-use crate::model::{Category, CheckResult};
-use crate::store::Store;
 use serde::Serialize;
+use spinneret_core::model::{Category, CheckResult};
+use spinneret_store::Store;
 use std::io::Write;
 
 /// The JSON Lines schema name and version.

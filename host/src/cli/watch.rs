@@ -6,7 +6,7 @@
 use super::{EXIT_OK, EXIT_USAGE, MailMode, crawl_once, load_config, stop_signal};
 use crate::config::Config;
 use crate::crawl::CrawlOptions;
-use crate::schedule::Schedule;
+use spinneret_core::schedule::Schedule;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::SystemTime;

@@ -1,12 +1,12 @@
 //! Reading a TOML configuration into [`Config`], with located errors.
 
-use super::values::{Bounded, DurationIn, SizeIn, ms};
 use super::{
     Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, PluginSource, Settings,
     TaskConfig, TaskKind, TlsMode,
 };
 use serde::Deserialize;
 use serde_spanned::Spanned;
+use spinneret_core::values::{Bounded, DurationIn, SizeIn, ms};
 use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
 use std::ops::Range;
@@ -467,8 +467,8 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 }
             }
         }
-        let defaults = crate::plugin::state::Grants::default();
-        let mut grants = crate::plugin::state::Grants {
+        let defaults = spinneret_core::grants::Grants::default();
+        let mut grants = spinneret_core::grants::Grants {
             memory: p.memory.map_or(defaults.memory, |b| b.0),
             time: p.time.map_or(defaults.time, |d| d.0),
             output: p.output.map_or(defaults.output, |b| b.0),
@@ -543,9 +543,9 @@ fn resolve_installed(
 /// for are dropped with a warning (the plugin never said it needs them).
 fn intersect(
     plugin: &str,
-    granted: crate::plugin::state::Grants,
+    granted: spinneret_core::grants::Grants,
     asked: &crate::bundle::manifest::Capabilities,
-) -> crate::plugin::state::Grants {
+) -> spinneret_core::grants::Grants {
     let (hosts, dropped): (Vec<String>, Vec<String>) = granted
         .hosts
         .into_iter()
@@ -556,7 +556,7 @@ fn intersect(
             dropped.join(", ")
         );
     }
-    crate::plugin::state::Grants {
+    spinneret_core::grants::Grants {
         memory: granted.memory.min(asked.memory_bytes()),
         time: granted.time.min(asked.time_per_call()),
         output: granted.output,
@@ -591,9 +591,9 @@ fn days(
 /// A `schedule` value.
 fn schedule(
     raw: &Option<Spanned<String>>,
-) -> Result<Option<crate::schedule::Schedule>, (Range<usize>, String)> {
+) -> Result<Option<spinneret_core::schedule::Schedule>, (Range<usize>, String)> {
     raw.as_ref()
-        .map(|s| crate::schedule::Schedule::parse(s.get_ref()).map_err(|m| (s.span(), m)))
+        .map(|s| spinneret_core::schedule::Schedule::parse(s.get_ref()).map_err(|m| (s.span(), m)))
         .transpose()
 }
 
@@ -661,7 +661,7 @@ pub(super) fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
             if u.scheme() != "file" && u.host_str().is_none_or(str::is_empty) {
                 return Err(format!("top URL `{raw}` has no host"));
             }
-            Ok(crate::urls::normalize(u))
+            Ok(spinneret_core::urls::normalize(u))
         }
         Ok(u) => Err(format!(
             "top URL `{raw}` has scheme `{}`; the crawler starts from http, https or file URLs",
@@ -739,7 +739,7 @@ mod tests {
 
     #[test]
     fn installed_plugins_get_what_both_manifest_and_entry_grant() {
-        let granted = crate::plugin::state::Grants {
+        let granted = spinneret_core::grants::Grants {
             memory: 64 << 20,
             time: std::time::Duration::from_secs(1),
             output: 1 << 20,

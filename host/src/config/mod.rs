@@ -8,13 +8,12 @@ mod instructions;
 mod load;
 mod mail;
 mod to_toml;
-pub mod values;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
 pub use load::{ConfigError, check_email, load_file, load_str};
 pub use mail::{MailSettings, Password, TlsMode};
+pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use to_toml::to_toml;
-pub use values::{Bounded, ByteSize, HumanDuration};
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -95,7 +94,7 @@ pub struct TaskConfig {
     /// Which changes justify a message to the owner.
     pub notify: Notify,
     /// When `spinneret watch` runs it (else the global schedule).
-    pub schedule: Option<crate::schedule::Schedule>,
+    pub schedule: Option<spinneret_core::schedule::Schedule>,
     /// How far and how much it traverses.
     pub bounds: TaskBounds,
 }
@@ -166,6 +165,19 @@ impl Notify {
 }
 
 impl TaskConfig {
+    /// What the store records of the task.
+    pub fn record(&self) -> spinneret_core::model::TaskRecord<'_> {
+        spinneret_core::model::TaskRecord {
+            name: &self.name,
+            kind: self.kind.as_str(),
+            top: self.top.as_str(),
+            email: self.email.as_deref(),
+            output: &self.output,
+            changed_days: self.changed_days,
+            expiring_days: self.expiring_days,
+        }
+    }
+
     /// The index file's path: inside the output directory.
     pub fn index_path(&self) -> PathBuf {
         self.output
@@ -221,7 +233,7 @@ pub struct Settings {
     /// How owners are mailed.
     pub mail: MailSettings,
     /// When `spinneret watch` runs the tasks that name no schedule.
-    pub schedule: Option<crate::schedule::Schedule>,
+    pub schedule: Option<spinneret_core::schedule::Schedule>,
     /// Host names resolved to fixed addresses instead of DNS (like curl's `--resolve`).
     pub resolve: BTreeMap<String, IpAddr>,
 }
@@ -293,7 +305,7 @@ pub struct PluginConfig {
     /// Its `config` table, handed to it as JSON.
     pub config: serde_json::Value,
     /// Memory, time per call, output bytes, network hosts.
-    pub grants: crate::plugin::state::Grants,
+    pub grants: spinneret_core::grants::Grants,
     /// The tasks it runs for (none: every task).
     pub tasks: Option<Vec<String>>,
     /// `FILE:LINE` of its `[[plugin]]` entry (none for a default built-in).

@@ -38,10 +38,10 @@ fn duration(d: Duration) -> String {
     q(&text)
 }
 
-fn schedule(s: &crate::schedule::Schedule) -> String {
+fn schedule(s: &spinneret_core::schedule::Schedule) -> String {
     match s {
-        crate::schedule::Schedule::Every(d) => duration(*d),
-        crate::schedule::Schedule::Daily(h, m) => q(&format!("{h:02}:{m:02}")),
+        spinneret_core::schedule::Schedule::Every(d) => duration(*d),
+        spinneret_core::schedule::Schedule::Daily(h, m) => q(&format!("{h:02}:{m:02}")),
     }
 }
 

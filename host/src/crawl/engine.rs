@@ -14,23 +14,23 @@ use super::sites::{Job, Queued, RobotsState, Site};
 use super::summary::TaskSummary;
 use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply, Screening};
 use super::{CrawlOptions, CrawlReport, Progress};
-use crate::config::{Config, Settings};
+use crate::config::{Config, Settings, TaskConfig};
 use crate::fetch::politeness::SiteGate;
 use crate::fetch::retry::{backoff, head_needs_get, is_retryable_status, parse_retry_after};
 use crate::fetch::robots::RobotsFetch;
 use crate::fetch::{
     BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method, Validators,
 };
-use crate::model::{Category, CheckResult, Hop, Source, unix_now};
-use crate::parse::{ParsedDocument, RefKind};
 use crate::policy::robots::RobotsRules;
 use crate::policy::robots_files::{RobotsFiles, lines_of};
 use crate::policy::rules::{PrefixRules, RuleAction};
 use crate::policy::scope::Scope;
 use crate::policy::{Decision, decide};
-use crate::store::{CachedResult, CachedSite, RunIds, SiteRecord, Store, StoreOp, StoreWriter};
-use crate::urls;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use spinneret_core::document::{ParsedDocument, RefKind};
+use spinneret_core::model::{Category, CheckResult, Hop, Source, unix_now};
+use spinneret_core::urls;
+use spinneret_store::{CachedResult, CachedSite, RunIds, SiteRecord, Store, StoreOp, StoreWriter};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
@@ -196,15 +196,16 @@ impl<'a> Engine<'a> {
             "user_agent": settings.user_agent,
         })
         .to_string();
+        let records: Vec<_> = tasks_cfg.iter().map(TaskConfig::record).collect();
         let ids = match options.resume {
-            true => match store.resume_run(config_name.as_deref(), &tasks_cfg)? {
+            true => match store.resume_run(config_name.as_deref(), &records)? {
                 Some(ids) => ids,
                 None => {
                     tracing::info!("no interrupted run to resume; starting a new run");
-                    store.begin_run(config_name.as_deref(), &options_json, &tasks_cfg)?
+                    store.begin_run(config_name.as_deref(), &options_json, &records)?
                 }
             },
-            false => store.begin_run(config_name.as_deref(), &options_json, &tasks_cfg)?,
+            false => store.begin_run(config_name.as_deref(), &options_json, &records)?,
         };
         let use_cache = store.has_results()?;
         let cached_sites = store.load_sites(unix_now())?;

@@ -6,9 +6,9 @@
 //! documents keep only their links as indices, never their bodies.
 
 use super::taskset::TaskSet;
-use crate::model::Category;
-use crate::parse::RefKind;
-use crate::store::CachedResult;
+use spinneret_core::document::RefKind;
+use spinneret_core::model::Category;
+use spinneret_store::CachedResult;
 use std::hash::BuildHasher;
 use url::Url;
 

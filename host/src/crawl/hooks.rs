@@ -13,8 +13,6 @@
 
 use super::frontier::UrlIdx;
 use crate::config::Config;
-use crate::model::Category;
-use crate::parse::{BadUrl, ParsedDocument, RefKind, Reference};
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::fetch_hook::{
@@ -29,7 +27,9 @@ use crate::plugin::policy::{
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::{HostFetch, KvSpace};
 use crate::policy::Decision;
-use crate::store::Store;
+use spinneret_core::document::{BadUrl, ParsedDocument, RefKind, Reference};
+use spinneret_core::model::Category;
+use spinneret_store::Store;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use url::Url;
@@ -461,7 +461,7 @@ impl CrawlHooks {
     }
 
     /// Store the key-value spaces the hooks changed.
-    pub fn save_kv(&self, store: &Store) -> Result<(), crate::store::StoreError> {
+    pub fn save_kv(&self, store: &Store) -> Result<(), spinneret_store::StoreError> {
         for (name, kv) in &self.kv {
             if let Some(entries) = kv.changed() {
                 store.save_kv(name, &entries)?;
@@ -587,7 +587,7 @@ impl CrawlHooks {
             .into_iter()
             .map(|r| Reference {
                 target: Url::parse(&r.target)
-                    .map(crate::urls::normalize)
+                    .map(spinneret_core::urls::normalize)
                     .map_err(|e| BadUrl {
                         raw: r.target.clone(),
                         reason: e.to_string(),

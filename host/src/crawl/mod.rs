@@ -16,7 +16,7 @@ mod worker;
 pub use summary::{TaskSummary, print_summary};
 
 use crate::config::Config;
-use crate::store::Store;
+use spinneret_store::Store;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 

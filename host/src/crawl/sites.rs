@@ -4,8 +4,8 @@
 use super::frontier::UrlIdx;
 use crate::fetch::politeness::SiteGate;
 use crate::fetch::{BodyWanted, Method, Validators};
-use crate::model::Hop;
 use crate::policy::robots::RobotsRules;
+use spinneret_core::model::Hop;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! Per-task counts at the end of a crawl, and their table for the terminal.
 
-use crate::model::Category;
 use serde::Serialize;
+use spinneret_core::model::Category;
 
 /// What one task found.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

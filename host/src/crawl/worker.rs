@@ -4,11 +4,12 @@
 
 use super::hooks::{BeforeRequest, CrawlHooks};
 use super::sites::Job;
-use crate::digest::sha256_hex;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
 use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher, ResponseHeaders};
-use crate::model::Category;
-use crate::parse::{ParsedDocument, is_html, parse_html};
+use crate::parse::{is_html, parse_html};
+use spinneret_core::digest::sha256_hex;
+use spinneret_core::document::ParsedDocument;
+use spinneret_core::model::Category;
 use std::sync::{Arc, Mutex};
 use url::Url;
 

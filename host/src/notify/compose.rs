@@ -1,7 +1,7 @@
 //! One plain-text message per task: what needs the owner's attention.
 
 use crate::config::TaskConfig;
-use crate::store::{FindingRow, Mail};
+use spinneret_store::{FindingRow, Mail};
 use std::fmt::Write;
 use url::Url;
 

@@ -20,7 +20,7 @@ pub use compose::compose;
 pub use smtp::{SendError, Sender};
 
 use crate::config::Config;
-use crate::store::{FindingRow, Mail, Store};
+use spinneret_store::{FindingRow, Mail, Store};
 use std::collections::BTreeMap;
 
 /// A message the server refuses (not the server being away) is tried at

@@ -2,10 +2,10 @@
 //! credentials whose password is read from the environment or a file.
 
 use crate::config::{MailSettings, TlsMode};
-use crate::store::Mail;
 use lettre::message::header::ContentType;
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{Message, SmtpTransport, Transport};
+use spinneret_store::Mail;
 
 /// Why a message was not sent.
 #[derive(Debug, thiserror::Error)]

@@ -84,17 +84,16 @@ impl DiskCache {
     /// Keep `component`, compiled from the bytes hashed to `key`. A failure
     /// costs only a compilation next run, so it is logged, not returned.
     fn store(&self, key: &str, component: &Component) {
-        let written = (|| -> anyhow::Result<()> {
-            std::fs::create_dir_all(&self.dir)?;
-            // A temporary file of its own (two threads or processes may
-            // compile the same plugin at once), renamed over the real name.
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".compiling")
-                .tempfile_in(&self.dir)?;
-            std::io::Write::write_all(&mut tmp, &component.serialize()?)?;
-            tmp.persist(self.path(key))?;
-            Ok(())
-        })();
+        // Whole and on disk before it takes the real name: a torn file
+        // would be mapped as compiled code next run. Two threads or
+        // processes compiling the same plugin at once each write their own
+        // temporary file.
+        let written = component.serialize().and_then(|bytes| {
+            Ok(spinneret_core::fs::write_atomically(
+                &self.path(key),
+                bytes,
+            )?)
+        });
         match written {
             Ok(()) => self.sweep(),
             Err(e) => tracing::debug!(
@@ -137,7 +136,7 @@ impl DiskCache {
                     .map(|t| now.duration_since(t).unwrap_or_default())
                     .unwrap_or_default()
             };
-            if name.starts_with(".compiling") {
+            if name.starts_with(".compiling") || name.starts_with(spinneret_core::fs::TEMP_PREFIX) {
                 // Left by a spinneret that stopped while writing one.
                 if age(std::fs::Metadata::modified) > Duration::from_secs(3600) {
                     remove_quietly(&entry.path());
@@ -219,7 +218,7 @@ impl PluginEngine {
     /// Compile `bytes` (once per process for the same bytes, and once for
     /// all runs with the disk cache).
     pub fn compile(&self, bytes: &[u8]) -> anyhow::Result<Component> {
-        let key = crate::digest::sha256_hex(bytes);
+        let key = spinneret_core::digest::sha256_hex(bytes);
         if let Some(c) = self
             .compiled
             .lock()
@@ -289,7 +288,7 @@ mod tests {
         first.compile(soft_404()).unwrap();
         let written = cwasm_files(dir.path());
         assert_eq!(written.len(), 1, "{written:?}");
-        let key = crate::digest::sha256_hex(soft_404());
+        let key = spinneret_core::digest::sha256_hex(soft_404());
         assert!(written[0].0.starts_with(&key), "{written:?}");
         assert!(written[0].0.ends_with(".cwasm"), "{written:?}");
 

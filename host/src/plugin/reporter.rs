@@ -13,8 +13,8 @@ use super::bindings::reporter::{Reporter, ReporterPre};
 pub use super::sandbox::PluginFailure;
 use super::sandbox::Sandbox;
 use super::state::{OutputDir, PluginState};
-use crate::model::{Category, CheckResult};
-use crate::parse::RefKind;
+use spinneret_core::document::RefKind;
+use spinneret_core::model::{Category, CheckResult};
 use std::path::PathBuf;
 use wasmtime::component::HasSelf;
 

@@ -9,33 +9,7 @@ use std::sync::{Arc, Mutex};
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-/// The limits and grants of one plugin.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grants {
-    /// Linear memory an instance may use, in bytes.
-    pub memory: u64,
-    /// Time one call may take.
-    pub time: std::time::Duration,
-    /// Bytes a reporter may write per task.
-    pub output: u64,
-    /// Bytes more a reporter may write for each URL and each reference of
-    /// the task: a report grows with its task (0 when `output` is set).
-    pub output_per_item: u64,
-    /// Hosts the plugin may fetch from through the host (empty: no network).
-    pub hosts: Vec<String>,
-}
-
-impl Default for Grants {
-    fn default() -> Self {
-        Grants {
-            memory: 64 << 20,
-            time: std::time::Duration::from_secs(1),
-            output: 64 << 20,
-            output_per_item: 1 << 10,
-            hosts: Vec::new(),
-        }
-    }
-}
+pub use spinneret_core::grants::Grants;
 
 /// Memory accounting that remembers whether the cap was hit.
 #[derive(Debug)]
@@ -325,7 +299,7 @@ impl log::Host for PluginState {
 
 impl clock::Host for PluginState {
     fn now(&mut self) -> wasmtime::Result<i64> {
-        Ok(crate::model::unix_now())
+        Ok(spinneret_core::model::unix_now())
     }
 }
 
@@ -338,7 +312,7 @@ pub const KV_QUOTA: usize = 16 << 20;
 
 /// A plugin's key-value space: shared by all its instances in a process,
 /// loaded from the store before the plugin first runs and saved after
-/// ([`crate::store::Store::load_kv`], [`crate::store::Store::save_kv`]).
+/// ([`spinneret_store::Store::load_kv`], [`spinneret_store::Store::save_kv`]).
 #[derive(Clone, Debug, Default)]
 pub struct KvSpace(Arc<Mutex<KvData>>);
 
@@ -455,9 +429,9 @@ impl http::Host for PluginState {
                 rule.prefix
             )));
         }
-        let site = crate::urls::site_key(&url);
+        let site = spinneret_core::urls::site_key(&url);
         if !self.robots.contains_key(&site) {
-            let rules = match crate::urls::robots_url(&url) {
+            let rules = match spinneret_core::urls::robots_url(&url) {
                 Some(r) => match fetch.handle.block_on(fetch_robots(&fetch.fetcher, r)) {
                     RobotsFetch::Found { body, .. } => crate::policy::robots::RobotsRules::parse(
                         &body,

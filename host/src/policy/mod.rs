@@ -10,9 +10,9 @@ pub mod robots_rfc9309;
 pub mod rules;
 pub mod scope;
 
-use crate::parse::RefKind;
 use rules::{PrefixRules, RuleAction};
 use scope::Scope;
+use spinneret_core::document::RefKind;
 use url::Url;
 
 /// The avoid and leaf rules in force at `now`: the system avoid files
@@ -90,7 +90,7 @@ pub fn decide(
     kind: RefKind,
     referrer: Option<&Url>,
 ) -> Decision {
-    if !crate::urls::is_checkable(url) {
+    if !spinneret_core::urls::is_checkable(url) {
         return Decision::NotChecked(format!("{} references are not checked", url.scheme()));
     }
     if url.scheme() == "file" {

@@ -1,7 +1,7 @@
 //! Task scope: the boundary of a task's infostructure (seed 000, section 5.1).
 
 use crate::config::{TaskConfig, TaskKind};
-use crate::urls;
+use spinneret_core::urls;
 use url::Url;
 
 /// The infostructure boundary of one task.

@@ -10,7 +10,7 @@ use crate::plugin::load::{Prepared, link_failure, prepare};
 use crate::plugin::reporter::ReporterPlugin;
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::{HostFetch, KvSpace};
-use crate::store::Store;
+use spinneret_store::Store;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -31,7 +31,7 @@ pub type KvSpaces = HashMap<String, KvSpace>;
 pub fn load_kv<'a>(
     store: &Store,
     names: impl IntoIterator<Item = &'a str>,
-) -> Result<KvSpaces, crate::store::StoreError> {
+) -> Result<KvSpaces, spinneret_store::StoreError> {
     let mut spaces = KvSpaces::new();
     for name in names {
         if !spaces.contains_key(name) {

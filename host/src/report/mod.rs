@@ -35,10 +35,10 @@ use crate::plugin::reporter::{
 };
 use crate::plugin::sandbox::PluginFailure;
 use crate::plugin::state::HostFetch;
-use crate::store::{FindingRow, Scan, Store, StoreError, StoredDocument};
 use load::Plugins;
 use reach::Reach;
 use smallvec::SmallVec;
+use spinneret_store::{FindingRow, Scan, Store, StoreError, StoredDocument};
 use std::collections::HashMap;
 use std::sync::{Arc, mpsc};
 use worker::{Reply, TaskSetup, Work, Worker};
@@ -121,7 +121,8 @@ fn wit_document(
             Ok(wit::Reference {
                 target,
                 kind: to_wit_kind(
-                    crate::parse::RefKind::from_name(kind).unwrap_or(crate::parse::RefKind::Link),
+                    spinneret_core::document::RefKind::from_name(kind)
+                        .unwrap_or(spinneret_core::document::RefKind::Link),
                 ),
                 anchor_text: text.clone(),
             })
@@ -237,7 +238,7 @@ pub fn run_reporters(
     let snapshot = store.read_snapshot()?;
     let rows = store.run_tasks(run)?;
     // The run's tasks, in the configuration's order.
-    let tasks: Vec<(&TaskConfig, &crate::store::TaskRow)> = config
+    let tasks: Vec<(&TaskConfig, &spinneret_store::TaskRow)> = config
         .tasks
         .iter()
         .filter_map(|t| rows.iter().find(|r| r.name == t.name).map(|r| (t, r)))
@@ -253,7 +254,7 @@ pub fn run_reporters(
         .filter(|&t| !plugins_of[t].is_empty() || !crawl_failures.is_empty())
         .collect();
     let started = std::time::Instant::now();
-    let task_rows: Vec<&crate::store::TaskRow> = tasks.iter().map(|(_, r)| *r).collect();
+    let task_rows: Vec<&spinneret_store::TaskRow> = tasks.iter().map(|(_, r)| *r).collect();
     let reach = Reach::read(store, run, &task_rows)?;
     tracing::debug!(
         "report stage: what {n} tasks reached read in {:.2?} ({} URLs)",
@@ -409,7 +410,7 @@ struct TaskReport {
 /// keep one worker busy at a time.
 fn report_share(
     stage: &Stage<'_>,
-    tasks: &[(&TaskConfig, &crate::store::TaskRow)],
+    tasks: &[(&TaskConfig, &spinneret_store::TaskRow)],
     store: &Store,
     w: usize,
     mine: &[usize],

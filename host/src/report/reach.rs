@@ -5,7 +5,7 @@
 
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::reporter::{Role, Target, TaskCounts, to_wit_category};
-use crate::store::{Store, StoreError, TaskRow, UrlSummary};
+use spinneret_store::{Store, StoreError, TaskRow, UrlSummary};
 // Keyed by the store's URL ids (not chosen by a remote party): the fast hasher.
 use foldhash::{HashMap, HashMapExt};
 
@@ -143,8 +143,8 @@ impl Reach {
             return;
         }
         let role = match (summary.category, role) {
-            (crate::model::Category::Avoided, Role::Leaf) => Role::Avoided,
-            (crate::model::Category::NotChecked, Role::Leaf) => Role::NotChecked,
+            (spinneret_core::model::Category::Avoided, Role::Leaf) => Role::Avoided,
+            (spinneret_core::model::Category::NotChecked, Role::Leaf) => Role::NotChecked,
             (_, role) => role,
         };
         members.push((t, role));
@@ -161,7 +161,7 @@ impl Reach {
         let document = self.tasks[t].numbers.get(&id).copied();
         let detail = |moved: bool| {
             summary
-                .filter(|s| (s.category == crate::model::Category::Moved) == moved)
+                .filter(|s| (s.category == spinneret_core::model::Category::Moved) == moved)
                 .and_then(|s| s.detail.as_deref().map(str::to_string))
         };
         Target {

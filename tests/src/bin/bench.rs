@@ -110,7 +110,7 @@ impl Bench {
             .iter()
             .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
             .count();
-        let store = spinneret::store::Store::open(&dir.path().join("bench.db"))?;
+        let store = spinneret_store::Store::open(&dir.path().join("bench.db"))?;
         let run = store.last_run()?.expect("the crawl recorded a run");
         let checked = store.run_results(run.id, None)?.len();
         Ok(Crawl {

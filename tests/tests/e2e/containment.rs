@@ -1,6 +1,6 @@
 //! What a remote page must never make the crawler do: open local files.
 
-use spinneret::model::Category;
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Route, Site, TestWeb, Web};

@@ -3,7 +3,7 @@
 //! resource the host does not parse into references the crawl follows.
 
 use crate::common;
-use spinneret::model::Category;
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Route, Site, TestWeb, Web};

@@ -1,7 +1,7 @@
 //! How the crawler treats servers: rate limits, HEAD refusals, slow and broken
 //! responses, compression, bad encodings, conditional requests, local files.
 
-use spinneret::model::{Category, Source};
+use spinneret_core::model::{Category, Source};
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Route, Site, TestWeb, Web};

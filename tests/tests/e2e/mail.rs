@@ -4,7 +4,7 @@
 //! reached loses nothing and is reported once; `--dry-run-mail` prints.
 
 use crate::common::{self, text};
-use spinneret::model::Category;
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::{Setup, urls_in};
 use spinneret_tests::server::TestWeb;

@@ -3,7 +3,7 @@
 //! one request per URL across overlapping tasks.
 
 use crate::common;
-use spinneret::model::Category;
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::{Setup, urls_in};
 use spinneret_tests::server::TestWeb;
@@ -478,7 +478,7 @@ fn a_rerun_tests_again_unless_reuse_is_asked_for() {
         setup
             .results()
             .values()
-            .all(|r| r.source != spinneret::model::Source::Reused)
+            .all(|r| r.source != spinneret_core::model::Source::Reused)
     );
     // Within the given age nothing is requested again, and the report is the same.
     web.clear_log();
@@ -497,7 +497,7 @@ fn a_rerun_tests_again_unless_reuse_is_asked_for() {
         .results()
         .values()
         .filter(|r| r.method.is_some())
-        .inspect(|r| assert_eq!(r.source, spinneret::model::Source::Reused, "{}", r.url))
+        .inspect(|r| assert_eq!(r.source, spinneret_core::model::Source::Reused, "{}", r.url))
         .count();
     let stdout = common::text(&out.stdout);
     assert!(

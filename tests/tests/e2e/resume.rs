@@ -3,7 +3,7 @@
 
 use crate::common;
 use spinneret::crawl::CrawlOptions;
-use spinneret::model::Category;
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::{Setup, run_crawl_until};
 use spinneret_tests::server::{Route, Site, TestWeb, Web};

@@ -2,7 +2,7 @@
 //! example and its access matrix, the recommended handling of each status,
 //! line endings, the size limit, Crawl-delay and the cache.
 
-use spinneret::model::Category;
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Route, Site, TestWeb, Web};
@@ -302,7 +302,7 @@ fn robots_txt_is_cached_with_its_expiry_and_avoid_entries() {
     setup.crawl();
     let entries = setup
         .store()
-        .robots_avoid_entries(spinneret::model::unix_now())
+        .robots_avoid_entries(spinneret_core::model::unix_now())
         .unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].0, web.url("a.example", "/secret/"));
@@ -312,7 +312,7 @@ fn robots_txt_is_cached_with_its_expiry_and_avoid_entries() {
     );
     // Seven days by default.
     let week = 7 * 24 * 3600;
-    assert!((entries[0].1 - spinneret::model::unix_now() - week).abs() < 60);
+    assert!((entries[0].1 - spinneret_core::model::unix_now() - week).abs() < 60);
     web.clear_log();
     setup.crawl();
     assert!(

@@ -5,7 +5,6 @@
 //! runs. Other plugins and the crawl's results are untouched.
 
 use crate::common;
-use spinneret::model::{Category, CheckResult};
 use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret::plugin::engine::PluginEngine;
 use spinneret::plugin::identify::{IdentifyError, identify};
@@ -14,6 +13,7 @@ use spinneret::plugin::reporter::{
 };
 use spinneret::plugin::sandbox::Sandbox;
 use spinneret::plugin::state::{Grants, KvSpace};
+use spinneret_core::model::{Category, CheckResult};
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::TestWeb;

@@ -3,7 +3,7 @@
 //! an endless calendar. Each bound is reported as its own reason.
 
 use crate::common;
-use spinneret::model::Category;
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Route, Site, TestWeb, Web};

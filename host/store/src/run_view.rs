@@ -4,8 +4,8 @@
 //! documents.
 
 use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
-use crate::model::{Category, CheckResult};
 use rusqlite::{OptionalExtension, params};
+use spinneret_core::model::{Category, CheckResult};
 // Keyed by the store's URL ids (not chosen by a remote party): the fast hasher.
 use foldhash::HashMap;
 

@@ -4,9 +4,9 @@
 //! report stage reads all tasks at once, in `run_view`).
 
 use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
-use crate::model::{Category, CheckResult};
-use crate::parse::RefKind;
 use rusqlite::{OptionalExtension, params};
+use spinneret_core::document::RefKind;
+use spinneret_core::model::{Category, CheckResult};
 use std::collections::HashMap;
 
 impl Store {

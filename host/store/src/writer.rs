@@ -6,11 +6,11 @@
 //! `--resume` re-checks what it cannot find). `flush` waits for a commit.
 
 use super::{StoreError, url_id_cached};
-use crate::model::CheckResult;
-use crate::parse::{ParsedDocument, RefKind};
 use foldhash::HashMap;
 use foldhash::HashMapExt;
 use rusqlite::{Connection, params};
+use spinneret_core::document::{ParsedDocument, RefKind};
+use spinneret_core::model::CheckResult;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};

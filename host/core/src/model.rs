@@ -209,3 +209,22 @@ mod tests {
         }
     }
 }
+
+/// What the store records of a task when a run begins (or is resumed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskRecord<'a> {
+    /// The task's name, unique in its configuration.
+    pub name: &'a str,
+    /// Its kind's name (`site`, `tree`, `owner`).
+    pub kind: &'a str,
+    /// Its top URL.
+    pub top: &'a str,
+    /// Where its owner's mail goes.
+    pub email: Option<&'a str>,
+    /// Where its reports are written.
+    pub output: &'a std::path::Path,
+    /// How many days count as recently modified.
+    pub changed_days: u32,
+    /// How many days ahead count as expiring.
+    pub expiring_days: u32,
+}

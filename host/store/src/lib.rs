@@ -17,11 +17,11 @@ pub use outbox::{Mail, QueuedMail};
 
 pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 
-use crate::config::TaskConfig;
-use crate::model::{Category, CheckResult, Hop, Source};
-use crate::parse::RefKind;
 pub use run_view::{Links, Scan, StoredDocument, UrlSummary};
 use rusqlite::{Connection, OptionalExtension, params};
+use spinneret_core::document::RefKind;
+use spinneret_core::model::TaskRecord;
+use spinneret_core::model::{Category, CheckResult, Hop, Source};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -340,11 +340,11 @@ impl Store {
         &self,
         config: Option<&str>,
         options: &str,
-        tasks: &[TaskConfig],
+        tasks: &[TaskRecord<'_>],
     ) -> Result<RunIds, StoreError> {
         self.conn.execute(
             "INSERT INTO runs (config, started_at, status, options) VALUES (?1, ?2, 'running', ?3)",
-            params![config, crate::model::unix_now(), options],
+            params![config, spinneret_core::model::unix_now(), options],
         )?;
         let run = self.conn.last_insert_rowid();
         let tasks = self.insert_tasks(run, tasks)?;
@@ -358,7 +358,7 @@ impl Store {
     fn insert_tasks(
         &self,
         run: i64,
-        tasks: &[TaskConfig],
+        tasks: &[TaskRecord<'_>],
     ) -> Result<HashMap<String, i64>, StoreError> {
         let mut ids = HashMap::new();
         for t in tasks {
@@ -368,8 +368,8 @@ impl Store {
                 params![
                     run,
                     t.name,
-                    t.kind.as_str(),
-                    t.top.as_str(),
+                    t.kind,
+                    t.top,
                     t.email,
                     t.output.display().to_string(),
                     t.changed_days,
@@ -381,7 +381,7 @@ impl Store {
                 params![run, t.name],
                 |r| r.get(0),
             )?;
-            ids.insert(t.name.clone(), id);
+            ids.insert(t.name.to_string(), id);
         }
         Ok(ids)
     }
@@ -390,7 +390,7 @@ impl Store {
     pub fn resume_run(
         &self,
         config: Option<&str>,
-        tasks: &[TaskConfig],
+        tasks: &[TaskRecord<'_>],
     ) -> Result<Option<RunIds>, StoreError> {
         let run: Option<i64> = self
             .conn
@@ -421,7 +421,7 @@ impl Store {
     pub fn end_run(&self, run: i64, status: &str) -> Result<(), StoreError> {
         self.conn.execute(
             "UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
-            params![run, status, crate::model::unix_now()],
+            params![run, status, spinneret_core::model::unix_now()],
         )?;
         Ok(())
     }
@@ -718,7 +718,7 @@ fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Category, CheckResult};
+    use spinneret_core::model::{Category, CheckResult};
 
     /// A run's mail is queued and the run finished together.
     #[test]

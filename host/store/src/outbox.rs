@@ -2,8 +2,8 @@
 //! them, so that a mail failure loses nothing and is retried at the next run.
 
 use super::{Store, StoreError};
-use crate::model::unix_now;
 use rusqlite::params;
+use spinneret_core::model::unix_now;
 
 /// A message to an owner.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,14 @@
+//! spinneret's bottom layer: the plain records that flow forward through a
+//! crawl (what checking a URL found, what a parsed document holds), URL
+//! helpers, the configuration's self-validating values, plugin grants,
+//! schedules, content hashes and the one atomic file write. It depends on
+//! no other crate of the workspace; every other crate may depend on it.
+
+pub mod digest;
+pub mod document;
+pub mod fs;
+pub mod grants;
+pub mod model;
+pub mod schedule;
+pub mod urls;
+pub mod values;

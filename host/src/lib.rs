@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod app;
 pub mod bundle;
 pub mod cli;
 pub mod config;

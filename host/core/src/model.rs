@@ -210,13 +210,37 @@ mod tests {
     }
 }
 
-/// What the store records of a task when a run begins (or is resumed).
+/// How a task bounds its infostructure (seed 000, section 5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskKind {
+    /// Every document on the top URL's site (host and port).
+    Site,
+    /// Every document at or below the top URL's directory.
+    Tree,
+    /// Every document whose Owner equals the task's name.
+    Owner,
+}
+
+impl TaskKind {
+    /// The lower-case name used in configs and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Site => "site",
+            TaskKind::Tree => "tree",
+            TaskKind::Owner => "owner",
+        }
+    }
+}
+
+/// What the store records of a task when a run begins (or is resumed), and
+/// what plugins are told of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskRecord<'a> {
     /// The task's name, unique in its configuration.
     pub name: &'a str,
-    /// Its kind's name (`site`, `tree`, `owner`).
-    pub kind: &'a str,
+    /// How it bounds its infostructure.
+    pub kind: TaskKind,
     /// Its top URL.
     pub top: &'a str,
     /// Where its owner's mail goes.

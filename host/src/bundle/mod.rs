@@ -14,6 +14,7 @@ pub mod home;
 pub mod manifest;
 pub mod oci;
 pub mod pack;
+pub mod scaffold;
 pub mod sign;
 
 pub use archive::Bundle;

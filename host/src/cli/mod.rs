@@ -479,9 +479,11 @@ fn crawl_once(
         .enable_all()
         .build()?;
     // What plugins may fetch through: the crawler's own polite fetcher.
-    let fetch = crate::plugin::state::HostFetch::new(&config.settings, runtime.handle().clone())
-        .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
-        .ok();
+    let fetch =
+        crate::fetch::plugin_http::PoliteHttp::new(&config.settings, runtime.handle().clone())
+            .map(|f| std::sync::Arc::new(f) as crate::plugin::http::PluginHttp)
+            .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+            .ok();
     if config.settings.from.is_none() {
         tracing::warn!(
             "requests go without a From header; give the address where a webmaster can reach you with --from ADDRESS, `from` in the configuration or the EMAIL environment variable"
@@ -499,7 +501,7 @@ fn crawl_once(
     }
     // Every plugin loaded and configured before the first request.
     let engine = Arc::new(crate::plugin::engine::PluginEngine::new()?);
-    crate::plugin::preflight::check(config, &engine, fetch.clone())?;
+    crate::app::preflight::check(config, &engine, fetch.clone())?;
     let store = Store::open(&config.settings.store)?;
     // One engine for the run: what preflight compiled is not compiled again.
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(

@@ -2,9 +2,9 @@
 //! component, list the built-ins; the sharing commands are in `share`.
 
 use super::output::{out, outln};
+use crate::bundle::scaffold;
 use crate::plugin::engine::PluginEngine;
 use crate::plugin::identify::{Inspection, inspect};
-use crate::plugin::scaffold;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 

@@ -15,6 +15,7 @@ pub use mail::{MailSettings, Password, TlsMode};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use to_toml::to_toml;
 
+use crate::plugin::entry::{PluginConfig, PluginSource};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -45,28 +46,7 @@ pub fn default_user_agent() -> String {
     )
 }
 
-/// How a task bounds its infostructure (seed 000, section 5.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TaskKind {
-    /// Every document on the top URL's site (host and port).
-    Site,
-    /// Every document at or below the top URL's directory.
-    Tree,
-    /// Every document whose Owner equals the task's name.
-    Owner,
-}
-
-impl TaskKind {
-    /// The lower-case name used in configs and the store.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskKind::Site => "site",
-            TaskKind::Tree => "tree",
-            TaskKind::Owner => "owner",
-        }
-    }
-}
+pub use spinneret_core::model::TaskKind;
 
 /// One maintenance task: an infostructure, its owner and where its outputs go.
 #[derive(Clone, Debug)]
@@ -169,7 +149,7 @@ impl TaskConfig {
     pub fn record(&self) -> spinneret_core::model::TaskRecord<'_> {
         spinneret_core::model::TaskRecord {
             name: &self.name,
-            kind: self.kind.as_str(),
+            kind: self.kind,
             top: self.top.as_str(),
             email: self.email.as_deref(),
             output: &self.output,
@@ -284,32 +264,6 @@ impl Default for Settings {
             resolve: BTreeMap::new(),
         }
     }
-}
-
-/// Where a plugin's component comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PluginSource {
-    /// One of the plugins embedded in spinneret (`builtin:NAME`).
-    Builtin(String),
-    /// A `.wasm` component file.
-    File(PathBuf),
-}
-
-/// A `[[plugin]]` entry.
-#[derive(Clone, Debug)]
-pub struct PluginConfig {
-    /// The name it is known by in logs and reports.
-    pub name: String,
-    /// Where its component comes from.
-    pub source: PluginSource,
-    /// Its `config` table, handed to it as JSON.
-    pub config: serde_json::Value,
-    /// Memory, time per call, output bytes, network hosts.
-    pub grants: spinneret_core::grants::Grants,
-    /// The tasks it runs for (none: every task).
-    pub tasks: Option<Vec<String>>,
-    /// `FILE:LINE` of its `[[plugin]]` entry (none for a default built-in).
-    pub defined_at: Option<String>,
 }
 
 /// The built-in plugins that run for every task unless configured otherwise.

@@ -270,7 +270,7 @@ impl<'a> Engine<'a> {
                 id: engine.ids.tasks[&t.name],
                 scope: Scope::of(t),
                 top,
-                info: crate::plugin::reporter::task_info(t),
+                info: crate::plugin::reporter::task_info(&t.record()),
                 bounds: t.bounds,
                 traversed: 0,
                 too_deep: false,

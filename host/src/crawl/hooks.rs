@@ -18,6 +18,7 @@ use crate::plugin::engine::PluginEngine;
 use crate::plugin::fetch_hook::{
     FetchHookPlugin, HookInterests, HookRequest, HookResponse, HookVerdict,
 };
+use crate::plugin::http::PluginHttp;
 use crate::plugin::identify::PluginKind;
 use crate::plugin::load::{link_failure, prepare};
 use crate::plugin::parser::ParserPlugin;
@@ -25,7 +26,7 @@ use crate::plugin::policy::{
     PolicyCandidate, PolicyContext, PolicyContextUse, PolicyDecision, PolicyPlugin,
 };
 use crate::plugin::sandbox::PluginFailure;
-use crate::plugin::state::{HostFetch, KvSpace};
+use crate::plugin::state::KvSpace;
 use crate::policy::Decision;
 use spinneret_core::document::{BadUrl, ParsedDocument, RefKind, Reference};
 use spinneret_core::model::Category;
@@ -257,7 +258,7 @@ impl CrawlHooks {
         config: &Config,
         store: &Store,
         engine: &Arc<PluginEngine>,
-        fetch: Option<HostFetch>,
+        fetch: Option<PluginHttp>,
     ) -> anyhow::Result<CrawlHooks> {
         let mut hooks = CrawlHooks::default();
         if config.plugins.is_empty() {

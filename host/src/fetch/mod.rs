@@ -7,6 +7,7 @@
 //! stops at the cap. `file://` URLs are served from the local file system.
 
 mod file;
+pub mod plugin_http;
 pub mod politeness;
 pub mod retry;
 pub mod robots;

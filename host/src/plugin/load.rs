@@ -3,10 +3,11 @@
 //! checked, and a sandbox made with its grants.
 
 use super::engine::PluginEngine;
+use super::entry::{PluginConfig, PluginSource};
+use super::http::PluginHttp;
 use super::identify::{Identity, identify};
 use super::sandbox::{PluginFailure, Sandbox};
-use super::state::{HostFetch, KvSpace};
-use crate::config::{PluginConfig, PluginSource};
+use super::state::KvSpace;
 use std::sync::Arc;
 use wasmtime::component::Component;
 
@@ -44,7 +45,7 @@ pub fn prepare(
     engine: &Arc<PluginEngine>,
     p: &PluginConfig,
     kv: KvSpace,
-    fetch: Option<HostFetch>,
+    fetch: Option<PluginHttp>,
 ) -> Result<Prepared, PluginFailure> {
     let fail = |reason: String| PluginFailure {
         plugin: p.name.clone(),

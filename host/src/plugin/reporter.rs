@@ -15,6 +15,7 @@ use super::sandbox::Sandbox;
 use super::state::{OutputDir, PluginState};
 use spinneret_core::document::RefKind;
 use spinneret_core::model::{Category, CheckResult};
+use spinneret_core::model::{TaskKind, TaskRecord};
 use std::path::PathBuf;
 use wasmtime::component::HasSelf;
 
@@ -65,16 +66,16 @@ pub fn to_wit_result(r: &CheckResult) -> wit::CheckResult {
 }
 
 /// The plugins' record of a task.
-pub fn task_info(task: &crate::config::TaskConfig) -> wit::TaskInfo {
+pub fn task_info(task: &TaskRecord<'_>) -> wit::TaskInfo {
     wit::TaskInfo {
-        name: task.name.clone(),
+        name: task.name.to_string(),
         kind: match task.kind {
-            crate::config::TaskKind::Site => wit::TaskKind::Site,
-            crate::config::TaskKind::Tree => wit::TaskKind::Tree,
-            crate::config::TaskKind::Owner => wit::TaskKind::Owner,
+            TaskKind::Site => wit::TaskKind::Site,
+            TaskKind::Tree => wit::TaskKind::Tree,
+            TaskKind::Owner => wit::TaskKind::Owner,
         },
         top: task.top.to_string(),
-        email: task.email.clone(),
+        email: task.email.map(str::to_string),
         changed_days: task.changed_days,
         expiring_days: task.expiring_days,
     }

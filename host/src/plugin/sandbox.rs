@@ -3,7 +3,8 @@
 //! is explained (time, memory or output overspent, or a trap).
 
 use super::engine::PluginEngine;
-use super::state::{Grants, HostFetch, KvSpace, OutputDir, PluginState};
+use super::http::PluginHttp;
+use super::state::{Grants, KvSpace, OutputDir, PluginState};
 use std::sync::Arc;
 use wasmtime::Store;
 use wasmtime::component::Linker;
@@ -36,7 +37,7 @@ pub struct Sandbox {
     engine: Arc<PluginEngine>,
     config: String,
     grants: Grants,
-    fetch: Option<HostFetch>,
+    fetch: Option<PluginHttp>,
     kv: KvSpace,
 }
 
@@ -48,7 +49,7 @@ impl Sandbox {
         engine: Arc<PluginEngine>,
         config: serde_json::Value,
         grants: Grants,
-        fetch: Option<HostFetch>,
+        fetch: Option<PluginHttp>,
         kv: KvSpace,
     ) -> Sandbox {
         let fetch = if grants.hosts.is_empty() { None } else { fetch };

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
+use super::http::PluginHttp;
 pub use spinneret_core::grants::Grants;
 
 /// Memory accounting that remembers whether the cap was hit.
@@ -170,64 +171,6 @@ impl Drop for OutputDir {
     }
 }
 
-/// The host's polite fetcher, lent to plugins whose grants name hosts:
-/// robots.txt, the avoid files and the per-site delay apply to their
-/// requests as to the crawler's.
-#[derive(Clone)]
-pub struct HostFetch {
-    /// The fetcher (polite headers, body cap, decompression).
-    pub fetcher: crate::fetch::Fetcher,
-    /// The runtime the fetcher runs on.
-    pub handle: tokio::runtime::Handle,
-    /// The robot's name, for robots.txt.
-    pub robot_name: String,
-    /// Which reading of robots.txt decides.
-    pub robots_mode: crate::policy::robots::RobotsMode,
-    /// The body cap.
-    pub max_body: u64,
-    /// The avoid-file entries in force.
-    pub rules: Arc<crate::policy::rules::PrefixRules>,
-    /// The least time between two requests to one site.
-    pub delay: std::time::Duration,
-    /// When each site may be asked next.
-    next: Arc<Mutex<HashMap<String, std::time::Instant>>>,
-}
-
-impl HostFetch {
-    /// The fetcher of a crawl with these settings, on `handle`.
-    pub fn new(
-        settings: &crate::config::Settings,
-        handle: tokio::runtime::Handle,
-    ) -> anyhow::Result<HostFetch> {
-        let (rules, _) = crate::policy::load_rules(settings, std::time::SystemTime::now())?;
-        Ok(HostFetch {
-            fetcher: crate::fetch::Fetcher::new(settings)?,
-            handle,
-            robot_name: settings.robot_name(),
-            robots_mode: settings.robots_rules,
-            max_body: settings.max_body,
-            rules: Arc::new(rules),
-            delay: settings.per_site_delay,
-            next: Arc::default(),
-        })
-    }
-
-    /// Wait until `site` may be asked again (the wait counts toward the
-    /// plugin's time per call).
-    fn wait_turn(&self, site: &str) {
-        let now = std::time::Instant::now();
-        let at = {
-            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
-            let at = next.get(site).copied().filter(|t| *t > now).unwrap_or(now);
-            next.insert(site.to_string(), at + self.delay);
-            at
-        };
-        if at > now {
-            std::thread::sleep(at - now);
-        }
-    }
-}
-
 /// The state of one plugin instance's store.
 pub struct PluginState {
     /// The plugin's name, for logs and messages.
@@ -240,8 +183,7 @@ pub struct PluginState {
     pub output: Option<OutputDir>,
     kv: KvSpace,
     grants: Grants,
-    fetch: Option<HostFetch>,
-    robots: HashMap<String, crate::policy::robots::RobotsRules>,
+    http: Option<PluginHttp>,
 }
 
 impl PluginState {
@@ -250,7 +192,7 @@ impl PluginState {
         name: &str,
         grants: &Grants,
         output: Option<OutputDir>,
-        fetch: Option<HostFetch>,
+        http: Option<PluginHttp>,
         kv: KvSpace,
     ) -> PluginState {
         let wasi = WasiCtxBuilder::new().allow_ip_name_lookup(false).build();
@@ -265,8 +207,7 @@ impl PluginState {
             output,
             kv,
             grants: grants.clone(),
-            fetch,
-            robots: HashMap::new(),
+            http,
         }
     }
 }
@@ -397,92 +338,34 @@ impl kv::Host for PluginState {
 
 impl http::Host for PluginState {
     fn get(&mut self, target: String) -> wasmtime::Result<Result<http::Response, String>> {
-        use crate::fetch::robots::{RobotsFetch, fetch_robots};
-        use crate::fetch::{BodyWanted, FetchRequest, Method};
         let url = match url::Url::parse(&target) {
             Ok(u) if matches!(u.scheme(), "http" | "https") => u,
             _ => return Ok(Err(format!("`{target}` is not an http or https URL"))),
         };
-        let host = url.host_str().unwrap_or("").to_string();
+        let host = url.host_str().unwrap_or("");
         if !self
             .grants
             .hosts
             .iter()
-            .any(|g| g.eq_ignore_ascii_case(&host))
+            .any(|g| g.eq_ignore_ascii_case(host))
         {
             return Ok(Err(format!(
                 "network access to {host} is not granted to plugin {}; list the host in the plugin's `hosts`",
                 self.name
             )));
         }
-        let Some(fetch) = self.fetch.clone() else {
+        let Some(fetcher) = self.http.as_ref() else {
             return Ok(Err(format!(
                 "plugin {} runs without the host's fetcher here",
                 self.name
             )));
         };
-        if let Some(rule) = fetch.rules.lookup(url.as_str())
-            && rule.action == crate::policy::rules::RuleAction::Avoid
-        {
-            return Ok(Err(format!(
-                "the avoid-file entry `{}` forbids {url}",
-                rule.prefix
-            )));
-        }
-        let site = spinneret_core::urls::site_key(&url);
-        if !self.robots.contains_key(&site) {
-            let rules = match spinneret_core::urls::robots_url(&url) {
-                Some(r) => match fetch.handle.block_on(fetch_robots(&fetch.fetcher, r)) {
-                    RobotsFetch::Found { body, .. } => crate::policy::robots::RobotsRules::parse(
-                        &body,
-                        &fetch.robot_name,
-                        fetch.robots_mode,
-                    ),
-                    RobotsFetch::Missing { .. } => Default::default(),
-                    RobotsFetch::Forbidden { status } => {
-                        return Ok(Err(format!(
-                            "robots.txt of {site} answered {status}: the site is off limits"
-                        )));
-                    }
-                    RobotsFetch::Unavailable { reason, .. } => {
-                        return Ok(Err(format!(
-                            "robots.txt of {site} could not be read ({reason})"
-                        )));
-                    }
-                },
-                None => Default::default(),
-            };
-            self.robots.insert(site.clone(), rules);
-        }
-        if !self.robots[&site].allows(&url) {
-            return Ok(Err(format!("robots.txt of {site} disallows {url}")));
-        }
-        fetch.wait_turn(&site);
-        let req = FetchRequest {
-            url,
-            method: Method::Get,
-            referrer: None,
-            validators: None,
-            body: BodyWanted::Always(fetch.max_body),
-            extra_headers: Vec::new(),
-        };
-        Ok(
-            match fetch
-                .handle
-                .block_on(fetch.fetcher.fetch(&req, fetch.max_body))
-            {
-                Ok(resp) => {
-                    let body = resp.body.unwrap_or_default();
-                    Ok(http::Response {
-                        status: resp.status,
-                        content_type: resp.headers.content_type,
-                        truncated: body.truncated,
-                        body: body.bytes.into(),
-                    })
-                }
-                Err(e) => Err(e.to_string()),
-            },
-        )
+        Ok(fetcher.get(&url).map(|answer| http::Response {
+            status: answer.status,
+            content_type: answer.content_type,
+            truncated: answer.truncated,
+            body: answer.body,
+        }))
     }
 }
 

@@ -2,14 +2,15 @@
 //! compiled once per process (the engine keeps it), its world checked, and
 //! linked with its key-value space, which every worker of the stage shares.
 
-use crate::config::PluginConfig;
 use crate::plugin::detector::DetectorPlugin;
 use crate::plugin::engine::PluginEngine;
+use crate::plugin::entry::PluginConfig;
+use crate::plugin::http::PluginHttp;
 use crate::plugin::identify::PluginKind;
 use crate::plugin::load::{Prepared, link_failure, prepare};
 use crate::plugin::reporter::ReporterPlugin;
 use crate::plugin::sandbox::PluginFailure;
-use crate::plugin::state::{HostFetch, KvSpace};
+use crate::plugin::state::KvSpace;
 use spinneret_store::Store;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -63,14 +64,14 @@ pub fn save_kv(store: &Store, spaces: &KvSpaces) -> Vec<PluginFailure> {
 /// `momspider-index` gets its own index file and title).
 pub struct Plugins {
     engine: Arc<PluginEngine>,
-    fetch: Option<HostFetch>,
+    fetch: Option<PluginHttp>,
     kv: Arc<KvSpaces>,
     loaded: HashMap<(String, String), Result<Loaded, PluginFailure>>,
 }
 
 impl Plugins {
     /// No plugins loaded yet.
-    pub fn new(engine: Arc<PluginEngine>, fetch: Option<HostFetch>, kv: Arc<KvSpaces>) -> Plugins {
+    pub fn new(engine: Arc<PluginEngine>, fetch: Option<PluginHttp>, kv: Arc<KvSpaces>) -> Plugins {
         Plugins {
             engine,
             fetch,

@@ -26,15 +26,16 @@ pub mod load;
 pub mod reach;
 pub mod worker;
 
-use crate::config::{Config, PluginConfig, TaskConfig};
+use crate::config::{Config, TaskConfig};
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
 use crate::plugin::engine::PluginEngine;
+use crate::plugin::entry::PluginConfig;
+use crate::plugin::http::PluginHttp;
 use crate::plugin::reporter::{
     Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
 };
 use crate::plugin::sandbox::PluginFailure;
-use crate::plugin::state::HostFetch;
 use load::Plugins;
 use reach::Reach;
 use smallvec::SmallVec;
@@ -221,7 +222,7 @@ pub fn run_reporters(
     store: &Store,
     run: i64,
     engine: &Arc<PluginEngine>,
-    fetch: Option<HostFetch>,
+    fetch: Option<PluginHttp>,
     in_crawl: &[String],
     crawl_failures: &[(String, PluginFailure)],
 ) -> anyhow::Result<ReportSummary> {
@@ -385,7 +386,7 @@ struct Stage<'c> {
     reach: Reach,
     crawl_failed: HashMap<&'c str, Vec<&'c PluginFailure>>,
     engine: &'c Arc<PluginEngine>,
-    fetch: Option<HostFetch>,
+    fetch: Option<PluginHttp>,
     kv: Arc<load::KvSpaces>,
     /// How many tasks the run has.
     n: usize,
@@ -442,7 +443,7 @@ fn report_share(
             let (task, _) = tasks[t];
             let setup = TaskSetup {
                 config: task,
-                info: task_info(task),
+                info: task_info(&task.record()),
                 plugins: stage.plugins_of[t].clone(),
                 items: reach.tasks[t].weight(),
             };

@@ -7,9 +7,10 @@
 
 use super::detect;
 use super::load::{Loaded, Plugins};
-use crate::config::{PluginConfig, TaskConfig};
+use crate::config::TaskConfig;
 use crate::plugin::bindings::host::types as wit;
 use crate::plugin::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
+use crate::plugin::entry::PluginConfig;
 use crate::plugin::reporter::{
     Reached, ReporterSession, TaskCounts, TaskDocument, TaskFinding, Wants,
 };

@@ -368,7 +368,7 @@ impl Store {
                 params![
                     run,
                     t.name,
-                    t.kind,
+                    t.kind.as_str(),
                     t.top,
                     t.email,
                     t.output.display().to_string(),

@@ -83,7 +83,7 @@ pub fn scaffold(
     dir: &Path,
     sdk: &str,
 ) -> Result<Vec<PathBuf>, ScaffoldError> {
-    if !crate::bundle::manifest::valid_name(name) {
+    if !super::manifest::valid_name(name) {
         return Err(ScaffoldError::BadName(name.to_string()));
     }
     let Some((kind, feature, template, example)) = KINDS.iter().find(|k| k.0 == kind) else {

@@ -4,14 +4,16 @@
 //! does not run, or one that refuses its configuration is a configuration
 //! error found at start, not a failure found after the whole crawl.
 
-use super::engine::PluginEngine;
-use super::identify::PluginKind;
-use super::load::{Prepared, link_failure, prepare};
-use super::reporter::ReporterPlugin;
-use super::runner::{Runner, World};
-use super::sandbox::PluginFailure;
-use super::state::{HostFetch, KvSpace};
-use crate::config::{Config, PluginConfig};
+use crate::config::Config;
+use crate::plugin::engine::PluginEngine;
+use crate::plugin::entry::PluginConfig;
+use crate::plugin::http::PluginHttp;
+use crate::plugin::identify::PluginKind;
+use crate::plugin::load::{Prepared, link_failure, prepare};
+use crate::plugin::reporter::ReporterPlugin;
+use crate::plugin::runner::{Runner, World};
+use crate::plugin::sandbox::PluginFailure;
+use crate::plugin::state::KvSpace;
 use std::sync::Arc;
 
 /// A plugin of the run that cannot run, with where it is configured.
@@ -43,7 +45,7 @@ fn run_plugins(config: &Config) -> Vec<PluginConfig> {
 pub fn check(
     config: &Config,
     engine: &Arc<PluginEngine>,
-    fetch: Option<HostFetch>,
+    fetch: Option<PluginHttp>,
 ) -> Result<(), PreflightError> {
     for p in run_plugins(config) {
         check_one(engine, &p, fetch.clone()).map_err(|f| PreflightError {
@@ -72,7 +74,7 @@ pub fn check(
 fn check_one(
     engine: &Arc<PluginEngine>,
     p: &PluginConfig,
-    fetch: Option<HostFetch>,
+    fetch: Option<PluginHttp>,
 ) -> Result<(), PluginFailure> {
     let Prepared {
         component,
@@ -81,14 +83,14 @@ fn check_one(
     } = prepare(engine, p, KvSpace::default(), fetch)?;
     fn start<W: World>(
         p: &PluginConfig,
-        sandbox: super::sandbox::Sandbox,
+        sandbox: crate::plugin::sandbox::Sandbox,
         component: &wasmtime::component::Component,
     ) -> Result<(), PluginFailure> {
         Runner::<W>::new(sandbox, component)
             .map_err(|e| link_failure(p, e))?
             .start()
     }
-    use super::bindings;
+    use crate::plugin::bindings;
     match identity.kind {
         PluginKind::Reporter => ReporterPlugin::new(sandbox, &component)
             .map_err(|e| link_failure(p, e))?

@@ -1,0 +1,4 @@
+//! The app layer: what a run of spinneret does, over the crawl, the plugin
+//! host, the store and the stages, for the CLI and `watch` to call.
+
+pub mod preflight;

@@ -1,0 +1,134 @@
+//! The crawl's side of the plugins' `http` capability: a plugin's request
+//! goes through the crawler's own fetcher (polite headers, body cap,
+//! decompression), after the avoid rules and the site's robots.txt (read
+//! once per run and site, shared by every plugin instance) allow it, and
+//! waits its turn at the site like any other request.
+
+use crate::config::Settings;
+use crate::fetch::robots::{RobotsFetch, fetch_robots};
+use crate::fetch::{BodyWanted, FetchRequest, Fetcher, Method};
+use crate::plugin::http::{HostHttp, HttpAnswer};
+use crate::policy::robots::{RobotsMode, RobotsRules};
+use crate::policy::rules::{PrefixRules, RuleAction};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use url::Url;
+
+/// The host's polite fetcher, lent to plugins whose grants name hosts.
+pub struct PoliteHttp {
+    fetcher: Fetcher,
+    handle: tokio::runtime::Handle,
+    robot_name: String,
+    robots_mode: RobotsMode,
+    max_body: u64,
+    rules: PrefixRules,
+    delay: Duration,
+    /// When each site may be asked next.
+    next: Mutex<HashMap<String, Instant>>,
+    /// Each site's robots.txt, once read.
+    robots: Mutex<HashMap<String, Arc<RobotsRules>>>,
+}
+
+impl PoliteHttp {
+    /// The fetcher of a crawl with these settings, on `handle`.
+    pub fn new(settings: &Settings, handle: tokio::runtime::Handle) -> anyhow::Result<PoliteHttp> {
+        let (rules, _) = crate::policy::load_rules(settings, std::time::SystemTime::now())?;
+        Ok(PoliteHttp {
+            fetcher: Fetcher::new(settings)?,
+            handle,
+            robot_name: settings.robot_name(),
+            robots_mode: settings.robots_rules,
+            max_body: settings.max_body,
+            rules,
+            delay: settings.per_site_delay,
+            next: Mutex::default(),
+            robots: Mutex::default(),
+        })
+    }
+
+    /// Wait until `site` may be asked again.
+    fn wait_turn(&self, site: &str) {
+        let now = Instant::now();
+        let at = {
+            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+            let at = next.get(site).copied().filter(|t| *t > now).unwrap_or(now);
+            next.insert(site.to_string(), at + self.delay);
+            at
+        };
+        if at > now {
+            std::thread::sleep(at - now);
+        }
+    }
+
+    /// The robots.txt rules of `url`'s site, read on first use. A site
+    /// whose robots.txt forbids everything or cannot be read is refused
+    /// (and asked again next time).
+    fn robots(&self, url: &Url, site: &str) -> Result<Arc<RobotsRules>, String> {
+        let known = self.robots.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(rules) = known.get(site) {
+            return Ok(rules.clone());
+        }
+        drop(known);
+        let rules = match spinneret_core::urls::robots_url(url) {
+            Some(r) => match self.handle.block_on(fetch_robots(&self.fetcher, r)) {
+                RobotsFetch::Found { body, .. } => {
+                    RobotsRules::parse(&body, &self.robot_name, self.robots_mode)
+                }
+                RobotsFetch::Missing { .. } => RobotsRules::default(),
+                RobotsFetch::Forbidden { status } => {
+                    return Err(format!(
+                        "robots.txt of {site} answered {status}: the site is off limits"
+                    ));
+                }
+                RobotsFetch::Unavailable { reason, .. } => {
+                    return Err(format!("robots.txt of {site} could not be read ({reason})"));
+                }
+            },
+            None => RobotsRules::default(),
+        };
+        let rules = Arc::new(rules);
+        self.robots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(site.to_string(), rules.clone());
+        Ok(rules)
+    }
+}
+
+impl HostHttp for PoliteHttp {
+    fn get(&self, url: &Url) -> Result<HttpAnswer, String> {
+        if let Some(rule) = self.rules.lookup(url.as_str())
+            && rule.action == RuleAction::Avoid
+        {
+            return Err(format!(
+                "the avoid-file entry `{}` forbids {url}",
+                rule.prefix
+            ));
+        }
+        let site = spinneret_core::urls::site_key(url);
+        if !self.robots(url, &site)?.allows(url) {
+            return Err(format!("robots.txt of {site} disallows {url}"));
+        }
+        self.wait_turn(&site);
+        let req = FetchRequest {
+            url: url.clone(),
+            method: Method::Get,
+            referrer: None,
+            validators: None,
+            body: BodyWanted::Always(self.max_body),
+            extra_headers: Vec::new(),
+        };
+        let resp = self
+            .handle
+            .block_on(self.fetcher.fetch(&req, self.max_body))
+            .map_err(|e| e.to_string())?;
+        let body = resp.body.unwrap_or_default();
+        Ok(HttpAnswer {
+            status: resp.status,
+            content_type: resp.headers.content_type,
+            truncated: body.truncated,
+            body: body.bytes.into(),
+        })
+    }
+}

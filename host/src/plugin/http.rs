@@ -1,0 +1,34 @@
+//! The `http` capability: what a plugin's `http.get` reaches once the
+//! sandbox has checked the URL (http or https) and that its host is granted.
+//! The host side is an interface the crawl implements over its own polite
+//! fetcher, so that a plugin's requests obey robots.txt, the avoid rules
+//! and the per-site pacing as the crawler's do; the plugin host itself
+//! knows nothing of fetching.
+
+use std::sync::Arc;
+use url::Url;
+
+/// What a plugin's request got back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpAnswer {
+    /// The HTTP status.
+    pub status: u16,
+    /// `Content-Type`, if sent.
+    pub content_type: Option<String>,
+    /// Whether the body was cut at the body cap.
+    pub truncated: bool,
+    /// The body, decompressed, up to the cap.
+    pub body: Vec<u8>,
+}
+
+/// The host's fetcher as plugins see it. Calls come from plugin threads,
+/// never from the crawl's async reactor, and may block (waiting for a
+/// site's turn counts toward the plugin's time per call).
+pub trait HostHttp: Send + Sync {
+    /// GET `url` politely, or say why not (robots.txt, an avoid rule, a
+    /// network failure), in a message the plugin can show.
+    fn get(&self, url: &Url) -> Result<HttpAnswer, String>;
+}
+
+/// The fetcher lent to the plugins of a run whose grants name hosts.
+pub type PluginHttp = Arc<dyn HostHttp>;

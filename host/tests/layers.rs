@@ -1,0 +1,73 @@
+//! The house's rule: dependencies point down. Cargo already refuses a
+//! cycle between crates; this checks that each layered crate depends only
+//! on the workspace crates below it, and that the plugin host (still a
+//! folder of the `spinneret` crate) imports nothing else from that crate.
+
+use std::path::{Path, PathBuf};
+
+fn host() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The workspace crates `manifest` depends on (normal and build dependencies).
+fn workspace_dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let doc: toml::Table = toml::from_str(&text).unwrap();
+    ["dependencies", "build-dependencies"]
+        .iter()
+        .filter_map(|k| doc.get(*k).and_then(|v| v.as_table()))
+        .flat_map(|t| t.keys().cloned())
+        .filter(|name| name.starts_with("spinneret"))
+        .collect()
+}
+
+#[test]
+fn each_layer_depends_only_on_the_layers_below() {
+    let layers: [(&str, &[&str]); 2] = [("core", &[]), ("store", &["spinneret-core"])];
+    for (dir, allowed) in layers {
+        let manifest = host().join(dir).join("Cargo.toml");
+        for dep in workspace_dependencies(&manifest) {
+            assert!(
+                allowed.contains(&dep.as_str()),
+                "{} depends on {dep}; it may depend only on {allowed:?}",
+                manifest.display()
+            );
+        }
+    }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_plugin_host_imports_nothing_above_it() {
+    let mut files = Vec::new();
+    rust_files(&host().join("src/plugin"), &mut files);
+    assert!(files.len() > 10, "{files:?}");
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut rest = code;
+            while let Some(at) = rest.find("crate::") {
+                let path = &rest[at + "crate::".len()..];
+                assert!(
+                    path.starts_with("plugin::") || path.starts_with("plugin "),
+                    "{}:{}: the plugin host imports `crate::{}`; it may use only itself and the crates below it",
+                    file.display(),
+                    i + 1,
+                    path.split([';', ' ', ',']).next().unwrap_or(path)
+                );
+                rest = path;
+            }
+        }
+    }
+}

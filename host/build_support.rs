@@ -71,7 +71,7 @@ fn build_component(name: &str, target_dir: &std::path::Path) -> std::path::PathB
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_BUILD_TARGET")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_STRIP", "false")
+        .env("CARGO_PROFILE_RELEASE_STRIP", "true")
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
         .status()
         .expect("run cargo to build a plugin component");

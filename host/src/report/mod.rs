@@ -197,19 +197,24 @@ impl<'c> Dispatch<'c> {
 /// references of the task's documents to it.
 type Referred = (Option<u32>, Vec<Place>);
 
-/// Share the tasks out among `workers`: the heaviest first, each to the
-/// worker with the least work so far.
-fn share_out(weights: &[(usize, u64)], workers: usize, n: usize) -> Vec<usize> {
+/// Share the tasks out among at most `workers`: the heaviest first, each
+/// to the share with the least work so far. Each share lists its tasks in
+/// the run's order; a share with no task is left out.
+fn share_out(weights: &[(usize, u64)], workers: usize) -> Vec<Vec<usize>> {
     let mut order = weights.to_vec();
     order.sort_by_key(|&(_, w)| std::cmp::Reverse(w));
     let mut load = vec![0u64; workers];
-    let mut worker_of = vec![0; n];
+    let mut shares = vec![Vec::new(); workers];
     for (t, w) in order {
         let least = (0..workers).min_by_key(|&i| load[i]).unwrap_or(0);
-        worker_of[t] = least;
+        shares[least].push(t);
         load[least] += w + 1;
     }
-    worker_of
+    shares.retain(|mine| !mine.is_empty());
+    for mine in &mut shares {
+        mine.sort_unstable();
+    }
+    shares
 }
 
 /// Run the detectors and reporters of every task of `run`. `in_crawl` names
@@ -281,17 +286,7 @@ pub fn run_reporters(
         .iter()
         .map(|&t| (t, reach.tasks[t].weight()))
         .collect();
-    let worker_of = share_out(&weights, workers, n);
-    let shares: Vec<Vec<usize>> = (0..workers)
-        .map(|w| {
-            active
-                .iter()
-                .copied()
-                .filter(|&t| worker_of[t] == w)
-                .collect()
-        })
-        .filter(|mine: &Vec<usize>| !mine.is_empty())
-        .collect();
+    let shares = share_out(&weights, workers);
     // Each share reads through its own connection (one cannot be shared
     // between threads), opened here so that a failure stops the stage early.
     let readers = shares
@@ -312,7 +307,6 @@ pub fn run_reporters(
         engine,
         fetch,
         kv: kv.clone(),
-        n,
     };
     let mut reports: Vec<TaskReport> = (0..n).map(|_| TaskReport::default()).collect();
     std::thread::scope(|scope| -> anyhow::Result<()> {
@@ -388,8 +382,6 @@ struct Stage<'c> {
     engine: &'c Arc<PluginEngine>,
     fetch: Option<PluginHttp>,
     kv: Arc<load::KvSpaces>,
-    /// How many tasks the run has.
-    n: usize,
 }
 
 /// What a share brings back of one of its tasks.
@@ -416,7 +408,7 @@ fn report_share(
     w: usize,
     mine: &[usize],
 ) -> anyhow::Result<Vec<(usize, TaskReport)>> {
-    let (run, n, reach) = (stage.run, stage.n, &stage.reach);
+    let (run, n, reach) = (stage.run, stage.plugins_of.len(), &stage.reach);
     let _snapshot = store.read_snapshot()?;
     let mut is_mine = vec![false; n];
     for &t in mine {

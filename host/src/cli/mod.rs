@@ -171,8 +171,8 @@ struct ConvertArgs {
 
 #[derive(Args, Debug)]
 struct CrawlArgs {
-    /// The configuration: a TOML file (see the README's configuration
-    /// reference) or a MOMspider instruction file.
+    /// The configuration: a TOML file (every key is in docs/configuration.md)
+    /// or a MOMspider instruction file.
     config: PathBuf,
     /// Run only this task.
     #[arg(long, value_name = "NAME")]

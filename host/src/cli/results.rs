@@ -1,6 +1,6 @@
 //! `spinneret results`: what the last run found, as a table or JSON Lines.
 //!
-//! The JSON Lines schema is `spinneret.result/1`; see the README. Fields are
+//! The JSON Lines schema is `spinneret.result/1`; see `docs/results-json.md`. Fields are
 //! only ever added within a schema version.
 
 use serde::Serialize;

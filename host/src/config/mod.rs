@@ -2,7 +2,7 @@
 //!
 //! Loading validates everything a crawl needs before the first request: a bad
 //! key or value is a [`ConfigError`] naming file, line and column and what is
-//! expected. See the README's configuration reference for every key.
+//! expected. See `docs/configuration.md` for every key.
 
 mod instructions;
 mod load;

@@ -1,5 +1,5 @@
 //! A [`Config`] written as the TOML configuration (`spinneret convert`):
-//! what an instruction file says, in the keys of the README's reference.
+//! what an instruction file says, in the keys of the configuration reference (`docs/configuration.md`).
 //! Settings left at their defaults are not written.
 
 use super::{Config, MailSettings, Password, PluginSource, Settings};
@@ -51,7 +51,7 @@ pub fn to_toml(config: &Config) -> String {
     if let Some(src) = &config.source {
         let _ = writeln!(
             out,
-            "# Converted by spinneret {} from {}.\n# The keys are described in the README's configuration reference.\n",
+            "# Converted by spinneret {} from {}.\n# The keys are described in spinneret's docs/configuration.md.\n",
             env!("CARGO_PKG_VERSION"),
             src.display()
         );

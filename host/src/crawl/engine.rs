@@ -8,22 +8,24 @@
 //! may be a document of another, this order is what lets each URL be
 //! requested at most once per run.
 
+use super::classify::{Answer, JobState, Limits, Next, classify, status_text};
 use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
 use super::hooks::{CrawlHooks, off_reactor};
+use super::redirects::{ChainEnd, Redirects, next_hop};
 use super::sites::{Job, Queued, RobotsState, Site};
 use super::summary::TaskSummary;
 use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply, Screening};
 use super::{CrawlOptions, CrawlReport, Progress};
 use crate::config::{Config, Settings, TaskConfig};
 use crate::fetch::politeness::SiteGate;
-use crate::fetch::retry::{backoff, head_needs_get, is_retryable_status, parse_retry_after};
+use crate::fetch::retry::backoff;
 use crate::fetch::robots::RobotsFetch;
 use crate::fetch::{
     BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method, Validators,
 };
 use crate::policy::robots::RobotsRules;
 use crate::policy::robots_files::{RobotsFiles, lines_of};
-use crate::policy::rules::{PrefixRules, RuleAction};
+use crate::policy::rules::PrefixRules;
 use crate::policy::scope::Scope;
 use crate::policy::{Decision, decide};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -40,9 +42,6 @@ use url::Url;
 
 /// A document's references with a URL, and those without.
 type ExpandLists = (Vec<(UrlIdx, RefKind)>, Vec<(String, String)>);
-
-/// Redirect hops followed before a URL is called broken.
-const MAX_REDIRECTS: usize = 10;
 
 /// How long the plugin calls of one turn of the engine may take before the
 /// rest go to the plugin thread ([`Engine::send_plugin_questions`]): the
@@ -93,15 +92,11 @@ pub(super) struct Engine<'a> {
     leaf_phase: bool,
     in_flight: usize,
     done_queue: VecDeque<UrlIdx>,
-    /// Redirect hops waiting for a target that is being requested for its own sake.
-    parked: HashMap<UrlIdx, Vec<Job>>,
+    /// Redirect hops in flight and what waits on them.
+    redirects: Redirects,
     /// URLs referenced as form actions, settled as not checked at the end unless
     /// another reference had them checked.
     form_targets: Vec<UrlIdx>,
-    /// Redirect hops in flight, by the URL of the run they request.
-    hops_in_flight: HashMap<UrlIdx, u32>,
-    /// URLs whose own request waits for a hop in flight to them (which may settle them).
-    waiting_for_hop: HashSet<UrlIdx>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
     /// With policy plugins: their objection per (task, URL), where they
     /// made one (which URLs were asked is in the frontier), and each
@@ -143,16 +138,6 @@ pub(super) struct Engine<'a> {
     tx: mpsc::UnboundedSender<Completion>,
     rx: mpsc::UnboundedReceiver<Completion>,
     started: Instant,
-}
-
-fn status_text(status: u16) -> String {
-    match reqwest::StatusCode::from_u16(status)
-        .ok()
-        .and_then(|s| s.canonical_reason())
-    {
-        Some(reason) => format!("HTTP {status} {reason}"),
-        None => format!("HTTP {status}"),
-    }
 }
 
 impl<'a> Engine<'a> {
@@ -233,10 +218,8 @@ impl<'a> Engine<'a> {
             leaf_phase: false,
             in_flight: 0,
             done_queue: VecDeque::new(),
-            parked: HashMap::new(),
+            redirects: Redirects::new(),
             form_targets: Vec::new(),
-            hops_in_flight: HashMap::new(),
-            waiting_for_hop: HashSet::new(),
             reaches: HashMap::new(),
             policy_verdicts: HashMap::new(),
             policies_per_url: options
@@ -336,7 +319,7 @@ impl<'a> Engine<'a> {
                 in_flight = self.in_flight,
                 runnable = self.runnable.len(),
                 timers = self.timers.len(),
-                parked = self.parked.len(),
+                parked = self.redirects.parked(),
                 leaf_phase = self.leaf_phase,
                 "waiting"
             );
@@ -1094,9 +1077,8 @@ impl<'a> Engine<'a> {
                         self.queued += -1;
                         continue;
                     }
-                    if self.hops_in_flight.contains_key(&u) {
+                    if self.redirects.wait_for_hop(u) {
                         // A redirect hop is fetching this very URL; its answer may settle it.
-                        self.waiting_for_hop.insert(u);
                         continue;
                     }
                     Box::new(self.initial_job(u))
@@ -1117,7 +1099,7 @@ impl<'a> Engine<'a> {
                                 }
                                 UrlState::InFlight => {
                                     self.queued -= 1;
-                                    self.parked.entry(f).or_default().push(*j);
+                                    self.redirects.park(f, *j);
                                     continue;
                                 }
                                 UrlState::New | UrlState::Waiting => {}
@@ -1131,7 +1113,7 @@ impl<'a> Engine<'a> {
                             .lookup(j.request.as_str())
                             .filter(|f| *f != j.url);
                         if let Some(f) = j.hop_target {
-                            *self.hops_in_flight.entry(f).or_insert(0) += 1;
+                            self.redirects.hop_leaves(f);
                         }
                     }
                     j
@@ -1496,20 +1478,13 @@ impl<'a> Engine<'a> {
     ) {
         let hop_target = job.hop_target.take();
         self.fetch_answered(site, job, result, parsed, hash, reclassified);
-        if let Some(f) = hop_target {
-            let n = self.hops_in_flight.get_mut(&f).map(|n| {
-                *n -= 1;
-                *n
-            });
-            if n == Some(0) {
-                self.hops_in_flight.remove(&f);
-                if self.waiting_for_hop.remove(&f) {
-                    // The hop did not settle it: its own request goes ahead.
-                    let site = self.frontier.get(f).site;
-                    self.sites[site as usize].push_front(Queued::Initial(f));
-                    self.make_runnable(site);
-                }
-            }
+        if let Some(f) = hop_target
+            && self.redirects.hop_answered(f)
+        {
+            // The hop did not settle it: its own request goes ahead.
+            let site = self.frontier.get(f).site;
+            self.sites[site as usize].push_front(Queued::Initial(f));
+            self.make_runnable(site);
         }
     }
 
@@ -1522,167 +1497,97 @@ impl<'a> Engine<'a> {
         hash: Option<String>,
         reclassified: Option<(Category, String)>,
     ) {
-        let retries = self.settings.retries;
-        let resp = match result {
-            Err(FetchError::Vetoed(reason)) => {
-                self.finish_job(job, None, Category::Avoided, Some(reason), None, None);
-                return;
-            }
-            Err(e) => {
-                if e.is_retryable() && job.attempt < retries {
-                    job.attempt += 1;
-                    let at = Instant::now() + backoff(job.attempt);
-                    tracing::debug!(
-                        "{} {}: {e}; retry {} of {retries}",
-                        job.method.as_str(),
-                        job.request,
-                        job.attempt
-                    );
-                    self.requeue(site, job, Some(at));
-                    return;
-                }
-                let reason = match job.attempt {
-                    0 => e.to_string(),
-                    n => format!("{e} (after {} attempts)", n + 1),
-                };
-                self.finish_job(job, None, Category::Broken, Some(reason), None, None);
-                return;
-            }
-            Ok(r) => r,
+        let state = JobState {
+            method: job.method,
+            attempt: job.attempt,
+            head_fallback: job.head_fallback,
+            redirected: !job.hops.is_empty(),
+            conditional: job.validators.is_some(),
         };
-        job.elapsed += resp.elapsed;
-        let status = resp.status;
-        if job.method == Method::Head && head_needs_get(status) && !job.head_fallback {
-            job.method = Method::Get;
-            job.body = BodyWanted::No;
-            job.head_fallback = true;
-            job.attempt = 0;
-            tracing::debug!("HEAD {} answered {status}; asking with GET", job.request);
-            self.requeue(site, job, None);
-            return;
+        let limits = Limits {
+            retries: self.settings.retries,
+            max_retry_after: self.settings.max_retry_after,
+        };
+        let answer = match &result {
+            Err(e) => Answer::Failed(e),
+            Ok(r) => Answer::Response {
+                status: r.status,
+                retry_after: r.headers.retry_after.as_deref(),
+                location: r.headers.location.as_deref(),
+                reclassified: reclassified.as_ref().map(|(c, why)| (*c, why.as_str())),
+            },
+        };
+        let next = classify(state, answer, limits, SystemTime::now());
+        if let Ok(r) = &result {
+            job.elapsed += r.elapsed;
         }
-        // Why a retryable answer was not retried, when the server asked too much.
-        let mut gave_up = None;
-        if is_retryable_status(status) && job.attempt < retries {
-            let wait = resp
-                .headers
-                .retry_after
-                .as_deref()
-                .and_then(|v| parse_retry_after(v, SystemTime::now()));
-            let wait = match wait {
-                Some(w) if w > self.settings.max_retry_after => {
-                    gave_up = Some(format!(
-                        "; gave up: Retry-After asked for {}, more than max_retry_after ({})",
-                        humantime::format_duration(w),
-                        humantime::format_duration(self.settings.max_retry_after)
-                    ));
-                    None
-                }
-                Some(w) => Some(w),
-                None => Some(backoff(job.attempt + 1)),
-            };
-            if let Some(w) = wait {
+        match next {
+            Next::Retry { wait, hold_site } => {
                 job.attempt += 1;
-                let at = Instant::now() + w;
-                // The whole site waits, as the server asked.
-                self.sites[site as usize].gate.hold_until(at);
+                let at = Instant::now() + wait;
+                if hold_site {
+                    // The whole site waits, as the server asked.
+                    self.sites[site as usize].gate.hold_until(at);
+                }
                 tracing::debug!(
-                    "{} answered {status}; waiting {w:?} before retry {}",
+                    "{} {}: {}; retry {} in {wait:?}",
+                    job.method.as_str(),
                     job.request,
+                    match &result {
+                        Ok(r) => status_text(r.status),
+                        Err(e) => e.to_string(),
+                    },
                     job.attempt
                 );
                 self.requeue(site, job, Some(at));
-                return;
+            }
+            Next::FallbackGet => {
+                job.method = Method::Get;
+                job.body = BodyWanted::No;
+                job.head_fallback = true;
+                job.attempt = 0;
+                tracing::debug!("HEAD {} refused; asking with GET", job.request);
+                self.requeue(site, job, None);
+            }
+            Next::Redirect(location) => {
+                let resp = result.expect("a redirect is a response");
+                self.follow_redirect(job, resp, &location);
+            }
+            Next::NotModified { otherwise } => {
+                let u = job.url;
+                match self.frontier.get_mut(u).cached.take() {
+                    Some(cached) => self.complete_cached(u, *cached, Some(Source::NotModified)),
+                    None => {
+                        self.finish_job(job, result.ok(), otherwise.0, otherwise.1, parsed, hash)
+                    }
+                }
+            }
+            Next::Done(category, error) => {
+                self.finish_job(job, result.ok(), category, error, parsed, hash);
             }
         }
-        if (300..400).contains(&status)
-            && status != 304
-            && let Some(loc) = resp.headers.location.clone()
-        {
-            self.follow_redirect(job, resp, &loc);
-            return;
-        }
-        if status == 304 && job.validators.is_some() && job.hops.is_empty() {
-            let u = job.url;
-            if let Some(cached) = self.frontier.get_mut(u).cached.take() {
-                self.complete_cached(u, *cached, Some(Source::NotModified));
-                return;
-            }
-        }
-        let (category, error) = match reclassified {
-            Some((category, reason)) => (category, Some(reason)),
-            None => {
-                let category = Category::of_status(status, !job.hops.is_empty());
-                let error = (!matches!(category, Category::Ok | Category::Moved))
-                    .then(|| status_text(status) + gave_up.as_deref().unwrap_or_default());
-                (category, error)
-            }
-        };
-        self.finish_job(job, Some(resp), category, error, parsed, hash);
     }
 
+    /// Follow a redirect to `location`, or end the chain where it must end.
     fn follow_redirect(&mut self, mut job: Box<Job>, resp: FetchResponse, location: &str) {
         let from = job.request.clone();
         job.hops.push(Hop {
             url: from.to_string(),
             status: resp.status,
         });
-        let next = match urls::resolve(&from, location) {
-            Ok(n) => n,
-            Err(e) => {
-                let reason = format!("redirect to an invalid Location `{location}` ({e})");
-                self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
+        let origin = &self.frontier.get(job.url).url;
+        let next = match next_hop(origin, &from, location, &job.hops, &self.rules) {
+            Ok(next) => next,
+            Err(end) => {
+                let (category, reason) = match end {
+                    ChainEnd::Broken(r) => (Category::Broken, r),
+                    ChainEnd::NotChecked(r) => (Category::NotChecked, r),
+                    ChainEnd::Avoided(r) => (Category::Avoided, r),
+                };
+                self.finish_job(job, Some(resp), category, Some(reason), None, None);
                 return;
             }
         };
-        let origin = self.frontier.get(job.url).url.clone();
-        if next == origin || job.hops.iter().any(|h| h.url == next.as_str()) {
-            let chain: Vec<&str> = job.hops.iter().map(|h| h.url.as_str()).collect();
-            let reason = format!("redirect loop: {} -> {next}", chain.join(" -> "));
-            self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
-            return;
-        }
-        if job.hops.len() >= MAX_REDIRECTS {
-            let reason = format!("more than {MAX_REDIRECTS} redirects");
-            self.finish_job(job, Some(resp), Category::Broken, Some(reason), None, None);
-            return;
-        }
-        let not_checked = if from.scheme() != "file" && next.scheme() == "file" {
-            Some(format!(
-                "redirected to {next}: {}",
-                crate::policy::LOCAL_FROM_REMOTE
-            ))
-        } else if !urls::is_checkable(&next) {
-            Some(format!(
-                "redirected to {next}, which is not checked ({} scheme)",
-                next.scheme()
-            ))
-        } else {
-            None
-        };
-        if let Some(reason) = not_checked {
-            self.finish_job(
-                job,
-                Some(resp),
-                Category::NotChecked,
-                Some(reason),
-                None,
-                None,
-            );
-            return;
-        }
-        if let Some(rule) = self
-            .rules
-            .lookup(next.as_str())
-            .filter(|r| r.action == RuleAction::Avoid)
-        {
-            let reason = format!(
-                "redirected to {next}, avoided by rule {} ({})",
-                rule.prefix, rule.origin
-            );
-            self.finish_job(job, Some(resp), Category::Avoided, Some(reason), None, None);
-            return;
-        }
         let site = self.site_of(&next);
         job.request = next;
         job.validators = None;
@@ -1844,10 +1749,8 @@ impl<'a> Engine<'a> {
         }
         Progress::add(&self.progress.done, 1);
         self.done_queue.push_back(u);
-        if let Some(jobs) = self.parked.remove(&u) {
-            for j in jobs {
-                self.finish_chain_at(Box::new(j), u);
-            }
+        for j in self.redirects.take_parked(u) {
+            self.finish_chain_at(Box::new(j), u);
         }
     }
 

@@ -5,9 +5,11 @@
 //! [`run`] is the entry point; the `engine` module owns the frontier and the
 //! per-site queues and drives the fetch, parse, policy and store stages.
 
+mod classify;
 mod engine;
 mod frontier;
 pub mod hooks;
+mod redirects;
 mod sites;
 mod summary;
 mod taskset;

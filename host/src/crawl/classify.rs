@@ -1,0 +1,413 @@
+//! What to do once a request has been answered (or has failed): try it
+//! again, ask again with GET, follow a redirect, take the earlier result
+//! (304 Not Modified), or record it. A pure decision over the job's state,
+//! the answer and the run's limits, so that every case is a line of a
+//! table test; the engine carries it out.
+
+use crate::fetch::retry::{backoff, head_needs_get, is_retryable_status, parse_retry_after};
+use crate::fetch::{FetchError, Method};
+use spinneret_core::model::Category;
+use std::time::{Duration, SystemTime};
+
+/// Where the job stands when its answer comes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobState {
+    /// The method of the request just answered.
+    pub method: Method,
+    /// Attempts at this hop so far (0: the first).
+    pub attempt: u32,
+    /// Whether GET already stands in for a refused HEAD.
+    pub head_fallback: bool,
+    /// Whether the request was a redirect hop (not the URL itself).
+    pub redirected: bool,
+    /// Whether it was a conditional request (the URL had validators).
+    pub conditional: bool,
+}
+
+/// What came back.
+#[derive(Clone, Copy, Debug)]
+pub enum Answer<'a> {
+    /// No response: the fetch failed (or a hook vetoed it).
+    Failed(&'a FetchError),
+    /// A response.
+    Response {
+        /// Its status.
+        status: u16,
+        /// Its `Retry-After`, if sent.
+        retry_after: Option<&'a str>,
+        /// Its `Location`, if sent.
+        location: Option<&'a str>,
+        /// What a fetch hook made of it (a soft 404, say): the category
+        /// and the reason, which stand instead of the status's.
+        reclassified: Option<(Category, &'a str)>,
+    },
+}
+
+/// The run's limits on retrying.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Retries of a failed or rate-limited request.
+    pub retries: u32,
+    /// The longest `Retry-After` waited for.
+    pub max_retry_after: Duration,
+}
+
+/// What the engine does next with the job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Try the same request again after `wait`; with `hold_site`, the
+    /// whole site waits (the server asked for it).
+    Retry {
+        /// How long to wait.
+        wait: Duration,
+        /// Whether the site's other requests wait too.
+        hold_site: bool,
+    },
+    /// HEAD was refused: ask with GET (without reading the body).
+    FallbackGet,
+    /// Follow the redirect to this `Location`.
+    Redirect(String),
+    /// The earlier result stands (304 to a conditional request); if there
+    /// is none after all, record `otherwise`.
+    NotModified {
+        /// The category and reason to record without an earlier result.
+        otherwise: (Category, Option<String>),
+    },
+    /// Record it with this category and reason.
+    Done(Category, Option<String>),
+}
+
+/// What to do with a job in state `job` given `answer`, at `now`.
+pub fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTime) -> Next {
+    let (status, retry_after, location, reclassified) = match answer {
+        Answer::Failed(FetchError::Vetoed(reason)) => {
+            return Next::Done(Category::Avoided, Some(reason.clone()));
+        }
+        Answer::Failed(e) => {
+            if e.is_retryable() && job.attempt < limits.retries {
+                return Next::Retry {
+                    wait: backoff(job.attempt + 1),
+                    hold_site: false,
+                };
+            }
+            let reason = match job.attempt {
+                0 => e.to_string(),
+                n => format!("{e} (after {} attempts)", n + 1),
+            };
+            return Next::Done(Category::Broken, Some(reason));
+        }
+        Answer::Response {
+            status,
+            retry_after,
+            location,
+            reclassified,
+        } => (status, retry_after, location, reclassified),
+    };
+    if job.method == Method::Head && head_needs_get(status) && !job.head_fallback {
+        return Next::FallbackGet;
+    }
+    // Why a retryable answer was not retried, when the server asked too much.
+    let mut gave_up = None;
+    if is_retryable_status(status) && job.attempt < limits.retries {
+        match retry_after.and_then(|v| parse_retry_after(v, now)) {
+            Some(w) if w > limits.max_retry_after => {
+                gave_up = Some(format!(
+                    "; gave up: Retry-After asked for {}, more than max_retry_after ({})",
+                    humantime::format_duration(w),
+                    humantime::format_duration(limits.max_retry_after)
+                ));
+            }
+            Some(wait) => {
+                return Next::Retry {
+                    wait,
+                    hold_site: true,
+                };
+            }
+            None => {
+                return Next::Retry {
+                    wait: backoff(job.attempt + 1),
+                    hold_site: true,
+                };
+            }
+        }
+    }
+    if (300..400).contains(&status)
+        && status != 304
+        && let Some(location) = location
+    {
+        return Next::Redirect(location.to_string());
+    }
+    let done = match reclassified {
+        Some((category, reason)) => (category, Some(reason.to_string())),
+        None => {
+            let category = Category::of_status(status, job.redirected);
+            let error = (!matches!(category, Category::Ok | Category::Moved))
+                .then(|| status_text(status) + gave_up.as_deref().unwrap_or_default());
+            (category, error)
+        }
+    };
+    if status == 304 && job.conditional && !job.redirected {
+        return Next::NotModified { otherwise: done };
+    }
+    Next::Done(done.0, done.1)
+}
+
+/// A status as the reports say it: `HTTP 404 Not Found`.
+pub fn status_text(status: u16) -> String {
+    match reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+    {
+        Some(reason) => format!("HTTP {status} {reason}"),
+        None => format!("HTTP {status}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GET: JobState = JobState {
+        method: Method::Get,
+        attempt: 0,
+        head_fallback: false,
+        redirected: false,
+        conditional: false,
+    };
+    const HEAD: JobState = JobState {
+        method: Method::Head,
+        ..GET
+    };
+    const LIMITS: Limits = Limits {
+        retries: 2,
+        max_retry_after: Duration::from_secs(60),
+    };
+
+    fn status(status: u16) -> Answer<'static> {
+        Answer::Response {
+            status,
+            retry_after: None,
+            location: None,
+            reclassified: None,
+        }
+    }
+
+    fn done(category: Category, reason: Option<&str>) -> Next {
+        Next::Done(category, reason.map(str::to_string))
+    }
+
+    fn retry(secs_ms: u64, hold_site: bool) -> Next {
+        Next::Retry {
+            wait: Duration::from_millis(secs_ms),
+            hold_site,
+        }
+    }
+
+    #[test]
+    fn each_answer_is_classified() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let timeout = FetchError::Timeout(Duration::from_secs(5));
+        let refused = FetchError::Connect("refused".into());
+        let other = FetchError::Other("builder".into());
+        let vetoed = FetchError::Vetoed("hook said no".into());
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(7));
+        let second = JobState { attempt: 1, ..GET };
+        let last = JobState { attempt: 2, ..GET };
+        let hop = JobState {
+            redirected: true,
+            ..GET
+        };
+        let conditional = JobState {
+            conditional: true,
+            ..GET
+        };
+        let with = |status, retry_after, location| Answer::Response {
+            status,
+            retry_after,
+            location,
+            reclassified: None,
+        };
+        let table: Vec<(&str, JobState, Answer<'_>, Next)> = vec![
+            ("200 is ok", GET, status(200), done(Category::Ok, None)),
+            (
+                "404 is broken, with the status's reason",
+                GET,
+                status(404),
+                done(Category::Broken, Some("HTTP 404 Not Found")),
+            ),
+            (
+                "403 is blocked",
+                GET,
+                status(403),
+                done(Category::Blocked, Some("HTTP 403 Forbidden")),
+            ),
+            (
+                "an unknown status keeps its number",
+                GET,
+                status(599),
+                done(Category::Broken, Some("HTTP 599")),
+            ),
+            (
+                "a timeout is retried after the first backoff",
+                GET,
+                Answer::Failed(&timeout),
+                retry(500, false),
+            ),
+            (
+                "the second retry waits twice as long",
+                second,
+                Answer::Failed(&refused),
+                retry(1000, false),
+            ),
+            (
+                "retries used up: broken, saying how many attempts",
+                last,
+                Answer::Failed(&timeout),
+                done(
+                    Category::Broken,
+                    Some("timed out after 5s (after 3 attempts)"),
+                ),
+            ),
+            (
+                "an error that retrying cannot mend is broken at once",
+                GET,
+                Answer::Failed(&other),
+                done(Category::Broken, Some("request failed: builder")),
+            ),
+            (
+                "a hook's veto is avoided, with its reason",
+                GET,
+                Answer::Failed(&vetoed),
+                done(Category::Avoided, Some("hook said no")),
+            ),
+            (
+                "HEAD refused with 405: ask with GET",
+                HEAD,
+                status(405),
+                Next::FallbackGet,
+            ),
+            (
+                "HEAD refused again after the fallback: recorded",
+                JobState {
+                    head_fallback: true,
+                    ..HEAD
+                },
+                status(405),
+                done(Category::Broken, Some("HTTP 405 Method Not Allowed")),
+            ),
+            (
+                "GET answered 405 is not asked again",
+                GET,
+                status(405),
+                done(Category::Broken, Some("HTTP 405 Method Not Allowed")),
+            ),
+            (
+                "429 without Retry-After: backoff, the whole site waits",
+                GET,
+                status(429),
+                retry(500, true),
+            ),
+            (
+                "503 with Retry-After in seconds",
+                GET,
+                with(503, Some("3"), None),
+                retry(3000, true),
+            ),
+            (
+                "429 with Retry-After as a date",
+                GET,
+                with(429, Some(&later), None),
+                retry(7000, true),
+            ),
+            (
+                "Retry-After beyond max_retry_after: given up, saying why",
+                GET,
+                with(429, Some("3600"), None),
+                done(
+                    Category::Blocked,
+                    Some(
+                        "HTTP 429 Too Many Requests; gave up: Retry-After asked for 1h, more than max_retry_after (1m)",
+                    ),
+                ),
+            ),
+            (
+                "429 after the last retry: recorded",
+                last,
+                status(429),
+                done(Category::Blocked, Some("HTTP 429 Too Many Requests")),
+            ),
+            (
+                "301 with Location is followed",
+                GET,
+                with(301, None, Some("/new")),
+                Next::Redirect("/new".into()),
+            ),
+            (
+                "a 302 without Location is broken",
+                GET,
+                status(302),
+                done(Category::Broken, Some("HTTP 302 Found")),
+            ),
+            (
+                "304 to a conditional request: the earlier result stands",
+                conditional,
+                status(304),
+                Next::NotModified {
+                    otherwise: (Category::Ok, None),
+                },
+            ),
+            (
+                "304 with a Location is still not a redirect",
+                conditional,
+                with(304, None, Some("/x")),
+                Next::NotModified {
+                    otherwise: (Category::Ok, None),
+                },
+            ),
+            (
+                "a 200 at the end of a redirect chain is moved",
+                hop,
+                status(200),
+                done(Category::Moved, None),
+            ),
+            (
+                "a 404 at the end of a redirect chain is broken",
+                hop,
+                status(404),
+                done(Category::Broken, Some("HTTP 404 Not Found")),
+            ),
+            (
+                "a hook's reclassification stands instead of the status",
+                GET,
+                Answer::Response {
+                    status: 200,
+                    retry_after: None,
+                    location: None,
+                    reclassified: Some((Category::Broken, "soft 404")),
+                },
+                done(Category::Broken, Some("soft 404")),
+            ),
+        ];
+        for (case, job, answer, want) in table {
+            assert_eq!(classify(job, answer, LIMITS, now), want, "{case}");
+        }
+    }
+
+    #[test]
+    fn no_retries_configured_means_none() {
+        let limits = Limits {
+            retries: 0,
+            ..LIMITS
+        };
+        let now = SystemTime::UNIX_EPOCH;
+        let timeout = FetchError::Timeout(Duration::from_secs(1));
+        assert_eq!(
+            classify(GET, Answer::Failed(&timeout), limits, now),
+            done(Category::Broken, Some("timed out after 1s"))
+        );
+        assert_eq!(
+            classify(GET, status(503), limits, now),
+            done(Category::Broken, Some("HTTP 503 Service Unavailable"))
+        );
+    }
+}

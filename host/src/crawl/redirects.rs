@@ -182,7 +182,15 @@ mod tests {
         let origin = url("http://a.test/start");
         let ten: Vec<String> = (0..10).map(|i| format!("http://a.test/{i}")).collect();
         let ten: Vec<&str> = ten.iter().map(String::as_str).collect();
-        let table: Vec<(&str, &str, Vec<&str>, &str, Result<&str, ChainEnd>)> = vec![
+        // (case, the hop answered, the hops so far, its Location, what follows)
+        type Case<'a> = (
+            &'a str,
+            &'a str,
+            Vec<&'a str>,
+            &'a str,
+            Result<&'a str, ChainEnd>,
+        );
+        let table: Vec<Case<'_>> = vec![
             (
                 "a relative Location is resolved against the hop",
                 "http://a.test/dir/x",

@@ -12,19 +12,16 @@ use super::classify::{Answer, JobState, Limits, Next, classify, status_text};
 use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
 use super::hooks::{CrawlHooks, off_reactor};
 use super::redirects::{ChainEnd, Redirects, next_hop};
-use super::sites::{Job, Queued, RobotsState, Site};
+use super::site_table::{RobotsTurn, SitePolicy, SiteTable};
+use super::sites::{Job, Queued};
 use super::summary::TaskSummary;
 use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply, Screening};
 use super::{CrawlOptions, CrawlReport, Progress};
 use crate::config::{Config, Settings, TaskConfig};
-use crate::fetch::politeness::SiteGate;
-use crate::fetch::retry::backoff;
 use crate::fetch::robots::RobotsFetch;
 use crate::fetch::{
     BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method, Validators,
 };
-use crate::policy::robots::RobotsRules;
-use crate::policy::robots_files::{RobotsFiles, lines_of};
 use crate::policy::rules::PrefixRules;
 use crate::policy::scope::Scope;
 use crate::policy::{Decision, decide};
@@ -32,9 +29,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use spinneret_core::document::{ParsedDocument, RefKind};
 use spinneret_core::model::{Category, CheckResult, Hop, Source, unix_now};
 use spinneret_core::urls;
-use spinneret_store::{CachedResult, CachedSite, RunIds, SiteRecord, Store, StoreOp, StoreWriter};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use spinneret_store::{CachedResult, RunIds, Store, StoreOp, StoreWriter};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc;
@@ -78,16 +74,11 @@ pub(super) struct Engine<'a> {
     fetcher: Fetcher,
     hooks: Option<Arc<CrawlHooks>>,
     rules: PrefixRules,
-    /// The user's avoid and sites files, when configured.
-    robots_files: RobotsFiles,
-    robot_name: String,
     tasks: Vec<TaskRt>,
     frontier: Frontier,
-    sites: Vec<Site>,
-    site_index: HashMap<String, u32>,
-    cached_sites: std::collections::HashMap<String, CachedSite>,
-    runnable: VecDeque<u32>,
-    timers: BinaryHeap<Reverse<(Instant, u32)>>,
+    /// The sites: robots.txt, politeness, queues, timers.
+    sites: SiteTable,
+    /// Leaves met in the document phase, queued when it ends.
     deferred_leaves: Vec<UrlIdx>,
     leaf_phase: bool,
     in_flight: usize,
@@ -134,7 +125,6 @@ pub(super) struct Engine<'a> {
     requests: u64,
     /// Results of earlier runs reused without a request (`result_max_age`).
     reused: u64,
-    queued: i64,
     tx: mpsc::UnboundedSender<Completion>,
     rx: mpsc::UnboundedReceiver<Completion>,
     started: Instant,
@@ -197,7 +187,15 @@ impl<'a> Engine<'a> {
         let writer = store.writer()?;
         let fetcher = Fetcher::new(&settings)?;
         let (tx, rx) = mpsc::unbounded_channel();
-        let robot_name = settings.robot_name();
+        let site_policy = SitePolicy {
+            robot_name: settings.robot_name(),
+            robots_rules: settings.robots_rules,
+            per_site_connections: settings.per_site_connections,
+            per_site_delay: settings.per_site_delay,
+            max_crawl_delay: settings.max_crawl_delay,
+            robots_expiry: settings.robots_expiry,
+            retries: settings.retries,
+        };
         let mut engine = Engine {
             settings,
             store,
@@ -205,15 +203,9 @@ impl<'a> Engine<'a> {
             fetcher,
             hooks: options.hooks.clone().filter(|h| !h.is_empty()),
             rules,
-            robots_files,
-            robot_name,
             tasks: Vec::new(),
             frontier: Frontier::default(),
-            sites: Vec::new(),
-            site_index: HashMap::new(),
-            cached_sites,
-            runnable: VecDeque::new(),
-            timers: BinaryHeap::new(),
+            sites: SiteTable::new(site_policy, cached_sites, robots_files),
             deferred_leaves: Vec::new(),
             leaf_phase: false,
             in_flight: 0,
@@ -241,7 +233,6 @@ impl<'a> Engine<'a> {
             progress,
             requests: 0,
             reused: 0,
-            queued: 0,
             tx,
             rx,
             started: Instant::now(),
@@ -293,17 +284,17 @@ impl<'a> Engine<'a> {
             self.send_plugin_questions();
             self.end_plugin_turn();
             self.progress.queued.store(
-                self.queued.max(0) as u64,
+                (self.sites.queued() + self.deferred_leaves.len()) as u64,
                 std::sync::atomic::Ordering::Relaxed,
             );
             if self.in_flight == 0 {
                 if stopping {
                     break;
                 }
-                if !self.runnable.is_empty() {
+                if self.sites.runnable() > 0 {
                     continue;
                 }
-                if self.timers.is_empty() {
+                if self.sites.timers() == 0 {
                     if self.leaf_phase {
                         if self.settle_form_targets() {
                             continue;
@@ -314,11 +305,11 @@ impl<'a> Engine<'a> {
                     continue;
                 }
             }
-            let next_timer = self.timers.peek().map(|Reverse((t, _))| *t);
+            let next_timer = self.sites.next_timer();
             tracing::trace!(
                 in_flight = self.in_flight,
-                runnable = self.runnable.len(),
-                timers = self.timers.len(),
+                runnable = self.sites.runnable(),
+                timers = self.sites.timers(),
                 parked = self.redirects.parked(),
                 leaf_phase = self.leaf_phase,
                 "waiting"
@@ -331,7 +322,7 @@ impl<'a> Engine<'a> {
                         self.handle(c);
                     }
                 }
-                _ = sleep_until_opt(next_timer) => self.fire_timers(),
+                _ = sleep_until_opt(next_timer) => self.sites.fire_timers(Instant::now()),
                 changed = stop.changed(), if !stopping => {
                     if changed.is_err() || *stop.borrow() {
                         tracing::warn!("stopping: letting {} requests in flight finish", self.in_flight);
@@ -352,12 +343,12 @@ impl<'a> Engine<'a> {
             requests,
             reused,
             started,
-            robots_files,
+            sites,
             ..
         } = self;
         writer.flush();
         writer.close()?;
-        if let Err(e) = robots_files.save(SystemTime::now()) {
+        if let Err(e) = sites.save_files(SystemTime::now()) {
             tracing::error!(
                 "the avoid and sites files could not be written ({e}); their sites' robots.txt will be read again at the next run"
             );
@@ -386,90 +377,11 @@ impl<'a> Engine<'a> {
 
     // ----- the frontier -------------------------------------------------------------------
 
-    fn site_of(&mut self, url: &Url) -> u32 {
-        let key = urls::site_key(url);
-        if let Some(i) = self.site_index.get(&key) {
-            return *i;
-        }
-        let i = self.sites.len() as u32;
-        let local = url.scheme() == "file";
-        let mut gate = if local {
-            SiteGate::new(8, Duration::ZERO)
-        } else {
-            SiteGate::new(
-                self.settings.per_site_connections,
-                self.settings.per_site_delay,
-            )
-        };
-        let robots = if local {
-            RobotsState::Ready(Arc::new(RobotsRules::default()))
-        } else if self.robots_files.enabled() {
-            let cached = self.cached_sites.remove(&key);
-            if self.robots_files.holds(&key) {
-                // The avoid file holds the site's restrictions (its robots.txt
-                // group, read with robots.txt's own matching); the store
-                // still knows its Crawl-delay.
-                if let Some(body) = cached.as_ref().and_then(|c| c.robots_body.as_deref()) {
-                    let rules =
-                        RobotsRules::parse(body, &self.robot_name, self.settings.robots_rules);
-                    if let Some(d) = rules.crawl_delay {
-                        gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
-                    }
-                }
-                let rules = self
-                    .robots_files
-                    .robots_of(&key, self.settings.robots_rules);
-                RobotsState::Ready(Arc::new(rules))
-            } else {
-                // Not listed in the sites file (or its line was deleted): read it again.
-                RobotsState::Unknown
-            }
-        } else {
-            match self.cached_sites.remove(&key) {
-                Some(c) => self.robots_from_cache(&key, &c, &mut gate),
-                None => RobotsState::Unknown,
-            }
-        };
-        self.sites.push(Site {
-            key: key.clone(),
-            origin: url.clone(),
-            robots,
-            robots_failures: 0,
-            robots_answer: None,
-            gate,
-            get_queue: VecDeque::new(),
-            head_queue: VecDeque::new(),
-            runnable: false,
-        });
-        self.site_index.insert(key, i);
-        i
-    }
-
-    fn robots_from_cache(&self, key: &str, c: &CachedSite, gate: &mut SiteGate) -> RobotsState {
-        match c.robots_status.as_str() {
-            "ok" => {
-                let rules = RobotsRules::parse(
-                    c.robots_body.as_deref().unwrap_or(""),
-                    &self.robot_name,
-                    self.settings.robots_rules,
-                );
-                if let Some(d) = rules.crawl_delay {
-                    gate.apply_crawl_delay(d, self.settings.max_crawl_delay);
-                }
-                RobotsState::Ready(Arc::new(rules))
-            }
-            "forbidden" => RobotsState::OffLimits(format!(
-                "robots.txt of {key} answered 401/403 (cached in the sites table): the whole site is off limits"
-            )),
-            _ => RobotsState::Ready(Arc::new(RobotsRules::default())),
-        }
-    }
-
     fn intern(&mut self, url: Url) -> UrlIdx {
         if let Some(i) = self.frontier.lookup(url.as_str()) {
             return i;
         }
-        let site = self.site_of(&url);
+        let site = self.sites.site_of(&url);
         self.frontier.intern(url, |_| site)
     }
 
@@ -848,8 +760,7 @@ impl<'a> Engine<'a> {
     /// A link to a site's robots.txt is answered by this run's robots.txt request.
     fn settle_from_robots(&mut self, u: UrlIdx) -> bool {
         let e = self.frontier.get(u);
-        let site = &self.sites[e.site as usize];
-        let Some((status, content_type)) = site.robots_answer.clone() else {
+        let Some((status, content_type)) = self.sites.robots_answer(e.site) else {
             return false;
         };
         if e.url.path() != "/robots.txt" || e.url.query().is_some() {
@@ -876,30 +787,16 @@ impl<'a> Engine<'a> {
         true
     }
 
+    /// Queue `u`'s request on `site`: a document's now, a leaf's in the
+    /// leaf phase.
     fn enqueue(&mut self, u: UrlIdx, need_get: bool, site: u32) {
         if need_get {
             self.frontier.get_mut(u).queued_get = true;
-            self.sites[site as usize]
-                .get_queue
-                .push_back(Queued::Initial(u));
+            self.sites.push_get(site, Queued::Initial(u));
         } else if self.leaf_phase {
-            self.sites[site as usize]
-                .head_queue
-                .push_back(Queued::Initial(u));
+            self.sites.push_head(site, Queued::Initial(u));
         } else {
             self.deferred_leaves.push(u);
-            self.queued += 1;
-            return;
-        }
-        self.queued += 1;
-        self.make_runnable(site);
-    }
-
-    fn make_runnable(&mut self, site: u32) {
-        let s = &mut self.sites[site as usize];
-        if !s.runnable {
-            s.runnable = true;
-            self.runnable.push_back(site);
         }
     }
 
@@ -926,13 +823,7 @@ impl<'a> Engine<'a> {
         for u in leaves {
             let e = self.frontier.get(u);
             if e.state == UrlState::Waiting && !e.queued_get {
-                let site = e.site;
-                self.sites[site as usize]
-                    .head_queue
-                    .push_back(Queued::Initial(u));
-                self.make_runnable(site);
-            } else {
-                self.queued += -1;
+                self.sites.push_head(e.site, Queued::Initial(u));
             }
         }
     }
@@ -1032,15 +923,14 @@ impl<'a> Engine<'a> {
 
     fn pump(&mut self) {
         let now = Instant::now();
-        let mut budget = self.runnable.len();
+        let mut budget = self.sites.runnable();
         while self.in_flight < self.settings.concurrency && budget > 0 {
-            let Some(s) = self.runnable.pop_front() else {
+            let Some(s) = self.sites.next_runnable() else {
                 break;
             };
             budget -= 1;
-            self.sites[s as usize].runnable = false;
-            if self.dispatch_one(s, now) && self.sites[s as usize].has_work() {
-                self.make_runnable(s);
+            if self.dispatch_one(s, now) && self.sites.has_work(s) {
+                self.sites.make_runnable(s);
                 budget += 1;
             }
         }
@@ -1048,25 +938,16 @@ impl<'a> Engine<'a> {
 
     /// Start one request for site `s` (or settle queued work without one); true when it may go on.
     fn dispatch_one(&mut self, s: u32, now: Instant) -> bool {
-        let si = s as usize;
-        match &self.sites[si].robots {
-            RobotsState::Unknown => {
+        match self.sites.robots_turn(s, now) {
+            RobotsTurn::Read => {
                 self.start_robots(s, now);
                 return false;
             }
-            RobotsState::Fetching => return false,
-            RobotsState::RetryAt(t) => {
-                if *t > now {
-                    self.timers.push(Reverse((*t, s)));
-                    return false;
-                }
-                self.start_robots(s, now);
-                return false;
-            }
-            RobotsState::Ready(_) | RobotsState::OffLimits(_) | RobotsState::Unreachable(_) => {}
+            RobotsTurn::Wait => return false,
+            RobotsTurn::Go => {}
         }
         loop {
-            let Some(q) = self.sites[si].pop() else {
+            let Some(q) = self.sites.pop(s) else {
                 return false;
             };
             let mut job = match q {
@@ -1074,7 +955,6 @@ impl<'a> Engine<'a> {
                     let e = self.frontier.get(u);
                     if e.state != UrlState::Waiting {
                         // Settled meanwhile (a redirect target, or a duplicate queue entry).
-                        self.queued += -1;
                         continue;
                     }
                     if self.redirects.wait_for_hop(u) {
@@ -1093,12 +973,10 @@ impl<'a> Engine<'a> {
                         {
                             match self.frontier.get(f).state {
                                 UrlState::Done => {
-                                    self.queued -= 1;
                                     self.finish_chain_at(j, f);
                                     continue;
                                 }
                                 UrlState::InFlight => {
-                                    self.queued -= 1;
                                     self.redirects.park(f, *j);
                                     continue;
                                 }
@@ -1120,28 +998,14 @@ impl<'a> Engine<'a> {
                 }
             };
             if let Some(t) = job.not_before.filter(|t| *t > now) {
-                self.sites[si].push_front(Queued::Continue(job));
-                self.timers.push(Reverse((t, s)));
+                self.sites.push_front(s, Queued::Continue(job));
+                self.sites.wake_at(t, s);
                 return false;
             }
             // robots.txt, at the moment the request would leave.
-            let refusal = match &self.sites[si].robots {
-                RobotsState::OffLimits(reason) => Some((Category::Avoided, reason.clone())),
-                RobotsState::Unreachable(reason) => Some((Category::Broken, reason.clone())),
-                RobotsState::Ready(rules) => rules
-                    .forbidding_rule(&path_and_query(&job.request))
-                    .map(|rule| {
-                        let reason = format!(
-                            "robots.txt of {} disallows it (Disallow: {})",
-                            self.sites[si].key, rule.path
-                        );
-                        (Category::Avoided, reason)
-                    }),
-                _ => None,
-            };
+            let refusal = self.sites.refusal(s, &job.request);
             if let Some((category, reason)) = refusal {
                 let u = job.url;
-                self.queued -= 1;
                 if job.hops.is_empty() {
                     self.unrequested(u, category, &reason);
                 } else {
@@ -1150,25 +1014,17 @@ impl<'a> Engine<'a> {
                 }
                 continue;
             }
-            match self.sites[si].gate.check(now) {
-                Ok(()) => {}
-                Err(wait) => {
-                    if let Some(t) = wait {
-                        self.timers.push(Reverse((t, s)));
-                    }
-                    let q = match job.hops.is_empty() && job.attempt == 0 && !job.head_fallback {
-                        true => Queued::Initial(job.url),
-                        false => Queued::Continue(job),
-                    };
-                    self.sites[si].push_front(q);
-                    return false;
-                }
+            if !self.sites.try_start(s, now) {
+                let q = match job.hops.is_empty() && job.attempt == 0 && !job.head_fallback {
+                    true => Queued::Initial(job.url),
+                    false => Queued::Continue(job),
+                };
+                self.sites.push_front(s, q);
+                return false;
             }
-            self.sites[si].gate.start(now);
             self.in_flight += 1;
             self.requests += 1;
             Progress::add(&self.progress.in_flight, 1);
-            self.queued += -1;
             let u = job.url;
             self.frontier.get_mut(u).state = UrlState::InFlight;
             job.requests += 1;
@@ -1244,15 +1100,11 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Read site `s`'s robots.txt before its first request.
     fn start_robots(&mut self, s: u32, now: Instant) {
-        let site = &mut self.sites[s as usize];
-        let Some(url) = urls::robots_url(&site.origin) else {
-            site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
-            self.make_runnable(s);
+        let Some(url) = self.sites.start_robots(s, now) else {
             return;
         };
-        site.robots = RobotsState::Fetching;
-        site.gate.start(now);
         self.in_flight += 1;
         self.requests += 1;
         Progress::add(&self.progress.in_flight, 1);
@@ -1261,17 +1113,6 @@ impl<'a> Engine<'a> {
         tokio::spawn(async move {
             let _ = tx.send(worker::robots(fetcher, s, url).await);
         });
-    }
-
-    fn fire_timers(&mut self) {
-        let now = Instant::now();
-        while let Some(Reverse((t, s))) = self.timers.peek().copied() {
-            if t > now {
-                break;
-            }
-            self.timers.pop();
-            self.make_runnable(s);
-        }
     }
 
     // ----- completions --------------------------------------------------------------------
@@ -1315,156 +1156,34 @@ impl<'a> Engine<'a> {
                 reclassified,
             } => {
                 Progress::add(&self.progress.in_flight, -1);
-                self.sites[site as usize].gate.finish();
-                self.make_runnable(site);
+                self.sites.finished(site);
                 self.fetch_done(site, job, *result, parsed, hash, reclassified);
             }
         }
     }
 
+    /// Site `s`'s robots.txt request ended: keep what was read, and let a
+    /// link to that robots.txt have this answer.
     fn robots_done(&mut self, s: u32, outcome: RobotsFetch) {
-        let now = unix_now();
-        let default_expiry = self.settings.robots_expiry.as_secs() as i64;
-        let site = &mut self.sites[s as usize];
-        site.gate.finish();
-        let origin = format!(
-            "{}://{}",
-            site.origin.scheme(),
-            site.origin.host_str().unwrap_or("")
-        );
-        let origin = match site.origin.port() {
-            Some(p) => format!("{origin}:{p}"),
-            None => origin,
+        let Some(record) = self.sites.robots_answered(s, outcome, unix_now()) else {
+            return;
         };
-        // What was read, with the rules that apply to this robot (kept in
-        // the store's sites table and, with a sites file, the avoid file).
-        let record = |status: &str,
-                      body: Option<String>,
-                      http: Option<u16>,
-                      expires: i64,
-                      reading: RobotsRules| {
-            let rec = SiteRecord {
-                site: site.key.clone(),
-                robots_status: status.to_string(),
-                robots_body: body,
-                http_status: http,
-                fetched_at: now,
-                expires_at: expires,
-                robots_lines: lines_of(&origin, &reading.rules),
-            };
-            (rec, reading)
-        };
-        let rec = match outcome {
-            RobotsFetch::Found {
-                body,
-                status,
-                max_age,
-            } => {
-                let rules = RobotsRules::parse(&body, &self.robot_name, self.settings.robots_rules);
-                if let Some(d) = rules.crawl_delay {
-                    site.gate
-                        .apply_crawl_delay(d, self.settings.max_crawl_delay);
-                }
-                let expires = now + max_age.map_or(default_expiry, |a| a.as_secs() as i64);
-                tracing::debug!(
-                    "robots.txt of {}: {} rules for this robot",
-                    site.key,
-                    rules.rules.len()
-                );
-                site.robots = RobotsState::Ready(Arc::new(rules.clone()));
-                Some(record("ok", Some(body), Some(status), expires, rules))
-            }
-            RobotsFetch::Missing { status } => {
-                site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
-                Some(record(
-                    "missing",
-                    None,
-                    Some(status),
-                    now + default_expiry,
-                    RobotsRules::default(),
-                ))
-            }
-            RobotsFetch::Forbidden { status } => {
-                site.robots = RobotsState::OffLimits(format!(
-                    "robots.txt of {} answered {status}: the whole site is off limits",
-                    site.key
-                ));
-                Some(record(
-                    "forbidden",
-                    None,
-                    Some(status),
-                    now + default_expiry,
-                    RobotsRules::forbid_all(),
-                ))
-            }
-            RobotsFetch::Unavailable {
-                reason,
-                unreachable,
-            } => {
-                site.robots_failures += 1;
-                if site.robots_failures <= self.settings.retries {
-                    let at = Instant::now() + backoff(site.robots_failures);
-                    tracing::info!(
-                        "robots.txt of {} unavailable ({reason}); trying again later",
-                        site.key
-                    );
-                    site.robots = RobotsState::RetryAt(at);
-                    self.timers.push(Reverse((at, s)));
-                } else if unreachable {
-                    tracing::warn!(
-                        "{} cannot be reached ({reason}); its links are broken",
-                        site.key
-                    );
-                    site.robots = RobotsState::Unreachable(format!(
-                        "site {} cannot be reached: {reason}",
-                        site.key
-                    ));
-                } else {
-                    tracing::warn!(
-                        "robots.txt of {} unavailable ({reason}); the site is off limits for this run",
-                        site.key
-                    );
-                    site.robots = RobotsState::OffLimits(format!(
-                        "robots.txt of {} could not be read ({reason}); the site is off limits for this run",
-                        site.key
-                    ));
-                }
-                None
-            }
-        };
-        if let Some((rec, reading)) = rec {
-            if self.robots_files.enabled() {
-                self.robots_files.record(
-                    &rec.site,
-                    SystemTime::UNIX_EPOCH + Duration::from_secs(rec.expires_at.max(0) as u64),
-                    lines_of(&origin, &reading.rules),
-                    lines_of(&origin, &reading.rfc9309),
-                );
-            }
-            self.sites[s as usize].robots_answer = rec
-                .http_status
-                .map(|st| (st, Some("text/plain".to_string())));
-            self.writer.send(StoreOp::Site(Box::new(rec)));
-            let robots_url = urls::robots_url(&self.sites[s as usize].origin);
-            if let Some(u) = robots_url.and_then(|r| self.frontier.lookup(r.as_str()))
-                && self.frontier.get(u).state == UrlState::Waiting
-            {
-                self.queued -= 1;
-                self.settle_from_robots(u);
-            }
+        self.writer.send(StoreOp::Site(Box::new(record)));
+        if let Some(u) = self
+            .sites
+            .robots_url(s)
+            .and_then(|r| self.frontier.lookup(r.as_str()))
+            && self.frontier.get(u).state == UrlState::Waiting
+        {
+            self.settle_from_robots(u);
         }
-        self.make_runnable(s);
     }
 
     /// Put a job back in its site's queue, to start no earlier than `at`.
     fn requeue(&mut self, site: u32, mut job: Box<Job>, at: Option<Instant>) {
         job.not_before = at;
         self.frontier.get_mut(job.url).state = UrlState::Waiting;
-        self.queued += 1;
-        self.sites[site as usize]
-            .get_queue
-            .push_back(Queued::Continue(job));
-        self.make_runnable(site);
+        self.sites.push_get(site, Queued::Continue(job));
     }
 
     fn fetch_done(
@@ -1483,8 +1202,8 @@ impl<'a> Engine<'a> {
         {
             // The hop did not settle it: its own request goes ahead.
             let site = self.frontier.get(f).site;
-            self.sites[site as usize].push_front(Queued::Initial(f));
-            self.make_runnable(site);
+            self.sites.push_front(site, Queued::Initial(f));
+            self.sites.make_runnable(site);
         }
     }
 
@@ -1527,7 +1246,7 @@ impl<'a> Engine<'a> {
                 let at = Instant::now() + wait;
                 if hold_site {
                     // The whole site waits, as the server asked.
-                    self.sites[site as usize].gate.hold_until(at);
+                    self.sites.hold_until(site, at);
                 }
                 tracing::debug!(
                     "{} {}: {}; retry {} in {wait:?}",
@@ -1588,7 +1307,7 @@ impl<'a> Engine<'a> {
                 return;
             }
         };
-        let site = self.site_of(&next);
+        let site = self.sites.site_of(&next);
         job.request = next;
         job.validators = None;
         job.attempt = 0;
@@ -1911,13 +1630,6 @@ impl<'a> Engine<'a> {
                 });
             }
         }
-    }
-}
-
-fn path_and_query(url: &Url) -> String {
-    match url.query() {
-        Some(q) => format!("{}?{q}", url.path()),
-        None => url.path().to_string(),
     }
 }
 

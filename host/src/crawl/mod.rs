@@ -10,6 +10,7 @@ mod engine;
 mod frontier;
 pub mod hooks;
 mod redirects;
+mod site_table;
 mod sites;
 mod summary;
 mod taskset;

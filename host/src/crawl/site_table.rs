@@ -1,0 +1,713 @@
+//! The sites of a run: each site's robots.txt state machine, politeness
+//! gate and queues, the list of sites with work that may go, and the
+//! timers that wake a site up (a retry's backoff, `Crawl-delay`, a robots.txt
+//! tried again). The engine asks it which site goes next and whether a
+//! request may leave; everything per-site lives here.
+//!
+//! robots.txt of a site is read once per run, before its first request
+//! (or taken from the store's cache or the user's sites file):
+//!
+//! ```text
+//! Unknown ──start──▶ Fetching ──Found/Missing──▶ Ready(rules)
+//!    ▲                   │ ─────Forbidden──────▶ OffLimits
+//!    └── RetryAt(t) ◀────┘ Unavailable (retries left)
+//!                        │ Unavailable, unreachable ─▶ Unreachable
+//!                        └ Unavailable, 5xx ────────▶ OffLimits
+//! ```
+
+use super::sites::{Queued, RobotsState, Site};
+use crate::fetch::politeness::SiteGate;
+use crate::fetch::retry::backoff;
+use crate::fetch::robots::RobotsFetch;
+use crate::policy::robots::{RobotsMode, RobotsRules};
+use crate::policy::robots_files::{RobotsFiles, lines_of};
+use foldhash::{HashMap, HashMapExt};
+use spinneret_core::model::Category;
+use spinneret_core::urls;
+use spinneret_store::{CachedSite, SiteRecord};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use url::Url;
+
+/// The settings the site table follows.
+#[derive(Clone, Debug)]
+pub struct SitePolicy {
+    /// The robot's name, as robots.txt records are matched against it.
+    pub robot_name: String,
+    /// Which reading of robots.txt applies.
+    pub robots_rules: RobotsMode,
+    /// Requests at once to one site.
+    pub per_site_connections: usize,
+    /// The least time between two requests to one site.
+    pub per_site_delay: Duration,
+    /// The longest `Crawl-delay` honoured.
+    pub max_crawl_delay: Duration,
+    /// How long a robots.txt holds when its response does not say.
+    pub robots_expiry: Duration,
+    /// Attempts at an unavailable robots.txt before the site is given up.
+    pub retries: u32,
+}
+
+/// Where a site stands on robots.txt when work is about to leave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RobotsTurn {
+    /// Its robots.txt must be read first: [`SiteTable::start_robots`].
+    Read,
+    /// Its robots.txt is being read, or will be tried again later.
+    Wait,
+    /// Its requests may go (each still checked by [`SiteTable::refusal`]).
+    Go,
+}
+
+/// The sites of a run.
+pub struct SiteTable {
+    policy: SitePolicy,
+    sites: Vec<Site>,
+    index: HashMap<String, u32>,
+    /// robots.txt of earlier runs, by site, taken as sites are met.
+    cached: std::collections::HashMap<String, CachedSite>,
+    /// The user's avoid and sites files.
+    files: RobotsFiles,
+    /// Sites with work that may go, each once.
+    runnable: VecDeque<u32>,
+    /// When a site may go again.
+    timers: BinaryHeap<Reverse<(Instant, u32)>>,
+    /// Entries in the sites' queues.
+    queued: usize,
+}
+
+impl SiteTable {
+    /// A table with no site yet; `cached` is the store's robots.txt cache,
+    /// `files` the user's avoid and sites files.
+    pub fn new(
+        policy: SitePolicy,
+        cached: std::collections::HashMap<String, CachedSite>,
+        files: RobotsFiles,
+    ) -> Self {
+        SiteTable {
+            policy,
+            sites: Vec::new(),
+            index: HashMap::new(),
+            cached,
+            files,
+            runnable: VecDeque::new(),
+            timers: BinaryHeap::new(),
+            queued: 0,
+        }
+    }
+
+    /// The site of `url`, met for the first time if need be: its robots.txt
+    /// then comes from the sites file, the store's cache, or is to be read.
+    pub fn site_of(&mut self, url: &Url) -> u32 {
+        let key = urls::site_key(url);
+        if let Some(i) = self.index.get(&key) {
+            return *i;
+        }
+        let i = self.sites.len() as u32;
+        let p = &self.policy;
+        let local = url.scheme() == "file";
+        let mut gate = match local {
+            true => SiteGate::new(8, Duration::ZERO),
+            false => SiteGate::new(p.per_site_connections, p.per_site_delay),
+        };
+        let cached = self.cached.remove(&key);
+        let robots = if local {
+            RobotsState::Ready(Arc::new(RobotsRules::default()))
+        } else if self.files.enabled() {
+            if self.files.holds(&key) {
+                // The avoid file holds the site's restrictions (its robots.txt
+                // group, read with robots.txt's own matching); the store
+                // still knows its Crawl-delay.
+                if let Some(body) = cached.as_ref().and_then(|c| c.robots_body.as_deref()) {
+                    let rules = RobotsRules::parse(body, &p.robot_name, p.robots_rules);
+                    if let Some(d) = rules.crawl_delay {
+                        gate.apply_crawl_delay(d, p.max_crawl_delay);
+                    }
+                }
+                RobotsState::Ready(Arc::new(self.files.robots_of(&key, p.robots_rules)))
+            } else {
+                // Not listed in the sites file (or its line was deleted): read it again.
+                RobotsState::Unknown
+            }
+        } else {
+            match cached {
+                Some(c) => robots_from_cache(p, &key, &c, &mut gate),
+                None => RobotsState::Unknown,
+            }
+        };
+        self.sites.push(Site {
+            key: key.clone(),
+            origin: url.clone(),
+            robots,
+            robots_failures: 0,
+            robots_answer: None,
+            gate,
+            get_queue: VecDeque::new(),
+            head_queue: VecDeque::new(),
+            runnable: false,
+        });
+        self.index.insert(key, i);
+        i
+    }
+
+    /// Site `s`.
+    #[cfg(test)]
+    pub fn site(&self, s: u32) -> &Site {
+        &self.sites[s as usize]
+    }
+
+    // ----- which site goes ----------------------------------------------------------------
+
+    /// `s` has work that may go: list it (once).
+    pub fn make_runnable(&mut self, s: u32) {
+        let site = &mut self.sites[s as usize];
+        if !site.runnable {
+            site.runnable = true;
+            self.runnable.push_back(s);
+        }
+    }
+
+    /// The next listed site, taken off the list.
+    pub fn next_runnable(&mut self) -> Option<u32> {
+        let s = self.runnable.pop_front()?;
+        self.sites[s as usize].runnable = false;
+        Some(s)
+    }
+
+    /// How many sites are listed.
+    pub fn runnable(&self) -> usize {
+        self.runnable.len()
+    }
+
+    /// Wake `s` up at `at`.
+    pub fn wake_at(&mut self, at: Instant, s: u32) {
+        self.timers.push(Reverse((at, s)));
+    }
+
+    /// The earliest wake-up, if any.
+    pub fn next_timer(&self) -> Option<Instant> {
+        self.timers.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// How many wake-ups are set.
+    pub fn timers(&self) -> usize {
+        self.timers.len()
+    }
+
+    /// List the sites whose wake-up time has come.
+    pub fn fire_timers(&mut self, now: Instant) {
+        while let Some(Reverse((t, s))) = self.timers.peek().copied() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            self.make_runnable(s);
+        }
+    }
+
+    // ----- queues -------------------------------------------------------------------------
+
+    /// Queue document work (or a continuation) for `s`, and list it.
+    pub fn push_get(&mut self, s: u32, q: Queued) {
+        self.sites[s as usize].get_queue.push_back(q);
+        self.queued += 1;
+        self.make_runnable(s);
+    }
+
+    /// Queue leaf work for `s`, and list it.
+    pub fn push_head(&mut self, s: u32, q: Queued) {
+        self.sites[s as usize].head_queue.push_back(q);
+        self.queued += 1;
+        self.make_runnable(s);
+    }
+
+    /// Put work back at the front of `s`'s queue (it could not leave yet).
+    pub fn push_front(&mut self, s: u32, q: Queued) {
+        self.sites[s as usize].push_front(q);
+        self.queued += 1;
+    }
+
+    /// Take `s`'s next piece of work, documents first.
+    pub fn pop(&mut self, s: u32) -> Option<Queued> {
+        let q = self.sites[s as usize].pop()?;
+        self.queued -= 1;
+        Some(q)
+    }
+
+    /// Whether `s` has work queued.
+    pub fn has_work(&self, s: u32) -> bool {
+        self.sites[s as usize].has_work()
+    }
+
+    /// Entries in all the queues (some may be settled meanwhile: they are
+    /// dropped when their turn comes).
+    pub fn queued(&self) -> usize {
+        self.queued
+    }
+
+    // ----- politeness ---------------------------------------------------------------------
+
+    /// A request to `s` would leave at `now`: true when it may (and it is
+    /// counted as started); else the site is woken up when it may.
+    pub fn try_start(&mut self, s: u32, now: Instant) -> bool {
+        let gate = &mut self.sites[s as usize].gate;
+        match gate.check(now) {
+            Ok(()) => {
+                gate.start(now);
+                true
+            }
+            Err(wait) => {
+                if let Some(t) = wait {
+                    self.wake_at(t, s);
+                }
+                false
+            }
+        }
+    }
+
+    /// A request to `s` is answered: the site may go again.
+    pub fn finished(&mut self, s: u32) {
+        self.sites[s as usize].gate.finish();
+        self.make_runnable(s);
+    }
+
+    /// The server asked `s` to wait until `at` (`Retry-After`).
+    pub fn hold_until(&mut self, s: u32, at: Instant) {
+        self.sites[s as usize].gate.hold_until(at);
+    }
+
+    // ----- robots.txt ---------------------------------------------------------------------
+
+    /// Where `s` stands on robots.txt at `now`.
+    pub fn robots_turn(&mut self, s: u32, now: Instant) -> RobotsTurn {
+        match self.sites[s as usize].robots {
+            RobotsState::Unknown => RobotsTurn::Read,
+            RobotsState::Fetching => RobotsTurn::Wait,
+            RobotsState::RetryAt(t) if t > now => {
+                self.wake_at(t, s);
+                RobotsTurn::Wait
+            }
+            RobotsState::RetryAt(_) => RobotsTurn::Read,
+            RobotsState::Ready(_) | RobotsState::OffLimits(_) | RobotsState::Unreachable(_) => {
+                RobotsTurn::Go
+            }
+        }
+    }
+
+    /// Start reading `s`'s robots.txt at `now`: its URL, to request. `None`
+    /// when the site has none to read (its requests go unrestricted).
+    pub fn start_robots(&mut self, s: u32, now: Instant) -> Option<Url> {
+        let site = &mut self.sites[s as usize];
+        let Some(url) = urls::robots_url(&site.origin) else {
+            site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
+            self.make_runnable(s);
+            return None;
+        };
+        site.robots = RobotsState::Fetching;
+        site.gate.start(now);
+        Some(url)
+    }
+
+    /// Why robots.txt (or the site's state) forbids requesting `request` on
+    /// `s`, if it does: the category to record and the reason.
+    pub fn refusal(&self, s: u32, request: &Url) -> Option<(Category, String)> {
+        let site = &self.sites[s as usize];
+        match &site.robots {
+            RobotsState::OffLimits(reason) => Some((Category::Avoided, reason.clone())),
+            RobotsState::Unreachable(reason) => Some((Category::Broken, reason.clone())),
+            RobotsState::Ready(rules) => {
+                rules.forbidding_rule(&path_and_query(request)).map(|rule| {
+                    let reason = format!(
+                        "robots.txt of {} disallows it (Disallow: {})",
+                        site.key, rule.path
+                    );
+                    (Category::Avoided, reason)
+                })
+            }
+            RobotsState::Unknown | RobotsState::Fetching | RobotsState::RetryAt(_) => None,
+        }
+    }
+
+    /// The status and type this run's robots.txt request for `s` got: the
+    /// answer for a link to that robots.txt.
+    pub fn robots_answer(&self, s: u32) -> Option<(u16, Option<String>)> {
+        self.sites[s as usize].robots_answer.clone()
+    }
+
+    /// `s`'s robots.txt request ended with `outcome` (at Unix time `now`):
+    /// move its state on, and give back what to keep in the store, if
+    /// anything was read. The site is listed again.
+    pub fn robots_answered(
+        &mut self,
+        s: u32,
+        outcome: RobotsFetch,
+        now: i64,
+    ) -> Option<SiteRecord> {
+        let p = &self.policy;
+        let default_expiry = p.robots_expiry.as_secs() as i64;
+        let site = &mut self.sites[s as usize];
+        site.gate.finish();
+        let (status, body, http, expires, reading) = match outcome {
+            RobotsFetch::Found {
+                body,
+                status,
+                max_age,
+            } => {
+                let rules = RobotsRules::parse(&body, &p.robot_name, p.robots_rules);
+                if let Some(d) = rules.crawl_delay {
+                    site.gate.apply_crawl_delay(d, p.max_crawl_delay);
+                }
+                let expires = now + max_age.map_or(default_expiry, |a| a.as_secs() as i64);
+                tracing::debug!(
+                    "robots.txt of {}: {} rules for this robot",
+                    site.key,
+                    rules.rules.len()
+                );
+                site.robots = RobotsState::Ready(Arc::new(rules.clone()));
+                ("ok", Some(body), status, expires, rules)
+            }
+            RobotsFetch::Missing { status } => {
+                site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
+                let none = RobotsRules::default();
+                ("missing", None, status, now + default_expiry, none)
+            }
+            RobotsFetch::Forbidden { status } => {
+                site.robots = RobotsState::OffLimits(format!(
+                    "robots.txt of {} answered {status}: the whole site is off limits",
+                    site.key
+                ));
+                let all = RobotsRules::forbid_all();
+                ("forbidden", None, status, now + default_expiry, all)
+            }
+            RobotsFetch::Unavailable {
+                reason,
+                unreachable,
+            } => {
+                site.robots_failures += 1;
+                let key = &site.key;
+                if site.robots_failures <= p.retries {
+                    let at = Instant::now() + backoff(site.robots_failures);
+                    tracing::info!(
+                        "robots.txt of {key} unavailable ({reason}); trying again later"
+                    );
+                    site.robots = RobotsState::RetryAt(at);
+                    self.timers.push(Reverse((at, s)));
+                } else if unreachable {
+                    tracing::warn!("{key} cannot be reached ({reason}); its links are broken");
+                    site.robots =
+                        RobotsState::Unreachable(format!("site {key} cannot be reached: {reason}"));
+                } else {
+                    tracing::warn!(
+                        "robots.txt of {key} unavailable ({reason}); the site is off limits for this run"
+                    );
+                    site.robots = RobotsState::OffLimits(format!(
+                        "robots.txt of {key} could not be read ({reason}); the site is off limits for this run"
+                    ));
+                }
+                self.make_runnable(s);
+                return None;
+            }
+        };
+        // What was read, with the rules that apply to this robot (kept in
+        // the store's sites table and, with a sites file, the avoid file).
+        let origin = origin_of(&site.origin);
+        site.robots_answer = Some((http, Some("text/plain".to_string())));
+        let record = SiteRecord {
+            site: site.key.clone(),
+            robots_status: status.to_string(),
+            robots_body: body,
+            http_status: Some(http),
+            fetched_at: now,
+            expires_at: expires,
+            robots_lines: lines_of(&origin, &reading.rules),
+        };
+        if self.files.enabled() {
+            self.files.record(
+                &record.site,
+                SystemTime::UNIX_EPOCH + Duration::from_secs(expires.max(0) as u64),
+                lines_of(&origin, &reading.rules),
+                lines_of(&origin, &reading.rfc9309),
+            );
+        }
+        self.make_runnable(s);
+        Some(record)
+    }
+
+    /// The URL of `s`'s robots.txt, if it has one.
+    pub fn robots_url(&self, s: u32) -> Option<Url> {
+        urls::robots_url(&self.sites[s as usize].origin)
+    }
+
+    /// Write this run's robots.txt readings back to the user's files (at
+    /// the end of the run).
+    pub fn save_files(&self, now: SystemTime) -> std::io::Result<()> {
+        self.files.save(now)
+    }
+}
+
+/// A site's robots.txt as an earlier run left it in the store.
+fn robots_from_cache(
+    p: &SitePolicy,
+    key: &str,
+    c: &CachedSite,
+    gate: &mut SiteGate,
+) -> RobotsState {
+    match c.robots_status.as_str() {
+        "ok" => {
+            let body = c.robots_body.as_deref().unwrap_or("");
+            let rules = RobotsRules::parse(body, &p.robot_name, p.robots_rules);
+            if let Some(d) = rules.crawl_delay {
+                gate.apply_crawl_delay(d, p.max_crawl_delay);
+            }
+            RobotsState::Ready(Arc::new(rules))
+        }
+        "forbidden" => RobotsState::OffLimits(format!(
+            "robots.txt of {key} answered 401/403 (cached in the sites table): the whole site is off limits"
+        )),
+        _ => RobotsState::Ready(Arc::new(RobotsRules::default())),
+    }
+}
+
+/// `scheme://host[:port]` of a URL.
+fn origin_of(url: &Url) -> String {
+    let origin = format!("{}://{}", url.scheme(), url.host_str().unwrap_or(""));
+    match url.port() {
+        Some(p) => format!("{origin}:{p}"),
+        None => origin,
+    }
+}
+
+/// The path and query of a URL, as robots.txt rules match them.
+fn path_and_query(url: &Url) -> String {
+    match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawl::frontier::UrlIdx;
+
+    fn initial(u: UrlIdx) -> Queued {
+        Queued::Initial(u)
+    }
+
+    fn policy() -> SitePolicy {
+        SitePolicy {
+            robot_name: "spinneret".into(),
+            robots_rules: RobotsMode::default(),
+            per_site_connections: 1,
+            per_site_delay: Duration::ZERO,
+            max_crawl_delay: Duration::from_secs(30),
+            robots_expiry: Duration::from_secs(3600),
+            retries: 2,
+        }
+    }
+
+    fn table() -> SiteTable {
+        SiteTable::new(policy(), Default::default(), RobotsFiles::default())
+    }
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn one_site_per_host_and_port() {
+        let mut t = table();
+        let a = t.site_of(&url("http://a.test/x"));
+        assert_eq!(t.site_of(&url("http://a.test/y?q")), a);
+        assert_ne!(t.site_of(&url("http://a.test:8080/")), a);
+        assert_ne!(t.site_of(&url("http://b.test/")), a);
+        assert_eq!(t.robots_turn(a, Instant::now()), RobotsTurn::Read);
+        let local = t.site_of(&url("file:///tmp/a.html"));
+        assert_eq!(t.robots_turn(local, Instant::now()), RobotsTurn::Go);
+        assert_eq!(t.start_robots(local, Instant::now()), None);
+    }
+
+    #[test]
+    fn a_robots_txt_found_is_read_once_and_its_rules_refuse() {
+        let mut t = table();
+        let now = Instant::now();
+        let s = t.site_of(&url("http://a.test/"));
+        let robots = t.start_robots(s, now);
+        assert_eq!(robots, Some(url("http://a.test/robots.txt")));
+        assert_eq!(t.robots_turn(s, now), RobotsTurn::Wait, "being read");
+        let body = "User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n";
+        let found = RobotsFetch::Found {
+            body: body.into(),
+            status: 200,
+            max_age: Some(Duration::from_secs(60)),
+        };
+        let record = t
+            .robots_answered(s, found, 1000)
+            .expect("kept in the store");
+        assert_eq!(record.robots_status, "ok");
+        assert_eq!(record.expires_at, 1060, "the response's max-age");
+        assert_eq!(
+            record.robots_lines,
+            vec![(false, "http://a.test/private/".to_string())]
+        );
+        assert_eq!(t.robots_turn(s, now), RobotsTurn::Go);
+        assert_eq!(t.robots_answer(s), Some((200, Some("text/plain".into()))));
+        assert_eq!(
+            t.refusal(s, &url("http://a.test/private/x?y")),
+            Some((
+                Category::Avoided,
+                "robots.txt of a.test:80 disallows it (Disallow: /private/)".into()
+            ))
+        );
+        assert_eq!(t.refusal(s, &url("http://a.test/public")), None);
+        assert_eq!(t.site(s).gate.interval(), Duration::from_secs(2));
+        assert_eq!(t.next_runnable(), Some(s), "the site goes on");
+    }
+
+    #[test]
+    fn missing_and_forbidden() {
+        let mut t = table();
+        let now = Instant::now();
+        let (a, b) = (
+            t.site_of(&url("http://a.test/")),
+            t.site_of(&url("http://b.test/")),
+        );
+        t.start_robots(a, now);
+        t.start_robots(b, now);
+        let missing = t.robots_answered(a, RobotsFetch::Missing { status: 404 }, 10);
+        assert_eq!(
+            missing.map(|r| (r.robots_status, r.expires_at)),
+            Some(("missing".into(), 3610))
+        );
+        assert_eq!(t.refusal(a, &url("http://a.test/anything")), None);
+        let forbidden = t.robots_answered(b, RobotsFetch::Forbidden { status: 403 }, 10);
+        assert_eq!(
+            forbidden.map(|r| (r.robots_status, r.robots_lines)),
+            Some((
+                "forbidden".into(),
+                vec![(false, "http://b.test/".to_string())]
+            ))
+        );
+        assert_eq!(
+            t.refusal(b, &url("http://b.test/x")),
+            Some((
+                Category::Avoided,
+                "robots.txt of b.test:80 answered 403: the whole site is off limits".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn an_unavailable_robots_txt_is_tried_again_then_given_up() {
+        let now = Instant::now();
+        for (unreachable, category, reason) in [
+            (
+                true,
+                Category::Broken,
+                "site a.test:80 cannot be reached: connection refused",
+            ),
+            (
+                false,
+                Category::Avoided,
+                "robots.txt of a.test:80 could not be read (connection refused); the site is off limits for this run",
+            ),
+        ] {
+            let mut t = table();
+            let s = t.site_of(&url("http://a.test/"));
+            let failed = || RobotsFetch::Unavailable {
+                reason: "connection refused".into(),
+                unreachable,
+            };
+            for attempt in 1..=2 {
+                t.start_robots(s, now);
+                assert_eq!(t.robots_answered(s, failed(), 0), None);
+                let wake = t.next_timer().expect("a wake-up");
+                assert!(wake > now, "attempt {attempt} backs off");
+                assert_eq!(t.robots_turn(s, now), RobotsTurn::Wait, "backing off");
+                let later = now + Duration::from_secs(60);
+                assert_eq!(t.robots_turn(s, later), RobotsTurn::Read, "tried again");
+            }
+            t.start_robots(s, now);
+            assert_eq!(t.robots_answered(s, failed(), 0), None);
+            assert_eq!(t.robots_turn(s, now), RobotsTurn::Go, "given up");
+            assert_eq!(
+                t.refusal(s, &url("http://a.test/x")),
+                Some((category, reason.to_string()))
+            );
+        }
+    }
+
+    #[test]
+    fn robots_txt_cached_by_an_earlier_run() {
+        let mut cached = std::collections::HashMap::new();
+        let site = |status: &str, body: Option<&str>| CachedSite {
+            robots_status: status.into(),
+            robots_body: body.map(str::to_string),
+            expires_at: i64::MAX,
+        };
+        cached.insert(
+            "a.test:80".to_string(),
+            site("ok", Some("User-agent: *\nDisallow: /x\n")),
+        );
+        cached.insert("b.test:80".to_string(), site("forbidden", None));
+        let mut t = SiteTable::new(policy(), cached, RobotsFiles::default());
+        let now = Instant::now();
+        let a = t.site_of(&url("http://a.test/"));
+        let b = t.site_of(&url("http://b.test/"));
+        assert_eq!(t.robots_turn(a, now), RobotsTurn::Go, "not read again");
+        assert!(t.refusal(a, &url("http://a.test/x/1")).is_some());
+        assert_eq!(
+            t.refusal(b, &url("http://b.test/")).map(|r| r.0),
+            Some(Category::Avoided)
+        );
+    }
+
+    #[test]
+    fn queues_count_their_entries_and_list_a_site_once() {
+        let mut t = table();
+        let s = t.site_of(&url("http://a.test/"));
+        t.push_head(s, initial(1));
+        t.push_get(s, initial(2));
+        t.push_get(s, initial(3));
+        assert_eq!((t.queued(), t.runnable()), (3, 1));
+        assert_eq!(t.next_runnable(), Some(s));
+        assert_eq!(t.next_runnable(), None);
+        let order: Vec<UrlIdx> = std::iter::from_fn(|| t.pop(s))
+            .map(|q| match q {
+                Queued::Initial(u) => u,
+                Queued::Continue(j) => j.url,
+            })
+            .collect();
+        assert_eq!(order, vec![2, 3, 1], "documents first");
+        assert_eq!(t.queued(), 0);
+        t.push_front(s, initial(4));
+        assert_eq!(t.queued(), 1);
+        assert!(t.has_work(s));
+    }
+
+    #[test]
+    fn the_gate_holds_a_site_and_a_timer_wakes_it() {
+        let mut t = SiteTable::new(
+            SitePolicy {
+                per_site_delay: Duration::from_secs(1),
+                ..policy()
+            },
+            Default::default(),
+            RobotsFiles::default(),
+        );
+        let s = t.site_of(&url("http://a.test/"));
+        let now = Instant::now();
+        assert!(t.try_start(s, now));
+        t.finished(s);
+        assert_eq!(t.next_runnable(), Some(s));
+        assert!(!t.try_start(s, now), "the per-site delay");
+        let wake = t.next_timer().expect("woken when the delay is over");
+        t.fire_timers(now);
+        assert_eq!(t.runnable(), 0, "not yet");
+        t.fire_timers(wake);
+        assert_eq!(t.next_runnable(), Some(s));
+        assert!(t.try_start(s, wake));
+    }
+}

@@ -163,6 +163,47 @@ pub fn status_text(status: u16) -> String {
     }
 }
 
+/// What a URL a task reached is to that task, once checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A document of the task's infostructure: its references are followed.
+    Document,
+    /// A leaf: checked, not traversed.
+    Leaf,
+    /// Not requested (avoided, or not checked).
+    Unrequested,
+}
+
+/// What checking found of a URL, as far as a task's role for it goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Checked<T> {
+    /// Its category.
+    pub category: Category,
+    /// Whether the task wants it as a document (a document candidate).
+    pub wants_document: bool,
+    /// When it was parsed as HTML: whether it belongs to the task (its top,
+    /// or owned by the task's owner).
+    pub parsed: Option<bool>,
+    /// Where it redirects, when it is moved.
+    pub moved_to: Option<T>,
+}
+
+/// The task's role for a checked URL, and where its traversal goes on
+/// when a document candidate turned out to be moved (its target).
+pub fn role_of<T>(c: Checked<T>) -> (Role, Option<T>) {
+    if matches!(c.category, Category::Avoided | Category::NotChecked) {
+        return (Role::Unrequested, None);
+    }
+    if !c.wants_document {
+        return (Role::Leaf, None);
+    }
+    match (c.parsed, c.moved_to) {
+        (Some(true), _) => (Role::Document, None),
+        (None, Some(target)) if c.category == Category::Moved => (Role::Leaf, Some(target)),
+        _ => (Role::Leaf, None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,5 +450,60 @@ mod tests {
             classify(GET, status(503), limits, now),
             done(Category::Broken, Some("HTTP 503 Service Unavailable"))
         );
+    }
+
+    #[test]
+    fn the_role_of_a_checked_url() {
+        let checked = |category, wants_document, parsed, moved_to| Checked {
+            category,
+            wants_document,
+            parsed,
+            moved_to,
+        };
+        let table = [
+            (
+                "a parsed candidate of the task is a document",
+                checked(Category::Ok, true, Some(true), None),
+                (Role::Document, None),
+            ),
+            (
+                "a parsed page of another owner is a leaf",
+                checked(Category::Ok, true, Some(false), None),
+                (Role::Leaf, None),
+            ),
+            (
+                "a candidate that is not HTML is a leaf",
+                checked(Category::Ok, true, None, None),
+                (Role::Leaf, None),
+            ),
+            (
+                "a moved candidate is a leaf, and its target is reached",
+                checked(Category::Moved, true, None, Some(7)),
+                (Role::Leaf, Some(7)),
+            ),
+            (
+                "a moved leaf's target is not reached",
+                checked(Category::Moved, false, None, Some(7)),
+                (Role::Leaf, None),
+            ),
+            (
+                "a broken candidate is a leaf",
+                checked(Category::Broken, true, None, None),
+                (Role::Leaf, None),
+            ),
+            (
+                "an avoided candidate was not requested",
+                checked(Category::Avoided, true, None, None),
+                (Role::Unrequested, None),
+            ),
+            (
+                "a reference not checked was not requested",
+                checked(Category::NotChecked, false, None, None),
+                (Role::Unrequested, None),
+            ),
+        ];
+        for (case, c, want) in table {
+            assert_eq!(role_of(c), want, "{case}");
+        }
     }
 }

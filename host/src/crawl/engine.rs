@@ -8,14 +8,18 @@
 //! may be a document of another, this order is what lets each URL be
 //! requested at most once per run.
 
-use super::classify::{Answer, JobState, Limits, Next, classify, status_text};
+use super::classify::{
+    Answer, Checked, JobState, Limits, Next, Role, classify, role_of, status_text,
+};
 use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
-use super::hooks::{CrawlHooks, off_reactor};
+use super::hooks::off_reactor;
+use super::plugin_turn::PluginTurn;
 use super::redirects::{ChainEnd, Redirects, next_hop};
 use super::site_table::{RobotsTurn, SitePolicy, SiteTable};
 use super::sites::{Job, Queued};
 use super::summary::TaskSummary;
-use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk, Reply, Screening};
+use super::verdicts::{Beyond, Traversal, Verdicts, with_objection};
+use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk};
 use super::{CrawlOptions, CrawlReport, Progress};
 use crate::config::{Config, Settings, TaskConfig};
 use crate::fetch::robots::RobotsFetch;
@@ -39,11 +43,6 @@ use url::Url;
 /// A document's references with a URL, and those without.
 type ExpandLists = (Vec<(UrlIdx, RefKind)>, Vec<(String, String)>);
 
-/// How long the plugin calls of one turn of the engine may take before the
-/// rest go to the plugin thread ([`Engine::send_plugin_questions`]): the
-/// built-ins take a few microseconds a call.
-const SLOW_PLUGIN_TURN: Duration = Duration::from_millis(20);
-
 /// A task as the engine runs it.
 struct TaskRt {
     id: i64,
@@ -51,14 +50,8 @@ struct TaskRt {
     top: UrlIdx,
     /// The task as policy plugins see it.
     info: crate::plugin::bindings::host::types::TaskInfo,
-    /// How far and how much it traverses.
-    bounds: crate::config::TaskBounds,
-    /// Documents it has traversed (or will) so far.
-    traversed: u64,
-    /// Whether a document beyond `max_depth` was met (said once).
-    too_deep: bool,
-    /// Whether a document past `max_documents` was met (said once).
-    too_many: bool,
+    /// How far it has traversed, against its bounds.
+    traversal: Traversal,
 }
 
 /// From where a task first reached a URL, until its role is settled.
@@ -72,7 +65,6 @@ pub(super) struct Engine<'a> {
     writer: StoreWriter,
     ids: RunIds,
     fetcher: Fetcher,
-    hooks: Option<Arc<CrawlHooks>>,
     rules: PrefixRules,
     tasks: Vec<TaskRt>,
     frontier: Frontier,
@@ -89,35 +81,10 @@ pub(super) struct Engine<'a> {
     /// another reference had them checked.
     form_targets: Vec<UrlIdx>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
-    /// With policy plugins: their objection per (task, URL), where they
-    /// made one (which URLs were asked is in the frontier), and each
-    /// document's depth (links from its task's top).
-    policy_verdicts: HashMap<(u32, UrlIdx), Decision>,
-    /// Whether every policy judges URLs alone (no part of their context):
-    /// each URL is then asked about once for all tasks, its verdict kept
-    /// under task 0.
-    policies_per_url: bool,
-    /// Policy questions and responses for the fetch hooks gathered while
-    /// handling completions, asked together at the end of the turn
-    /// ([`Engine::send_plugin_questions`]).
-    policy_asks: Vec<PolicyAsk>,
-    screenings: Vec<(Completion, Screening)>,
-    /// Whether the engine makes those calls, and the request hooks' at
-    /// dispatch, itself instead of sending them to the plugin thread: each
-    /// trip there wakes two threads, which cost the crawl more than the
-    /// calls. Only when the engine has a thread of its own
-    /// ([`own_thread`]), and only while the calls are quick: a turn whose
-    /// calls take longer than [`SLOW_PLUGIN_TURN`] sends them to the plugin
-    /// thread for the rest of the run, so that a slow plugin does not hold
-    /// up dispatching.
-    plugins_here: bool,
-    /// How long the plugin calls the engine made itself took this turn.
-    plugin_turn: Duration,
-    /// Each traversed document's depth by task: links from the task's top
-    /// at which it was first reached (the task's `max_depth` bounds it).
-    depths: HashMap<(u32, UrlIdx), u32>,
-    /// Whether some policy reads depths (declares `depth`).
-    track_depths: bool,
+    /// The policies' verdicts and the documents' depths.
+    verdicts: Verdicts,
+    /// The crawl's plugins, and the calls gathered this turn.
+    plugins: PluginTurn,
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
     use_cache: bool,
@@ -201,7 +168,6 @@ impl<'a> Engine<'a> {
             store,
             writer,
             fetcher,
-            hooks: options.hooks.clone().filter(|h| !h.is_empty()),
             rules,
             tasks: Vec::new(),
             frontier: Frontier::default(),
@@ -213,20 +179,17 @@ impl<'a> Engine<'a> {
             redirects: Redirects::new(),
             form_targets: Vec::new(),
             reaches: HashMap::new(),
-            policy_verdicts: HashMap::new(),
-            policies_per_url: options
-                .hooks
-                .as_ref()
-                .is_some_and(|h| h.policies_judge_urls_alone()),
-            policy_asks: Vec::new(),
-            screenings: Vec::new(),
-            plugins_here: false,
-            plugin_turn: Duration::ZERO,
-            depths: HashMap::new(),
-            track_depths: options
-                .hooks
-                .as_ref()
-                .is_some_and(|h| h.policies_read_depth()),
+            verdicts: Verdicts::new(
+                options
+                    .hooks
+                    .as_ref()
+                    .is_some_and(|h| h.policies_judge_urls_alone()),
+                options
+                    .hooks
+                    .as_ref()
+                    .is_some_and(|h| h.policies_read_depth()),
+            ),
+            plugins: PluginTurn::new(options.hooks.clone()),
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
             use_cache,
@@ -245,10 +208,7 @@ impl<'a> Engine<'a> {
                 scope: Scope::of(t),
                 top,
                 info: crate::plugin::reporter::task_info(&t.record()),
-                bounds: t.bounds,
-                traversed: 0,
-                too_deep: false,
-                too_many: false,
+                traversal: Traversal::new(t.bounds),
             });
             engine.stats.push(TaskSummary {
                 name: t.name.clone(),
@@ -263,7 +223,7 @@ impl<'a> Engine<'a> {
         mut self,
         mut stop: tokio::sync::watch::Receiver<bool>,
     ) -> anyhow::Result<CrawlReport> {
-        self.plugins_here = self.hooks.is_some() && own_thread();
+        self.plugins.begin();
         for t in 0..self.tasks.len() {
             let top = self.tasks[t].top;
             self.reach(t, top, RefKind::Anchor, None);
@@ -281,8 +241,11 @@ impl<'a> Engine<'a> {
                     break;
                 }
             }
-            self.send_plugin_questions();
-            self.end_plugin_turn();
+            if self.plugins.send(&self.tx) {
+                // Counted as in flight, so the crawl waits for the answers.
+                self.in_flight += 1;
+            }
+            self.plugins.end();
             self.progress.queued.store(
                 (self.sites.queued() + self.deferred_leaves.len()) as u64,
                 std::sync::atomic::Ordering::Relaxed,
@@ -465,11 +428,11 @@ impl<'a> Engine<'a> {
         if !self.has_policies() || !matches!(decision, Decision::Traverse | Decision::Leaf(_)) {
             return decision;
         }
-        let depth = referrer.map_or(0, |r| self.depth_below(t, r));
+        let depth = referrer.map_or(0, |r| self.verdicts.depth_below(t, r));
         let verdict = match self.policies_asked(t, u) {
-            true => self.policy_verdicts.get(&self.verdict_key(t, u)).cloned(),
+            true => self.verdicts.objection(t, u),
             false => {
-                let hooks = self.hooks.clone().expect("policies are hooks");
+                let hooks = self.plugins.hooks().cloned().expect("policies are hooks");
                 let target = self.frontier.get(u).url.to_string();
                 let from = referrer.map(|r| self.frontier.get(r).url.to_string());
                 let info = self.tasks[t].info.clone();
@@ -481,11 +444,7 @@ impl<'a> Engine<'a> {
                 v
             }
         };
-        match (verdict, decision) {
-            (Some(Decision::Avoid(r)), _) => Decision::Avoid(r),
-            (Some(Decision::Leaf(r)), Decision::Traverse) => Decision::Leaf(r),
-            (_, d) => d,
-        }
+        with_objection(verdict, decision)
     }
 
     /// A document candidate of task `t` beyond the task's bounds (deeper
@@ -498,85 +457,43 @@ impl<'a> Engine<'a> {
         referrer: Option<UrlIdx>,
         decision: Decision,
     ) -> Decision {
-        if decision != Decision::Traverse || self.depths.contains_key(&(t as u32, u)) {
+        if decision != Decision::Traverse || self.verdicts.counted(t, u) {
             return decision;
         }
-        let depth = referrer.map_or(0, |r| self.depth_of(t, r) + 1);
-        let task = &mut self.tasks[t];
-        let bounds = task.bounds;
-        let (first, why) = if depth > bounds.max_depth {
-            let first = !std::mem::replace(&mut task.too_deep, true);
-            (
-                first,
-                format!("max_depth ({} links from the top)", bounds.max_depth),
-            )
-        } else if task.traversed >= bounds.max_documents {
-            let first = !std::mem::replace(&mut task.too_many, true);
-            (first, format!("max_documents ({})", bounds.max_documents))
-        } else {
-            task.traversed += 1;
-            self.depths.insert((t as u32, u), depth);
-            return decision;
+        let depth = referrer.map_or(0, |r| self.verdicts.depth_of(t, r) + 1);
+        let Beyond { bound, first } = match self.tasks[t].traversal.admit(depth) {
+            Ok(()) => {
+                self.verdicts.count(t, u, depth);
+                return decision;
+            }
+            Err(beyond) => beyond,
         };
         if first {
             let note = format!(
-                "reached its {why} at {}; documents beyond it are tested as leaves, not traversed",
+                "reached its {bound} at {}; documents beyond it are tested as leaves, not traversed",
                 self.frontier.get(u).url
             );
             tracing::warn!("task {}: {note}", self.tasks[t].info.name);
             self.stats[t].bounds_hit.push(note);
         }
-        Decision::Leaf(format!("beyond the task's {why}"))
-    }
-
-    /// The depth of task `t`'s document `d`: links from the top.
-    fn depth_of(&self, t: usize, d: UrlIdx) -> u32 {
-        self.depths.get(&(t as u32, d)).copied().unwrap_or(0)
-    }
-
-    /// The depth, for task `t`, that policies are told of what document `d`
-    /// refers to: one more than `d`'s (0 for every URL when no policy
-    /// reads depths, as the WIT says).
-    fn depth_below(&self, t: usize, d: UrlIdx) -> u32 {
-        match self.track_depths {
-            true => self.depth_of(t, d) + 1,
-            false => 0,
-        }
+        Decision::Leaf(format!("beyond the task's {bound}"))
     }
 
     /// Whether the crawl has policy plugins.
     fn has_policies(&self) -> bool {
-        self.hooks.as_ref().is_some_and(|h| h.has_policies())
+        self.plugins.has_policies()
     }
 
-    /// Keep the policies' verdict on `u` for task `t`, unless one was
-    /// kept meanwhile (asked for another reference): it stands.
+    /// Keep the policies' verdict on `u` for task `t` (unless one was kept
+    /// meanwhile: it stands).
     fn note_verdict(&mut self, t: usize, u: UrlIdx, verdict: Option<Decision>) {
-        if self.policies_asked(t, u) {
-            return;
-        }
-        self.frontier.get_mut(u).policy_asked.insert(t);
-        if let Some(v) = verdict {
-            self.policy_verdicts.insert(self.verdict_key(t, u), v);
-        }
+        let asked = &mut self.frontier.get_mut(u).policy_asked;
+        self.verdicts.note(asked, t, u, verdict);
     }
 
-    /// Whether the policies were asked about `u` for task `t` — for any
-    /// task, when they judge URLs alone.
+    /// Whether the policies were asked about `u` for task `t`.
     fn policies_asked(&self, t: usize, u: UrlIdx) -> bool {
-        let asked = &self.frontier.get(u).policy_asked;
-        match self.policies_per_url {
-            true => !asked.is_empty(),
-            false => asked.contains(t),
-        }
-    }
-
-    /// Where the policies' objection to `u` for task `t` is kept.
-    fn verdict_key(&self, t: usize, u: UrlIdx) -> (u32, UrlIdx) {
-        match self.policies_per_url {
-            true => (0, u),
-            false => (t as u32, u),
-        }
+        self.verdicts.asked(&self.frontier.get(u).policy_asked, t)
     }
 
     /// Before task `t` follows the references of document `d`: ask the
@@ -585,7 +502,7 @@ impl<'a> Engine<'a> {
     /// references are then followed when the verdicts come back
     /// ([`Completion::Policies`]), and [`Engine::ask_policies`] finds them.
     fn ask_policies_for_links(&mut self, t: usize, d: UrlIdx, links: &[(UrlIdx, RefKind)]) -> bool {
-        let depth = self.depth_below(t, d);
+        let depth = self.verdicts.depth_below(t, d);
         self.ask_policies_later(t, d, depth, links, AfterVerdicts::Expand(d))
     }
 
@@ -593,7 +510,7 @@ impl<'a> Engine<'a> {
     /// `target`: ask the policies about it at the end of the turn, as
     /// [`Engine::ask_policies_for_links`] does. Returns whether it did.
     fn ask_policies_for_redirect(&mut self, t: usize, from: UrlIdx, target: UrlIdx) -> bool {
-        let depth = self.depth_below(t, from);
+        let depth = self.verdicts.depth_below(t, from);
         let then = AfterVerdicts::FollowRedirect { from, target };
         self.ask_policies_later(t, from, depth, &[(target, RefKind::Anchor)], then)
     }
@@ -632,7 +549,7 @@ impl<'a> Engine<'a> {
         if asks.is_empty() {
             return false;
         }
-        self.policy_asks.push(PolicyAsk {
+        self.plugins.ask(PolicyAsk {
             task: t,
             info: self.tasks[t].info.clone(),
             referrer: self.frontier.get(referrer).url.as_str().to_string(),
@@ -641,77 +558,6 @@ impl<'a> Engine<'a> {
             then,
         });
         true
-    }
-
-    /// Ask the policy questions and show the fetch hooks the responses
-    /// gathered so far, in one job: here while the plugins are quick
-    /// ([`Engine::plugins_here`]), else on the plugin thread (one trip there
-    /// however many there are: each trip wakes a thread). The answers come
-    /// back through the engine's channel as one [`Completion::Policies`] and
-    /// a [`Completion::Fetch`] per response, each sent even if the job never
-    /// runs.
-    fn send_plugin_questions(&mut self) {
-        if self.policy_asks.is_empty() && self.screenings.is_empty() {
-            return;
-        }
-        let Some(hooks) = self.hooks.clone() else {
-            return;
-        };
-        let asked = std::mem::take(&mut self.policy_asks);
-        let policies = (!asked.is_empty()).then(|| {
-            // Counted as in flight, so the crawl waits for the answers.
-            self.in_flight += 1;
-            Reply::new(
-                self.tx.clone(),
-                Completion::Policies(worker::no_objections(&asked)),
-            )
-        });
-        // Each still in flight as the fetch it completes; sent back as they
-        // are, without the hooks' verdict, if the job never runs.
-        let screenings: Vec<(Reply, Screening)> = std::mem::take(&mut self.screenings)
-            .into_iter()
-            .map(|(fetch, s)| (Reply::new(self.tx.clone(), fetch), s))
-            .collect();
-        let on_thread = hooks.clone();
-        let job = move || {
-            for (mut reply, screening) in screenings {
-                screening.screen(&on_thread, reply.completion());
-            }
-            let Some(mut reply) = policies else {
-                return;
-            };
-            let answers = asked
-                .into_iter()
-                .map(|a| {
-                    let asked: Vec<UrlIdx> = a.asks.iter().map(|q| q.0).collect();
-                    let verdicts = on_thread.decide(a.info, Some(a.referrer), a.depth, a.asks);
-                    PolicyAnswer {
-                        task: a.task,
-                        then: a.then,
-                        verdicts: asked.into_iter().zip(verdicts).collect(),
-                    }
-                })
-                .collect();
-            *reply.completion() = Completion::Policies(answers);
-        };
-        match self.plugins_here {
-            true => self.plugin_turn += hooks.run_here(job),
-            false => hooks.post(job),
-        }
-    }
-
-    /// At the end of a turn: if the plugin calls the engine made itself
-    /// (request hooks at dispatch, then the turn's questions) took longer
-    /// than [`SLOW_PLUGIN_TURN`], they go to the plugin thread from now on.
-    fn end_plugin_turn(&mut self) {
-        let took = std::mem::take(&mut self.plugin_turn);
-        if self.plugins_here && took > SLOW_PLUGIN_TURN {
-            self.plugins_here = false;
-            tracing::info!(
-                "plugin calls took {} ms in one turn of the crawl; they run on the plugin thread from now on, so that they do not hold up dispatching",
-                took.as_millis()
-            );
-        }
     }
 
     /// Record a URL that gets no request (avoided by rule, or not checkable).
@@ -1042,24 +888,23 @@ impl<'a> Engine<'a> {
                 extra_headers: Vec::new(),
             };
             let fetcher = self.fetcher.clone();
-            let hooks = self.hooks.clone();
+            let hooks = self.plugins.hooks().cloned();
             let tx = self.tx.clone();
             let max_body = self.settings.max_body;
             // The request hooks see it here while the engine makes the
             // plugin calls itself, else on the plugin thread.
             if let Some(h) = hooks.as_ref().filter(|h| h.has_request_hooks()) {
-                if !self.plugins_here {
+                if !self.plugins.here() {
                     let h = h.clone();
                     let ask = worker::ask_hooks_then_fetch(fetcher, s, job, req, max_body, h, tx);
                     tokio::spawn(ask);
                     return true;
                 }
-                let mut verdict = None;
-                self.plugin_turn += h.run_here(|| {
+                let verdict = self.plugins.run_here(h, || {
                     let (url, method) = (&req.url, req.method.as_str());
-                    verdict = Some(h.before_request(url, method, req.referrer.as_ref()));
+                    h.before_request(url, method, req.referrer.as_ref())
                 });
-                if let Some(reason) = worker::heed(verdict, &mut req) {
+                if let Some(reason) = worker::heed(Some(verdict), &mut req) {
                     let _ = tx.send(worker::vetoed(s, job, reason));
                     return true;
                 }
@@ -1141,7 +986,7 @@ impl<'a> Engine<'a> {
             Completion::Screen { fetch, screening } => {
                 // Still in flight until the hooks have seen it.
                 self.in_flight += 1;
-                self.screenings.push((*fetch, *screening));
+                self.plugins.screen(*fetch, *screening);
             }
             Completion::Robots { site, outcome } => {
                 Progress::add(&self.progress.in_flight, -1);
@@ -1549,27 +1394,19 @@ impl<'a> Engine<'a> {
         }
         let category = outcome.category;
         let referrer = self.reaches.remove(&(t as u32, u)).and_then(|r| r.referrer);
-        let is_top = self.tasks[t].top == u;
-        let mut follow = None;
-        let role = if matches!(category, Category::Avoided | Category::NotChecked) {
-            "unrequested"
-        } else if wants_doc {
-            match (&outcome.doc, outcome.final_url) {
-                (Some(doc), _) if is_top || self.tasks[t].scope.owns(doc.owner.as_deref()) => {
-                    "document"
-                }
-                (None, Some(f)) if category == Category::Moved => {
-                    follow = Some(f);
-                    "leaf"
-                }
-                _ => "leaf",
-            }
-        } else {
-            "leaf"
-        };
+        let task = &self.tasks[t];
+        let (role, follow) = role_of(Checked {
+            category,
+            wants_document: wants_doc,
+            parsed: outcome
+                .doc
+                .as_ref()
+                .map(|doc| task.top == u || task.scope.owns(doc.owner.as_deref())),
+            moved_to: outcome.final_url,
+        });
         self.frontier.get_mut(u).finalized.insert(t);
         self.stats[t].count(role, category);
-        if role == "document" {
+        if role == Role::Document {
             self.writer.send(StoreOp::TaskDocument {
                 run: self.ids.run,
                 task: self.tasks[t].id,
@@ -1584,7 +1421,7 @@ impl<'a> Engine<'a> {
                 self.reach(t, f, RefKind::Anchor, Some(u));
             }
         }
-        if role == "document" {
+        if role == Role::Document {
             self.expand(t, u);
         }
     }
@@ -1638,13 +1475,4 @@ async fn sleep_until_opt(t: Option<Instant>) {
         Some(t) => tokio::time::sleep_until(t.into()).await,
         None => std::future::pending().await,
     }
-}
-
-/// Whether the caller has a thread of its own: the thread that called a
-/// multi-threaded runtime's `block_on`, outside any task, which is none of
-/// the runtime's workers (they run the reactor).
-fn own_thread() -> bool {
-    let flavor = tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor());
-    matches!(flavor, Ok(tokio::runtime::RuntimeFlavor::MultiThread))
-        && tokio::task::try_id().is_none()
 }

@@ -9,11 +9,13 @@ mod classify;
 mod engine;
 mod frontier;
 pub mod hooks;
+mod plugin_turn;
 mod redirects;
 mod site_table;
 mod sites;
 mod summary;
 mod taskset;
+mod verdicts;
 mod worker;
 
 pub use summary::{TaskSummary, print_summary};

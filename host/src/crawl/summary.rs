@@ -1,5 +1,6 @@
 //! Per-task counts at the end of a crawl, and their table for the terminal.
 
+use super::classify::Role;
 use serde::Serialize;
 use spinneret_core::model::Category;
 
@@ -33,11 +34,11 @@ pub struct TaskSummary {
 
 impl TaskSummary {
     /// Count one URL the task reached, by its role and category.
-    pub fn count(&mut self, role: &str, category: Category) {
+    pub fn count(&mut self, role: Role, category: Category) {
         match role {
-            "document" => self.documents += 1,
-            "leaf" => self.leafed += 1,
-            _ => {}
+            Role::Document => self.documents += 1,
+            Role::Leaf => self.leafed += 1,
+            Role::Unrequested => {}
         }
         match category {
             Category::Ok => self.ok += 1,

@@ -15,6 +15,7 @@ use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
 use super::hooks::off_reactor;
 use super::plugin_turn::PluginTurn;
 use super::redirects::{ChainEnd, Redirects, next_hop};
+use super::reuse::{Reuse, reuse, validators};
 use super::site_table::{RobotsTurn, SitePolicy, SiteTable};
 use super::sites::{Job, Queued};
 use super::summary::TaskSummary;
@@ -23,9 +24,7 @@ use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk};
 use super::{CrawlOptions, CrawlReport, Progress};
 use crate::config::{Config, Settings, TaskConfig};
 use crate::fetch::robots::RobotsFetch;
-use crate::fetch::{
-    BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method, Validators,
-};
+use crate::fetch::{BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method};
 use crate::policy::rules::PrefixRules;
 use crate::policy::scope::Scope;
 use crate::policy::{Decision, decide};
@@ -102,53 +101,13 @@ impl<'a> Engine<'a> {
     pub(super) fn prepare(
         config: &Config,
         store: &'a Store,
+        tasks_cfg: &[TaskConfig],
+        ids: RunIds,
         options: &CrawlOptions,
         progress: Arc<Progress>,
     ) -> anyhow::Result<Engine<'a>> {
         let settings = config.settings.clone();
-        let tasks_cfg: Vec<_> = match &options.task {
-            Some(name) => {
-                let t: Vec<_> = config
-                    .tasks
-                    .iter()
-                    .filter(|t| &t.name == name)
-                    .cloned()
-                    .collect();
-                if t.is_empty() {
-                    let names: Vec<_> = config.tasks.iter().map(|t| t.name.as_str()).collect();
-                    anyhow::bail!(
-                        "no task named `{name}`; the tasks are: {}",
-                        names.join(", ")
-                    );
-                }
-                t
-            }
-            None => config.tasks.clone(),
-        };
         let (rules, robots_files) = crate::policy::load_rules(&settings, SystemTime::now())?;
-        let config_name = config.source.as_ref().map(|p| {
-            std::path::absolute(p)
-                .unwrap_or_else(|_| p.clone())
-                .display()
-                .to_string()
-        });
-        let options_json = serde_json::json!({
-            "task": options.task,
-            "resume": options.resume,
-            "user_agent": settings.user_agent,
-        })
-        .to_string();
-        let records: Vec<_> = tasks_cfg.iter().map(TaskConfig::record).collect();
-        let ids = match options.resume {
-            true => match store.resume_run(config_name.as_deref(), &records)? {
-                Some(ids) => ids,
-                None => {
-                    tracing::info!("no interrupted run to resume; starting a new run");
-                    store.begin_run(config_name.as_deref(), &options_json, &records)?
-                }
-            },
-            false => store.begin_run(config_name.as_deref(), &options_json, &records)?,
-        };
         let use_cache = store.has_results()?;
         let cached_sites = store.load_sites(unix_now())?;
         let writer = store.writer()?;
@@ -201,7 +160,7 @@ impl<'a> Engine<'a> {
             started: Instant::now(),
             ids,
         };
-        for t in &tasks_cfg {
+        for t in tasks_cfg {
             let top = engine.intern(t.top.clone());
             engine.tasks.push(TaskRt {
                 id: engine.ids.tasks[&t.name],
@@ -687,25 +646,19 @@ impl<'a> Engine<'a> {
                 return false;
             }
         };
-        let r = &cached.result;
-        // Policy decisions are made afresh; only real checks are reused.
-        if matches!(r.category, Category::Avoided | Category::NotChecked) {
-            return false;
+        let max_age = self.settings.result_max_age;
+        match reuse(&cached, self.ids.run, need_get, unix_now(), max_age) {
+            Reuse::Settle(source) => {
+                self.reused += u64::from(source.is_some());
+                self.complete_cached(u, cached, source);
+                true
+            }
+            Reuse::Revalidate => {
+                self.frontier.get_mut(u).cached = Some(Box::new(cached));
+                false
+            }
+            Reuse::Ignore => false,
         }
-        let this_run = cached.run == self.ids.run;
-        let from_get = r.method == Some("GET") || cached.is_document;
-        if need_get && !from_get && r.category == Category::Ok {
-            return false;
-        }
-        let age = unix_now() - r.checked_at;
-        if this_run || age < self.settings.result_max_age.as_secs() as i64 {
-            let source = if this_run { None } else { Some(Source::Reused) };
-            self.reused += u64::from(!this_run);
-            self.complete_cached(u, cached, source);
-            return true;
-        }
-        self.frontier.get_mut(u).cached = Some(Box::new(cached));
-        false
     }
 
     /// Settle `u` with an earlier result; `source` is how to record it (None: already recorded in this run).
@@ -917,14 +870,7 @@ impl<'a> Engine<'a> {
     fn initial_job(&mut self, u: UrlIdx) -> Job {
         let e = self.frontier.get(u);
         let get = !e.doc_tasks.is_empty();
-        let validators = e.cached.as_ref().and_then(|c| {
-            let usable = !get || c.is_document || c.result.method == Some("GET");
-            let v = Validators {
-                etag: c.result.etag.clone(),
-                last_modified: c.result.last_modified.clone(),
-            };
-            (usable && (v.etag.is_some() || v.last_modified.is_some())).then_some(v)
-        });
+        let validators = e.cached.as_ref().and_then(|c| validators(c, get));
         Job {
             url: u,
             request: e.url.clone(),

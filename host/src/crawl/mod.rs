@@ -11,6 +11,7 @@ mod frontier;
 pub mod hooks;
 mod plugin_turn;
 mod redirects;
+mod reuse;
 mod site_table;
 mod sites;
 mod summary;
@@ -20,8 +21,8 @@ mod worker;
 
 pub use summary::{TaskSummary, print_summary};
 
-use crate::config::Config;
-use spinneret_store::Store;
+use crate::config::{Config, TaskConfig};
+use spinneret_store::{RunIds, Store};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -107,7 +108,56 @@ pub async fn run(
     progress: Arc<Progress>,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<CrawlReport> {
-    engine::Engine::prepare(config, store, options, progress)?
+    let tasks = selected_tasks(config, options.task.as_deref())?;
+    let ids = open_run(store, config, options, &tasks)?;
+    engine::Engine::prepare(config, store, &tasks, ids, options, progress)?
         .run(stop)
         .await
+}
+
+/// The tasks a crawl runs: all of them, or the one `--task` names.
+fn selected_tasks(config: &Config, task: Option<&str>) -> anyhow::Result<Vec<TaskConfig>> {
+    let Some(name) = task else {
+        return Ok(config.tasks.clone());
+    };
+    match config.tasks.iter().find(|t| t.name == name) {
+        Some(t) => Ok(vec![t.clone()]),
+        None => {
+            let names: Vec<_> = config.tasks.iter().map(|t| t.name.as_str()).collect();
+            anyhow::bail!(
+                "no task named `{name}`; the tasks are: {}",
+                names.join(", ")
+            )
+        }
+    }
+}
+
+/// Open the run of `tasks` in the store: a new one, or with `--resume` the
+/// newest interrupted run of this configuration (a new one if there is none).
+fn open_run(
+    store: &Store,
+    config: &Config,
+    options: &CrawlOptions,
+    tasks: &[TaskConfig],
+) -> anyhow::Result<RunIds> {
+    let config_name = config.source.as_ref().map(|p| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.clone())
+            .display()
+            .to_string()
+    });
+    let options_json = serde_json::json!({
+        "task": options.task,
+        "resume": options.resume,
+        "user_agent": config.settings.user_agent,
+    })
+    .to_string();
+    let records: Vec<_> = tasks.iter().map(TaskConfig::record).collect();
+    if options.resume {
+        if let Some(ids) = store.resume_run(config_name.as_deref(), &records)? {
+            return Ok(ids);
+        }
+        tracing::info!("no interrupted run to resume; starting a new run");
+    }
+    Ok(store.begin_run(config_name.as_deref(), &options_json, &records)?)
 }

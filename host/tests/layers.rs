@@ -49,25 +49,46 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn the_plugin_host_imports_nothing_above_it() {
+    let paths = crate_paths(&host().join("src/plugin"));
+    assert!(paths.len() > 10, "{paths:?}");
+    for (file, line, path) in paths {
+        assert!(
+            path.starts_with("plugin::") || path == "plugin",
+            "{}:{line}: the plugin host imports `crate::{path}`; it may use only itself and the crates below it",
+            file.display()
+        );
+    }
+}
+
+/// Every `crate::` path in the Rust files under `dir` (file, line, path).
+fn crate_paths(dir: &Path) -> Vec<(PathBuf, usize, String)> {
     let mut files = Vec::new();
-    rust_files(&host().join("src/plugin"), &mut files);
-    assert!(files.len() > 10, "{files:?}");
+    rust_files(dir, &mut files);
+    let mut found = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         for (i, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
             let mut rest = code;
             while let Some(at) = rest.find("crate::") {
-                let path = &rest[at + "crate::".len()..];
-                assert!(
-                    path.starts_with("plugin::") || path.starts_with("plugin "),
-                    "{}:{}: the plugin host imports `crate::{}`; it may use only itself and the crates below it",
-                    file.display(),
-                    i + 1,
-                    path.split([';', ' ', ',']).next().unwrap_or(path)
-                );
-                rest = path;
+                rest = &rest[at + "crate::".len()..];
+                let path = rest.split([';', ' ', ',', '(']).next().unwrap_or(rest);
+                found.push((file.clone(), i + 1, path.to_string()));
             }
         }
+    }
+    found
+}
+
+#[test]
+fn the_app_layer_does_not_reach_up_into_the_command_line() {
+    let paths = crate_paths(&host().join("src/app"));
+    assert!(!paths.is_empty());
+    for (file, line, path) in paths {
+        assert!(
+            !path.starts_with("cli"),
+            "{}:{line}: the app layer imports `crate::{path}`; the command line calls the app, not the other way round",
+            file.display()
+        );
     }
 }

@@ -2,3 +2,4 @@
 //! host, the store and the stages, for the CLI and `watch` to call.
 
 pub mod preflight;
+pub mod run;

@@ -8,8 +8,11 @@ mod watch;
 
 pub use results::{RESULT_SCHEMA, print_results};
 
+pub(crate) use crate::app::run::MailMode;
+pub(crate) use crate::app::run::stop_signal;
+use crate::app::run::{RunObserver, RunOptions};
 use crate::config::{self, Config};
-use crate::crawl::{self, CrawlOptions, CrawlReport, Progress};
+use crate::crawl::{self, CrawlOptions, Progress};
 use clap::{Args, Parser, Subcommand};
 use output::{out, outln};
 use spinneret_core::model::Category;
@@ -407,50 +410,25 @@ fn convert(args: &ConvertArgs) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// Wait for Ctrl-C (SIGINT) or SIGTERM.
-pub(crate) async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
+/// A run as the terminal shows it: a progress bar while it crawls, mail
+/// printed to standard output.
+struct Terminal {
+    quiet: bool,
+    bar: Option<tokio::task::JoinHandle<()>>,
 }
 
-/// What happens to the messages to owners at the end of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MailMode {
-    /// Queue them and send the outbox.
-    Send,
-    /// Print them (`--dry-run-mail`).
-    Print,
-}
+impl RunObserver for Terminal {
+    fn crawl_started(&mut self, progress: Arc<Progress>) {
+        self.bar = output::start_progress(progress, self.quiet);
+    }
 
-/// Tell the owners: queue this run's messages and send the outbox, or
-/// print them. A mail failure is reported and changes nothing else.
-fn notify_owners(config: &Config, store: &Store, run: i64, mode: MailMode) -> anyhow::Result<()> {
-    if mode == MailMode::Print {
-        let n = crate::notify::print(config, store, run, &mut output::stdout())?;
-        eprintln!("spinneret: --dry-run-mail: {n} message(s) printed, none sent");
-        return Ok(());
+    fn crawl_finished(&mut self) {
+        output::finish_progress(self.bar.take());
     }
-    let composed = crate::notify::queue(config, store, run)?;
-    let report = crate::notify::deliver(config, store)?;
-    for e in &report.errors {
-        eprintln!("spinneret: mail: {e}");
+
+    fn mail_out(&mut self) -> Box<dyn std::io::Write + '_> {
+        Box::new(output::stdout())
     }
-    tracing::info!(
-        "mail: {composed} message(s) written, {} sent, {} kept for the next run",
-        report.sent,
-        report.kept
-    );
-    Ok(())
 }
 
 /// Crawl with a progress display and Ctrl-C handling; print the summary.
@@ -473,109 +451,17 @@ fn crawl_once(
     strict_plugins: bool,
     mail: MailMode,
 ) -> anyhow::Result<(u8, bool)> {
-    // One crawl per store at a time; held until the reports and mail are done.
-    let _lock = spinneret_store::CrawlLock::acquire(&config.settings.store)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    // What plugins may fetch through: the crawler's own polite fetcher.
-    let fetch =
-        crate::fetch::plugin_http::PoliteHttp::new(&config.settings, runtime.handle().clone())
-            .map(|f| std::sync::Arc::new(f) as crate::plugin::http::PluginHttp)
-            .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
-            .ok();
-    if config.settings.from.is_none() {
-        tracing::warn!(
-            "requests go without a From header; give the address where a webmaster can reach you with --from ADDRESS, `from` in the configuration or the EMAIL environment variable"
-        );
+    let options = RunOptions {
+        crawl: options.clone(),
+        mail,
+    };
+    let mut observer = Terminal { quiet, bar: None };
+    let outcome = crate::app::run::run_once(config, &options, &mut observer)?;
+    for line in outcome.problems.iter().chain(&outcome.notes) {
+        eprintln!("spinneret: {line}");
     }
-    let robot = config.settings.robot_name();
-    if config.settings.robots_rules.uses_rfc9309()
-        && robot
-            .chars()
-            .any(|c| !(c.is_ascii_alphabetic() || c == '_' || c == '-'))
-    {
-        tracing::warn!(
-            "the robot's name `{robot}` (the first word of user_agent) has characters an RFC 9309 product token has not (only letters, `_` and `-`): under RFC 9309 no robots.txt group names it, only `*` groups apply"
-        );
-    }
-    // Every plugin loaded and configured before the first request.
-    let engine = Arc::new(crate::plugin::engine::PluginEngine::new()?);
-    crate::app::preflight::check(config, &engine, fetch.clone())?;
-    let store = Store::open(&config.settings.store)?;
-    // One engine for the run: what preflight compiled is not compiled again.
-    let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
-        config,
-        &store,
-        &engine,
-        fetch.clone(),
-    )?);
-    let mut options = options.clone();
-    options.hooks = Some(hooks.clone());
-    let options = &options;
-    let report: CrawlReport = runtime.block_on(async {
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            stop_signal().await;
-            eprintln!(
-                "spinneret: stopping after the requests in flight (Ctrl-C again to quit now)"
-            );
-            let _ = stop_tx.send(true);
-            stop_signal().await;
-            std::process::exit(130);
-        });
-        let progress = Arc::new(Progress::default());
-        let bar = output::start_progress(progress.clone(), quiet);
-        let r = crawl::run(config, &store, options, progress, stop_rx).await;
-        output::finish_progress(bar);
-        r
-    })?;
-    let mut plugin_failed = false;
-    let hook_failures = hooks.take_failures();
-    if let Err(e) = hooks.save_kv(&store) {
-        eprintln!(
-            "spinneret: the fetch hooks' and parsers' key-value spaces could not be stored: {e}"
-        );
-        plugin_failed = true;
-    }
-    if !hook_failures.is_empty() {
-        plugin_failed = true;
-        for (url, f) in &hook_failures {
-            eprintln!("spinneret: {url}: {f}");
-        }
-    }
-    if !report.interrupted {
-        let started = std::time::Instant::now();
-        let reports = crate::report::run_reporters(
-            config,
-            &store,
-            report.run,
-            &engine,
-            fetch,
-            &hooks.names(),
-            &hook_failures,
-        )?;
-        tracing::debug!(
-            "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
-            reports.written.len(),
-            started.elapsed().as_secs_f64(),
-            report.elapsed.as_secs_f64()
-        );
-        plugin_failed |= !reports.failures.is_empty();
-        for (task, f) in &reports.failures {
-            eprintln!("spinneret: task {task}: {f}");
-        }
-        if let Err(e) = notify_owners(config, &store, report.run, mail) {
-            eprintln!("spinneret: mail: {e:#}");
-        }
-        // Only now is the run finished (queuing its mail marked it so
-        // already, in the same transaction): killed before this, `--resume`
-        // runs the report stage again without a request.
-        store.end_run(report.run, "finished")?;
-    }
-    for line in crate::plugin::stats::table().lines() {
-        tracing::debug!("{line}");
-    }
+    let report = &outcome.crawl;
+    let plugin_failed = outcome.plugin_failed;
     if !quiet {
         out!("{}", crawl::print_summary(&report.tasks));
         let reused = match report.reused {
@@ -591,7 +477,7 @@ fn crawl_once(
             if report.resumed { " (resumed)" } else { "" },
             report.requests,
             report.elapsed.as_secs_f64(),
-            store.path().display()
+            outcome.store.display()
         );
         if report.interrupted {
             outln!("interrupted: continue with `spinneret crawl --resume CONFIG`");

@@ -1,0 +1,232 @@
+//! One run of spinneret, start to end: take the store's lock, load and
+//! configure every plugin before the first request (one plugin engine for
+//! the run: the crawl's hooks and the report stage share what it compiled),
+//! crawl, store the hooks' key-value spaces, run the report stage, tell the
+//! owners, and mark the run finished. `spinneret crawl` and `spinneret
+//! watch` call [`run_once`]; what it did comes back as a [`RunOutcome`] for
+//! the caller to print and turn into an exit code.
+
+use crate::config::Config;
+use crate::crawl::{self, CrawlOptions, CrawlReport, Progress};
+use crate::plugin::engine::PluginEngine;
+use spinneret_store::Store;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What happens to the messages to owners at the end of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MailMode {
+    /// Queue them and send the outbox.
+    Send,
+    /// Print them (`--dry-run-mail`) to [`RunObserver::mail_out`].
+    Print,
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// What to crawl and how (`--task`, `--resume`).
+    pub crawl: CrawlOptions,
+    /// Whether mail is sent or printed.
+    pub mail: MailMode,
+}
+
+/// What a caller sees of a run while it goes.
+pub trait RunObserver {
+    /// The crawl starts (on the run's async runtime); `progress` are its
+    /// live counters.
+    fn crawl_started(&mut self, _progress: Arc<Progress>) {}
+    /// The crawl is over (the report stage follows).
+    fn crawl_finished(&mut self) {}
+    /// Where `--dry-run-mail` prints the messages.
+    fn mail_out(&mut self) -> Box<dyn std::io::Write + '_> {
+        Box::new(std::io::stdout().lock())
+    }
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The crawl's report: the run, the tasks' counts, whether it was interrupted.
+    pub crawl: CrawlReport,
+    /// Whether a plugin failed (in the crawl or the report stage).
+    pub plugin_failed: bool,
+    /// What went wrong on the way without stopping the run (a plugin's
+    /// failure, a mail error), each a line for the user.
+    pub problems: Vec<String>,
+    /// What the user should know besides (mail printed, not sent).
+    pub notes: Vec<String>,
+    /// The store the run is in.
+    pub store: PathBuf,
+}
+
+/// Run `config` once: crawl, report, mail. `Err` is a run that could not
+/// go on (the store locked or unreadable, a plugin that does not load);
+/// everything checked before such an error is stored.
+pub fn run_once(
+    config: &Config,
+    options: &RunOptions,
+    observer: &mut dyn RunObserver,
+) -> anyhow::Result<RunOutcome> {
+    // One crawl per store at a time; held until the reports and mail are done.
+    let _lock = spinneret_store::CrawlLock::acquire(&config.settings.store)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    warn_about_settings(config);
+    // What plugins may fetch through: the crawler's own polite fetcher.
+    let fetch =
+        crate::fetch::plugin_http::PoliteHttp::new(&config.settings, runtime.handle().clone())
+            .map(|f| Arc::new(f) as crate::plugin::http::PluginHttp)
+            .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+            .ok();
+    // Every plugin loaded and configured before the first request, by one
+    // engine for the run: what preflight compiled is not compiled again.
+    let engine = Arc::new(PluginEngine::new()?);
+    super::preflight::check(config, &engine, fetch.clone())?;
+    let store = Store::open(&config.settings.store)?;
+    let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
+        config,
+        &store,
+        &engine,
+        fetch.clone(),
+    )?);
+    let mut crawl_options = options.crawl.clone();
+    crawl_options.hooks = Some(hooks.clone());
+    let progress = Arc::new(Progress::default());
+    let report = runtime.block_on(async {
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            stop_signal().await;
+            eprintln!(
+                "spinneret: stopping after the requests in flight (Ctrl-C again to quit now)"
+            );
+            let _ = stop_tx.send(true);
+            stop_signal().await;
+            std::process::exit(130);
+        });
+        // Inside the runtime: a progress display runs on it.
+        observer.crawl_started(progress.clone());
+        let report = crawl::run(config, &store, &crawl_options, progress, stop_rx).await;
+        observer.crawl_finished();
+        report
+    })?;
+    let mut outcome = RunOutcome {
+        crawl: report,
+        plugin_failed: false,
+        problems: Vec::new(),
+        notes: Vec::new(),
+        store: store.path().to_path_buf(),
+    };
+    let hook_failures = hooks.take_failures();
+    if let Err(e) = hooks.save_kv(&store) {
+        outcome.problems.push(format!(
+            "the fetch hooks' and parsers' key-value spaces could not be stored: {e}"
+        ));
+        outcome.plugin_failed = true;
+    }
+    for (url, f) in &hook_failures {
+        outcome.problems.push(format!("{url}: {f}"));
+        outcome.plugin_failed = true;
+    }
+    if !outcome.crawl.interrupted {
+        let run = outcome.crawl.run;
+        let started = std::time::Instant::now();
+        let in_crawl = hooks.names();
+        let reports = crate::report::run_reporters(
+            config,
+            &store,
+            run,
+            &engine,
+            fetch,
+            &in_crawl,
+            &hook_failures,
+        )?;
+        tracing::debug!(
+            "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
+            reports.written.len(),
+            started.elapsed().as_secs_f64(),
+            outcome.crawl.elapsed.as_secs_f64()
+        );
+        for (task, f) in &reports.failures {
+            outcome.problems.push(format!("task {task}: {f}"));
+            outcome.plugin_failed = true;
+        }
+        if let Err(e) = notify_owners(config, &store, run, options.mail, observer, &mut outcome) {
+            outcome.problems.push(format!("mail: {e:#}"));
+        }
+        // Only now is the run finished (queuing its mail marked it so
+        // already, in the same transaction): killed before this, `--resume`
+        // runs the report stage again without a request.
+        store.end_run(run, "finished")?;
+    }
+    for line in crate::plugin::stats::table().lines() {
+        tracing::debug!("{line}");
+    }
+    Ok(outcome)
+}
+
+/// Say what in the settings will surprise the user during the run.
+fn warn_about_settings(config: &Config) {
+    if config.settings.from.is_none() {
+        tracing::warn!(
+            "requests go without a From header; give the address where a webmaster can reach you with --from ADDRESS, `from` in the configuration or the EMAIL environment variable"
+        );
+    }
+    let robot = config.settings.robot_name();
+    if config.settings.robots_rules.uses_rfc9309()
+        && robot
+            .chars()
+            .any(|c| !(c.is_ascii_alphabetic() || c == '_' || c == '-'))
+    {
+        tracing::warn!(
+            "the robot's name `{robot}` (the first word of user_agent) has characters an RFC 9309 product token has not (only letters, `_` and `-`): under RFC 9309 no robots.txt group names it, only `*` groups apply"
+        );
+    }
+}
+
+/// Tell the owners: queue this run's messages and send the outbox, or
+/// print them. A mail failure is reported and changes nothing else.
+fn notify_owners(
+    config: &Config,
+    store: &Store,
+    run: i64,
+    mode: MailMode,
+    observer: &mut dyn RunObserver,
+    outcome: &mut RunOutcome,
+) -> anyhow::Result<()> {
+    if mode == MailMode::Print {
+        let n = crate::notify::print(config, store, run, &mut observer.mail_out())?;
+        outcome
+            .notes
+            .push(format!("--dry-run-mail: {n} message(s) printed, none sent"));
+        return Ok(());
+    }
+    let composed = crate::notify::queue(config, store, run)?;
+    let report = crate::notify::deliver(config, store)?;
+    for e in &report.errors {
+        outcome.problems.push(format!("mail: {e}"));
+    }
+    tracing::info!(
+        "mail: {composed} message(s) written, {} sent, {} kept for the next run",
+        report.sent,
+        report.kept
+    );
+    Ok(())
+}
+
+/// Wait for Ctrl-C (SIGINT) or SIGTERM.
+pub async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

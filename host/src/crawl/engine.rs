@@ -1124,34 +1124,19 @@ impl<'a> Engine<'a> {
             .map(|r| self.frontier.get(r).url.to_string());
         let redirected = !job.hops.is_empty();
         let h = resp.as_ref().map(|r| r.headers.clone()).unwrap_or_default();
-        let body = resp.as_ref().and_then(|r| r.body.as_ref());
         let owner = parsed
             .as_ref()
             .and_then(|d| d.owner.clone())
             .or_else(|| h.owner.clone());
-        let result = CheckResult {
-            url: url.to_string(),
+        let result = job.result(
+            &url,
+            resp.as_ref(),
             category,
-            method: (job.requests > 0).then_some(job.method.as_str()),
-            status: resp.as_ref().map(|r| r.status),
-            error: error.clone(),
-            content_type: h.content_type.clone(),
-            content_length: h.content_length,
-            size: body.map(|b| b.bytes.len() as u64),
-            content_hash: hash.clone(),
-            etag: h.etag.clone(),
-            last_modified: h.last_modified.clone(),
-            expires: h.expires.clone(),
-            owner: owner.clone(),
-            redirects: job.hops.clone(),
-            final_url: redirected.then(|| job.request.to_string()),
-            elapsed_ms: (job.requests > 0).then_some(job.elapsed.as_millis() as u64),
-            truncated: body.is_some_and(|b| b.truncated),
-            attempts: job.requests,
+            error.clone(),
+            hash.clone(),
+            owner.clone(),
             referrer,
-            checked_at: unix_now(),
-            source: Source::Network,
-        };
+        );
         if category == Category::Broken {
             Progress::add(&self.progress.errors, 1);
         }

@@ -3,9 +3,9 @@
 
 use super::frontier::UrlIdx;
 use crate::fetch::politeness::SiteGate;
-use crate::fetch::{BodyWanted, Method, Validators};
+use crate::fetch::{BodyWanted, FetchResponse, Method, Validators};
 use crate::policy::robots::RobotsRules;
-use spinneret_core::model::Hop;
+use spinneret_core::model::{Category, CheckResult, Hop, Source, unix_now};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -55,6 +55,51 @@ pub struct Job {
     pub elapsed: Duration,
     /// The URL of the run this hop requests, while the hop is in flight.
     pub hop_target: Option<UrlIdx>,
+}
+
+impl Job {
+    /// The result of checking `url` by this job: the last answer (`resp`,
+    /// none when no request was answered) recorded as `category` with
+    /// `error`, the body's `hash`, the document's `owner` (or the
+    /// response's), and the first referrer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn result(
+        &self,
+        url: &Url,
+        resp: Option<&FetchResponse>,
+        category: Category,
+        error: Option<String>,
+        hash: Option<String>,
+        owner: Option<String>,
+        referrer: Option<String>,
+    ) -> CheckResult {
+        let h = resp.map(|r| &r.headers);
+        let body = resp.and_then(|r| r.body.as_ref());
+        let asked = self.requests > 0;
+        CheckResult {
+            url: url.to_string(),
+            category,
+            method: asked.then_some(self.method.as_str()),
+            status: resp.map(|r| r.status),
+            error,
+            content_type: h.and_then(|h| h.content_type.clone()),
+            content_length: h.and_then(|h| h.content_length),
+            size: body.map(|b| b.bytes.len() as u64),
+            content_hash: hash,
+            etag: h.and_then(|h| h.etag.clone()),
+            last_modified: h.and_then(|h| h.last_modified.clone()),
+            expires: h.and_then(|h| h.expires.clone()),
+            owner,
+            redirects: self.hops.clone(),
+            final_url: (!self.hops.is_empty()).then(|| self.request.to_string()),
+            elapsed_ms: asked.then_some(self.elapsed.as_millis() as u64),
+            truncated: body.is_some_and(|b| b.truncated),
+            attempts: self.requests,
+            referrer,
+            checked_at: unix_now(),
+            source: Source::Network,
+        }
+    }
 }
 
 /// Work waiting for a site.

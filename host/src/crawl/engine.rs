@@ -1123,17 +1123,18 @@ impl<'a> Engine<'a> {
             .referrer
             .map(|r| self.frontier.get(r).url.to_string());
         let redirected = !job.hops.is_empty();
-        let h = resp.as_ref().map(|r| r.headers.clone()).unwrap_or_default();
+        let headers = resp.as_ref().map(|r| &r.headers);
+        let content_type = headers.and_then(|h| h.content_type.clone());
         let owner = parsed
             .as_ref()
             .and_then(|d| d.owner.clone())
-            .or_else(|| h.owner.clone());
+            .or_else(|| headers.and_then(|h| h.owner.clone()));
         let result = job.result(
             &url,
             resp.as_ref(),
             category,
             error.clone(),
-            hash.clone(),
+            hash,
             owner.clone(),
             referrer,
         );
@@ -1151,7 +1152,7 @@ impl<'a> Engine<'a> {
             via_get,
             final_url: final_idx,
             doc: doc_here,
-            content_type: h.content_type.clone(),
+            content_type: content_type.clone(),
             error,
             status: resp.as_ref().map(|r| r.status),
         };
@@ -1199,7 +1200,7 @@ impl<'a> Engine<'a> {
                     via_get: true,
                     final_url: None,
                     doc: fdoc,
-                    content_type: h.content_type.clone(),
+                    content_type,
                     error: None,
                     status: Some(resp.status),
                 };

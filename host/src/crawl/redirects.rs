@@ -82,7 +82,6 @@ pub fn next_hop(
 }
 
 /// Redirect hops in flight and the chains and URLs waiting on them.
-#[derive(Default)]
 pub struct Redirects {
     /// Chains whose next hop is a URL in flight for its own sake, by that URL.
     parked: HashMap<UrlIdx, Vec<Job>>,

@@ -427,7 +427,7 @@ impl SiteTable {
             self.files.record(
                 &record.site,
                 SystemTime::UNIX_EPOCH + Duration::from_secs(expires.max(0) as u64),
-                lines_of(&origin, &reading.rules),
+                record.robots_lines.clone(),
                 lines_of(&origin, &reading.rfc9309),
             );
         }

@@ -82,8 +82,9 @@ impl Bench {
         // The crawler's log says how long the crawl and the report stage took
         // and what each plugin call cost; only those lines are kept.
         let output = Command::new(&self.binary)
-            // Only the lines it reads: the crawl's own debug notes.
-            .env("SPINNERET_LOG", "warn,spinneret::cli=debug")
+            // Only the lines it reads: the run's own debug notes (the app
+            // layer times the stages and prints the plugins' call table).
+            .env("SPINNERET_LOG", "warn,spinneret::app=debug")
             .arg("crawl")
             .arg(&config_path)
             .stdout(std::process::Stdio::null())

@@ -3,12 +3,17 @@
 
 use std::path::PathBuf;
 
-include!("../host/build_support.rs");
+include!("../host/plugin-host/build_support.rs");
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.parent().unwrap().to_path_buf();
-    for dir in ["tests/plugins", "sdk", "wit", "host/build_support.rs"] {
+    for dir in [
+        "tests/plugins",
+        "sdk",
+        "wit",
+        "host/plugin-host/build_support.rs",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
     }
     let target_dir = root.join("target").join("test-plugin-wasm");

@@ -24,6 +24,5 @@ pub mod crawl;
 pub mod fetch;
 pub mod notify;
 pub mod parse;
-pub mod plugin;
 pub mod policy;
 pub mod report;

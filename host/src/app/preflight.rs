@@ -5,15 +5,15 @@
 //! error found at start, not a failure found after the whole crawl.
 
 use crate::config::Config;
-use crate::plugin::engine::PluginEngine;
-use crate::plugin::entry::PluginConfig;
-use crate::plugin::http::PluginHttp;
-use crate::plugin::identify::PluginKind;
-use crate::plugin::load::{Prepared, link_failure, prepare};
-use crate::plugin::reporter::ReporterPlugin;
-use crate::plugin::runner::{Runner, World};
-use crate::plugin::sandbox::PluginFailure;
-use crate::plugin::state::KvSpace;
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::entry::PluginConfig;
+use spinneret_plugin_host::http::PluginHttp;
+use spinneret_plugin_host::identify::PluginKind;
+use spinneret_plugin_host::load::{Prepared, link_failure, prepare};
+use spinneret_plugin_host::reporter::ReporterPlugin;
+use spinneret_plugin_host::runner::{Runner, World};
+use spinneret_plugin_host::sandbox::PluginFailure;
+use spinneret_plugin_host::state::KvSpace;
 use std::sync::Arc;
 
 /// A plugin of the run that cannot run, with where it is configured.
@@ -83,14 +83,14 @@ fn check_one(
     } = prepare(engine, p, KvSpace::default(), fetch)?;
     fn start<W: World>(
         p: &PluginConfig,
-        sandbox: crate::plugin::sandbox::Sandbox,
+        sandbox: spinneret_plugin_host::sandbox::Sandbox,
         component: &wasmtime::component::Component,
     ) -> Result<(), PluginFailure> {
         Runner::<W>::new(sandbox, component)
             .map_err(|e| link_failure(p, e))?
             .start()
     }
-    use crate::plugin::bindings;
+    use spinneret_plugin_host::bindings;
     match identity.kind {
         PluginKind::Reporter => ReporterPlugin::new(sandbox, &component)
             .map_err(|e| link_failure(p, e))?

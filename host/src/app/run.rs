@@ -8,7 +8,7 @@
 
 use crate::config::Config;
 use crate::crawl::{self, CrawlOptions, CrawlReport, Progress};
-use crate::plugin::engine::PluginEngine;
+use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_store::Store;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -77,7 +77,7 @@ pub fn run_once(
     // What plugins may fetch through: the crawler's own polite fetcher.
     let fetch =
         crate::fetch::plugin_http::PoliteHttp::new(&config.settings, runtime.handle().clone())
-            .map(|f| Arc::new(f) as crate::plugin::http::PluginHttp)
+            .map(|f| Arc::new(f) as spinneret_plugin_host::http::PluginHttp)
             .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
             .ok();
     // Every plugin loaded and configured before the first request, by one
@@ -160,7 +160,7 @@ pub fn run_once(
         // runs the report stage again without a request.
         store.end_run(run, "finished")?;
     }
-    for line in crate::plugin::stats::table().lines() {
+    for line in spinneret_plugin_host::stats::table().lines() {
         tracing::debug!("{line}");
     }
     Ok(outcome)

@@ -26,9 +26,9 @@
 //! top = 10                       # [plugin.config] keys take precedence)
 //! ```
 
-use crate::plugin::identify::PluginKind;
 use serde::{Deserialize, Serialize};
 use spinneret_core::values::{ByteSize, HumanDuration};
+use spinneret_plugin_host::identify::PluginKind;
 use std::time::Duration;
 
 /// The manifest schema this spinneret reads and writes.
@@ -249,7 +249,7 @@ impl Manifest {
     /// Whether a plugin built against `api` runs on this host: 0.x versions
     /// must agree on the minor version, later ones on the major.
     pub fn api_compatible(api: &semver::Version) -> bool {
-        crate::plugin::identify::compatible((api.major, api.minor, api.patch))
+        spinneret_plugin_host::identify::compatible((api.major, api.minor, api.patch))
     }
 }
 

@@ -19,10 +19,10 @@ pub mod sign;
 
 pub use archive::Bundle;
 
-use crate::plugin::engine::PluginEngine;
-use crate::plugin::identify::{HOST_API, identify};
 use home::{InstallRecord, Installed, PluginHome};
 use sign::Signer;
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::identify::{HOST_API, identify};
 
 /// The largest bundle fetched over HTTP.
 const MAX_DOWNLOAD: u64 = archive::MAX_SPKG;

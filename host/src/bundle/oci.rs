@@ -13,11 +13,11 @@
 //! `SPINNERET_REGISTRY_PASSWORD`.
 
 use super::archive::Bundle;
-use crate::plugin::engine::PluginEngine;
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::manifest::OciImageManifest;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
+use spinneret_plugin_host::engine::PluginEngine;
 use std::collections::BTreeMap;
 
 /// The config blob's media type (CNCF wasm OCI artifact, v0).
@@ -128,7 +128,7 @@ fn auth() -> RegistryAuth {
 fn wasm_config(engine: &PluginEngine, bundle: &Bundle, layer_digest: &str) -> serde_json::Value {
     let (exports, imports) = match engine.compile(&bundle.component) {
         Ok(c) => {
-            let i = crate::plugin::identify::inspect(engine, &c);
+            let i = spinneret_plugin_host::identify::inspect(engine, &c);
             (i.exports.into_iter().map(|(n, _)| n).collect(), i.imports)
         }
         Err(_) => (Vec::new(), Vec::new()),

@@ -5,9 +5,9 @@
 
 use super::archive::Bundle;
 use super::manifest::{COMPONENT_FILE, Manifest};
-use crate::plugin::engine::PluginEngine;
-use crate::plugin::identify::declared;
 use spinneret_core::digest::sha256_hex;
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::identify::declared;
 use std::path::{Path, PathBuf};
 
 /// Where `cargo build --release --target wasm32-wasip2` puts the component

@@ -3,9 +3,9 @@
 
 use super::output::{out, outln};
 use crate::bundle::scaffold;
-use crate::plugin::engine::PluginEngine;
-use crate::plugin::identify::{Inspection, inspect};
 use clap::{Args, Subcommand};
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::identify::{Inspection, inspect};
 use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
@@ -85,7 +85,7 @@ pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
         }
         PluginCommand::Inspect(a) => {
             let bytes = match a.file.strip_prefix("builtin:") {
-                Some(name) => crate::plugin::builtin::builtin(name)
+                Some(name) => spinneret_plugin_host::builtin::builtin(name)
                     .ok_or_else(|| anyhow::anyhow!("no built-in plugin `{name}`"))?
                     .to_vec(),
                 None => std::fs::read(&a.file)
@@ -105,12 +105,12 @@ pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
         }
         PluginCommand::Builtins => {
             let engine = PluginEngine::new()?;
-            for name in crate::plugin::builtin::names() {
-                let bytes = crate::plugin::builtin::builtin(name).expect("listed");
+            for name in spinneret_plugin_host::builtin::names() {
+                let bytes = spinneret_plugin_host::builtin::builtin(name).expect("listed");
                 let world = engine
                     .compile(bytes)
                     .ok()
-                    .and_then(|c| crate::plugin::identify::identify(&engine, &c).ok())
+                    .and_then(|c| spinneret_plugin_host::identify::identify(&engine, &c).ok())
                     .map_or("?", |id| id.kind.world());
                 let default = if crate::config::DEFAULT_PLUGINS.contains(&name) {
                     "  (runs by default)"
@@ -134,8 +134,8 @@ pub fn describe(file: &str, info: &Inspection) -> String {
             id.api.0,
             id.api.1,
             id.api.2,
-            crate::plugin::identify::HOST_API.0,
-            crate::plugin::identify::HOST_API.1
+            spinneret_plugin_host::identify::HOST_API.0,
+            spinneret_plugin_host::identify::HOST_API.1
         )),
         Err(e) => out.push_str(&format!(
             "  api:     {}\n  cannot run here: {e}\n",

@@ -4,8 +4,8 @@
 use super::output::outln;
 use crate::bundle::home::PluginHome;
 use crate::bundle::{self, Bundle, Consent, Outcome, oci, sign};
-use crate::plugin::engine::PluginEngine;
 use clap::{Args, Subcommand};
+use spinneret_plugin_host::engine::PluginEngine;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 

@@ -416,8 +416,8 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         let mut installed = None;
         let source = match raw_source.strip_prefix("builtin:") {
             Some(b) => {
-                if crate::plugin::builtin::builtin(b).is_none() {
-                    let known: Vec<&str> = crate::plugin::builtin::names().collect();
+                if spinneret_plugin_host::builtin::builtin(b).is_none() {
+                    let known: Vec<&str> = spinneret_plugin_host::builtin::names().collect();
                     return Err(at(
                         Some(p.source.span()),
                         format!(
@@ -431,10 +431,12 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             None if is_installed_name(raw_source) && !rel(raw_source).is_file() => {
                 let found = crate::bundle::home::PluginHome::from_env()
                     .and_then(|home| resolve_installed(&home, raw_source))
-                    .map_err(|e| match crate::plugin::builtin::builtin(raw_source) {
-                        Some(_) => format!("{e} (the built-in is `builtin:{raw_source}`)"),
-                        None => e,
-                    });
+                    .map_err(
+                        |e| match spinneret_plugin_host::builtin::builtin(raw_source) {
+                            Some(_) => format!("{e} (the built-in is `builtin:{raw_source}`)"),
+                            None => e,
+                        },
+                    );
                 match found {
                     Ok(i) => {
                         installed = Some(i.manifest);

@@ -15,7 +15,7 @@ pub use mail::{MailSettings, Password, TlsMode};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use to_toml::to_toml;
 
-use crate::plugin::entry::{PluginConfig, PluginSource};
+use spinneret_plugin_host::entry::{PluginConfig, PluginSource};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::PathBuf;

@@ -48,7 +48,7 @@ struct TaskRt {
     scope: Scope,
     top: UrlIdx,
     /// The task as policy plugins see it.
-    info: crate::plugin::bindings::host::types::TaskInfo,
+    info: spinneret_plugin_host::bindings::host::types::TaskInfo,
     /// How far it has traversed, against its bounds.
     traversal: Traversal,
 }
@@ -166,7 +166,7 @@ impl<'a> Engine<'a> {
                 id: engine.ids.tasks[&t.name],
                 scope: Scope::of(t),
                 top,
-                info: crate::plugin::reporter::task_info(&t.record()),
+                info: spinneret_plugin_host::reporter::task_info(&t.record()),
                 traversal: Traversal::new(t.bounds),
             });
             engine.stats.push(TaskSummary {

@@ -13,23 +13,23 @@
 
 use super::frontier::UrlIdx;
 use crate::config::Config;
-use crate::plugin::bindings::host::types as wit;
-use crate::plugin::engine::PluginEngine;
-use crate::plugin::fetch_hook::{
-    FetchHookPlugin, HookInterests, HookRequest, HookResponse, HookVerdict,
-};
-use crate::plugin::http::PluginHttp;
-use crate::plugin::identify::PluginKind;
-use crate::plugin::load::{link_failure, prepare};
-use crate::plugin::parser::ParserPlugin;
-use crate::plugin::policy::{
-    PolicyCandidate, PolicyContext, PolicyContextUse, PolicyDecision, PolicyPlugin,
-};
-use crate::plugin::sandbox::PluginFailure;
-use crate::plugin::state::KvSpace;
 use crate::policy::Decision;
 use spinneret_core::document::{BadUrl, ParsedDocument, RefKind, Reference};
 use spinneret_core::model::Category;
+use spinneret_plugin_host::bindings::host::types as wit;
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::fetch_hook::{
+    FetchHookPlugin, HookInterests, HookRequest, HookResponse, HookVerdict,
+};
+use spinneret_plugin_host::http::PluginHttp;
+use spinneret_plugin_host::identify::PluginKind;
+use spinneret_plugin_host::load::{link_failure, prepare};
+use spinneret_plugin_host::parser::ParserPlugin;
+use spinneret_plugin_host::policy::{
+    PolicyCandidate, PolicyContext, PolicyContextUse, PolicyDecision, PolicyPlugin,
+};
+use spinneret_plugin_host::sandbox::PluginFailure;
+use spinneret_plugin_host::state::KvSpace;
 use spinneret_store::Store;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -372,7 +372,7 @@ impl CrawlHooks {
         let (urls, asked): (Vec<UrlIdx>, Vec<PolicyCandidate>) = candidates
             .into_iter()
             .map(|(u, target, kind)| {
-                let kind = crate::plugin::reporter::to_wit_kind(kind);
+                let kind = spinneret_plugin_host::reporter::to_wit_kind(kind);
                 (u, PolicyCandidate { target, kind })
             })
             .unzip();

@@ -62,7 +62,7 @@ pub struct PolicyAsk {
     /// The task.
     pub task: usize,
     /// The task, as plugins see it.
-    pub info: crate::plugin::bindings::host::types::TaskInfo,
+    pub info: spinneret_plugin_host::bindings::host::types::TaskInfo,
     /// The document the URLs were found in (or the moved URL).
     pub referrer: String,
     /// Links from the task's top to the URLs.

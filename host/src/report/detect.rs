@@ -2,9 +2,9 @@
 //! task reached, what the previous run saw with what this run saw, batch
 //! by batch.
 
-use crate::plugin::bindings::host::types as wit;
-use crate::plugin::detector::{DetectorComparison, DetectorPlugin};
-use crate::plugin::sandbox::PluginFailure;
+use spinneret_plugin_host::bindings::host::types as wit;
+use spinneret_plugin_host::detector::{DetectorComparison, DetectorPlugin};
+use spinneret_plugin_host::sandbox::PluginFailure;
 
 /// The finding that records a plugin's failure against `url`.
 pub fn failure_finding(f: &PluginFailure, url: &str) -> wit::Finding {

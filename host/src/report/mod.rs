@@ -27,18 +27,18 @@ pub mod reach;
 pub mod worker;
 
 use crate::config::{Config, TaskConfig};
-use crate::plugin::bindings::host::types as wit;
-use crate::plugin::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
-use crate::plugin::engine::PluginEngine;
-use crate::plugin::entry::PluginConfig;
-use crate::plugin::http::PluginHttp;
-use crate::plugin::reporter::{
-    Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
-};
-use crate::plugin::sandbox::PluginFailure;
 use load::Plugins;
 use reach::Reach;
 use smallvec::SmallVec;
+use spinneret_plugin_host::bindings::host::types as wit;
+use spinneret_plugin_host::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::entry::PluginConfig;
+use spinneret_plugin_host::http::PluginHttp;
+use spinneret_plugin_host::reporter::{
+    Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
+};
+use spinneret_plugin_host::sandbox::PluginFailure;
 use spinneret_store::{FindingRow, Scan, Store, StoreError, StoredDocument};
 use std::collections::HashMap;
 use std::sync::{Arc, mpsc};

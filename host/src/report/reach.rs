@@ -3,8 +3,8 @@
 //! documents' numbers (their places in URL order) and its counts; and for
 //! every URL of the run, what a reference to it says ([`UrlSummary`]).
 
-use crate::plugin::bindings::host::types as wit;
-use crate::plugin::reporter::{Role, Target, TaskCounts, to_wit_category};
+use spinneret_plugin_host::bindings::host::types as wit;
+use spinneret_plugin_host::reporter::{Role, Target, TaskCounts, to_wit_category};
 use spinneret_store::{Store, StoreError, TaskRow, UrlSummary};
 // Keyed by the store's URL ids (not chosen by a remote party): the fast hasher.
 use foldhash::{HashMap, HashMapExt};

@@ -8,13 +8,13 @@
 use super::detect;
 use super::load::{Loaded, Plugins};
 use crate::config::TaskConfig;
-use crate::plugin::bindings::host::types as wit;
-use crate::plugin::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
-use crate::plugin::entry::PluginConfig;
-use crate::plugin::reporter::{
+use spinneret_plugin_host::bindings::host::types as wit;
+use spinneret_plugin_host::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
+use spinneret_plugin_host::entry::PluginConfig;
+use spinneret_plugin_host::reporter::{
     Reached, ReporterSession, TaskCounts, TaskDocument, TaskFinding, Wants,
 };
-use crate::plugin::sandbox::PluginFailure;
+use spinneret_plugin_host::sandbox::PluginFailure;
 use std::collections::HashMap;
 use std::sync::mpsc;
 

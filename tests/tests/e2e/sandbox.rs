@@ -5,15 +5,15 @@
 //! runs. Other plugins and the crawl's results are untouched.
 
 use crate::common;
-use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
-use spinneret::plugin::engine::PluginEngine;
-use spinneret::plugin::identify::{IdentifyError, identify};
-use spinneret::plugin::reporter::{
+use spinneret_core::model::{Category, CheckResult};
+use spinneret_plugin_host::bindings::reporter::spinneret::plugin::types as wit;
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::identify::{IdentifyError, identify};
+use spinneret_plugin_host::reporter::{
     PluginFailure, Reached, ReporterPlugin, Role, TaskCounts, to_wit_result,
 };
-use spinneret::plugin::sandbox::Sandbox;
-use spinneret::plugin::state::{Grants, KvSpace};
-use spinneret_core::model::{Category, CheckResult};
+use spinneret_plugin_host::sandbox::Sandbox;
+use spinneret_plugin_host::state::{Grants, KvSpace};
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::TestWeb;

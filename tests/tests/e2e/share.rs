@@ -123,7 +123,7 @@ impl World {
 }
 
 fn json_report() -> Vec<u8> {
-    spinneret::plugin::builtin::builtin("json-report")
+    spinneret_plugin_host::builtin::builtin("json-report")
         .expect("built in")
         .to_vec()
 }

@@ -7,7 +7,7 @@
 #[allow(missing_docs)]
 pub mod reporter {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "../../wit",
         world: "reporter",
         imports: { default: trappable },
     });
@@ -22,7 +22,7 @@ macro_rules! world_bindings {
         #[allow(missing_docs)]
         pub mod $module {
             wasmtime::component::bindgen!({
-                path: "../wit",
+                path: "../../wit",
                 world: $world,
                 imports: { default: trappable },
                 with: {

@@ -100,33 +100,32 @@ impl<W: World> Runner<W> {
 /// Implement [`World`] for a generated world.
 macro_rules! world {
     ($world:ty, $pre:ident, $api:ident) => {
-        impl $crate::plugin::runner::World for $world {
-            type Pre = $pre<$crate::plugin::state::PluginState>;
+        impl $crate::runner::World for $world {
+            type Pre = $pre<$crate::state::PluginState>;
             fn add_to_linker(
-                linker: &mut wasmtime::component::Linker<$crate::plugin::state::PluginState>,
+                linker: &mut wasmtime::component::Linker<$crate::state::PluginState>,
             ) -> wasmtime::Result<()> {
                 <$world>::add_to_linker::<
-                    $crate::plugin::state::PluginState,
-                    wasmtime::component::HasSelf<$crate::plugin::state::PluginState>,
+                    $crate::state::PluginState,
+                    wasmtime::component::HasSelf<$crate::state::PluginState>,
                 >(linker, |s| s)
             }
             fn pre(
-                pre: wasmtime::component::InstancePre<$crate::plugin::state::PluginState>,
+                pre: wasmtime::component::InstancePre<$crate::state::PluginState>,
             ) -> wasmtime::Result<Self::Pre> {
                 $pre::new(pre)
             }
             fn instantiate(
                 pre: &Self::Pre,
-                store: &mut wasmtime::Store<$crate::plugin::state::PluginState>,
+                store: &mut wasmtime::Store<$crate::state::PluginState>,
             ) -> wasmtime::Result<Self> {
                 pre.instantiate(store)
             }
             fn configure(
                 &self,
-                store: &mut wasmtime::Store<$crate::plugin::state::PluginState>,
+                store: &mut wasmtime::Store<$crate::state::PluginState>,
                 config: &str,
-            ) -> wasmtime::Result<Result<(), $crate::plugin::bindings::host::types::PluginError>>
-            {
+            ) -> wasmtime::Result<Result<(), $crate::bindings::host::types::PluginError>> {
                 self.$api().call_configure(store, config)
             }
         }

@@ -8,7 +8,12 @@ include!("build_support.rs");
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let root = manifest.parent().unwrap().to_path_buf();
+    // host/plugin-host -> the workspace root.
+    let root = manifest
+        .parent()
+        .and_then(|p| p.parent())
+        .unwrap()
+        .to_path_buf();
     println!(
         "cargo:rerun-if-changed={}",
         manifest.join("build_support.rs").display()

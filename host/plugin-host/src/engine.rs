@@ -265,7 +265,7 @@ mod tests {
     use super::*;
 
     fn soft_404() -> &'static [u8] {
-        crate::plugin::builtin::builtin("soft-404").expect("a built-in")
+        crate::builtin::builtin("soft-404").expect("a built-in")
     }
 
     fn cwasm_files(dir: &Path) -> Vec<(String, SystemTime)> {
@@ -296,10 +296,8 @@ mod tests {
         let second = PluginEngine::with_cache(Some(dir.path().into())).unwrap();
         let component = second.compile(soft_404()).unwrap();
         assert_eq!(cwasm_files(dir.path()), written);
-        let kind = crate::plugin::identify::identify(&second, &component)
-            .unwrap()
-            .kind;
-        assert_eq!(kind, crate::plugin::identify::PluginKind::FetchHook);
+        let kind = crate::identify::identify(&second, &component).unwrap().kind;
+        assert_eq!(kind, crate::identify::PluginKind::FetchHook);
     }
 
     #[test]

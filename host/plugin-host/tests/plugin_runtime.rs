@@ -2,16 +2,16 @@
 //! reporter (json-report), change detector (maintenance), parser (sitemap),
 //! search engine (searxng).
 
-use spinneret::plugin::bindings::reporter::spinneret::plugin::types as wit;
-use spinneret::plugin::builtin::builtin;
-use spinneret::plugin::engine::PluginEngine;
-use spinneret::plugin::identify::{PluginKind, identify};
-use spinneret::plugin::reporter::{
+use spinneret_core::model::{Category, CheckResult};
+use spinneret_plugin_host::bindings::reporter::spinneret::plugin::types as wit;
+use spinneret_plugin_host::builtin::builtin;
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::identify::{PluginKind, identify};
+use spinneret_plugin_host::reporter::{
     Reached, ReporterPlugin, Role, Target, TaskCounts, TaskDocument, to_wit_result,
 };
-use spinneret::plugin::sandbox::Sandbox;
-use spinneret::plugin::state::{Grants, KvSpace};
-use spinneret_core::model::{Category, CheckResult};
+use spinneret_plugin_host::sandbox::Sandbox;
+use spinneret_plugin_host::state::{Grants, KvSpace};
 use std::sync::Arc;
 
 fn run_info() -> wit::RunInfo {
@@ -205,8 +205,8 @@ fn sandbox(name: &str, engine: &Arc<PluginEngine>, config: serde_json::Value) ->
 
 #[test]
 fn maintenance_compares_in_the_sandbox() {
-    use spinneret::plugin::detector::{DetectorComparison, DetectorPlugin, DetectorSnapshot};
-    use spinneret::plugin::reporter::to_wit_result;
+    use spinneret_plugin_host::detector::{DetectorComparison, DetectorPlugin, DetectorSnapshot};
+    use spinneret_plugin_host::reporter::to_wit_result;
     let engine = Arc::new(PluginEngine::new().unwrap());
     let component = engine.compile(builtin("maintenance").unwrap()).unwrap();
     assert_eq!(
@@ -268,7 +268,7 @@ fn maintenance_compares_in_the_sandbox() {
 
 #[test]
 fn sitemap_parses_in_the_sandbox() {
-    use spinneret::plugin::parser::ParserPlugin;
+    use spinneret_plugin_host::parser::ParserPlugin;
     let engine = Arc::new(PluginEngine::new().unwrap());
     let component = engine.compile(builtin("sitemap").unwrap()).unwrap();
     assert_eq!(
@@ -312,7 +312,7 @@ fn sitemap_parses_in_the_sandbox() {
 
 #[test]
 fn searxng_queries_and_reads_results_in_the_sandbox() {
-    use spinneret::plugin::search::{SearchEngineOptions, SearchEnginePlugin};
+    use spinneret_plugin_host::search::{SearchEngineOptions, SearchEnginePlugin};
     let engine = Arc::new(PluginEngine::new().unwrap());
     let component = engine.compile(builtin("searxng").unwrap()).unwrap();
     assert_eq!(

@@ -1,4 +1,4 @@
-// Shared by `host/build.rs` and `tests/build.rs` (included by both): building
+// Shared by `host/plugin-host/build.rs` and `tests/build.rs` (included by both): building
 // a workspace crate into a `wasm32-wasip2` component.
 
 /// The target the plugin components are built for.

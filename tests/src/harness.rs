@@ -148,8 +148,11 @@ pub fn run_crawl_until(
         .enable_all()
         .build()
         .unwrap();
+    let plan = config
+        .crawl_plan(options.task.as_deref())
+        .expect("the task is configured");
     rt.block_on(crawl::run(
-        config,
+        &plan,
         &store,
         options,
         Arc::new(Progress::default()),

@@ -1,7 +1,7 @@
 //! spinneret's bottom layer: the plain records that flow forward through a
 //! crawl (what checking a URL found, what a parsed document holds), URL
 //! helpers, the configuration's self-validating values, plugin grants,
-//! schedules, content hashes and the one atomic file write. It depends on
+//! schedules, content hashes, the one atomic file write and the TLS setup. It depends on
 //! no other crate of the workspace; every other crate may depend on it.
 
 pub mod digest;
@@ -10,5 +10,6 @@ pub mod fs;
 pub mod grants;
 pub mod model;
 pub mod schedule;
+pub mod tls;
 pub mod urls;
 pub mod values;

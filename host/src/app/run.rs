@@ -68,6 +68,8 @@ pub fn run_once(
     options: &RunOptions,
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<RunOutcome> {
+    // What the crawl is to do; a `--task` that names no task stops here.
+    let plan = config.crawl_plan(options.crawl.task.as_deref())?;
     // One crawl per store at a time; held until the reports and mail are done.
     let _lock = spinneret_store::CrawlLock::acquire(&config.settings.store)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -75,18 +77,18 @@ pub fn run_once(
         .build()?;
     warn_about_settings(config);
     // What plugins may fetch through: the crawler's own polite fetcher.
-    let fetch =
-        crate::fetch::plugin_http::PoliteHttp::new(&config.settings, runtime.handle().clone())
-            .map(|f| Arc::new(f) as spinneret_plugin_host::http::PluginHttp)
-            .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
-            .ok();
+    let fetch = crawl::plugin_http::PoliteHttp::new(&plan.settings, runtime.handle().clone())
+        .map(|f| Arc::new(f) as spinneret_plugin_host::http::PluginHttp)
+        .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+        .ok();
     // Every plugin loaded and configured before the first request, by one
     // engine for the run: what preflight compiled is not compiled again.
     let engine = Arc::new(PluginEngine::new()?);
     super::preflight::check(config, &engine, fetch.clone())?;
     let store = Store::open(&config.settings.store)?;
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
-        config,
+        &config.plugins,
+        config.tasks.first().map_or("", |t| t.top.as_str()),
         &store,
         &engine,
         fetch.clone(),
@@ -107,7 +109,7 @@ pub fn run_once(
         });
         // Inside the runtime: a progress display runs on it.
         observer.crawl_started(progress.clone());
-        let report = crawl::run(config, &store, &crawl_options, progress, stop_rx).await;
+        let report = crawl::run(&plan, &store, &crawl_options, progress, stop_rx).await;
         observer.crawl_finished();
         report
     })?;

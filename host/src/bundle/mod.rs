@@ -50,7 +50,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 fn download(url: &str) -> Result<Vec<u8>, String> {
     use futures_util::StreamExt;
-    crate::fetch::install_tls_provider();
+    spinneret_core::tls::install_provider();
     runtime()?.block_on(async {
         let client = reqwest::Client::builder()
             .user_agent(concat!("spinneret/", env!("CARGO_PKG_VERSION")))

@@ -62,7 +62,7 @@ impl OciRef {
     }
 
     fn client(&self) -> Client {
-        crate::fetch::install_tls_provider();
+        spinneret_core::tls::install_provider();
         let host = self
             .registry()
             .rsplit_once(':')

@@ -79,25 +79,7 @@ pub struct TaskConfig {
     pub bounds: TaskBounds,
 }
 
-/// How far and how much a task traverses, so that a trap (`/1/2/3/…`,
-/// an endless calendar) ends: a document beyond either bound is tested as
-/// a leaf, with the bound as its reason.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TaskBounds {
-    /// Links from the top beyond which nothing is traversed (`max_depth`).
-    pub max_depth: u32,
-    /// Documents traversed at most (`max_documents`).
-    pub max_documents: u64,
-}
-
-impl Default for TaskBounds {
-    fn default() -> Self {
-        TaskBounds {
-            max_depth: 50,
-            max_documents: 100_000,
-        }
-    }
-}
+pub use crate::crawl::TaskBounds;
 
 /// The task's maintenance index (seed 000: `IndexFile`, `IndexURL`, `IndexTitle`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -155,6 +137,16 @@ impl TaskConfig {
             output: &self.output,
             changed_days: self.changed_days,
             expiring_days: self.expiring_days,
+        }
+    }
+
+    /// The task as the crawl runs it.
+    pub fn crawl_task(&self) -> crate::crawl::CrawlTask<'_> {
+        crate::crawl::CrawlTask {
+            record: self.record(),
+            top: &self.top,
+            exclude: &self.exclude,
+            bounds: self.bounds,
         }
     }
 
@@ -227,6 +219,37 @@ impl Settings {
             .unwrap_or("spinneret")
             .to_ascii_lowercase()
     }
+
+    /// What the crawl needs of these settings, each part for the stage that uses it.
+    pub fn crawl(&self) -> crate::crawl::CrawlSettings {
+        crate::crawl::CrawlSettings {
+            fetch: crate::fetch::FetchSettings {
+                user_agent: self.user_agent.clone(),
+                from: self.from.clone(),
+                connect_timeout: self.connect_timeout,
+                timeout: self.timeout,
+                idle_per_site: self.per_site_connections,
+                resolve: self.resolve.clone(),
+                max_body: self.max_body,
+            },
+            rule_files: crate::policy::RuleFiles {
+                avoid_files: self.avoid_files.clone(),
+                avoid_file: self.avoid_file.clone(),
+                system_sites: self.system_sites.clone(),
+                sites_file: self.sites_file.clone(),
+            },
+            robot_name: self.robot_name(),
+            robots_rules: self.robots_rules,
+            robots_expiry: self.robots_expiry,
+            max_crawl_delay: self.max_crawl_delay,
+            concurrency: self.concurrency,
+            per_site_connections: self.per_site_connections,
+            per_site_delay: self.per_site_delay,
+            retries: self.retries,
+            max_retry_after: self.max_retry_after,
+            result_max_age: self.result_max_age,
+        }
+    }
 }
 
 /// The default store: `spinneret.db` in the user's data directory.
@@ -283,6 +306,28 @@ pub struct Config {
 }
 
 impl Config {
+    /// The crawl of all the tasks, or of the one named `task` (`--task`).
+    pub fn crawl_plan(&self, task: Option<&str>) -> anyhow::Result<crate::crawl::CrawlPlan<'_>> {
+        let tasks = match task {
+            None => self.tasks.iter().collect(),
+            Some(name) => match self.tasks.iter().find(|t| t.name == name) {
+                Some(t) => vec![t],
+                None => {
+                    let names: Vec<_> = self.tasks.iter().map(|t| t.name.as_str()).collect();
+                    anyhow::bail!(
+                        "no task named `{name}`; the tasks are: {}",
+                        names.join(", ")
+                    )
+                }
+            },
+        };
+        Ok(crate::crawl::CrawlPlan {
+            source: self.source.as_deref(),
+            settings: self.settings.crawl(),
+            tasks: tasks.into_iter().map(TaskConfig::crawl_task).collect(),
+        })
+    }
+
     /// The plugins that run for `task`: its `[[plugin]]` entries, then the
     /// default built-ins no entry names (unless the task turns them off).
     pub fn plugins_for(&self, task: &TaskConfig) -> Vec<PluginConfig> {

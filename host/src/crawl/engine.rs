@@ -21,8 +21,7 @@ use super::sites::{Job, Queued};
 use super::summary::TaskSummary;
 use super::verdicts::{Beyond, Traversal, Verdicts, with_objection};
 use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk};
-use super::{CrawlOptions, CrawlReport, Progress};
-use crate::config::{Config, Settings, TaskConfig};
+use super::{CrawlOptions, CrawlPlan, CrawlReport, CrawlSettings, Progress};
 use crate::fetch::robots::RobotsFetch;
 use crate::fetch::{BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method};
 use crate::policy::rules::PrefixRules;
@@ -59,7 +58,7 @@ struct Reach {
 }
 
 pub(super) struct Engine<'a> {
-    settings: Settings,
+    settings: CrawlSettings,
     store: &'a Store,
     writer: StoreWriter,
     ids: RunIds,
@@ -99,22 +98,22 @@ pub(super) struct Engine<'a> {
 impl<'a> Engine<'a> {
     /// Load the rules, open the run and seed the frontier with every task's top URL.
     pub(super) fn prepare(
-        config: &Config,
+        plan: &CrawlPlan<'_>,
         store: &'a Store,
-        tasks_cfg: &[TaskConfig],
         ids: RunIds,
         options: &CrawlOptions,
         progress: Arc<Progress>,
     ) -> anyhow::Result<Engine<'a>> {
-        let settings = config.settings.clone();
-        let (rules, robots_files) = crate::policy::load_rules(&settings, SystemTime::now())?;
+        let settings = plan.settings.clone();
+        let (rules, robots_files) =
+            crate::policy::load_rules(&settings.rule_files, SystemTime::now())?;
         let use_cache = store.has_results()?;
         let cached_sites = store.load_sites(unix_now())?;
         let writer = store.writer()?;
-        let fetcher = Fetcher::new(&settings)?;
+        let fetcher = Fetcher::new(&settings.fetch)?;
         let (tx, rx) = mpsc::unbounded_channel();
         let site_policy = SitePolicy {
-            robot_name: settings.robot_name(),
+            robot_name: settings.robot_name.clone(),
             robots_rules: settings.robots_rules,
             per_site_connections: settings.per_site_connections,
             per_site_delay: settings.per_site_delay,
@@ -160,17 +159,17 @@ impl<'a> Engine<'a> {
             started: Instant::now(),
             ids,
         };
-        for t in tasks_cfg {
+        for t in &plan.tasks {
             let top = engine.intern(t.top.clone());
             engine.tasks.push(TaskRt {
-                id: engine.ids.tasks[&t.name],
-                scope: Scope::of(t),
+                id: engine.ids.tasks[t.name()],
+                scope: Scope::new(t.name(), t.kind(), t.top, t.exclude),
                 top,
-                info: spinneret_plugin_host::reporter::task_info(&t.record()),
+                info: spinneret_plugin_host::reporter::task_info(&t.record),
                 traversal: Traversal::new(t.bounds),
             });
             engine.stats.push(TaskSummary {
-                name: t.name.clone(),
+                name: t.name().to_string(),
                 ..TaskSummary::default()
             });
         }
@@ -843,7 +842,7 @@ impl<'a> Engine<'a> {
             let fetcher = self.fetcher.clone();
             let hooks = self.plugins.hooks().cloned();
             let tx = self.tx.clone();
-            let max_body = self.settings.max_body;
+            let max_body = self.settings.fetch.max_body;
             // The request hooks see it here while the engine makes the
             // plugin calls itself, else on the plugin thread.
             if let Some(h) = hooks.as_ref().filter(|h| h.has_request_hooks()) {

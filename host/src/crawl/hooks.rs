@@ -12,12 +12,12 @@
 //! the failure is kept, against the URL, for the report stage.
 
 use super::frontier::UrlIdx;
-use crate::config::Config;
 use crate::policy::Decision;
 use spinneret_core::document::{BadUrl, ParsedDocument, RefKind, Reference};
 use spinneret_core::model::Category;
 use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::entry::PluginConfig;
 use spinneret_plugin_host::fetch_hook::{
     FetchHookPlugin, HookInterests, HookRequest, HookResponse, HookVerdict,
 };
@@ -249,22 +249,21 @@ fn ref_kind(k: wit::RefKind) -> RefKind {
 }
 
 impl CrawlHooks {
-    /// Load the fetch hooks and parsers among `config`'s plugins (they apply
-    /// to every request of the run, whichever tasks they name). Plugins of
-    /// other kinds are left to the report stage; a hook that cannot be
-    /// loaded is reported and the crawl goes on without it. `engine` is the
-    /// run's (it keeps what it compiled).
+    /// Load the fetch hooks, parsers and policies among `plugins` (they
+    /// apply to every request of the run, whichever tasks they name).
+    /// Plugins of other kinds are left to the report stage; a hook that
+    /// cannot be loaded is reported against `top` (the first task's top URL)
+    /// and the crawl goes on without it. `engine` is the run's (it keeps
+    /// what it compiled).
     pub fn load(
-        config: &Config,
+        plugins: &[PluginConfig],
+        top: &str,
         store: &Store,
         engine: &Arc<PluginEngine>,
         fetch: Option<PluginHttp>,
     ) -> anyhow::Result<CrawlHooks> {
         let mut hooks = CrawlHooks::default();
-        if config.plugins.is_empty() {
-            return Ok(hooks);
-        }
-        for p in &config.plugins {
+        for p in plugins {
             let kv = KvSpace::with(store.load_kv(&p.name)?);
             let prepared = match prepare(engine, p, kv.clone(), fetch.clone()) {
                 Ok(pr) => pr,
@@ -310,7 +309,7 @@ impl CrawlHooks {
                 Err(e) => {
                     let f = link_failure(p, e);
                     tracing::error!("{f}");
-                    hooks.record(config.tasks.first().map_or("", |t| t.top.as_str()), f);
+                    hooks.record(top, f);
                 }
             }
         }

@@ -9,6 +9,8 @@ mod classify;
 mod engine;
 mod frontier;
 pub mod hooks;
+mod plan;
+pub mod plugin_http;
 mod plugin_turn;
 mod redirects;
 mod reuse;
@@ -19,9 +21,9 @@ mod taskset;
 mod verdicts;
 mod worker;
 
+pub use plan::{CrawlPlan, CrawlSettings, CrawlTask, TaskBounds};
 pub use summary::{TaskSummary, print_summary};
 
-use crate::config::{Config, TaskConfig};
 use spinneret_store::{RunIds, Store};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +33,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct CrawlOptions {
     /// Continue the newest unfinished run of this configuration instead of starting anew.
     pub resume: bool,
-    /// Run only the task with this name.
+    /// The task `--task` named, if any (the plan then holds only it);
+    /// recorded with the run.
     pub task: Option<String>,
     /// The fetch hooks and parsers to run (see [`hooks::CrawlHooks::load`]).
     pub hooks: Option<Arc<hooks::CrawlHooks>>,
@@ -97,62 +100,40 @@ impl CrawlReport {
     }
 }
 
-/// Run the crawl described by `config`, writing everything to `store`.
+/// Run the crawl `plan` describes, writing everything to `store`.
 ///
 /// `stop` turning true asks the crawl to stop: no new requests start, those in
 /// flight finish, everything is stored and the run is marked interrupted.
 pub async fn run(
-    config: &Config,
+    plan: &CrawlPlan<'_>,
     store: &Store,
     options: &CrawlOptions,
     progress: Arc<Progress>,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<CrawlReport> {
-    let tasks = selected_tasks(config, options.task.as_deref())?;
-    let ids = open_run(store, config, options, &tasks)?;
-    engine::Engine::prepare(config, store, &tasks, ids, options, progress)?
+    let ids = open_run(store, plan, options)?;
+    engine::Engine::prepare(plan, store, ids, options, progress)?
         .run(stop)
         .await
 }
 
-/// The tasks a crawl runs: all of them, or the one `--task` names.
-fn selected_tasks(config: &Config, task: Option<&str>) -> anyhow::Result<Vec<TaskConfig>> {
-    let Some(name) = task else {
-        return Ok(config.tasks.clone());
-    };
-    match config.tasks.iter().find(|t| t.name == name) {
-        Some(t) => Ok(vec![t.clone()]),
-        None => {
-            let names: Vec<_> = config.tasks.iter().map(|t| t.name.as_str()).collect();
-            anyhow::bail!(
-                "no task named `{name}`; the tasks are: {}",
-                names.join(", ")
-            )
-        }
-    }
-}
-
-/// Open the run of `tasks` in the store: a new one, or with `--resume` the
-/// newest interrupted run of this configuration (a new one if there is none).
-fn open_run(
-    store: &Store,
-    config: &Config,
-    options: &CrawlOptions,
-    tasks: &[TaskConfig],
-) -> anyhow::Result<RunIds> {
-    let config_name = config.source.as_ref().map(|p| {
+/// Open the run of the plan's tasks in the store: a new one, or with
+/// `--resume` the newest interrupted run of this configuration (a new one
+/// if there is none).
+fn open_run(store: &Store, plan: &CrawlPlan<'_>, options: &CrawlOptions) -> anyhow::Result<RunIds> {
+    let config_name = plan.source.map(|p| {
         std::path::absolute(p)
-            .unwrap_or_else(|_| p.clone())
+            .unwrap_or_else(|_| p.to_path_buf())
             .display()
             .to_string()
     });
     let options_json = serde_json::json!({
         "task": options.task,
         "resume": options.resume,
-        "user_agent": config.settings.user_agent,
+        "user_agent": plan.settings.fetch.user_agent,
     })
     .to_string();
-    let records: Vec<_> = tasks.iter().map(TaskConfig::record).collect();
+    let records: Vec<_> = plan.tasks.iter().map(|t| t.record.clone()).collect();
     if options.resume {
         if let Some(ids) = store.resume_run(config_name.as_deref(), &records)? {
             return Ok(ids);

@@ -3,9 +3,9 @@
 //! and the task's bounds (`max_depth`, `max_documents`) that turn a
 //! document candidate into a leaf.
 
+use super::TaskBounds;
 use super::frontier::UrlIdx;
 use super::taskset::TaskSet;
-use crate::config::TaskBounds;
 use crate::policy::Decision;
 use foldhash::{HashMap, HashMapExt};
 

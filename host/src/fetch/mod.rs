@@ -7,16 +7,37 @@
 //! stops at the cap. `file://` URLs are served from the local file system.
 
 mod file;
-pub mod plugin_http;
 pub mod politeness;
 pub mod retry;
 pub mod robots;
 
-use crate::config::Settings;
 use bytes::BytesMut;
 use reqwest::header::{self, HeaderMap, HeaderValue};
+use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 use url::Url;
+
+/// How the fetcher talks to servers: the polite headers, the time limits,
+/// the connections it keeps per site, fixed addresses and the body cap.
+/// The configuration's settings make one (`config::Settings::crawl`).
+#[derive(Clone, Debug)]
+pub struct FetchSettings {
+    /// The `User-Agent` header.
+    pub user_agent: String,
+    /// The `From` header: where a webmaster can reach the person running the robot.
+    pub from: Option<String>,
+    /// Time allowed to connect.
+    pub connect_timeout: Duration,
+    /// Time allowed for a whole request, body included.
+    pub timeout: Duration,
+    /// Idle connections kept open per site (the requests in flight to one site).
+    pub idle_per_site: usize,
+    /// Host names resolved to fixed addresses instead of DNS (like curl's `--resolve`).
+    pub resolve: BTreeMap<String, IpAddr>,
+    /// The most bytes of a body read (after decompression).
+    pub max_body: u64,
+}
 
 /// The request method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,16 +235,10 @@ fn sniff_html(bytes: &[u8]) -> bool {
     head.starts_with(b"<!doctype html") || head.starts_with(b"<html") || head.starts_with(b"<head")
 }
 
-/// Install the process-wide TLS provider (ring) that every HTTP client of
-/// spinneret uses (reqwest is built without one); a second call is harmless.
-pub fn install_tls_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 impl Fetcher {
     /// Build the HTTP client for these settings.
-    pub fn new(settings: &Settings) -> anyhow::Result<Fetcher> {
-        install_tls_provider();
+    pub fn new(settings: &FetchSettings) -> anyhow::Result<Fetcher> {
+        spinneret_core::tls::install_provider();
         let mut headers = HeaderMap::new();
         if let Some(from) = &settings.from {
             headers.insert(
@@ -238,7 +253,7 @@ impl Fetcher {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.timeout)
-            .pool_max_idle_per_host(settings.per_site_connections.max(1))
+            .pool_max_idle_per_host(settings.idle_per_site.max(1))
             .pool_idle_timeout(Duration::from_secs(30))
             .tcp_nodelay(true);
         for (host, ip) in &settings.resolve {

@@ -13,18 +13,35 @@ pub mod scope;
 use rules::{PrefixRules, RuleAction};
 use scope::Scope;
 use spinneret_core::document::RefKind;
+use std::path::PathBuf;
 use url::Url;
+
+/// The MOMspider files the avoid and leaf rules come from, and where the
+/// run records what it learnt of robots.txt (seed 000, Appendices C and D).
+#[derive(Clone, Debug, Default)]
+pub struct RuleFiles {
+    /// Avoid/leaf files that are only read (the system's).
+    pub avoid_files: Vec<PathBuf>,
+    /// The user's avoid file: read, and rewritten after each run with the
+    /// restrictions of the robots.txt files read.
+    pub avoid_file: Option<PathBuf>,
+    /// Sites files that are only read (the system's).
+    pub system_sites: Vec<PathBuf>,
+    /// The user's sites file: the sites whose robots.txt has been read and
+    /// until when it holds; read, and rewritten after each run.
+    pub sites_file: Option<PathBuf>,
+}
 
 /// The avoid and leaf rules in force at `now`: the system avoid files
 /// (`avoid_files`), then the user's avoid file as its pairing with the sites
 /// file leaves it (see [`robots_files`]), which is returned for the run to
 /// record its robots.txt readings in.
 pub fn load_rules(
-    settings: &crate::config::Settings,
+    files: &RuleFiles,
     now: std::time::SystemTime,
 ) -> Result<(PrefixRules, robots_files::RobotsFiles), rules::RulesError> {
     let mut all = Vec::new();
-    for f in &settings.avoid_files {
+    for f in &files.avoid_files {
         // A system avoid file is the operator's; the configuration said it exists.
         if !f.is_file() {
             return Err(rules::RulesError::at(
@@ -35,9 +52,9 @@ pub fn load_rules(
         }
         all.extend(rules::read_rules(f)?);
     }
-    let files = robots_files::RobotsFiles::load(settings, now)?;
-    all.extend(files.rules().iter().cloned());
-    Ok((PrefixRules::new(all, now), files))
+    let robots = robots_files::RobotsFiles::load(files, now)?;
+    all.extend(robots.rules().iter().cloned());
+    Ok((PrefixRules::new(all, now), robots))
 }
 
 /// What a task does with a reference.

@@ -31,11 +31,11 @@
 //! every group naming the robot's product token), they follow as a second
 //! group headed `# robots.txt of HOST:PORT as RFC 9309 reads it`.
 
+use super::RuleFiles;
 use super::robots::RobotsRules;
 use super::rules::{
     PrefixRule, RuleAction, RulesError, entry_lines, expiry, parse_rules, read_text, split_date,
 };
-use crate::config::Settings;
 use spinneret_core::fs::write_atomically;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -184,7 +184,7 @@ impl RobotsFiles {
     /// Read the configured files. Expired entries are dropped; the
     /// robots.txt groups of sites that no longer hold are set aside (they
     /// are read again this run).
-    pub fn load(settings: &Settings, now: SystemTime) -> Result<RobotsFiles, RulesError> {
+    pub fn load(settings: &RuleFiles, now: SystemTime) -> Result<RobotsFiles, RulesError> {
         let mut files = RobotsFiles {
             avoid_file: settings.avoid_file.clone(),
             sites_file: settings.sites_file.clone(),
@@ -485,11 +485,11 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
         );
     }
 
-    fn settings(dir: &Path) -> Settings {
-        Settings {
+    fn settings(dir: &Path) -> RuleFiles {
+        RuleFiles {
             avoid_file: Some(dir.join("avoid")),
             sites_file: Some(dir.join("sites")),
-            ..Settings::default()
+            ..RuleFiles::default()
         }
     }
 

@@ -1,6 +1,6 @@
 //! Task scope: the boundary of a task's infostructure (seed 000, section 5.1).
 
-use crate::config::{TaskConfig, TaskKind};
+use spinneret_core::model::TaskKind;
 use spinneret_core::urls;
 use url::Url;
 
@@ -16,15 +16,16 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// The scope of a configured task.
-    pub fn of(task: &TaskConfig) -> Scope {
+    /// The scope of the task `name` of `kind` from `top`, which leafs the
+    /// URLs under the prefixes `exclude`.
+    pub fn new(name: &str, kind: TaskKind, top: &Url, exclude: &[String]) -> Scope {
         Scope {
-            kind: task.kind,
-            name: task.name.clone(),
-            top_site: urls::site_key(&task.top),
-            top_scheme: task.top.scheme().to_string(),
-            top_dir: urls::directory_of(&task.top).to_string(),
-            exclude: task.exclude.clone(),
+            kind,
+            name: name.to_string(),
+            top_site: urls::site_key(top),
+            top_scheme: top.scheme().to_string(),
+            top_dir: urls::directory_of(top).to_string(),
+            exclude: exclude.to_vec(),
         }
     }
 
@@ -97,24 +98,11 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
-    fn task(kind: TaskKind, top: &str) -> TaskConfig {
-        TaskConfig {
-            name: "RTF".into(),
-            kind,
-            top: Url::parse(top).unwrap(),
-            email: None,
-            output: PathBuf::new(),
-            exclude: vec!["http://a.example/docs/private/".into()],
-            changed_days: 7,
-            expiring_days: 7,
-            default_plugins: true,
-            index: Default::default(),
-            notify: Default::default(),
-            schedule: None,
-            bounds: Default::default(),
-        }
+    /// The scope of a task of `kind` from `top` that excludes a private folder.
+    fn scope(kind: TaskKind, top: &str) -> Scope {
+        let exclude = ["http://a.example/docs/private/".to_string()];
+        Scope::new("RTF", kind, &Url::parse(top).unwrap(), &exclude)
     }
 
     fn u(s: &str) -> Url {
@@ -123,7 +111,7 @@ mod tests {
 
     #[test]
     fn site_scope_is_host_and_port() {
-        let s = Scope::of(&task(TaskKind::Site, "http://a.example/docs/index.html"));
+        let s = scope(TaskKind::Site, "http://a.example/docs/index.html");
         assert!(s.may_contain(&u("http://a.example/other/x.html")));
         assert!(!s.may_contain(&u("http://a.example:8080/docs/x.html")));
         assert!(!s.may_contain(&u("http://b.example/docs/x.html")));
@@ -132,7 +120,7 @@ mod tests {
 
     #[test]
     fn tree_scope_is_at_or_below_the_top_directory() {
-        let s = Scope::of(&task(TaskKind::Tree, "http://a.example/docs/index.html"));
+        let s = scope(TaskKind::Tree, "http://a.example/docs/index.html");
         assert!(s.may_contain(&u("http://a.example/docs/")));
         assert!(s.may_contain(&u("http://a.example/docs/sub/x.html")));
         assert!(!s.may_contain(&u("http://a.example/other/x.html")));
@@ -141,32 +129,32 @@ mod tests {
 
     #[test]
     fn owner_scope_checks_the_owner() {
-        let s = Scope::of(&task(TaskKind::Owner, "http://a.example/~rtf/hotlist.html"));
+        let s = scope(TaskKind::Owner, "http://a.example/~rtf/hotlist.html");
         assert!(s.may_contain(&u("http://b.example/anything.html")));
         assert!(!s.may_contain(&u("mailto:x@a.example")));
         assert!(s.owns(Some(" rtf ")));
         assert!(!s.owns(Some("ICS")));
         assert!(!s.owns(None));
-        let site = Scope::of(&task(TaskKind::Site, "http://a.example/"));
+        let site = scope(TaskKind::Site, "http://a.example/");
         assert!(site.owns(None));
     }
 
     #[test]
     fn a_local_tree_holds_no_path_that_climbs_out_of_it() {
-        let s = Scope::of(&task(TaskKind::Site, "file:///home/u/site/index.html"));
+        let s = scope(TaskKind::Site, "file:///home/u/site/index.html");
         assert!(s.holds_local(&u("file:///home/u/site/a/b.html")));
         assert!(!s.holds_local(&u("file:///home/u/other.html")));
         // `%2F` is a `/` to the file system.
         let sneaky = u("file:///home/u/site/..%2F..%2Fetc%2Fpasswd");
         assert!(sneaky.path().starts_with("/home/u/site/"));
         assert!(!s.holds_local(&sneaky));
-        let remote = Scope::of(&task(TaskKind::Site, "http://a.example/"));
+        let remote = scope(TaskKind::Site, "http://a.example/");
         assert!(!remote.holds_local(&u("file:///home/u/site/a.html")));
     }
 
     #[test]
     fn exclusions_are_prefixes() {
-        let s = Scope::of(&task(TaskKind::Site, "http://a.example/"));
+        let s = scope(TaskKind::Site, "http://a.example/");
         assert!(
             s.excluded_by("http://a.example/docs/private/x.html")
                 .is_some()

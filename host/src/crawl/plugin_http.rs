@@ -4,7 +4,7 @@
 //! once per run and site, shared by every plugin instance) allow it, and
 //! waits its turn at the site like any other request.
 
-use crate::config::Settings;
+use super::CrawlSettings;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
 use crate::fetch::{BodyWanted, FetchRequest, Fetcher, Method};
 use crate::policy::robots::{RobotsMode, RobotsRules};
@@ -32,14 +32,18 @@ pub struct PoliteHttp {
 
 impl PoliteHttp {
     /// The fetcher of a crawl with these settings, on `handle`.
-    pub fn new(settings: &Settings, handle: tokio::runtime::Handle) -> anyhow::Result<PoliteHttp> {
-        let (rules, _) = crate::policy::load_rules(settings, std::time::SystemTime::now())?;
+    pub fn new(
+        settings: &CrawlSettings,
+        handle: tokio::runtime::Handle,
+    ) -> anyhow::Result<PoliteHttp> {
+        let (rules, _) =
+            crate::policy::load_rules(&settings.rule_files, std::time::SystemTime::now())?;
         Ok(PoliteHttp {
-            fetcher: Fetcher::new(settings)?,
+            fetcher: Fetcher::new(&settings.fetch)?,
             handle,
-            robot_name: settings.robot_name(),
+            robot_name: settings.robot_name.clone(),
             robots_mode: settings.robots_rules,
-            max_body: settings.max_body,
+            max_body: settings.fetch.max_body,
             rules,
             delay: settings.per_site_delay,
             next: Mutex::default(),

@@ -1,17 +1,19 @@
 //! spinneret: a polite web-maintenance spider (MOMspider's design, in Rust).
 //!
-//! The crawl is a pipeline, one module per stage, data flowing forward:
+//! A run is a pipeline, data flowing forward; this crate holds its top
+//! layers, the crates below hold the rest:
 //!
 //! ```text
-//! config -> crawl (frontier, tasks) -> policy -> fetch -> parse -> store
+//! config -> crawl (spinneret-crawl) -> store (spinneret-store) -> report -> notify
+//!                  plugins: spinneret-plugin-host
 //! ```
 //!
-//! - [`config`]: the TOML configuration, validated with located errors.
-//! - [`policy`]: task scope, robots.txt (Koster's draft), avoid and leaf rules.
-//! - [`fetch`]: polite HTTP and `file://` requests, politeness and retries.
-//! - [`parse`]: html5ever extraction of titles, metadata and references.
-//! - [`store`]: the embedded SQLite store.
-//! - [`crawl`]: the engine that runs every task over one shared frontier.
+//! - [`config`]: the TOML configuration and MOMspider instruction files,
+//!   validated with located errors; it makes the crawl's plan.
+//! - [`report`]: the report stage, the change detectors and reporters.
+//! - [`notify`]: mail to the owners.
+//! - [`bundle`]: sharing plugins (manifests, `.spkg`, signatures, registries).
+//! - [`app`]: a whole run (`app::run::run_once`) and the checks before it.
 //! - [`cli`]: the `spinneret` command line.
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -20,9 +22,5 @@ pub mod app;
 pub mod bundle;
 pub mod cli;
 pub mod config;
-pub mod crawl;
-pub mod fetch;
 pub mod notify;
-pub mod parse;
-pub mod policy;
 pub mod report;

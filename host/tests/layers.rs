@@ -23,10 +23,14 @@ fn workspace_dependencies(manifest: &Path) -> Vec<String> {
 
 #[test]
 fn each_layer_depends_only_on_the_layers_below() {
-    let layers: [(&str, &[&str]); 3] = [
+    let layers: [(&str, &[&str]); 4] = [
         ("core", &[]),
         ("store", &["spinneret-core"]),
         ("plugin-host", &["spinneret-core", "spinneret-store"]),
+        (
+            "crawl",
+            &["spinneret-core", "spinneret-store", "spinneret-plugin-host"],
+        ),
     ];
     for (dir, allowed) in layers {
         let manifest = host().join(dir).join("Cargo.toml");

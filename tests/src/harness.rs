@@ -4,8 +4,8 @@
 
 use crate::server::TestWeb;
 use spinneret::config::{Config, load_str};
-use spinneret::crawl::{self, CrawlOptions, CrawlReport, Progress};
 use spinneret_core::model::{Category, CheckResult};
+use spinneret_crawl::{self as crawl, CrawlOptions, CrawlReport, Progress};
 use spinneret_store::Store;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! the caller to print and turn into an exit code.
 
 use crate::config::Config;
-use crate::crawl::{self, CrawlOptions, CrawlReport, Progress};
+use spinneret_crawl::{self as crawl, CrawlOptions, CrawlReport, Progress};
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_store::Store;
 use std::path::PathBuf;

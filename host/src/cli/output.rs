@@ -1,8 +1,8 @@
 //! Terminal output: logging through tracing, and the progress bar that logs
 //! print around (indicatif) when stderr is a terminal.
 
-use crate::crawl::Progress;
 use indicatif::{ProgressBar, ProgressStyle};
+use spinneret_crawl::Progress;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};

@@ -5,8 +5,8 @@
 
 use super::{EXIT_OK, EXIT_USAGE, MailMode, crawl_once, load_config, stop_signal};
 use crate::config::Config;
-use crate::crawl::CrawlOptions;
 use spinneret_core::schedule::Schedule;
+use spinneret_crawl::CrawlOptions;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::SystemTime;

@@ -238,7 +238,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
         robots_rules: match &raw.robots_rules {
             None => defaults.robots_rules,
-            Some(m) => crate::policy::robots::RobotsMode::from_name(m.get_ref().trim()).ok_or_else(|| {
+            Some(m) => spinneret_crawl::policy::robots::RobotsMode::from_name(m.get_ref().trim()).ok_or_else(|| {
                 at(
                     Some(m.span()),
                     format!(

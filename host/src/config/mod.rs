@@ -79,7 +79,7 @@ pub struct TaskConfig {
     pub bounds: TaskBounds,
 }
 
-pub use crate::crawl::TaskBounds;
+pub use spinneret_crawl::TaskBounds;
 
 /// The task's maintenance index (seed 000: `IndexFile`, `IndexURL`, `IndexTitle`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -141,8 +141,8 @@ impl TaskConfig {
     }
 
     /// The task as the crawl runs it.
-    pub fn crawl_task(&self) -> crate::crawl::CrawlTask<'_> {
-        crate::crawl::CrawlTask {
+    pub fn crawl_task(&self) -> spinneret_crawl::CrawlTask<'_> {
+        spinneret_crawl::CrawlTask {
             record: self.record(),
             top: &self.top,
             exclude: &self.exclude,
@@ -191,7 +191,7 @@ pub struct Settings {
     pub robots_expiry: Duration,
     /// Which reading of robots.txt decides: both the draft and RFC 9309
     /// (the default), or one of them.
-    pub robots_rules: crate::policy::robots::RobotsMode,
+    pub robots_rules: spinneret_crawl::policy::robots::RobotsMode,
     /// Avoid/leaf files in the MOMspider format that are only read (the system's).
     pub avoid_files: Vec<PathBuf>,
     /// The user's avoid file (seed 000, Appendix C): read, and rewritten after
@@ -221,9 +221,9 @@ impl Settings {
     }
 
     /// What the crawl needs of these settings, each part for the stage that uses it.
-    pub fn crawl(&self) -> crate::crawl::CrawlSettings {
-        crate::crawl::CrawlSettings {
-            fetch: crate::fetch::FetchSettings {
+    pub fn crawl(&self) -> spinneret_crawl::CrawlSettings {
+        spinneret_crawl::CrawlSettings {
+            fetch: spinneret_crawl::fetch::FetchSettings {
                 user_agent: self.user_agent.clone(),
                 from: self.from.clone(),
                 connect_timeout: self.connect_timeout,
@@ -232,7 +232,7 @@ impl Settings {
                 resolve: self.resolve.clone(),
                 max_body: self.max_body,
             },
-            rule_files: crate::policy::RuleFiles {
+            rule_files: spinneret_crawl::policy::RuleFiles {
                 avoid_files: self.avoid_files.clone(),
                 avoid_file: self.avoid_file.clone(),
                 system_sites: self.system_sites.clone(),
@@ -307,7 +307,7 @@ pub struct Config {
 
 impl Config {
     /// The crawl of all the tasks, or of the one named `task` (`--task`).
-    pub fn crawl_plan(&self, task: Option<&str>) -> anyhow::Result<crate::crawl::CrawlPlan<'_>> {
+    pub fn crawl_plan(&self, task: Option<&str>) -> anyhow::Result<spinneret_crawl::CrawlPlan<'_>> {
         let tasks = match task {
             None => self.tasks.iter().collect(),
             Some(name) => match self.tasks.iter().find(|t| t.name == name) {
@@ -321,7 +321,7 @@ impl Config {
                 }
             },
         };
-        Ok(crate::crawl::CrawlPlan {
+        Ok(spinneret_crawl::CrawlPlan {
             source: self.source.as_deref(),
             settings: self.settings.crawl(),
             tasks: tasks.into_iter().map(TaskConfig::crawl_task).collect(),

@@ -2,8 +2,8 @@
 //! continued with `--resume`, without asking again for what it had stored.
 
 use crate::common;
-use spinneret::crawl::CrawlOptions;
 use spinneret_core::model::Category;
+use spinneret_crawl::CrawlOptions;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::{Setup, run_crawl_until};
 use spinneret_tests::server::{Route, Site, TestWeb, Web};

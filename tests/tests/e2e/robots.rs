@@ -405,7 +405,7 @@ fn reference_cases() -> Vec<ReferenceCase> {
 /// cases that differ are listed, and their number may not grow.
 #[test]
 fn rfc9309_mode_against_googles_reference_cases() {
-    use spinneret::policy::robots::{RobotsMode, RobotsRules};
+    use spinneret_crawl::policy::robots::{RobotsMode, RobotsRules};
     let cases = reference_cases();
     assert_eq!(cases.len(), 140);
     let mut failed = Vec::new();

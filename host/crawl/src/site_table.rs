@@ -490,7 +490,7 @@ fn path_and_query(url: &Url) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crawl::frontier::UrlIdx;
+    use crate::frontier::UrlIdx;
 
     fn initial(u: UrlIdx) -> Queued {
         Queued::Initial(u)

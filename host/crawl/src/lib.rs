@@ -1,9 +1,22 @@
-//! The crawl: runs every task of a configuration over one shared frontier, so
-//! each URL is requested at most once per run whichever tasks reach it
-//! (seed 000, section 5.2).
+//! The crawl: runs every task of a plan over one shared frontier, so each
+//! URL is requested at most once per run whichever tasks reach it (seed 000,
+//! section 5.2).
 //!
-//! [`run`] is the entry point; the `engine` module owns the frontier and the
-//! per-site queues and drives the fetch, parse, policy and store stages.
+//! [`run`] is the entry point, given a [`CrawlPlan`]; the `engine` module
+//! owns the loop and drives the stages, each a module of its own:
+//!
+//! ```text
+//! frontier -> policy (scope, robots.txt, avoid/leaf rules) -> fetch -> parse -> store
+//! ```
+//!
+//! - [`policy`]: task scope, robots.txt (Koster's draft and RFC 9309), avoid and leaf rules.
+//! - [`fetch`]: polite HTTP and `file://` requests, politeness and retries.
+//! - [`parse`]: html5ever extraction of titles, metadata and references.
+//! - [`hooks`]: the plugins that run inside the crawl (fetch hooks, parsers, policies).
+
+pub mod fetch;
+pub mod parse;
+pub mod policy;
 
 mod classify;
 mod engine;

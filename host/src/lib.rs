@@ -19,7 +19,6 @@
 #![deny(unsafe_code)]
 
 pub mod app;
-pub mod bundle;
 pub mod cli;
 pub mod config;
 pub mod notify;

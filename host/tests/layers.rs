@@ -23,7 +23,7 @@ fn workspace_dependencies(manifest: &Path) -> Vec<String> {
 
 #[test]
 fn each_layer_depends_only_on_the_layers_below() {
-    let layers: [(&str, &[&str]); 4] = [
+    let layers: [(&str, &[&str]); 5] = [
         ("core", &[]),
         ("store", &["spinneret-core"]),
         ("plugin-host", &["spinneret-core", "spinneret-store"]),
@@ -31,6 +31,7 @@ fn each_layer_depends_only_on_the_layers_below() {
             "crawl",
             &["spinneret-core", "spinneret-store", "spinneret-plugin-host"],
         ),
+        ("bundle", &["spinneret-core", "spinneret-plugin-host"]),
     ];
     for (dir, allowed) in layers {
         let manifest = host().join(dir).join("Cargo.toml");

@@ -2,8 +2,8 @@
 //! component, list the built-ins; the sharing commands are in `share`.
 
 use super::output::{out, outln};
-use crate::bundle::scaffold;
 use clap::{Args, Subcommand};
+use spinneret_bundle::scaffold;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::identify::{Inspection, inspect};
 use std::path::PathBuf;

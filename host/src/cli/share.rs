@@ -1,10 +1,10 @@
 //! `spinneret plugin pack|keygen|sign|trust|push|install|list|info|remove|update`:
-//! sharing plugins as signed bundles (see [`crate::bundle`]).
+//! sharing plugins as signed bundles (see [`spinneret_bundle`]).
 
 use super::output::outln;
-use crate::bundle::home::PluginHome;
-use crate::bundle::{self, Bundle, Consent, Outcome, oci, sign};
 use clap::{Args, Subcommand};
+use spinneret_bundle::home::PluginHome;
+use spinneret_bundle::{self as bundle, Bundle, Consent, Outcome, oci, sign};
 use spinneret_plugin_host::engine::PluginEngine;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;

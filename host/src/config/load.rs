@@ -429,7 +429,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 PluginSource::Builtin(b.to_string())
             }
             None if is_installed_name(raw_source) && !rel(raw_source).is_file() => {
-                let found = crate::bundle::home::PluginHome::from_env()
+                let found = spinneret_bundle::home::PluginHome::from_env()
                     .and_then(|home| resolve_installed(&home, raw_source))
                     .map_err(
                         |e| match spinneret_plugin_host::builtin::builtin(raw_source) {
@@ -440,7 +440,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 match found {
                     Ok(i) => {
                         installed = Some(i.manifest);
-                        PluginSource::File(i.dir.join(crate::bundle::manifest::COMPONENT_FILE))
+                        PluginSource::File(i.dir.join(spinneret_bundle::manifest::COMPONENT_FILE))
                     }
                     Err(e) => return Err(at(Some(p.source.span()), e)),
                 }
@@ -517,15 +517,15 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
 /// `NAME@REQ`) rather than a file.
 fn is_installed_name(source: &str) -> bool {
     let name = source.split_once('@').map_or(source, |(n, _)| n);
-    crate::bundle::manifest::valid_name(name) && !source.ends_with(".wasm")
+    spinneret_bundle::manifest::valid_name(name) && !source.ends_with(".wasm")
 }
 
 /// The installed plugin `NAME[@REQ]` (newest matching version), its
 /// component checked against its manifest.
 fn resolve_installed(
-    home: &crate::bundle::home::PluginHome,
+    home: &spinneret_bundle::home::PluginHome,
     source: &str,
-) -> Result<crate::bundle::home::Installed, String> {
+) -> Result<spinneret_bundle::home::Installed, String> {
     let (name, req) = match source.split_once('@') {
         Some((n, r)) => (
             n,
@@ -546,7 +546,7 @@ fn resolve_installed(
 fn intersect(
     plugin: &str,
     granted: spinneret_core::grants::Grants,
-    asked: &crate::bundle::manifest::Capabilities,
+    asked: &spinneret_bundle::manifest::Capabilities,
 ) -> spinneret_core::grants::Grants {
     let (hosts, dropped): (Vec<String>, Vec<String>) = granted
         .hosts
@@ -748,7 +748,7 @@ mod tests {
             output_per_item: 0,
             hosts: vec!["api.example.org".into(), "other.example".into()],
         };
-        let asked = crate::bundle::manifest::Capabilities {
+        let asked = spinneret_bundle::manifest::Capabilities {
             hosts: vec!["API.example.org".into(), "more.example".into()],
             memory: Some("16MiB".into()),
             time: Some("5s".into()),

@@ -98,7 +98,7 @@ fn a_plugin_from_the_template_runs_in_a_crawl() {
         .output()
         .unwrap();
     let packed = crate::common::expect_exit(&out, 0);
-    let bundle = spinneret::bundle::Bundle::read(&tmp.path().join("link-count-0.1.0.spkg"))
+    let bundle = spinneret_bundle::Bundle::read(&tmp.path().join("link-count-0.1.0.spkg"))
         .unwrap_or_else(|e| panic!("{e}\n{packed}"));
     assert_eq!(bundle.manifest.kind.as_deref(), Some("reporter"));
     assert_eq!(bundle.component, std::fs::read(&wasm).unwrap());

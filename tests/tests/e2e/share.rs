@@ -4,7 +4,7 @@
 //! binary as a user would, with `SPINNERET_HOME` in a temporary directory.
 
 use crate::common::{self, expect_exit, text};
-use spinneret::bundle::Bundle;
+use spinneret_bundle::Bundle;
 use spinneret_tests::fixtures::page;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::registry::Registry;

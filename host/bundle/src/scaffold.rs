@@ -8,37 +8,37 @@ pub const KINDS: &[(&str, &str, &str, &str)] = &[
     (
         "reporter",
         "reporter",
-        include_str!("../../templates/reporter.rs"),
+        include_str!("../templates/reporter.rs"),
         "heading = \"Links by category\"",
     ),
     (
         "detector",
         "detector",
-        include_str!("../../templates/detector.rs"),
+        include_str!("../templates/detector.rs"),
         "slower_than_ms = 2000",
     ),
     (
         "fetch-hook",
         "fetch-hook",
-        include_str!("../../templates/fetch-hook.rs"),
+        include_str!("../templates/fetch-hook.rs"),
         "veto = [\"/calendar/\"]",
     ),
     (
         "parser",
         "parser",
-        include_str!("../../templates/parser.rs"),
+        include_str!("../templates/parser.rs"),
         "",
     ),
     (
         "policy",
         "policy",
-        include_str!("../../templates/policy.rs"),
+        include_str!("../templates/policy.rs"),
         "leaf_extensions = [\".php\"]",
     ),
     (
         "search-engine",
         "search-engine",
-        include_str!("../../templates/search-engine.rs"),
+        include_str!("../templates/search-engine.rs"),
         "base = \"https://search.example/api\"",
     ),
 ];
@@ -67,7 +67,7 @@ pub enum ScaffoldError {
 /// Where the SDK is for a new plugin: a path when this spinneret was built
 /// from a source tree that still exists, else the published crate.
 pub fn default_sdk() -> String {
-    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk");
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk");
     match tree.canonicalize() {
         Ok(p) if p.join("Cargo.toml").exists() => format!("path = {:?}", p.display().to_string()),
         _ => format!("version = \"{}\"", env!("CARGO_PKG_VERSION")),
@@ -106,15 +106,12 @@ pub fn scaffold(
     let files = [
         (
             "Cargo.toml",
-            fill(include_str!("../../templates/Cargo.toml.in")),
+            fill(include_str!("../templates/Cargo.toml.in")),
         ),
-        (
-            "README.md",
-            fill(include_str!("../../templates/README.md.in")),
-        ),
+        ("README.md", fill(include_str!("../templates/README.md.in"))),
         (
             "plugin.toml",
-            fill(include_str!("../../templates/plugin.toml.in")),
+            fill(include_str!("../templates/plugin.toml.in")),
         ),
         ("src/lib.rs", fill(template)),
         (".gitignore", "/target\n".to_string()),
@@ -160,7 +157,7 @@ mod tests {
         .unwrap();
         assert_eq!(files.len(), 5);
         let manifest = std::fs::read_to_string(dir.path().join("lc/plugin.toml")).unwrap();
-        let manifest = crate::bundle::manifest::Manifest::parse(&manifest, "plugin.toml").unwrap();
+        let manifest = crate::manifest::Manifest::parse(&manifest, "plugin.toml").unwrap();
         assert_eq!(
             (
                 manifest.name.as_str(),

@@ -258,7 +258,7 @@ impl TrustStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::manifest::Manifest;
+    use crate::manifest::Manifest;
 
     fn bundle() -> Bundle {
         let m = Manifest::parse("schema = 1\nname = \"p\"\nversion = \"1.0.0\"\n", "t").unwrap();

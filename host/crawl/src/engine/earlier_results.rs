@@ -1,0 +1,98 @@
+//! Earlier results: a URL checked by an earlier run is settled from the
+//! store when it is young enough (`result_max_age`), or lends its
+//! validators for a conditional request (see `reuse`); a reused
+//! document's references come from the store too.
+
+use super::*;
+
+impl Engine<'_> {
+    /// Reuse or prepare to revalidate an earlier result; true when `u` is settled by it.
+    pub(super) fn try_cache(&mut self, u: UrlIdx, need_get: bool) -> bool {
+        let url = self.frontier.get(u).url.to_string();
+        let cached = match self.store.latest_result(&url) {
+            Ok(Some(c)) => c,
+            Ok(None) => return false,
+            Err(e) => {
+                tracing::warn!("cannot read the earlier result of {url}: {e}");
+                return false;
+            }
+        };
+        let max_age = self.settings.result_max_age;
+        match reuse(&cached, self.ids.run, need_get, unix_now(), max_age) {
+            Reuse::Settle(source) => {
+                self.reused += u64::from(source.is_some());
+                self.complete_cached(u, cached, source);
+                true
+            }
+            Reuse::Revalidate => {
+                self.frontier.get_mut(u).cached = Some(Box::new(cached));
+                false
+            }
+            Reuse::Ignore => false,
+        }
+    }
+
+    /// Settle `u` with an earlier result; `source` is how to record it (None: already recorded in this run).
+    pub(super) fn complete_cached(
+        &mut self,
+        u: UrlIdx,
+        cached: CachedResult,
+        source: Option<Source>,
+    ) {
+        let r = &cached.result;
+        let final_url = r
+            .final_url
+            .as_deref()
+            .filter(|_| r.category == Category::Moved)
+            .and_then(|f| Url::parse(f).ok())
+            .map(|f| self.intern(f));
+        let doc = if cached.is_document && r.redirects.is_empty() {
+            self.load_doc(&r.url, cached.doc_owner.clone())
+        } else {
+            None
+        };
+        let outcome = Outcome {
+            category: r.category,
+            via_get: r.method == Some("GET") || cached.is_document,
+            final_url,
+            doc,
+            content_type: r.content_type.clone(),
+            error: r.error.clone(),
+            status: r.status,
+        };
+        let result = source.map(|s| {
+            let mut r = cached.result.clone();
+            r.source = s;
+            if s == Source::NotModified {
+                r.checked_at = unix_now();
+            }
+            r
+        });
+        self.complete(u, outcome, result);
+    }
+
+    pub(super) fn load_doc(&mut self, url: &str, owner: Option<String>) -> Option<DocInfo> {
+        let links = match self.store.document_links(url) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!("cannot read the stored links of {url}: {e}");
+                return None;
+            }
+        };
+        let mut valid = Vec::with_capacity(links.len());
+        let mut invalid = Vec::new();
+        for (target, kind, _text) in links {
+            match Url::parse(&target) {
+                Ok(t) => valid.push((self.intern(t), kind)),
+                Err(e) => invalid.push((target, e.to_string())),
+            }
+        }
+        Some(DocInfo {
+            owner,
+            links: valid.into(),
+            invalid: invalid.into(),
+        })
+    }
+
+    // ----- dispatch -----------------------------------------------------------------------
+}

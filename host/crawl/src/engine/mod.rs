@@ -1,0 +1,614 @@
+//! The engine: one async loop that owns the frontier and the sites, hands
+//! requests to workers, and turns their completions into results, documents
+//! and task roles for the store.
+//!
+//! A run has two phases. First every document candidate is fetched with GET
+//! and parsed, across all tasks; leaves discovered meanwhile wait. When no GET
+//! work is left, the leaves are tested with HEAD. Because a leaf of one task
+//! may be a document of another, this order is what lets each URL be
+//! requested at most once per run.
+//!
+//! This module keeps the loop (`run`), the state, and how a task reaches,
+//! settles and expands a URL; its children hold the rest of the engine's
+//! work: [`dispatch`] (what leaves next), [`answers`] (what a finished
+//! request leads to), [`policy_questions`] (asking the policy plugins) and
+//! [`earlier_results`] (reusing what earlier runs found).
+
+mod answers;
+mod dispatch;
+mod earlier_results;
+mod policy_questions;
+
+use super::classify::{
+    Answer, Checked, JobState, Limits, Next, Role, classify, role_of, status_text,
+};
+use super::frontier::{DocInfo, Frontier, Outcome, UrlIdx, UrlState};
+use super::hooks::off_reactor;
+use super::plugin_turn::PluginTurn;
+use super::redirects::{ChainEnd, Redirects, next_hop};
+use super::reuse::{Reuse, reuse, validators};
+use super::site_table::{RobotsTurn, SitePolicy, SiteTable};
+use super::sites::{Job, Queued};
+use super::summary::TaskSummary;
+use super::verdicts::{Beyond, Traversal, Verdicts, with_objection};
+use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk};
+use super::{CrawlOptions, CrawlPlan, CrawlReport, CrawlSettings, Progress};
+use crate::fetch::robots::RobotsFetch;
+use crate::fetch::{BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method};
+use crate::policy::rules::PrefixRules;
+use crate::policy::scope::Scope;
+use crate::policy::{Decision, decide};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use spinneret_core::document::{ParsedDocument, RefKind};
+use spinneret_core::model::{Category, CheckResult, Hop, Source, unix_now};
+use spinneret_core::urls;
+use spinneret_store::{CachedResult, RunIds, Store, StoreOp, StoreWriter};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use tokio::sync::mpsc;
+use url::Url;
+
+/// A document's references with a URL, and those without.
+type ExpandLists = (Vec<(UrlIdx, RefKind)>, Vec<(String, String)>);
+
+/// A task as the engine runs it.
+struct TaskRt {
+    id: i64,
+    scope: Scope,
+    top: UrlIdx,
+    /// The task as policy plugins see it.
+    info: spinneret_plugin_host::bindings::host::types::TaskInfo,
+    /// How far it has traversed, against its bounds.
+    traversal: Traversal,
+}
+
+/// From where a task first reached a URL, until its role is settled.
+struct Reach {
+    referrer: Option<UrlIdx>,
+}
+
+pub(super) struct Engine<'a> {
+    settings: CrawlSettings,
+    store: &'a Store,
+    writer: StoreWriter,
+    ids: RunIds,
+    fetcher: Fetcher,
+    rules: PrefixRules,
+    tasks: Vec<TaskRt>,
+    frontier: Frontier,
+    /// The sites: robots.txt, politeness, queues, timers.
+    sites: SiteTable,
+    /// Leaves met in the document phase, queued when it ends.
+    deferred_leaves: Vec<UrlIdx>,
+    leaf_phase: bool,
+    in_flight: usize,
+    done_queue: VecDeque<UrlIdx>,
+    /// Redirect hops in flight and what waits on them.
+    redirects: Redirects,
+    /// URLs referenced as form actions, settled as not checked at the end unless
+    /// another reference had them checked.
+    form_targets: Vec<UrlIdx>,
+    reaches: HashMap<(u32, UrlIdx), Reach>,
+    /// The policies' verdicts and the documents' depths.
+    verdicts: Verdicts,
+    /// The crawl's plugins, and the calls gathered this turn.
+    plugins: PluginTurn,
+    invalid_seen: HashSet<String>,
+    stats: Vec<TaskSummary>,
+    use_cache: bool,
+    progress: Arc<Progress>,
+    requests: u64,
+    /// Results of earlier runs reused without a request (`result_max_age`).
+    reused: u64,
+    tx: mpsc::UnboundedSender<Completion>,
+    rx: mpsc::UnboundedReceiver<Completion>,
+    started: Instant,
+}
+
+impl<'a> Engine<'a> {
+    /// Load the rules, open the run and seed the frontier with every task's top URL.
+    pub(super) fn prepare(
+        plan: &CrawlPlan<'_>,
+        store: &'a Store,
+        ids: RunIds,
+        options: &CrawlOptions,
+        progress: Arc<Progress>,
+    ) -> anyhow::Result<Engine<'a>> {
+        let settings = plan.settings.clone();
+        let (rules, robots_files) =
+            crate::policy::load_rules(&settings.rule_files, SystemTime::now())?;
+        let use_cache = store.has_results()?;
+        let cached_sites = store.load_sites(unix_now())?;
+        let writer = store.writer()?;
+        let fetcher = Fetcher::new(&settings.fetch)?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let site_policy = SitePolicy {
+            robot_name: settings.robot_name.clone(),
+            robots_rules: settings.robots_rules,
+            per_site_connections: settings.per_site_connections,
+            per_site_delay: settings.per_site_delay,
+            max_crawl_delay: settings.max_crawl_delay,
+            robots_expiry: settings.robots_expiry,
+            retries: settings.retries,
+        };
+        let mut engine = Engine {
+            settings,
+            store,
+            writer,
+            fetcher,
+            rules,
+            tasks: Vec::new(),
+            frontier: Frontier::default(),
+            sites: SiteTable::new(site_policy, cached_sites, robots_files),
+            deferred_leaves: Vec::new(),
+            leaf_phase: false,
+            in_flight: 0,
+            done_queue: VecDeque::new(),
+            redirects: Redirects::new(),
+            form_targets: Vec::new(),
+            reaches: HashMap::new(),
+            verdicts: Verdicts::new(
+                options
+                    .hooks
+                    .as_ref()
+                    .is_some_and(|h| h.policies_judge_urls_alone()),
+                options
+                    .hooks
+                    .as_ref()
+                    .is_some_and(|h| h.policies_read_depth()),
+            ),
+            plugins: PluginTurn::new(options.hooks.clone()),
+            invalid_seen: HashSet::new(),
+            stats: Vec::new(),
+            use_cache,
+            progress,
+            requests: 0,
+            reused: 0,
+            tx,
+            rx,
+            started: Instant::now(),
+            ids,
+        };
+        for t in &plan.tasks {
+            let top = engine.intern(t.top.clone());
+            engine.tasks.push(TaskRt {
+                id: engine.ids.tasks[t.name()],
+                scope: Scope::new(t.name(), t.kind(), t.top, t.exclude),
+                top,
+                info: spinneret_plugin_host::reporter::task_info(&t.record),
+                traversal: Traversal::new(t.bounds),
+            });
+            engine.stats.push(TaskSummary {
+                name: t.name().to_string(),
+                ..TaskSummary::default()
+            });
+        }
+        Ok(engine)
+    }
+
+    /// Crawl until every task is done or `stop` turns true.
+    pub(super) async fn run(
+        mut self,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> anyhow::Result<CrawlReport> {
+        self.plugins.begin();
+        for t in 0..self.tasks.len() {
+            let top = self.tasks[t].top;
+            self.reach(t, top, RefKind::Anchor, None);
+        }
+        let mut stopping = *stop.borrow();
+        loop {
+            // Dispatching can settle URLs (robots refusals, hops to checked URLs) and
+            // settling can queue work: go round until both are quiet.
+            loop {
+                self.drain_done();
+                if !stopping {
+                    self.pump();
+                }
+                if self.done_queue.is_empty() {
+                    break;
+                }
+            }
+            if self.plugins.send(&self.tx) {
+                // Counted as in flight, so the crawl waits for the answers.
+                self.in_flight += 1;
+            }
+            self.plugins.end();
+            self.progress.queued.store(
+                (self.sites.queued() + self.deferred_leaves.len()) as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            if self.in_flight == 0 {
+                if stopping {
+                    break;
+                }
+                if self.sites.runnable() > 0 {
+                    continue;
+                }
+                if self.sites.timers() == 0 {
+                    if self.leaf_phase {
+                        if self.settle_form_targets() {
+                            continue;
+                        }
+                        break;
+                    }
+                    self.start_leaf_phase();
+                    continue;
+                }
+            }
+            let next_timer = self.sites.next_timer();
+            tracing::trace!(
+                in_flight = self.in_flight,
+                runnable = self.sites.runnable(),
+                timers = self.sites.timers(),
+                parked = self.redirects.parked(),
+                leaf_phase = self.leaf_phase,
+                "waiting"
+            );
+            tokio::select! {
+                Some(c) = self.rx.recv() => {
+                    self.handle(c);
+                    // Take whatever else is ready before dispatching again.
+                    while let Ok(c) = self.rx.try_recv() {
+                        self.handle(c);
+                    }
+                }
+                _ = sleep_until_opt(next_timer) => self.sites.fire_timers(Instant::now()),
+                changed = stop.changed(), if !stopping => {
+                    if changed.is_err() || *stop.borrow() {
+                        tracing::warn!("stopping: letting {} requests in flight finish", self.in_flight);
+                        stopping = true;
+                    }
+                }
+            }
+        }
+        self.finish(stopping)
+    }
+
+    fn finish(self, interrupted: bool) -> anyhow::Result<CrawlReport> {
+        let Engine {
+            writer,
+            store,
+            ids,
+            stats,
+            requests,
+            reused,
+            started,
+            sites,
+            ..
+        } = self;
+        writer.flush();
+        writer.close()?;
+        if let Err(e) = sites.save_files(SystemTime::now()) {
+            tracing::error!(
+                "the avoid and sites files could not be written ({e}); their sites' robots.txt will be read again at the next run"
+            );
+        }
+        // `crawled`, not `finished`: a run is finished when its report
+        // stage and mail are done (the command line marks it); until then
+        // `--resume` takes it up again, making no requests for what it stored.
+        store.end_run(
+            ids.run,
+            if interrupted {
+                "interrupted"
+            } else {
+                "crawled"
+            },
+        )?;
+        Ok(CrawlReport {
+            run: ids.run,
+            resumed: ids.resumed,
+            interrupted,
+            tasks: stats,
+            requests,
+            reused,
+            elapsed: started.elapsed(),
+        })
+    }
+
+    // ----- the frontier -------------------------------------------------------------------
+
+    fn intern(&mut self, url: Url) -> UrlIdx {
+        if let Some(i) = self.frontier.lookup(url.as_str()) {
+            return i;
+        }
+        let site = self.sites.site_of(&url);
+        self.frontier.intern(url, |_| site)
+    }
+
+    /// Task `t` reaches `u` through a reference of `kind` from `referrer`.
+    fn reach(&mut self, t: usize, u: UrlIdx, kind: RefKind, referrer: Option<UrlIdx>) {
+        let decision = {
+            let e = self.frontier.get(u);
+            let from = referrer.map(|r| &self.frontier.get(r).url);
+            decide(&self.tasks[t].scope, &self.rules, &e.url, kind, from)
+        };
+        let is_top = self.tasks[t].top == u;
+        let decision = if is_top && matches!(decision, Decision::Leaf(_)) {
+            // The top is a document of its own task whatever its kind.
+            Decision::Traverse
+        } else {
+            decision
+        };
+        let decision = self.ask_policies(t, u, kind, referrer, decision);
+        let decision = self.bounded(t, u, referrer, decision);
+        let e = self.frontier.get_mut(u);
+        if e.reached.contains(t) {
+            // Reached again: a navigational reference may upgrade a pending leaf to a document.
+            if decision == Decision::Traverse
+                && !e.doc_tasks.contains(t)
+                && !e.finalized.contains(t)
+            {
+                e.doc_tasks.insert(t);
+                if e.state == UrlState::Done {
+                    self.done_queue.push_back(u);
+                } else {
+                    self.want(u);
+                }
+            }
+            return;
+        }
+        e.reached.insert(t);
+        if e.referrer.is_none() {
+            e.referrer = referrer;
+        }
+        let mut request = true;
+        match decision {
+            Decision::NotChecked(_) if kind == RefKind::Form && urls::is_checkable(&e.url) => {
+                // Not requested for the form's sake; another reference may still check it.
+                self.form_targets.push(u);
+                request = false;
+            }
+            Decision::NotChecked(r) => self.unrequested(u, Category::NotChecked, &r),
+            Decision::Avoid(r) => self.unrequested(u, Category::Avoided, &r),
+            Decision::Leaf(_) => {}
+            Decision::Traverse => {
+                self.frontier.get_mut(u).doc_tasks.insert(t);
+            }
+        }
+        self.reaches.insert((t as u32, u), Reach { referrer });
+        if !request {
+            return;
+        }
+        if self.frontier.get(u).state == UrlState::Done {
+            // Settled from the done queue, so that reused webs never recurse deeply.
+            self.done_queue.push_back(u);
+        } else {
+            self.want(u);
+        }
+    }
+
+    /// Record a URL that gets no request (avoided by rule, or not checkable).
+    fn unrequested(&mut self, u: UrlIdx, category: Category, reason: &str) {
+        let e = self.frontier.get(u);
+        if e.state == UrlState::Done {
+            return;
+        }
+        let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
+        let result =
+            CheckResult::unrequested(e.url.as_str(), category, reason, referrer, unix_now());
+        let outcome = Outcome {
+            category,
+            via_get: true,
+            final_url: None,
+            doc: None,
+            content_type: None,
+            error: Some(reason.to_string()),
+            status: None,
+        };
+        self.complete(u, outcome, Some(result));
+    }
+
+    /// Make sure a request for `u` is planned, by the method its tasks need.
+    fn want(&mut self, u: UrlIdx) {
+        let (state, need_get, queued_get, site) = {
+            let e = self.frontier.get(u);
+            (e.state, !e.doc_tasks.is_empty(), e.queued_get, e.site)
+        };
+        match state {
+            UrlState::New => {
+                if self.settle_from_robots(u) {
+                    return;
+                }
+                if self.use_cache && self.try_cache(u, need_get) {
+                    return;
+                }
+                self.frontier.get_mut(u).state = UrlState::Waiting;
+                self.enqueue(u, need_get, site);
+            }
+            UrlState::Waiting if need_get && !queued_get => self.enqueue(u, true, site),
+            _ => {}
+        }
+    }
+
+    /// A link to a site's robots.txt is answered by this run's robots.txt request.
+    fn settle_from_robots(&mut self, u: UrlIdx) -> bool {
+        let e = self.frontier.get(u);
+        let Some((status, content_type)) = self.sites.robots_answer(e.site) else {
+            return false;
+        };
+        if e.url.path() != "/robots.txt" || e.url.query().is_some() {
+            return false;
+        }
+        let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
+        let category = Category::of_status(status, false);
+        let mut result =
+            CheckResult::unrequested(e.url.as_str(), category, "", referrer, unix_now());
+        result.method = Some("GET");
+        result.status = Some(status);
+        result.error = (category != Category::Ok).then(|| status_text(status));
+        result.content_type = content_type.clone();
+        let outcome = Outcome {
+            category,
+            via_get: true,
+            final_url: None,
+            doc: None,
+            content_type,
+            error: result.error.clone(),
+            status: Some(status),
+        };
+        self.complete(u, outcome, Some(result));
+        true
+    }
+
+    /// Queue `u`'s request on `site`: a document's now, a leaf's in the
+    /// leaf phase.
+    fn enqueue(&mut self, u: UrlIdx, need_get: bool, site: u32) {
+        if need_get {
+            self.frontier.get_mut(u).queued_get = true;
+            self.sites.push_get(site, Queued::Initial(u));
+        } else if self.leaf_phase {
+            self.sites.push_head(site, Queued::Initial(u));
+        } else {
+            self.deferred_leaves.push(u);
+        }
+    }
+
+    /// Record the form actions nothing else had checked; true when there were any.
+    fn settle_form_targets(&mut self) -> bool {
+        let targets = std::mem::take(&mut self.form_targets);
+        let mut any = false;
+        for u in targets {
+            if self.frontier.get(u).state == UrlState::New {
+                self.unrequested(u, Category::NotChecked, "form actions are not requested");
+                any = true;
+            } else if self.frontier.get(u).state == UrlState::Done {
+                self.done_queue.push_back(u);
+                any = true;
+            }
+        }
+        any
+    }
+
+    fn start_leaf_phase(&mut self) {
+        self.leaf_phase = true;
+        let leaves = std::mem::take(&mut self.deferred_leaves);
+        tracing::debug!("documents done; testing {} leaves", leaves.len());
+        for u in leaves {
+            let e = self.frontier.get(u);
+            if e.state == UrlState::Waiting && !e.queued_get {
+                self.sites.push_head(e.site, Queued::Initial(u));
+            }
+        }
+    }
+
+    // ----- earlier results ----------------------------------------------------------------
+
+    fn drain_done(&mut self) {
+        while let Some(u) = self.done_queue.pop_front() {
+            let pending: Vec<usize> = {
+                let e = self.frontier.get(u);
+                e.reached
+                    .iter()
+                    .filter(|t| !e.finalized.contains(*t))
+                    .collect()
+            };
+            for t in pending {
+                self.settle(t, u);
+            }
+        }
+    }
+
+    /// Settle task `t`'s role for the checked URL `u`: store it, count it, and expand a document.
+    fn settle(&mut self, t: usize, u: UrlIdx) {
+        let e = self.frontier.get(u);
+        if e.finalized.contains(t) {
+            return;
+        }
+        let Some(outcome) = e.outcome.as_ref() else {
+            return;
+        };
+        let wants_doc = e.doc_tasks.contains(t);
+        if wants_doc && !outcome.settles_document() {
+            // Only a HEAD result is known but this task needs the document: ask with GET.
+            let e = self.frontier.get_mut(u);
+            e.state = UrlState::New;
+            e.outcome = None;
+            self.want(u);
+            return;
+        }
+        let category = outcome.category;
+        let referrer = self.reaches.remove(&(t as u32, u)).and_then(|r| r.referrer);
+        let task = &self.tasks[t];
+        let (role, follow) = role_of(Checked {
+            category,
+            wants_document: wants_doc,
+            parsed: outcome
+                .doc
+                .as_ref()
+                .map(|doc| task.top == u || task.scope.owns(doc.owner.as_deref())),
+            moved_to: outcome.final_url,
+        });
+        self.frontier.get_mut(u).finalized.insert(t);
+        self.stats[t].count(role, category);
+        if role == Role::Document {
+            self.writer.send(StoreOp::TaskDocument {
+                run: self.ids.run,
+                task: self.tasks[t].id,
+                url: self.frontier.get(u).url.to_string(),
+                referrer: referrer.map(|r| self.frontier.get(r).url.to_string()),
+            });
+        }
+        if let Some(f) = follow {
+            // The traversal goes on at the redirect's target, if it lies in
+            // the task's scope (once the policies have had their say).
+            if !self.ask_policies_for_redirect(t, u, f) {
+                self.reach(t, f, RefKind::Anchor, Some(u));
+            }
+        }
+        if role == Role::Document {
+            self.expand(t, u);
+        }
+    }
+
+    /// Task `t` has document `d`: reach every reference it makes.
+    fn expand(&mut self, t: usize, d: UrlIdx) {
+        let (links, invalid): ExpandLists = {
+            let doc = self
+                .frontier
+                .get(d)
+                .outcome
+                .as_ref()
+                .and_then(|o| o.doc.as_ref());
+            match doc {
+                Some(doc) => (doc.links.to_vec(), doc.invalid.to_vec()),
+                None => return,
+            }
+        };
+        if self.ask_policies_for_links(t, d, &links) {
+            // Followed when the verdicts are back.
+            return;
+        }
+        self.stats[t].references += (links.len() + invalid.len()) as u64;
+        for (target, kind) in links {
+            self.reach(t, target, kind, Some(d));
+        }
+        let source = self.frontier.get(d).url.to_string();
+        for (raw, why) in invalid {
+            self.stats[t].broken += 1;
+            self.stats[t].leafed += 1;
+            let reason = format!("not a valid URL ({why})");
+            if self.invalid_seen.insert(raw.clone()) {
+                let r = CheckResult::unrequested(
+                    &raw,
+                    Category::Broken,
+                    &reason,
+                    Some(source.clone()),
+                    unix_now(),
+                );
+                self.writer.send(StoreOp::Result {
+                    run: self.ids.run,
+                    result: Box::new(r),
+                });
+            }
+        }
+    }
+}
+
+async fn sleep_until_opt(t: Option<Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t.into()).await,
+        None => std::future::pending().await,
+    }
+}

@@ -2,7 +2,7 @@
 //!
 //! Everything a spinneret plugin author depends on:
 //!
-//! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit`): the
+//! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit/since_v0.2.0`, the newest API): the
 //!   shared [`types`] always, and one module per plugin kind behind a cargo
 //!   feature of the same name — [`reporter`](crate::reporter),
 //!   `detector`, `fetch-hook`, `parser`, `policy`, `search-engine`;
@@ -43,7 +43,7 @@
 macro_rules! kind_bindings {
     ($world:literal, $export_macro:literal, $module:literal) => {
         wit_bindgen::generate!({
-            path: "../wit",
+            path: "../wit/since_v0.2.0",
             world: $world,
             with: {
                 "spinneret:plugin/types@0.2.0": crate::bindings::spinneret::plugin::types,

@@ -21,8 +21,9 @@ pub use archive::Bundle;
 
 use home::{InstallRecord, Installed, PluginHome};
 use sign::Signer;
+use spinneret_plugin_host::api::ApiVersion;
 use spinneret_plugin_host::engine::PluginEngine;
-use spinneret_plugin_host::identify::{HOST_API, identify};
+use spinneret_plugin_host::identify::identify;
 
 /// The largest bundle fetched over HTTP.
 const MAX_DOWNLOAD: u64 = archive::MAX_SPKG;
@@ -131,11 +132,12 @@ pub fn verify(
         .api
         .as_ref()
         .ok_or_else(|| format!("{name}: its manifest names no plugin API version"))?;
-    let (hm, hn, hp) = HOST_API;
     if !manifest::Manifest::api_compatible(api) {
         return Err(format!(
-            "{name} was built against plugin API {api}, but this spinneret implements {hm}.{hn}.{hp}; it needs a spinneret that implements {}.{}.x",
-            api.major, api.minor
+            "{name} was built against plugin API {api}, but this spinneret runs {}; it needs a spinneret that runs {}.{}.x",
+            ApiVersion::supported(),
+            api.major,
+            api.minor
         ));
     }
     let compiled = engine.compile(&bundle.component).map_err(|e| {

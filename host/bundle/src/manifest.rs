@@ -249,7 +249,8 @@ impl Manifest {
     /// Whether a plugin built against `api` runs on this host: 0.x versions
     /// must agree on the minor version, later ones on the major.
     pub fn api_compatible(api: &semver::Version) -> bool {
-        spinneret_plugin_host::identify::compatible((api.major, api.minor, api.patch))
+        spinneret_plugin_host::api::ApiVersion::for_component((api.major, api.minor, api.patch))
+            .is_some()
     }
 }
 

@@ -1,11 +1,9 @@
 //! Which world a component implements and which API version it was built
 //! against, read from its exports before it is ever instantiated.
 
+use super::api::ApiVersion;
 use super::engine::PluginEngine;
 use wasmtime::component::Component;
-
-/// The plugin API version this host implements (the WIT package version).
-pub const HOST_API: (u64, u64, u64) = (0, 2, 0);
 
 /// The kinds of plugin, by the interface their world exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +71,13 @@ pub struct Identity {
     pub api: (u64, u64, u64),
 }
 
+impl Identity {
+    /// The API version of this host it runs under, if any.
+    pub fn runs_under(&self) -> Option<ApiVersion> {
+        ApiVersion::for_component(self.api)
+    }
+}
+
 /// Why a component cannot be used.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum IdentifyError {
@@ -83,8 +88,8 @@ pub enum IdentifyError {
     NotAPlugin,
     /// It was built against an API this host cannot run.
     #[error(
-        "it was built against plugin API {0}.{1}.{2}, but this spinneret implements {host}; it needs a spinneret that implements {0}.{1}.x",
-        host = format!("{}.{}.{}", HOST_API.0, HOST_API.1, HOST_API.2)
+        "it was built against plugin API {0}.{1}.{2}, but this spinneret runs {host}; it needs a spinneret that runs {0}.{1}.x",
+        host = ApiVersion::supported()
     )]
     Incompatible(u64, u64, u64),
 }
@@ -94,19 +99,10 @@ fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
     Some((it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?))
 }
 
-/// Whether a component built against `api` runs on this host (semver: same
-/// major, and for 0.x the same minor).
-pub fn compatible(api: (u64, u64, u64)) -> bool {
-    match HOST_API.0 {
-        0 => api.0 == 0 && api.1 == HOST_API.1,
-        major => api.0 == major,
-    }
-}
-
 /// Read a component's world and API version from its exports.
 pub fn identify(engine: &PluginEngine, component: &Component) -> Result<Identity, IdentifyError> {
     let id = declared(engine, component)?;
-    if !compatible(id.api) {
+    if id.runs_under().is_none() {
         return Err(IdentifyError::Incompatible(id.api.0, id.api.1, id.api.2));
     }
     Ok(id)
@@ -190,13 +186,20 @@ mod tests {
     fn versions() {
         assert_eq!(parse_version("0.2.0"), Some((0, 2, 0)));
         assert_eq!(parse_version("0.2.3-pre"), Some((0, 2, 3)));
-        assert!(compatible((0, 2, 7)));
-        assert!(!compatible((0, 1, 0)));
-        assert!(!compatible((0, 3, 0)));
-        assert!(!compatible((2, 2, 0)));
+        let runs = |api| {
+            Identity {
+                kind: PluginKind::Reporter,
+                api,
+            }
+            .runs_under()
+        };
+        assert_eq!(runs((0, 2, 7)), Some(ApiVersion::V0_2));
+        assert_eq!(runs((0, 1, 0)), None);
+        assert_eq!(runs((0, 3, 0)), None);
+        assert_eq!(runs((2, 2, 0)), None);
         assert_eq!(
             IdentifyError::Incompatible(0, 3, 0).to_string(),
-            "it was built against plugin API 0.3.0, but this spinneret implements 0.2.0; it needs a spinneret that implements 0.3.x"
+            "it was built against plugin API 0.3.0, but this spinneret runs 0.2.x; it needs a spinneret that runs 0.3.x"
         );
     }
 }

@@ -5,6 +5,7 @@
 //! overspends is cut off; the failure is reported and the crawl's results are
 //! untouched.
 
+pub mod api;
 pub mod bindings;
 pub mod builtin;
 pub mod detector;

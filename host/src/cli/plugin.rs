@@ -129,13 +129,12 @@ pub fn describe(file: &str, info: &Inspection) -> String {
     let mut out = format!("{file}\n");
     match &info.identity {
         Ok(id) => out.push_str(&format!(
-            "  world:   {}\n  api:     {}.{}.{} (this spinneret runs {}.{}.x)\n",
+            "  world:   {}\n  api:     {}.{}.{} (this spinneret runs {})\n",
             id.kind.world(),
             id.api.0,
             id.api.1,
             id.api.2,
-            spinneret_plugin_host::identify::HOST_API.0,
-            spinneret_plugin_host::identify::HOST_API.1
+            spinneret_plugin_host::api::ApiVersion::supported()
         )),
         Err(e) => out.push_str(&format!(
             "  api:     {}\n  cannot run here: {e}\n",

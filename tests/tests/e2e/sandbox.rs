@@ -151,7 +151,7 @@ fn an_incompatible_api_version_is_refused_before_it_runs() {
     assert_eq!(err, IdentifyError::Incompatible(0, 3, 0));
     assert_eq!(
         err.to_string(),
-        "it was built against plugin API 0.3.0, but this spinneret implements 0.2.0; it needs a spinneret that implements 0.3.x"
+        "it was built against plugin API 0.3.0, but this spinneret runs 0.2.x; it needs a spinneret that runs 0.3.x"
     );
 }
 

@@ -312,7 +312,7 @@ fn tampered_unsigned_untrusted_and_incompatible_bundles_are_refused() {
         "--allow-unsigned",
     ]);
     assert!(
-        err.contains("future 1.0.0 was built against plugin API 0.3.0, but this spinneret implements 0.2.0; it needs a spinneret that implements 0.3.x"),
+        err.contains("future 1.0.0 was built against plugin API 0.3.0, but this spinneret runs 0.2.x; it needs a spinneret that runs 0.3.x"),
         "{err}"
     );
     assert!(w.installed_files().is_empty());

@@ -1,15 +1,23 @@
-//! The WIT package in `wit/` is the plugin authors' contract: it must parse,
-//! carry the API version the host implements, and define every plugin world.
+//! The WIT package in `wit/since_v*/` is the plugin authors' contract: the
+//! newest must parse, carry the API version the host calls its latest, and
+//! define every plugin world; the SDK must build against it.
 
+use spinneret_plugin_host::api::ApiVersion;
 use std::path::Path;
 
 #[test]
 fn the_wit_package_parses_and_defines_every_world() {
     let mut resolve = wit_parser::Resolve::default();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit");
+    let latest = ApiVersion::LATEST;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../wit")
+        .join(latest.folder());
     let (pkg, _files) = resolve.push_dir(&dir).expect("wit/ parses");
     let package = &resolve.packages[pkg];
-    assert_eq!(package.name.to_string(), "spinneret:plugin@0.2.0");
+    assert_eq!(
+        package.name.to_string(),
+        format!("spinneret:plugin@{latest}")
+    );
     let mut worlds: Vec<&str> = package.worlds.keys().map(String::as_str).collect();
     worlds.sort();
     assert_eq!(
@@ -77,5 +85,41 @@ fn the_wit_package_parses_and_defines_every_world() {
                 assert!(documented, "{tname}.{member} has no documentation");
             }
         }
+    }
+}
+
+/// The SDK names the API version where a macro needs it written out (its
+/// `API_VERSION`, the `with:` keys of its bindings, the WIT folder it reads):
+/// each mention must be the host's newest version, so that adding a version
+/// (see `wit/README.md`) cannot leave the SDK behind.
+#[test]
+fn the_sdk_builds_against_the_newest_api() {
+    let latest = ApiVersion::LATEST;
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/src");
+    let lib = std::fs::read_to_string(sdk.join("lib.rs")).unwrap();
+    let bindings = std::fs::read_to_string(sdk.join("bindings.rs")).unwrap();
+    assert!(
+        lib.contains(&format!("pub const API_VERSION: &str = \"{latest}\";")),
+        "sdk/src/lib.rs: API_VERSION is not {latest}"
+    );
+    let folder = format!("path: \"../wit/{}\"", latest.folder());
+    for (file, text) in [("lib.rs", &lib), ("bindings.rs", &bindings)] {
+        for line in text.lines().filter(|l| l.trim_start().starts_with("path:")) {
+            assert_eq!(line.trim(), format!("{folder},"), "sdk/src/{file}");
+        }
+    }
+    let keys: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("\"spinneret:plugin/"))
+        .collect();
+    assert_eq!(keys.len(), 5, "{keys:?}");
+    for key in keys {
+        assert!(
+            key.split('"')
+                .next()
+                .unwrap()
+                .ends_with(&format!("@{latest}")),
+            "sdk/src/lib.rs: the `with:` key spinneret:plugin/{key} is not at {latest}"
+        );
     }
 }

@@ -16,12 +16,13 @@ use crate::policy::Decision;
 use spinneret_core::document::{BadUrl, ParsedDocument, RefKind, Reference};
 use spinneret_core::model::Category;
 use spinneret_plugin_host::bindings::host::types as wit;
+use spinneret_plugin_host::capabilities::KvSpace;
+use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
 use spinneret_plugin_host::fetch_hook::{
     FetchHookPlugin, HookInterests, HookRequest, HookResponse, HookVerdict,
 };
-use spinneret_plugin_host::http::PluginHttp;
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::{link_failure, prepare};
 use spinneret_plugin_host::parser::ParserPlugin;
@@ -29,7 +30,6 @@ use spinneret_plugin_host::policy::{
     PolicyCandidate, PolicyContext, PolicyContextUse, PolicyDecision, PolicyPlugin,
 };
 use spinneret_plugin_host::sandbox::PluginFailure;
-use spinneret_plugin_host::state::KvSpace;
 use spinneret_store::Store;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -9,7 +9,7 @@ use crate::fetch::robots::{RobotsFetch, fetch_robots};
 use crate::fetch::{BodyWanted, FetchRequest, Fetcher, Method};
 use crate::policy::robots::{RobotsMode, RobotsRules};
 use crate::policy::rules::{PrefixRules, RuleAction};
-use spinneret_plugin_host::http::{HostHttp, HttpAnswer};
+use spinneret_plugin_host::capabilities::{HostHttp, HttpAnswer};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

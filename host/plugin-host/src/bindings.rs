@@ -2,7 +2,7 @@
 //! per API version this host runs ([`crate::api::ApiVersion`]), one module
 //! per world inside it. The host imports (`types`, `log`, `clock`, `kv`,
 //! `http`, `output`) are generated once per version, in its `reporter`
-//! module, and shared by its other worlds, so [`super::state::PluginState`]
+//! module, and shared by its other worlds, so [`super::capabilities::PluginState`]
 //! implements them once for every world. The newest version's modules are
 //! re-exported here: the runners, the conversions and the SDK speak it.
 

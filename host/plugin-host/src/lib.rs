@@ -8,11 +8,12 @@
 pub mod api;
 pub mod bindings;
 pub mod builtin;
+pub mod capabilities;
 pub mod detector;
 pub mod engine;
 pub mod entry;
 pub mod fetch_hook;
-pub mod http;
+
 pub mod identify;
 pub mod load;
 pub mod parser;
@@ -21,5 +22,5 @@ pub mod reporter;
 pub mod runner;
 pub mod sandbox;
 pub mod search;
-pub mod state;
+
 pub mod stats;

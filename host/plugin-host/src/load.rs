@@ -2,12 +2,12 @@
 //! `.wasm` file) and compiled once per process, its world and API version
 //! checked, and a sandbox made with its grants.
 
+use super::capabilities::KvSpace;
+use super::capabilities::PluginHttp;
 use super::engine::PluginEngine;
 use super::entry::{PluginConfig, PluginSource};
-use super::http::PluginHttp;
 use super::identify::{Identity, identify};
 use super::sandbox::{PluginFailure, Sandbox};
-use super::state::KvSpace;
 use std::sync::Arc;
 use wasmtime::component::Component;
 

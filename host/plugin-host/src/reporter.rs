@@ -10,9 +10,9 @@ pub use super::bindings::reporter::exports::spinneret::plugin::reporter_api::{
 };
 use super::bindings::reporter::spinneret::plugin::types as wit;
 use super::bindings::reporter::{Reporter, ReporterPre};
+use super::capabilities::{OutputDir, PluginState};
 pub use super::sandbox::PluginFailure;
 use super::sandbox::Sandbox;
-use super::state::{OutputDir, PluginState};
 use spinneret_core::document::RefKind;
 use spinneret_core::model::{Category, CheckResult};
 use spinneret_core::model::{TaskKind, TaskRecord};

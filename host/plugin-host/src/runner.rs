@@ -4,8 +4,8 @@
 //! reporter (which gets a fresh instance per task) runs through it.
 
 use super::bindings::host::types::PluginError;
+use super::capabilities::PluginState;
 use super::sandbox::{PluginFailure, Sandbox};
-use super::state::PluginState;
 use wasmtime::Store;
 use wasmtime::component::{Component, InstancePre, Linker};
 
@@ -101,29 +101,29 @@ impl<W: World> Runner<W> {
 macro_rules! world {
     ($world:ty, $pre:ident, $api:ident) => {
         impl $crate::runner::World for $world {
-            type Pre = $pre<$crate::state::PluginState>;
+            type Pre = $pre<$crate::capabilities::PluginState>;
             fn add_to_linker(
-                linker: &mut wasmtime::component::Linker<$crate::state::PluginState>,
+                linker: &mut wasmtime::component::Linker<$crate::capabilities::PluginState>,
             ) -> wasmtime::Result<()> {
                 <$world>::add_to_linker::<
-                    $crate::state::PluginState,
-                    wasmtime::component::HasSelf<$crate::state::PluginState>,
+                    $crate::capabilities::PluginState,
+                    wasmtime::component::HasSelf<$crate::capabilities::PluginState>,
                 >(linker, |s| s)
             }
             fn pre(
-                pre: wasmtime::component::InstancePre<$crate::state::PluginState>,
+                pre: wasmtime::component::InstancePre<$crate::capabilities::PluginState>,
             ) -> wasmtime::Result<Self::Pre> {
                 $pre::new(pre)
             }
             fn instantiate(
                 pre: &Self::Pre,
-                store: &mut wasmtime::Store<$crate::state::PluginState>,
+                store: &mut wasmtime::Store<$crate::capabilities::PluginState>,
             ) -> wasmtime::Result<Self> {
                 pre.instantiate(store)
             }
             fn configure(
                 &self,
-                store: &mut wasmtime::Store<$crate::state::PluginState>,
+                store: &mut wasmtime::Store<$crate::capabilities::PluginState>,
                 config: &str,
             ) -> wasmtime::Result<Result<(), $crate::bindings::host::types::PluginError>> {
                 self.$api().call_configure(store, config)

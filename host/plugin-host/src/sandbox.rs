@@ -2,9 +2,9 @@
 //! sandboxed store is made for one of its instances, and how a failed call
 //! is explained (time, memory or output overspent, or a trap).
 
+use super::capabilities::PluginHttp;
+use super::capabilities::{Grants, KvSpace, OutputDir, PluginState};
 use super::engine::PluginEngine;
-use super::http::PluginHttp;
-use super::state::{Grants, KvSpace, OutputDir, PluginState};
 use std::sync::Arc;
 use wasmtime::Store;
 use wasmtime::component::Linker;

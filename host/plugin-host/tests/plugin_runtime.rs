@@ -5,13 +5,13 @@
 use spinneret_core::model::{Category, CheckResult};
 use spinneret_plugin_host::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret_plugin_host::builtin::builtin;
+use spinneret_plugin_host::capabilities::{Grants, KvSpace};
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::identify::{PluginKind, identify};
 use spinneret_plugin_host::reporter::{
     Reached, ReporterPlugin, Role, Target, TaskCounts, TaskDocument, to_wit_result,
 };
 use spinneret_plugin_host::sandbox::Sandbox;
-use spinneret_plugin_host::state::{Grants, KvSpace};
 use std::sync::Arc;
 
 fn run_info() -> wit::RunInfo {

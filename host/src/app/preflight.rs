@@ -5,15 +5,15 @@
 //! error found at start, not a failure found after the whole crawl.
 
 use crate::config::Config;
+use spinneret_plugin_host::capabilities::KvSpace;
+use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
-use spinneret_plugin_host::http::PluginHttp;
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::{Prepared, link_failure, prepare};
 use spinneret_plugin_host::reporter::ReporterPlugin;
 use spinneret_plugin_host::runner::{Runner, World};
 use spinneret_plugin_host::sandbox::PluginFailure;
-use spinneret_plugin_host::state::KvSpace;
 use std::sync::Arc;
 
 /// A plugin of the run that cannot run, with where it is configured.

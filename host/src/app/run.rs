@@ -78,7 +78,7 @@ pub fn run_once(
     warn_about_settings(config);
     // What plugins may fetch through: the crawler's own polite fetcher.
     let fetch = crawl::plugin_http::PoliteHttp::new(&plan.settings, runtime.handle().clone())
-        .map(|f| Arc::new(f) as spinneret_plugin_host::http::PluginHttp)
+        .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
         .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
         .ok();
     // Every plugin loaded and configured before the first request, by one

@@ -2,15 +2,15 @@
 //! compiled once per process (the engine keeps it), its world checked, and
 //! linked with its key-value space, which every worker of the stage shares.
 
+use spinneret_plugin_host::capabilities::KvSpace;
+use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::detector::DetectorPlugin;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
-use spinneret_plugin_host::http::PluginHttp;
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::{Prepared, link_failure, prepare};
 use spinneret_plugin_host::reporter::ReporterPlugin;
 use spinneret_plugin_host::sandbox::PluginFailure;
-use spinneret_plugin_host::state::KvSpace;
 use spinneret_store::Store;
 use std::collections::HashMap;
 use std::sync::Arc;

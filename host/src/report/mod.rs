@@ -31,10 +31,10 @@ use load::Plugins;
 use reach::Reach;
 use smallvec::SmallVec;
 use spinneret_plugin_host::bindings::host::types as wit;
+use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
-use spinneret_plugin_host::http::PluginHttp;
 use spinneret_plugin_host::reporter::{
     Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
 };

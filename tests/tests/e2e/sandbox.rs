@@ -7,13 +7,13 @@
 use crate::common;
 use spinneret_core::model::{Category, CheckResult};
 use spinneret_plugin_host::bindings::reporter::spinneret::plugin::types as wit;
+use spinneret_plugin_host::capabilities::{Grants, KvSpace};
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::identify::{IdentifyError, identify};
 use spinneret_plugin_host::reporter::{
     PluginFailure, Reached, ReporterPlugin, Role, TaskCounts, to_wit_result,
 };
 use spinneret_plugin_host::sandbox::Sandbox;
-use spinneret_plugin_host::state::{Grants, KvSpace};
 use spinneret_tests::fixtures::maintenance_web;
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::TestWeb;

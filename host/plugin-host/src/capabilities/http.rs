@@ -5,6 +5,8 @@
 //! and the per-site pacing as the crawler's do; the plugin host itself
 //! knows nothing of fetching.
 
+use super::PluginState;
+use crate::bindings::reporter::spinneret::plugin::http;
 use std::sync::Arc;
 use url::Url;
 
@@ -32,3 +34,36 @@ pub trait HostHttp: Send + Sync {
 
 /// The fetcher lent to the plugins of a run whose grants name hosts.
 pub type PluginHttp = Arc<dyn HostHttp>;
+
+impl http::Host for PluginState {
+    fn get(&mut self, target: String) -> wasmtime::Result<Result<http::Response, String>> {
+        let url = match url::Url::parse(&target) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => u,
+            _ => return Ok(Err(format!("`{target}` is not an http or https URL"))),
+        };
+        let host = url.host_str().unwrap_or("");
+        if !self
+            .grants
+            .hosts
+            .iter()
+            .any(|g| g.eq_ignore_ascii_case(host))
+        {
+            return Ok(Err(format!(
+                "network access to {host} is not granted to plugin {}; list the host in the plugin's `hosts`",
+                self.name
+            )));
+        }
+        let Some(fetcher) = self.http.as_ref() else {
+            return Ok(Err(format!(
+                "plugin {} runs without the host's fetcher here",
+                self.name
+            )));
+        };
+        Ok(fetcher.get(&url).map(|answer| http::Response {
+            status: answer.status,
+            content_type: answer.content_type,
+            truncated: answer.truncated,
+            body: answer.body,
+        }))
+    }
+}

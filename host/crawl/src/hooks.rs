@@ -17,22 +17,21 @@ use spinneret_core::document::{BadUrl, ParsedDocument, RefKind, Reference};
 use spinneret_core::model::Category;
 use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_plugin_host::capabilities::KvSpace;
-use spinneret_plugin_host::capabilities::PluginHttp;
-use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
 use spinneret_plugin_host::fetch_hook::{
     FetchHookPlugin, HookInterests, HookRequest, HookResponse, HookVerdict,
 };
 use spinneret_plugin_host::identify::PluginKind;
-use spinneret_plugin_host::load::{link_failure, prepare};
+use spinneret_plugin_host::load::link_failure;
 use spinneret_plugin_host::parser::ParserPlugin;
 use spinneret_plugin_host::policy::{
     PolicyCandidate, PolicyContext, PolicyContextUse, PolicyDecision, PolicyPlugin,
 };
+use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::sandbox::PluginFailure;
 use spinneret_store::Store;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use url::Url;
 
 /// How much of a document's body a fetch hook sees.
@@ -249,26 +248,29 @@ fn ref_kind(k: wit::RefKind) -> RefKind {
 }
 
 impl CrawlHooks {
-    /// Load the fetch hooks, parsers and policies among `plugins` (they
-    /// apply to every request of the run, whichever tasks they name).
-    /// Plugins of other kinds are left to the report stage; a hook that
-    /// cannot be loaded is reported against `top` (the first task's top URL)
-    /// and the crawl goes on without it. `engine` is the run's (it keeps
-    /// what it compiled).
+    /// Instantiate the fetch hooks, parsers and policies among `plugins`
+    /// from the run's `registry` (they apply to every request of the run,
+    /// whichever tasks they name). Plugins of other kinds are left to the
+    /// report stage; a hook that cannot be instantiated is reported against
+    /// `top` (the first task's top URL) and the crawl goes on without it.
     pub fn load(
+        registry: &Registry,
         plugins: &[PluginConfig],
         top: &str,
         store: &Store,
-        engine: &Arc<PluginEngine>,
-        fetch: Option<PluginHttp>,
     ) -> anyhow::Result<CrawlHooks> {
         let mut hooks = CrawlHooks::default();
         for p in plugins {
             let kv = KvSpace::with(store.load_kv(&p.name)?);
-            let prepared = match prepare(engine, p, kv.clone(), fetch.clone()) {
+            let prepared = match registry.prepare(p, kv.clone()) {
                 Ok(pr) => pr,
-                // The report stage loads it again and records the failure.
-                Err(_) => continue,
+                // Not in the registry (the run's preflight registers every
+                // plugin, so this is a bug): said, and the crawl goes on.
+                Err(f) => {
+                    tracing::error!("{f}");
+                    hooks.record(top, f);
+                    continue;
+                }
             };
             let loaded = match prepared.identity.kind {
                 PluginKind::FetchHook => {

@@ -18,6 +18,7 @@ pub mod identify;
 pub mod load;
 pub mod parser;
 pub mod policy;
+pub mod registry;
 pub mod reporter;
 pub mod runner;
 pub mod sandbox;

@@ -1,6 +1,6 @@
-//! Before a crawl's first request: every plugin of the run loaded, its world
-//! checked against what a crawl runs, and configured once in a throw-away
-//! instance. A component that is no component, a plugin of a world a crawl
+//! Before a crawl's first request: every plugin of the run loaded into the
+//! run's [`Registry`], its world checked against what a crawl runs, and
+//! configured once in a throw-away instance. A component that is no component, a plugin of a world a crawl
 //! does not run, or one that refuses its configuration is a configuration
 //! error found at start, not a failure found after the whole crawl.
 
@@ -10,7 +10,8 @@ use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
 use spinneret_plugin_host::identify::PluginKind;
-use spinneret_plugin_host::load::{Prepared, link_failure, prepare};
+use spinneret_plugin_host::load::{Prepared, link_failure};
+use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::reporter::ReporterPlugin;
 use spinneret_plugin_host::runner::{Runner, World};
 use spinneret_plugin_host::sandbox::PluginFailure;
@@ -41,14 +42,16 @@ fn run_plugins(config: &Config) -> Vec<PluginConfig> {
     all
 }
 
-/// Load, identify and configure every plugin of `config`'s run.
+/// Load, identify and configure every plugin of `config`'s run: the run's
+/// registry, which the crawl's hooks and the report stage instantiate from.
 pub fn check(
     config: &Config,
     engine: &Arc<PluginEngine>,
     fetch: Option<PluginHttp>,
-) -> Result<(), PreflightError> {
+) -> Result<Registry, PreflightError> {
+    let mut registry = Registry::new(engine.clone(), fetch);
     for p in run_plugins(config) {
-        check_one(engine, &p, fetch.clone()).map_err(|f| PreflightError {
+        check_one(&mut registry, &p).map_err(|f| PreflightError {
             where_: p.defined_at.clone().unwrap_or_else(|| {
                 format!(
                     "{}: the default plugin",
@@ -68,19 +71,16 @@ pub fn check(
             },
         })?;
     }
-    Ok(())
+    Ok(registry)
 }
 
-fn check_one(
-    engine: &Arc<PluginEngine>,
-    p: &PluginConfig,
-    fetch: Option<PluginHttp>,
-) -> Result<(), PluginFailure> {
+fn check_one(registry: &mut Registry, p: &PluginConfig) -> Result<(), PluginFailure> {
+    registry.add(p)?;
     let Prepared {
         component,
         identity,
         sandbox,
-    } = prepare(engine, p, KvSpace::default(), fetch)?;
+    } = registry.prepare(p, KvSpace::default())?;
     fn start<W: World>(
         p: &PluginConfig,
         sandbox: spinneret_plugin_host::sandbox::Sandbox,

@@ -82,16 +82,16 @@ pub fn run_once(
         .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
         .ok();
     // Every plugin loaded and configured before the first request, by one
-    // engine for the run: what preflight compiled is not compiled again.
+    // engine for the run, into the registry the hooks and the report stage
+    // instantiate from: nothing is compiled twice.
     let engine = Arc::new(PluginEngine::new()?);
-    super::preflight::check(config, &engine, fetch.clone())?;
+    let registry = Arc::new(super::preflight::check(config, &engine, fetch)?);
     let store = Store::open(&config.settings.store)?;
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
+        &registry,
         &config.plugins,
         config.tasks.first().map_or("", |t| t.top.as_str()),
         &store,
-        &engine,
-        fetch.clone(),
     )?);
     let mut crawl_options = options.crawl.clone();
     crawl_options.hooks = Some(hooks.clone());
@@ -139,8 +139,7 @@ pub fn run_once(
             config,
             &store,
             run,
-            &engine,
-            fetch,
+            &registry,
             &in_crawl,
             &hook_failures,
         )?;

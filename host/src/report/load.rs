@@ -1,14 +1,13 @@
-//! Loading the plugins the report stage uses: each `[[plugin]]` source
-//! compiled once per process (the engine keeps it), its world checked, and
+//! Loading the plugins the report stage uses: each instantiated from the
+//! run's registry (compiled and checked before the first request) and
 //! linked with its key-value space, which every worker of the stage shares.
 
 use spinneret_plugin_host::capabilities::KvSpace;
-use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::detector::DetectorPlugin;
-use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
 use spinneret_plugin_host::identify::PluginKind;
-use spinneret_plugin_host::load::{Prepared, link_failure, prepare};
+use spinneret_plugin_host::load::{Prepared, link_failure};
+use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::reporter::ReporterPlugin;
 use spinneret_plugin_host::sandbox::PluginFailure;
 use spinneret_store::Store;
@@ -63,18 +62,16 @@ pub fn save_kv(store: &Store, spaces: &KvSpaces) -> Vec<PluginFailure> {
 /// configuration: tasks may configure one plugin differently (each task's
 /// `momspider-index` gets its own index file and title).
 pub struct Plugins {
-    engine: Arc<PluginEngine>,
-    fetch: Option<PluginHttp>,
+    registry: Arc<Registry>,
     kv: Arc<KvSpaces>,
     loaded: HashMap<(String, String), Result<Loaded, PluginFailure>>,
 }
 
 impl Plugins {
-    /// No plugins loaded yet.
-    pub fn new(engine: Arc<PluginEngine>, fetch: Option<PluginHttp>, kv: Arc<KvSpaces>) -> Plugins {
+    /// No plugins loaded yet; they come from `registry`.
+    pub fn new(registry: Arc<Registry>, kv: Arc<KvSpaces>) -> Plugins {
         Plugins {
-            engine,
-            fetch,
+            registry,
             kv,
             loaded: HashMap::new(),
         }
@@ -92,7 +89,7 @@ impl Plugins {
 
     fn load(&mut self, p: &PluginConfig) -> Result<Loaded, PluginFailure> {
         let kv = self.kv.get(&p.name).cloned().unwrap_or_default();
-        let prepared = prepare(&self.engine, p, kv, self.fetch.clone())?;
+        let prepared = self.registry.prepare(p, kv)?;
         let Prepared {
             component,
             identity,

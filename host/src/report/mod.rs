@@ -31,10 +31,9 @@ use load::Plugins;
 use reach::Reach;
 use smallvec::SmallVec;
 use spinneret_plugin_host::bindings::host::types as wit;
-use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
-use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
+use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::reporter::{
     Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
 };
@@ -217,7 +216,8 @@ fn share_out(weights: &[(usize, u64)], workers: usize) -> Vec<Vec<usize>> {
     shares
 }
 
-/// Run the detectors and reporters of every task of `run`. `in_crawl` names
+/// Run the detectors and reporters of every task of `run`, instantiated
+/// from the run's `registry`. `in_crawl` names
 /// the plugins that already ran inside the crawl (a task with no other
 /// plugin is not read from the store at all). `crawl_failures` are their
 /// failures against the URLs they happened for: each becomes a finding of
@@ -226,8 +226,7 @@ pub fn run_reporters(
     config: &Config,
     store: &Store,
     run: i64,
-    engine: &Arc<PluginEngine>,
-    fetch: Option<PluginHttp>,
+    registry: &Arc<Registry>,
     in_crawl: &[String],
     crawl_failures: &[(String, PluginFailure)],
 ) -> anyhow::Result<ReportSummary> {
@@ -304,8 +303,7 @@ pub fn run_reporters(
                 m.entry(url.as_str()).or_default().push(f);
                 m
             }),
-        engine,
-        fetch,
+        registry,
         kv: kv.clone(),
     };
     let mut reports: Vec<TaskReport> = (0..n).map(|_| TaskReport::default()).collect();
@@ -379,8 +377,7 @@ struct Stage<'c> {
     plugins_of: Vec<Vec<PluginConfig>>,
     reach: Reach,
     crawl_failed: HashMap<&'c str, Vec<&'c PluginFailure>>,
-    engine: &'c Arc<PluginEngine>,
-    fetch: Option<PluginHttp>,
+    registry: &'c Arc<Registry>,
     kv: Arc<load::KvSpaces>,
 }
 
@@ -420,7 +417,7 @@ fn report_share(
         let (reply_tx, replies) = mpsc::channel::<Reply>();
         let (tx, rx) = mpsc::sync_channel::<Work<'_>>(QUEUE);
         let worker = Worker::new(
-            Plugins::new(stage.engine.clone(), stage.fetch.clone(), stage.kv.clone()),
+            Plugins::new(stage.registry.clone(), stage.kv.clone()),
             &stage.run_info,
         );
         std::thread::Builder::new()

@@ -5,6 +5,7 @@
 //! decompressed into memory.
 
 use super::manifest::{COMPONENT_FILE, Manifest};
+use crate::BundleError;
 use std::io::Read;
 use std::path::Path;
 
@@ -85,9 +86,10 @@ impl Bundle {
     /// Read a bundle from the bytes of a `.spkg`; `origin` names it in
     /// messages. Only the structure is checked here: see
     /// [`super::verify`] for hashes, signature and compatibility.
-    pub fn from_spkg(bytes: &[u8], origin: &str) -> Result<Bundle, String> {
-        let not_a_bundle =
-            |why: String| format!("{origin} is not a spinneret plugin bundle: {why}");
+    pub fn from_spkg(bytes: &[u8], origin: &str) -> Result<Bundle, BundleError> {
+        let not_a_bundle = |why: String| {
+            BundleError::Invalid(format!("{origin} is not a spinneret plugin bundle: {why}"))
+        };
         let unpacked = Bounded {
             inner: flate2::read::GzDecoder::new(bytes),
             left: MAX_UNPACKED,
@@ -161,12 +163,12 @@ impl Bundle {
         readme: Option<String>,
         signature: Option<String>,
         origin: &str,
-    ) -> Result<Bundle, String> {
+    ) -> Result<Bundle, BundleError> {
         if component.len() as u64 > MAX_COMPONENT {
-            return Err(format!(
+            return Err(BundleError::Invalid(format!(
                 "{origin}: the component is larger than {} MiB",
                 MAX_COMPONENT >> 20
-            ));
+            )));
         }
         let manifest = Manifest::parse(&manifest_text, &format!("{origin}: {MANIFEST_FILE}"))?;
         if let Some(c) = manifest
@@ -174,9 +176,9 @@ impl Bundle {
             .as_deref()
             .filter(|c| *c != COMPONENT_FILE)
         {
-            return Err(format!(
+            return Err(BundleError::Invalid(format!(
                 "{origin}: {MANIFEST_FILE} names the component `{c}`, but in a bundle it is always `{COMPONENT_FILE}`; not a bundle `spinneret plugin pack` made"
-            ));
+            )));
         }
         Ok(Bundle {
             manifest_text,
@@ -188,19 +190,20 @@ impl Bundle {
     }
 
     /// Read a `.spkg` file.
-    pub fn read(path: &Path) -> Result<Bundle, String> {
-        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    pub fn read(path: &Path) -> Result<Bundle, BundleError> {
+        let cannot =
+            |e: std::io::Error| BundleError::Io(format!("cannot read {}: {e}", path.display()));
         let file = std::fs::File::open(path).map_err(cannot)?;
         let mut bytes = Vec::new();
         file.take(MAX_SPKG + 1)
             .read_to_end(&mut bytes)
             .map_err(cannot)?;
         if bytes.len() as u64 > MAX_SPKG {
-            return Err(format!(
+            return Err(BundleError::Invalid(format!(
                 "{} is larger than {} MiB; that is no plugin bundle",
                 path.display(),
                 MAX_SPKG >> 20
-            ));
+            )));
         }
         Bundle::from_spkg(&bytes, &path.display().to_string())
     }
@@ -233,9 +236,9 @@ impl Bundle {
 
     /// Write the bundle to `path` atomically (a temporary file beside it,
     /// then a rename).
-    pub fn write(&self, path: &Path) -> Result<(), String> {
+    pub fn write(&self, path: &Path) -> Result<(), BundleError> {
         spinneret_core::fs::write_atomically(path, self.to_spkg())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            .map_err(|e| BundleError::Io(format!("cannot write {}: {e}", path.display())))
     }
 }
 
@@ -264,7 +267,7 @@ mod tests {
 
     #[test]
     fn foreign_archives_are_refused() {
-        let e = Bundle::from_spkg(b"not gzip", "x.spkg").unwrap_err();
+        let e = crate::error::expect_err(Bundle::from_spkg(b"not gzip", "x.spkg"), "invalid");
         assert!(
             e.starts_with("x.spkg is not a spinneret plugin bundle"),
             "{e}"
@@ -276,7 +279,7 @@ mod tests {
         h.set_cksum();
         tar.append_data(&mut h, "run.sh", &b"hi"[..]).unwrap();
         let bytes = tar.into_inner().unwrap().finish().unwrap();
-        let e = Bundle::from_spkg(&bytes, "x.spkg").unwrap_err();
+        let e = crate::error::expect_err(Bundle::from_spkg(&bytes, "x.spkg"), "invalid");
         assert!(e.contains("unexpected entry `run.sh`"), "{e}");
     }
 
@@ -305,7 +308,7 @@ mod tests {
     fn long_name_and_pax_headers_are_refused_unread() {
         for kind in [b'L', b'x', b'K', b'g'] {
             let bytes = one_entry(kind, "././@LongLink", 2 << 30, 4 << 20);
-            let e = Bundle::from_spkg(&bytes, "bomb.spkg").unwrap_err();
+            let e = crate::error::expect_err(Bundle::from_spkg(&bytes, "bomb.spkg"), "invalid");
             assert!(
                 e.starts_with(
                     "bomb.spkg is not a spinneret plugin bundle: it holds an entry of tar type"
@@ -318,7 +321,7 @@ mod tests {
     #[test]
     fn an_archive_that_unpacks_past_the_caps_is_refused() {
         let bytes = one_entry(b'0', COMPONENT_FILE, 200 << 20, 200 << 20);
-        let e = Bundle::from_spkg(&bytes, "big.spkg").unwrap_err();
+        let e = crate::error::expect_err(Bundle::from_spkg(&bytes, "big.spkg"), "invalid");
         assert!(e.contains("`plugin.wasm` is larger than 64 MiB"), "{e}");
         let mut limited = Bounded {
             inner: &[0u8; 100][..],

@@ -8,6 +8,7 @@
 use super::archive::{MANIFEST_FILE, README_FILE, SIGNATURE_FILE};
 use super::manifest::{COMPONENT_FILE, Manifest};
 use super::sign::TrustStore;
+use crate::BundleError;
 use serde::{Deserialize, Serialize};
 use spinneret_core::digest::sha256_hex;
 use std::path::{Path, PathBuf};
@@ -50,17 +51,18 @@ impl Installed {
 
     /// Check that the component on disk is still the one installed (the
     /// manifest's sha256).
-    pub fn check_component(&self) -> Result<Vec<u8>, String> {
-        let bytes = std::fs::read(self.component())
-            .map_err(|e| format!("cannot read {}: {e}", self.component().display()))?;
+    pub fn check_component(&self) -> Result<Vec<u8>, BundleError> {
+        let bytes = std::fs::read(self.component()).map_err(|e| {
+            BundleError::Io(format!("cannot read {}: {e}", self.component().display()))
+        })?;
         let expected = self.manifest.sha256.as_deref().unwrap_or("");
         if sha256_hex(&bytes) != expected {
-            return Err(format!(
+            return Err(BundleError::Refused(format!(
                 "{} was changed after it was installed (its sha256 is not the manifest's); reinstall {} {}",
                 self.component().display(),
                 self.manifest.name,
                 self.manifest.version
-            ));
+            )));
         }
         Ok(bytes)
     }
@@ -74,15 +76,17 @@ pub struct PluginHome {
 
 impl PluginHome {
     /// `SPINNERET_HOME`, else the platform's data directory.
-    pub fn from_env() -> Result<PluginHome, String> {
+    pub fn from_env() -> Result<PluginHome, BundleError> {
         if let Some(h) = std::env::var_os("SPINNERET_HOME").filter(|h| !h.is_empty()) {
             return Ok(PluginHome::at(PathBuf::from(h)));
         }
         dirs::data_dir()
             .map(|d| PluginHome::at(d.join("spinneret")))
             .ok_or_else(|| {
-                "no home directory is known: set SPINNERET_HOME to where plugins should be installed"
-                    .to_string()
+                BundleError::NotFound(
+                    "no home directory is known: set SPINNERET_HOME to where plugins should be installed"
+                        .to_string(),
+                )
             })
     }
 
@@ -107,15 +111,20 @@ impl PluginHome {
     }
 
     /// Read the installed version in `dir`.
-    pub fn read(dir: &Path) -> Result<Installed, String> {
-        let text = std::fs::read_to_string(dir.join(MANIFEST_FILE))
-            .map_err(|e| format!("cannot read {}: {e}", dir.join(MANIFEST_FILE).display()))?;
+    pub fn read(dir: &Path) -> Result<Installed, BundleError> {
+        let text = std::fs::read_to_string(dir.join(MANIFEST_FILE)).map_err(|e| {
+            BundleError::Io(format!(
+                "cannot read {}: {e}",
+                dir.join(MANIFEST_FILE).display()
+            ))
+        })?;
         let manifest = Manifest::parse(&text, &dir.join(MANIFEST_FILE).display().to_string())?;
         let record_path = dir.join("install.toml");
         let record = std::fs::read_to_string(&record_path)
-            .map_err(|e| format!("cannot read {}: {e}", record_path.display()))
+            .map_err(|e| BundleError::Io(format!("cannot read {}: {e}", record_path.display())))
             .and_then(|t| {
-                toml::from_str(&t).map_err(|e| format!("{}: {e}", record_path.display()))
+                toml::from_str(&t)
+                    .map_err(|e| BundleError::Invalid(format!("{}: {e}", record_path.display())))
             })?;
         Ok(Installed {
             dir: dir.to_path_buf(),
@@ -156,13 +165,13 @@ impl PluginHome {
     }
 
     /// The newest installed version of `name` that `req` accepts.
-    pub fn resolve(&self, name: &str, req: &semver::VersionReq) -> Result<Installed, String> {
+    pub fn resolve(&self, name: &str, req: &semver::VersionReq) -> Result<Installed, BundleError> {
         let versions = self.versions(name);
         if versions.is_empty() {
-            return Err(format!(
+            return Err(BundleError::NotFound(format!(
                 "no plugin `{name}` is installed (in {}); `spinneret plugin install SOURCE` first",
                 self.root.display()
-            ));
+            )));
         }
         versions
             .iter()
@@ -173,10 +182,10 @@ impl PluginHome {
                     .iter()
                     .map(|v| v.manifest.version.to_string())
                     .collect();
-                format!(
+                BundleError::NotFound(format!(
                     "no installed version of `{name}` matches {req} (installed: {})",
                     have.join(", ")
-                )
+                ))
             })
     }
 
@@ -189,20 +198,20 @@ impl PluginHome {
         &self,
         bundle: &super::Bundle,
         record: &InstallRecord,
-    ) -> Result<(bool, Installed), String> {
+    ) -> Result<(bool, Installed), BundleError> {
         let m = &bundle.manifest;
         let parent = self.plugin_dir(&m.name);
         std::fs::create_dir_all(&parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            .map_err(|e| BundleError::Io(format!("cannot create {}: {e}", parent.display())))?;
         let tmp = tempfile::Builder::new()
             .prefix(".incoming-")
             .tempdir_in(&parent)
-            .map_err(|e| format!("cannot write in {}: {e}", parent.display()))?;
+            .map_err(|e| BundleError::Io(format!("cannot write in {}: {e}", parent.display())))?;
         let write = |name: &str, data: &[u8]| {
             let path = tmp.path().join(name);
             std::fs::write(&path, data)
                 .and_then(|()| std::fs::File::open(&path)?.sync_all())
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))
+                .map_err(|e| BundleError::Io(format!("cannot write {}: {e}", path.display())))
         };
         write(MANIFEST_FILE, bundle.manifest_text.as_bytes())?;
         write(COMPONENT_FILE, &bundle.component)?;
@@ -230,13 +239,16 @@ impl PluginHome {
                 if existing.manifest.sha256 == m.sha256 {
                     Ok((false, existing))
                 } else {
-                    Err(format!(
+                    Err(BundleError::Refused(format!(
                         "{} {} is already installed with a different component; `spinneret plugin remove {}@{}` first",
                         m.name, m.version, m.name, m.version
-                    ))
+                    )))
                 }
             }
-            Err(e) => Err(format!("cannot install into {}: {e}", target.display())),
+            Err(e) => Err(BundleError::Io(format!(
+                "cannot install into {}: {e}",
+                target.display()
+            ))),
         }
     }
 
@@ -245,7 +257,7 @@ impl PluginHome {
         &self,
         name: &str,
         version: Option<&semver::Version>,
-    ) -> Result<Vec<semver::Version>, String> {
+    ) -> Result<Vec<semver::Version>, BundleError> {
         let versions = self.versions(name);
         let doomed: Vec<&Installed> = versions
             .iter()
@@ -253,8 +265,8 @@ impl PluginHome {
             .collect();
         if doomed.is_empty() {
             return Err(match version {
-                Some(v) => format!("{name} {v} is not installed"),
-                None => format!("no plugin `{name}` is installed"),
+                Some(v) => BundleError::NotFound(format!("{name} {v} is not installed")),
+                None => BundleError::NotFound(format!("no plugin `{name}` is installed")),
             });
         }
         let mut removed = Vec::new();
@@ -265,7 +277,7 @@ impl PluginHome {
                 .with_file_name(format!(".removing-{}", v.manifest.version));
             std::fs::rename(&v.dir, &trash)
                 .and_then(|()| std::fs::remove_dir_all(&trash))
-                .map_err(|e| format!("cannot remove {}: {e}", v.dir.display()))?;
+                .map_err(|e| BundleError::Io(format!("cannot remove {}: {e}", v.dir.display())))?;
             removed.push(v.manifest.version.clone());
         }
         if self.versions(name).is_empty() {

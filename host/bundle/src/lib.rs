@@ -10,6 +10,7 @@
 //! it as `source = "NAME@^1.2"` (see [`home::PluginHome::resolve`]).
 
 pub mod archive;
+pub mod error;
 pub mod home;
 pub mod manifest;
 pub mod oci;
@@ -18,6 +19,7 @@ pub mod scaffold;
 pub mod sign;
 
 pub use archive::Bundle;
+pub use error::BundleError;
 
 use home::{InstallRecord, Installed, PluginHome};
 use sign::Signer;
@@ -30,7 +32,7 @@ const MAX_DOWNLOAD: u64 = archive::MAX_SPKG;
 
 /// Fetch the bundle at `source`: a `.spkg` path, an `http(s)://` URL or an
 /// `oci://` reference. Nothing is written anywhere.
-pub fn fetch(source: &str) -> Result<Bundle, String> {
+pub fn fetch(source: &str) -> Result<Bundle, BundleError> {
     if source.starts_with("oci://") {
         return oci::pull(&oci::OciRef::parse(source)?);
     }
@@ -42,14 +44,14 @@ pub fn fetch(source: &str) -> Result<Bundle, String> {
 }
 
 /// A runtime for one network exchange (a download, a registry push or pull).
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+fn runtime() -> Result<tokio::runtime::Runtime, BundleError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the network runtime: {e}"))
+        .map_err(|e| BundleError::Io(format!("cannot start the network runtime: {e}")))
 }
 
-fn download(url: &str) -> Result<Vec<u8>, String> {
+fn download(url: &str) -> Result<Vec<u8>, BundleError> {
     use futures_util::StreamExt;
     spinneret_core::tls::install_provider();
     runtime()?.block_on(async {
@@ -58,28 +60,29 @@ fn download(url: &str) -> Result<Vec<u8>, String> {
             .connect_timeout(std::time::Duration::from_secs(10))
             .timeout(std::time::Duration::from_secs(300))
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| BundleError::Network(e.to_string()))?;
         let response = client
             .get(url)
             .send()
             .await
-            .map_err(|e| format!("cannot fetch {url}: {e}"))?;
+            .map_err(|e| BundleError::Network(format!("cannot fetch {url}: {e}")))?;
         if !response.status().is_success() {
-            return Err(format!(
+            return Err(BundleError::Network(format!(
                 "cannot fetch {url}: the server answered {}",
                 response.status()
-            ));
+            )));
         }
         let mut body = Vec::new();
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| format!("cannot fetch {url}: {e}"))?;
+            let chunk =
+                chunk.map_err(|e| BundleError::Network(format!("cannot fetch {url}: {e}")))?;
             body.extend_from_slice(&chunk);
             if body.len() as u64 > MAX_DOWNLOAD {
-                return Err(format!(
+                return Err(BundleError::Invalid(format!(
                     "{url} is larger than {} MiB; that is no plugin bundle",
                     MAX_DOWNLOAD >> 20
-                ));
+                )));
             }
         }
         Ok(body)
@@ -96,65 +99,68 @@ pub fn verify(
     home: &PluginHome,
     bundle: &Bundle,
     allow_unsigned: bool,
-) -> Result<Signer, String> {
+) -> Result<Signer, BundleError> {
     let m = &bundle.manifest;
     let name = format!("{} {}", m.name, m.version);
-    let expected = m
-        .sha256
-        .as_deref()
-        .ok_or_else(|| format!("{name}: its manifest gives no sha256 for the component"))?;
+    let expected = m.sha256.as_deref().ok_or_else(|| {
+        BundleError::Refused(format!(
+            "{name}: its manifest gives no sha256 for the component"
+        ))
+    })?;
     let actual = spinneret_core::digest::sha256_hex(&bundle.component);
     if actual != expected {
-        return Err(format!(
+        return Err(BundleError::Refused(format!(
             "{name}: the component's sha256 is {actual}, but the manifest says {expected}; the bundle was tampered with or damaged — not installed"
-        ));
+        )));
     }
     match (&bundle.readme, &m.readme_sha256) {
         (Some(r), Some(h)) if &spinneret_core::digest::sha256_hex(r.as_bytes()) != h => {
-            return Err(format!(
+            return Err(BundleError::Refused(format!(
                 "{name}: the README's sha256 is not the manifest's; the bundle was tampered with or damaged — not installed"
-            ));
+            )));
         }
         (None, Some(_)) => {
-            return Err(format!(
+            return Err(BundleError::Refused(format!(
                 "{name}: the manifest gives a README sha256 but the bundle has no README; the bundle was tampered with or damaged — not installed"
-            ));
+            )));
         }
         (Some(_), None) => {
-            return Err(format!(
+            return Err(BundleError::Refused(format!(
                 "{name}: the bundle has a README its manifest gives no sha256 for; pack it again with `spinneret plugin pack` — not installed"
-            ));
+            )));
         }
         _ => {}
     }
     let signer = home.trust().check(bundle, allow_unsigned)?;
-    let api = m
-        .api
-        .as_ref()
-        .ok_or_else(|| format!("{name}: its manifest names no plugin API version"))?;
+    let api = m.api.as_ref().ok_or_else(|| {
+        BundleError::Invalid(format!("{name}: its manifest names no plugin API version"))
+    })?;
     if !manifest::Manifest::api_compatible(api) {
-        return Err(format!(
+        return Err(BundleError::Refused(format!(
             "{name} was built against plugin API {api}, but this spinneret runs {}; it needs a spinneret that runs {}.{}.x",
             ApiVersion::supported(),
             api.major,
             api.minor
-        ));
+        )));
     }
     let compiled = engine.compile(&bundle.component).map_err(|e| {
-        format!("{name}: its component is not a valid WebAssembly component: {e:#}")
+        BundleError::Invalid(format!(
+            "{name}: its component is not a valid WebAssembly component: {e:#}"
+        ))
     })?;
-    let identity = identify(engine, &compiled).map_err(|e| format!("{name}: {e}"))?;
+    let identity =
+        identify(engine, &compiled).map_err(|e| BundleError::Refused(format!("{name}: {e}")))?;
     if Some(identity.kind.world()) != m.kind.as_deref()
         || (identity.api.0, identity.api.1) != (api.major, api.minor)
     {
-        return Err(format!(
+        return Err(BundleError::Refused(format!(
             "{name}: the manifest says {} for API {api}, but the component implements {} for API {}.{}.{}",
             m.kind.as_deref().unwrap_or("no world"),
             identity.kind.world(),
             identity.api.0,
             identity.api.1,
             identity.api.2
-        ));
+        )));
     }
     Ok(signer)
 }
@@ -164,11 +170,11 @@ pub enum Consent {
     /// Given in advance (`--yes`).
     Given,
     /// Asked: the text is shown and the answer returned.
-    Ask(fn(&str) -> Result<bool, String>),
+    Ask(fn(&str) -> Result<bool, BundleError>),
 }
 
 impl Consent {
-    fn obtain(&self, text: &str) -> Result<(), String> {
+    fn obtain(&self, text: &str) -> Result<(), BundleError> {
         let yes = match self {
             Consent::Given => true,
             Consent::Ask(ask) => ask(text)?,
@@ -176,7 +182,9 @@ impl Consent {
         if yes {
             Ok(())
         } else {
-            Err("not installed: consent was not given".into())
+            Err(BundleError::Refused(
+                "not installed: consent was not given".into(),
+            ))
         }
     }
 }
@@ -218,7 +226,7 @@ pub fn install(
     source: &str,
     allow_unsigned: bool,
     consent: &Consent,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, BundleError> {
     let bundle = fetch(source)?;
     // A file is recorded by its absolute path, so that `update` finds it
     // again from any directory.
@@ -248,7 +256,7 @@ fn install_bundle(
     allow_unsigned: bool,
     consent: &Consent,
     previous: Option<&Installed>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, BundleError> {
     let signer = verify(engine, home, bundle, allow_unsigned)?;
     let m = &bundle.manifest;
     if let Some(existing) = home
@@ -258,10 +266,10 @@ fn install_bundle(
     {
         // Refused before asking: consent to something not installable is noise.
         if existing.manifest.sha256 != m.sha256 {
-            return Err(format!(
+            return Err(BundleError::Refused(format!(
                 "{} {} is already installed with a different component; `spinneret plugin remove {}@{}` first",
                 m.name, m.version, m.name, m.version
-            ));
+            )));
         }
         return Ok(Outcome::AlreadyInstalled(existing));
     }
@@ -310,18 +318,18 @@ pub fn update(
     name: &str,
     allow_unsigned: bool,
     consent: &Consent,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, BundleError> {
     let current = home
         .versions(name)
         .into_iter()
         .next()
-        .ok_or_else(|| format!("no plugin `{name}` is installed"))?;
+        .ok_or_else(|| BundleError::NotFound(format!("no plugin `{name}` is installed")))?;
     let bundle = fetch(&current.record.source)?;
     if bundle.manifest.name != name {
-        return Err(format!(
+        return Err(BundleError::Refused(format!(
             "{} now holds the plugin `{}`, not `{name}`; not updated",
             current.record.source, bundle.manifest.name
-        ));
+        )));
     }
     if bundle.manifest.version <= current.manifest.version {
         return Ok(Outcome::UpToDate(current));

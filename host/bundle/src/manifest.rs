@@ -26,6 +26,7 @@
 //! top = 10                       # [plugin.config] keys take precedence)
 //! ```
 
+use crate::BundleError;
 use serde::{Deserialize, Serialize};
 use spinneret_core::values::{ByteSize, HumanDuration};
 use spinneret_plugin_host::identify::PluginKind;
@@ -169,7 +170,7 @@ pub fn valid_name(name: &str) -> bool {
 
 impl Manifest {
     /// Parse and check a manifest; `origin` names it in messages.
-    pub fn parse(text: &str, origin: &str) -> Result<Manifest, String> {
+    pub fn parse(text: &str, origin: &str) -> Result<Manifest, BundleError> {
         let m: Manifest = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
@@ -178,46 +179,48 @@ impl Manifest {
                     format!(":{line}")
                 })
                 .unwrap_or_default();
-            format!("{origin}{at}: {}", e.message())
+            BundleError::Invalid(format!("{origin}{at}: {}", e.message()))
         })?;
-        m.check().map_err(|e| format!("{origin}: {e}"))?;
+        m.check()
+            .map_err(|e| BundleError::Invalid(format!("{origin}: {e}")))?;
         Ok(m)
     }
 
     /// Check the fields a TOML parser cannot.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), BundleError> {
         if self.schema != SCHEMA {
-            return Err(format!(
+            return Err(BundleError::Invalid(format!(
                 "manifest schema {} is not known to this spinneret (it reads schema {SCHEMA}); update spinneret",
                 self.schema
-            ));
+            )));
         }
         if !valid_name(&self.name) {
-            return Err(format!(
+            return Err(BundleError::Invalid(format!(
                 "`{}` is not a plugin name: use lower-case letters, digits and `-`, starting with a letter",
                 self.name
-            ));
+            )));
         }
         if let Some(k) = &self.kind
             && PluginKind::from_world(k).is_none()
         {
-            return Err(format!(
+            return Err(BundleError::Invalid(format!(
                 "kind `{k}` is not a plugin world; use one of reporter, change-detector, policy, fetch-hook, parser, search-engine"
-            ));
+            )));
         }
         if let Some(m) = &self.capabilities.memory {
-            ByteSize::parse(m).map_err(|e| format!("capabilities.memory: {e}"))?;
+            ByteSize::parse(m)
+                .map_err(|e| BundleError::Invalid(format!("capabilities.memory: {e}")))?;
         }
         if let Some(t) = &self.capabilities.time {
             toml::Value::String(t.clone())
                 .try_into::<HumanDuration>()
-                .map_err(|e| format!("capabilities.time: {e}"))?;
+                .map_err(|e| BundleError::Invalid(format!("capabilities.time: {e}")))?;
         }
         for h in &self.capabilities.hosts {
             if h.is_empty() || h.contains(['/', ':', ' ']) {
-                return Err(format!(
+                return Err(BundleError::Invalid(format!(
                     "capabilities.hosts: `{h}` is not a host name (write e.g. \"api.example.org\")"
-                ));
+                )));
             }
         }
         for (field, hash) in [
@@ -227,7 +230,9 @@ impl Manifest {
             if let Some(h) = hash
                 && (h.len() != 64 || !h.chars().all(|c| c.is_ascii_hexdigit()))
             {
-                return Err(format!("{field} `{h}` is not a sha256 in hex"));
+                return Err(BundleError::Invalid(format!(
+                    "{field} `{h}` is not a sha256 in hex"
+                )));
             }
         }
         Ok(())
@@ -273,15 +278,30 @@ mod tests {
 
     #[test]
     fn bad_manifests_are_located() {
-        let e = Manifest::parse(&GOOD.replace("1.2.0", "1.2"), "p.toml").unwrap_err();
+        let e = crate::error::expect_err(
+            Manifest::parse(&GOOD.replace("1.2.0", "1.2"), "p.toml"),
+            "invalid",
+        );
         assert!(e.starts_with("p.toml:3: "), "{e}");
-        let e = Manifest::parse(&GOOD.replace("reporter", "printer"), "p.toml").unwrap_err();
+        let e = crate::error::expect_err(
+            Manifest::parse(&GOOD.replace("reporter", "printer"), "p.toml"),
+            "invalid",
+        );
         assert!(e.contains("kind `printer` is not a plugin world"), "{e}");
-        let e = Manifest::parse(&GOOD.replace("link-stats", "Link_Stats"), "p.toml").unwrap_err();
+        let e = crate::error::expect_err(
+            Manifest::parse(&GOOD.replace("link-stats", "Link_Stats"), "p.toml"),
+            "invalid",
+        );
         assert!(e.contains("is not a plugin name"), "{e}");
-        let e = Manifest::parse(&format!("{GOOD}\n[extra]\n"), "p.toml").unwrap_err();
+        let e = crate::error::expect_err(
+            Manifest::parse(&format!("{GOOD}\n[extra]\n"), "p.toml"),
+            "invalid",
+        );
         assert!(e.contains("unknown field `extra`"), "{e}");
-        let e = Manifest::parse(&GOOD.replace("32MiB", "lots"), "p.toml").unwrap_err();
+        let e = crate::error::expect_err(
+            Manifest::parse(&GOOD.replace("32MiB", "lots"), "p.toml"),
+            "invalid",
+        );
         assert!(e.contains("capabilities.memory"), "{e}");
     }
 

@@ -13,6 +13,7 @@
 //! `SPINNERET_REGISTRY_PASSWORD`.
 
 use super::archive::Bundle;
+use crate::BundleError;
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::manifest::OciImageManifest;
 use oci_client::secrets::RegistryAuth;
@@ -39,17 +40,19 @@ pub struct OciRef {
 
 impl OciRef {
     /// Parse `oci://REGISTRY/REPOSITORY[:TAG]` (the tag defaults to `latest`).
-    pub fn parse(s: &str) -> Result<OciRef, String> {
+    pub fn parse(s: &str) -> Result<OciRef, BundleError> {
         let rest = s
             .strip_prefix("oci://")
-            .ok_or_else(|| format!("`{s}` is not an oci:// reference"))?;
+            .ok_or_else(|| BundleError::Invalid(format!("`{s}` is not an oci:// reference")))?;
         if !rest.contains('/') {
-            return Err(format!(
+            return Err(BundleError::Invalid(format!(
                 "`{s}` names no repository; write oci://REGISTRY/REPOSITORY:TAG, e.g. oci://ghcr.io/someone/link-stats:1.2.0"
-            ));
+            )));
         }
         let reference: Reference = rest.parse().map_err(|e| {
-            format!("`{s}` is not a registry reference ({e}); write oci://REGISTRY/REPOSITORY:TAG")
+            BundleError::Invalid(format!(
+                "`{s}` is not a registry reference ({e}); write oci://REGISTRY/REPOSITORY:TAG"
+            ))
         })?;
         Ok(OciRef {
             reference,
@@ -91,7 +94,7 @@ impl OciRef {
         })
     }
 
-    fn explain(&self, what: &str, e: oci_client::errors::OciDistributionError) -> String {
+    fn explain(&self, what: &str, e: oci_client::errors::OciDistributionError) -> BundleError {
         let mut msg = format!("{what} {}: {e}", self.text);
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
@@ -104,7 +107,7 @@ impl OciRef {
                 self.registry()
             ));
         }
-        msg
+        BundleError::Network(msg)
     }
 }
 
@@ -144,7 +147,11 @@ fn wasm_config(engine: &PluginEngine, bundle: &Bundle, layer_digest: &str) -> se
 }
 
 /// Publish `bundle` at `target`; returns the manifest's URL.
-pub fn push(engine: &PluginEngine, bundle: &Bundle, target: &OciRef) -> Result<String, String> {
+pub fn push(
+    engine: &PluginEngine,
+    bundle: &Bundle,
+    target: &OciRef,
+) -> Result<String, BundleError> {
     let m = &bundle.manifest;
     let wasm = ImageLayer::new(bundle.component.clone(), WASM_LAYER.to_string(), None);
     let digest = wasm.sha256_digest();
@@ -212,7 +219,7 @@ pub fn push(engine: &PluginEngine, bundle: &Bundle, target: &OciRef) -> Result<S
 }
 
 /// Fetch the bundle published at `source`.
-pub fn pull(source: &OciRef) -> Result<Bundle, String> {
+pub fn pull(source: &OciRef) -> Result<Bundle, BundleError> {
     let client = source.client();
     let image = super::runtime()?.block_on(async {
         client
@@ -234,18 +241,21 @@ pub fn pull(source: &OciRef) -> Result<Bundle, String> {
             _ => continue,
         };
         if parts.insert(kind, layer.data.to_vec()).is_some() {
-            return Err(format!("{source} has two layers of type {kind}"));
+            return Err(BundleError::Invalid(format!(
+                "{source} has two layers of type {kind}"
+            )));
         }
     }
     let text = |kind: &str, data: Vec<u8>| {
-        String::from_utf8(data).map_err(|_| format!("{source}: its {kind} layer is not UTF-8"))
+        String::from_utf8(data)
+            .map_err(|_| BundleError::Invalid(format!("{source}: its {kind} layer is not UTF-8")))
     };
     let manifest = parts.remove(MANIFEST_LAYER).ok_or_else(|| {
-        format!("{source} is a WebAssembly artifact but not a spinneret plugin bundle: it has no {MANIFEST_LAYER} layer")
+        BundleError::Invalid(format!("{source} is a WebAssembly artifact but not a spinneret plugin bundle: it has no {MANIFEST_LAYER} layer"))
     })?;
     let component = parts
         .remove(WASM_LAYER)
-        .ok_or_else(|| format!("{source} has no {WASM_LAYER} layer"))?;
+        .ok_or_else(|| BundleError::Invalid(format!("{source} has no {WASM_LAYER} layer")))?;
     Bundle::from_parts(
         text(MANIFEST_LAYER, manifest)?,
         component,

@@ -5,6 +5,7 @@
 
 use super::archive::Bundle;
 use super::manifest::{COMPONENT_FILE, Manifest};
+use crate::BundleError;
 use spinneret_core::digest::sha256_hex;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::identify::declared;
@@ -24,7 +25,7 @@ fn default_component(dir: &Path, name: &str) -> PathBuf {
 
 /// Make a bundle from `input`: a directory with `plugin.toml` (and
 /// `README.md`), or a `.wasm` file with `plugin.toml` beside it.
-pub fn pack(engine: &PluginEngine, input: &Path) -> Result<Bundle, String> {
+pub fn pack(engine: &PluginEngine, input: &Path) -> Result<Bundle, BundleError> {
     let (dir, wasm) = if input.is_dir() {
         (input.to_path_buf(), None)
     } else if input.extension().is_some_and(|e| e == "wasm") {
@@ -34,17 +35,17 @@ pub fn pack(engine: &PluginEngine, input: &Path) -> Result<Bundle, String> {
             .unwrap_or(Path::new("."));
         (dir.to_path_buf(), Some(input.to_path_buf()))
     } else {
-        return Err(format!(
+        return Err(BundleError::Invalid(format!(
             "{} is neither a plugin directory nor a .wasm component",
             input.display()
-        ));
+        )));
     };
     let manifest_path = dir.join("plugin.toml");
     let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
-        format!(
+        BundleError::Io(format!(
             "cannot read {}: {e}\n  a plugin to pack needs a manifest, e.g.\n    schema = 1\n    name = \"my-plugin\"\n    version = \"0.1.0\"\n    description = \"What it does\"\n    license = \"MIT\"\n  (`spinneret plugin new` writes one)",
             manifest_path.display()
-        )
+        ))
     })?;
     let mut manifest = Manifest::parse(&text, &manifest_path.display().to_string())?;
     let component_path = match (wasm, &manifest.component) {
@@ -53,36 +54,36 @@ pub fn pack(engine: &PluginEngine, input: &Path) -> Result<Bundle, String> {
         (None, None) => default_component(&dir, &manifest.name),
     };
     let component = std::fs::read(&component_path).map_err(|e| {
-        format!(
+        BundleError::Io(format!(
             "cannot read the component {}: {e}; build it first (cargo build --release --target wasm32-wasip2) or name it with `component = \"PATH\"` in plugin.toml",
             component_path.display()
-        )
+        ))
     })?;
     let compiled = engine.compile(&component).map_err(|e| {
-        format!(
+        BundleError::Invalid(format!(
             "{} is not a WebAssembly component: {e:#}",
             component_path.display()
-        )
+        ))
     })?;
-    let identity =
-        declared(engine, &compiled).map_err(|e| format!("{}: {e}", component_path.display()))?;
+    let identity = declared(engine, &compiled)
+        .map_err(|e| BundleError::Invalid(format!("{}: {e}", component_path.display())))?;
     let world = identity.kind.world();
     let api = semver::Version::new(identity.api.0, identity.api.1, identity.api.2);
     if let Some(k) = &manifest.kind
         && k != world
     {
-        return Err(format!(
+        return Err(BundleError::Invalid(format!(
             "{} says kind = \"{k}\", but the component implements the {world} world; fix the manifest",
             manifest_path.display()
-        ));
+        )));
     }
     if let Some(a) = &manifest.api
         && (a.major, a.minor) != (api.major, api.minor)
     {
-        return Err(format!(
+        return Err(BundleError::Invalid(format!(
             "{} says api = \"{a}\", but the component was built against plugin API {api}; fix the manifest or rebuild",
             manifest_path.display()
-        ));
+        )));
     }
     manifest.kind = Some(world.to_string());
     manifest.api = Some(api);
@@ -92,10 +93,10 @@ pub fn pack(engine: &PluginEngine, input: &Path) -> Result<Bundle, String> {
         Ok(r) => Some(r),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
-            return Err(format!(
+            return Err(BundleError::Io(format!(
                 "cannot read {}: {e}",
                 dir.join("README.md").display()
-            ));
+            )));
         }
     };
     manifest.readme_sha256 = readme.as_deref().map(|r| sha256_hex(r.as_bytes()));

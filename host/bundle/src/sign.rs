@@ -4,6 +4,7 @@
 //! user accepts, one `KEYID.pub` file each.
 
 use super::archive::Bundle;
+use crate::BundleError;
 use minisign::{KeyPair, PublicKey, PublicKeyBox, SecretKey, SecretKeyBox, SignatureBox};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -18,32 +19,35 @@ pub fn key_id(keynum: &[u8]) -> String {
 /// Write a new key pair: `PREFIX.key` (secret, mode 0600) and `PREFIX.pub`.
 /// With a password the secret key is encrypted (scrypt, as minisign does).
 /// Returns the key's id. Refuses to overwrite an existing key.
-pub fn keygen(prefix: &Path, password: Option<String>) -> Result<String, String> {
+pub fn keygen(prefix: &Path, password: Option<String>) -> Result<String, BundleError> {
     let secret = prefix.with_extension("key");
     let public = prefix.with_extension("pub");
     for p in [&secret, &public] {
         if p.exists() {
-            return Err(format!(
+            return Err(BundleError::Refused(format!(
                 "{} exists; keygen never overwrites a key (choose another --out)",
                 p.display()
-            ));
+            )));
         }
     }
     let KeyPair { pk, sk } = match password {
         Some(pw) => KeyPair::generate_encrypted_keypair(Some(pw)),
         None => KeyPair::generate_unencrypted_keypair(),
     }
-    .map_err(|e| format!("cannot generate a key pair: {e}"))?;
+    .map_err(|e| BundleError::Io(format!("cannot generate a key pair: {e}")))?;
     let id = key_id(pk.keynum());
     let sk_text = sk
         .to_box(Some(&format!("spinneret plugin signing key {id}")))
-        .map_err(|e| e.to_string())?
+        .map_err(|e| BundleError::Invalid(e.to_string()))?
         .to_string();
-    let pk_text = pk.to_box().map_err(|e| e.to_string())?.to_string();
+    let pk_text = pk
+        .to_box()
+        .map_err(|e| BundleError::Invalid(e.to_string()))?
+        .to_string();
     write_private(&secret, &sk_text)
-        .map_err(|e| format!("cannot write {}: {e}", secret.display()))?;
+        .map_err(|e| BundleError::Io(format!("cannot write {}: {e}", secret.display())))?;
     std::fs::write(&public, pk_text)
-        .map_err(|e| format!("cannot write {}: {e}", public.display()))?;
+        .map_err(|e| BundleError::Io(format!("cannot write {}: {e}", public.display())))?;
     Ok(id)
 }
 
@@ -57,33 +61,37 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 /// Read a secret key; an encrypted one needs `password`.
-pub fn read_secret_key(path: &Path, password: Option<String>) -> Result<SecretKey, String> {
+pub fn read_secret_key(path: &Path, password: Option<String>) -> Result<SecretKey, BundleError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the key {}: {e}", path.display()))?;
-    let boxed = SecretKeyBox::from_string(&text)
-        .map_err(|e| format!("{} is not a minisign secret key: {e}", path.display()))?;
+        .map_err(|e| BundleError::Io(format!("cannot read the key {}: {e}", path.display())))?;
+    let boxed = SecretKeyBox::from_string(&text).map_err(|e| {
+        BundleError::Invalid(format!(
+            "{} is not a minisign secret key: {e}",
+            path.display()
+        ))
+    })?;
     let encrypted = boxed
         .clone()
         .into_unencrypted_secret_key()
         .map(|k| k.is_encrypted())
         .unwrap_or(true);
     if encrypted && password.is_none() {
-        return Err(format!(
+        return Err(BundleError::Invalid(format!(
             "{} is protected by a password: pass --password-env VAR naming a variable that holds it",
             path.display()
-        ));
+        )));
     }
     let key = if encrypted {
         boxed.into_secret_key(password)
     } else {
         boxed.into_unencrypted_secret_key()
     };
-    key.map_err(|e| format!("cannot open the key {}: {e}", path.display()))
+    key.map_err(|e| BundleError::Invalid(format!("cannot open the key {}: {e}", path.display())))
 }
 
 /// Sign `bundle`'s manifest with `key`; returns the key id.
-pub fn sign(bundle: &mut Bundle, key: &SecretKey) -> Result<String, String> {
-    let pk = PublicKey::from_secret_key(key).map_err(|e| e.to_string())?;
+pub fn sign(bundle: &mut Bundle, key: &SecretKey) -> Result<String, BundleError> {
+    let pk = PublicKey::from_secret_key(key).map_err(|e| BundleError::Invalid(e.to_string()))?;
     let trusted = format!(
         "spinneret plugin {} {} sha256:{}",
         bundle.manifest.name,
@@ -97,26 +105,31 @@ pub fn sign(bundle: &mut Bundle, key: &SecretKey) -> Result<String, String> {
         Some(&trusted),
         None,
     )
-    .map_err(|e| format!("cannot sign: {e}"))?;
+    .map_err(|e| BundleError::Invalid(format!("cannot sign: {e}")))?;
     bundle.signature = Some(sig.into_string());
     Ok(key_id(pk.keynum()))
 }
 
 /// Parse a public key given as a `.pub` file's path or its base64 line.
-pub fn parse_public_key(key: &str) -> Result<PublicKey, String> {
+pub fn parse_public_key(key: &str) -> Result<PublicKey, BundleError> {
     let path = Path::new(key);
     if path.is_file() {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| BundleError::Io(format!("cannot read {}: {e}", path.display())))?;
         return PublicKeyBox::from_string(&text)
             .and_then(PublicKeyBox::into_public_key)
             .or_else(|_| PublicKey::from_base64(text.trim()))
-            .map_err(|e| format!("{} is not a minisign public key: {e}", path.display()));
+            .map_err(|e| {
+                BundleError::Invalid(format!(
+                    "{} is not a minisign public key: {e}",
+                    path.display()
+                ))
+            });
     }
     PublicKey::from_base64(key.trim()).map_err(|_| {
-        format!(
+        BundleError::Invalid(format!(
             "`{key}` is neither a public key file nor a minisign public key (the base64 line of a .pub file)"
-        )
+        ))
     })
 }
 
@@ -173,27 +186,33 @@ impl TrustStore {
     }
 
     /// Trust `key`; returns its id.
-    pub fn add(&self, key: &PublicKey) -> Result<String, String> {
+    pub fn add(&self, key: &PublicKey) -> Result<String, BundleError> {
         let id = key_id(key.keynum());
-        let text = key.to_box().map_err(|e| e.to_string())?.to_string();
+        let text = key
+            .to_box()
+            .map_err(|e| BundleError::Invalid(e.to_string()))?
+            .to_string();
         spinneret_core::fs::write_atomically(&self.dir.join(format!("{id}.pub")), text).map_err(
             |e| {
-                format!(
+                BundleError::Io(format!(
                     "cannot write to the trust store {}: {e}",
                     self.dir.display()
-                )
+                ))
             },
         )?;
         Ok(id)
     }
 
     /// Stop trusting the key `id`; whether it was trusted.
-    pub fn remove(&self, id: &str) -> Result<bool, String> {
+    pub fn remove(&self, id: &str) -> Result<bool, BundleError> {
         let path = self.dir.join(format!("{}.pub", id.to_ascii_uppercase()));
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(format!("cannot remove {}: {e}", path.display())),
+            Err(e) => Err(BundleError::Io(format!(
+                "cannot remove {}: {e}",
+                path.display()
+            ))),
         }
     }
 
@@ -220,25 +239,26 @@ impl TrustStore {
 
     /// Check `bundle`'s signature: it must be made by a trusted key over the
     /// manifest's exact bytes. Unsigned bundles pass only if `allow_unsigned`.
-    pub fn check(&self, bundle: &Bundle, allow_unsigned: bool) -> Result<Signer, String> {
+    pub fn check(&self, bundle: &Bundle, allow_unsigned: bool) -> Result<Signer, BundleError> {
         let name = format!("{} {}", bundle.manifest.name, bundle.manifest.version);
         let Some(sig) = &bundle.signature else {
             return if allow_unsigned {
                 Ok(Signer::Unsigned)
             } else {
-                Err(format!(
+                Err(BundleError::Refused(format!(
                     "{name} is not signed; install only what you can verify, or pass --allow-unsigned if you trust where it came from"
-                ))
+                )))
             };
         };
-        let sig = SignatureBox::from_string(sig)
-            .map_err(|e| format!("{name}: its signature cannot be read: {e}"))?;
+        let sig = SignatureBox::from_string(sig).map_err(|e| {
+            BundleError::Refused(format!("{name}: its signature cannot be read: {e}"))
+        })?;
         let id = key_id(sig.keynum());
         let key = self.key(&id).ok_or_else(|| {
-            format!(
+            BundleError::Refused(format!(
                 "{name} is signed by key {id}, which is not in your trust store ({}); if you trust its author, `spinneret plugin trust add KEY.pub` first",
                 self.dir.display()
-            )
+            ))
         })?;
         minisign::verify(
             &key,
@@ -249,7 +269,7 @@ impl TrustStore {
             false,
         )
         .map_err(|e| {
-            format!("{name}: the signature by key {id} does not match its manifest ({e}); the bundle was altered after signing")
+            BundleError::Refused(format!("{name}: the signature by key {id} does not match its manifest ({e}); the bundle was altered after signing"))
         })?;
         Ok(Signer::Trusted(id))
     }
@@ -272,15 +292,11 @@ mod tests {
         let key = read_secret_key(&dir.path().join("me.key"), None).unwrap();
         let trust = TrustStore::new(dir.path().join("trust"));
         let mut b = bundle();
-        assert!(
-            trust
-                .check(&b, false)
-                .unwrap_err()
-                .contains("is not signed")
-        );
+        let e = crate::error::expect_err(trust.check(&b, false), "refused");
+        assert!(e.contains("is not signed"), "{e}");
         assert_eq!(trust.check(&b, true).unwrap(), Signer::Unsigned);
         assert_eq!(sign(&mut b, &key).unwrap(), id);
-        let e = trust.check(&b, false).unwrap_err();
+        let e = crate::error::expect_err(trust.check(&b, false), "refused");
         assert!(
             e.contains(&format!(
                 "signed by key {id}, which is not in your trust store"
@@ -293,7 +309,7 @@ mod tests {
         assert_eq!(trust.check(&b, false).unwrap(), Signer::Trusted(id.clone()));
         // A changed manifest no longer matches its signature.
         b.manifest_text = b.manifest_text.replace("1.0.0", "1.0.1");
-        let e = trust.check(&b, false).unwrap_err();
+        let e = crate::error::expect_err(trust.check(&b, false), "refused");
         assert!(e.contains("does not match its manifest"), "{e}");
         assert!(trust.remove(&id).unwrap());
         assert!(trust.ids().is_empty());
@@ -303,14 +319,10 @@ mod tests {
     fn keys_are_never_overwritten_and_passwords_are_asked_for() {
         let dir = tempfile::tempdir().unwrap();
         keygen(&dir.path().join("k"), Some("pw".into())).unwrap();
-        assert!(
-            keygen(&dir.path().join("k"), None)
-                .unwrap_err()
-                .contains("never overwrites")
-        );
-        let e = read_secret_key(&dir.path().join("k.key"), None)
-            .err()
-            .unwrap();
+        let e = crate::error::expect_err(keygen(&dir.path().join("k"), None), "refused");
+        assert!(e.contains("never overwrites"), "{e}");
+        let e =
+            crate::error::expect_err(read_secret_key(&dir.path().join("k.key"), None), "invalid");
         assert!(e.contains("--password-env"), "{e}");
         assert!(read_secret_key(&dir.path().join("k.key"), Some("pw".into())).is_ok());
     }

@@ -4,7 +4,7 @@
 use super::output::outln;
 use clap::{Args, Subcommand};
 use spinneret_bundle::home::PluginHome;
-use spinneret_bundle::{self as bundle, Bundle, Consent, Outcome, oci, sign};
+use spinneret_bundle::{self as bundle, Bundle, BundleError, Consent, Outcome, oci, sign};
 use spinneret_plugin_host::engine::PluginEngine;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -146,30 +146,31 @@ pub(super) struct UpdateArgs {
     allow_unsigned: bool,
 }
 
-fn password(var: Option<&str>) -> Result<Option<String>, String> {
+fn password(var: Option<&str>) -> anyhow::Result<Option<String>> {
     var.map(|v| {
-        std::env::var(v)
-            .map_err(|_| format!("the environment variable {v} (--password-env) is not set"))
+        std::env::var(v).map_err(|_| {
+            anyhow::anyhow!("the environment variable {v} (--password-env) is not set")
+        })
     })
     .transpose()
 }
 
 /// `NAME` or `NAME@VERSION`.
-fn name_and_version(s: &str) -> Result<(String, Option<semver::Version>), String> {
+fn name_and_version(s: &str) -> anyhow::Result<(String, Option<semver::Version>)> {
     match s.split_once('@') {
         None => Ok((s.to_string(), None)),
         Some((n, v)) => semver::Version::parse(v)
             .map(|v| (n.to_string(), Some(v)))
-            .map_err(|e| format!("`{v}` is not a version ({e}); write NAME@1.2.0")),
+            .map_err(|e| anyhow::anyhow!("`{v}` is not a version ({e}); write NAME@1.2.0")),
     }
 }
 
 /// Ask on the terminal, or explain how to consent in a script.
-fn ask_on_terminal(text: &str) -> Result<bool, String> {
+fn ask_on_terminal(text: &str) -> Result<bool, BundleError> {
     if !std::io::stdin().is_terminal() {
-        return Err(format!(
+        return Err(BundleError::Refused(format!(
             "{text}installing needs your consent to these capabilities; run it in a terminal, or pass --yes in a script"
-        ));
+        )));
     }
     eprint!("{text}Install? [y/N] ");
     let _ = std::io::stderr().flush();
@@ -177,7 +178,7 @@ fn ask_on_terminal(text: &str) -> Result<bool, String> {
     std::io::stdin()
         .lock()
         .read_line(&mut answer)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| BundleError::Io(format!("cannot read the answer: {e}")))?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
 
@@ -224,8 +225,8 @@ pub(super) fn run(cmd: ShareCommand) -> anyhow::Result<u8> {
     }
 }
 
-fn run_inner(cmd: ShareCommand) -> Result<(), String> {
-    let engine = || PluginEngine::new().map_err(|e| e.to_string());
+fn run_inner(cmd: ShareCommand) -> anyhow::Result<()> {
+    let engine = PluginEngine::new;
     match cmd {
         ShareCommand::Pack(a) => {
             let bundle = bundle::pack::pack(&engine()?, &a.input)?;
@@ -250,9 +251,8 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 (Some(p), _) => Some(p),
                 (None, true) => None,
                 (None, false) => {
-                    return Err(
+                    anyhow::bail!(
                         "choose how the secret key is kept: --password-env VAR (encrypted with that password) or --no-password"
-                            .into(),
                     );
                 }
             };
@@ -292,7 +292,7 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                 }
                 TrustCommand::Remove { id } => {
                     if !trust.remove(&id)? {
-                        return Err(format!("key {id} is not trusted"));
+                        anyhow::bail!("key {id} is not trusted");
                     }
                     outln!("no longer trusting key {id}");
                 }
@@ -365,7 +365,7 @@ fn run_inner(cmd: ShareCommand) -> Result<(), String> {
                         .as_ref()
                         .is_none_or(|want| &v.manifest.version == want)
                 })
-                .ok_or_else(|| format!("{} is not installed", a.name))?;
+                .ok_or_else(|| anyhow::anyhow!("{} is not installed", a.name))?;
             let m = &v.manifest;
             outln!("{} {}", m.name, m.version);
             for (label, value) in [

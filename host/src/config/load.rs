@@ -434,7 +434,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                     .map_err(
                         |e| match spinneret_plugin_host::builtin::builtin(raw_source) {
                             Some(_) => format!("{e} (the built-in is `builtin:{raw_source}`)"),
-                            None => e,
+                            None => e.to_string(),
                         },
                     );
                 match found {
@@ -525,12 +525,14 @@ fn is_installed_name(source: &str) -> bool {
 fn resolve_installed(
     home: &spinneret_bundle::home::PluginHome,
     source: &str,
-) -> Result<spinneret_bundle::home::Installed, String> {
+) -> Result<spinneret_bundle::home::Installed, spinneret_bundle::BundleError> {
     let (name, req) = match source.split_once('@') {
         Some((n, r)) => (
             n,
             semver::VersionReq::parse(r).map_err(|e| {
-                format!("`{r}` is not a version requirement ({e}); write e.g. `{n}@^1.2`")
+                spinneret_bundle::BundleError::Invalid(format!(
+                    "`{r}` is not a version requirement ({e}); write e.g. `{n}@^1.2`"
+                ))
             })?,
         ),
         None => (source, semver::VersionReq::STAR),

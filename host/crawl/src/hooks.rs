@@ -258,7 +258,7 @@ impl CrawlHooks {
         plugins: &[PluginConfig],
         top: &str,
         store: &Store,
-    ) -> anyhow::Result<CrawlHooks> {
+    ) -> Result<CrawlHooks, crate::CrawlError> {
         let mut hooks = CrawlHooks::default();
         for p in plugins {
             let kv = KvSpace::with(store.load_kv(&p.name)?);

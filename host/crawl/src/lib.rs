@@ -14,6 +14,7 @@
 //! - [`parse`]: html5ever extraction of titles, metadata and references.
 //! - [`hooks`]: the plugins that run inside the crawl (fetch hooks, parsers, policies).
 
+mod error;
 pub mod fetch;
 pub mod parse;
 pub mod policy;
@@ -34,6 +35,7 @@ mod taskset;
 mod verdicts;
 mod worker;
 
+pub use error::CrawlError;
 pub use plan::{CrawlPlan, CrawlSettings, CrawlTask, TaskBounds};
 pub use summary::{TaskSummary, print_summary};
 
@@ -123,7 +125,7 @@ pub async fn run(
     options: &CrawlOptions,
     progress: Arc<Progress>,
     stop: tokio::sync::watch::Receiver<bool>,
-) -> anyhow::Result<CrawlReport> {
+) -> Result<CrawlReport, CrawlError> {
     let ids = open_run(store, plan, options)?;
     engine::Engine::prepare(plan, store, ids, options, progress)?
         .run(stop)
@@ -133,7 +135,11 @@ pub async fn run(
 /// Open the run of the plan's tasks in the store: a new one, or with
 /// `--resume` the newest interrupted run of this configuration (a new one
 /// if there is none).
-fn open_run(store: &Store, plan: &CrawlPlan<'_>, options: &CrawlOptions) -> anyhow::Result<RunIds> {
+fn open_run(
+    store: &Store,
+    plan: &CrawlPlan<'_>,
+    options: &CrawlOptions,
+) -> Result<RunIds, CrawlError> {
     let config_name = plan.source.map(|p| {
         std::path::absolute(p)
             .unwrap_or_else(|_| p.to_path_buf())

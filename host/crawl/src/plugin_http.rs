@@ -35,7 +35,7 @@ impl PoliteHttp {
     pub fn new(
         settings: &CrawlSettings,
         handle: tokio::runtime::Handle,
-    ) -> anyhow::Result<PoliteHttp> {
+    ) -> Result<PoliteHttp, crate::CrawlError> {
         let (rules, _) =
             crate::policy::load_rules(&settings.rule_files, std::time::SystemTime::now())?;
         Ok(PoliteHttp {

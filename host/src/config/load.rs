@@ -774,6 +774,39 @@ mod tests {
         "[[task]]\nname = \"ICS\"\nkind = \"site\"\ntop = \"http://www.ics.example/\"\n";
 
     #[test]
+    fn the_crawl_plan_holds_the_tasks_asked_for_and_the_crawls_settings() {
+        let text = format!(
+            "user_agent = \"Checker/2 (+http://x.example/)\"\nper_site_connections = 3\nmax_body = \"1MiB\"\n\n{MINIMAL}\n[[task]]\nname = \"Docs\"\nkind = \"tree\"\ntop = \"http://www.ics.example/docs/\"\nexclude = [\"http://www.ics.example/docs/old/\"]\nmax_depth = 3\n"
+        );
+        let config = load(&text).unwrap();
+        let all = config.crawl_plan(None).unwrap();
+        let names: Vec<&str> = all.tasks.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["ICS", "Docs"]);
+        assert_eq!(all.source, None);
+        let s = &all.settings;
+        assert_eq!(s.robot_name, "checker");
+        assert_eq!(s.fetch.user_agent, "Checker/2 (+http://x.example/)");
+        assert_eq!((s.fetch.idle_per_site, s.per_site_connections), (3, 3));
+        assert_eq!(s.fetch.max_body, 1 << 20);
+
+        let docs = config.crawl_plan(Some("Docs")).unwrap();
+        assert_eq!(docs.tasks.len(), 1);
+        let t = &docs.tasks[0];
+        assert_eq!(t.top.as_str(), "http://www.ics.example/docs/");
+        assert_eq!(t.exclude, ["http://www.ics.example/docs/old/"]);
+        assert_eq!(t.bounds.max_depth, 3);
+        assert_eq!(t.record.name, "Docs");
+
+        let Err(e) = config.crawl_plan(Some("docs")) else {
+            panic!("a task name is matched exactly");
+        };
+        assert_eq!(
+            e.to_string(),
+            "no task named `docs`; the tasks are: ICS, Docs"
+        );
+    }
+
+    #[test]
     fn minimal_config_takes_defaults() {
         let c = load(MINIMAL).unwrap();
         assert_eq!(c.tasks.len(), 1);

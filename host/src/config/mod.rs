@@ -307,17 +307,19 @@ pub struct Config {
 
 impl Config {
     /// The crawl of all the tasks, or of the one named `task` (`--task`).
-    pub fn crawl_plan(&self, task: Option<&str>) -> anyhow::Result<spinneret_crawl::CrawlPlan<'_>> {
+    pub fn crawl_plan(
+        &self,
+        task: Option<&str>,
+    ) -> Result<spinneret_crawl::CrawlPlan<'_>, spinneret_crawl::CrawlError> {
         let tasks = match task {
             None => self.tasks.iter().collect(),
             Some(name) => match self.tasks.iter().find(|t| t.name == name) {
                 Some(t) => vec![t],
                 None => {
-                    let names: Vec<_> = self.tasks.iter().map(|t| t.name.as_str()).collect();
-                    anyhow::bail!(
-                        "no task named `{name}`; the tasks are: {}",
-                        names.join(", ")
-                    )
+                    return Err(spinneret_crawl::CrawlError::NoSuchTask {
+                        name: name.to_string(),
+                        known: self.tasks.iter().map(|t| t.name.clone()).collect(),
+                    });
                 }
             },
         };

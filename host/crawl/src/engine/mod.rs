@@ -32,7 +32,7 @@ use super::sites::{Job, Queued};
 use super::summary::TaskSummary;
 use super::verdicts::{Beyond, Traversal, Verdicts, with_objection};
 use super::worker::{self, AfterVerdicts, Completion, PolicyAnswer, PolicyAsk};
-use super::{CrawlOptions, CrawlPlan, CrawlReport, CrawlSettings, Progress};
+use super::{CrawlError, CrawlOptions, CrawlPlan, CrawlReport, CrawlSettings, Progress};
 use crate::fetch::robots::RobotsFetch;
 use crate::fetch::{BodyWanted, FetchError, FetchRequest, FetchResponse, Fetcher, Method};
 use crate::policy::rules::PrefixRules;
@@ -114,7 +114,7 @@ impl<'a> Engine<'a> {
         ids: RunIds,
         options: &CrawlOptions,
         progress: Arc<Progress>,
-    ) -> anyhow::Result<Engine<'a>> {
+    ) -> Result<Engine<'a>, CrawlError> {
         let settings = plan.settings.clone();
         let (rules, robots_files) =
             crate::policy::load_rules(&settings.rule_files, SystemTime::now())?;
@@ -191,7 +191,7 @@ impl<'a> Engine<'a> {
     pub(super) async fn run(
         mut self,
         mut stop: tokio::sync::watch::Receiver<bool>,
-    ) -> anyhow::Result<CrawlReport> {
+    ) -> Result<CrawlReport, CrawlError> {
         self.plugins.begin();
         for t in 0..self.tasks.len() {
             let top = self.tasks[t].top;
@@ -266,7 +266,7 @@ impl<'a> Engine<'a> {
         self.finish(stopping)
     }
 
-    fn finish(self, interrupted: bool) -> anyhow::Result<CrawlReport> {
+    fn finish(self, interrupted: bool) -> Result<CrawlReport, CrawlError> {
         let Engine {
             writer,
             store,

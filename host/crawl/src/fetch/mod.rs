@@ -237,14 +237,15 @@ fn sniff_html(bytes: &[u8]) -> bool {
 
 impl Fetcher {
     /// Build the HTTP client for these settings.
-    pub fn new(settings: &FetchSettings) -> anyhow::Result<Fetcher> {
+    pub fn new(settings: &FetchSettings) -> Result<Fetcher, crate::CrawlError> {
         spinneret_core::tls::install_provider();
         let mut headers = HeaderMap::new();
         if let Some(from) = &settings.from {
             headers.insert(
                 header::FROM,
-                HeaderValue::from_str(from)
-                    .map_err(|_| anyhow::anyhow!("`from` is not a valid header value: {from}"))?,
+                HeaderValue::from_str(from).map_err(|_| {
+                    crate::CrawlError::Client(format!("`from` is not a valid header value: {from}"))
+                })?,
             );
         }
         let mut builder = reqwest::Client::builder()
@@ -260,7 +261,9 @@ impl Fetcher {
             builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));
         }
         Ok(Fetcher {
-            client: builder.build()?,
+            client: builder
+                .build()
+                .map_err(|e| crate::CrawlError::Client(e.to_string()))?,
             timeout: settings.timeout,
         })
     }

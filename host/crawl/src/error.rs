@@ -1,0 +1,30 @@
+//! Why a crawl could not start or finish. A URL that cannot be checked is
+//! never an error of the crawl: it is a result (broken, blocked, not
+//! checked) and the crawl goes on. These are the failures that stop it:
+//! the store, the rule files, the HTTP client. Everything checked before
+//! one of them is stored.
+
+use crate::policy::rules::RulesError;
+use spinneret_store::StoreError;
+
+/// A failure that stops a crawl.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The store could not be read or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An avoid file or sites file could not be read (it says which, and where).
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// The HTTP client could not be set up from the settings.
+    #[error("the HTTP client cannot be set up: {0}")]
+    Client(String),
+    /// No task is named as `--task` asks (the tasks are listed).
+    #[error("no task named `{name}`; the tasks are: {}", known.join(", "))]
+    NoSuchTask {
+        /// The name asked for.
+        name: String,
+        /// The tasks there are.
+        known: Vec<String>,
+    },
+}

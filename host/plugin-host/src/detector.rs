@@ -37,7 +37,7 @@ impl DetectorPlugin {
     pub fn new(
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
-    ) -> anyhow::Result<DetectorPlugin> {
+    ) -> wasmtime::Result<DetectorPlugin> {
         Ok(DetectorPlugin {
             runner: Runner::new(sandbox, component)?,
             needs: None,

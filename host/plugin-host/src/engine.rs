@@ -171,13 +171,13 @@ pub struct PluginEngine {
 impl PluginEngine {
     /// A new engine with its ticker thread, keeping compiled plugins in
     /// [`cache_dir`].
-    pub fn new() -> anyhow::Result<PluginEngine> {
+    pub fn new() -> wasmtime::Result<PluginEngine> {
         PluginEngine::with_cache(cache_dir())
     }
 
     /// A new engine with its ticker thread, keeping compiled plugins in
     /// `cache` (none: compiled each run).
-    pub fn with_cache(cache: Option<PathBuf>) -> anyhow::Result<PluginEngine> {
+    pub fn with_cache(cache: Option<PathBuf>) -> wasmtime::Result<PluginEngine> {
         let mut config = Config::new();
         config.wasm_component_model(true);
         config.epoch_interruption(true);
@@ -217,7 +217,7 @@ impl PluginEngine {
 
     /// Compile `bytes` (once per process for the same bytes, and once for
     /// all runs with the disk cache).
-    pub fn compile(&self, bytes: &[u8]) -> anyhow::Result<Component> {
+    pub fn compile(&self, bytes: &[u8]) -> wasmtime::Result<Component> {
         let key = spinneret_core::digest::sha256_hex(bytes);
         if let Some(c) = self
             .compiled

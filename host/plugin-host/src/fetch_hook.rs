@@ -24,7 +24,7 @@ impl FetchHookPlugin {
     pub fn new(
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
-    ) -> anyhow::Result<FetchHookPlugin> {
+    ) -> wasmtime::Result<FetchHookPlugin> {
         Runner::new(sandbox, component).map(FetchHookPlugin)
     }
 

@@ -36,7 +36,7 @@ pub fn source_bytes(source: &PluginSource) -> Result<Vec<u8>, String> {
 }
 
 /// A failure to link a prepared plugin with its world's runner.
-pub fn link_failure(p: &PluginConfig, e: anyhow::Error) -> PluginFailure {
+pub fn link_failure(p: &PluginConfig, e: wasmtime::Error) -> PluginFailure {
     PluginFailure {
         plugin: p.name.clone(),
         call: "load".into(),

@@ -19,7 +19,7 @@ impl ParserPlugin {
     pub fn new(
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
-    ) -> anyhow::Result<ParserPlugin> {
+    ) -> wasmtime::Result<ParserPlugin> {
         Runner::new(sandbox, component).map(ParserPlugin)
     }
 

@@ -23,7 +23,7 @@ impl PolicyPlugin {
     pub fn new(
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
-    ) -> anyhow::Result<PolicyPlugin> {
+    ) -> wasmtime::Result<PolicyPlugin> {
         Runner::new(sandbox, component).map(PolicyPlugin)
     }
 

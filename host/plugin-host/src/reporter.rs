@@ -128,7 +128,7 @@ impl ReporterPlugin {
     pub fn new(
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
-    ) -> anyhow::Result<ReporterPlugin> {
+    ) -> wasmtime::Result<ReporterPlugin> {
         let mut linker = sandbox.linker()?;
         Reporter::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
         let pre = ReporterPre::new(linker.instantiate_pre(component)?)?;

@@ -36,7 +36,7 @@ pub struct Runner<W: World> {
 
 impl<W: World> Runner<W> {
     /// Link a compiled component against world `W`.
-    pub fn new(sandbox: Sandbox, component: &Component) -> anyhow::Result<Runner<W>> {
+    pub fn new(sandbox: Sandbox, component: &Component) -> wasmtime::Result<Runner<W>> {
         let mut linker = sandbox.linker()?;
         W::add_to_linker(&mut linker)?;
         let pre = W::pre(linker.instantiate_pre(component)?)?;

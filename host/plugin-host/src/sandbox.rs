@@ -81,7 +81,7 @@ impl Sandbox {
     /// A linker with the WASI p2 interfaces (a plugin built for
     /// wasm32-wasip2 imports them; its context grants nothing). The world's
     /// own imports are added by the caller.
-    pub fn linker(&self) -> anyhow::Result<Linker<PluginState>> {
+    pub fn linker(&self) -> wasmtime::Result<Linker<PluginState>> {
         let mut linker: Linker<PluginState> = Linker::new(self.engine.engine());
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         Ok(linker)
@@ -130,7 +130,6 @@ impl Sandbox {
         store: &Store<PluginState>,
         err: wasmtime::Error,
     ) -> PluginFailure {
-        let err: anyhow::Error = err.into();
         let state = store.data();
         let reason = if err.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
             format!(

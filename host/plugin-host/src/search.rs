@@ -26,7 +26,7 @@ impl SearchEnginePlugin {
     pub fn new(
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
-    ) -> anyhow::Result<SearchEnginePlugin> {
+    ) -> wasmtime::Result<SearchEnginePlugin> {
         Runner::new(sandbox, component).map(SearchEnginePlugin)
     }
 

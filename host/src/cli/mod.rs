@@ -275,7 +275,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             let options = CrawlOptions {
                 resume: args.resume,
                 task: args.task,
-                hooks: None,
+                ..CrawlOptions::default()
             };
             let mail = if args.dry_run_mail {
                 MailMode::Print

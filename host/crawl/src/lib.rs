@@ -53,9 +53,6 @@ pub struct CrawlOptions {
     pub task: Option<String>,
     /// The fetch hooks and parsers to run (see [`hooks::CrawlHooks::load`]).
     pub hooks: Option<Arc<hooks::CrawlHooks>>,
-    /// The sites' turns, shared with the plugins' fetcher
-    /// ([`plugin_http::PoliteHttp::new`]) so that both keep each site's pace.
-    pub turns: Arc<fetch::politeness::SiteTurns>,
 }
 
 impl std::fmt::Debug for CrawlOptions {

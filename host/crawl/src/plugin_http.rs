@@ -5,7 +5,6 @@
 //! waits its turn at the site like any other request.
 
 use super::CrawlSettings;
-use crate::fetch::politeness::SiteTurns;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
 use crate::fetch::{BodyWanted, FetchRequest, Fetcher, Method};
 use crate::policy::robots::{RobotsMode, RobotsRules};
@@ -25,19 +24,17 @@ pub struct PoliteHttp {
     max_body: u64,
     rules: PrefixRules,
     delay: Duration,
-    /// Each site's turns, shared with the crawl's loop.
-    turns: Arc<SiteTurns>,
+    /// When each site may be asked next.
+    next: Mutex<HashMap<String, Instant>>,
     /// Each site's robots.txt, once read.
     robots: Mutex<HashMap<String, Arc<RobotsRules>>>,
 }
 
 impl PoliteHttp {
-    /// The fetcher of a crawl with these settings, on `handle`, taking
-    /// `turns` at each site with the crawl (the crawl's `CrawlOptions::turns`).
+    /// The fetcher of a crawl with these settings, on `handle`.
     pub fn new(
         settings: &CrawlSettings,
         handle: tokio::runtime::Handle,
-        turns: Arc<SiteTurns>,
     ) -> Result<PoliteHttp, crate::CrawlError> {
         let (rules, _) =
             crate::policy::load_rules(&settings.rule_files, std::time::SystemTime::now())?;
@@ -49,15 +46,20 @@ impl PoliteHttp {
             max_body: settings.fetch.max_body,
             rules,
             delay: settings.per_site_delay,
-            turns,
+            next: Mutex::default(),
             robots: Mutex::default(),
         })
     }
 
-    /// Wait for `site`'s next turn, which the crawl's own requests share.
+    /// Wait until `site` may be asked again.
     fn wait_turn(&self, site: &str) {
         let now = Instant::now();
-        let at = self.turns.take(site, now, self.delay);
+        let at = {
+            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+            let at = next.get(site).copied().filter(|t| *t > now).unwrap_or(now);
+            next.insert(site.to_string(), at + self.delay);
+            at
+        };
         if at > now {
             std::thread::sleep(at - now);
         }

@@ -16,7 +16,7 @@
 //! ```
 
 use super::sites::{Queued, RobotsState, Site};
-use crate::fetch::politeness::{SiteGate, SiteTurns};
+use crate::fetch::politeness::SiteGate;
 use crate::fetch::retry::backoff;
 use crate::fetch::robots::RobotsFetch;
 use crate::policy::robots::{RobotsMode, RobotsRules};
@@ -76,8 +76,6 @@ pub struct SiteTable {
     timers: BinaryHeap<Reverse<(Instant, u32)>>,
     /// Entries in the sites' queues.
     queued: usize,
-    /// The turns each site has booked, shared with the plugins' fetcher.
-    turns: Arc<SiteTurns>,
 }
 
 impl SiteTable {
@@ -96,15 +94,8 @@ impl SiteTable {
             files,
             runnable: VecDeque::new(),
             timers: BinaryHeap::new(),
-            turns: Arc::default(),
             queued: 0,
         }
-    }
-
-    /// Share the sites' turns with the plugins' fetcher (see [`SiteTurns`]).
-    pub fn with_turns(mut self, turns: Arc<SiteTurns>) -> Self {
-        self.turns = turns;
-        self
     }
 
     /// The site of `url`, met for the first time if need be: its robots.txt
@@ -261,18 +252,10 @@ impl SiteTable {
     /// A request to `s` would leave at `now`: true when it may (and it is
     /// counted as started); else the site is woken up when it may.
     pub fn try_start(&mut self, s: u32, now: Instant) -> bool {
-        let site = &mut self.sites[s as usize];
-        let gate = &mut site.gate;
+        let gate = &mut self.sites[s as usize].gate;
         match gate.check(now) {
             Ok(()) => {
-                // A plugin's request took the site's turn: wait for the next.
-                if let Some(t) = self.turns.booked(&site.key).filter(|t| *t > now) {
-                    gate.hold_until(t);
-                    self.wake_at(t, s);
-                    return false;
-                }
                 gate.start(now);
-                self.turns.started(&site.key, now, gate.interval());
                 true
             }
             Err(wait) => {
@@ -726,32 +709,5 @@ mod tests {
         t.fire_timers(wake);
         assert_eq!(t.next_runnable(), Some(s));
         assert!(t.try_start(s, wake));
-    }
-
-    #[test]
-    fn the_crawl_and_the_plugins_fetcher_share_each_sites_turns() {
-        let second = Duration::from_secs(1);
-        let turns = Arc::new(SiteTurns::default());
-        let mut t = SiteTable::new(
-            SitePolicy {
-                per_site_delay: second,
-                ..policy()
-            },
-            Default::default(),
-            RobotsFiles::default(),
-        )
-        .with_turns(turns.clone());
-        let s = t.site_of(&url("http://a.test/"));
-        let key = t.site(s).key.clone();
-        let now = Instant::now();
-        // A plugin's request goes first: the crawl waits for the next turn.
-        assert_eq!(turns.take(&key, now, second), now);
-        assert!(!t.try_start(s, now), "the plugin took the turn");
-        assert_eq!(t.next_timer(), Some(now + second));
-        t.fire_timers(now + second);
-        assert_eq!(t.next_runnable(), Some(s));
-        assert!(t.try_start(s, now + second));
-        // The crawl's request books the turn after it for the plugin.
-        assert_eq!(turns.take(&key, now + second, second), now + 2 * second);
     }
 }

@@ -77,16 +77,10 @@ pub fn run_once(
         .build()?;
     warn_about_settings(config);
     // What plugins may fetch through: the crawler's own polite fetcher.
-    // The sites' turns, which the crawl and the plugins' fetcher take together.
-    let turns = Arc::new(crawl::fetch::politeness::SiteTurns::default());
-    let fetch = crawl::plugin_http::PoliteHttp::new(
-        &plan.settings,
-        runtime.handle().clone(),
-        turns.clone(),
-    )
-    .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
-    .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
-    .ok();
+    let fetch = crawl::plugin_http::PoliteHttp::new(&plan.settings, runtime.handle().clone())
+        .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
+        .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+        .ok();
     // Every plugin loaded and configured before the first request, by one
     // engine for the run, into the registry the hooks and the report stage
     // instantiate from: nothing is compiled twice.
@@ -101,7 +95,6 @@ pub fn run_once(
     )?);
     let mut crawl_options = options.crawl.clone();
     crawl_options.hooks = Some(hooks.clone());
-    crawl_options.turns = turns;
     let progress = Arc::new(Progress::default());
     let report = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

@@ -275,7 +275,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             let options = CrawlOptions {
                 resume: args.resume,
                 task: args.task,
-                ..CrawlOptions::default()
+                hooks: None,
             };
             let mail = if args.dry_run_mail {
                 MailMode::Print

@@ -140,8 +140,7 @@ impl<'a> Engine<'a> {
             rules,
             tasks: Vec::new(),
             frontier: Frontier::default(),
-            sites: SiteTable::new(site_policy, cached_sites, robots_files)
-                .with_turns(options.turns.clone()),
+            sites: SiteTable::new(site_policy, cached_sites, robots_files),
             deferred_leaves: Vec::new(),
             leaf_phase: false,
             in_flight: 0,

@@ -1,56 +1,8 @@
 //! Per-site politeness: how many requests a site may have in flight and when
 //! the next one may start. The crawl engine asks a site's [`SiteGate`] before
-//! every request; one slow site only ever holds its own gate. The plugins'
-//! fetcher runs outside the engine's loop, on plugin threads: it and the
-//! engine keep each site's interval between their requests through
-//! [`SiteTurns`].
+//! every request; one slow site only ever holds its own gate.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// The next start each site has booked, shared by the crawl's loop and the
-/// plugins' fetcher, so that a plugin's request and the crawl's own keep
-/// the site's interval between them (seed 000: one robot, one pace per
-/// site, whoever asks).
-#[derive(Debug, Default)]
-pub struct SiteTurns {
-    next: Mutex<HashMap<String, Instant>>,
-}
-
-impl SiteTurns {
-    fn next(&self) -> std::sync::MutexGuard<'_, HashMap<String, Instant>> {
-        self.next.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The earliest start a request to `site` may have, if one is booked.
-    pub fn booked(&self, site: &str) -> Option<Instant> {
-        self.next().get(site).copied()
-    }
-
-    /// A request to `site` starts at `at`: the next may start `interval` later.
-    pub fn started(&self, site: &str, at: Instant, interval: Duration) {
-        let next = at + interval;
-        let mut map = self.next();
-        match map.get_mut(site) {
-            Some(t) if *t >= next => {}
-            Some(t) => *t = next,
-            None => {
-                map.insert(site.to_string(), next);
-            }
-        }
-    }
-
-    /// Take the next turn at `site` for a request made at `now` from outside
-    /// the crawl's loop: when it may start (now, or the turn booked), the
-    /// turn after it booked `interval` later.
-    pub fn take(&self, site: &str, now: Instant, interval: Duration) -> Instant {
-        let mut map = self.next();
-        let at = map.get(site).copied().filter(|t| *t > now).unwrap_or(now);
-        map.insert(site.to_string(), at + interval);
-        at
-    }
-}
 
 /// The politeness state of one site.
 #[derive(Debug)]
@@ -132,29 +84,6 @@ impl SiteGate {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_crawl_and_the_plugins_take_turns_at_a_site() {
-        let now = Instant::now();
-        let second = Duration::from_secs(1);
-        let turns = SiteTurns::default();
-        assert_eq!(turns.booked("http://a.example"), None);
-        // A plugin's request goes at once and books the next turn.
-        assert_eq!(turns.take("http://a.example", now, second), now);
-        assert_eq!(turns.booked("http://a.example"), Some(now + second));
-        // The crawl's own request starts later still: the plugin's next
-        // turn is after it.
-        turns.started("http://a.example", now + second, 2 * second);
-        assert_eq!(
-            turns.take("http://a.example", now, second),
-            now + 3 * second
-        );
-        // A start that frees the site earlier than booked does not undo a booking.
-        turns.started("http://a.example", now, second);
-        assert_eq!(turns.booked("http://a.example"), Some(now + 4 * second));
-        // Other sites are apart.
-        assert_eq!(turns.take("http://b.example", now, second), now);
-    }
 
     #[test]
     fn connections_and_interval() {

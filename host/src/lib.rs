@@ -5,14 +5,13 @@
 //!
 //! ```text
 //! config -> crawl (spinneret-crawl) -> store (spinneret-store) -> report -> notify
-//!                  plugins: spinneret-plugin-host
+//!                  plugins: spinneret-plugin-host, shared as bundles: spinneret-bundle
 //! ```
 //!
 //! - [`config`]: the TOML configuration and MOMspider instruction files,
 //!   validated with located errors; it makes the crawl's plan.
 //! - [`report`]: the report stage, the change detectors and reporters.
 //! - [`notify`]: mail to the owners.
-//! - [`bundle`]: sharing plugins (manifests, `.spkg`, signatures, registries).
 //! - [`app`]: a whole run (`app::run::run_once`) and the checks before it.
 //! - [`cli`]: the `spinneret` command line.
 #![warn(missing_docs)]

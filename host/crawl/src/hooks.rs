@@ -6,7 +6,7 @@
 //! go, responses to screen, references to judge) run on the engine's own
 //! thread while they are quick ([`CrawlHooks::run_here`]) and on one
 //! plugin thread once they are not ([`CrawlHooks::call`], see
-//! `Engine::end_plugin_turn`), as the fetch workers' parser calls always
+//! `PluginTurn::end`), as the fetch workers' parser calls always
 //! do. A hook that fails is
 //! skipped for that request (the request goes as if it were not there) and
 //! the failure is kept, against the URL, for the report stage.

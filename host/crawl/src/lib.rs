@@ -51,7 +51,7 @@ pub struct CrawlOptions {
     /// The task `--task` named, if any (the plan then holds only it);
     /// recorded with the run.
     pub task: Option<String>,
-    /// The fetch hooks and parsers to run (see [`hooks::CrawlHooks::load`]).
+    /// The fetch hooks, parsers and policies to run (see [`hooks::CrawlHooks::load`]).
     pub hooks: Option<Arc<hooks::CrawlHooks>>,
 }
 

@@ -1,5 +1,5 @@
 //! The plugin runtime: WebAssembly components that speak the WIT package in
-//! `wit/`, run by wasmtime in a sandbox — no file system, environment or
+//! `wit/` (one folder per API version, see [`api`]), run by wasmtime in a sandbox — no file system, environment or
 //! network unless granted, a deadline on every call, a memory cap per
 //! instance, a cap on output written. A plugin that traps, hangs or
 //! overspends is cut off; the failure is reported and the crawl's results are
@@ -13,7 +13,6 @@ pub mod detector;
 pub mod engine;
 pub mod entry;
 pub mod fetch_hook;
-
 pub mod identify;
 pub mod load;
 pub mod parser;
@@ -23,5 +22,4 @@ pub mod reporter;
 pub mod runner;
 pub mod sandbox;
 pub mod search;
-
 pub mod stats;

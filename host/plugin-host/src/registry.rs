@@ -43,11 +43,6 @@ impl Registry {
         }
     }
 
-    /// The engine the run's plugins are compiled and run by.
-    pub fn engine(&self) -> &Arc<PluginEngine> {
-        &self.engine
-    }
-
     /// Load `p` (read its component, compile it, check its world and API
     /// version) unless a plugin of the same name and configuration is
     /// registered already, and return it.

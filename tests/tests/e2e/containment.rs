@@ -120,6 +120,57 @@ fn a_local_tree_opens_only_files_inside_its_tree() {
     );
 }
 
+/// Two local tasks over one tree: a page inside the site task's tree but
+/// outside the tree task's is not opened for the tree task, and that must
+/// not settle it for the site task, which reaches it later (the tree task's
+/// top links to it at once; the site task only two links down). It was
+/// recorded "not checked" for both, and the bundled example lost its top
+/// page the same way whenever the docs task got there first.
+#[test]
+fn a_local_file_outside_one_tasks_tree_is_still_checked_for_the_task_it_belongs_to() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    std::fs::write(
+        dir.path().join("index.html"),
+        page("Home", None, r#"<a href="a.html">a</a>"#),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("a.html"),
+        page("A", None, r#"<a href="other.html">other</a>"#),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("other.html"), page("Other", None, "")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/index.html"),
+        page("Docs", None, r#"<a href="../other.html">other</a>"#),
+    )
+    .unwrap();
+    let site = url::Url::from_file_path(dir.path().join("index.html")).unwrap();
+    let docs = url::Url::from_file_path(dir.path().join("docs/index.html")).unwrap();
+    let web = TestWeb::start(Web::new());
+    let setup = Setup::new(
+        &web,
+        &format!(
+            "[[task]]\nname = \"Docs\"\nkind = \"tree\"\ntop = \"{docs}\"\n\n[[task]]\nname = \"Site\"\nkind = \"site\"\ntop = \"{site}\"\n"
+        ),
+    );
+    let report = setup.crawl();
+    let other = site.join("other.html").unwrap().to_string();
+    let (result, role) = &setup.task_results("Site")[&other];
+    assert_eq!((result.category, role.as_str()), (Category::Ok, "document"));
+    assert_eq!(result.method, Some("GET"));
+    // The tree task sees the site task's result, as a leaf of its own.
+    let (result, role) = &setup.task_results("Docs")[&other];
+    assert_eq!((result.category, role.as_str()), (Category::Ok, "leaf"));
+    let site_summary = report.tasks.iter().find(|t| t.name == "Site").unwrap();
+    assert_eq!(
+        (site_summary.documents, site_summary.not_checked),
+        (3, 0),
+        "{site_summary:?}"
+    );
+}
+
 /// A remote robots.txt that redirects to a local file: the file is never
 /// opened, and the site is off limits for the run.
 #[test]

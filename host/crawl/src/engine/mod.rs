@@ -86,9 +86,10 @@ pub(super) struct Engine<'a> {
     done_queue: VecDeque<UrlIdx>,
     /// Redirect hops in flight and what waits on them.
     redirects: Redirects,
-    /// URLs referenced as form actions, settled as not checked at the end unless
-    /// another reference had them checked.
-    form_targets: Vec<UrlIdx>,
+    /// URLs a task did not request for reasons of its own (a form's action,
+    /// a local file outside its tree), with the reason: settled as not
+    /// checked at the end unless another task had them checked.
+    held_back: Vec<(UrlIdx, String)>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
     /// The policies' verdicts and the documents' depths.
     verdicts: Verdicts,
@@ -146,7 +147,7 @@ impl<'a> Engine<'a> {
             in_flight: 0,
             done_queue: VecDeque::new(),
             redirects: Redirects::new(),
-            form_targets: Vec::new(),
+            held_back: Vec::new(),
             reaches: HashMap::new(),
             verdicts: Verdicts::new(
                 options
@@ -228,7 +229,7 @@ impl<'a> Engine<'a> {
                 }
                 if self.sites.timers() == 0 {
                     if self.leaf_phase {
-                        if self.settle_form_targets() {
+                        if self.settle_held_back() {
                             continue;
                         }
                         break;
@@ -355,9 +356,14 @@ impl<'a> Engine<'a> {
         }
         let mut request = true;
         match decision {
-            Decision::NotChecked(_) if kind == RefKind::Form && urls::is_checkable(&e.url) => {
-                // Not requested for the form's sake; another reference may still check it.
-                self.form_targets.push(u);
+            Decision::NotChecked(r)
+                if urls::is_checkable(&e.url)
+                    && (kind == RefKind::Form || e.url.scheme() == "file") =>
+            {
+                // Not requested for this task's own reasons (a form's action,
+                // a local file outside its tree): another task may still have
+                // it checked, so it is not settled for every task now.
+                self.held_back.push((u, r));
                 request = false;
             }
             Decision::NotChecked(r) => self.unrequested(u, Category::NotChecked, &r),
@@ -465,13 +471,15 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Record the form actions nothing else had checked; true when there were any.
-    fn settle_form_targets(&mut self) -> bool {
-        let targets = std::mem::take(&mut self.form_targets);
+    /// Record the URLs held back that no task had checked, with the reason
+    /// they were held back; settle those another task had checked for the
+    /// tasks that held them back. True when there were any.
+    fn settle_held_back(&mut self) -> bool {
+        let held = std::mem::take(&mut self.held_back);
         let mut any = false;
-        for u in targets {
+        for (u, reason) in held {
             if self.frontier.get(u).state == UrlState::New {
-                self.unrequested(u, Category::NotChecked, "form actions are not requested");
+                self.unrequested(u, Category::NotChecked, &reason);
                 any = true;
             } else if self.frontier.get(u).state == UrlState::Done {
                 self.done_queue.push_back(u);

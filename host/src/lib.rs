@@ -22,3 +22,4 @@ pub mod cli;
 pub mod config;
 pub mod notify;
 pub mod report;
+pub mod snatch;

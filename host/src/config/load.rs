@@ -729,7 +729,8 @@ pub(super) fn sanitize(name: &str) -> String {
         .collect()
 }
 
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+/// The 1-based line and column of byte `offset` in `text`.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;

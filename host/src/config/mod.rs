@@ -10,6 +10,7 @@ mod mail;
 mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
+pub(crate) use load::line_col;
 pub use load::{ConfigError, check_email, load_file, load_str};
 pub use mail::{MailSettings, Password, TlsMode};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};

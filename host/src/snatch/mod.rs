@@ -1,9 +1,11 @@
 //! WebSnatcher (seed 004): profile-driven prefetching of URLs, bookmarks and
 //! search results into a mirror a person can browse with no network.
 //!
+//! - [`profile`]: what to collect (URLs, bookmarks, interests, engines).
 //! - [`names`]: where each retrieved resource goes in the mirror.
 //!
-//! The profile, the run (`spinneret collect`), the mirror's writer and
+//! The run (`spinneret collect`), the mirror's writer and
 //! index, clean-up and archives are the next parts of this stage (issue 22).
 
 pub mod names;
+pub mod profile;

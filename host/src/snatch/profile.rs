@@ -1,0 +1,630 @@
+//! The WebSnatcher profile (seed 004, §2.1 and §2.3): what to collect and
+//! where the mirror goes. A TOML file, read with located errors like the
+//! crawl configuration:
+//!
+//! ```toml
+//! mirror = "mirror"          # where the mirror lives (relative to the profile)
+//! keep_runs = 3              # runs whose files are kept (1: the seed's clean-up)
+//! requisites = "any-host"    # or "same-site": where page requisites may come from
+//! schedule = "1d"            # when `watch` runs the profile
+//! exclude = ["https://example.org/ads/"]   # URLs not of interest, never fetched
+//!
+//! [[url]]                    # an explicit URL
+//! url = "https://example.org/"
+//! depth = 1                  # links followed from it (same site), 0 by default
+//! category = "News"          # "URLs" by default
+//!
+//! [[bookmarks]]              # a browser's bookmarks: folders become categories
+//! file = "bookmarks.html"    # Netscape HTML, or Firefox's or Chromium's JSON
+//! depth = 0
+//!
+//! [[interest]]               # an area of interest, asked of search engines
+//! title = "WebAssembly"      # its category
+//! keywords = ["wasm", "component model"]
+//! engines = ["searx"]
+//! max_results = 10           # per engine
+//! exact_phrase = "component model"
+//! exclude_words = ["crypto"]
+//! site = "bytecodealliance.org"
+//!
+//! [[engine]]                 # a search-engine plugin
+//! name = "searx"
+//! source = "builtin:searxng" # or a .wasm file
+//! config = { base_url = "https://searx.example/" }
+//! hosts = ["searx.example"]  # what it may fetch
+//! ```
+
+use crate::config::{ConfigError, line_col};
+use serde::Deserialize;
+use serde_spanned::Spanned;
+use spinneret_core::schedule::Schedule;
+use std::collections::HashSet;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use url::Url;
+
+/// The deepest `depth` a profile may ask for.
+pub const MAX_DEPTH: u32 = 10;
+/// The most results an interest may take per engine.
+pub const MAX_RESULTS: u32 = 100;
+
+/// Where page requisites (images, stylesheets, scripts, fonts) may come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requisites {
+    /// From any host (today's pages keep them on other hosts, CDNs).
+    AnyHost,
+    /// Only from the page's own site.
+    SameSite,
+}
+
+/// An explicit URL to collect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UrlItem {
+    /// The page.
+    pub url: Url,
+    /// How many links deep to follow from it (same site).
+    pub depth: u32,
+    /// Its category in the mirror and the index.
+    pub category: String,
+    /// When `watch` collects it, if not on the profile's schedule.
+    pub schedule: Option<Schedule>,
+}
+
+/// A browser's bookmarks file to collect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookmarksItem {
+    /// The file (absolute).
+    pub file: PathBuf,
+    /// How many links deep to follow from each bookmark.
+    pub depth: u32,
+    /// When `watch` collects it, if not on the profile's schedule.
+    pub schedule: Option<Schedule>,
+}
+
+/// An area of interest, asked of search engines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interest {
+    /// Its title: its category in the mirror and the index.
+    pub title: String,
+    /// The words to search for.
+    pub keywords: Vec<String>,
+    /// The engines to ask, by `[[engine]]` name.
+    pub engines: Vec<String>,
+    /// The most results to take from each engine.
+    pub max_results: u32,
+    /// How many links deep to follow from each result.
+    pub depth: u32,
+    /// A phrase the results must contain, where the engine can say so.
+    pub exact_phrase: Option<String>,
+    /// Words the results must not contain, where the engine can say so.
+    pub exclude_words: Vec<String>,
+    /// A site to restrict the results to, where the engine can say so.
+    pub site: Option<String>,
+    /// When `watch` collects it, if not on the profile's schedule.
+    pub schedule: Option<Schedule>,
+}
+
+/// A search-engine plugin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Engine {
+    /// Its name, as interests name it.
+    pub name: String,
+    /// `builtin:NAME` or the path of a `.wasm` component.
+    pub source: EngineSource,
+    /// Its configuration, handed to it as JSON.
+    pub config: serde_json::Value,
+    /// The hosts it may fetch from (its queries go there).
+    pub hosts: Vec<String>,
+    /// `FILE:LINE` of its entry.
+    pub defined_at: String,
+}
+
+/// Where an engine plugin's component comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineSource {
+    /// A built-in plugin.
+    Builtin(String),
+    /// A component file.
+    File(PathBuf),
+}
+
+/// A whole profile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// The file it was read from.
+    pub source: PathBuf,
+    /// The mirror's directory (absolute).
+    pub mirror: PathBuf,
+    /// Runs whose files are kept; older runs' files are removed.
+    pub keep_runs: u32,
+    /// Where page requisites may come from.
+    pub requisites: Requisites,
+    /// When `watch` runs the profile.
+    pub schedule: Option<Schedule>,
+    /// URL prefixes not of interest: never fetched.
+    pub exclude: Vec<String>,
+    /// Explicit URLs.
+    pub urls: Vec<UrlItem>,
+    /// Bookmarks files.
+    pub bookmarks: Vec<BookmarksItem>,
+    /// Areas of interest.
+    pub interests: Vec<Interest>,
+    /// Search engines.
+    pub engines: Vec<Engine>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    mirror: Option<Spanned<String>>,
+    keep_runs: Option<Spanned<i64>>,
+    requisites: Option<Spanned<String>>,
+    schedule: Option<Spanned<String>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+    #[serde(default)]
+    url: Vec<RawUrl>,
+    #[serde(default)]
+    bookmarks: Vec<RawBookmarks>,
+    #[serde(default)]
+    interest: Vec<RawInterest>,
+    #[serde(default)]
+    engine: Vec<RawEngine>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUrl {
+    url: Spanned<String>,
+    depth: Option<Spanned<i64>>,
+    category: Option<Spanned<String>>,
+    schedule: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBookmarks {
+    file: Spanned<String>,
+    depth: Option<Spanned<i64>>,
+    schedule: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInterest {
+    title: Spanned<String>,
+    keywords: Spanned<Vec<String>>,
+    engines: Spanned<Vec<Spanned<String>>>,
+    max_results: Option<Spanned<i64>>,
+    depth: Option<Spanned<i64>>,
+    exact_phrase: Option<String>,
+    #[serde(default)]
+    exclude_words: Vec<String>,
+    site: Option<String>,
+    schedule: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEngine {
+    name: Spanned<String>,
+    source: Spanned<String>,
+    config: Option<toml::Table>,
+    #[serde(default)]
+    hosts: Vec<String>,
+}
+
+/// Read the profile at `path`.
+pub fn load(path: &Path) -> Result<Profile, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Whole {
+        path: path.display().to_string(),
+        message: format!("cannot read the profile: {e}"),
+    })?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    parse(&text, path, &dir)
+}
+
+/// Read a profile from `text`; `path` names it in messages and `dir` is
+/// what its relative paths are relative to.
+pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError> {
+    let name = path.display().to_string();
+    let at = |span: Option<Range<usize>>, message: String| {
+        let (line, column) = span.map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        ConfigError::At {
+            path: name.clone(),
+            line,
+            column,
+            message,
+        }
+    };
+    let raw: RawProfile =
+        toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
+    let bounded = |v: &Option<Spanned<i64>>, key: &str, min: i64, max: i64, default: u32| match v {
+        None => Ok(default),
+        Some(s) if (min..=max).contains(s.get_ref()) => Ok(*s.get_ref() as u32),
+        Some(s) => Err(at(
+            Some(s.span()),
+            format!("`{key}` is {}; expected from {min} to {max}", s.get_ref()),
+        )),
+    };
+    let depth = |v: &Option<Spanned<i64>>| bounded(v, "depth", 0, MAX_DEPTH as i64, 0);
+    let schedule = |v: &Option<Spanned<String>>| {
+        v.as_ref()
+            .map(|s| Schedule::parse(s.get_ref()).map_err(|m| at(Some(s.span()), m)))
+            .transpose()
+    };
+    let web_url = |s: &Spanned<String>| -> Result<Url, ConfigError> {
+        match Url::parse(s.get_ref().trim()) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(u),
+            Ok(u) => Err(at(
+                Some(s.span()),
+                format!(
+                    "`{}` is a {} URL; a profile collects http and https pages",
+                    s.get_ref(),
+                    u.scheme()
+                ),
+            )),
+            Err(e) => Err(at(
+                Some(s.span()),
+                format!(
+                    "`{}` is not a URL ({e}); write it whole, e.g. https://example.org/",
+                    s.get_ref()
+                ),
+            )),
+        }
+    };
+    let category = |s: &Spanned<String>| -> Result<String, ConfigError> {
+        let c = s.get_ref().trim();
+        if c.is_empty()
+            || c.contains(['/', '\\'])
+            || c == "."
+            || c == ".."
+            || c.chars().any(char::is_control)
+        {
+            return Err(at(
+                Some(s.span()),
+                format!(
+                    "`{c}` cannot be a category: it names a directory of the mirror (no `/`, `\\`, `.` or `..`, not empty)"
+                ),
+            ));
+        }
+        Ok(c.to_string())
+    };
+
+    let mut engines = Vec::new();
+    let mut engine_names = HashSet::new();
+    for e in raw.engine {
+        let engine_name = e.name.get_ref().trim().to_string();
+        if engine_name.is_empty() || !engine_names.insert(engine_name.clone()) {
+            return Err(at(
+                Some(e.name.span()),
+                format!("engine names must be unique and not empty (`{engine_name}`)"),
+            ));
+        }
+        let raw_source = e.source.get_ref().trim();
+        let source = match raw_source.strip_prefix("builtin:") {
+            Some(b) => {
+                if spinneret_plugin_host::builtin::builtin(b).is_none() {
+                    let known: Vec<&str> = spinneret_plugin_host::builtin::names().collect();
+                    return Err(at(
+                        Some(e.source.span()),
+                        format!(
+                            "there is no built-in plugin `{b}`; the built-ins are: {}",
+                            known.join(", ")
+                        ),
+                    ));
+                }
+                EngineSource::Builtin(b.to_string())
+            }
+            None => {
+                let file = dir.join(raw_source);
+                if !file.is_file() {
+                    return Err(at(
+                        Some(e.source.span()),
+                        format!(
+                            "engine source `{raw_source}` is neither `builtin:NAME` nor an existing .wasm file ({})",
+                            file.display()
+                        ),
+                    ));
+                }
+                EngineSource::File(file)
+            }
+        };
+        engines.push(Engine {
+            name: engine_name,
+            source,
+            config: serde_json::to_value(e.config.unwrap_or_default()).unwrap_or_default(),
+            hosts: e
+                .hosts
+                .iter()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .collect(),
+            defined_at: format!("{name}:{}", line_col(text, e.name.span().start).0),
+        });
+    }
+
+    let mut urls = Vec::new();
+    for u in &raw.url {
+        urls.push(UrlItem {
+            url: web_url(&u.url)?,
+            depth: depth(&u.depth)?,
+            category: match &u.category {
+                Some(c) => category(c)?,
+                None => "URLs".to_string(),
+            },
+            schedule: schedule(&u.schedule)?,
+        });
+    }
+
+    let mut bookmarks = Vec::new();
+    for b in &raw.bookmarks {
+        let file = dir.join(b.file.get_ref().trim());
+        if !file.is_file() {
+            return Err(at(
+                Some(b.file.span()),
+                format!(
+                    "the bookmarks file {} does not exist; export your browser's bookmarks (HTML, or its JSON file) and name it here",
+                    file.display()
+                ),
+            ));
+        }
+        bookmarks.push(BookmarksItem {
+            file,
+            depth: depth(&b.depth)?,
+            schedule: schedule(&b.schedule)?,
+        });
+    }
+
+    let mut interests = Vec::new();
+    let mut titles = HashSet::new();
+    for i in &raw.interest {
+        let title = category(&i.title)?;
+        if !titles.insert(title.to_lowercase()) {
+            return Err(at(
+                Some(i.title.span()),
+                format!(
+                    "two interests are titled `{title}`; each title is a category of the mirror"
+                ),
+            ));
+        }
+        let keywords: Vec<String> = i
+            .keywords
+            .get_ref()
+            .iter()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect();
+        if keywords.is_empty() {
+            return Err(at(
+                Some(i.keywords.span()),
+                format!("interest `{title}` has no keywords; give the words to search for"),
+            ));
+        }
+        if i.engines.get_ref().is_empty() {
+            return Err(at(
+                Some(i.engines.span()),
+                format!(
+                    "interest `{title}` names no engine; name one or more `[[engine]]` entries"
+                ),
+            ));
+        }
+        for e in i.engines.get_ref() {
+            if !engine_names.contains(e.get_ref().trim()) {
+                let known: Vec<&str> = engines.iter().map(|e| e.name.as_str()).collect();
+                return Err(at(
+                    Some(e.span()),
+                    match known.is_empty() {
+                        true => format!("no `[[engine]]` is named `{}`; add one", e.get_ref()),
+                        false => format!(
+                            "no `[[engine]]` is named `{}`; the engines are: {}",
+                            e.get_ref(),
+                            known.join(", ")
+                        ),
+                    },
+                ));
+            }
+        }
+        interests.push(Interest {
+            title,
+            keywords,
+            engines: i
+                .engines
+                .get_ref()
+                .iter()
+                .map(|e| e.get_ref().trim().to_string())
+                .collect(),
+            max_results: bounded(&i.max_results, "max_results", 1, MAX_RESULTS as i64, 10)?,
+            depth: depth(&i.depth)?,
+            exact_phrase: i.exact_phrase.clone().filter(|p| !p.trim().is_empty()),
+            exclude_words: i.exclude_words.clone(),
+            site: i.site.clone().filter(|s| !s.trim().is_empty()),
+            schedule: schedule(&i.schedule)?,
+        });
+    }
+
+    if urls.is_empty() && bookmarks.is_empty() && interests.is_empty() {
+        return Err(ConfigError::Whole {
+            path: name.clone(),
+            message: "nothing to collect: add a [[url]], a [[bookmarks]] file or an [[interest]]"
+                .into(),
+        });
+    }
+    let mut exclude = Vec::new();
+    for x in &raw.exclude {
+        exclude.push(web_url(x)?.to_string());
+    }
+    let requisites = match &raw.requisites {
+        None => Requisites::AnyHost,
+        Some(r) => match r.get_ref().trim() {
+            "any-host" => Requisites::AnyHost,
+            "same-site" => Requisites::SameSite,
+            other => {
+                return Err(at(
+                    Some(r.span()),
+                    format!("`requisites` is `{other}`; expected `any-host` or `same-site`"),
+                ));
+            }
+        },
+    };
+    Ok(Profile {
+        source: path.to_path_buf(),
+        mirror: dir.join(
+            raw.mirror
+                .as_ref()
+                .map_or("mirror", |m| m.get_ref().as_str())
+                .trim(),
+        ),
+        keep_runs: bounded(&raw.keep_runs, "keep_runs", 1, 100, 1)?,
+        requisites,
+        schedule: schedule(&raw.schedule)?,
+        exclude,
+        urls,
+        bookmarks,
+        interests,
+        engines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_at(text: &str, dir: &Path) -> Result<Profile, String> {
+        parse(text, Path::new("p.toml"), dir).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_whole_profile_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bookmarks.html"), "<DL></DL>").unwrap();
+        let p = parse_at(
+            r#"
+mirror = "out"
+keep_runs = 3
+requisites = "same-site"
+schedule = "1d"
+exclude = ["https://example.org/ads/"]
+
+[[url]]
+url = "https://example.org/"
+depth = 2
+category = "News"
+
+[[url]]
+url = "http://example.net/a.html"
+
+[[bookmarks]]
+file = "bookmarks.html"
+
+[[interest]]
+title = "WebAssembly"
+keywords = ["wasm", " component model "]
+engines = ["searx"]
+max_results = 5
+exact_phrase = "component model"
+exclude_words = ["crypto"]
+site = "bytecodealliance.org"
+
+[[engine]]
+name = "searx"
+source = "builtin:searxng"
+config = { base_url = "https://searx.example/" }
+hosts = ["Searx.Example"]
+"#,
+            dir.path(),
+        )
+        .unwrap();
+        assert_eq!(p.mirror, dir.path().join("out"));
+        assert_eq!((p.keep_runs, p.requisites), (3, Requisites::SameSite));
+        assert_eq!(p.exclude, ["https://example.org/ads/"]);
+        assert_eq!(
+            p.urls
+                .iter()
+                .map(|u| (u.url.as_str(), u.depth, u.category.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("https://example.org/", 2, "News"),
+                ("http://example.net/a.html", 0, "URLs")
+            ]
+        );
+        assert_eq!(p.bookmarks[0].file, dir.path().join("bookmarks.html"));
+        let i = &p.interests[0];
+        assert_eq!(i.keywords, ["wasm", "component model"]);
+        assert_eq!((i.max_results, i.depth), (5, 0));
+        assert_eq!(i.site.as_deref(), Some("bytecodealliance.org"));
+        let e = &p.engines[0];
+        assert_eq!(e.source, EngineSource::Builtin("searxng".into()));
+        assert_eq!(e.config["base_url"], "https://searx.example/");
+        assert_eq!(e.hosts, ["searx.example"]);
+        assert_eq!(e.defined_at, "p.toml:29");
+    }
+
+    #[test]
+    fn mistakes_are_named_where_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        for (text, expected) in [
+            (
+                "[[url]]\nurl = \"ftp://x.example/\"\n",
+                "p.toml:2:7: `ftp://x.example/` is a ftp URL; a profile collects http and https pages",
+            ),
+            (
+                "[[url]]\nurl = \"example.org\"\n",
+                "p.toml:2:7: `example.org` is not a URL (relative URL without a base); write it whole, e.g. https://example.org/",
+            ),
+            (
+                "[[url]]\nurl = \"https://e.org/\"\ndepth = 11\n",
+                "p.toml:3:9: `depth` is 11; expected from 0 to 10",
+            ),
+            (
+                "[[url]]\nurl = \"https://e.org/\"\ncategory = \"../up\"\n",
+                "p.toml:3:12: `../up` cannot be a category: it names a directory of the mirror (no `/`, `\\`, `.` or `..`, not empty)",
+            ),
+            (
+                "[[url]]\nurl = \"https://e.org/\"\ncolour = 1\n",
+                "p.toml:3:1: unknown field `colour`, expected one of `url`, `depth`, `category`, `schedule`",
+            ),
+            (
+                "[[bookmarks]]\nfile = \"nope.html\"\n",
+                "does not exist; export your browser's bookmarks",
+            ),
+            (
+                "[[interest]]\ntitle = \"A\"\nkeywords = [\"x\"]\nengines = [\"ddg\"]\n",
+                "p.toml:4:12: no `[[engine]]` is named `ddg`; add one",
+            ),
+            (
+                "[[interest]]\ntitle = \"A\"\nkeywords = []\nengines = [\"ddg\"]\n",
+                "p.toml:3:12: interest `A` has no keywords; give the words to search for",
+            ),
+            (
+                "[[engine]]\nname = \"e\"\nsource = \"builtin:nope\"\n[[url]]\nurl = \"https://e.org/\"\n",
+                "p.toml:3:10: there is no built-in plugin `nope`",
+            ),
+            (
+                "[[engine]]\nname = \"e\"\nsource = \"e.wasm\"\n[[url]]\nurl = \"https://e.org/\"\n",
+                "p.toml:3:10: engine source `e.wasm` is neither `builtin:NAME` nor an existing .wasm file",
+            ),
+            (
+                "requisites = \"cdn\"\n[[url]]\nurl = \"https://e.org/\"\n",
+                "p.toml:1:14: `requisites` is `cdn`; expected `any-host` or `same-site`",
+            ),
+            (
+                "keep_runs = 0\n[[url]]\nurl = \"https://e.org/\"\n",
+                "p.toml:1:13: `keep_runs` is 0; expected from 1 to 100",
+            ),
+            (
+                "mirror = \"m\"\n",
+                "p.toml: nothing to collect: add a [[url]], a [[bookmarks]] file or an [[interest]]",
+            ),
+        ] {
+            let e = parse_at(text, dir.path()).unwrap_err();
+            assert!(
+                e.contains(expected),
+                "{text:?}\n  said: {e}\n  want: {expected}"
+            );
+        }
+    }
+}

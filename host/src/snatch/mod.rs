@@ -2,10 +2,12 @@
 //! search results into a mirror a person can browse with no network.
 //!
 //! - [`profile`]: what to collect (URLs, bookmarks, interests, engines).
+//! - [`bookmarks`]: a browser's bookmarks (Netscape HTML, Firefox and Chromium JSON).
 //! - [`names`]: where each retrieved resource goes in the mirror.
 //!
 //! The run (`spinneret collect`), the mirror's writer and
 //! index, clean-up and archives are the next parts of this stage (issue 22).
 
+pub mod bookmarks;
 pub mod names;
 pub mod profile;

@@ -1,4 +1,7 @@
-//! Converting the links of saved pages (wget's `-k`): in a page or a
+//! Reading and converting the references of pages and stylesheets. The
+//! collector reads what a page links to and what it needs to show
+//! ([`references`], [`css_references`]); the mirror converts the links of
+//! saved pages (wget's `-k`): in a page or a
 //! stylesheet written to the mirror, a reference to a resource the mirror
 //! holds becomes a relative path to it, and every other reference becomes
 //! an absolute URL, so the mirror browses with no network and nothing in it
@@ -15,26 +18,49 @@ use std::cell::RefCell;
 use std::path::Path;
 use url::Url;
 
-/// The attributes that hold a URL, by element.
-const URL_ATTRIBUTES: [(&str, &str); 18] = [
-    ("a", "href"),
-    ("area", "href"),
-    ("link", "href"),
-    ("img", "src"),
-    ("source", "src"),
-    ("script", "src"),
-    ("iframe", "src"),
-    ("frame", "src"),
-    ("embed", "src"),
-    ("video", "src"),
-    ("video", "poster"),
-    ("audio", "src"),
-    ("track", "src"),
-    ("input", "src"),
-    ("object", "data"),
-    ("body", "background"),
-    ("table", "background"),
-    ("td", "background"),
+/// What a reference of a page is to the collector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A link to another page: followed to the item's depth.
+    Link,
+    /// Something the page needs to show (an image, a stylesheet, a script,
+    /// a frame, an icon, a font): fetched with the page.
+    Requisite,
+    /// Neither (a `<link rel=canonical>`, say): converted, not fetched.
+    Other,
+}
+
+/// The attributes that hold a URL, by element, and what they are for
+/// (`<link>` is decided by its `rel`).
+const URL_ATTRIBUTES: [(&str, &str, Role); 18] = [
+    ("a", "href", Role::Link),
+    ("area", "href", Role::Link),
+    ("link", "href", Role::Other),
+    ("img", "src", Role::Requisite),
+    ("source", "src", Role::Requisite),
+    ("script", "src", Role::Requisite),
+    ("iframe", "src", Role::Requisite),
+    ("frame", "src", Role::Requisite),
+    ("embed", "src", Role::Requisite),
+    ("video", "src", Role::Requisite),
+    ("video", "poster", Role::Requisite),
+    ("audio", "src", Role::Requisite),
+    ("track", "src", Role::Requisite),
+    ("input", "src", Role::Requisite),
+    ("object", "data", Role::Requisite),
+    ("body", "background", Role::Requisite),
+    ("table", "background", Role::Requisite),
+    ("td", "background", Role::Requisite),
+];
+
+/// The `rel` values of a `<link>` whose target the page needs.
+const REQUISITE_RELS: [&str; 6] = [
+    "stylesheet",
+    "icon",
+    "apple-touch-icon",
+    "preload",
+    "modulepreload",
+    "manifest",
 ];
 
 /// Characters a relative path must escape to be read back as the same path.
@@ -107,8 +133,12 @@ fn convert_one(reference: &str, base: &Url, at: &str, saved: Saved<'_>) -> Strin
     }
 }
 
-/// A `srcset` with each candidate's URL converted and its descriptors kept.
-fn convert_srcset(srcset: &str, base: &Url, at: &str, saved: Saved<'_>) -> String {
+/// What a visitor answers for one reference: the value to write in its
+/// place, or none to leave it as it is.
+type Visit<'a> = dyn FnMut(Role, &str, &Url) -> Option<String> + 'a;
+
+/// A `srcset` with `visit` asked about each candidate's URL; descriptors kept.
+fn walk_srcset(srcset: &str, base: &Url, visit: &mut Visit<'_>) -> String {
     srcset
         .split(',')
         .map(|candidate| {
@@ -116,7 +146,7 @@ fn convert_srcset(srcset: &str, base: &Url, at: &str, saved: Saved<'_>) -> Strin
             let (url, descriptors) = candidate
                 .split_once(char::is_whitespace)
                 .unwrap_or((candidate, ""));
-            let url = convert_one(url, base, at, saved);
+            let url = visit(Role::Requisite, url, base).unwrap_or_else(|| url.to_string());
             match descriptors.trim() {
                 "" => url,
                 d => format!("{url} {d}"),
@@ -126,9 +156,9 @@ fn convert_srcset(srcset: &str, base: &Url, at: &str, saved: Saved<'_>) -> Strin
         .join(", ")
 }
 
-/// A stylesheet (at `base`, saved at mirror path `at`) with its `url(…)`
-/// and `@import "…"` references converted.
-pub fn convert_css(css: &str, base: &Url, at: &str, saved: Saved<'_>) -> String {
+/// A stylesheet (at `base`) with `visit` asked about each `url(…)` and
+/// `@import "…"` reference (all requisites).
+pub fn walk_css(css: &str, base: &Url, visit: &mut Visit<'_>) -> String {
     let mut out = String::with_capacity(css.len());
     let mut rest = css;
     loop {
@@ -168,14 +198,21 @@ pub fn convert_css(css: &str, base: &Url, at: &str, saved: Saved<'_>) -> String 
                 None => break,
             },
         };
-        let converted = convert_one(value, base, at, saved);
+        let new = visit(Role::Requisite, value, base);
+        let written = new.as_deref().unwrap_or(value);
         match quote {
-            Some(q) => {
+            Some(q) if new.is_some() => {
                 out.push(q);
-                out.push_str(&converted.replace(q, if q == '"' { "%22" } else { "%27" }));
+                out.push_str(&written.replace(q, if q == '"' { "%22" } else { "%27" }));
                 out.push(q);
             }
-            None => out.push_str(&converted.replace([')', ' ', '\'', '"'], "_")),
+            Some(q) => {
+                out.push(q);
+                out.push_str(written);
+                out.push(q);
+            }
+            None if new.is_some() => out.push_str(&written.replace([')', ' ', '\'', '"'], "_")),
+            None => out.push_str(written),
         }
         rest = &rest[after..];
     }
@@ -183,14 +220,17 @@ pub fn convert_css(css: &str, base: &Url, at: &str, saved: Saved<'_>) -> String 
     out
 }
 
-/// A page (from `page`, saved at mirror path `at`) with its links converted.
-pub fn convert_html(html: &str, page: &Url, at: &str, saved: Saved<'_>) -> Result<String, String> {
+/// A page (from `page`) with `visit` asked about each URL reference, with
+/// what it is for and the base it is relative to (a `<base href>` is
+/// honoured and removed).
+pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String, String> {
     let base = RefCell::new(page.clone());
     let style = RefCell::new(String::new());
-    let convert_attr = |el: &mut Element, name: &str| {
+    let visit = RefCell::new(visit);
+    let attr = |el: &mut Element, name: &str, role: Role| {
         if let Some(v) = el.get_attribute(name) {
-            let new = convert_one(&v, &base.borrow(), at, saved);
-            if new != v {
+            let answer = (visit.borrow_mut())(role, &v, &base.borrow());
+            if let Some(new) = answer.filter(|new| *new != v) {
                 el.set_attribute(name, &new)?;
             }
         }
@@ -208,13 +248,14 @@ pub fn convert_html(html: &str, page: &Url, at: &str, saved: Saved<'_>) -> Resul
         }),
         element!("img[srcset], source[srcset]", |el| {
             if let Some(v) = el.get_attribute("srcset") {
-                el.set_attribute("srcset", &convert_srcset(&v, &base.borrow(), at, saved))?;
+                let new = walk_srcset(&v, &base.borrow(), &mut *visit.borrow_mut());
+                el.set_attribute("srcset", &new)?;
             }
             Ok(())
         }),
         element!("[style]", |el| {
             if let Some(v) = el.get_attribute("style") {
-                let new = convert_css(&v, &base.borrow(), at, saved);
+                let new = walk_css(&v, &base.borrow(), &mut *visit.borrow_mut());
                 if new != v {
                     el.set_attribute("style", &new)?;
                 }
@@ -223,24 +264,37 @@ pub fn convert_html(html: &str, page: &Url, at: &str, saved: Saved<'_>) -> Resul
         }),
         text!("style", |t| {
             // A style sheet may come in several chunks: gather them, and
-            // write the converted whole in place of the last.
+            // write the whole in place of the last.
             style.borrow_mut().push_str(t.as_str());
             if t.last_in_text_node() {
                 let whole = std::mem::take(&mut *style.borrow_mut());
-                t.replace(
-                    &convert_css(&whole, &base.borrow(), at, saved),
-                    ContentType::Html,
-                );
+                let new = walk_css(&whole, &base.borrow(), &mut *visit.borrow_mut());
+                t.replace(&new, ContentType::Html);
             } else {
                 t.remove();
             }
             Ok(())
         }),
     ];
-    for (tag, attr) in URL_ATTRIBUTES {
-        let selector = format!("{tag}[{attr}]");
-        let convert_attr = &convert_attr;
-        handlers.push(element!(selector, move |el| convert_attr(el, attr)));
+    for (tag, name, role) in URL_ATTRIBUTES {
+        let selector = format!("{tag}[{name}]");
+        let attr = &attr;
+        handlers.push(element!(selector, move |el| {
+            let role = match tag {
+                "link" => {
+                    let rel = el
+                        .get_attribute("rel")
+                        .unwrap_or_default()
+                        .to_ascii_lowercase();
+                    match rel.split_whitespace().any(|r| REQUISITE_RELS.contains(&r)) {
+                        true => Role::Requisite,
+                        false => role,
+                    }
+                }
+                _ => role,
+            };
+            attr(el, name, role)
+        }));
     }
     rewrite_str(
         html,
@@ -249,7 +303,59 @@ pub fn convert_html(html: &str, page: &Url, at: &str, saved: Saved<'_>) -> Resul
             ..RewriteStrSettings::new()
         },
     )
-    .map_err(|e| format!("cannot rewrite the page: {e}"))
+    .map_err(|e| format!("cannot read the page: {e}"))
+}
+
+/// A stylesheet (at `base`, saved at mirror path `at`) with its `url(…)`
+/// and `@import "…"` references converted.
+pub fn convert_css(css: &str, base: &Url, at: &str, saved: Saved<'_>) -> String {
+    walk_css(css, base, &mut |_, v, base| {
+        Some(convert_one(v, base, at, saved))
+    })
+}
+
+/// A page (from `page`, saved at mirror path `at`) with its links converted.
+pub fn convert_html(html: &str, page: &Url, at: &str, saved: Saved<'_>) -> Result<String, String> {
+    walk_html(html, page, &mut |_, v, base| {
+        Some(convert_one(v, base, at, saved))
+    })
+}
+
+/// The http and https references of a page, in order, each once: the links
+/// to follow and the requisites to fetch with it (from its stylesheets and
+/// `style` attributes too). Fragments are dropped.
+pub fn references(html: &str, page: &Url) -> Result<Vec<(Role, Url)>, String> {
+    let mut found: Vec<(Role, Url)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    walk_html(html, page, &mut |role, v, base| {
+        if role != Role::Other
+            && let Ok(mut u) = base.join(v.trim())
+            && matches!(u.scheme(), "http" | "https")
+        {
+            u.set_fragment(None);
+            if seen.insert((role, u.to_string())) {
+                found.push((role, u));
+            }
+        }
+        None
+    })?;
+    Ok(found)
+}
+
+/// The http and https references of a stylesheet at `base` (all
+/// requisites: images, fonts, imported sheets), in order, each once.
+pub fn css_references(css: &str, base: &Url) -> Vec<Url> {
+    let mut found: Vec<Url> = Vec::new();
+    walk_css(css, base, &mut |_, v, base| {
+        if let Ok(u) = base.join(v.trim())
+            && matches!(u.scheme(), "http" | "https")
+            && !found.contains(&u)
+        {
+            found.push(u);
+        }
+        None
+    });
+    found
 }
 
 /// Whether `path` (mirror-relative) names a file inside the mirror: no
@@ -352,6 +458,49 @@ mod tests {
         let html = r#"<head><base href="https://e.org/style/"></head><a href="site.css">css</a>"#;
         let out = convert_html(html, &page, "URLs/e.org/docs/guide.html", &saved).unwrap();
         assert_eq!(out, r#"<head></head><a href="../style/site.css">css</a>"#);
+    }
+
+    #[test]
+    fn a_pages_links_and_requisites_are_read_once_each() {
+        let page = Url::parse("https://e.org/docs/guide.html").unwrap();
+        let html = r##"<head><link rel="stylesheet" href="/s.css"><link rel="canonical" href="/c">
+<link rel="icon" href="/favicon.ico"><script src="https://cdn.example/lib.js"></script>
+<style>@import "/more.css"; p { background: url(bg.png) }</style></head>
+<body><a href="a.html#x">a</a><a href="a.html">again</a><a href="mailto:x@e.org">m</a>
+<img src="i.png" srcset="i.png 1x, i2.png 2x"><iframe src="/frame.html"></iframe>
+<p style="background: url('/p.png')">p</p></body>"##;
+        let found: Vec<(Role, String)> = references(html, &page)
+            .unwrap()
+            .into_iter()
+            .map(|(r, u)| (r, u.to_string()))
+            .collect();
+        let r = |s: &str| (Role::Requisite, s.to_string());
+        let l = |s: &str| (Role::Link, s.to_string());
+        assert_eq!(
+            found,
+            [
+                r("https://e.org/s.css"),
+                r("https://e.org/favicon.ico"),
+                r("https://cdn.example/lib.js"),
+                r("https://e.org/more.css"),
+                r("https://e.org/docs/bg.png"),
+                l("https://e.org/docs/a.html"),
+                r("https://e.org/docs/i.png"),
+                r("https://e.org/docs/i2.png"),
+                r("https://e.org/frame.html"),
+                r("https://e.org/p.png"),
+            ]
+        );
+        let css =
+            "@import url(a.css); @font-face { src: url('f.woff2') } x { background: url(a.css) }";
+        let css_url = Url::parse("https://e.org/s/x.css").unwrap();
+        assert_eq!(
+            css_references(css, &css_url)
+                .iter()
+                .map(Url::as_str)
+                .collect::<Vec<_>>(),
+            ["https://e.org/s/a.css", "https://e.org/s/f.woff2"]
+        );
     }
 
     #[test]

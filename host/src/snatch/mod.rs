@@ -4,7 +4,8 @@
 //! - [`profile`]: what to collect (URLs, bookmarks, interests, engines).
 //! - [`bookmarks`]: a browser's bookmarks (Netscape HTML, Firefox and Chromium JSON).
 //! - [`names`]: where each retrieved resource goes in the mirror.
-//! - [`convert`]: saved pages' links turned into mirror paths or absolute URLs.
+//! - [`convert`]: what a page links to and needs (its requisites), and saved
+//!   pages' links turned into mirror paths or absolute URLs.
 //!
 //! The run (`spinneret collect`), the mirror's writer and
 //! index, clean-up and archives are the next parts of this stage (issue 22).

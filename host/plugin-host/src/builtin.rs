@@ -11,3 +11,13 @@ pub fn builtin(name: &str) -> Option<&'static [u8]> {
 pub fn names() -> impl Iterator<Item = &'static str> {
     BUILTIN.iter().map(|(n, _)| *n)
 }
+
+/// The built-in plugin `name`, or a message naming the built-ins there are.
+pub fn known(name: &str) -> Result<&'static [u8], String> {
+    builtin(name).ok_or_else(|| {
+        format!(
+            "there is no built-in plugin `{name}`; the built-ins are: {}",
+            names().collect::<Vec<_>>().join(", ")
+        )
+    })
+}

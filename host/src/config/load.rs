@@ -416,16 +416,8 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         let mut installed = None;
         let source = match raw_source.strip_prefix("builtin:") {
             Some(b) => {
-                if spinneret_plugin_host::builtin::builtin(b).is_none() {
-                    let known: Vec<&str> = spinneret_plugin_host::builtin::names().collect();
-                    return Err(at(
-                        Some(p.source.span()),
-                        format!(
-                            "there is no built-in plugin `{b}`; the built-ins are: {}",
-                            known.join(", ")
-                        ),
-                    ));
-                }
+                spinneret_plugin_host::builtin::known(b)
+                    .map_err(|m| at(Some(p.source.span()), m))?;
                 PluginSource::Builtin(b.to_string())
             }
             None if is_installed_name(raw_source) && !rel(raw_source).is_file() => {

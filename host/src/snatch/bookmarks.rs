@@ -58,10 +58,10 @@ pub fn parse(text: &str) -> Result<Bookmarks, String> {
         if let Some(roots) = v.get("roots").and_then(Value::as_object) {
             // Chromium: roots.bookmark_bar / other / synced, each a folder.
             for root in roots.values() {
-                chromium(root, &mut Vec::new(), &mut out, true);
+                json_tree(&CHROMIUM, root, &mut Vec::new(), &mut out, true);
             }
         } else if v.get("type").is_some() || v.get("children").is_some() {
-            firefox(&v, &mut Vec::new(), &mut out, true);
+            json_tree(&FIREFOX, &v, &mut Vec::new(), &mut out, true);
         } else {
             return Err("a JSON file that is neither Firefox's bookmarks backup nor Chromium's Bookmarks file".into());
         }
@@ -88,62 +88,67 @@ fn folder_name(name: Option<&str>, root: bool) -> Option<String> {
     (!root).then(|| name.to_string())
 }
 
-fn chromium(node: &Value, folders: &mut Vec<String>, out: &mut Bookmarks, root: bool) {
-    match node.get("type").and_then(Value::as_str) {
-        Some("url") => push(
-            out,
-            node.get("url").and_then(Value::as_str).unwrap_or(""),
-            node.get("name").and_then(Value::as_str).unwrap_or(""),
-            folders,
-        ),
-        _ => {
-            let name = folder_name(node.get("name").and_then(Value::as_str), root);
-            let pushed = name.map(|n| folders.push(n)).is_some();
-            for child in node
-                .get("children")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                chromium(child, folders, out, false);
-            }
-            if pushed {
-                folders.pop();
-            }
-        }
-    }
+/// How a browser's JSON bookmarks name things.
+struct JsonFormat {
+    /// The `type` of a bookmark.
+    bookmark: &'static str,
+    /// The `type` of a separator (skipped), if the browser has them.
+    separator: Option<&'static str>,
+    /// The key of a bookmark's URL.
+    url: &'static str,
+    /// The key of a bookmark's or a folder's name.
+    name: &'static str,
 }
 
-fn firefox(node: &Value, folders: &mut Vec<String>, out: &mut Bookmarks, root: bool) {
-    match node.get("type").and_then(Value::as_str) {
-        Some("text/x-moz-place") => push(
+/// Chromium's `Bookmarks` file: its roots are folders of the browser's own.
+const CHROMIUM: JsonFormat = JsonFormat {
+    bookmark: "url",
+    separator: None,
+    url: "url",
+    name: "name",
+};
+
+/// Firefox's JSON backup: the root and its `…Folder` roots are the browser's own.
+const FIREFOX: JsonFormat = JsonFormat {
+    bookmark: "text/x-moz-place",
+    separator: Some("text/x-moz-place-separator"),
+    url: "uri",
+    name: "title",
+};
+
+/// Gather the bookmarks of a JSON tree: `own` says the node is a folder
+/// of the browser's own (a root), whose name is not a category.
+fn json_tree(
+    f: &JsonFormat,
+    node: &Value,
+    folders: &mut Vec<String>,
+    out: &mut Bookmarks,
+    own: bool,
+) {
+    let text = |key: &str| node.get(key).and_then(Value::as_str);
+    let kind = text("type");
+    if kind == Some(f.bookmark) {
+        push(
             out,
-            node.get("uri").and_then(Value::as_str).unwrap_or(""),
-            node.get("title").and_then(Value::as_str).unwrap_or(""),
+            text(f.url).unwrap_or(""),
+            text(f.name).unwrap_or(""),
             folders,
-        ),
-        Some("text/x-moz-place-separator") => {}
-        _ => {
-            // The root and its menu/toolbar/unfiled folders are the browser's own.
-            let own = root
-                || node
-                    .get("root")
-                    .and_then(Value::as_str)
-                    .is_some_and(|r| r.ends_with("Folder"));
-            let name = folder_name(node.get("title").and_then(Value::as_str), own);
-            let pushed = name.map(|n| folders.push(n)).is_some();
-            for child in node
-                .get("children")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                firefox(child, folders, out, false);
-            }
-            if pushed {
-                folders.pop();
-            }
-        }
+        );
+        return;
+    }
+    if kind.is_some() && kind == f.separator {
+        return;
+    }
+    let own = own || text("root").is_some_and(|r| r.ends_with("Folder"));
+    let pushed = folder_name(text(f.name), own)
+        .map(|n| folders.push(n))
+        .is_some();
+    let children = node.get("children").and_then(Value::as_array);
+    for child in children.into_iter().flatten() {
+        json_tree(f, child, folders, out, false);
+    }
+    if pushed {
+        folders.pop();
     }
 }
 

@@ -308,16 +308,8 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         let raw_source = e.source.get_ref().trim();
         let source = match raw_source.strip_prefix("builtin:") {
             Some(b) => {
-                if spinneret_plugin_host::builtin::builtin(b).is_none() {
-                    let known: Vec<&str> = spinneret_plugin_host::builtin::names().collect();
-                    return Err(at(
-                        Some(e.source.span()),
-                        format!(
-                            "there is no built-in plugin `{b}`; the built-ins are: {}",
-                            known.join(", ")
-                        ),
-                    ));
-                }
+                spinneret_plugin_host::builtin::known(b)
+                    .map_err(|m| at(Some(e.source.span()), m))?;
                 EngineSource::Builtin(b.to_string())
             }
             None => {

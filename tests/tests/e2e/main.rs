@@ -17,5 +17,6 @@ mod resume;
 mod robots;
 mod sandbox;
 mod share;
+mod snatch;
 mod traps;
 mod watch;

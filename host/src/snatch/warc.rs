@@ -1,0 +1,350 @@
+//! WARC 1.1 (ISO 28500:2017) output: every exchange of a collection run as
+//! the web archive replay tools read (pywb, ReplayWeb.page), as wget's
+//! `--warc-file` writes it. A file opens with a `warcinfo` record; each
+//! retrieval adds a `request` and its `response` (the HTTP message as
+//! received, headers and body), an unchanged resource a `revisit` that
+//! points at the response holding its body, and a run may add `metadata`.
+//! Block and payload digests are SHA-256 in hex, which readers accept.
+
+use sha2::{Digest, Sha256};
+use std::io::Write;
+
+/// A record's id, `<urn:uuid:…>`.
+pub type RecordId = String;
+
+/// The response record that holds a body a revisit does not store again.
+#[derive(Clone, Copy, Debug)]
+pub struct Original<'a> {
+    /// Its record id.
+    pub record: &'a str,
+    /// Its target URI.
+    pub uri: &'a str,
+    /// When it was written (Unix seconds).
+    pub date: i64,
+    /// Its payload digest ([`payload_digest`]).
+    pub payload_digest: &'a str,
+}
+
+/// Writes WARC records to `out`, one after the other.
+pub struct WarcWriter<W: Write> {
+    out: W,
+    /// The `warcinfo` record's id, which every record names.
+    info: RecordId,
+    /// Records written, to make each id distinct.
+    written: u64,
+    /// Bytes written.
+    bytes: u64,
+}
+
+/// The current time as WARC writes it: `2026-11-23T20:05:00Z`.
+pub fn warc_date(unix: i64) -> String {
+    jiff::Timestamp::from_second(unix)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".into())
+}
+
+fn sha256_label(data: &[u8]) -> String {
+    format!("sha256:{:x}", Sha256::digest(data))
+}
+
+/// Where an HTTP message's body starts: after the blank line that ends its
+/// headers (the whole message when it has none).
+fn body_start(message: &[u8]) -> usize {
+    message
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(0, |i| i + 4)
+}
+
+impl<W: Write> WarcWriter<W> {
+    /// Start a WARC on `out` with its `warcinfo` record: the file's name,
+    /// the software, and the format.
+    pub fn new(out: W, filename: &str, software: &str, now: i64) -> std::io::Result<Self> {
+        let mut w = WarcWriter {
+            out,
+            info: String::new(),
+            written: 0,
+            bytes: 0,
+        };
+        let body = format!(
+            "software: {software}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
+        );
+        let id = w.id(filename.as_bytes(), now);
+        w.record(
+            &id,
+            "warcinfo",
+            now,
+            &[
+                ("WARC-Filename", filename),
+                ("Content-Type", "application/warc-fields"),
+            ],
+            body.as_bytes(),
+        )?;
+        w.info = id;
+        Ok(w)
+    }
+
+    /// A record id: a UUID made from what the record is about, when, and
+    /// how many records came before it in this file.
+    fn id(&mut self, about: &[u8], now: i64) -> RecordId {
+        self.written += 1;
+        let mut h = Sha256::new();
+        h.update(about);
+        h.update(now.to_le_bytes());
+        h.update(self.written.to_le_bytes());
+        h.update(std::process::id().to_le_bytes());
+        let d = h.finalize();
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&d[..16]);
+        b[6] = (b[6] & 0x0f) | 0x40; // version 4 layout
+        b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+        let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+        format!(
+            "<urn:uuid:{}-{}-{}-{}-{}>",
+            &hex[..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..]
+        )
+    }
+
+    fn record(
+        &mut self,
+        id: &str,
+        kind: &str,
+        now: i64,
+        fields: &[(&str, &str)],
+        block: &[u8],
+    ) -> std::io::Result<()> {
+        let mut head = format!(
+            "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: {id}\r\nWARC-Date: {}\r\n",
+            warc_date(now)
+        );
+        if !self.info.is_empty() {
+            head.push_str(&format!("WARC-Warcinfo-ID: {}\r\n", self.info));
+        }
+        for (name, value) in fields {
+            // A field value never carries a line break (a URL could try).
+            let value: String = value.chars().filter(|c| *c != '\r' && *c != '\n').collect();
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str(&format!(
+            "WARC-Block-Digest: {}\r\nContent-Length: {}\r\n\r\n",
+            sha256_label(block),
+            block.len()
+        ));
+        self.out.write_all(head.as_bytes())?;
+        self.out.write_all(block)?;
+        self.out.write_all(b"\r\n\r\n")?;
+        self.bytes += (head.len() + block.len() + 4) as u64;
+        Ok(())
+    }
+
+    /// The HTTP request sent for `url` (request line and headers).
+    pub fn request(&mut self, url: &str, message: &[u8], now: i64) -> std::io::Result<RecordId> {
+        let id = self.id(message, now);
+        self.record(
+            &id,
+            "request",
+            now,
+            &[
+                ("WARC-Target-URI", url),
+                ("Content-Type", "application/http;msgtype=request"),
+            ],
+            message,
+        )?;
+        Ok(id)
+    }
+
+    /// The HTTP response received for `url` (status line, headers and
+    /// body), following `request`.
+    pub fn response(
+        &mut self,
+        url: &str,
+        message: &[u8],
+        request: &str,
+        now: i64,
+    ) -> std::io::Result<RecordId> {
+        let id = self.id(message, now);
+        let payload = sha256_label(&message[body_start(message)..]);
+        self.record(
+            &id,
+            "response",
+            now,
+            &[
+                ("WARC-Target-URI", url),
+                ("WARC-Concurrent-To", request),
+                ("WARC-Payload-Digest", &payload),
+                ("Content-Type", "application/http;msgtype=response"),
+            ],
+            message,
+        )?;
+        Ok(id)
+    }
+
+    /// `url` answered with the same body as the response `original` holds:
+    /// only the new response's status line and headers are kept.
+    pub fn revisit(
+        &mut self,
+        url: &str,
+        headers: &[u8],
+        original: &Original<'_>,
+        now: i64,
+    ) -> std::io::Result<RecordId> {
+        let id = self.id(headers, now);
+        let date = warc_date(original.date);
+        self.record(
+            &id,
+            "revisit",
+            now,
+            &[
+                ("WARC-Target-URI", url),
+                (
+                    "WARC-Profile",
+                    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+                ),
+                ("WARC-Refers-To", original.record),
+                ("WARC-Refers-To-Target-URI", original.uri),
+                ("WARC-Refers-To-Date", &date),
+                ("WARC-Payload-Digest", original.payload_digest),
+                ("Content-Type", "application/http;msgtype=response"),
+            ],
+            headers,
+        )?;
+        Ok(id)
+    }
+
+    /// Fields about `url` (`name: value` lines): what the run made of it.
+    pub fn metadata(
+        &mut self,
+        url: &str,
+        fields: &[(&str, &str)],
+        now: i64,
+    ) -> std::io::Result<RecordId> {
+        let body: String = fields
+            .iter()
+            .map(|(k, v)| format!("{k}: {}\r\n", v.replace(['\r', '\n'], " ")))
+            .collect();
+        let id = self.id(body.as_bytes(), now);
+        self.record(
+            &id,
+            "metadata",
+            now,
+            &[
+                ("WARC-Target-URI", url),
+                ("Content-Type", "application/warc-fields"),
+            ],
+            body.as_bytes(),
+        )?;
+        Ok(id)
+    }
+
+    /// Bytes written so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Flush and hand back the output.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// The payload digest of an HTTP message, as response and revisit records
+/// carry it: a revisit names the digest of the body it did not store again.
+pub fn payload_digest(message: &[u8]) -> String {
+    sha256_label(&message[body_start(message)..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small WARC: what each record says, read back.
+    fn sample() -> Vec<u8> {
+        let now = 1_795_000_000;
+        let mut w = WarcWriter::new(Vec::new(), "run-1.warc", "spinneret/test", now).unwrap();
+        let req = w
+            .request(
+                "https://e.org/",
+                b"GET / HTTP/1.1\r\nHost: e.org\r\nUser-Agent: spinneret\r\n\r\n",
+                now,
+            )
+            .unwrap();
+        let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 14\r\n\r\n<p>hello</p>\r\n";
+        let resp = w.response("https://e.org/", page, &req, now).unwrap();
+        w.request(
+            "https://e.org/",
+            b"GET / HTTP/1.1\r\nHost: e.org\r\n\r\n",
+            now + 60,
+        )
+        .unwrap();
+        let digest = payload_digest(page);
+        let original = Original {
+            record: &resp,
+            uri: "https://e.org/",
+            date: now,
+            payload_digest: &digest,
+        };
+        w.revisit(
+            "https://e.org/",
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+            &original,
+            now + 60,
+        )
+        .unwrap();
+        w.metadata(
+            "https://e.org/",
+            &[("category", "URLs"), ("depth", "0")],
+            now + 60,
+        )
+        .unwrap();
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn records_carry_their_fields_and_lengths() {
+        let warc = sample();
+        let text = String::from_utf8_lossy(&warc);
+        let kinds: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("WARC-Type: "))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "warcinfo", "request", "response", "request", "revisit", "metadata"
+            ]
+        );
+        assert_eq!(text.matches("WARC/1.1\r\n").count(), 6);
+        assert!(text.contains("WARC-Date: 2026-11-18T"), "{text}");
+        // Each record's Content-Length is its block's length.
+        let mut rest: &[u8] = &warc;
+        while !rest.is_empty() {
+            let head_end = rest.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+            let head = String::from_utf8_lossy(&rest[..head_end]);
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("Content-Length: "))
+                .unwrap()
+                .parse()
+                .unwrap();
+            let block = &rest[head_end..head_end + len];
+            assert!(head.contains(&format!("WARC-Block-Digest: {}", sha256_label(block))));
+            assert_eq!(&rest[head_end + len..head_end + len + 4], b"\r\n\r\n");
+            rest = &rest[head_end + len + 4..];
+        }
+        // A URL cannot break a header line.
+        let mut w = WarcWriter::new(Vec::new(), "x.warc", "t", 0).unwrap();
+        w.metadata("https://e.org/\r\nWARC-Type: evil", &[], 0)
+            .unwrap();
+        let out = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert!(
+            out.contains("WARC-Target-URI: https://e.org/WARC-Type: evil\r\n"),
+            "{out}"
+        );
+        assert_eq!(out.matches("\r\nWARC-Type: ").count(), 2);
+    }
+}

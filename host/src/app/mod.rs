@@ -2,4 +2,5 @@
 //! host, the store and the stages, for the CLI and `watch` to call.
 
 pub mod preflight;
+pub mod query;
 pub mod run;

@@ -86,6 +86,14 @@ enum Command {
     /// read again before each run. SIGTERM or Ctrl-C finishes the requests
     /// in flight, stores everything and exits.
     Watch(WatchArgs),
+    /// Ask one search-engine plugin once and print its ranked hits.
+    ///
+    /// For choosing the engines of a WebSnatcher profile's interests, and
+    /// for plugin authors trying an engine. The query goes through
+    /// spinneret's polite fetcher: the engine's robots.txt applies.
+    /// Example: spinneret query builtin:searxng --config '{"base":
+    /// "https://searx.example/"}' webassembly components
+    Query(QueryArgs),
     /// Write a MOMspider instruction file as the equivalent TOML configuration.
     ///
     /// `crawl` reads instruction files as they are; converting is for moving
@@ -161,6 +169,31 @@ struct WatchArgs {
     /// Treat a plugin failure as a failed run (it is reported; watching goes on).
     #[arg(long)]
     strict_plugins: bool,
+}
+
+#[derive(Args, Debug)]
+struct QueryArgs {
+    /// The engine: `builtin:NAME` (see `spinneret plugin builtins`) or a
+    /// `.wasm` search-engine component.
+    engine: String,
+    /// The words to search for.
+    #[arg(required = true, value_name = "KEYWORD")]
+    keywords: Vec<String>,
+    /// The engine's configuration, a JSON object (what it takes is in its
+    /// documentation; `searxng` needs `base`).
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    config: String,
+    /// The most hits to show.
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    max: u32,
+    /// Print each hit as a JSON line (rank, url, title, snippet).
+    #[arg(long)]
+    json: bool,
+    /// Send this address in the `From` header (default: the EMAIL
+    /// environment variable).
+    #[arg(long, value_name = "ADDRESS")]
+    from: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -257,6 +290,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Plugin(cmd) => plugin::run(cmd),
         Command::Convert(args) => convert(&args),
+        Command::Query(args) => query(&args),
         Command::Watch(args) => watch::run(
             &args.config,
             args.schedule,
@@ -491,4 +525,76 @@ fn crawl_once(
         EXIT_OK
     };
     Ok((code, report.interrupted))
+}
+
+/// `spinneret query`: one engine, once; the hits on standard output. Exit
+/// 0 with the hits (or none), 1 when the engine could not be asked or gave
+/// no results page, 2 for a usage error, 3 when the plugin failed.
+fn query(args: &QueryArgs) -> anyhow::Result<u8> {
+    let usage = |m: String| {
+        eprintln!("spinneret: {m}");
+        Ok(EXIT_USAGE)
+    };
+    let config: serde_json::Value = match serde_json::from_str(&args.config) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        Ok(_) => {
+            return usage(
+                "--config must be a JSON object, e.g. '{\"base\": \"https://searx.example/\"}'"
+                    .into(),
+            );
+        }
+        Err(e) => {
+            return usage(format!(
+                "--config is not JSON ({e}); write e.g. '{{\"base\": \"https://searx.example/\"}}'"
+            ));
+        }
+    };
+    let source = match crate::app::query::engine_source(&args.engine) {
+        Ok(s) => s,
+        Err(e) => return usage(e.to_string()),
+    };
+    let mut holder = Config::for_check(&[], PathBuf::new());
+    let overrides = Overrides {
+        from: args.from.clone(),
+        ..Overrides::default()
+    };
+    if let Err(e) = overrides.apply(&mut holder) {
+        return usage(e);
+    }
+    let answer = match crate::app::query::query(
+        source,
+        config,
+        &args.keywords,
+        args.max,
+        &holder.settings,
+    ) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("spinneret: {e:#}");
+            let plugin = e
+                .downcast_ref::<spinneret_plugin_host::sandbox::PluginFailure>()
+                .is_some();
+            return Ok(if plugin { EXIT_PLUGIN } else { EXIT_BROKEN });
+        }
+    };
+    if args.json {
+        for h in &answer.hits {
+            outln!(
+                "{}",
+                serde_json::json!({"rank": h.rank, "url": h.url, "title": h.title, "snippet": h.snippet})
+            );
+        }
+    } else {
+        eprintln!("asked {}", answer.query_url);
+        if answer.hits.is_empty() {
+            outln!("no results");
+        }
+        for h in &answer.hits {
+            outln!("{:>3}. {}\n     {}", h.rank, h.title, h.url);
+            if !h.snippet.trim().is_empty() {
+                outln!("     {}", h.snippet.trim());
+            }
+        }
+    }
+    Ok(EXIT_OK)
 }

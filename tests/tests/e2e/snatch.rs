@@ -120,3 +120,102 @@ fn a_runs_warc_is_valid_for_warcio_with_every_digest_checked() {
         ]
     );
 }
+
+/// A SearXNG instance on loopback answering every search with the same
+/// JSON page; its robots.txt forbids `/private`.
+fn searx() -> spinneret_tests::server::TestWeb {
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    let page = r#"{"query": "rust wasm", "results": [
+        {"url": "https://a.example/one", "title": "One", "content": "the first"},
+        {"url": "javascript:alert(1)", "title": "Not a page", "content": ""},
+        {"url": "https://b.example/two", "title": "Two", "content": ""},
+        {"url": "https://c.example/three", "title": "Three", "content": "the third"}]}"#;
+    let site = Site::new()
+        .robots("User-agent: *\nDisallow: /private\n")
+        .generated(std::sync::Arc::new(move |path: &str| {
+            (path.starts_with("/search?") || path.starts_with("/private/search?"))
+                .then(|| Route::file("application/json", page.to_string()))
+        }));
+    TestWeb::start(Web::new().site("127.0.0.1", site))
+}
+
+#[test]
+fn query_asks_one_engine_and_prints_its_ranked_hits() {
+    use crate::common::{expect_exit, spinneret, text};
+    let web = searx();
+    let base = format!("http://127.0.0.1:{}/", web.port());
+    let config = format!(r#"{{"base": "{base}"}}"#);
+    let out = spinneret(&[
+        "query",
+        "builtin:searxng",
+        "--config",
+        &config,
+        "--json",
+        "--max",
+        "2",
+        "rust",
+        "wasm",
+    ]);
+    let stderr = expect_exit(&out, 0);
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Only http(s) hits, at most --max of them, best first.
+    let seen: Vec<(u64, &str, &str)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["rank"].as_u64().unwrap(),
+                l["url"].as_str().unwrap(),
+                l["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (1, "https://a.example/one", "One"),
+            (2, "https://b.example/two", "Two")
+        ],
+        "{stderr}"
+    );
+    let asked: Vec<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/search"))
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(asked, ["/search?q=rust+wasm&format=json&pageno=1"]);
+    // The text form, for a person.
+    let out = spinneret(&["query", "builtin:searxng", "--config", &config, "rust"]);
+    expect_exit(&out, 0);
+    assert!(
+        text(&out.stdout).starts_with("  1. One\n     https://a.example/one\n     the first\n"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // robots.txt applies to the engine: the query is reported, not forced.
+    let private = format!(r#"{{"base": "{base}private/"}}"#);
+    let out = spinneret(&["query", "builtin:searxng", "--config", &private, "rust"]);
+    let stderr = expect_exit(&out, 1);
+    assert!(stderr.contains("disallows"), "{stderr}");
+    assert!(
+        !web.requests()
+            .iter()
+            .any(|r| r.path.starts_with("/private"))
+    );
+    // A plugin of another kind, and bad input.
+    let out = spinneret(&["query", "builtin:maintenance", "rust"]);
+    assert!(
+        expect_exit(&out, 3)
+            .contains("implements the `change-detector` world, not `search-engine`")
+    );
+    let out = spinneret(&["query", "builtin:searxng", "--config", "[1]", "rust"]);
+    assert!(expect_exit(&out, 2).contains("--config must be a JSON object"));
+    let out = spinneret(&["query", "builtin:nope", "rust"]);
+    assert!(expect_exit(&out, 2).contains("there is no built-in plugin `nope`"));
+    let out = spinneret(&["query", "builtin:searxng", "rust"]);
+    assert!(expect_exit(&out, 3).contains("searxng: set `base`"));
+}

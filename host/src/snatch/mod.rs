@@ -4,6 +4,7 @@
 //! - [`profile`]: what to collect (URLs, bookmarks, interests, engines).
 //! - [`bookmarks`]: a browser's bookmarks (Netscape HTML, Firefox and Chromium JSON).
 //! - [`names`]: where each retrieved resource goes in the mirror.
+//! - [`mirror`]: the mirror written, category by category, its links converted.
 //! - [`warc`]: the WARC 1.1 file of a run.
 //! - [`convert`]: what a page links to and needs (its requisites), and saved
 //!   pages' links turned into mirror paths or absolute URLs.
@@ -13,6 +14,7 @@
 
 pub mod bookmarks;
 pub mod convert;
+pub mod mirror;
 pub mod names;
 pub mod profile;
 pub mod warc;

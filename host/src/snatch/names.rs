@@ -155,7 +155,7 @@ fn decode(s: &str) -> String {
 }
 
 /// One name made safe: kept characters, no `.`/`..`, no reserved name.
-fn clean(s: &str) -> String {
+pub fn clean(s: &str) -> String {
     let mut out: String = s
         .chars()
         .map(|c| match c {

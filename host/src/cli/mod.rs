@@ -86,6 +86,16 @@ enum Command {
     /// read again before each run. SIGTERM or Ctrl-C finishes the requests
     /// in flight, stores everything and exits.
     Watch(WatchArgs),
+    /// Collect a WebSnatcher profile into its mirror (seed 004).
+    ///
+    /// Every explicit URL, bookmark and search result of the profile is
+    /// fetched with its page requisites (images, stylesheets and what they
+    /// reference, scripts, frames, icons, fonts) and its same-site links to
+    /// the item's depth, politely (robots.txt, the per-site interval, the
+    /// body cap), each URL once; pages are saved by category with their
+    /// links converted, so the mirror browses offline. The profile's keys
+    /// are in docs/websnatcher.md.
+    Collect(CollectArgs),
     /// Ask one search-engine plugin once and print its ranked hits.
     ///
     /// For choosing the engines of a WebSnatcher profile's interests, and
@@ -169,6 +179,16 @@ struct WatchArgs {
     /// Treat a plugin failure as a failed run (it is reported; watching goes on).
     #[arg(long)]
     strict_plugins: bool,
+}
+
+#[derive(Args, Debug)]
+struct CollectArgs {
+    /// The profile (TOML).
+    profile: PathBuf,
+    /// Send this address in the `From` header (default: the EMAIL
+    /// environment variable).
+    #[arg(long, value_name = "ADDRESS")]
+    from: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -291,6 +311,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Plugin(cmd) => plugin::run(cmd),
         Command::Convert(args) => convert(&args),
         Command::Query(args) => query(&args),
+        Command::Collect(args) => collect(&args),
         Command::Watch(args) => watch::run(
             &args.config,
             args.schedule,
@@ -597,4 +618,64 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(EXIT_OK)
+}
+
+/// `spinneret collect`: a profile's run. Exit 0 when everything was
+/// collected, 1 when some URL could not be, 2 for a profile that cannot be
+/// used.
+fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
+    let profile = match crate::snatch::profile::load(&args.profile) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("spinneret: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let mut holder = Config::for_check(&[], PathBuf::new());
+    let overrides = Overrides {
+        from: args.from.clone(),
+        ..Overrides::default()
+    };
+    if let Err(e) = overrides.apply(&mut holder) {
+        eprintln!("spinneret: {e}");
+        return Ok(EXIT_USAGE);
+    }
+    let (mut items, skipped) = match crate::app::collect::items(&profile) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("spinneret: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let mut problems = Vec::new();
+    items.extend(crate::app::collect::interest_items(
+        &profile,
+        &holder.settings,
+        &mut problems,
+    ));
+    let done = crate::app::collect::collect(&profile, &items, &holder.settings)?;
+    outln!(
+        "{} items: {} files, {} bytes in {} ({} requests)",
+        items.len(),
+        done.written.files.len(),
+        done.written.bytes,
+        profile.mirror.display(),
+        done.requests
+    );
+    if skipped > 0 {
+        outln!("{skipped} bookmarks of other schemes (javascript:, place:, file:) left out");
+    }
+    for (url, why) in &done.failed {
+        outln!("not collected: {url}: {why}");
+    }
+    for (file, why) in &done.written.unconverted {
+        outln!("links not converted: {file}: {why}");
+    }
+    for p in &problems {
+        eprintln!("spinneret: {p}");
+    }
+    Ok(match done.failed.is_empty() && problems.is_empty() {
+        true => EXIT_OK,
+        false => EXIT_BROKEN,
+    })
 }

@@ -219,3 +219,236 @@ fn query_asks_one_engine_and_prints_its_ranked_hits() {
     let out = spinneret(&["query", "builtin:searxng", "rust"]);
     assert!(expect_exit(&out, 3).contains("searxng: set `base`"));
 }
+
+/// A small site on loopback: a page with a stylesheet (which references an
+/// image), an image, a same-site link, a link elsewhere, a page robots.txt
+/// forbids and a page the profile excludes.
+fn small_site() -> spinneret_tests::server::TestWeb {
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    let site = Site::new()
+        .robots("User-agent: *\nDisallow: /private/\n")
+        .page(
+            "/index.html",
+            r#"<html><head><title>Home</title><link rel="stylesheet" href="/style/site.css"></head>
+<body><img src="img/a.png"><a href="about.html">about</a> <a href="https://x.example/">x</a>
+<a href="/private/p.html">p</a> <a href="/ads/buy.html">ads</a></body></html>"#,
+        )
+        .page(
+            "/about.html",
+            r#"<title>About</title><a href="index.html">home</a><a href="deeper.html">deeper</a>"#,
+        )
+        .page("/deeper.html", "<title>Deeper</title>")
+        .page("/private/p.html", "<title>Private</title>")
+        .page("/ads/buy.html", "<title>Ads</title>")
+        .route(
+            "/style/site.css",
+            Route::file("text/css", "body { background: url(../img/bg.png) }"),
+        )
+        .route("/img/a.png", Route::file("image/png", "PNG-a"))
+        .route("/img/bg.png", Route::file("image/png", "PNG-bg"));
+    TestWeb::start(Web::new().site("127.0.0.1", site))
+}
+
+#[test]
+fn collect_mirrors_a_profiles_pages_with_their_requisites_and_converted_links() {
+    use crate::common::{expect_exit, spinneret, text};
+    let web = small_site();
+    let port = web.port();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bookmarks.html"),
+        format!(
+            r#"<DL><p><DT><H3>Reading</H3><DL><p>
+<DT><A HREF="http://127.0.0.1:{port}/about.html">About</A>
+<DT><A HREF="javascript:void(0)">Bookmarklet</A></DL><p></DL>"#
+        ),
+    )
+    .unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            r#"mirror = "mirror"
+exclude = ["http://127.0.0.1:{port}/ads/"]
+
+[[url]]
+url = "http://127.0.0.1:{port}/index.html"
+depth = 1
+
+[[bookmarks]]
+file = "bookmarks.html"
+"#
+        ),
+    )
+    .unwrap();
+    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    // Some links could not be collected (robots.txt, the exclusion): exit 1.
+    let stderr = expect_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    let host = format!("127.0.0.1_{port}");
+    let mut files: Vec<String> = walk(&dir.path().join("mirror"));
+    files.sort();
+    let mut expected: Vec<String> = [
+        "Bookmarks/Reading/HOST/about.html",
+        "URLs/HOST/about.html",
+        "URLs/HOST/img/a.png",
+        "URLs/HOST/img/bg.png",
+        "URLs/HOST/index.html",
+        "URLs/HOST/style/site.css",
+    ]
+    .iter()
+    .map(|f| f.replace("HOST", &host))
+    .collect();
+    expected.sort();
+    assert_eq!(files, expected, "{stdout}\n{stderr}");
+    // depth 1 from index reaches about, not deeper; the exclusion and
+    // robots.txt are reported, not fetched.
+    assert!(stdout.contains("1 bookmarks of other schemes"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "not collected: http://127.0.0.1:{port}/private/p.html: robots.txt"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "not collected: http://127.0.0.1:{port}/ads/buy.html: excluded by the profile"
+        )),
+        "{stdout}"
+    );
+    let paths: Vec<String> = web.requests().into_iter().map(|r| r.path).collect();
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.starts_with("/private") || p.starts_with("/ads") || p == "/deeper.html"),
+        "{paths:?}"
+    );
+    // Each URL once, whichever items reached it (about.html: the URL's link and the bookmark).
+    assert_eq!(
+        paths.iter().filter(|p| *p == "/about.html").count(),
+        1,
+        "{paths:?}"
+    );
+    // Links point into the mirror, or to absolute URLs.
+    let read = |f: &str| {
+        std::fs::read_to_string(dir.path().join("mirror").join(f.replace("HOST", &host))).unwrap()
+    };
+    let index = read("URLs/HOST/index.html");
+    for expected in [
+        r#"href="style/site.css""#,
+        r#"src="img/a.png""#,
+        r#"href="about.html""#,
+        r#"href="https://x.example/""#,
+        &format!(r#"href="http://127.0.0.1:{port}/private/p.html""#),
+    ] {
+        assert!(index.contains(expected), "{expected} not in {index}");
+    }
+    assert_eq!(
+        read("URLs/HOST/style/site.css"),
+        "body { background: url(../img/bg.png) }"
+    );
+    // The bookmark's copy links back to index.html, which that category does not hold.
+    assert!(
+        read("Bookmarks/Reading/HOST/about.html")
+            .contains(&format!(r#"href="http://127.0.0.1:{port}/index.html""#))
+    );
+}
+
+/// Every file under `root`, relative and `/`-separated.
+fn walk(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push(rel);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn collect_asks_an_interests_engines_and_collects_their_hits_once() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use std::sync::{Arc, OnceLock};
+    let port: Arc<OnceLock<u16>> = Arc::new(OnceLock::new());
+    let p = port.clone();
+    let site = Site::new()
+        .page("/one.html", "<title>One</title><img src=\"one.png\">")
+        .page("/two.html", "<title>Two</title>")
+        .route("/one.png", Route::file("image/png", "PNG"))
+        .generated(Arc::new(move |path: &str| {
+            let port = p.get().copied().unwrap_or(0);
+            // Both engines find one.html; the second also two.html.
+            let results = match path {
+                x if x.starts_with("/a/search?") => format!(r#"[{{"url": "http://127.0.0.1:{port}/one.html", "title": "One"}}]"#),
+                x if x.starts_with("/b/search?") => format!(
+                    r#"[{{"url": "http://127.0.0.1:{port}/two.html", "title": "Two"}}, {{"url": "http://127.0.0.1:{port}/one.html#top", "title": "One"}}]"#
+                ),
+                _ => return None,
+            };
+            Some(Route::file("application/json", format!(r#"{{"results": {results}}}"#)))
+        }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let _ = port.set(web.port());
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            r#"[[interest]]
+title = "Rust"
+keywords = ["rust"]
+engines = ["a", "b"]
+
+[[engine]]
+name = "a"
+source = "builtin:searxng"
+config = {{ base = "{base}/a/" }}
+
+[[engine]]
+name = "b"
+source = "builtin:searxng"
+config = {{ base = "{base}/b/" }}
+"#
+        ),
+    )
+    .unwrap();
+    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    let stderr = expect_exit(&out, 0);
+    let host = format!("127.0.0.1_{}", web.port());
+    let mut files = walk(&dir.path().join("mirror"));
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            format!("Rust/{host}/one.html"),
+            format!("Rust/{host}/one.png"),
+            format!("Rust/{host}/two.html")
+        ],
+        "{}\n{stderr}",
+        text(&out.stdout)
+    );
+    let asked: Vec<String> = web
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p.ends_with(".html"))
+        .collect();
+    assert_eq!(
+        asked,
+        ["/one.html", "/two.html"],
+        "each hit once, in the engines' order"
+    );
+}

@@ -1,0 +1,268 @@
+//! A WebSnatcher run (`spinneret collect PROFILE`): every explicit URL,
+//! bookmark and search result of the profile fetched with its page
+//! requisites (images, stylesheets and what they reference, scripts,
+//! frames, icons, fonts) and its same-site links to the item's depth,
+//! through the crawl's polite fetcher (robots.txt, the avoid files, the
+//! per-site interval, the body cap), each URL once per run whichever items
+//! reach it; everything saved in the mirror by category with its links
+//! converted.
+
+use crate::config::Settings;
+use crate::snatch::convert::{Role, css_references, references};
+use crate::snatch::mirror::{MirrorWriter, Written, category_dir};
+use crate::snatch::profile::{EngineSource, Profile, Requisites};
+use spinneret_crawl::plugin_http::PoliteHttp;
+use spinneret_plugin_host::capabilities::HostHttp;
+use spinneret_plugin_host::entry::PluginSource;
+use std::collections::{HashMap, VecDeque};
+use url::Url;
+
+/// One thing a run was asked to collect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// The page.
+    pub url: Url,
+    /// Its category (a directory of the mirror, `/`-separated).
+    pub category: String,
+    /// How many links deep to follow from it (same site).
+    pub depth: u32,
+}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The mirror's files and bytes.
+    pub written: Written,
+    /// Requests made.
+    pub requests: u64,
+    /// URLs that could not be fetched (refused by robots.txt or an avoid
+    /// rule, a failure, an error status), with why.
+    pub failed: Vec<(String, String)>,
+    /// Bookmarks of schemes that are not collected.
+    pub bookmarks_skipped: usize,
+}
+
+/// The items of `profile`'s interests: each engine asked once per interest
+/// ([`crate::app::query`]); a page found by several engines is collected
+/// once. An engine that cannot be asked is reported and the others go on.
+pub fn interest_items(
+    profile: &Profile,
+    settings: &Settings,
+    problems: &mut Vec<String>,
+) -> Vec<Item> {
+    let mut items: Vec<Item> = Vec::new();
+    for interest in &profile.interests {
+        let mut seen = std::collections::HashSet::new();
+        for name in &interest.engines {
+            let Some(engine) = profile.engines.iter().find(|e| &e.name == name) else {
+                continue;
+            };
+            let source = match &engine.source {
+                EngineSource::Builtin(b) => PluginSource::Builtin(b.clone()),
+                EngineSource::File(f) => PluginSource::File(f.clone()),
+            };
+            match crate::app::query::query(
+                source,
+                engine.config.clone(),
+                &interest.keywords,
+                interest.max_results,
+                settings,
+            ) {
+                Ok(answer) => {
+                    for hit in answer.hits {
+                        let Ok(mut url) = Url::parse(&hit.url) else {
+                            continue;
+                        };
+                        url.set_fragment(None);
+                        if seen.insert(url.to_string()) {
+                            items.push(Item {
+                                url,
+                                category: category_dir(&[&interest.title]),
+                                depth: interest.depth,
+                            });
+                        }
+                    }
+                }
+                Err(e) => problems.push(format!(
+                    "interest `{}`, engine `{name}` ({}): {e:#}",
+                    interest.title, engine.defined_at
+                )),
+            }
+        }
+    }
+    items
+}
+
+/// The items of `profile`'s URLs and bookmarks, and how many bookmarks of
+/// other schemes were left out.
+pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
+    let mut items: Vec<Item> = profile
+        .urls
+        .iter()
+        .map(|u| Item {
+            url: u.url.clone(),
+            category: category_dir(&[&u.category]),
+            depth: u.depth,
+        })
+        .collect();
+    let mut skipped = 0;
+    for b in &profile.bookmarks {
+        let read = crate::snatch::bookmarks::read(&b.file)?;
+        skipped += read.skipped;
+        for mark in read.items {
+            let mut parts = vec!["Bookmarks"];
+            parts.extend(mark.folders.iter().map(String::as_str));
+            items.push(Item {
+                url: mark.url,
+                category: category_dir(&parts),
+                depth: b.depth,
+            });
+        }
+    }
+    Ok((items, skipped))
+}
+
+/// What the run fetched, by URL: each URL is asked once; its body lives
+/// in the mirror (the first category that saved it), not in memory.
+struct Retrieval<'p> {
+    http: PoliteHttp,
+    profile: &'p Profile,
+    mirror: MirrorWriter,
+    /// Each URL asked: its content type and where its body was first saved,
+    /// or none when it could not be fetched.
+    asked: HashMap<String, Option<(Option<String>, String)>>,
+    out: Collected,
+}
+
+impl Retrieval<'_> {
+    /// Save `url` in `category`, fetching it the first time it is asked
+    /// for; its content type, or none when it could not be had.
+    fn save(&mut self, category: &str, url: &Url) -> anyhow::Result<Option<Option<String>>> {
+        if let Some(known) = self.asked.get(url.as_str()) {
+            let Some((content_type, first)) = known.clone() else {
+                return Ok(None);
+            };
+            if self.mirror.saved(category, url).is_none() {
+                let body = std::fs::read(self.profile.mirror.join(&first))?;
+                self.mirror
+                    .save(category, url, content_type.as_deref(), &body)?;
+            }
+            return Ok(Some(content_type));
+        }
+        let excluded = self
+            .profile
+            .exclude
+            .iter()
+            .any(|x| url.as_str().starts_with(x));
+        let got = match excluded {
+            true => Err("excluded by the profile".to_string()),
+            false => {
+                self.out.requests += 1;
+                self.http.get(url).and_then(|a| match a.status {
+                    _ if a.truncated => Err(format!(
+                        "larger than the body cap ({} bytes; `max_body`): not saved",
+                        a.body.len()
+                    )),
+                    200..=299 => Ok(a),
+                    s => Err(format!("HTTP {s}")),
+                })
+            }
+        };
+        match got {
+            Ok(a) => {
+                let path = self
+                    .mirror
+                    .save(category, url, a.content_type.as_deref(), &a.body)?;
+                self.asked
+                    .insert(url.to_string(), Some((a.content_type.clone(), path)));
+                Ok(Some(a.content_type))
+            }
+            Err(e) => {
+                self.out.failed.push((url.to_string(), e));
+                self.asked.insert(url.to_string(), None);
+                Ok(None)
+            }
+        }
+    }
+
+    /// The text of what `url` saved in the mirror.
+    fn text(&self, category: &str, url: &Url) -> anyhow::Result<String> {
+        let path = self.mirror.saved(category, url).unwrap_or_default();
+        let bytes = std::fs::read(self.profile.mirror.join(path))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+fn is(content_type: &Option<String>, mime: &str) -> bool {
+    content_type
+        .as_deref()
+        .is_some_and(|c| c.trim().to_ascii_lowercase().starts_with(mime))
+}
+
+/// Collect `items` into `profile`'s mirror with `settings`' polite fetcher.
+pub fn collect(
+    profile: &Profile,
+    items: &[Item],
+    settings: &Settings,
+) -> anyhow::Result<Collected> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    let mut run = Retrieval {
+        http: PoliteHttp::new(&settings.crawl(), runtime.handle().clone())?,
+        profile,
+        mirror: MirrorWriter::new(profile.mirror.clone()),
+        asked: HashMap::new(),
+        out: Collected::default(),
+    };
+    let site = spinneret_core::urls::site_key;
+    for item in items {
+        // The item's pages, breadth first, with the links left to follow.
+        let mut pages: VecDeque<(Url, u32)> = VecDeque::from([(item.url.clone(), item.depth)]);
+        let mut seen = std::collections::HashSet::new();
+        while let Some((mut page, depth)) = pages.pop_front() {
+            page.set_fragment(None);
+            if !seen.insert(page.to_string()) {
+                continue;
+            }
+            let Some(content_type) = run.save(&item.category, &page)? else {
+                continue;
+            };
+            if !is(&content_type, "text/html") {
+                continue;
+            }
+            let Ok(refs) = references(&run.text(&item.category, &page)?, &page) else {
+                continue;
+            };
+            let mut needed: VecDeque<Url> = VecDeque::new();
+            for (role, url) in refs {
+                match role {
+                    Role::Requisite => needed.push_back(url),
+                    Role::Link if depth > 0 && site(&url) == site(&page) => {
+                        pages.push_back((url, depth - 1));
+                    }
+                    _ => {}
+                }
+            }
+            // Its requisites, and what its stylesheets reference in turn.
+            let mut done = std::collections::HashSet::new();
+            while let Some(r) = needed.pop_front() {
+                let off_site =
+                    profile.requisites == Requisites::SameSite && site(&r) != site(&page);
+                if off_site || !done.insert(r.to_string()) {
+                    continue;
+                }
+                if let Some(ct) = run.save(&item.category, &r)?
+                    && is(&ct, "text/css")
+                {
+                    needed.extend(css_references(&run.text(&item.category, &r)?, &r));
+                }
+            }
+        }
+    }
+    let mut out = run.out;
+    out.written = run.mirror.finish()?;
+    drop(runtime);
+    Ok(out)
+}

@@ -223,9 +223,21 @@ pub fn collect(
         let mut seen = std::collections::HashSet::new();
         while let Some((mut page, depth)) = pages.pop_front() {
             page.set_fragment(None);
-            if !seen.insert(page.to_string()) {
+            if seen.contains(page.as_str()) {
                 continue;
             }
+            if seen.len() >= profile.max_pages as usize {
+                // A site larger than the profile allows, or a trap: said once.
+                run.out.failed.push((
+                    page.to_string(),
+                    format!(
+                        "not followed: {} already has {} pages (`max_pages`)",
+                        item.url, profile.max_pages
+                    ),
+                ));
+                break;
+            }
+            seen.insert(page.to_string());
             let Some(content_type) = run.save(&item.category, &page)? else {
                 continue;
             };

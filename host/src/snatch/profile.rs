@@ -5,6 +5,7 @@
 //! ```toml
 //! mirror = "mirror"          # where the mirror lives (relative to the profile)
 //! keep_runs = 3              # runs whose files are kept (1: the seed's clean-up)
+//! max_pages = 1000           # pages followed from one item at most (its links)
 //! requisites = "any-host"    # or "same-site": where page requisites may come from
 //! schedule = "1d"            # when `watch` runs the profile
 //! exclude = ["https://example.org/ads/"]   # URLs not of interest, never fetched
@@ -45,6 +46,8 @@ use url::Url;
 
 /// The deepest `depth` a profile may ask for.
 pub const MAX_DEPTH: u32 = 10;
+/// The most pages one item may ask for (`max_pages`).
+pub const MAX_PAGES: u32 = 1_000_000;
 /// The most results an interest may take per engine.
 pub const MAX_RESULTS: u32 = 100;
 
@@ -137,6 +140,10 @@ pub struct Profile {
     pub mirror: PathBuf,
     /// Runs whose files are kept; older runs' files are removed.
     pub keep_runs: u32,
+    /// The most pages collected from one item (the item's own page and
+    /// the pages its links lead to), so that a site of a million pages or
+    /// a trap ends.
+    pub max_pages: u32,
     /// Where page requisites may come from.
     pub requisites: Requisites,
     /// When `watch` runs the profile.
@@ -158,6 +165,7 @@ pub struct Profile {
 struct RawProfile {
     mirror: Option<Spanned<String>>,
     keep_runs: Option<Spanned<i64>>,
+    max_pages: Option<Spanned<i64>>,
     requisites: Option<Spanned<String>>,
     schedule: Option<Spanned<String>>,
     #[serde(default)]
@@ -471,6 +479,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                 .trim(),
         ),
         keep_runs: bounded(&raw.keep_runs, "keep_runs", 1, 100, 1)?,
+        max_pages: bounded(&raw.max_pages, "max_pages", 1, MAX_PAGES as i64, 1000)?,
         requisites,
         schedule: schedule(&raw.schedule)?,
         exclude,

@@ -452,3 +452,32 @@ config = {{ base = "{base}/b/" }}
         "each hit once, in the engines' order"
     );
 }
+
+#[test]
+fn collect_stops_an_item_at_max_pages_and_says_so() {
+    use crate::common::{expect_exit, spinneret, text};
+    let web = small_site();
+    let port = web.port();
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!("max_pages = 2\nrequisites = \"same-site\"\n\n[[url]]\nurl = \"http://127.0.0.1:{port}/index.html\"\ndepth = 5\n"),
+    )
+    .unwrap();
+    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    expect_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("/index.html already has 2 pages (`max_pages`)"),
+        "{stdout}"
+    );
+    let pages: Vec<String> = web
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p.ends_with(".html"))
+        .collect();
+    // The two pages, then nothing more for that item.
+    assert_eq!(pages, ["/index.html", "/about.html"], "{stdout}");
+}

@@ -137,34 +137,69 @@ fn convert_one(reference: &str, base: &Url, at: &str, saved: Saved<'_>) -> Strin
 /// place, or none to leave it as it is.
 type Visit<'a> = dyn FnMut(Role, &str, &Url) -> Option<String> + 'a;
 
-/// A `srcset` with `visit` asked about each candidate's URL; descriptors kept.
+/// A `srcset` with `visit` asked about each candidate's URL; descriptors
+/// kept. A candidate's URL runs to the next whitespace (so a URL may hold
+/// commas, as `data:` URLs and image CDNs' paths do); a comma ends it only
+/// at its end, as the HTML standard reads it.
 fn walk_srcset(srcset: &str, base: &Url, visit: &mut Visit<'_>) -> String {
-    srcset
-        .split(',')
-        .map(|candidate| {
-            let candidate = candidate.trim();
-            let (url, descriptors) = candidate
-                .split_once(char::is_whitespace)
-                .unwrap_or((candidate, ""));
-            let url = visit(Role::Requisite, url, base).unwrap_or_else(|| url.to_string());
-            match descriptors.trim() {
-                "" => url,
-                d => format!("{url} {d}"),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = srcset;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        if rest.is_empty() {
+            break;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let mut url = &rest[..end];
+        rest = &rest[end..];
+        let mut descriptors = "";
+        if url.ends_with(',') {
+            url = url.trim_end_matches(',');
+        } else {
+            // Descriptors up to the next comma outside parentheses.
+            let mut depth = 0;
+            let stop = rest
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        ',' if depth <= 0 => return true,
+                        _ => {}
+                    }
+                    false
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            descriptors = rest[..stop].trim();
+            rest = &rest[stop..];
+        }
+        let new = visit(Role::Requisite, url, base).unwrap_or_else(|| url.to_string());
+        out.push(match descriptors {
+            "" => new,
+            d => format!("{new} {d}"),
+        });
+    }
+    out.join(", ")
 }
 
 /// A stylesheet (at `base`) with `visit` asked about each `url(…)` and
 /// `@import "…"` reference (all requisites).
 pub fn walk_css(css: &str, base: &Url, visit: &mut Visit<'_>) -> String {
+    // Lower-cased once (ASCII only, so byte offsets are the same in both).
+    let lower = css.to_ascii_lowercase();
     let mut out = String::with_capacity(css.len());
-    let mut rest = css;
+    let mut at = 0;
+    // Where each of the two next starts, searched again only once passed,
+    // so that a sheet with one and not the other is still read in one pass.
+    let find = |what: &str, from: usize| lower[from..].find(what).map(|i| from + i);
+    let (mut next_url, mut next_import) = (find("url(", 0), find("@import", 0));
     loop {
-        let lower = rest.to_ascii_lowercase();
-        let next_url = lower.find("url(");
-        let next_import = lower.find("@import");
+        if next_url.is_some_and(|u| u < at) {
+            next_url = find("url(", at);
+        }
+        if next_import.is_some_and(|i| i < at) {
+            next_import = find("@import", at);
+        }
         let (start, is_import) = match (next_url, next_import) {
             (Some(u), Some(i)) if i < u => (i, true),
             (Some(u), _) => (u, false),
@@ -176,12 +211,14 @@ pub fn walk_css(css: &str, base: &Url, visit: &mut Visit<'_>) -> String {
         } else {
             start + "url(".len()
         };
-        out.push_str(&rest[..open]);
-        rest = &rest[open..];
+        out.push_str(&css[at..open]);
+        at = open;
         // Whitespace, then a quoted string, or (in url()) a bare URL up to `)`.
+        let rest = &css[at..];
         let ws = rest.len() - rest.trim_start().len();
         out.push_str(&rest[..ws]);
-        rest = &rest[ws..];
+        at += ws;
+        let rest = &css[at..];
         let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'');
         let (value, after) = match quote {
             Some(q) => match rest[1..].find(q) {
@@ -214,10 +251,53 @@ pub fn walk_css(css: &str, base: &Url, visit: &mut Visit<'_>) -> String {
             None if new.is_some() => out.push_str(&written.replace([')', ' ', '\'', '"'], "_")),
             None => out.push_str(written),
         }
-        rest = &rest[after..];
+        at += after;
+    }
+    out.push_str(&css[at..]);
+    out
+}
+
+/// An attribute's value with its character references decoded (`&amp;`,
+/// `&quot;`, `&#39;`, `&#x2F;`, …), as a browser reads it.
+fn decode_entities(v: &str) -> std::borrow::Cow<'_, str> {
+    if !v.contains('&') {
+        return v.into();
+    }
+    let mut out = String::with_capacity(v.len());
+    let mut rest = v;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let end = rest[1..].find(';').map(|e| e + 1).filter(|e| *e <= 10);
+        let decoded = end.and_then(|e| {
+            let name = &rest[1..e];
+            let c = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                n if n.starts_with("#x") || n.starts_with("#X") => u32::from_str_radix(&n[2..], 16)
+                    .ok()
+                    .and_then(char::from_u32),
+                n if n.starts_with('#') => n[1..].parse().ok().and_then(char::from_u32),
+                _ => None,
+            };
+            c.map(|c| (c, e + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
     }
     out.push_str(rest);
-    out
+    out.into()
 }
 
 /// A page (from `page`) with `visit` asked about each URL reference, with
@@ -228,9 +308,11 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
     let style = RefCell::new(String::new());
     let visit = RefCell::new(visit);
     let attr = |el: &mut Element, name: &str, role: Role| {
-        if let Some(v) = el.get_attribute(name) {
+        if let Some(raw) = el.get_attribute(name) {
+            // lol_html gives the value as written, references undecoded.
+            let v = decode_entities(&raw);
             let answer = (visit.borrow_mut())(role, &v, &base.borrow());
-            if let Some(new) = answer.filter(|new| *new != v) {
+            if let Some(new) = answer.filter(|new| *new != *v) {
                 el.set_attribute(name, &new)?;
             }
         }
@@ -239,7 +321,7 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
     let mut handlers = vec![
         element!("base[href]", |el| {
             if let Some(href) = el.get_attribute("href")
-                && let Ok(b) = page.join(href.trim())
+                && let Ok(b) = page.join(decode_entities(&href).trim())
             {
                 *base.borrow_mut() = b;
             }
@@ -248,6 +330,7 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
         }),
         element!("img[srcset], source[srcset]", |el| {
             if let Some(v) = el.get_attribute("srcset") {
+                let v = decode_entities(&v);
                 let new = walk_srcset(&v, &base.borrow(), &mut *visit.borrow_mut());
                 el.set_attribute("srcset", &new)?;
             }
@@ -255,8 +338,9 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
         }),
         element!("[style]", |el| {
             if let Some(v) = el.get_attribute("style") {
+                let v = decode_entities(&v);
                 let new = walk_css(&v, &base.borrow(), &mut *visit.borrow_mut());
-                if new != v {
+                if new != *v {
                     el.set_attribute("style", &new)?;
                 }
             }
@@ -346,10 +430,11 @@ pub fn references(html: &str, page: &Url) -> Result<Vec<(Role, Url)>, String> {
 /// requisites: images, fonts, imported sheets), in order, each once.
 pub fn css_references(css: &str, base: &Url) -> Vec<Url> {
     let mut found: Vec<Url> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     walk_css(css, base, &mut |_, v, base| {
         if let Ok(u) = base.join(v.trim())
             && matches!(u.scheme(), "http" | "https")
-            && !found.contains(&u)
+            && seen.insert(u.to_string())
         {
             found.push(u);
         }
@@ -501,6 +586,40 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["https://e.org/s/a.css", "https://e.org/s/f.woff2"]
         );
+    }
+
+    #[test]
+    fn attribute_references_srcset_commas_and_big_sheets_are_read_as_browsers_do() {
+        let page = Url::parse("https://e.org/p/").unwrap();
+        let html = r#"<a href="/l?a=1&amp;b=2&#38;c=&#x33;">l</a>
+<img srcset="https://cdn.example/upload/w_300,h_200/a.jpg 1x, data:image/gif;base64,R0lG,AAAA 2x,b.png,c.png 3x">
+<p style="background:url(&quot;x.png&quot;)">p</p>"#;
+        let found: Vec<String> = references(html, &page)
+            .unwrap()
+            .into_iter()
+            .map(|(_, u)| u.to_string())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "https://e.org/l?a=1&b=2&c=3",
+                "https://cdn.example/upload/w_300,h_200/a.jpg",
+                // Without whitespace after its comma, `b.png,c.png` is one
+                // URL to a browser too.
+                "https://e.org/p/b.png,c.png",
+                "https://e.org/p/x.png",
+            ]
+        );
+        // A big sheet is read in one pass (this took minutes when each match
+        // lower-cased the rest of the sheet again).
+        let big = "a{background:url(i.png)}".repeat(200_000);
+        assert_eq!(css_references(&big, &page).len(), 1);
+        let mut n = 0;
+        walk_css(&big, &page, &mut |_, _, _| {
+            n += 1;
+            None
+        });
+        assert_eq!(n, 200_000);
     }
 
     #[test]

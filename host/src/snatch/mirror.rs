@@ -34,7 +34,6 @@ fn kind_of(content_type: Option<&str>) -> Kind {
 /// One category's files.
 #[derive(Default)]
 struct Category {
-    names: Names,
     /// Mirror-relative path of each URL saved, by URL.
     saved: HashMap<String, String>,
     /// The pages and stylesheets to convert, with their URLs.
@@ -56,6 +55,8 @@ pub struct Written {
 /// The mirror of one run, being written.
 pub struct MirrorWriter {
     root: PathBuf,
+    /// One name space for every category, so none writes over another's.
+    names: Names,
     categories: BTreeMap<String, Category>,
     files: Vec<String>,
 }
@@ -75,6 +76,7 @@ impl MirrorWriter {
     pub fn new(root: PathBuf) -> MirrorWriter {
         MirrorWriter {
             root,
+            names: Names::new(),
             categories: BTreeMap::new(),
             files: Vec::new(),
         }
@@ -82,7 +84,8 @@ impl MirrorWriter {
 
     /// Save `body` of `url` (with `content_type`) in `category` (a
     /// [`category_dir`]); the same URL in the same category is saved once.
-    /// Returns its mirror-relative path.
+    /// Returns its mirror-relative path; a file that cannot be written is
+    /// an error naming it, and the mirror goes on without it.
     pub fn save(
         &mut self,
         category: &str,
@@ -96,11 +99,15 @@ impl MirrorWriter {
         if let Some(p) = cat.saved.get(key.as_str()) {
             return Ok(p.clone());
         }
-        let path = format!(
-            "{category}/{}",
-            cat.names.place(&key, content_type).to_string_lossy()
-        );
-        spinneret_core::fs::write_atomically(&self.root.join(&path), body)?;
+        let within: Vec<String> = category.split('/').map(str::to_string).collect();
+        let path = self
+            .names
+            .place_in(&within, &key, content_type)
+            .to_string_lossy()
+            .into_owned();
+        spinneret_core::fs::write_atomically(&self.root.join(&path), body).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot write {path} in the mirror: {e}"))
+        })?;
         let kind = kind_of(content_type);
         if kind != Kind::Other {
             cat.to_convert.push((key.clone(), path.clone(), kind));
@@ -133,10 +140,18 @@ impl MirrorWriter {
             for (url, path, kind) in &cat.to_convert {
                 let file = self.root.join(path);
                 let bytes = std::fs::read(&file)?;
-                let text = String::from_utf8_lossy(&bytes);
+                // Only UTF-8 is rewritten: another charset's text would be
+                // damaged; such a file keeps its links as retrieved.
+                let Ok(text) = std::str::from_utf8(&bytes) else {
+                    written.unconverted.push((
+                        path.clone(),
+                        "not UTF-8: its links are kept as retrieved".into(),
+                    ));
+                    continue;
+                };
                 let converted = match kind {
-                    Kind::Html => convert_html(&text, url, path, &saved),
-                    _ => Ok(convert_css(&text, url, path, &saved)),
+                    Kind::Html => convert_html(text, url, path, &saved),
+                    _ => Ok(convert_css(text, url, path, &saved)),
                 };
                 match converted {
                     Ok(c) if c.as_bytes() != bytes.as_slice() => {
@@ -227,5 +242,69 @@ mod tests {
         let total: u64 = w.files.iter().map(|f| read(f).len() as u64).sum();
         assert_eq!(w.bytes, total);
         assert!(w.unconverted.is_empty());
+    }
+
+    #[test]
+    fn categories_share_one_name_space_and_odd_files_are_kept_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = MirrorWriter::new(dir.path().join("mirror"));
+        let u = |s: &str| Url::parse(s).unwrap();
+        let html = Some("text/html");
+        // A root bookmark on github.com, and a folder named like a host.
+        let root = category_dir(&["Bookmarks"]);
+        let folder = category_dir(&["Bookmarks", "github.com"]);
+        let a = m
+            .save(&root, &u("https://github.com/rust-lang.org/"), html, b"a")
+            .unwrap();
+        let b = m
+            .save(&folder, &u("https://rust-lang.org/"), html, b"b")
+            .unwrap();
+        assert_eq!(a, "Bookmarks/github.com/rust-lang.org/index.html");
+        assert_eq!(b, "Bookmarks/github.com/rust-lang.org/index-2.html");
+        // Categories that differ only in case do not share files either.
+        let c = m.save("urls", &u("https://e.org/"), html, b"c").unwrap();
+        let d = m.save("URLs", &u("https://e.org/"), html, b"d").unwrap();
+        assert_ne!(c.to_lowercase(), d.to_lowercase());
+        // A page in another charset keeps its bytes: converting it would
+        // damage its text.
+        let latin1 = b"<a href=\"/x\">caf\xe9</a>";
+        let p = m.save("URLs", &u("https://f.org/"), html, latin1).unwrap();
+        let w = m.finish().unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("mirror").join(&p)).unwrap(),
+            latin1
+        );
+        assert_eq!(
+            w.unconverted,
+            [(p, "not UTF-8: its links are kept as retrieved".to_string())]
+        );
+        for (f, body) in [(a, "a"), (b, "b")] {
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("mirror").join(f)).unwrap(),
+                body
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_written_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        // The mirror's root is a file: nothing can be written below it.
+        std::fs::write(dir.path().join("mirror"), "").unwrap();
+        let mut m = MirrorWriter::new(dir.path().join("mirror"));
+        let e = m
+            .save(
+                "URLs",
+                &Url::parse("https://e.org/a.png").unwrap(),
+                None,
+                b"x",
+            )
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot write URLs/e.org/a.png in the mirror: "),
+            "{e}"
+        );
+        assert_eq!(m.finish().unwrap(), Written::default());
     }
 }

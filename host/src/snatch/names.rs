@@ -29,7 +29,8 @@ pub const MAX_NAME: usize = 120;
 /// share one.
 #[derive(Debug, Default)]
 pub struct Names {
-    /// Path of each URL placed (without its fragment).
+    /// Path of each URL placed (without its fragment), by its directories
+    /// and URL.
     by_url: HashMap<String, String>,
     /// Files given out, lower-cased (file systems that ignore case).
     files: HashSet<String>,
@@ -46,16 +47,30 @@ impl Names {
         Names::default()
     }
 
-    /// The path of `url` in the mirror, relative to the mirror's category
-    /// directory: the same each time for the same URL (fragments aside).
-    /// `content_type` is the response's `Content-Type`, if any.
+    /// The path of `url` in the mirror: the same each time for the same
+    /// URL (fragments aside). `content_type` is the response's
+    /// `Content-Type`, if any.
     pub fn place(&mut self, url: &Url, content_type: Option<&str>) -> PathBuf {
+        self.place_in(&[], url, content_type)
+    }
+
+    /// The path of `url` under the directories `within` (a category's,
+    /// each already a safe name): one name space for the whole mirror, so
+    /// that no two categories' files meet, whatever their names or case.
+    pub fn place_in(
+        &mut self,
+        within: &[String],
+        url: &Url,
+        content_type: Option<&str>,
+    ) -> PathBuf {
         let mut key = url.clone();
         key.set_fragment(None);
-        if let Some(p) = self.by_url.get(key.as_str()) {
+        let id = format!("{}\n{}", within.join("/"), key);
+        if let Some(p) = self.by_url.get(&id) {
             return PathBuf::from(p);
         }
-        let (dirs, name) = components(&key, content_type);
+        let (url_dirs, name) = components(&key, content_type);
+        let dirs = within.iter().cloned().chain(url_dirs);
         // Each directory: as named, unless a file already has that name.
         let mut prefix = String::new();
         let mut original = String::new();
@@ -94,7 +109,7 @@ impl Names {
             path = join(&prefix, &format!("{stem}-{n}{ext}"));
         }
         self.files.insert(path.to_lowercase());
-        self.by_url.insert(key.to_string(), path.clone());
+        self.by_url.insert(id, path.clone());
         PathBuf::from(path)
     }
 }

@@ -193,6 +193,29 @@ impl Retrieval<'_> {
     }
 }
 
+/// Whether `url` names this machine or its local network by its host:
+/// `localhost`, or a loopback, private, link-local or unspecified address.
+/// A page from elsewhere may not make the collector reach those (names
+/// that resolve there are not caught here).
+fn local_host(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => {
+            ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
+        }
+        Some(url::Host::Ipv6(ip)) => {
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (ip.segments()[0] & 0xfe00) == 0xfc00
+                || (ip.segments()[0] & 0xffc0) == 0xfe80
+        }
+        None => true,
+    }
+}
+
 fn is(content_type: &Option<String>, mime: &str) -> bool {
     content_type
         .as_deref()
@@ -249,6 +272,13 @@ pub fn collect(
             };
             let mut needed: VecDeque<Url> = VecDeque::new();
             for (role, url) in refs {
+                if local_host(&url) && !local_host(&page) {
+                    run.out.failed.push((
+                        url.to_string(),
+                        format!("referenced by {page}: a page from elsewhere may not reach this machine or its network"),
+                    ));
+                    continue;
+                }
                 match role {
                     Role::Requisite => needed.push_back(url),
                     Role::Link if depth > 0 && site(&url) == site(&page) => {
@@ -268,7 +298,11 @@ pub fn collect(
                 if let Some(ct) = run.save(&item.category, &r)?
                     && is(&ct, "text/css")
                 {
-                    needed.extend(css_references(&run.text(&item.category, &r)?, &r));
+                    let refs = css_references(&run.text(&item.category, &r)?, &r);
+                    needed.extend(
+                        refs.into_iter()
+                            .filter(|u| !local_host(u) || local_host(&r)),
+                    );
                 }
             }
         }
@@ -277,4 +311,36 @@ pub fn collect(
     out.written = run.mirror.finish()?;
     drop(runtime);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_hosts_are_known_by_name_and_address() {
+        for local in [
+            "http://localhost/",
+            "http://a.localhost:8080/",
+            "http://127.0.0.1/",
+            "http://10.1.2.3/",
+            "http://192.168.0.1/",
+            "http://172.16.0.1/",
+            "http://169.254.169.254/latest/meta-data/",
+            "http://0.0.0.0/",
+            "http://[::1]/",
+            "http://[fd00::1]/",
+            "http://[fe80::1]/",
+        ] {
+            assert!(local_host(&Url::parse(local).unwrap()), "{local}");
+        }
+        for remote in [
+            "https://example.org/",
+            "http://8.8.8.8/",
+            "http://[2001:db8::1]/",
+            "http://172.32.0.1/",
+        ] {
+            assert!(!local_host(&Url::parse(remote).unwrap()), "{remote}");
+        }
+    }
 }

@@ -131,6 +131,7 @@ impl HostHttp for PoliteHttp {
         Ok(HttpAnswer {
             status: resp.status,
             content_type: resp.headers.content_type,
+            location: resp.headers.location,
             truncated: body.truncated,
             body: body.bytes.into(),
         })

@@ -12,7 +12,7 @@ use crate::snatch::convert::{Role, css_references, references};
 use crate::snatch::mirror::{MirrorWriter, Written, category_dir};
 use crate::snatch::profile::{EngineSource, Profile, Requisites};
 use spinneret_crawl::plugin_http::PoliteHttp;
-use spinneret_plugin_host::capabilities::HostHttp;
+use spinneret_plugin_host::capabilities::{HostHttp, HttpAnswer};
 use spinneret_plugin_host::entry::PluginSource;
 use std::collections::{HashMap, VecDeque};
 use url::Url;
@@ -128,61 +128,117 @@ struct Retrieval<'p> {
     http: PoliteHttp,
     profile: &'p Profile,
     mirror: MirrorWriter,
-    /// Each URL asked: its content type and where its body was first saved,
-    /// or none when it could not be fetched.
-    asked: HashMap<String, Option<(Option<String>, String)>>,
+    /// Each URL asked: its content type, where its body was first saved and
+    /// the URL it was found at, or none when it could not be had.
+    asked: HashMap<String, Option<(Option<String>, String, Url)>>,
     out: Collected,
 }
 
+/// The most redirects followed from one URL.
+const MAX_REDIRECTS: usize = 5;
+
+/// What a URL led to: its content type and the URL it was found at
+/// (after redirects).
+type Found = (Option<String>, Url);
+
 impl Retrieval<'_> {
-    /// Save `url` in `category`, fetching it the first time it is asked
-    /// for; its content type, or none when it could not be had.
-    fn save(&mut self, category: &str, url: &Url) -> anyhow::Result<Option<Option<String>>> {
+    /// Save `url` in `category`, fetching it (and following its redirects,
+    /// each hop asked politely) the first time it is asked for; what it led
+    /// to, or none when it could not be had (said in `out.failed`).
+    fn save(&mut self, category: &str, url: &Url) -> Option<Found> {
         if let Some(known) = self.asked.get(url.as_str()) {
-            let Some((content_type, first)) = known.clone() else {
-                return Ok(None);
-            };
+            let (content_type, first, found) = known.clone()?;
             if self.mirror.saved(category, url).is_none() {
-                let body = std::fs::read(self.profile.mirror.join(&first))?;
-                self.mirror
-                    .save(category, url, content_type.as_deref(), &body)?;
+                let copied = std::fs::read(self.profile.mirror.join(&first)).and_then(|body| {
+                    self.mirror.save_redirected(
+                        category,
+                        url,
+                        &found,
+                        content_type.as_deref(),
+                        &body,
+                    )
+                });
+                if let Err(e) = copied {
+                    self.out.failed.push((url.to_string(), e.to_string()));
+                    return None;
+                }
             }
-            return Ok(Some(content_type));
+            return Some((content_type, found));
         }
-        let excluded = self
-            .profile
-            .exclude
-            .iter()
-            .any(|x| url.as_str().starts_with(x));
-        let got = match excluded {
-            true => Err("excluded by the profile".to_string()),
-            false => {
-                self.out.requests += 1;
-                self.http.get(url).and_then(|a| match a.status {
-                    _ if a.truncated => Err(format!(
-                        "larger than the body cap ({} bytes; `max_body`): not saved",
-                        a.body.len()
-                    )),
-                    200..=299 => Ok(a),
-                    s => Err(format!("HTTP {s}")),
-                })
-            }
-        };
+        let got = self.fetch(url).and_then(|(answer, found)| {
+            self.mirror
+                .save_redirected(
+                    category,
+                    url,
+                    &found,
+                    answer.content_type.as_deref(),
+                    &answer.body,
+                )
+                .map(|path| (answer.content_type, found, path))
+                .map_err(|e| e.to_string())
+        });
         match got {
-            Ok(a) => {
-                let path = self
-                    .mirror
-                    .save(category, url, a.content_type.as_deref(), &a.body)?;
-                self.asked
-                    .insert(url.to_string(), Some((a.content_type.clone(), path)));
-                Ok(Some(a.content_type))
+            Ok((content_type, found, path)) => {
+                self.asked.insert(
+                    url.to_string(),
+                    Some((content_type.clone(), path, found.clone())),
+                );
+                Some((content_type, found))
             }
             Err(e) => {
                 self.out.failed.push((url.to_string(), e));
                 self.asked.insert(url.to_string(), None);
-                Ok(None)
+                None
             }
         }
+    }
+
+    /// Fetch `url`, following up to [`MAX_REDIRECTS`] redirects: the answer
+    /// and the URL it came from, or why not.
+    fn fetch(&mut self, url: &Url) -> Result<(HttpAnswer, Url), String> {
+        let mut at = url.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            if self
+                .profile
+                .exclude
+                .iter()
+                .any(|x| at.as_str().starts_with(x))
+            {
+                return Err(match at == *url {
+                    true => "excluded by the profile".to_string(),
+                    false => format!("redirects to {at}, which the profile excludes"),
+                });
+            }
+            self.out.requests += 1;
+            let a = self.http.get(&at)?;
+            match a.status {
+                _ if a.truncated => {
+                    return Err(format!(
+                        "larger than the body cap ({} bytes): not saved",
+                        a.body.len()
+                    ));
+                }
+                200..=299 => return Ok((a, at)),
+                300..=399 => {
+                    let next = a
+                        .location
+                        .as_deref()
+                        .and_then(|l| at.join(l.trim()).ok())
+                        .filter(|n| matches!(n.scheme(), "http" | "https"))
+                        .ok_or_else(|| {
+                            format!("HTTP {} from {at} with no usable Location", a.status)
+                        })?;
+                    if local_host(&next) && !local_host(url) {
+                        return Err(format!(
+                            "{at} redirects to {next}: a page from elsewhere may not reach this machine or its network"
+                        ));
+                    }
+                    at = next;
+                }
+                s => return Err(format!("HTTP {s}")),
+            }
+        }
+        Err(format!("more than {MAX_REDIRECTS} redirects"))
     }
 
     /// The text of what `url` saved in the mirror.
@@ -261,13 +317,22 @@ pub fn collect(
                 break;
             }
             seen.insert(page.to_string());
-            let Some(content_type) = run.save(&item.category, &page)? else {
+            let Some((content_type, found)) = run.save(&item.category, &page) else {
                 continue;
             };
             if !is(&content_type, "text/html") {
                 continue;
             }
-            let Ok(refs) = references(&run.text(&item.category, &page)?, &page) else {
+            // The page's links are relative to where it was found.
+            let page = found;
+            let text = match run.text(&item.category, &page) {
+                Ok(t) => t,
+                Err(_) => continue,
+            };
+            let Ok(refs) = references(&text, &page) else {
+                run.out
+                    .failed
+                    .push((page.to_string(), "its HTML could not be read".into()));
                 continue;
             };
             let mut needed: VecDeque<Url> = VecDeque::new();
@@ -295,13 +360,14 @@ pub fn collect(
                 if off_site || !done.insert(r.to_string()) {
                     continue;
                 }
-                if let Some(ct) = run.save(&item.category, &r)?
+                if let Some((ct, found)) = run.save(&item.category, &r)
                     && is(&ct, "text/css")
+                    && let Ok(css) = run.text(&item.category, &r)
                 {
-                    let refs = css_references(&run.text(&item.category, &r)?, &r);
+                    let refs = css_references(&css, &found);
                     needed.extend(
                         refs.into_iter()
-                            .filter(|u| !local_host(u) || local_host(&r)),
+                            .filter(|u| !local_host(u) || local_host(&found)),
                     );
                 }
             }

@@ -93,6 +93,20 @@ impl MirrorWriter {
         content_type: Option<&str>,
         body: &[u8],
     ) -> std::io::Result<String> {
+        self.save_redirected(category, url, url, content_type, body)
+    }
+
+    /// Save the body `url` led to at `found` (after redirects): under
+    /// `url`'s name, with `found` as the base of its links, and reached
+    /// from links to either.
+    pub fn save_redirected(
+        &mut self,
+        category: &str,
+        url: &Url,
+        found: &Url,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> std::io::Result<String> {
         let cat = self.categories.entry(category.to_string()).or_default();
         let mut key = url.clone();
         key.set_fragment(None);
@@ -109,10 +123,15 @@ impl MirrorWriter {
             std::io::Error::new(e.kind(), format!("cannot write {path} in the mirror: {e}"))
         })?;
         let kind = kind_of(content_type);
+        let mut base = found.clone();
+        base.set_fragment(None);
         if kind != Kind::Other {
-            cat.to_convert.push((key.clone(), path.clone(), kind));
+            cat.to_convert.push((base.clone(), path.clone(), kind));
         }
         cat.saved.insert(key.to_string(), path.clone());
+        cat.saved
+            .entry(base.to_string())
+            .or_insert_with(|| path.clone());
         self.files.push(path.clone());
         Ok(path)
     }

@@ -481,3 +481,52 @@ fn collect_stops_an_item_at_max_pages_and_says_so() {
     // The two pages, then nothing more for that item.
     assert_eq!(pages, ["/index.html", "/about.html"], "{stdout}");
 }
+
+#[test]
+fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    let site = Site::new()
+        .route("/start", Route::redirect(301, "/dir/page.html"))
+        .page("/dir/page.html", r#"<title>Page</title><img src="a.png">"#)
+        .route("/dir/a.png", Route::file("image/png", "PNG"))
+        .route("/loop", Route::redirect(302, "/loop"));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let port = web.port();
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!("[[url]]\nurl = \"http://127.0.0.1:{port}/start\"\n\n[[url]]\nurl = \"http://127.0.0.1:{port}/loop\"\n"),
+    )
+    .unwrap();
+    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    expect_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "not collected: http://127.0.0.1:{port}/loop: more than 5 redirects"
+        )),
+        "{stdout}"
+    );
+    let host = format!("127.0.0.1_{port}");
+    let mut files = walk(&dir.path().join("mirror"));
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            format!("URLs/{host}/dir/a.png"),
+            format!("URLs/{host}/start.html")
+        ],
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(
+        dir.path()
+            .join("mirror")
+            .join(format!("URLs/{host}/start.html")),
+    )
+    .unwrap();
+    assert_eq!(page, r#"<title>Page</title><img src="dir/a.png">"#);
+    let loop_requests = web.requests().iter().filter(|r| r.path == "/loop").count();
+    assert_eq!(loop_requests, 6, "the first request and five redirects");
+}

@@ -19,6 +19,9 @@ pub struct HttpAnswer {
     pub content_type: Option<String>,
     /// Whether the body was cut at the body cap.
     pub truncated: bool,
+    /// Where a redirect points (`Location`), if the answer has one; the
+    /// fetcher does not follow redirects itself (each hop is asked politely).
+    pub location: Option<String>,
     /// The body, decompressed, up to the cap.
     pub body: Vec<u8>,
 }

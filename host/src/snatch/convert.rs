@@ -137,49 +137,20 @@ fn convert_one(reference: &str, base: &Url, at: &str, saved: Saved<'_>) -> Strin
 /// place, or none to leave it as it is.
 type Visit<'a> = dyn FnMut(Role, &str, &Url) -> Option<String> + 'a;
 
-/// A `srcset` with `visit` asked about each candidate's URL; descriptors
-/// kept. A candidate's URL runs to the next whitespace (so a URL may hold
-/// commas, as `data:` URLs and image CDNs' paths do); a comma ends it only
-/// at its end, as the HTML standard reads it.
+/// A `srcset` with `visit` asked about each candidate's URL (read as the
+/// HTML standard reads them); descriptors kept.
 fn walk_srcset(srcset: &str, base: &Url, visit: &mut Visit<'_>) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut rest = srcset;
-    loop {
-        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
-        if rest.is_empty() {
-            break;
-        }
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let mut url = &rest[..end];
-        rest = &rest[end..];
-        let mut descriptors = "";
-        if url.ends_with(',') {
-            url = url.trim_end_matches(',');
-        } else {
-            // Descriptors up to the next comma outside parentheses.
-            let mut depth = 0;
-            let stop = rest
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        ',' if depth <= 0 => return true,
-                        _ => {}
-                    }
-                    false
-                })
-                .map_or(rest.len(), |(i, _)| i);
-            descriptors = rest[..stop].trim();
-            rest = &rest[stop..];
-        }
-        let new = visit(Role::Requisite, url, base).unwrap_or_else(|| url.to_string());
-        out.push(match descriptors {
-            "" => new,
-            d => format!("{new} {d}"),
-        });
-    }
-    out.join(", ")
+    spinneret_crawl::parse::html::srcset_candidates(srcset)
+        .into_iter()
+        .map(|(url, descriptors)| {
+            let new = visit(Role::Requisite, url, base).unwrap_or_else(|| url.to_string());
+            match descriptors {
+                "" => new,
+                d => format!("{new} {d}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A stylesheet (at `base`) with `visit` asked about each `url(…)` and

@@ -79,8 +79,11 @@ pub fn refresh_target(content: &str) -> Option<&str> {
     (!rest.is_empty()).then_some(rest)
 }
 
-/// The URLs of a `srcset` attribute (descriptors dropped).
-pub fn srcset_urls(srcset: &str) -> Vec<&str> {
+/// The candidates of a `srcset` attribute, as the HTML standard reads
+/// them: each URL (which runs to the next whitespace, so it may hold commas,
+/// as `data:` URLs and image CDNs' paths do) with its descriptors (`2x`,
+/// `300w`), which end at the next comma outside parentheses.
+pub fn srcset_candidates(srcset: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let mut rest = srcset;
     loop {
@@ -91,17 +94,39 @@ pub fn srcset_urls(srcset: &str) -> Vec<&str> {
         let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
         let mut url = &rest[..end];
         rest = &rest[end..];
-        let trailing_comma = url.ends_with(',');
-        url = url.trim_end_matches(',');
-        if !url.is_empty() {
-            out.push(url);
+        let mut descriptors = "";
+        if url.ends_with(',') {
+            url = url.trim_end_matches(',');
+        } else {
+            let mut depth = 0;
+            let stop = rest
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        ',' if depth <= 0 => return true,
+                        _ => {}
+                    }
+                    false
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            descriptors = rest[..stop].trim();
+            rest = &rest[stop..];
         }
-        if !trailing_comma {
-            // Skip the descriptors up to the next comma.
-            rest = rest.find(',').map_or("", |i| &rest[i + 1..]);
+        if !url.is_empty() {
+            out.push((url, descriptors));
         }
     }
     out
+}
+
+/// The URLs of a `srcset` attribute (descriptors dropped).
+pub fn srcset_urls(srcset: &str) -> Vec<&str> {
+    srcset_candidates(srcset)
+        .into_iter()
+        .map(|(u, _)| u)
+        .collect()
 }
 
 impl State {

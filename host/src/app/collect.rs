@@ -7,7 +7,7 @@
 //! reach it; everything saved in the mirror by category with its links
 //! converted.
 
-use crate::config::Settings;
+use crate::app::query::Asker;
 use crate::snatch::convert::{Role, css_references, references};
 use crate::snatch::mirror::{MirrorWriter, Written, category_dir};
 use crate::snatch::profile::{EngineSource, Profile, Requisites};
@@ -38,16 +38,14 @@ pub struct Collected {
     /// URLs that could not be fetched (refused by robots.txt or an avoid
     /// rule, a failure, an error status), with why.
     pub failed: Vec<(String, String)>,
-    /// Bookmarks of schemes that are not collected.
-    pub bookmarks_skipped: usize,
 }
 
 /// The items of `profile`'s interests: each engine asked once per interest
-/// ([`crate::app::query`]); a page found by several engines is collected
-/// once. An engine that cannot be asked is reported and the others go on.
+/// by `asker`; a page found by several engines is collected once. An engine
+/// that cannot be asked is reported and the others go on.
 pub fn interest_items(
     profile: &Profile,
-    settings: &Settings,
+    asker: &mut Asker,
     problems: &mut Vec<String>,
 ) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
@@ -61,12 +59,11 @@ pub fn interest_items(
                 EngineSource::Builtin(b) => PluginSource::Builtin(b.clone()),
                 EngineSource::File(f) => PluginSource::File(f.clone()),
             };
-            match crate::app::query::query(
+            match asker.ask(
                 source,
                 engine.config.clone(),
                 &interest.keywords,
                 interest.max_results,
-                settings,
             ) {
                 Ok(answer) => {
                     for hit in answer.hits {
@@ -125,7 +122,7 @@ pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
 /// What the run fetched, by URL: each URL is asked once; its body lives
 /// in the mirror (the first category that saved it), not in memory.
 struct Retrieval<'p> {
-    http: PoliteHttp,
+    http: &'p PoliteHttp,
     profile: &'p Profile,
     mirror: MirrorWriter,
     /// Each URL asked: its content type, where its body was first saved and
@@ -278,18 +275,11 @@ fn is(content_type: &Option<String>, mime: &str) -> bool {
         .is_some_and(|c| c.trim().to_ascii_lowercase().starts_with(mime))
 }
 
-/// Collect `items` into `profile`'s mirror with `settings`' polite fetcher.
-pub fn collect(
-    profile: &Profile,
-    items: &[Item],
-    settings: &Settings,
-) -> anyhow::Result<Collected> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()?;
+/// Collect `items` into `profile`'s mirror with the polite fetcher `http`
+/// (the one that asked the engines: [`Asker::http`]).
+pub fn collect(profile: &Profile, items: &[Item], http: &PoliteHttp) -> anyhow::Result<Collected> {
     let mut run = Retrieval {
-        http: PoliteHttp::new(&settings.crawl(), runtime.handle().clone())?,
+        http,
         profile,
         mirror: MirrorWriter::new(profile.mirror.clone()),
         asked: HashMap::new(),
@@ -375,7 +365,6 @@ pub fn collect(
     }
     let mut out = run.out;
     out.written = run.mirror.finish()?;
-    drop(runtime);
     Ok(out)
 }
 

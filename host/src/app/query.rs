@@ -38,10 +38,108 @@ pub fn engine_source(s: &str) -> anyhow::Result<PluginSource> {
     }
 }
 
-/// Ask the search-engine plugin `source` (configured with `config`) for
-/// `keywords`, taking at most `max_results` hits, with `settings`' polite
-/// fetcher. A failure of the plugin's is a [`PluginFailure`] (downcast the
-/// error to tell it from a query the engine did not answer).
+/// What asking search engines needs: the polite fetcher on a runtime of
+/// its own, and the engines loaded so far, each compiled once by one plugin
+/// engine. One serves a single query and a run's many alike, so that a
+/// run's queries to one engine share its robots.txt and per-site turns.
+pub struct Asker {
+    // Declared before the runtime it fetches on: it is dropped first.
+    http: PoliteHttp,
+    registry: Registry,
+    /// Kept alive for `http`, which holds a handle to it.
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Asker {
+    /// A fetcher with `settings`, and no engine loaded yet.
+    pub fn new(settings: &Settings) -> anyhow::Result<Asker> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        Ok(Asker {
+            http: PoliteHttp::new(&settings.crawl(), runtime.handle().clone())?,
+            registry: Registry::new(Arc::new(PluginEngine::new()?), None),
+            _runtime: runtime,
+        })
+    }
+
+    /// The polite fetcher, for the pages the answers lead to.
+    pub fn http(&self) -> &PoliteHttp {
+        &self.http
+    }
+
+    /// Ask the search-engine plugin `source` (configured with `config`)
+    /// for `keywords`, taking at most `max_results` hits. A failure of the
+    /// plugin's is a [`PluginFailure`] (downcast the error to tell it from
+    /// a query the engine did not answer).
+    pub fn ask(
+        &mut self,
+        source: PluginSource,
+        config: serde_json::Value,
+        keywords: &[String],
+        max_results: u32,
+    ) -> anyhow::Result<Answer> {
+        let name = match &source {
+            PluginSource::Builtin(b) => b.clone(),
+            PluginSource::File(f) => f.display().to_string(),
+        };
+        let plugin = PluginConfig {
+            name: name.clone(),
+            source,
+            config,
+            grants: Default::default(),
+            tasks: None,
+            defined_at: None,
+        };
+        let kind = self.registry.add(&plugin)?.identity.kind;
+        if kind != PluginKind::SearchEngine {
+            return Err(PluginFailure {
+                plugin: name,
+                call: "load".into(),
+                reason: format!(
+                    "it implements the `{}` world, not `search-engine`",
+                    kind.world()
+                ),
+            }
+            .into());
+        }
+        let prepared = self.registry.prepare(&plugin, KvSpace::default())?;
+        let mut engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
+            .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
+        let options = SearchEngineOptions {
+            max_results,
+            language: None,
+            page: 1,
+        };
+        let query_url = engine.query_url(keywords, &options)?;
+        let query_url = url::Url::parse(&query_url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .ok_or_else(|| {
+                anyhow::anyhow!("{name} asked for `{query_url}`, which is no http or https URL")
+            })?;
+        // The plugin host's blocking fetch is called off the runtime's threads.
+        let answer = self
+            .http
+            .get(&query_url)
+            .map_err(|e| anyhow::anyhow!("{query_url}: {e}"))?;
+        anyhow::ensure!(
+            (200..300).contains(&answer.status),
+            "{query_url} answered {}; the engine gave no results page",
+            answer.status
+        );
+        let mut hits =
+            engine.parse_results(&answer.body, answer.content_type.as_deref().unwrap_or(""))?;
+        hits.retain(|h| {
+            url::Url::parse(&h.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+        });
+        hits.truncate(max_results as usize);
+        Ok(Answer { query_url, hits })
+    }
+}
+
+/// Ask one engine once (see [`Asker::ask`]) with `settings`' polite fetcher.
 pub fn query(
     source: PluginSource,
     config: serde_json::Value,
@@ -49,65 +147,5 @@ pub fn query(
     max_results: u32,
     settings: &Settings,
 ) -> anyhow::Result<Answer> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()?;
-    let plan_settings = settings.crawl();
-    let http = PoliteHttp::new(&plan_settings, runtime.handle().clone())?;
-    let name = match &source {
-        PluginSource::Builtin(b) => b.clone(),
-        PluginSource::File(f) => f.display().to_string(),
-    };
-    let plugin = PluginConfig {
-        name: name.clone(),
-        source,
-        config,
-        grants: Default::default(),
-        tasks: None,
-        defined_at: None,
-    };
-    let mut registry = Registry::new(Arc::new(PluginEngine::new()?), None);
-    let kind = registry.add(&plugin)?.identity.kind;
-    if kind != PluginKind::SearchEngine {
-        return Err(PluginFailure {
-            plugin: name,
-            call: "load".into(),
-            reason: format!(
-                "it implements the `{}` world, not `search-engine`",
-                kind.world()
-            ),
-        }
-        .into());
-    }
-    let prepared = registry.prepare(&plugin, KvSpace::default())?;
-    let mut engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
-        .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
-    let options = SearchEngineOptions {
-        max_results,
-        language: None,
-        page: 1,
-    };
-    let query_url = engine.query_url(keywords, &options)?;
-    let query_url = url::Url::parse(&query_url)
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https"))
-        .ok_or_else(|| {
-            anyhow::anyhow!("{name} asked for `{query_url}`, which is no http or https URL")
-        })?;
-    // The plugin host's blocking fetch is called off the runtime's threads.
-    let answer = http
-        .get(&query_url)
-        .map_err(|e| anyhow::anyhow!("{query_url}: {e}"))?;
-    anyhow::ensure!(
-        (200..300).contains(&answer.status),
-        "{query_url} answered {}; the engine gave no results page",
-        answer.status
-    );
-    let mut hits =
-        engine.parse_results(&answer.body, answer.content_type.as_deref().unwrap_or(""))?;
-    hits.retain(|h| url::Url::parse(&h.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https")));
-    hits.truncate(max_results as usize);
-    drop(runtime);
-    Ok(Answer { query_url, hits })
+    Asker::new(settings)?.ask(source, config, keywords, max_results)
 }

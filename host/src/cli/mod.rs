@@ -548,6 +548,18 @@ fn crawl_once(
     Ok((code, report.interrupted))
 }
 
+/// Default settings with the `From` address of `--from` (else EMAIL), for
+/// the commands that read no configuration file.
+fn settings_from(from: &Option<String>) -> Result<config::Settings, String> {
+    let mut holder = Config::for_check(&[], PathBuf::new());
+    let overrides = Overrides {
+        from: from.clone(),
+        ..Overrides::default()
+    };
+    overrides.apply(&mut holder)?;
+    Ok(holder.settings)
+}
+
 /// `spinneret query`: one engine, once; the hits on standard output. Exit
 /// 0 with the hits (or none), 1 when the engine could not be asked or gave
 /// no results page, 2 for a usage error, 3 when the plugin failed.
@@ -574,21 +586,12 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
         Ok(s) => s,
         Err(e) => return usage(e.to_string()),
     };
-    let mut holder = Config::for_check(&[], PathBuf::new());
-    let overrides = Overrides {
-        from: args.from.clone(),
-        ..Overrides::default()
+    let settings = match settings_from(&args.from) {
+        Ok(s) => s,
+        Err(e) => return usage(e),
     };
-    if let Err(e) = overrides.apply(&mut holder) {
-        return usage(e);
-    }
-    let answer = match crate::app::query::query(
-        source,
-        config,
-        &args.keywords,
-        args.max,
-        &holder.settings,
-    ) {
+    let answer = match crate::app::query::query(source, config, &args.keywords, args.max, &settings)
+    {
         Ok(a) => a,
         Err(e) => {
             eprintln!("spinneret: {e:#}");
@@ -631,15 +634,13 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
             return Ok(EXIT_USAGE);
         }
     };
-    let mut holder = Config::for_check(&[], PathBuf::new());
-    let overrides = Overrides {
-        from: args.from.clone(),
-        ..Overrides::default()
+    let settings = match settings_from(&args.from) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("spinneret: {e}");
+            return Ok(EXIT_USAGE);
+        }
     };
-    if let Err(e) = overrides.apply(&mut holder) {
-        eprintln!("spinneret: {e}");
-        return Ok(EXIT_USAGE);
-    }
     let (mut items, skipped) = match crate::app::collect::items(&profile) {
         Ok(i) => i,
         Err(e) => {
@@ -647,13 +648,15 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
             return Ok(EXIT_USAGE);
         }
     };
+    // One fetcher and one plugin engine for the engines and the pages.
+    let mut asker = crate::app::query::Asker::new(&settings)?;
     let mut problems = Vec::new();
     items.extend(crate::app::collect::interest_items(
         &profile,
-        &holder.settings,
+        &mut asker,
         &mut problems,
     ));
-    let done = crate::app::collect::collect(&profile, &items, &holder.settings)?;
+    let done = crate::app::collect::collect(&profile, &items, asker.http())?;
     outln!(
         "{} items: {} files, {} bytes in {} ({} requests)",
         items.len(),

@@ -1,8 +1,8 @@
 //! Reading a TOML configuration into [`Config`], with located errors.
 
 use super::{
-    Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, PluginSource, Settings,
-    TaskConfig, TaskKind, TlsMode,
+    Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, Settings, TaskConfig,
+    TaskKind, TlsMode,
 };
 use serde::Deserialize;
 use serde_spanned::Spanned;
@@ -411,46 +411,9 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 format!("plugin names must be unique and not empty (`{name}`)"),
             ));
         }
-        let raw_source = p.source.get_ref().trim();
-        // The manifest of an installed plugin: it bounds the grants.
-        let mut installed = None;
-        let source = match raw_source.strip_prefix("builtin:") {
-            Some(b) => {
-                spinneret_plugin_host::builtin::known(b)
-                    .map_err(|m| at(Some(p.source.span()), m))?;
-                PluginSource::Builtin(b.to_string())
-            }
-            None if is_installed_name(raw_source) && !rel(raw_source).is_file() => {
-                let found = spinneret_bundle::home::PluginHome::from_env()
-                    .and_then(|home| resolve_installed(&home, raw_source))
-                    .map_err(
-                        |e| match spinneret_plugin_host::builtin::builtin(raw_source) {
-                            Some(_) => format!("{e} (the built-in is `builtin:{raw_source}`)"),
-                            None => e.to_string(),
-                        },
-                    );
-                match found {
-                    Ok(i) => {
-                        installed = Some(i.manifest);
-                        PluginSource::File(i.dir.join(spinneret_bundle::manifest::COMPONENT_FILE))
-                    }
-                    Err(e) => return Err(at(Some(p.source.span()), e)),
-                }
-            }
-            None => {
-                let path = rel(raw_source);
-                if !path.is_file() {
-                    return Err(at(
-                        Some(p.source.span()),
-                        format!(
-                            "plugin source `{raw_source}` is neither `builtin:NAME`, an installed `NAME@VERSION-REQ` nor an existing .wasm file ({})",
-                            path.display()
-                        ),
-                    ));
-                }
-                PluginSource::File(path)
-            }
-        };
+        // The manifest of an installed plugin bounds its grants.
+        let (source, installed) = super::plugin_source::resolve(p.source.get_ref().trim(), rel)
+            .map_err(|m| at(Some(p.source.span()), m))?;
         if let Some(list) = &p.tasks {
             for t in list {
                 if !names.contains(t.get_ref()) {
@@ -474,7 +437,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         };
         let mut config = p.config.unwrap_or_default();
         if let Some(m) = &installed {
-            grants = intersect(&name, grants, &m.capabilities);
+            grants = super::plugin_source::intersect(&name, grants, &m.capabilities);
             // The manifest's defaults, under the configuration's own keys.
             for (k, v) in &m.config {
                 config.entry(k.clone()).or_insert_with(|| v.clone());
@@ -503,62 +466,6 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         tasks,
         plugins,
     })
-}
-
-/// Whether a plugin source names an installed plugin (`NAME` or
-/// `NAME@REQ`) rather than a file.
-fn is_installed_name(source: &str) -> bool {
-    let name = source.split_once('@').map_or(source, |(n, _)| n);
-    spinneret_bundle::manifest::valid_name(name) && !source.ends_with(".wasm")
-}
-
-/// The installed plugin `NAME[@REQ]` (newest matching version), its
-/// component checked against its manifest.
-fn resolve_installed(
-    home: &spinneret_bundle::home::PluginHome,
-    source: &str,
-) -> Result<spinneret_bundle::home::Installed, spinneret_bundle::BundleError> {
-    let (name, req) = match source.split_once('@') {
-        Some((n, r)) => (
-            n,
-            semver::VersionReq::parse(r).map_err(|e| {
-                spinneret_bundle::BundleError::Invalid(format!(
-                    "`{r}` is not a version requirement ({e}); write e.g. `{n}@^1.2`"
-                ))
-            })?,
-        ),
-        None => (source, semver::VersionReq::STAR),
-    };
-    let installed = home.resolve(name, &req)?;
-    installed.check_component()?;
-    Ok(installed)
-}
-
-/// What an installed plugin may have: no more than its manifest asks for
-/// and no more than the configuration grants. Hosts granted but not asked
-/// for are dropped with a warning (the plugin never said it needs them).
-fn intersect(
-    plugin: &str,
-    granted: spinneret_core::grants::Grants,
-    asked: &spinneret_bundle::manifest::Capabilities,
-) -> spinneret_core::grants::Grants {
-    let (hosts, dropped): (Vec<String>, Vec<String>) = granted
-        .hosts
-        .into_iter()
-        .partition(|h| asked.hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
-    if !dropped.is_empty() {
-        tracing::warn!(
-            "plugin {plugin}: its manifest does not ask for {}; not granted",
-            dropped.join(", ")
-        );
-    }
-    spinneret_core::grants::Grants {
-        memory: granted.memory.min(asked.memory_bytes()),
-        time: granted.time.min(asked.time_per_call()),
-        output: granted.output,
-        output_per_item: granted.output_per_item,
-        hosts,
-    }
 }
 
 /// A task's window in days: `changed_days` (default 7), or the mail
@@ -733,31 +640,7 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn installed_plugins_get_what_both_manifest_and_entry_grant() {
-        let granted = spinneret_core::grants::Grants {
-            memory: 64 << 20,
-            time: std::time::Duration::from_secs(1),
-            output: 1 << 20,
-            output_per_item: 0,
-            hosts: vec!["api.example.org".into(), "other.example".into()],
-        };
-        let asked = spinneret_bundle::manifest::Capabilities {
-            hosts: vec!["API.example.org".into(), "more.example".into()],
-            memory: Some("16MiB".into()),
-            time: Some("5s".into()),
-        };
-        let g = intersect("p", granted, &asked);
-        assert_eq!(g.hosts, ["api.example.org"]);
-        assert_eq!(g.memory, 16 << 20);
-        assert_eq!(g.time, std::time::Duration::from_secs(1));
-        assert_eq!(g.output, 1 << 20);
-        assert!(is_installed_name("link-count@^1.2"));
-        assert!(is_installed_name("link-count"));
-        assert!(!is_installed_name("plugins/x.wasm"));
-        assert!(!is_installed_name("x.wasm"));
-    }
+    use crate::config::PluginSource;
 
     fn load(text: &str) -> Result<Config, ConfigError> {
         load_str(text, "test.toml", Path::new("/srv/web"))

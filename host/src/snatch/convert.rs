@@ -15,7 +15,6 @@ use lol_html::html_content::{ContentType, Element};
 use lol_html::{RewriteStrSettings, element, rewrite_str, text};
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use std::cell::RefCell;
-use std::path::Path;
 use url::Url;
 
 /// What a reference of a page is to the collector.
@@ -414,16 +413,6 @@ pub fn css_references(css: &str, base: &Url) -> Vec<Url> {
     found
 }
 
-/// Whether `path` (mirror-relative) names a file inside the mirror: no
-/// absolute path, no `..`.
-pub fn inside(path: &str) -> bool {
-    !path.is_empty()
-        && !Path::new(path).is_absolute()
-        && path
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,8 +458,6 @@ mod tests {
             relative("URLs/e.org/index.html", "URLs/e.org/index.html"),
             "index.html"
         );
-        assert!(inside("URLs/e.org/index.html"));
-        assert!(!inside("../etc/passwd") && !inside("/etc/passwd") && !inside("a//b"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! relative path and everything else by its absolute URL.
 
 use super::convert::{convert_css, convert_html};
-use super::names::{Names, clean};
+use super::names::{Names, clean, inside};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use url::Url;
@@ -119,6 +119,12 @@ impl MirrorWriter {
             .place_in(&within, &key, content_type)
             .to_string_lossy()
             .into_owned();
+        // Names never leave the mirror; said again where files are written.
+        if !inside(&path) {
+            return Err(std::io::Error::other(format!(
+                "{path} is no path inside the mirror; not written"
+            )));
+        }
         spinneret_core::fs::write_atomically(&self.root.join(&path), body).map_err(|e| {
             std::io::Error::new(e.kind(), format!("cannot write {path} in the mirror: {e}"))
         })?;

@@ -114,6 +114,16 @@ impl Names {
     }
 }
 
+/// Whether `path` (mirror-relative, `/`-separated) names a file inside the
+/// mirror: not empty, not absolute, no empty, `.` or `..` part.
+pub fn inside(path: &str) -> bool {
+    !path.is_empty()
+        && !std::path::Path::new(path).is_absolute()
+        && path
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
 fn join(prefix: &str, name: &str) -> String {
     match prefix.is_empty() {
         true => name.to_string(),
@@ -250,6 +260,12 @@ mod tests {
             assert!(!c.contains('\\') && c.len() <= MAX_NAME, "{url} -> {s}");
         }
         s
+    }
+
+    #[test]
+    fn inside_the_mirror() {
+        assert!(inside("URLs/e.org/index.html"));
+        assert!(!inside("../etc/passwd") && !inside("/etc/passwd") && !inside("a//b"));
     }
 
     #[test]

@@ -167,7 +167,7 @@ impl<W: Write> WarcWriter<W> {
         now: i64,
     ) -> std::io::Result<RecordId> {
         let id = self.id(message, now);
-        let payload = sha256_label(&message[body_start(message)..]);
+        let payload = payload_digest(message);
         self.record(
             &id,
             "response",

@@ -6,7 +6,7 @@
 
 use super::CrawlSettings;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
-use crate::fetch::{BodyWanted, FetchRequest, Fetcher, Method};
+use crate::fetch::{BodyWanted, FetchRequest, FetchResponse, Fetcher, Method, Validators};
 use crate::policy::robots::{RobotsMode, RobotsRules};
 use crate::policy::rules::{PrefixRules, RuleAction};
 use spinneret_plugin_host::capabilities::{HostHttp, HttpAnswer};
@@ -20,6 +20,8 @@ pub struct PoliteHttp {
     fetcher: Fetcher,
     handle: tokio::runtime::Handle,
     robot_name: String,
+    user_agent: String,
+    from: Option<String>,
     robots_mode: RobotsMode,
     max_body: u64,
     rules: PrefixRules,
@@ -42,6 +44,8 @@ impl PoliteHttp {
             fetcher: Fetcher::new(&settings.fetch)?,
             handle,
             robot_name: settings.robot_name.clone(),
+            user_agent: settings.fetch.user_agent.clone(),
+            from: settings.fetch.from.clone(),
             robots_mode: settings.robots_rules,
             max_body: settings.fetch.max_body,
             rules,
@@ -100,8 +104,18 @@ impl PoliteHttp {
     }
 }
 
-impl HostHttp for PoliteHttp {
-    fn get(&self, url: &Url) -> Result<HttpAnswer, String> {
+impl PoliteHttp {
+    /// GET `url` politely: refused by an avoid rule or the site's
+    /// robots.txt, else after the site's turn; conditional when
+    /// `validators` are given, and with every response header kept when
+    /// `keep_headers` (for an archive of the exchange). A response of any
+    /// status is an answer; no response is an error saying why.
+    pub fn fetch(
+        &self,
+        url: &Url,
+        validators: Option<Validators>,
+        keep_headers: bool,
+    ) -> Result<FetchResponse, String> {
         if let Some(rule) = self.rules.lookup(url.as_str())
             && rule.action == RuleAction::Avoid
         {
@@ -119,14 +133,30 @@ impl HostHttp for PoliteHttp {
             url: url.clone(),
             method: Method::Get,
             referrer: None,
-            validators: None,
+            validators,
             body: BodyWanted::Always(self.max_body),
             extra_headers: Vec::new(),
+            keep_headers,
         };
-        let resp = self
-            .handle
+        self.handle
             .block_on(self.fetcher.fetch(&req, self.max_body))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.to_string())
+    }
+
+    /// The headers every request of this fetcher carries besides those of
+    /// the HTTP layer: `User-Agent` and `From` (when set).
+    pub fn identity_headers(&self) -> Vec<(String, String)> {
+        let mut h = vec![("User-Agent".to_string(), self.user_agent.clone())];
+        if let Some(from) = &self.from {
+            h.push(("From".to_string(), from.clone()));
+        }
+        h
+    }
+}
+
+impl HostHttp for PoliteHttp {
+    fn get(&self, url: &Url) -> Result<HttpAnswer, String> {
+        let resp = self.fetch(url, None, false)?;
         let body = resp.body.unwrap_or_default();
         Ok(HttpAnswer {
             status: resp.status,

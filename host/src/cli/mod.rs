@@ -657,14 +657,33 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
         &mut problems,
     ));
     let done = crate::app::collect::collect(&profile, &items, asker.http())?;
+    let count = |c: crate::snatch::index::Change| done.changes.iter().filter(|x| **x == c).count();
+    use crate::snatch::index::{Change, human_bytes};
     outln!(
-        "{} items: {} files, {} bytes in {} ({} requests)",
+        "run {}: {} items, {} files, {} in {} ({} requests)",
+        done.run.id,
         items.len(),
         done.written.files.len(),
-        done.written.bytes,
-        profile.mirror.display(),
+        human_bytes(done.written.bytes),
+        profile.mirror.join(&done.run.dir).display(),
         done.requests
     );
+    outln!(
+        "since the last run: {} new, {} changed, {} unchanged, {} gone",
+        count(Change::New),
+        count(Change::Changed),
+        count(Change::Unchanged),
+        done.gone.len()
+    );
+    if done.cleaned > 0 {
+        outln!(
+            "{} files of earlier runs removed (keep_runs = {})",
+            done.cleaned,
+            profile.keep_runs
+        );
+    }
+    outln!("index: {}", profile.mirror.join(&done.index).display());
+    outln!("web archive: {}", profile.mirror.join(&done.warc).display());
     if skipped > 0 {
         outln!("{skipped} bookmarks of other schemes (javascript:, place:, file:) left out");
     }

@@ -8,7 +8,7 @@
 use super::convert::{convert_css, convert_html};
 use super::names::{Names, clean, inside};
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use url::Url;
 
 /// What a saved file is, for converting its links.
@@ -59,6 +59,36 @@ pub struct MirrorWriter {
     names: Names,
     categories: BTreeMap<String, Category>,
     files: Vec<String>,
+    /// Where bodies are kept by digest, so that a file whose links are not
+    /// converted (an image, a script, a font) is a hard link to its body and
+    /// identical bodies are stored once across categories and runs.
+    objects: Option<PathBuf>,
+}
+
+/// Where the body with SHA-256 `digest` (hex) is kept in `objects`.
+pub fn object_path(objects: &Path, digest: &str) -> PathBuf {
+    let (a, b) = digest.split_at(digest.len().min(2));
+    objects.join(a).join(b)
+}
+
+/// The SHA-256 of `body`, in hex.
+pub fn digest(body: &[u8]) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(body))
+}
+
+/// Make `target` a hard link to `body`'s object, writing the object first
+/// when the store does not hold it.
+fn link_object(objects: &Path, body: &[u8], target: &Path) -> std::io::Result<()> {
+    let object = object_path(objects, &digest(body));
+    if !object.exists() {
+        spinneret_core::fs::write_atomically(&object, body)?;
+    }
+    if let Some(dir) = target.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let _ = std::fs::remove_file(target);
+    std::fs::hard_link(&object, target)
 }
 
 /// The directory of a category: each of its parts (`Bookmarks`, `Work`,
@@ -79,6 +109,17 @@ impl MirrorWriter {
             names: Names::new(),
             categories: BTreeMap::new(),
             files: Vec::new(),
+            objects: None,
+        }
+    }
+
+    /// A mirror rooted at `root` whose unconverted files are hard links into
+    /// the object store `objects` (copies where the file system has no hard
+    /// links).
+    pub fn with_objects(root: PathBuf, objects: PathBuf) -> MirrorWriter {
+        MirrorWriter {
+            objects: Some(objects),
+            ..MirrorWriter::new(root)
         }
     }
 
@@ -125,10 +166,17 @@ impl MirrorWriter {
                 "{path} is no path inside the mirror; not written"
             )));
         }
-        spinneret_core::fs::write_atomically(&self.root.join(&path), body).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot write {path} in the mirror: {e}"))
-        })?;
         let kind = kind_of(content_type);
+        let target = self.root.join(&path);
+        let linked = match (&self.objects, kind) {
+            (Some(objects), Kind::Other) => link_object(objects, body, &target).is_ok(),
+            _ => false,
+        };
+        if !linked {
+            spinneret_core::fs::write_atomically(&target, body).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot write {path} in the mirror: {e}"))
+            })?;
+        }
         let mut base = found.clone();
         base.set_fragment(None);
         if kind != Kind::Other {

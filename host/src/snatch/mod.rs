@@ -14,7 +14,9 @@
 
 pub mod bookmarks;
 pub mod convert;
+pub mod index;
 pub mod mirror;
 pub mod names;
 pub mod profile;
+pub mod runs;
 pub mod warc;

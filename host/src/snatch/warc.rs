@@ -34,6 +34,18 @@ pub struct WarcWriter<W: Write> {
     written: u64,
     /// Bytes written.
     bytes: u64,
+    /// Each record its own gzip member (a `.warc.gz` file), as readers
+    /// expect of a compressed WARC.
+    gzip: bool,
+}
+
+/// Why a revisit record stores no body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Revisit {
+    /// The body was fetched again and is the same as the original's.
+    IdenticalPayload,
+    /// The server answered a conditional request `304 Not Modified`.
+    NotModified,
 }
 
 /// The current time as WARC writes it: `2026-11-23T20:05:00Z`.
@@ -65,6 +77,7 @@ impl<W: Write> WarcWriter<W> {
             info: String::new(),
             written: 0,
             bytes: 0,
+            gzip: filename.ends_with(".gz"),
         };
         let body = format!(
             "software: {software}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
@@ -134,10 +147,20 @@ impl<W: Write> WarcWriter<W> {
             sha256_label(block),
             block.len()
         ));
-        self.out.write_all(head.as_bytes())?;
-        self.out.write_all(block)?;
-        self.out.write_all(b"\r\n\r\n")?;
-        self.bytes += (head.len() + block.len() + 4) as u64;
+        if self.gzip {
+            let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            z.write_all(head.as_bytes())?;
+            z.write_all(block)?;
+            z.write_all(b"\r\n\r\n")?;
+            let member = z.finish()?;
+            self.out.write_all(&member)?;
+            self.bytes += member.len() as u64;
+        } else {
+            self.out.write_all(head.as_bytes())?;
+            self.out.write_all(block)?;
+            self.out.write_all(b"\r\n\r\n")?;
+            self.bytes += (head.len() + block.len() + 4) as u64;
+        }
         Ok(())
     }
 
@@ -190,6 +213,7 @@ impl<W: Write> WarcWriter<W> {
         url: &str,
         headers: &[u8],
         original: &Original<'_>,
+        why: Revisit,
         now: i64,
     ) -> std::io::Result<RecordId> {
         let id = self.id(headers, now);
@@ -202,7 +226,14 @@ impl<W: Write> WarcWriter<W> {
                 ("WARC-Target-URI", url),
                 (
                     "WARC-Profile",
-                    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+                    match why {
+                        Revisit::IdenticalPayload => {
+                            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+                        }
+                        Revisit::NotModified => {
+                            "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+                        }
+                    },
                 ),
                 ("WARC-Refers-To", original.record),
                 ("WARC-Refers-To-Target-URI", original.uri),
@@ -292,6 +323,7 @@ mod tests {
             "https://e.org/",
             b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
             &original,
+            Revisit::IdenticalPayload,
             now + 60,
         )
         .unwrap();

@@ -5,6 +5,7 @@
 //! Writes go through the [`StoreWriter`] thread; reads (the cache lookups of
 //! the crawl, and the `results` command) use the [`Store`]'s own connection.
 
+mod collections;
 mod lock;
 mod outbox;
 mod run_view;
@@ -12,6 +13,7 @@ mod schema;
 mod task_view;
 mod writer;
 
+pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
 pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};
 

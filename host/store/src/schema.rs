@@ -153,4 +153,68 @@ CREATE TABLE outbox (
     last_error  TEXT
 );
 "#,
+    // 4: WebSnatcher's collections: each run of a profile, the files it
+    // wrote (in order, for clean-up), what each URL was when last
+    // retrieved (for conditional requests, revisits and what changed), the
+    // main pages of each run (for its index) and the archive.
+    r#"
+CREATE TABLE collections (
+    id           INTEGER PRIMARY KEY,
+    profile      TEXT NOT NULL,
+    started_at   INTEGER NOT NULL,
+    finished_at  INTEGER,
+    status       TEXT NOT NULL,        -- running | finished | interrupted | cleaned
+    dir          TEXT NOT NULL         -- mirror-relative directory of its files
+);
+
+-- Every file a collection wrote, in order of creation.
+CREATE TABLE collection_files (
+    collection_id  INTEGER NOT NULL REFERENCES collections(id),
+    seq            INTEGER NOT NULL,
+    path           TEXT NOT NULL,      -- mirror-relative
+    url            TEXT,               -- NULL for what the run made itself
+    category       TEXT,
+    digest         TEXT,               -- SHA-256 of the body as retrieved
+    bytes          INTEGER NOT NULL,   -- on disk
+    PRIMARY KEY (collection_id, seq)
+) WITHOUT ROWID;
+
+-- What each URL was when it was last retrieved.
+CREATE TABLE collected_urls (
+    url            TEXT PRIMARY KEY,
+    collection_id  INTEGER NOT NULL,
+    content_type   TEXT,
+    etag           TEXT,
+    last_modified  TEXT,
+    digest         TEXT NOT NULL,
+    warc_record    TEXT,               -- the response record holding the body
+    warc_date      INTEGER
+) WITHOUT ROWID;
+
+-- The main pages of each collection (its items), for its index.
+CREATE TABLE collection_pages (
+    collection_id  INTEGER NOT NULL REFERENCES collections(id),
+    seq            INTEGER NOT NULL,
+    category       TEXT NOT NULL,
+    url            TEXT NOT NULL,
+    title          TEXT,
+    found_by       TEXT NOT NULL,      -- JSON [[engine, rank], ...]
+    path           TEXT,               -- mirror-relative; NULL when not retrieved
+    digest         TEXT,
+    bytes          INTEGER NOT NULL,   -- page, requisites and followed links
+    problem        TEXT,               -- why it was not retrieved
+    PRIMARY KEY (collection_id, seq)
+) WITHOUT ROWID;
+
+-- Pages copied into the archive, with their requisites.
+CREATE TABLE archived_pages (
+    day          TEXT NOT NULL,        -- YYYY-MM-DD, its Archive/ directory
+    url          TEXT NOT NULL,
+    title        TEXT,
+    path         TEXT NOT NULL,        -- mirror-relative
+    files        TEXT NOT NULL,        -- JSON [mirror-relative path, ...]
+    archived_at  INTEGER NOT NULL,
+    PRIMARY KEY (day, url)
+) WITHOUT ROWID;
+"#,
 ];

@@ -1,7 +1,7 @@
 //! WebSnatcher's output read by the tools made for it: the WARC file by
 //! `warcio` (PyPI; `.ci/run` installs it).
 
-use spinneret::snatch::warc::{Original, WarcWriter, payload_digest};
+use spinneret::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
 use std::process::Command;
 
 /// `warcio` on the PATH, or `None` with a note (a failure under CI).
@@ -56,6 +56,7 @@ fn a_runs_warc_is_valid_for_warcio_with_every_digest_checked() {
                 url,
                 b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n",
                 &original,
+                Revisit::IdenticalPayload,
                 now + 86_400,
             )
             .unwrap();
@@ -286,8 +287,7 @@ file = "bookmarks.html"
     let stderr = expect_exit(&out, 1);
     let stdout = text(&out.stdout);
     let host = format!("127.0.0.1_{port}");
-    let mut files: Vec<String> = walk(&dir.path().join("mirror"));
-    files.sort();
+    let files = run_files(&dir.path().join("mirror"), 1);
     let mut expected: Vec<String> = [
         "Bookmarks/Reading/HOST/about.html",
         "URLs/HOST/about.html",
@@ -331,7 +331,12 @@ file = "bookmarks.html"
     );
     // Links point into the mirror, or to absolute URLs.
     let read = |f: &str| {
-        std::fs::read_to_string(dir.path().join("mirror").join(f.replace("HOST", &host))).unwrap()
+        std::fs::read_to_string(
+            dir.path()
+                .join("mirror/runs/0001")
+                .join(f.replace("HOST", &host)),
+        )
+        .unwrap()
     };
     let index = read("URLs/HOST/index.html");
     for expected in [
@@ -352,6 +357,17 @@ file = "bookmarks.html"
         read("Bookmarks/Reading/HOST/about.html")
             .contains(&format!(r#"href="http://127.0.0.1:{port}/index.html""#))
     );
+}
+
+/// The files run `n` saved in the mirror at `mirror` (its index aside),
+/// sorted.
+fn run_files(mirror: &std::path::Path, n: u32) -> Vec<String> {
+    let mut files: Vec<String> = walk(&mirror.join(format!("runs/{n:04}")))
+        .into_iter()
+        .filter(|f| f != "index.html")
+        .collect();
+    files.sort();
+    files
 }
 
 /// Every file under `root`, relative and `/`-separated.
@@ -428,8 +444,7 @@ config = {{ base = "{base}/b/" }}
     let out = spinneret(&["collect", profile.to_str().unwrap()]);
     let stderr = expect_exit(&out, 0);
     let host = format!("127.0.0.1_{}", web.port());
-    let mut files = walk(&dir.path().join("mirror"));
-    files.sort();
+    let files = run_files(&dir.path().join("mirror"), 1);
     assert_eq!(
         files,
         [
@@ -440,17 +455,14 @@ config = {{ base = "{base}/b/" }}
         "{}\n{stderr}",
         text(&out.stdout)
     );
-    let asked: Vec<String> = web
+    let mut asked: Vec<String> = web
         .requests()
         .into_iter()
         .map(|r| r.path)
         .filter(|p| p.ends_with(".html"))
         .collect();
-    assert_eq!(
-        asked,
-        ["/one.html", "/two.html"],
-        "each hit once, in the engines' order"
-    );
+    asked.sort();
+    assert_eq!(asked, ["/one.html", "/two.html"], "each hit once");
 }
 
 #[test]
@@ -510,8 +522,7 @@ fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
         "{stdout}"
     );
     let host = format!("127.0.0.1_{port}");
-    let mut files = walk(&dir.path().join("mirror"));
-    files.sort();
+    let files = run_files(&dir.path().join("mirror"), 1);
     assert_eq!(
         files,
         [
@@ -522,7 +533,7 @@ fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
     );
     let page = std::fs::read_to_string(
         dir.path()
-            .join("mirror")
+            .join("mirror/runs/0001")
             .join(format!("URLs/{host}/start.html")),
     )
     .unwrap();

@@ -390,6 +390,7 @@ impl Engine<'_> {
             },
             body: None,
             elapsed: Duration::ZERO,
+            raw_headers: Vec::new(),
         });
         let mut job = job;
         job.request = target;

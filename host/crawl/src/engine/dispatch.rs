@@ -126,6 +126,7 @@ impl Engine<'_> {
                 validators: job.validators.clone(),
                 body: job.body,
                 extra_headers: Vec::new(),
+                keep_headers: false,
             };
             let fetcher = self.fetcher.clone();
             let hooks = self.plugins.hooks().cloned();

@@ -14,6 +14,7 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
         headers: ResponseHeaders::default(),
         body: None,
         elapsed: start.elapsed(),
+        raw_headers: Vec::new(),
     };
     let Ok(mut path) = req.url.to_file_path() else {
         return Ok(status_only(400));
@@ -59,6 +60,7 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
             headers,
             body: None,
             elapsed: start.elapsed(),
+            raw_headers: Vec::new(),
         });
     }
     let body = if wants_body {
@@ -96,5 +98,6 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
         headers,
         body,
         elapsed: start.elapsed(),
+        raw_headers: Vec::new(),
     })
 }

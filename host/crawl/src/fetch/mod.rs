@@ -93,6 +93,9 @@ pub struct FetchRequest {
     pub body: BodyWanted,
     /// Headers added by fetch-hook plugins, (name, value).
     pub extra_headers: Vec<(String, String)>,
+    /// Keep every response header as received in
+    /// [`FetchResponse::raw_headers`] (for an archive of the exchange).
+    pub keep_headers: bool,
 }
 
 /// The response headers the crawler keeps.
@@ -139,6 +142,9 @@ pub struct FetchResponse {
     pub body: Option<Body>,
     /// Time from sending to the end of the body.
     pub elapsed: Duration,
+    /// Every header as received, in order, when the request asked to keep
+    /// them ([`FetchRequest::keep_headers`]); empty otherwise.
+    pub raw_headers: Vec<(String, String)>,
 }
 
 /// Why a request produced no response.
@@ -329,6 +335,18 @@ impl Fetcher {
             owner: header_str(h, "owner"),
             cache_control: header_str(h, header::CACHE_CONTROL),
         };
+        let raw_headers = match req.keep_headers {
+            true => h
+                .iter()
+                .map(|(n, v)| {
+                    (
+                        n.to_string(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+            false => Vec::new(),
+        };
         let status = resp.status().as_u16();
         let cap = match req.body {
             _ if req.method == Method::Head || !(200..300).contains(&status) => None,
@@ -368,6 +386,7 @@ impl Fetcher {
             headers,
             body,
             elapsed: start.elapsed(),
+            raw_headers,
         })
     }
 

@@ -82,6 +82,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
             validators: None,
             body: BodyWanted::Always(MAX_ROBOTS_BYTES),
             extra_headers: Vec::new(),
+            keep_headers: false,
         };
         let resp = match fetcher.fetch(&req, MAX_ROBOTS_BYTES).await {
             Ok(r) => r,

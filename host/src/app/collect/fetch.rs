@@ -1,0 +1,233 @@
+//! Fetching for a collection: URLs fetched several at a time, each through
+//! the polite fetcher (robots.txt, the avoid files, the per-site interval,
+//! the body cap), its redirects followed, every exchange kept as sent and
+//! received for the run's WARC file.
+
+use spinneret_crawl::fetch::{FetchResponse, Validators};
+use spinneret_crawl::plugin_http::PoliteHttp;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use url::Url;
+
+/// The most redirects followed from one URL.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// How many requests a collection has in flight at most (each site still
+/// waits its turn: the per-site interval holds across them).
+pub const FETCHERS: usize = 8;
+
+/// A URL to fetch, with the validators of its last retrieval when its
+/// body is still at hand (a conditional request).
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The URL asked for.
+    pub url: Url,
+    /// `If-None-Match` / `If-Modified-Since`, for the first request only.
+    pub validators: Option<Validators>,
+}
+
+/// One request and its response.
+#[derive(Debug)]
+pub struct Exchange {
+    /// The URL requested.
+    pub url: Url,
+    /// The request's headers as sent (those the HTTP layer adds included).
+    pub request: Vec<(String, String)>,
+    /// The response.
+    pub response: FetchResponse,
+}
+
+/// What fetching one URL did: every exchange in order (redirects first),
+/// and whether the last is the answer (a 2xx, or a 304 to a conditional
+/// request) or why there is none.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The exchanges, in order.
+    pub hops: Vec<Exchange>,
+    /// Ok when the last exchange is the answer; else why not.
+    pub outcome: Result<(), String>,
+}
+
+/// Whether `url` names this machine or its local network by its host:
+/// `localhost`, or a loopback, private, link-local or unspecified address.
+/// A page from elsewhere may not make the collector reach those (names
+/// that resolve there are not caught here).
+pub fn local_host(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => {
+            ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
+        }
+        Some(url::Host::Ipv6(ip)) => {
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (ip.segments()[0] & 0xfe00) == 0xfc00
+                || (ip.segments()[0] & 0xffc0) == 0xfe80
+        }
+        None => true,
+    }
+}
+
+/// The request headers a collection's request carries: the fetcher's
+/// identity, what the HTTP layer adds, and the validators.
+fn request_headers(http: &PoliteHttp, url: &Url, v: Option<&Validators>) -> Vec<(String, String)> {
+    let host = match url.port() {
+        Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_string(),
+    };
+    let mut h = vec![("Host".to_string(), host)];
+    h.extend(http.identity_headers());
+    h.push(("Accept".into(), "*/*".into()));
+    h.push(("Accept-Encoding".into(), "gzip, deflate, br".into()));
+    if let Some(v) = v {
+        if let Some(e) = &v.etag {
+            h.push(("If-None-Match".into(), e.clone()));
+        }
+        if let Some(l) = &v.last_modified {
+            h.push(("If-Modified-Since".into(), l.clone()));
+        }
+    }
+    h
+}
+
+/// Fetch `job`, following up to [`MAX_REDIRECTS`] redirects, none from
+/// elsewhere into this machine or its network, none into `exclude`.
+pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String]) -> Fetched {
+    let mut hops: Vec<Exchange> = Vec::new();
+    let mut at = job.url.clone();
+    let end = |hops, why: String| Fetched {
+        hops,
+        outcome: Err(why),
+    };
+    for _ in 0..=MAX_REDIRECTS {
+        if exclude.iter().any(|x| at.as_str().starts_with(x)) {
+            let why = match at == job.url {
+                true => "excluded by the profile".to_string(),
+                false => format!("redirects to {at}, which the profile excludes"),
+            };
+            return end(hops, why);
+        }
+        let validators = job.validators.clone().filter(|_| hops.is_empty());
+        let request = request_headers(http, &at, validators.as_ref());
+        let response = match http.fetch(&at, validators.clone(), true) {
+            Ok(r) => r,
+            Err(e) => return end(hops, e),
+        };
+        let status = response.status;
+        let truncated = response.body.as_ref().is_some_and(|b| b.truncated);
+        let location = response.headers.location.clone();
+        let size = response.body.as_ref().map_or(0, |b| b.bytes.len());
+        hops.push(Exchange {
+            url: at.clone(),
+            request,
+            response,
+        });
+        match status {
+            _ if truncated => {
+                return end(
+                    hops,
+                    format!("larger than the body cap ({size} bytes): not saved"),
+                );
+            }
+            200..=299 => {
+                return Fetched {
+                    hops,
+                    outcome: Ok(()),
+                };
+            }
+            304 if validators.is_some() => {
+                return Fetched {
+                    hops,
+                    outcome: Ok(()),
+                };
+            }
+            300..=399 => {
+                let next = location
+                    .as_deref()
+                    .and_then(|l| at.join(l.trim()).ok())
+                    .filter(|n| matches!(n.scheme(), "http" | "https"));
+                let Some(next) = next else {
+                    return end(
+                        hops,
+                        format!("HTTP {status} from {at} with no usable Location"),
+                    );
+                };
+                if local_host(&next) && !local_host(&job.url) {
+                    return end(
+                        hops,
+                        format!(
+                            "{at} redirects to {next}: a page from elsewhere may not reach this machine or its network"
+                        ),
+                    );
+                }
+                at = next;
+            }
+            s => return end(hops, format!("HTTP {s}")),
+        }
+    }
+    end(hops, format!("more than {MAX_REDIRECTS} redirects"))
+}
+
+/// Fetch every job, [`FETCHERS`] at a time; the results in the jobs' order.
+pub fn fetch_all(http: &PoliteHttp, jobs: &[Job], exclude: &[String]) -> Vec<Fetched> {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Fetched>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..FETCHERS.min(jobs.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let got = fetch_one(http, job, exclude);
+                    *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(got);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(|| Fetched {
+                    hops: Vec::new(),
+                    outcome: Err("the fetcher stopped before it was asked".into()),
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_hosts_are_known_by_name_and_address() {
+        for local in [
+            "http://localhost/",
+            "http://a.localhost:8080/",
+            "http://127.0.0.1/",
+            "http://10.1.2.3/",
+            "http://192.168.0.1/",
+            "http://172.16.0.1/",
+            "http://169.254.169.254/latest/meta-data/",
+            "http://0.0.0.0/",
+            "http://[::1]/",
+            "http://[fd00::1]/",
+            "http://[fe80::1]/",
+        ] {
+            assert!(local_host(&Url::parse(local).unwrap()), "{local}");
+        }
+        for remote in [
+            "https://example.org/",
+            "http://8.8.8.8/",
+            "http://[2001:db8::1]/",
+            "http://172.32.0.1/",
+        ] {
+            assert!(!local_host(&Url::parse(remote).unwrap()), "{remote}");
+        }
+    }
+}

@@ -1,0 +1,782 @@
+//! A WebSnatcher run (`spinneret collect PROFILE`): every explicit URL,
+//! bookmark and search result of the profile fetched with its page
+//! requisites (images, stylesheets and what they reference, scripts,
+//! frames, icons, fonts) and its same-site links to the item's depth,
+//! through the crawl's polite fetcher (robots.txt, the avoid files, the
+//! per-site interval, the body cap), several requests in flight, each URL
+//! once per run whichever items reach it.
+//!
+//! A run is booked in the mirror's store (`.spinneret/store.sqlite`): the
+//! earlier runs beyond `keep_runs` are cleaned up first (the seed's
+//! behaviour), then every file is booked as it is written under
+//! `runs/NNNN/`, every exchange goes into the run's WARC file, the saved
+//! pages have their links converted, and the index (`index.html`) lists the
+//! main pages with what changed since the last run.
+
+mod fetch;
+mod record;
+
+use crate::app::query::Asker;
+use crate::snatch::convert::{Role, css_references, references};
+use crate::snatch::index::{IndexPage, changes};
+use crate::snatch::mirror::{MirrorWriter, Written, category_dir, digest, object_path};
+use crate::snatch::profile::{EngineSource, Profile, Requisites};
+use crate::snatch::runs::{self, objects_dir, store_path};
+use crate::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
+use anyhow::Context;
+use fetch::{Fetched, Job, fetch_all, local_host};
+use spinneret_core::model::unix_now;
+use spinneret_crawl::fetch::Validators;
+use spinneret_crawl::plugin_http::PoliteHttp;
+use spinneret_plugin_host::entry::PluginSource;
+use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store, UrlMemory};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::BufWriter;
+use url::Url;
+
+pub use fetch::MAX_REDIRECTS;
+
+/// One thing a run was asked to collect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// The page.
+    pub url: Url,
+    /// Its category (a directory of the mirror, `/`-separated).
+    pub category: String,
+    /// How many links deep to follow from it (same site).
+    pub depth: u32,
+    /// The engines that found it, each with its rank (1 first); empty for
+    /// explicit URLs and bookmarks.
+    pub found_by: Vec<(String, u32)>,
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct Collected {
+    /// The run as booked.
+    pub run: CollectionRow,
+    /// The run's files (mirror-relative paths, under the run's directory)
+    /// and bytes.
+    pub written: Written,
+    /// Requests made.
+    pub requests: u64,
+    /// URLs that could not be fetched (refused by robots.txt or an avoid
+    /// rule, a failure, an error status), with why.
+    pub failed: Vec<(String, String)>,
+    /// The main pages, in the order asked.
+    pub pages: Vec<MainPage>,
+    /// What became of each since the last run.
+    pub changes: Vec<crate::snatch::index::Change>,
+    /// The last run's main pages this one does not have.
+    pub gone: Vec<MainPage>,
+    /// The index, mirror-relative.
+    pub index: String,
+    /// The WARC file, mirror-relative.
+    pub warc: String,
+    /// Files of earlier runs removed before this one wrote.
+    pub cleaned: usize,
+}
+
+/// The items of `profile`'s interests: each engine asked once per interest
+/// by `asker`; a page found by several engines is collected once and
+/// remembers each engine's rank. An engine that cannot be asked is reported
+/// and the others go on.
+pub fn interest_items(
+    profile: &Profile,
+    asker: &mut Asker,
+    problems: &mut Vec<String>,
+) -> Vec<Item> {
+    let mut items: Vec<Item> = Vec::new();
+    for interest in &profile.interests {
+        let mut at: HashMap<String, usize> = HashMap::new();
+        for name in &interest.engines {
+            let Some(engine) = profile.engines.iter().find(|e| &e.name == name) else {
+                continue;
+            };
+            let source = match &engine.source {
+                EngineSource::Builtin(b) => PluginSource::Builtin(b.clone()),
+                EngineSource::File(f) => PluginSource::File(f.clone()),
+            };
+            match asker.ask(
+                source,
+                engine.config.clone(),
+                &interest.keywords,
+                interest.max_results,
+            ) {
+                Ok(answer) => {
+                    for hit in answer.hits {
+                        let Ok(mut url) = Url::parse(&hit.url) else {
+                            continue;
+                        };
+                        url.set_fragment(None);
+                        let i = *at.entry(url.to_string()).or_insert_with(|| {
+                            items.push(Item {
+                                url,
+                                category: category_dir(&[&interest.title]),
+                                depth: interest.depth,
+                                found_by: Vec::new(),
+                            });
+                            items.len() - 1
+                        });
+                        items[i].found_by.push((name.clone(), hit.rank));
+                    }
+                }
+                Err(e) => problems.push(format!(
+                    "interest `{}`, engine `{name}` ({}): {e:#}",
+                    interest.title, engine.defined_at
+                )),
+            }
+        }
+    }
+    items
+}
+
+/// The items of `profile`'s URLs and bookmarks, and how many bookmarks of
+/// other schemes were left out.
+pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
+    let mut items: Vec<Item> = profile
+        .urls
+        .iter()
+        .map(|u| Item {
+            url: u.url.clone(),
+            category: category_dir(&[&u.category]),
+            depth: u.depth,
+            found_by: Vec::new(),
+        })
+        .collect();
+    let mut skipped = 0;
+    for b in &profile.bookmarks {
+        let read = crate::snatch::bookmarks::read(&b.file)?;
+        skipped += read.skipped;
+        for mark in read.items {
+            let mut parts = vec!["Bookmarks"];
+            parts.extend(mark.folders.iter().map(String::as_str));
+            items.push(Item {
+                url: mark.url,
+                category: category_dir(&parts),
+                depth: b.depth,
+                found_by: Vec::new(),
+            });
+        }
+    }
+    Ok((items, skipped))
+}
+
+/// How many queued URLs are fetched together before their pages are read
+/// (bounds the bodies held in memory at once).
+const CHUNK: usize = 4 * fetch::FETCHERS;
+
+/// A URL waiting to be saved, for one item.
+struct Entry {
+    url: Url,
+    item: usize,
+    /// Links left to follow from it; none for a requisite.
+    depth: Option<u32>,
+}
+
+/// What a URL fetched this run led to.
+#[derive(Clone)]
+struct Got {
+    content_type: Option<String>,
+    /// Where its body was first saved (relative to the run's directory).
+    first: String,
+    /// The URL it was found at (after redirects).
+    found: Url,
+    digest: String,
+}
+
+/// One run, being collected.
+struct Run<'p> {
+    http: &'p PoliteHttp,
+    profile: &'p Profile,
+    items: &'p [Item],
+    store: &'p Store,
+    run: &'p CollectionRow,
+    run_root: std::path::PathBuf,
+    mirror: MirrorWriter,
+    warc: WarcWriter<BufWriter<std::fs::File>>,
+    /// Collections whose files (and WARC) are kept: a revisit may refer to
+    /// their records.
+    live: HashSet<i64>,
+    /// Each URL asked this run: what it led to, or none.
+    asked: HashMap<String, Option<Got>>,
+    /// Files written and not yet booked.
+    to_book: Vec<CollectedFile>,
+    /// What each URL retrieved this run was, to remember.
+    memory: Vec<(String, UrlMemory)>,
+    /// Bytes saved per item.
+    item_bytes: Vec<u64>,
+    requests: u64,
+    failed: Vec<(String, String)>,
+}
+
+/// Whether a body of this type is saved with its links converted (so its
+/// raw body is not kept in the object store).
+fn converted(content_type: Option<&str>) -> bool {
+    is(content_type, "text/html")
+        || is(content_type, "application/xhtml+xml")
+        || is(content_type, "text/css")
+}
+
+fn is(content_type: Option<&str>, mime: &str) -> bool {
+    content_type.is_some_and(|c| c.trim().to_ascii_lowercase().starts_with(mime))
+}
+
+impl Run<'_> {
+    /// The validators for a conditional request of `url`: only when its
+    /// last body is at hand (in the object store, not converted) and a kept
+    /// WARC record holds it, so that a 304 can be saved and archived.
+    fn validators(&self, url: &Url) -> Option<Validators> {
+        let m = self.store.url_memory(url.as_str()).ok()??;
+        let usable = self.live.contains(&m.collection)
+            && m.warc_record.is_some()
+            && !converted(m.content_type.as_deref())
+            && object_path(&objects_dir(&self.profile.mirror), &m.digest).exists();
+        (usable && (m.etag.is_some() || m.last_modified.is_some())).then_some(Validators {
+            etag: m.etag,
+            last_modified: m.last_modified,
+        })
+    }
+
+    /// Book a file just written in `category` for `url`.
+    fn book(&mut self, path: &str, url: &Url, category: &str, digest: &str, item: usize) {
+        let bytes = std::fs::metadata(self.run_root.join(path)).map_or(0, |m| m.len());
+        self.item_bytes[item] += bytes;
+        self.to_book.push(CollectedFile {
+            path: format!("{}/{path}", self.run.dir),
+            url: Some(url.to_string()),
+            category: Some(category.to_string()),
+            digest: Some(digest.to_string()),
+            bytes,
+        });
+    }
+
+    /// Save `url` in `category` for `item`: from what this run already
+    /// fetched, or from `fetched` (its exchanges archived first). What it
+    /// led to and whether this call saved it (false when the category had
+    /// it already), or none when it could not be had (said in `failed`).
+    fn save(
+        &mut self,
+        category: &str,
+        url: &Url,
+        item: usize,
+        fetched: &mut HashMap<String, Fetched>,
+    ) -> Option<(Got, bool)> {
+        if let Some(known) = self.asked.get(url.as_str()) {
+            let got = known.clone()?;
+            if self.mirror.saved(category, url).is_some() {
+                return Some((got, false));
+            }
+            let copied = std::fs::read(self.run_root.join(&got.first)).and_then(|body| {
+                self.mirror.save_redirected(
+                    category,
+                    url,
+                    &got.found,
+                    got.content_type.as_deref(),
+                    &body,
+                )
+            });
+            return match copied {
+                Ok(path) => {
+                    self.book(&path, url, category, &got.digest, item);
+                    Some((got, true))
+                }
+                Err(e) => {
+                    self.failed.push((url.to_string(), e.to_string()));
+                    None
+                }
+            };
+        }
+        let Some(f) = fetched.remove(url.as_str()) else {
+            // Not fetched in this chunk: an entry of an earlier chunk that
+            // failed before it was asked.
+            return None;
+        };
+        let got = self.archive_and_save(category, url, item, f);
+        match got {
+            Ok(got) => {
+                self.asked.insert(url.to_string(), Some(got.clone()));
+                Some((got, true))
+            }
+            Err(e) => {
+                self.failed.push((url.to_string(), e));
+                self.asked.insert(url.to_string(), None);
+                None
+            }
+        }
+    }
+
+    /// Write `f`'s exchanges to the WARC file and its answer to the mirror.
+    fn archive_and_save(
+        &mut self,
+        category: &str,
+        url: &Url,
+        item: usize,
+        f: Fetched,
+    ) -> Result<Got, String> {
+        let now = unix_now();
+        self.requests += f.hops.len() as u64;
+        let last = f.hops.len().saturating_sub(1);
+        let memory = self.store.url_memory(url.as_str()).ok().flatten();
+        let mut answer_record: Option<(String, i64, i64)> = None;
+        let mut body: Option<Vec<u8>> = None;
+        let warc_err = |e: std::io::Error| format!("cannot write the WARC file: {e}");
+        for (i, ex) in f.hops.iter().enumerate() {
+            let truncated = ex.response.body.as_ref().is_some_and(|b| b.truncated);
+            if truncated {
+                continue;
+            }
+            let request = self
+                .warc
+                .request(ex.url.as_str(), &record::request_message(ex), now)
+                .map_err(warc_err)?;
+            if i < last || f.outcome.is_err() {
+                self.warc
+                    .response(
+                        ex.url.as_str(),
+                        &record::response_message(ex),
+                        &request,
+                        now,
+                    )
+                    .map_err(warc_err)?;
+                continue;
+            }
+            // The answer: a revisit when its body is one a kept record
+            // holds, else the whole response.
+            let (bytes, revisit) = match (ex.response.status, &memory) {
+                (304, Some(m)) => {
+                    let object = object_path(&objects_dir(&self.profile.mirror), &m.digest);
+                    let b = std::fs::read(&object)
+                        .map_err(|e| format!("304 Not Modified, but its body is gone ({e})"))?;
+                    (b, Some(Revisit::NotModified))
+                }
+                _ => {
+                    let b = ex
+                        .response
+                        .body
+                        .as_ref()
+                        .map(|b| b.bytes.to_vec())
+                        .unwrap_or_default();
+                    let same = memory.as_ref().is_some_and(|m| {
+                        m.digest == digest(&b)
+                            && m.warc_record.is_some()
+                            && self.live.contains(&m.collection)
+                    });
+                    (b, same.then_some(Revisit::IdenticalPayload))
+                }
+            };
+            match (revisit, &memory) {
+                (Some(why), Some(m)) => {
+                    let (record, date) = m.warc_record.clone().unwrap_or_default();
+                    let label = format!("sha256:{}", m.digest);
+                    self.warc
+                        .revisit(
+                            ex.url.as_str(),
+                            &record::response_head(ex, None),
+                            &Original {
+                                record: &record,
+                                uri: url.as_str(),
+                                date,
+                                payload_digest: &label,
+                            },
+                            why,
+                            now,
+                        )
+                        .map_err(warc_err)?;
+                    answer_record = Some((record, date, m.collection));
+                }
+                _ => {
+                    let message = record::response_message(ex);
+                    debug_assert_eq!(
+                        payload_digest(&message),
+                        format!("sha256:{}", digest(&bytes))
+                    );
+                    let id = self
+                        .warc
+                        .response(ex.url.as_str(), &message, &request, now)
+                        .map_err(warc_err)?;
+                    answer_record = Some((id, now, self.run.id));
+                }
+            }
+            body = Some(bytes);
+        }
+        f.outcome?;
+        let (ex, body) = f.hops.last().zip(body).ok_or("no answer was kept")?;
+        let h = &ex.response.headers;
+        let content_type = h.content_type.clone().or_else(|| {
+            (ex.response.status == 304)
+                .then(|| memory.as_ref().and_then(|m| m.content_type.clone()))
+                .flatten()
+        });
+        let d = digest(&body);
+        let path = self
+            .mirror
+            .save_redirected(category, url, &ex.url, content_type.as_deref(), &body)
+            .map_err(|e| e.to_string())?;
+        self.book(&path, url, category, &d, item);
+        let (record, date, holder) = answer_record.unwrap_or_default();
+        self.memory.push((
+            url.to_string(),
+            UrlMemory {
+                collection: holder,
+                content_type: content_type.clone(),
+                etag: h
+                    .etag
+                    .clone()
+                    .or_else(|| memory.as_ref().and_then(|m| m.etag.clone())),
+                last_modified: h
+                    .last_modified
+                    .clone()
+                    .or_else(|| memory.as_ref().and_then(|m| m.last_modified.clone())),
+                digest: d.clone(),
+                warc_record: Some((record, date)),
+            },
+        ));
+        Ok(Got {
+            content_type,
+            first: path,
+            found: ex.url.clone(),
+            digest: d,
+        })
+    }
+
+    /// The text of what `url` saved in `category`.
+    fn text(&self, category: &str, url: &Url) -> anyhow::Result<String> {
+        let path = self.mirror.saved(category, url).unwrap_or_default();
+        let bytes = std::fs::read(self.run_root.join(path))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// Book the files written so far and what their URLs were.
+    fn flush(&mut self) -> anyhow::Result<()> {
+        self.store.book_files(self.run.id, &self.to_book)?;
+        self.to_book.clear();
+        self.store.remember_urls(&self.memory)?;
+        self.memory.clear();
+        Ok(())
+    }
+}
+
+/// Collect `items` into `profile`'s mirror with the polite fetcher `http`
+/// (the one that asked the engines: [`Asker::http`]).
+pub fn collect(profile: &Profile, items: &[Item], http: &PoliteHttp) -> anyhow::Result<Collected> {
+    let mirror = &profile.mirror;
+    let store_file = store_path(mirror);
+    std::fs::create_dir_all(store_file.parent().unwrap_or(mirror))
+        .with_context(|| format!("cannot create the mirror at {}", mirror.display()))?;
+    let _lock = spinneret_store::CrawlLock::acquire(&store_file)
+        .map_err(|e| anyhow::anyhow!("{e} (another `collect` of this mirror is running?)"))?;
+    let store = Store::open(&store_file)?;
+    let key = profile.source.to_string_lossy().into_owned();
+    // Clean-up first: only the newest `keep_runs - 1` earlier runs stay.
+    let mut cleaned = 0;
+    for c in store
+        .live_collections(&key)?
+        .iter()
+        .skip(profile.keep_runs.saturating_sub(1) as usize)
+    {
+        cleaned += runs::remove_collection(&store, mirror, c)?;
+    }
+    let run = store.begin_collection(&key, unix_now())?;
+    let live: HashSet<i64> = store.live_collections(&key)?.iter().map(|c| c.id).collect();
+    let warc_path = format!("{}.warc.gz", run.dir);
+    std::fs::create_dir_all(mirror.join(&run.dir))
+        .with_context(|| format!("cannot create {}", mirror.join(&run.dir).display()))?;
+    let warc_file = std::fs::File::create(mirror.join(&warc_path))
+        .with_context(|| format!("cannot create {}", mirror.join(&warc_path).display()))?;
+    store.book_files(
+        run.id,
+        &[CollectedFile {
+            path: warc_path.clone(),
+            url: None,
+            category: None,
+            digest: None,
+            bytes: 0,
+        }],
+    )?;
+    let warc = WarcWriter::new(
+        BufWriter::new(warc_file),
+        warc_path.rsplit('/').next().unwrap_or(&warc_path),
+        concat!("spinneret/", env!("CARGO_PKG_VERSION")),
+        run.started_at,
+    )?;
+    let run_root = mirror.join(&run.dir);
+    let mut r = Run {
+        http,
+        profile,
+        items,
+        store: &store,
+        run: &run,
+        mirror: MirrorWriter::with_objects(run_root.clone(), objects_dir(mirror)),
+        run_root,
+        warc,
+        live,
+        asked: HashMap::new(),
+        to_book: Vec::new(),
+        memory: Vec::new(),
+        item_bytes: vec![0; items.len()],
+        requests: 0,
+        failed: Vec::new(),
+    };
+    let mains = retrieve(&mut r)?;
+    r.flush()?;
+    let Run {
+        mirror: writer,
+        warc,
+        item_bytes,
+        requests,
+        failed,
+        run_root,
+        ..
+    } = r;
+    warc.finish()?;
+    let mut written = writer.finish()?;
+    // The run's files, named from the mirror's root.
+    for f in &mut written.files {
+        *f = format!("{}/{f}", run.dir);
+    }
+    let mut pages: Vec<MainPage> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let (path, digest, problem) = match &mains[i] {
+            Ok((path, digest)) => (
+                Some(format!("{}/{path}", run.dir)),
+                Some(digest.clone()),
+                None,
+            ),
+            Err(why) => (None, None, Some(why.clone())),
+        };
+        let title = path.as_ref().and_then(|p| {
+            let text = std::fs::read(mirror.join(p)).ok()?;
+            spinneret_crawl::parse::html::extract(&String::from_utf8_lossy(&text)).title
+        });
+        pages.push(MainPage {
+            category: item.category.clone(),
+            url: item.url.to_string(),
+            title,
+            found_by: item.found_by.clone(),
+            path,
+            digest,
+            bytes: item_bytes[i],
+            problem,
+        });
+    }
+    let previous = match store.previous_collection(&key, run.id)? {
+        Some(p) => store.main_pages(p.id)?,
+        None => Vec::new(),
+    };
+    let (each, gone) = changes(&pages, &previous);
+    store.save_main_pages(run.id, &pages)?;
+    let interests: Vec<(String, Vec<String>)> = profile
+        .interests
+        .iter()
+        .map(|i| (category_dir(&[&i.title]), i.engines.clone()))
+        .collect();
+    let name = profile
+        .source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let index = IndexPage {
+        profile: &name,
+        started: run.started_at,
+        pages: &pages,
+        changes: &each,
+        gone: &gone,
+        interests: &interests,
+        warc: Some(&warc_path),
+    };
+    let run_index = format!("{}/index.html", run.dir);
+    spinneret_core::fs::write_atomically(
+        &mirror.join(&run_index),
+        index.render(&run_index).as_bytes(),
+    )?;
+    spinneret_core::fs::write_atomically(
+        &mirror.join("index.html"),
+        index.render("index.html").as_bytes(),
+    )?;
+    store.book_files(
+        run.id,
+        &[CollectedFile {
+            path: run_index.clone(),
+            url: None,
+            category: None,
+            digest: None,
+            bytes: std::fs::metadata(run_root.join("index.html")).map_or(0, |m| m.len()),
+        }],
+    )?;
+    runs::collect_garbage(&store, mirror)?;
+    store.end_collection(run.id, "finished", unix_now())?;
+    Ok(Collected {
+        run,
+        written,
+        requests,
+        failed,
+        pages,
+        changes: each,
+        gone,
+        index: "index.html".into(),
+        warc: warc_path,
+        cleaned,
+    })
+}
+
+/// Fetch and save every item with its requisites and links, breadth first
+/// over all items at once; for each item, where its main page was saved
+/// (relative to the run's directory) and its digest, or why it was not.
+fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), String>>> {
+    let site = spinneret_core::urls::site_key;
+    let items = r.items;
+    let mut mains: Vec<Result<(String, String), String>> =
+        vec![Err("not retrieved".to_string()); items.len()];
+    let mut queue: VecDeque<Entry> = items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| Entry {
+            url: it.url.clone(),
+            item: i,
+            depth: Some(it.depth),
+        })
+        .collect();
+    // The pages each item has queued (its budget is `max_pages`), and
+    // whether it hit that.
+    let mut pages_of: Vec<HashSet<String>> = items
+        .iter()
+        .map(|it| HashSet::from([it.url.to_string()]))
+        .collect();
+    let mut full: Vec<bool> = vec![false; items.len()];
+    while !queue.is_empty() {
+        let chunk: Vec<Entry> = queue.drain(..queue.len().min(CHUNK)).collect();
+        let mut jobs: Vec<Job> = Vec::new();
+        let mut wanted = HashSet::new();
+        for e in &chunk {
+            let key = e.url.as_str();
+            if !r.asked.contains_key(key) && wanted.insert(key.to_string()) {
+                jobs.push(Job {
+                    url: e.url.clone(),
+                    validators: r.validators(&e.url),
+                });
+            }
+        }
+        let results = fetch_all(r.http, &jobs, &r.profile.exclude);
+        let mut fetched: HashMap<String, Fetched> = jobs
+            .into_iter()
+            .map(|j| j.url.to_string())
+            .zip(results)
+            .collect();
+        for e in chunk {
+            let item = &items[e.item];
+            let category = item.category.as_str();
+            let is_main = e.depth == Some(item.depth) && e.url == item.url;
+            let Some(depth) = e.depth else {
+                // A requisite: saved, and a stylesheet's own references queued.
+                if let Some((got, true)) = r.save(category, &e.url, e.item, &mut fetched)
+                    && is(got.content_type.as_deref(), "text/css")
+                    && let Ok(css) = r.text(category, &e.url)
+                {
+                    for u in css_references(&css, &got.found) {
+                        if local_host(&u) && !local_host(&got.found) {
+                            continue;
+                        }
+                        if r.profile.requisites == Requisites::SameSite
+                            && site(&u) != site(&got.found)
+                        {
+                            continue;
+                        }
+                        if r.mirror.saved(category, &u).is_none() {
+                            queue.push_back(Entry {
+                                url: u,
+                                item: e.item,
+                                depth: None,
+                            });
+                        }
+                    }
+                }
+                continue;
+            };
+            let Some((got, _)) = r.save(category, &e.url, e.item, &mut fetched) else {
+                if is_main {
+                    let why = r
+                        .failed
+                        .iter()
+                        .rev()
+                        .find(|(u, _)| u == e.url.as_str())
+                        .map_or("not retrieved".to_string(), |(_, w)| w.clone());
+                    mains[e.item] = Err(why);
+                }
+                continue;
+            };
+            if is_main {
+                let path = r
+                    .mirror
+                    .saved(category, &e.url)
+                    .unwrap_or_default()
+                    .to_string();
+                mains[e.item] = Ok((path, got.digest.clone()));
+            }
+            if !is(got.content_type.as_deref(), "text/html") {
+                continue;
+            }
+            // The page's links are relative to where it was found.
+            let page = got.found.clone();
+            let Ok(text) = r.text(category, &e.url) else {
+                continue;
+            };
+            let Ok(refs) = references(&text, &page) else {
+                r.failed
+                    .push((page.to_string(), "its HTML could not be read".into()));
+                continue;
+            };
+            for (role, url) in refs {
+                if local_host(&url) && !local_host(&page) {
+                    r.failed.push((
+                        url.to_string(),
+                        format!("referenced by {page}: a page from elsewhere may not reach this machine or its network"),
+                    ));
+                    continue;
+                }
+                match role {
+                    Role::Requisite => {
+                        let off_site = r.profile.requisites == Requisites::SameSite
+                            && site(&url) != site(&page);
+                        if !off_site && r.mirror.saved(category, &url).is_none() {
+                            queue.push_back(Entry {
+                                url,
+                                item: e.item,
+                                depth: None,
+                            });
+                        }
+                    }
+                    Role::Link if depth > 0 && site(&url) == site(&page) => {
+                        let reached = &mut pages_of[e.item];
+                        if reached.contains(url.as_str()) {
+                            continue;
+                        }
+                        if reached.len() >= r.profile.max_pages as usize {
+                            // A site larger than the profile allows, or a trap: said once.
+                            if !full[e.item] {
+                                full[e.item] = true;
+                                r.failed.push((
+                                    url.to_string(),
+                                    format!(
+                                        "not followed: {} already has {} pages (`max_pages`)",
+                                        item.url, r.profile.max_pages
+                                    ),
+                                ));
+                            }
+                            continue;
+                        }
+                        reached.insert(url.to_string());
+                        queue.push_back(Entry {
+                            url,
+                            item: e.item,
+                            depth: Some(depth - 1),
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        r.flush()?;
+    }
+    Ok(mains)
+}

@@ -1,0 +1,131 @@
+//! A profile's runs on disk. The mirror holds each run's files under
+//! `runs/NNNN/`, its WARC file beside them (`runs/NNNN.warc.gz`), and its
+//! bookkeeping in `.spinneret/`: the store (each run, the files it wrote in
+//! order of creation, what each URL was) and the object store, where the
+//! bodies of files whose links are not converted are kept once by digest
+//! and hard-linked into every run that has them. Clean-up removes a run's
+//! files in reverse order of creation and the directories left empty; the
+//! archive (`Archive/`) is never touched by it.
+
+use super::names::inside;
+use anyhow::Context;
+use spinneret_store::{CollectionRow, Store};
+use std::path::{Path, PathBuf};
+
+/// The mirror's bookkeeping directory.
+pub const STATE_DIR: &str = ".spinneret";
+
+/// The store of the mirror at `mirror`.
+pub fn store_path(mirror: &Path) -> PathBuf {
+    mirror.join(STATE_DIR).join("store.sqlite")
+}
+
+/// The object store of the mirror at `mirror`.
+pub fn objects_dir(mirror: &Path) -> PathBuf {
+    mirror.join(STATE_DIR).join("objects")
+}
+
+/// Remove `paths` (mirror-relative) in the order given, and each directory
+/// they leave empty, up to the mirror itself; a path already gone is
+/// skipped. How many files were removed.
+pub fn remove_files<'a>(
+    mirror: &Path,
+    paths: impl Iterator<Item = &'a str>,
+) -> std::io::Result<usize> {
+    let mut removed = 0;
+    for path in paths {
+        if !inside(path) {
+            continue;
+        }
+        let file = mirror.join(path);
+        match std::fs::remove_file(&file) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(std::io::Error::new(
+                    e.kind(),
+                    format!("cannot remove {}: {e}", file.display()),
+                ));
+            }
+        }
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            if d == mirror || !d.starts_with(mirror) || std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+    Ok(removed)
+}
+
+/// Remove the files collection `c` wrote, newest first, and book it
+/// cleaned. How many files were removed.
+pub fn remove_collection(store: &Store, mirror: &Path, c: &CollectionRow) -> anyhow::Result<usize> {
+    let files = store.collection_files(c.id)?;
+    let removed = remove_files(mirror, files.iter().rev().map(|f| f.path.as_str()))?;
+    // The run's directory itself, when nothing of it is left.
+    let _ = std::fs::remove_dir(mirror.join(&c.dir));
+    let _ = std::fs::remove_dir(mirror.join("runs"));
+    store.end_collection(c.id, "cleaned", spinneret_core::model::unix_now())?;
+    Ok(removed)
+}
+
+/// Remove the objects no kept run holds. How many were removed.
+pub fn collect_garbage(store: &Store, mirror: &Path) -> anyhow::Result<usize> {
+    let live = store.live_digests()?;
+    let objects = objects_dir(mirror);
+    let mut removed = 0;
+    let Ok(dirs) = std::fs::read_dir(&objects) else {
+        return Ok(0);
+    };
+    for dir in dirs.flatten() {
+        let prefix = dir.file_name().to_string_lossy().into_owned();
+        let Ok(files) = std::fs::read_dir(dir.path()) else {
+            continue;
+        };
+        for f in files.flatten() {
+            let digest = format!("{prefix}{}", f.file_name().to_string_lossy());
+            if !live.contains(&digest) {
+                std::fs::remove_file(f.path())
+                    .with_context(|| format!("cannot remove {}", f.path().display()))?;
+                removed += 1;
+            }
+        }
+        let _ = std::fs::remove_dir(dir.path());
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removing_files_removes_the_directories_they_leave_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = dir.path();
+        for f in [
+            "runs/0001/URLs/e.org/a.html",
+            "runs/0001/URLs/e.org/b/c.png",
+            "Archive/x.html",
+        ] {
+            std::fs::create_dir_all(m.join(f).parent().unwrap()).unwrap();
+            std::fs::write(m.join(f), "x").unwrap();
+        }
+        let n = remove_files(
+            m,
+            [
+                "runs/0001/URLs/e.org/b/c.png",
+                "runs/0001/URLs/e.org/a.html",
+                "runs/0001/gone",
+                "../escape",
+            ]
+            .into_iter(),
+        )
+        .unwrap();
+        assert_eq!(n, 2);
+        assert!(!m.join("runs").exists());
+        assert!(m.join("Archive/x.html").exists());
+    }
+}

@@ -93,8 +93,12 @@ enum Command {
     /// reference, scripts, frames, icons, fonts) and its same-site links to
     /// the item's depth, politely (robots.txt, the per-site interval, the
     /// body cap), each URL once; pages are saved by category with their
-    /// links converted, so the mirror browses offline. The profile's keys
-    /// are in docs/websnatcher.md.
+    /// links converted, so the mirror browses offline. Each run writes
+    /// `runs/NNNN/` with its WARC file beside it, and `index.html` lists
+    /// the pages with what changed since the last run; earlier runs beyond
+    /// `keep_runs` are removed first. `--clean`, `--archive` and
+    /// `--purge-before` keep or remove instead of collecting. The profile's
+    /// keys are in docs/websnatcher.md.
     Collect(CollectArgs),
     /// Ask one search-engine plugin once and print its ranked hits.
     ///
@@ -185,6 +189,20 @@ struct WatchArgs {
 struct CollectArgs {
     /// The profile (TOML).
     profile: PathBuf,
+    /// Collect nothing: remove every run's files (newest first, each
+    /// run's in reverse order of creation) and the directories left
+    /// empty; the archive stays.
+    #[arg(long, conflicts_with_all = ["archive", "purge_before"])]
+    clean: bool,
+    /// Collect nothing: copy these pages of the newest run, with their
+    /// requisites, into `Archive/TODAY/` (listed in `Archive/archive.html`),
+    /// where clean-up never reaches.
+    #[arg(long, value_name = "URL", num_args = 1.., conflicts_with = "purge_before")]
+    archive: Vec<String>,
+    /// Collect nothing: remove the pages archived before this day
+    /// (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    purge_before: Option<String>,
     /// Send this address in the `From` header (default: the EMAIL
     /// environment variable).
     #[arg(long, value_name = "ADDRESS")]
@@ -623,6 +641,53 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
+/// `spinneret collect --clean | --archive URL… | --purge-before DATE`.
+fn keep(args: &CollectArgs, profile: &crate::snatch::profile::Profile) -> anyhow::Result<u8> {
+    use crate::app::collect::keep;
+    if args.clean {
+        let (files, runs) = keep::clean(profile)?;
+        outln!(
+            "{files} files of {runs} runs removed from {}",
+            profile.mirror.display()
+        );
+        return Ok(EXIT_OK);
+    }
+    if let Some(day) = &args.purge_before {
+        if jiff::civil::Date::strptime("%Y-%m-%d", day).is_err() {
+            eprintln!("spinneret: --purge-before takes a day as YYYY-MM-DD, not `{day}`");
+            return Ok(EXIT_USAGE);
+        }
+        let n = keep::purge_before(profile, day)?;
+        outln!("{n} archived pages from before {day} removed");
+        return Ok(EXIT_OK);
+    }
+    let mut urls = Vec::new();
+    for u in &args.archive {
+        match url::Url::parse(u) {
+            Ok(u) => urls.push(u),
+            Err(e) => {
+                eprintln!("spinneret: --archive {u}: not a URL ({e})");
+                return Ok(EXIT_USAGE);
+            }
+        }
+    }
+    let mut failed = false;
+    for (url, done) in keep::archive(profile, &urls, &keep::today())? {
+        match done {
+            Ok(path) => outln!("archived {url}: {}", profile.mirror.join(path).display()),
+            Err(why) => {
+                failed = true;
+                outln!("not archived: {url}: {why}");
+            }
+        }
+    }
+    outln!(
+        "archive: {}",
+        profile.mirror.join("Archive/archive.html").display()
+    );
+    Ok(if failed { EXIT_BROKEN } else { EXIT_OK })
+}
+
 /// `spinneret collect`: a profile's run. Exit 0 when everything was
 /// collected, 1 when some URL could not be, 2 for a profile that cannot be
 /// used.
@@ -634,6 +699,9 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
             return Ok(EXIT_USAGE);
         }
     };
+    if args.clean || !args.archive.is_empty() || args.purge_before.is_some() {
+        return keep(args, &profile);
+    }
     let settings = match settings_from(&args.from) {
         Ok(s) => s,
         Err(e) => {

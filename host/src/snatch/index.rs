@@ -71,7 +71,7 @@ pub fn changes(current: &[MainPage], previous: &[MainPage]) -> (Vec<Change>, Vec
 }
 
 /// Text made safe inside HTML elements and quoted attributes.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

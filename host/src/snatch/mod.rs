@@ -12,6 +12,7 @@
 //! The run (`spinneret collect`), the mirror's writer and
 //! index, clean-up and archives are the next parts of this stage (issue 22).
 
+pub mod archive;
 pub mod bookmarks;
 pub mod convert;
 pub mod index;

@@ -224,16 +224,19 @@ fn query_asks_one_engine_and_prints_its_ranked_hits() {
 /// A small site on loopback: a page with a stylesheet (which references an
 /// image), an image, a same-site link, a link elsewhere, a page robots.txt
 /// forbids and a page the profile excludes.
+/// The home page of [`small_site`].
+const HOME: &str = r#"<html><head><title>Home</title><link rel="stylesheet" href="/style/site.css"></head>
+<body><img src="img/a.png"><a href="about.html">about</a> <a href="https://x.example/">x</a>
+<a href="/private/p.html">p</a> <a href="/ads/buy.html">ads</a></body></html>"#;
+
+/// The stylesheet of [`small_site`].
+const SITE_CSS: &str = "body { background: url(../img/bg.png) }";
+
 fn small_site() -> spinneret_tests::server::TestWeb {
     use spinneret_tests::server::{Route, Site, TestWeb, Web};
     let site = Site::new()
         .robots("User-agent: *\nDisallow: /private/\n")
-        .page(
-            "/index.html",
-            r#"<html><head><title>Home</title><link rel="stylesheet" href="/style/site.css"></head>
-<body><img src="img/a.png"><a href="about.html">about</a> <a href="https://x.example/">x</a>
-<a href="/private/p.html">p</a> <a href="/ads/buy.html">ads</a></body></html>"#,
-        )
+        .page("/index.html", HOME)
         .page(
             "/about.html",
             r#"<title>About</title><a href="index.html">home</a><a href="deeper.html">deeper</a>"#,
@@ -241,11 +244,11 @@ fn small_site() -> spinneret_tests::server::TestWeb {
         .page("/deeper.html", "<title>Deeper</title>")
         .page("/private/p.html", "<title>Private</title>")
         .page("/ads/buy.html", "<title>Ads</title>")
+        .route("/style/site.css", Route::file("text/css", SITE_CSS))
         .route(
-            "/style/site.css",
-            Route::file("text/css", "body { background: url(../img/bg.png) }"),
+            "/img/a.png",
+            Route::file("image/png", "PNG-a").etag("\"a1\""),
         )
-        .route("/img/a.png", Route::file("image/png", "PNG-a"))
         .route("/img/bg.png", Route::file("image/png", "PNG-bg"));
     TestWeb::start(Web::new().site("127.0.0.1", site))
 }
@@ -540,4 +543,254 @@ fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
     assert_eq!(page, r#"<title>Page</title><img src="dir/a.png">"#);
     let loop_requests = web.requests().iter().filter(|r| r.path == "/loop").count();
     assert_eq!(loop_requests, 6, "the first request and five redirects");
+}
+
+/// `warcio index` of a WARC file: (type, target URI, HTTP status, profile) per record.
+fn warc_records(
+    warcio: &std::path::Path,
+    warc: &std::path::Path,
+) -> Vec<(String, String, String, String)> {
+    let check = Command::new(warcio)
+        .args(["check", "-v"])
+        .arg(warc)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success(),
+        "warcio check failed:\n{said}\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(!said.contains("fail"), "{said}");
+    let index = Command::new(warcio)
+        .args([
+            "index",
+            "-f",
+            "warc-type,warc-target-uri,http:status,warc-profile",
+        ])
+        .arg(warc)
+        .output()
+        .unwrap();
+    assert!(
+        index.status.success(),
+        "{}",
+        String::from_utf8_lossy(&index.stderr)
+    );
+    String::from_utf8_lossy(&index.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let f = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+            let profile = f("warc-profile");
+            let profile = profile.rsplit('/').next().unwrap_or("").to_string();
+            (
+                f("warc-type"),
+                f("warc-target-uri"),
+                f("http:status"),
+                profile,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
+    use crate::common::{expect_exit, spinneret, text};
+    let web = small_site();
+    let port = web.port();
+    let host = format!("127.0.0.1_{port}");
+    let base = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let mirror = dir.path().join("mirror");
+    std::fs::write(
+        dir.path().join("bookmarks.html"),
+        format!(r#"<DL><p><DT><H3>Reading</H3><DL><p><DT><A HREF="{base}/about.html">About</A></DL><p></DL>"#),
+    )
+    .unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!("keep_runs = 2\n\n[[url]]\nurl = \"{base}/index.html\"\n\n[[bookmarks]]\nfile = \"bookmarks.html\"\n"),
+    )
+    .unwrap();
+    let p = profile.to_str().unwrap();
+    // Run 1: robots.txt keeps /private/ out, so it exits 1; all else is saved.
+    let out = spinneret(&["collect", p]);
+    let stderr = expect_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("since the last run: 2 new, 0 changed, 0 unchanged, 0 gone"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(
+        run_files(&mirror, 1),
+        [
+            format!("Bookmarks/Reading/{host}/about.html"),
+            format!("URLs/{host}/img/a.png"),
+            format!("URLs/{host}/img/bg.png"),
+            format!("URLs/{host}/index.html"),
+            format!("URLs/{host}/style/site.css"),
+        ]
+    );
+    // The index: categories, titles, local copies that exist, byte counts.
+    let index = std::fs::read_to_string(mirror.join("index.html")).unwrap();
+    for want in [
+        format!(r#"<a class="local" href="runs/0001/URLs/{host}/index.html">Home</a>"#),
+        format!(
+            r#"<a class="local" href="runs/0001/Bookmarks/Reading/{host}/about.html">About</a>"#
+        ),
+        "<h2>URLs <span class=\"bytes\">".to_string(),
+        "<h2>Bookmarks/Reading <span class=\"bytes\">".to_string(),
+        r#"<span id="new">2 new</span>"#.to_string(),
+        r#"href="runs/0001.warc.gz""#.to_string(),
+    ] {
+        assert!(index.contains(&want), "{want} not in {index}");
+    }
+    let run_index = std::fs::read_to_string(mirror.join("runs/0001/index.html")).unwrap();
+    assert!(
+        run_index.contains(&format!(r#"href="URLs/{host}/index.html""#)),
+        "{run_index}"
+    );
+    // The URL's page, its stylesheet, its background and its image, as
+    // retrieved, are its bytes.
+    let urls_bytes = HOME.len() + SITE_CSS.len() + "PNG-a".len() + "PNG-bg".len();
+    assert!(
+        index.contains(&format!(
+            "<span class=\"bytes\">{urls_bytes} B</span> <span class=\"change\">new</span>"
+        )),
+        "{urls_bytes}: {index}"
+    );
+
+    // The WARC: one response per retrieved URL, every digest checked.
+    if let Some(warcio) = warcio() {
+        let records = warc_records(&warcio, &mirror.join("runs/0001.warc.gz"));
+        let mut responses: Vec<String> = records
+            .iter()
+            .filter(|r| r.0 == "response")
+            .map(|r| format!("{} {}", r.2, r.1.trim_start_matches(&base)))
+            .collect();
+        responses.sort();
+        assert_eq!(
+            responses,
+            [
+                "200 /about.html",
+                "200 /img/a.png",
+                "200 /img/bg.png",
+                "200 /index.html",
+                "200 /style/site.css"
+            ],
+            "{records:?}"
+        );
+        assert_eq!(records.iter().filter(|r| r.0 == "request").count(), 5);
+    }
+
+    // Run 2: nothing changed. The image is asked conditionally (304), the
+    // rest compared by digest; the WARC holds revisits, the image is the
+    // same file on disk.
+    web.clear_log();
+    let out = spinneret(&["collect", p]);
+    expect_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("since the last run: 0 new, 0 changed, 2 unchanged, 0 gone"),
+        "{stdout}"
+    );
+    let img = web
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/img/a.png")
+        .unwrap();
+    assert_eq!(img.header("if-none-match"), Some("\"a1\""));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ino = |n: u32| {
+            std::fs::metadata(mirror.join(format!("runs/{n:04}/URLs/{host}/img/a.png")))
+                .unwrap()
+                .ino()
+        };
+        assert_eq!(ino(1), ino(2), "one body on disk for both runs");
+    }
+    if let Some(warcio) = warcio() {
+        let records = warc_records(&warcio, &mirror.join("runs/0002.warc.gz"));
+        let revisits: Vec<(String, String)> = records
+            .iter()
+            .filter(|r| r.0 == "revisit")
+            .map(|r| (r.1.trim_start_matches(&base).to_string(), r.3.clone()))
+            .collect();
+        assert!(
+            revisits.contains(&("/img/a.png".into(), "server-not-modified".into())),
+            "{records:?}"
+        );
+        assert!(
+            revisits.contains(&("/index.html".into(), "identical-payload-digest".into())),
+            "{records:?}"
+        );
+        assert_eq!(
+            records.iter().filter(|r| r.0 == "response").count(),
+            0,
+            "{records:?}"
+        );
+    }
+    assert_eq!(run_files(&mirror, 2), run_files(&mirror, 1));
+
+    // Run 3: keep_runs = 2, so run 1 is removed before it writes.
+    let out = spinneret(&["collect", p]);
+    expect_exit(&out, 0);
+    assert!(text(&out.stdout).contains("files of earlier runs removed (keep_runs = 2)"));
+    assert!(!mirror.join("runs/0001").exists() && !mirror.join("runs/0001.warc.gz").exists());
+    assert!(
+        mirror.join("runs/0002/index.html").exists()
+            && mirror.join("runs/0003/index.html").exists()
+    );
+
+    // Archive the page; its link to a page not archived is its URL again.
+    let out = spinneret(&["collect", p, "--archive", &format!("{base}/index.html")]);
+    expect_exit(&out, 0);
+    let day = jiff::Zoned::now().date().to_string();
+    let archived = |f: &str| mirror.join(format!("Archive/{day}/URLs/{host}/{f}"));
+    for f in ["index.html", "style/site.css", "img/a.png", "img/bg.png"] {
+        assert!(archived(f).is_file(), "{f}: {}", text(&out.stdout));
+    }
+    let page = std::fs::read_to_string(archived("index.html")).unwrap();
+    assert!(
+        page.contains(&format!(r#"href="{base}/about.html""#)),
+        "{page}"
+    );
+    assert!(page.contains(r#"src="img/a.png""#), "{page}");
+    let list = std::fs::read_to_string(mirror.join("Archive/archive.html")).unwrap();
+    assert!(
+        list.contains(&format!(
+            r#"<a href="{day}/URLs/{host}/index.html">Home</a>"#
+        )),
+        "{list}"
+    );
+
+    // --clean leaves only the archive (and the mirror's bookkeeping).
+    let out = spinneret(&["collect", p, "--clean"]);
+    expect_exit(&out, 0);
+    let mut left: Vec<String> = walk(&mirror)
+        .into_iter()
+        .filter(|f| !f.starts_with(".spinneret/"))
+        .collect();
+    left.sort();
+    let mut want: Vec<String> = ["index.html", "style/site.css", "img/a.png", "img/bg.png"]
+        .iter()
+        .map(|f| format!("Archive/{day}/URLs/{host}/{f}"))
+        .chain(["Archive/archive.html".to_string()])
+        .collect();
+    want.sort();
+    assert_eq!(left, want);
+    assert!(!mirror.join("runs").exists());
+    // The archived image outlives its runs' objects.
+    assert_eq!(std::fs::read(archived("img/a.png")).unwrap(), b"PNG-a");
+
+    // Purge what was archived before tomorrow: nothing is left.
+    let tomorrow = jiff::Zoned::now().date().tomorrow().unwrap().to_string();
+    let out = spinneret(&["collect", p, "--purge-before", &tomorrow]);
+    expect_exit(&out, 0);
+    assert!(text(&out.stdout).contains("1 archived pages from before"));
+    assert!(!mirror.join("Archive").exists());
+    let out = spinneret(&["collect", p, "--purge-before", "yesterday"]);
+    assert!(expect_exit(&out, 2).contains("--purge-before takes a day as YYYY-MM-DD"));
 }

@@ -14,6 +14,7 @@
 //! main pages with what changed since the last run.
 
 mod fetch;
+pub mod keep;
 mod record;
 
 use crate::app::query::Asker;

@@ -1,0 +1,191 @@
+//! The archive (seed 004 §2.1): pages a person wants kept past clean-up,
+//! copied from the newest run with everything they need to show into
+//! `Archive/YYYY-MM-DD/…` (the same layout as the run, so their converted
+//! links keep working), with an index, `Archive/archive.html`. A link of an
+//! archived page to another saved page that was not archived becomes its
+//! original URL again. Clean-up never touches the archive; `--purge-before
+//! DATE` removes the pages archived before a day.
+
+use super::convert::{Role, walk_css, walk_html};
+use super::index::{esc, human_bytes};
+use super::names::inside;
+use super::runs::remove_files;
+use anyhow::Context;
+use spinneret_store::{ArchivedPage, Store};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
+use url::Url;
+
+/// The base a mirror path is read against, to find what it references.
+fn base_of(path: &str) -> Url {
+    let mut u = Url::parse("file:///mirror/").expect("a valid base");
+    u.set_path(&format!("/mirror/{path}"));
+    u
+}
+
+/// The mirror path a resolved reference names, if it is inside the mirror.
+fn path_of(u: &Url) -> Option<String> {
+    if u.scheme() != "file" {
+        return None;
+    }
+    let p = percent_encoding::percent_decode_str(u.path().strip_prefix("/mirror/")?)
+        .decode_utf8()
+        .ok()?
+        .into_owned();
+    inside(&p).then_some(p)
+}
+
+/// Copy `from` to `to` (both absolute), as a hard link where possible.
+fn copy(from: &Path, to: &Path) -> std::io::Result<()> {
+    if let Some(d) = to.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let _ = std::fs::remove_file(to);
+    std::fs::hard_link(from, to).or_else(|_| std::fs::copy(from, to).map(|_| ()))
+}
+
+/// Archive the page saved at mirror path `page` (of the URL `url`, under a
+/// run directory `run_dir`) into `Archive/day/`, with its requisites;
+/// `urls` maps the run's saved paths to their URLs. What was archived.
+pub fn archive_page(
+    mirror: &Path,
+    run_dir: &str,
+    page: &str,
+    url: &str,
+    urls: &HashMap<String, String>,
+    day: &str,
+    now: i64,
+) -> anyhow::Result<ArchivedPage> {
+    let dest = |p: &str| {
+        format!(
+            "Archive/{day}/{}",
+            p.strip_prefix(&format!("{run_dir}/")).unwrap_or(p)
+        )
+    };
+    let html = std::fs::read_to_string(mirror.join(page))
+        .with_context(|| format!("cannot read {page} (is it a page saved as UTF-8 HTML?)"))?;
+    // The page's requisites, and what its stylesheets reference in turn.
+    let mut needed: VecDeque<String> = VecDeque::new();
+    let rewritten = walk_html(&html, &base_of(page), &mut |role, v, base| {
+        let target = base.join(v.trim()).ok()?;
+        let p = path_of(&target)?;
+        match role {
+            Role::Requisite => {
+                needed.push_back(p);
+                None
+            }
+            // A link to a page not archived with it: its URL again.
+            _ => urls.get(&p).cloned(),
+        }
+    })
+    .map_err(anyhow::Error::msg)?;
+    let mut files = vec![dest(page)];
+    let target = mirror.join(dest(page));
+    if let Some(d) = target.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    spinneret_core::fs::write_atomically(&target, rewritten.as_bytes())?;
+    let mut seen = HashSet::new();
+    while let Some(p) = needed.pop_front() {
+        if !seen.insert(p.clone()) || !mirror.join(&p).is_file() {
+            continue;
+        }
+        if p.ends_with(".css")
+            && let Ok(css) = std::fs::read_to_string(mirror.join(&p))
+        {
+            walk_css(&css, &base_of(&p), &mut |_, v, base| {
+                if let Some(q) = base.join(v.trim()).ok().as_ref().and_then(path_of) {
+                    needed.push_back(q);
+                }
+                None
+            });
+        }
+        copy(&mirror.join(&p), &mirror.join(dest(&p)))
+            .with_context(|| format!("cannot copy {p} into the archive"))?;
+        files.push(dest(&p));
+    }
+    let title = spinneret_crawl::parse::html::extract(&html).title;
+    Ok(ArchivedPage {
+        day: day.to_string(),
+        url: url.to_string(),
+        title,
+        path: dest(page),
+        files,
+        archived_at: now,
+    })
+}
+
+/// Remove the pages archived before `day` (their files, newest first, and
+/// the directories left empty); how many pages.
+pub fn purge_before(store: &Store, mirror: &Path, day: &str) -> anyhow::Result<usize> {
+    let old: Vec<ArchivedPage> = store
+        .archived_pages()?
+        .into_iter()
+        .filter(|p| p.day.as_str() < day)
+        .collect();
+    // A file another kept page shares stays.
+    let kept: HashSet<String> = store
+        .archived_pages()?
+        .into_iter()
+        .filter(|p| p.day.as_str() >= day)
+        .flat_map(|p| p.files)
+        .collect();
+    for p in &old {
+        remove_files(
+            mirror,
+            p.files
+                .iter()
+                .rev()
+                .filter(|f| !kept.contains(*f))
+                .map(String::as_str),
+        )?;
+    }
+    store.forget_archived_before(day)?;
+    Ok(old.len())
+}
+
+/// Write `Archive/archive.html`: the archived pages by day, newest first
+/// (removed when nothing is archived).
+pub fn write_index(store: &Store, mirror: &Path) -> anyhow::Result<()> {
+    let pages = store.archived_pages()?;
+    let file = mirror.join("Archive/archive.html");
+    if pages.is_empty() {
+        let _ = std::fs::remove_file(&file);
+        let _ = std::fs::remove_dir(mirror.join("Archive"));
+        return Ok(());
+    }
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Archive</title>\n\
+         <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}\
+         .url,.bytes{color:#666;font-size:.85em}</style>\n</head>\n<body>\n<h1>Archive</h1>\n",
+    );
+    let mut day = "";
+    for p in &pages {
+        if p.day != day {
+            if !day.is_empty() {
+                h.push_str("</ul>\n");
+            }
+            day = &p.day;
+            h.push_str(&format!("<h2>{}</h2>\n<ul>\n", esc(day)));
+        }
+        let bytes: u64 = p
+            .files
+            .iter()
+            .filter_map(|f| std::fs::metadata(mirror.join(f)).ok())
+            .map(|m| m.len())
+            .sum();
+        let href = super::convert::relative("Archive/archive.html", &p.path);
+        h.push_str(&format!(
+            "<li><a href=\"{}\">{}</a> <a class=\"url\" href=\"{}\">{}</a> <span class=\"bytes\">{} in {} files</span></li>\n",
+            esc(&href),
+            esc(p.title.as_deref().unwrap_or(&p.url)),
+            esc(&p.url),
+            esc(&p.url),
+            human_bytes(bytes),
+            p.files.len()
+        ));
+    }
+    h.push_str("</ul>\n</body>\n</html>\n");
+    spinneret_core::fs::write_atomically(&file, h.as_bytes())?;
+    Ok(())
+}

@@ -1,7 +1,9 @@
 //! Test support for spinneret: the loopback test web ([`server`]), standard
 //! fixture webs ([`fixtures`]), the synthetic web of the benchmark
-//! ([`synthetic`]), and helpers to run crawls against them ([`harness`]).
+//! ([`synthetic`]), helpers to run crawls against them ([`harness`]), and
+//! headless Chromium for pages a person looks at ([`browser`]).
 
+pub mod browser;
 pub mod fixtures;
 pub mod harness;
 pub mod registry;

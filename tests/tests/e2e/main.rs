@@ -10,6 +10,7 @@ mod crawl_hooks;
 mod fetch_behaviour;
 mod mail;
 mod maintenance;
+mod mirror_browser;
 mod momspider;
 mod plugin_new;
 mod reports;

@@ -57,6 +57,14 @@ pub enum Route {
     },
     /// The inner route's body, gzip-compressed with `Content-Encoding: gzip`.
     Gzip(Box<Route>),
+    /// A body that never ends (zeros, sent as long as the client reads),
+    /// declaring `declared` bytes: a 10 GB image, say.
+    Endless {
+        /// The Content-Type sent.
+        content_type: String,
+        /// The Content-Length sent.
+        declared: u64,
+    },
 }
 
 impl Route {
@@ -496,6 +504,25 @@ fn respond<'a>(
                 Response::builder()
                     .status(200)
                     .header(header::CONTENT_TYPE, "text/html")
+                    .header(header::CONTENT_LENGTH, *declared)
+                    .body(if head {
+                        Body::empty()
+                    } else {
+                        Body::from_stream(stream)
+                    })
+                    .unwrap()
+            }
+            Route::Endless {
+                content_type,
+                declared,
+            } => {
+                let chunk = Bytes::from(vec![0u8; 64 * 1024]);
+                let stream = futures_util::stream::repeat_with(move || {
+                    Ok::<Bytes, std::io::Error>(chunk.clone())
+                });
+                Response::builder()
+                    .status(200)
+                    .header(header::CONTENT_TYPE, content_type.as_str())
                     .header(header::CONTENT_LENGTH, *declared)
                     .body(if head {
                         Body::empty()

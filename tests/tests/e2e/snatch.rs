@@ -794,3 +794,83 @@ fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
     let out = spinneret(&["collect", p, "--purge-before", "yesterday"]);
     assert!(expect_exit(&out, 2).contains("--purge-before takes a day as YYYY-MM-DD"));
 }
+
+#[test]
+fn a_hostile_site_cannot_escape_the_mirror_collide_names_loop_or_fill_the_disk() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    let long = "x".repeat(400);
+    let page = format!(
+        r#"<title>Hostile</title>
+<img src="/%2e%2e/%2e%2e/escape.png"><img src="/a/..%2f..%2fescape2.png"><img src="/CON"><img src="/{long}.png">
+<img src="/same"><img src="/same/"><img src="/same.html"><img src="/q?a=1"><img src="/q@a=1">
+<link rel="stylesheet" href="/loop-a.css"><img src="/huge.png">"#
+    );
+    let site = Site::new()
+        .page("/index.html", &page)
+        .route(
+            "/loop-a.css",
+            Route::file("text/css", "@import url(loop-b.css);"),
+        )
+        .route(
+            "/loop-b.css",
+            Route::file("text/css", "@import url(loop-a.css);"),
+        )
+        .route(
+            "/huge.png",
+            Route::Endless {
+                content_type: "image/png".into(),
+                declared: 10_000_000_000,
+            },
+        )
+        .generated(std::sync::Arc::new(|path: &str| {
+            (path != "/robots.txt").then(|| Route::file("image/png", format!("PNG {path}")))
+        }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "[[url]]\nurl = \"http://127.0.0.1:{}/index.html\"\n",
+            web.port()
+        ),
+    )
+    .unwrap();
+    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    // The 10 GB image is the one failure: cut at the body cap, not saved.
+    expect_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    let failures: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("not collected"))
+        .collect();
+    assert_eq!(failures.len(), 1, "{stdout}");
+    assert!(
+        failures[0].contains("/huge.png: larger than the body cap (10485760 bytes): not saved"),
+        "{stdout}"
+    );
+    // Nothing outside the mirror; every file inside the run's directory.
+    assert!(!dir.path().join("escape.png").exists() && !dir.path().join("escape2.png").exists());
+    let files = run_files(&dir.path().join("mirror"), 1);
+    let host = format!("URLs/127.0.0.1_{}/", web.port());
+    assert!(files.iter().all(|f| f.starts_with(&host)), "{files:?}");
+    // Each distinct URL its own file, none cut off mid-name or over 255 bytes.
+    let requested: std::collections::HashSet<String> = web
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p != "/robots.txt" && p != "/huge.png")
+        .collect();
+    assert_eq!(files.len(), requested.len(), "{files:?}\n{requested:?}");
+    assert!(
+        files.iter().all(|f| f
+            .split('/')
+            .all(|part| part.len() <= 255 && part != ".." && part != "CON")),
+        "{files:?}"
+    );
+    // The loop of stylesheets: each asked once.
+    for css in ["/loop-a.css", "/loop-b.css"] {
+        assert_eq!(web.requests().iter().filter(|r| r.path == css).count(), 1);
+    }
+}

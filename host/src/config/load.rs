@@ -558,7 +558,7 @@ fn mail_settings(
 }
 
 /// A top URL: absolute http(s)/file URL, or a path relative to the config's directory.
-pub(super) fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
+pub fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
     match Url::parse(raw) {
         Ok(u) if matches!(u.scheme(), "http" | "https" | "file") => {
             if u.scheme() != "file" && u.host_str().is_none_or(str::is_empty) {

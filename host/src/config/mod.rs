@@ -12,7 +12,7 @@ mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
 pub(crate) use load::line_col;
-pub use load::{ConfigError, check_email, load_file, load_str};
+pub use load::{ConfigError, check_email, load_file, load_str, parse_top};
 pub use mail::{MailSettings, Password, TlsMode};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use to_toml::to_toml;

@@ -375,7 +375,14 @@ pub fn convert_html(html: &str, page: &Url, at: &str, saved: Saved<'_>) -> Resul
     })
 }
 
-/// The http and https references of a page, in order, each once: the links
+/// Whether a reference to `u` from `from` is one to fetch: http and https,
+/// and local files from a local file (never from the web).
+fn fetchable(u: &Url, from: &Url) -> bool {
+    matches!(u.scheme(), "http" | "https") || (u.scheme() == "file" && from.scheme() == "file")
+}
+
+/// The http and https references of a page (and file references of a
+/// local file), in order, each once: the links
 /// to follow and the requisites to fetch with it (from its stylesheets and
 /// `style` attributes too). Fragments are dropped.
 pub fn references(html: &str, page: &Url) -> Result<Vec<(Role, Url)>, String> {
@@ -384,7 +391,7 @@ pub fn references(html: &str, page: &Url) -> Result<Vec<(Role, Url)>, String> {
     walk_html(html, page, &mut |role, v, base| {
         if role != Role::Other
             && let Ok(mut u) = base.join(v.trim())
-            && matches!(u.scheme(), "http" | "https")
+            && fetchable(&u, page)
         {
             u.set_fragment(None);
             if seen.insert((role, u.to_string())) {
@@ -396,14 +403,15 @@ pub fn references(html: &str, page: &Url) -> Result<Vec<(Role, Url)>, String> {
     Ok(found)
 }
 
-/// The http and https references of a stylesheet at `base` (all
+/// The http and https references of a stylesheet at `base` (file
+/// references too for a local file; all
 /// requisites: images, fonts, imported sheets), in order, each once.
 pub fn css_references(css: &str, base: &Url) -> Vec<Url> {
     let mut found: Vec<Url> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     walk_css(css, base, &mut |_, v, base| {
         if let Ok(u) = base.join(v.trim())
-            && matches!(u.scheme(), "http" | "https")
+            && fetchable(&u, base)
             && seen.insert(u.to_string())
         {
             found.push(u);

@@ -142,7 +142,13 @@ fn split_extension(name: &str) -> (&str, &str) {
 
 /// The directories and the file name of `url`, each cleaned.
 fn components(url: &Url, content_type: Option<&str>) -> (Vec<String>, String) {
-    let mut host = clean(url.host_str().unwrap_or("no-host"));
+    let mut host = clean(url.host_str().filter(|h| !h.is_empty()).unwrap_or(
+        if url.scheme() == "file" {
+            "local-files"
+        } else {
+            "no-host"
+        },
+    ));
     if let Some(port) = url.port() {
         host = format!("{host}_{port}");
     }

@@ -350,7 +350,9 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
     let mut urls = Vec::new();
     for u in &raw.url {
         urls.push(UrlItem {
-            url: web_url(&u.url)?,
+            // A web page, or a local file (a path relative to the profile).
+            url: crate::config::parse_top(u.url.get_ref().trim(), dir)
+                .map_err(|m| at(Some(u.url.span()), m))?,
             depth: depth(&u.depth)?,
             category: match &u.category {
                 Some(c) => category(c)?,

@@ -323,8 +323,12 @@ impl Run<'_> {
         let mut body: Option<Vec<u8>> = None;
         let warc_err = |e: std::io::Error| format!("cannot write the WARC file: {e}");
         for (i, ex) in f.hops.iter().enumerate() {
+            // A web archive holds HTTP exchanges: a local file's read is not one.
             let truncated = ex.response.body.as_ref().is_some_and(|b| b.truncated);
-            if truncated {
+            if truncated || ex.url.scheme() == "file" {
+                if i == last && f.outcome.is_ok() {
+                    body = ex.response.body.as_ref().map(|b| b.bytes.to_vec());
+                }
                 continue;
             }
             let request = self

@@ -7,7 +7,8 @@
 //! all of its pages), 13 pseudo-random pages of its own site and 2 on any
 //! site (so a task of 1,000 pages reaches about 4,000 URLs), one redirect
 //! (`/r/{j}` → `/p/{j}.html`), one broken page (`/missing/{n}.html`), one image,
-//! and one URL its site's robots.txt disallows (`/private/…`); and, with
+//! its site's stylesheet (`/style/site.css`, which refers to a background
+//! image), and one URL its site's robots.txt disallows (`/private/…`); and, with
 //! `leaves` above 0, that many links to leaves of its own (`/l/{i}/{k}`,
 //! each a small text file), for tasks of many URLs.
 
@@ -39,7 +40,7 @@ impl Shape {
         let mut html = String::with_capacity(2048);
         let _ = write!(
             html,
-            "<!DOCTYPE html><html><head><title>Page {i}</title></head><body><h1>Page {i}</h1><ul>"
+            "<!DOCTYPE html><html><head><title>Page {i}</title><link rel=\"stylesheet\" href=\"/style/site.css\"></head><body><h1>Page {i}</h1><ul>"
         );
         let next = (i + s) % n;
         let _ = write!(
@@ -113,6 +114,12 @@ impl Shape {
                         return Some(Route::redirect(
                             301,
                             &format!("http://{host}:{port}/p/{j}.html"),
+                        ));
+                    }
+                    if path == "/style/site.css" {
+                        return Some(Route::file(
+                            "text/css",
+                            &b"body { font-family: serif; background: url(../img/bg.png) }\n"[..],
                         ));
                     }
                     if path.starts_with("/img/") {

@@ -203,6 +203,9 @@ struct CollectArgs {
     /// (YYYY-MM-DD).
     #[arg(long, value_name = "DATE")]
     purge_before: Option<String>,
+    /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
+    #[arg(long, value_name = "HOST=ADDRESS")]
+    resolve: Vec<String>,
     /// Send this address in the `From` header (default: the EMAIL
     /// environment variable).
     #[arg(long, value_name = "ADDRESS")]
@@ -232,6 +235,9 @@ struct QueryArgs {
     /// environment variable).
     #[arg(long, value_name = "ADDRESS")]
     from: Option<String>,
+    /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
+    #[arg(long, value_name = "HOST=ADDRESS")]
+    resolve: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -382,21 +388,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 eprintln!("spinneret: {e}");
                 return Ok(EXIT_USAGE);
             }
-            for r in &args.resolve {
-                let Some((host, addr)) = r.split_once('=') else {
-                    eprintln!(
-                        "spinneret: --resolve takes HOST=ADDRESS, e.g. www.example.org=127.0.0.1"
-                    );
-                    return Ok(EXIT_USAGE);
-                };
-                let Ok(ip) = addr.parse() else {
-                    eprintln!("spinneret: --resolve: `{addr}` is not an IP address");
-                    return Ok(EXIT_USAGE);
-                };
-                config
-                    .settings
-                    .resolve
-                    .insert(host.to_ascii_lowercase(), ip);
+            if let Err(e) = apply_resolve(&mut config.settings, &args.resolve) {
+                eprintln!("spinneret: {e}");
+                return Ok(EXIT_USAGE);
             }
             run_crawl(
                 &config,
@@ -568,14 +562,29 @@ fn crawl_once(
 
 /// Default settings with the `From` address of `--from` (else EMAIL), for
 /// the commands that read no configuration file.
-fn settings_from(from: &Option<String>) -> Result<config::Settings, String> {
+fn settings_from(from: &Option<String>, resolve: &[String]) -> Result<config::Settings, String> {
     let mut holder = Config::for_check(&[], PathBuf::new());
     let overrides = Overrides {
         from: from.clone(),
         ..Overrides::default()
     };
     overrides.apply(&mut holder)?;
+    apply_resolve(&mut holder.settings, resolve)?;
     Ok(holder.settings)
+}
+
+/// Put `--resolve HOST=ADDRESS` entries into `settings`.
+fn apply_resolve(settings: &mut config::Settings, resolve: &[String]) -> Result<(), String> {
+    for r in resolve {
+        let Some((host, addr)) = r.split_once('=') else {
+            return Err("--resolve takes HOST=ADDRESS, e.g. www.example.org=127.0.0.1".into());
+        };
+        let ip = addr
+            .parse()
+            .map_err(|_| format!("--resolve: `{addr}` is not an IP address"))?;
+        settings.resolve.insert(host.to_ascii_lowercase(), ip);
+    }
+    Ok(())
 }
 
 /// `spinneret query`: one engine, once; the hits on standard output. Exit
@@ -604,7 +613,7 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
         Ok(s) => s,
         Err(e) => return usage(e.to_string()),
     };
-    let settings = match settings_from(&args.from) {
+    let settings = match settings_from(&args.from, &args.resolve) {
         Ok(s) => s,
         Err(e) => return usage(e),
     };
@@ -702,13 +711,16 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
     if args.clean || !args.archive.is_empty() || args.purge_before.is_some() {
         return keep(args, &profile);
     }
-    let settings = match settings_from(&args.from) {
+    let mut settings = match settings_from(&args.from, &args.resolve) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("spinneret: {e}");
             return Ok(EXIT_USAGE);
         }
     };
+    if let Some(d) = profile.per_site_delay {
+        settings.per_site_delay = d;
+    }
     let (mut items, skipped) = match crate::app::collect::items(&profile) {
         Ok(i) => i,
         Err(e) => {

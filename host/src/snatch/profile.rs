@@ -144,6 +144,9 @@ pub struct Profile {
     /// the pages its links lead to), so that a site of a million pages or
     /// a trap ends.
     pub max_pages: u32,
+    /// The least time between two requests to one site (`per_site_delay`);
+    /// none: the fetcher's default (250 ms).
+    pub per_site_delay: Option<std::time::Duration>,
     /// Where page requisites may come from.
     pub requisites: Requisites,
     /// When `watch` runs the profile.
@@ -166,6 +169,7 @@ struct RawProfile {
     mirror: Option<Spanned<String>>,
     keep_runs: Option<Spanned<i64>>,
     max_pages: Option<Spanned<i64>>,
+    per_site_delay: Option<Spanned<String>>,
     requisites: Option<Spanned<String>>,
     schedule: Option<Spanned<String>>,
     #[serde(default)]
@@ -482,6 +486,22 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         ),
         keep_runs: bounded(&raw.keep_runs, "keep_runs", 1, 100, 1)?,
         max_pages: bounded(&raw.max_pages, "max_pages", 1, MAX_PAGES as i64, 1000)?,
+        per_site_delay: match &raw.per_site_delay {
+            None => None,
+            Some(d) => match humantime::parse_duration(d.get_ref().trim()) {
+                Ok(v) if v <= std::time::Duration::from_secs(3600) => Some(v),
+                Ok(_) => return Err(at(Some(d.span()), "per_site_delay is at most 1h".into())),
+                Err(e) => {
+                    return Err(at(
+                        Some(d.span()),
+                        format!(
+                            "per_site_delay: `{}` is not a duration ({e}); write e.g. \"250ms\" or \"2s\"",
+                            d.get_ref()
+                        ),
+                    ));
+                }
+            },
+        },
         requisites,
         schedule: schedule(&raw.schedule)?,
         exclude,

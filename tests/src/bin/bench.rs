@@ -164,11 +164,186 @@ fn overhead(bench: &Bench, runs: usize, plugins: &[&str]) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// One mirroring tool's run over the web: what it fetched and kept.
+struct Mirrored {
+    secs: f64,
+    /// Synthetic pages fetched with GET.
+    pages: usize,
+    /// Requests the web saw.
+    requests: usize,
+    /// Disk used by what it wrote, in KiB (`du -sk`: hard links once).
+    disk_kib: u64,
+    /// Disk used without the run's WARC file, in KiB.
+    disk_no_warc_kib: u64,
+    /// Its peak RSS, in KiB (`/usr/bin/time`).
+    rss_kib: u64,
+}
+
+/// `du -sk` of `path`, minus `except` (a file in it) when given.
+fn disk_kib(path: &std::path::Path) -> u64 {
+    let out = Command::new("du").arg("-sk").arg(path).output();
+    out.ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
+/// Run `cmd` under `/usr/bin/time`, in `dir`; its wall time and peak RSS.
+fn timed(bench: &Bench, dir: &std::path::Path, cmd: &mut Command) -> anyhow::Result<(f64, u64)> {
+    let rss_file = dir.join("rss.txt");
+    let mut timed = Command::new("/usr/bin/time");
+    timed.arg("-f").arg("%M").arg("-o").arg(&rss_file);
+    timed.arg(cmd.get_program()).args(cmd.get_args());
+    bench.web.clear_log();
+    let start = Instant::now();
+    let out = timed
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()?;
+    let secs = start.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        out.status.code().is_some_and(|c| c <= 8),
+        "{:?} failed: {}\n{}",
+        cmd.get_program(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rss = std::fs::read_to_string(&rss_file)?
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(0);
+    Ok((secs, rss))
+}
+
+impl Bench {
+    fn mirrored(&self, secs: f64, rss_kib: u64, disk_kib: u64, warc_kib: u64) -> Mirrored {
+        let requests = self.web.requests();
+        if std::env::var_os("BENCH_DEBUG").is_some() {
+            let mut seen = std::collections::HashMap::new();
+            for r in &requests {
+                *seen
+                    .entry((r.host.clone(), r.method.clone(), r.path.clone()))
+                    .or_insert(0) += 1;
+            }
+            let mut dup: Vec<_> = seen.into_iter().filter(|(_, n)| *n > 1).collect();
+            dup.sort();
+            eprintln!(
+                "{} repeated requests, e.g. {:?}",
+                dup.len(),
+                &dup[..dup.len().min(5)]
+            );
+        }
+        Mirrored {
+            secs,
+            pages: requests
+                .iter()
+                .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
+                .count(),
+            requests: requests.len(),
+            disk_kib,
+            disk_no_warc_kib: disk_kib - warc_kib,
+            rss_kib,
+        }
+    }
+
+    /// Mirror the web with `spinneret collect`: one `[[url]]` per site top,
+    /// `depth` links deep, no per-site interval (as wget's default).
+    fn collect(&self, depth: u32) -> anyhow::Result<Mirrored> {
+        let dir = tempfile::tempdir()?;
+        let port = self.web.port();
+        let mut profile =
+            String::from("mirror = \"mirror\"\nmax_pages = 100000\nper_site_delay = \"0s\"\n\n");
+        let mut cmd = Command::new(&self.binary);
+        cmd.arg("collect").arg(dir.path().join("profile.toml"));
+        for s in 0..self.shape.sites {
+            let host = Shape::host(s);
+            profile.push_str(&format!(
+                "[[url]]\nurl = \"http://{host}:{port}/p/{s}.html\"\ndepth = {depth}\n\n"
+            ));
+            cmd.arg("--resolve").arg(format!("{host}=127.0.0.1"));
+        }
+        std::fs::write(dir.path().join("profile.toml"), profile)?;
+        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
+        let mirror = dir.path().join("mirror");
+        let warc: u64 = disk_kib(&mirror.join("runs/0001.warc.gz"));
+        Ok(self.mirrored(secs, rss, disk_kib(&mirror), warc))
+    }
+
+    /// Mirror the web with `wget -r -p -k -E -e robots=on`, spanning the
+    /// web's hosts (`-H -D bench`), `depth` levels, through the test web as
+    /// its proxy (the hosts resolve nowhere else).
+    fn wget(&self, depth: u32) -> anyhow::Result<Mirrored> {
+        let dir = tempfile::tempdir()?;
+        let port = self.web.port();
+        let mut cmd = Command::new("wget");
+        cmd.args([
+            "-r",
+            "-p",
+            "-k",
+            "-E",
+            "-e",
+            "robots=on",
+            "-H",
+            "-D",
+            "bench",
+            "-nv",
+        ])
+        .arg(format!("-l{depth}"))
+        .args(["-e", "use_proxy=on", "-e"])
+        .arg(format!("http_proxy=http://127.0.0.1:{port}"))
+        .arg("--directory-prefix=mirror");
+        for s in 0..self.shape.sites {
+            cmd.arg(format!("http://{}:{port}/p/{s}.html", Shape::host(s)));
+        }
+        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
+        Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
+    }
+}
+
+/// `--mirror`: spinneret collect against wget on the same web.
+fn mirror(bench: &Bench, depth: u32) -> anyhow::Result<()> {
+    let ours = bench.collect(depth)?;
+    let wget = bench.wget(depth)?;
+    println!(
+        "mirroring {} pages over {} sites, {depth} levels",
+        bench.shape.pages, bench.shape.sites
+    );
+    println!(
+        "{:<22} {:>8} {:>9} {:>9} {:>9} {:>12} {:>16} {:>10}",
+        "tool", "pages", "requests", "wall s", "pages/s", "disk KiB", "disk w/o WARC", "RSS MiB"
+    );
+    for (name, m) in [("spinneret collect", &ours), ("wget -r -p -k -E", &wget)] {
+        println!(
+            "{:<22} {:>8} {:>9} {:>9.2} {:>9.0} {:>12} {:>16} {:>10.1}",
+            name,
+            m.pages,
+            m.requests,
+            m.secs,
+            m.pages as f64 / m.secs,
+            m.disk_kib,
+            m.disk_no_warc_kib,
+            m.rss_kib as f64 / 1024.0
+        );
+    }
+    println!(
+        "rate: {:.1}x wget's",
+        (ours.pages as f64 / ours.secs) / (wget.pages as f64 / wget.secs)
+    );
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
@@ -184,6 +359,10 @@ fn main() -> anyhow::Result<()> {
                   them (all, or those named with --plugin), taking turns, and prints the medians\n\
                   and what the plugins cost (a busy machine varies by 10% and more from run to\n\
                   run: 9 runs or more give a figure to trust);\n\
+                  --mirror DEPTH mirrors the web with `spinneret collect` (one item per site,\n\
+                  DEPTH links deep, no per-site interval) and with `wget -r -p -k -E -e robots=on`\n\
+                  (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
+                  of each;\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
         return Ok(());
@@ -246,6 +425,9 @@ fn main() -> anyhow::Result<()> {
         "crawling {pages} pages over {sites} sites on 127.0.0.1:{} ...",
         bench.web.port()
     );
+    if let Some(depth) = arg(&args, "--mirror") {
+        return mirror(&bench, depth.parse()?);
+    }
     if let Some(runs) = arg(&args, "--overhead") {
         let runs: usize = runs.parse()?;
         anyhow::ensure!(runs > 0, "--overhead needs at least one run");

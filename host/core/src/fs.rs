@@ -11,6 +11,19 @@ pub const TEMP_PREFIX: &str = ".spinneret-new-";
 /// new one, never half of either: write a temporary file beside it, flush
 /// it to disk, rename it over.
 pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
+    replace(path, text.as_ref(), true)
+}
+
+/// Replace `path` with `text` through a temporary file renamed over it, so
+/// that no reader sees half of it, without waiting for the disk: for the
+/// many files of a run that the run writes again if a crash loses them
+/// (a mirror's pages), where one flush a file would cost more than the
+/// fetching.
+pub fn write_replacing(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
+    replace(path, text.as_ref(), false)
+}
+
+fn replace(path: &Path, text: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -23,8 +36,10 @@ pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
     let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(text.as_ref())?;
-    tmp.as_file().sync_all()?;
+    tmp.write_all(text)?;
+    if durable {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

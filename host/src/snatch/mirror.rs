@@ -81,8 +81,10 @@ pub fn digest(body: &[u8]) -> String {
 /// when the store does not hold it.
 fn link_object(objects: &Path, body: &[u8], target: &Path) -> std::io::Result<()> {
     let object = object_path(objects, &digest(body));
-    if !object.exists() {
-        spinneret_core::fs::write_atomically(&object, body)?;
+    // Objects are written without waiting for the disk: one a crash left
+    // short is written again.
+    if std::fs::metadata(&object).map_or(true, |m| m.len() != body.len() as u64) {
+        spinneret_core::fs::write_replacing(&object, body)?;
     }
     if let Some(dir) = target.parent() {
         std::fs::create_dir_all(dir)?;
@@ -173,7 +175,7 @@ impl MirrorWriter {
             _ => false,
         };
         if !linked {
-            spinneret_core::fs::write_atomically(&target, body).map_err(|e| {
+            spinneret_core::fs::write_replacing(&target, body).map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot write {path} in the mirror: {e}"))
             })?;
         }
@@ -228,7 +230,7 @@ impl MirrorWriter {
                 };
                 match converted {
                     Ok(c) if c.as_bytes() != bytes.as_slice() => {
-                        spinneret_core::fs::write_atomically(&file, c.as_bytes())?;
+                        spinneret_core::fs::write_replacing(&file, c.as_bytes())?;
                     }
                     Ok(_) => {}
                     Err(e) => written.unconverted.push((path.clone(), e)),

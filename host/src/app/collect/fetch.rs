@@ -44,8 +44,12 @@ pub struct Exchange {
 pub struct Fetched {
     /// The exchanges, in order.
     pub hops: Vec<Exchange>,
-    /// Ok when the last exchange is the answer; else why not.
+    /// Ok when the last exchange is the answer (or the redirects lead to
+    /// [`Fetched::alias`]); else why not.
     pub outcome: Result<(), String>,
+    /// Where the redirects lead when that is a URL the run fetches anyway
+    /// (not fetched again here).
+    pub alias: Option<Url>,
 }
 
 /// Whether `url` names this machine or its local network by its host:
@@ -93,14 +97,19 @@ fn request_headers(http: &PoliteHttp, url: &Url, v: Option<&Validators>) -> Vec<
     h
 }
 
+/// Whether the run fetches a URL anyway (asked already, or in this batch).
+pub type Known<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+
 /// Fetch `job`, following up to [`MAX_REDIRECTS`] redirects, none from
-/// elsewhere into this machine or its network, none into `exclude`.
-pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String]) -> Fetched {
+/// elsewhere into this machine or its network, none into `exclude`, and
+/// stopping at one that leads to a URL the run fetches anyway (`known`).
+pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<'_>) -> Fetched {
     let mut hops: Vec<Exchange> = Vec::new();
     let mut at = job.url.clone();
     let end = |hops, why: String| Fetched {
         hops,
         outcome: Err(why),
+        alias: None,
     };
     for _ in 0..=MAX_REDIRECTS {
         if exclude.iter().any(|x| at.as_str().starts_with(x)) {
@@ -136,12 +145,14 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String]) -> Fetched {
                 return Fetched {
                     hops,
                     outcome: Ok(()),
+                    alias: None,
                 };
             }
             304 if validators.is_some() => {
                 return Fetched {
                     hops,
                     outcome: Ok(()),
+                    alias: None,
                 };
             }
             300..=399 => {
@@ -163,6 +174,13 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String]) -> Fetched {
                         ),
                     );
                 }
+                if known(next.as_str()) {
+                    return Fetched {
+                        hops,
+                        outcome: Ok(()),
+                        alias: Some(next),
+                    };
+                }
                 at = next;
             }
             s => return end(hops, format!("HTTP {s}")),
@@ -172,7 +190,12 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String]) -> Fetched {
 }
 
 /// Fetch every job, [`FETCHERS`] at a time; the results in the jobs' order.
-pub fn fetch_all(http: &PoliteHttp, jobs: &[Job], exclude: &[String]) -> Vec<Fetched> {
+pub fn fetch_all(
+    http: &PoliteHttp,
+    jobs: &[Job],
+    exclude: &[String],
+    known: Known<'_>,
+) -> Vec<Fetched> {
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Fetched>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
@@ -181,7 +204,7 @@ pub fn fetch_all(http: &PoliteHttp, jobs: &[Job], exclude: &[String]) -> Vec<Fet
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    let got = fetch_one(http, job, exclude);
+                    let got = fetch_one(http, job, exclude, known);
                     *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(got);
                 }
             });
@@ -195,6 +218,7 @@ pub fn fetch_all(http: &PoliteHttp, jobs: &[Job], exclude: &[String]) -> Vec<Fet
                 .unwrap_or_else(|| Fetched {
                     hops: Vec::new(),
                     outcome: Err("the fetcher stopped before it was asked".into()),
+                    alias: None,
                 })
         })
         .collect()

@@ -268,22 +268,10 @@ impl Run<'_> {
             if self.mirror.saved(category, url).is_some() {
                 return Some((got, false));
             }
-            let copied = std::fs::read(self.run_root.join(&got.first)).and_then(|body| {
-                self.mirror.save_redirected(
-                    category,
-                    url,
-                    &got.found,
-                    got.content_type.as_deref(),
-                    &body,
-                )
-            });
-            return match copied {
-                Ok(path) => {
-                    self.book(&path, url, category, &got.digest, item);
-                    Some((got, true))
-                }
+            return match self.copy(category, url, &got, item) {
+                Ok(_) => Some((got, true)),
                 Err(e) => {
-                    self.failed.push((url.to_string(), e.to_string()));
+                    self.failed.push((url.to_string(), e));
                     None
                 }
             };
@@ -305,6 +293,30 @@ impl Run<'_> {
                 None
             }
         }
+    }
+
+    /// Save under `url`'s name in `category` the body this run saved for
+    /// `got`; its path.
+    fn copy(
+        &mut self,
+        category: &str,
+        url: &Url,
+        got: &Got,
+        item: usize,
+    ) -> Result<String, String> {
+        let path = std::fs::read(self.run_root.join(&got.first))
+            .and_then(|body| {
+                self.mirror.save_redirected(
+                    category,
+                    url,
+                    &got.found,
+                    got.content_type.as_deref(),
+                    &body,
+                )
+            })
+            .map_err(|e| e.to_string())?;
+        self.book(&path, url, category, &got.digest, item);
+        Ok(path)
     }
 
     /// Write `f`'s exchanges to the WARC file and its answer to the mirror.
@@ -335,7 +347,7 @@ impl Run<'_> {
                 .warc
                 .request(ex.url.as_str(), &record::request_message(ex), now)
                 .map_err(warc_err)?;
-            if i < last || f.outcome.is_err() {
+            if i < last || f.outcome.is_err() || f.alias.is_some() {
                 self.warc
                     .response(
                         ex.url.as_str(),
@@ -406,6 +418,18 @@ impl Run<'_> {
             body = Some(bytes);
         }
         f.outcome?;
+        if let Some(next) = &f.alias {
+            // Redirected to a URL this run fetched: its body, under this name.
+            let got = match self.asked.get(next.as_str()) {
+                Some(Some(got)) => got.clone(),
+                Some(None) => {
+                    return Err(format!("redirects to {next}, which could not be collected"));
+                }
+                None => return Err(format!("redirects to {next}, which was not collected")),
+            };
+            let path = self.copy(category, url, &got, item)?;
+            return Ok(Got { first: path, ..got });
+        }
         let (ex, body) = f.hops.last().zip(body).ok_or("no answer was kept")?;
         let h = &ex.response.headers;
         let content_type = h.content_type.clone().or_else(|| {
@@ -662,13 +686,21 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                 });
             }
         }
-        let results = fetch_all(r.http, &jobs, &r.profile.exclude);
+        let asked = &r.asked;
+        let known = |u: &str| asked.contains_key(u) || wanted.contains(u);
+        let results = fetch_all(r.http, &jobs, &r.profile.exclude, &known);
         let mut fetched: HashMap<String, Fetched> = jobs
             .into_iter()
             .map(|j| j.url.to_string())
             .zip(results)
             .collect();
-        for e in chunk {
+        // What redirects to a URL of this batch waits for that URL.
+        let (aliases, direct): (Vec<Entry>, Vec<Entry>) = chunk.into_iter().partition(|e| {
+            fetched
+                .get(e.url.as_str())
+                .is_some_and(|f| f.alias.is_some())
+        });
+        for e in direct.into_iter().chain(aliases) {
             let item = &items[e.item];
             let category = item.category.as_str();
             let is_main = e.depth == Some(item.depth) && e.url == item.url;

@@ -165,7 +165,8 @@ mod tests {
         let html = shape.page(7, 8080);
         assert_eq!(
             html.matches("href=").count() + html.matches("src=").count(),
-            20
+            21,
+            "16 pages, a redirect, a broken link, a private one, an image, a stylesheet"
         );
         assert!(html.contains("http://s7.bench:8080/p/17.html"));
     }

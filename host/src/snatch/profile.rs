@@ -355,8 +355,33 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
     for u in &raw.url {
         urls.push(UrlItem {
             // A web page, or a local file (a path relative to the profile).
-            url: crate::config::parse_top(u.url.get_ref().trim(), dir)
-                .map_err(|m| at(Some(u.url.span()), m))?,
+            url: match Url::parse(u.url.get_ref().trim()) {
+                Ok(p) if !matches!(p.scheme(), "http" | "https" | "file") => {
+                    return Err(at(
+                        Some(u.url.span()),
+                        format!(
+                            "`{}` is a {} URL; a profile collects http and https pages, or local files",
+                            u.url.get_ref(),
+                            p.scheme()
+                        ),
+                    ));
+                }
+                Ok(p) => p,
+                // A path: a local file beside the profile, which must exist
+                // (`example.org` is more likely a web page written short).
+                Err(_) => crate::config::parse_top(u.url.get_ref().trim(), dir)
+                    .ok()
+                    .filter(|f| f.to_file_path().is_ok_and(|p| p.is_file()))
+                    .ok_or_else(|| {
+                        at(
+                            Some(u.url.span()),
+                            format!(
+                                "`{}` is neither a URL nor a file beside the profile; write a web page whole, e.g. https://example.org/",
+                                u.url.get_ref()
+                            ),
+                        )
+                    })?,
+            },
             depth: depth(&u.depth)?,
             category: match &u.category {
                 Some(c) => category(c)?,
@@ -592,11 +617,11 @@ hosts = ["Searx.Example"]
         for (text, expected) in [
             (
                 "[[url]]\nurl = \"ftp://x.example/\"\n",
-                "p.toml:2:7: `ftp://x.example/` is a ftp URL; a profile collects http and https pages",
+                "p.toml:2:7: `ftp://x.example/` is a ftp URL; a profile collects http and https pages, or local files",
             ),
             (
                 "[[url]]\nurl = \"example.org\"\n",
-                "p.toml:2:7: `example.org` is not a URL (relative URL without a base); write it whole, e.g. https://example.org/",
+                "p.toml:2:7: `example.org` is neither a URL nor a file beside the profile; write a web page whole, e.g. https://example.org/",
             ),
             (
                 "[[url]]\nurl = \"https://e.org/\"\ndepth = 11\n",

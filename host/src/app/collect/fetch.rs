@@ -174,7 +174,8 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<
                         ),
                     );
                 }
-                if known(next.as_str()) {
+                let looped = next == job.url || hops.iter().any(|h| h.url == next);
+                if known(next.as_str()) && !looped {
                     return Fetched {
                         hops,
                         outcome: Ok(()),

@@ -425,7 +425,11 @@ impl Run<'_> {
                 Some(None) => {
                     return Err(format!("redirects to {next}, which could not be collected"));
                 }
-                None => return Err(format!("redirects to {next}, which was not collected")),
+                None => {
+                    return Err(format!(
+                        "redirects to {next}, which redirects in turn and was not collected (a redirect loop?)"
+                    ));
+                }
             };
             let path = self.copy(category, url, &got, item)?;
             return Ok(Got { first: path, ..got });

@@ -404,7 +404,9 @@ mod tests {
             bytes: 6,
             ..MainPage::default()
         };
-        store.save_main_pages(a.id, &[page.clone()]).unwrap();
+        store
+            .save_main_pages(a.id, std::slice::from_ref(&page))
+            .unwrap();
         assert_eq!(store.main_pages(a.id).unwrap(), [page]);
         store.end_collection(a.id, "finished", 101).unwrap();
         let b = store.begin_collection("p.toml", 200).unwrap();
@@ -419,7 +421,10 @@ mod tests {
         assert_eq!(store.previous_collection("other.toml", b.id).unwrap(), None);
         assert_eq!(store.live_collections("p.toml").unwrap().len(), 2);
         store.end_collection(a.id, "cleaned", 201).unwrap();
-        assert_eq!(store.live_collections("p.toml").unwrap(), [b.clone()]);
+        assert_eq!(
+            store.live_collections("p.toml").unwrap(),
+            std::slice::from_ref(&b)
+        );
         assert!(store.live_digests().unwrap().is_empty());
 
         let m = UrlMemory {

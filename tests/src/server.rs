@@ -501,16 +501,7 @@ fn respond<'a>(
                         }
                     }
                 });
-                Response::builder()
-                    .status(200)
-                    .header(header::CONTENT_TYPE, "text/html")
-                    .header(header::CONTENT_LENGTH, *declared)
-                    .body(if head {
-                        Body::empty()
-                    } else {
-                        Body::from_stream(stream)
-                    })
-                    .unwrap()
+                streamed("text/html", *declared as u64, head, stream)
             }
             Route::Endless {
                 content_type,
@@ -520,16 +511,7 @@ fn respond<'a>(
                 let stream = futures_util::stream::repeat_with(move || {
                     Ok::<Bytes, std::io::Error>(chunk.clone())
                 });
-                Response::builder()
-                    .status(200)
-                    .header(header::CONTENT_TYPE, content_type.as_str())
-                    .header(header::CONTENT_LENGTH, *declared)
-                    .body(if head {
-                        Body::empty()
-                    } else {
-                        Body::from_stream(stream)
-                    })
-                    .unwrap()
+                streamed(content_type, *declared, head, stream)
             }
             Route::Gzip(inner) => {
                 let resp = respond(st, inner, method, req_headers, nth).await;
@@ -554,4 +536,22 @@ fn respond<'a>(
             }
         }
     })
+}
+
+/// A 200 declaring `declared` bytes of `content_type` whose body is
+/// `stream` (none for a HEAD).
+fn streamed<S>(content_type: &str, declared: u64, head: bool, stream: S) -> Response<Body>
+where
+    S: futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+{
+    Response::builder()
+        .status(200)
+        .header(header::CONTENT_TYPE, content_type)
+        .header(header::CONTENT_LENGTH, declared)
+        .body(if head {
+            Body::empty()
+        } else {
+            Body::from_stream(stream)
+        })
+        .unwrap()
 }

@@ -70,17 +70,7 @@ fn a_runs_warc_is_valid_for_warcio_with_every_digest_checked() {
     .unwrap();
     w.finish().unwrap();
 
-    let check = Command::new(&warcio)
-        .args(["check", "-v"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&check.stdout);
-    assert!(
-        check.status.success(),
-        "warcio check failed:\n{said}\n{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    let said = warcio_check(&warcio, &path);
     // Every record's digests are checked and pass (a revisit's name a body
     // stored elsewhere, which warcio does not check).
     assert_eq!(said.matches("digest pass").count(), 7, "{said}");
@@ -545,22 +535,28 @@ fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
     assert_eq!(loop_requests, 6, "the first request and five redirects");
 }
 
-/// `warcio index` of a WARC file: (type, target URI, HTTP status, profile) per record.
-fn warc_records(
-    warcio: &std::path::Path,
-    warc: &std::path::Path,
-) -> Vec<(String, String, String, String)> {
+/// What `warcio check -v` says of a WARC file that passes it.
+fn warcio_check(warcio: &std::path::Path, warc: &std::path::Path) -> String {
     let check = Command::new(warcio)
         .args(["check", "-v"])
         .arg(warc)
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&check.stdout);
+    let said = String::from_utf8_lossy(&check.stdout).into_owned();
     assert!(
         check.status.success(),
         "warcio check failed:\n{said}\n{}",
         String::from_utf8_lossy(&check.stderr)
     );
+    said
+}
+
+/// `warcio index` of a WARC file: (type, target URI, HTTP status, profile) per record.
+fn warc_records(
+    warcio: &std::path::Path,
+    warc: &std::path::Path,
+) -> Vec<(String, String, String, String)> {
+    let said = warcio_check(warcio, warc);
     assert!(!said.contains("fail"), "{said}");
     let index = Command::new(warcio)
         .args([

@@ -71,16 +71,16 @@ pub fn object_path(objects: &Path, digest: &str) -> PathBuf {
     objects.join(a).join(b)
 }
 
-/// The SHA-256 of `body`, in hex.
-pub fn digest(body: &[u8]) -> String {
-    use sha2::Digest;
-    format!("{:x}", sha2::Sha256::digest(body))
+/// Whether a body of this type is saved with its links converted (so its
+/// file is written, not linked to an object).
+pub fn converted(content_type: Option<&str>) -> bool {
+    kind_of(content_type) != Kind::Other
 }
 
-/// Make `target` a hard link to `body`'s object, writing the object first
-/// when the store does not hold it.
-fn link_object(objects: &Path, body: &[u8], target: &Path) -> std::io::Result<()> {
-    let object = object_path(objects, &digest(body));
+/// Make `target` a hard link to the object of `body` (whose SHA-256 is
+/// `digest`), writing the object first when the store does not hold it.
+fn link_object(objects: &Path, body: &[u8], digest: &str, target: &Path) -> std::io::Result<()> {
+    let object = object_path(objects, digest);
     // Objects are written without waiting for the disk: one a crash left
     // short is written again.
     if std::fs::metadata(&object).map_or(true, |m| m.len() != body.len() as u64) {
@@ -136,12 +136,14 @@ impl MirrorWriter {
         content_type: Option<&str>,
         body: &[u8],
     ) -> std::io::Result<String> {
-        self.save_redirected(category, url, url, content_type, body)
+        let digest = spinneret_core::digest::sha256_hex(body);
+        self.save_redirected(category, url, url, content_type, body, &digest)
     }
 
     /// Save the body `url` led to at `found` (after redirects): under
     /// `url`'s name, with `found` as the base of its links, and reached
-    /// from links to either.
+    /// from links to either. `digest` is the body's SHA-256 (hex), which
+    /// names its object.
     pub fn save_redirected(
         &mut self,
         category: &str,
@@ -149,6 +151,7 @@ impl MirrorWriter {
         found: &Url,
         content_type: Option<&str>,
         body: &[u8],
+        digest: &str,
     ) -> std::io::Result<String> {
         let cat = self.categories.entry(category.to_string()).or_default();
         let mut key = url.clone();
@@ -171,7 +174,7 @@ impl MirrorWriter {
         let kind = kind_of(content_type);
         let target = self.root.join(&path);
         let linked = match (&self.objects, kind) {
-            (Some(objects), Kind::Other) => link_object(objects, body, &target).is_ok(),
+            (Some(objects), Kind::Other) => link_object(objects, body, digest, &target).is_ok(),
             _ => false,
         };
         if !linked {

@@ -56,7 +56,7 @@ pub fn warc_date(unix: i64) -> String {
 }
 
 fn sha256_label(data: &[u8]) -> String {
-    format!("sha256:{:x}", Sha256::digest(data))
+    format!("sha256:{}", spinneret_core::digest::sha256_hex(data))
 }
 
 /// Where an HTTP message's body starts: after the blank line that ends its

@@ -20,7 +20,7 @@ mod record;
 use crate::app::query::Asker;
 use crate::snatch::convert::{Role, css_references, references};
 use crate::snatch::index::{IndexPage, changes};
-use crate::snatch::mirror::{MirrorWriter, Written, category_dir, digest, object_path};
+use crate::snatch::mirror::{MirrorWriter, Written, category_dir, converted, object_path};
 use crate::snatch::profile::{EngineSource, Profile, Requisites};
 use crate::snatch::runs::{self, objects_dir, store_path};
 use crate::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
@@ -205,18 +205,13 @@ struct Run<'p> {
     to_book: Vec<CollectedFile>,
     /// What each URL retrieved this run was, to remember.
     memory: Vec<(String, UrlMemory)>,
+    /// What each URL of the batch being fetched was when last retrieved
+    /// (read once, for its validators and then for its revisit).
+    before: HashMap<String, UrlMemory>,
     /// Bytes saved per item.
     item_bytes: Vec<u64>,
     requests: u64,
     failed: Vec<(String, String)>,
-}
-
-/// Whether a body of this type is saved with its links converted (so its
-/// raw body is not kept in the object store).
-fn converted(content_type: Option<&str>) -> bool {
-    is(content_type, "text/html")
-        || is(content_type, "application/xhtml+xml")
-        || is(content_type, "text/css")
 }
 
 fn is(content_type: Option<&str>, mime: &str) -> bool {
@@ -227,8 +222,9 @@ impl Run<'_> {
     /// The validators for a conditional request of `url`: only when its
     /// last body is at hand (in the object store, not converted) and a kept
     /// WARC record holds it, so that a 304 can be saved and archived.
-    fn validators(&self, url: &Url) -> Option<Validators> {
+    fn validators(&mut self, url: &Url) -> Option<Validators> {
         let m = self.store.url_memory(url.as_str()).ok()??;
+        self.before.insert(url.to_string(), m.clone());
         let usable = self.live.contains(&m.collection)
             && m.warc_record.is_some()
             && !converted(m.content_type.as_deref())
@@ -239,9 +235,16 @@ impl Run<'_> {
         })
     }
 
-    /// Book a file just written in `category` for `url`.
-    fn book(&mut self, path: &str, url: &Url, category: &str, digest: &str, item: usize) {
-        let bytes = std::fs::metadata(self.run_root.join(path)).map_or(0, |m| m.len());
+    /// Book a file of `bytes` just written in `category` for `url`.
+    fn book(
+        &mut self,
+        path: &str,
+        url: &Url,
+        category: &str,
+        digest: &str,
+        bytes: u64,
+        item: usize,
+    ) {
         self.item_bytes[item] += bytes;
         self.to_book.push(CollectedFile {
             path: format!("{}/{path}", self.run.dir),
@@ -304,18 +307,19 @@ impl Run<'_> {
         got: &Got,
         item: usize,
     ) -> Result<String, String> {
-        let path = std::fs::read(self.run_root.join(&got.first))
-            .and_then(|body| {
-                self.mirror.save_redirected(
-                    category,
-                    url,
-                    &got.found,
-                    got.content_type.as_deref(),
-                    &body,
-                )
-            })
+        let body = std::fs::read(self.run_root.join(&got.first)).map_err(|e| e.to_string())?;
+        let path = self
+            .mirror
+            .save_redirected(
+                category,
+                url,
+                &got.found,
+                got.content_type.as_deref(),
+                &body,
+                &got.digest,
+            )
             .map_err(|e| e.to_string())?;
-        self.book(&path, url, category, &got.digest, item);
+        self.book(&path, url, category, &got.digest, body.len() as u64, item);
         Ok(path)
     }
 
@@ -330,16 +334,20 @@ impl Run<'_> {
         let now = unix_now();
         self.requests += f.hops.len() as u64;
         let last = f.hops.len().saturating_sub(1);
-        let memory = self.store.url_memory(url.as_str()).ok().flatten();
+        let memory = self.before.remove(url.as_str());
         let mut answer_record: Option<(String, i64, i64)> = None;
-        let mut body: Option<Vec<u8>> = None;
+        // The answer's body and its digest, computed once.
+        let mut body: Option<(bytes::Bytes, String)> = None;
         let warc_err = |e: std::io::Error| format!("cannot write the WARC file: {e}");
         for (i, ex) in f.hops.iter().enumerate() {
             // A web archive holds HTTP exchanges: a local file's read is not one.
             let truncated = ex.response.body.as_ref().is_some_and(|b| b.truncated);
             if truncated || ex.url.scheme() == "file" {
                 if i == last && f.outcome.is_ok() {
-                    body = ex.response.body.as_ref().map(|b| b.bytes.to_vec());
+                    body = ex.response.body.as_ref().map(|b| {
+                        let d = spinneret_core::digest::sha256_hex(&b.bytes);
+                        (b.bytes.clone(), d)
+                    });
                 }
                 continue;
             }
@@ -360,26 +368,27 @@ impl Run<'_> {
             }
             // The answer: a revisit when its body is one a kept record
             // holds, else the whole response.
-            let (bytes, revisit) = match (ex.response.status, &memory) {
+            let (bytes, d, revisit) = match (ex.response.status, &memory) {
                 (304, Some(m)) => {
                     let object = object_path(&objects_dir(&self.profile.mirror), &m.digest);
                     let b = std::fs::read(&object)
                         .map_err(|e| format!("304 Not Modified, but its body is gone ({e})"))?;
-                    (b, Some(Revisit::NotModified))
+                    (b.into(), m.digest.clone(), Some(Revisit::NotModified))
                 }
                 _ => {
                     let b = ex
                         .response
                         .body
                         .as_ref()
-                        .map(|b| b.bytes.to_vec())
+                        .map(|b| b.bytes.clone())
                         .unwrap_or_default();
+                    let d = spinneret_core::digest::sha256_hex(&b);
                     let same = memory.as_ref().is_some_and(|m| {
-                        m.digest == digest(&b)
+                        m.digest == d
                             && m.warc_record.is_some()
                             && self.live.contains(&m.collection)
                     });
-                    (b, same.then_some(Revisit::IdenticalPayload))
+                    (b, d, same.then_some(Revisit::IdenticalPayload))
                 }
             };
             match (revisit, &memory) {
@@ -404,10 +413,7 @@ impl Run<'_> {
                 }
                 _ => {
                     let message = record::response_message(ex);
-                    debug_assert_eq!(
-                        payload_digest(&message),
-                        format!("sha256:{}", digest(&bytes))
-                    );
+                    debug_assert_eq!(payload_digest(&message), format!("sha256:{d}"));
                     let id = self
                         .warc
                         .response(ex.url.as_str(), &message, &request, now)
@@ -415,7 +421,7 @@ impl Run<'_> {
                     answer_record = Some((id, now, self.run.id));
                 }
             }
-            body = Some(bytes);
+            body = Some((bytes, d));
         }
         f.outcome?;
         if let Some(next) = &f.alias {
@@ -434,20 +440,23 @@ impl Run<'_> {
             let path = self.copy(category, url, &got, item)?;
             return Ok(Got { first: path, ..got });
         }
-        let (ex, body) = f.hops.last().zip(body).ok_or("no answer was kept")?;
+        let (ex, (body, d)) = f.hops.last().zip(body).ok_or("no answer was kept")?;
         let h = &ex.response.headers;
         let content_type = h.content_type.clone().or_else(|| {
             (ex.response.status == 304)
                 .then(|| memory.as_ref().and_then(|m| m.content_type.clone()))
                 .flatten()
         });
-        let d = digest(&body);
         let path = self
             .mirror
-            .save_redirected(category, url, &ex.url, content_type.as_deref(), &body)
+            .save_redirected(category, url, &ex.url, content_type.as_deref(), &body, &d)
             .map_err(|e| e.to_string())?;
-        self.book(&path, url, category, &d, item);
-        let (record, date, holder) = answer_record.unwrap_or_default();
+        self.book(&path, url, category, &d, body.len() as u64, item);
+        // A local file has no record; its body is this run's.
+        let (warc_record, holder) = match answer_record {
+            Some((record, date, holder)) => (Some((record, date)), holder),
+            None => (None, self.run.id),
+        };
         self.memory.push((
             url.to_string(),
             UrlMemory {
@@ -462,7 +471,7 @@ impl Run<'_> {
                     .clone()
                     .or_else(|| memory.as_ref().and_then(|m| m.last_modified.clone())),
                 digest: d.clone(),
-                warc_record: Some((record, date)),
+                warc_record,
             },
         ));
         Ok(Got {
@@ -547,6 +556,7 @@ pub fn collect(profile: &Profile, items: &[Item], http: &PoliteHttp) -> anyhow::
         asked: HashMap::new(),
         to_book: Vec::new(),
         memory: Vec::new(),
+        before: HashMap::new(),
         item_bytes: vec![0; items.len()],
         requests: 0,
         failed: Vec::new(),
@@ -817,6 +827,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                 }
             }
         }
+        r.before.clear();
         r.flush()?;
     }
     Ok(mains)

@@ -14,6 +14,13 @@ pub fn spinneret(args: &[&str]) -> Output {
     command().args(args).output().expect("run spinneret")
 }
 
+/// Writes `profile` as `dir/profile.toml` and runs `spinneret collect` on it.
+pub fn collect(dir: &std::path::Path, profile: &str) -> Output {
+    let path = dir.join("profile.toml");
+    std::fs::write(&path, profile).expect("write the profile");
+    spinneret(&["collect", path.to_str().expect("a UTF-8 path")])
+}
+
 /// `spinneret -q crawl CONFIG EXTRA...` on a test setup.
 pub fn crawl(setup: &Setup, extra: &[&str]) -> Output {
     command()

@@ -2,7 +2,7 @@
 //! the network off, the index opens, its link leads to the saved page, and
 //! every image and stylesheet of that page loads from the mirror.
 
-use crate::common::{expect_exit, spinneret};
+use crate::common::{collect, expect_exit};
 use spinneret_tests::browser::{Browser, chromium};
 use spinneret_tests::server::{Route, Site, TestWeb, Web};
 
@@ -46,16 +46,13 @@ fn the_mirror_browses_offline_in_chromium_with_every_requisite_from_disk() {
         .route("/favicon.gif", Route::file("image/gif", GIF.to_vec()));
     let web = TestWeb::start(Web::new().site("127.0.0.1", site));
     let dir = tempfile::tempdir().unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!(
+    let out = collect(
+        dir.path(),
+        &format!(
             "[[url]]\nurl = \"http://127.0.0.1:{}/docs/guide.html\"\ndepth = 1\ncategory = \"Reading\"\n",
             web.port()
         ),
-    )
-    .unwrap();
-    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    );
     expect_exit(&out, 0);
     // The web is gone: what shows must come from the disk.
     drop(web);

@@ -1,6 +1,7 @@
 //! WebSnatcher's output read by the tools made for it: the WARC file by
 //! `warcio` (PyPI; `.ci/run` installs it).
 
+use crate::common::collect;
 use spinneret::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
 use std::process::Command;
 
@@ -245,7 +246,7 @@ fn small_site() -> spinneret_tests::server::TestWeb {
 
 #[test]
 fn collect_mirrors_a_profiles_pages_with_their_requisites_and_converted_links() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{expect_exit, text};
     let web = small_site();
     let port = web.port();
     let dir = tempfile::tempdir().unwrap();
@@ -258,10 +259,9 @@ fn collect_mirrors_a_profiles_pages_with_their_requisites_and_converted_links() 
         ),
     )
     .unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!(
+    let out = collect(
+        dir.path(),
+        &format!(
             r#"mirror = "mirror"
 exclude = ["http://127.0.0.1:{port}/ads/"]
 
@@ -273,9 +273,7 @@ depth = 1
 file = "bookmarks.html"
 "#
         ),
-    )
-    .unwrap();
-    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    );
     // Some links could not be collected (robots.txt, the exclusion): exit 1.
     let stderr = expect_exit(&out, 1);
     let stdout = text(&out.stdout);
@@ -387,7 +385,7 @@ fn walk(root: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn collect_asks_an_interests_engines_and_collects_their_hits_once() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{expect_exit, text};
     use spinneret_tests::server::{Route, Site, TestWeb, Web};
     use std::sync::{Arc, OnceLock};
     let port: Arc<OnceLock<u16>> = Arc::new(OnceLock::new());
@@ -412,10 +410,9 @@ fn collect_asks_an_interests_engines_and_collects_their_hits_once() {
     let _ = port.set(web.port());
     let base = format!("http://127.0.0.1:{}", web.port());
     let dir = tempfile::tempdir().unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!(
+    let out = collect(
+        dir.path(),
+        &format!(
             r#"[[interest]]
 title = "Rust"
 keywords = ["rust"]
@@ -432,9 +429,7 @@ source = "builtin:searxng"
 config = {{ base = "{base}/b/" }}
 "#
         ),
-    )
-    .unwrap();
-    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    );
     let stderr = expect_exit(&out, 0);
     let host = format!("127.0.0.1_{}", web.port());
     let files = run_files(&dir.path().join("mirror"), 1);
@@ -460,17 +455,16 @@ config = {{ base = "{base}/b/" }}
 
 #[test]
 fn collect_stops_an_item_at_max_pages_and_says_so() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{expect_exit, text};
     let web = small_site();
     let port = web.port();
     let dir = tempfile::tempdir().unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!("max_pages = 2\nrequisites = \"same-site\"\n\n[[url]]\nurl = \"http://127.0.0.1:{port}/index.html\"\ndepth = 5\n"),
-    )
-    .unwrap();
-    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    let out = collect(
+        dir.path(),
+        &format!(
+            "max_pages = 2\nrequisites = \"same-site\"\n\n[[url]]\nurl = \"http://127.0.0.1:{port}/index.html\"\ndepth = 5\n"
+        ),
+    );
     expect_exit(&out, 1);
     let stdout = text(&out.stdout);
     assert!(
@@ -489,7 +483,7 @@ fn collect_stops_an_item_at_max_pages_and_says_so() {
 
 #[test]
 fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{expect_exit, text};
     use spinneret_tests::server::{Route, Site, TestWeb, Web};
     let site = Site::new()
         .route("/start", Route::redirect(301, "/dir/page.html"))
@@ -499,13 +493,12 @@ fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
     let web = TestWeb::start(Web::new().site("127.0.0.1", site));
     let port = web.port();
     let dir = tempfile::tempdir().unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!("[[url]]\nurl = \"http://127.0.0.1:{port}/start\"\n\n[[url]]\nurl = \"http://127.0.0.1:{port}/loop\"\n"),
-    )
-    .unwrap();
-    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    let out = collect(
+        dir.path(),
+        &format!(
+            "[[url]]\nurl = \"http://127.0.0.1:{port}/start\"\n\n[[url]]\nurl = \"http://127.0.0.1:{port}/loop\"\n"
+        ),
+    );
     expect_exit(&out, 1);
     let stdout = text(&out.stdout);
     assert!(
@@ -793,7 +786,7 @@ fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
 
 #[test]
 fn a_hostile_site_cannot_escape_the_mirror_collide_names_loop_or_fill_the_disk() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{expect_exit, text};
     use spinneret_tests::server::{Route, Site, TestWeb, Web};
     let long = "x".repeat(400);
     let page = format!(
@@ -824,16 +817,13 @@ fn a_hostile_site_cannot_escape_the_mirror_collide_names_loop_or_fill_the_disk()
         }));
     let web = TestWeb::start(Web::new().site("127.0.0.1", site));
     let dir = tempfile::tempdir().unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!(
+    let out = collect(
+        dir.path(),
+        &format!(
             "[[url]]\nurl = \"http://127.0.0.1:{}/index.html\"\n",
             web.port()
         ),
-    )
-    .unwrap();
-    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    );
     // The 10 GB image is the one failure: cut at the body cap, not saved.
     expect_exit(&out, 1);
     let stdout = text(&out.stdout);

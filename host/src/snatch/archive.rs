@@ -118,18 +118,12 @@ pub fn archive_page(
 /// Remove the pages archived before `day` (their files, newest first, and
 /// the directories left empty); how many pages.
 pub fn purge_before(store: &Store, mirror: &Path, day: &str) -> anyhow::Result<usize> {
-    let old: Vec<ArchivedPage> = store
+    let (old, kept): (Vec<ArchivedPage>, Vec<ArchivedPage>) = store
         .archived_pages()?
         .into_iter()
-        .filter(|p| p.day.as_str() < day)
-        .collect();
+        .partition(|p| p.day.as_str() < day);
     // A file another kept page shares stays.
-    let kept: HashSet<String> = store
-        .archived_pages()?
-        .into_iter()
-        .filter(|p| p.day.as_str() >= day)
-        .flat_map(|p| p.files)
-        .collect();
+    let kept: HashSet<String> = kept.into_iter().flat_map(|p| p.files).collect();
     for p in &old {
         remove_files(
             mirror,

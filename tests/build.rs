@@ -23,6 +23,7 @@ fn main() {
         "future-api",
         "recording-policy",
         "request-hook",
+        "legacy-api",
     ] {
         let file = build_component(name, &target_dir);
         let var = format!("TEST_PLUGIN_{}", name.replace('-', "_").to_uppercase());

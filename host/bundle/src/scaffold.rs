@@ -43,6 +43,45 @@ pub const KINDS: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// Files a kind's template adds beside `src/lib.rs`: (kind, path, contents).
+/// A search engine's test reads a result page the way the engine sends it.
+const EXTRA_FILES: &[(&str, &str, &str)] = &[(
+    "search-engine",
+    "fixtures/results.json",
+    include_str!("../templates/fixtures/search-engine-results.json"),
+)];
+
+/// How the README says to try a plugin of each kind: (kind, text).
+const TRY_IT: &[(&str, &str)] = &[(
+    "search-engine",
+    "To ask it once, and to use it in a WebSnatcher profile:
+
+```sh
+spinneret query {dir}/target/wasm32-wasip2/release/{file}.wasm --config '{\"base\": \"https://search.example/api\"}' some words
+```
+
+```toml
+[[engine]]
+name = \"{name}\"
+source = \"{dir}/target/wasm32-wasip2/release/{file}.wasm\"
+hosts = [\"search.example\"]
+[engine.config]
+{config_example}
+```",
+)];
+
+const TRY_IN_A_CRAWL: &str = "To run it in a crawl, add to the crawl configuration:
+
+```toml
+[[plugin]]
+name = \"{name}\"
+source = \"{dir}/target/wasm32-wasip2/release/{file}.wasm\"
+# time = \"1s\"        # per call
+# memory = \"64MiB\"
+[plugin.config]
+{config_example}
+```";
+
 /// Why a plugin could not be scaffolded.
 #[derive(Debug, thiserror::Error)]
 pub enum ScaffoldError {
@@ -94,8 +133,13 @@ pub fn scaffold(
     }
     let file = name.replace('-', "_");
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let try_it = TRY_IT
+        .iter()
+        .find(|t| t.0 == *kind)
+        .map_or(TRY_IN_A_CRAWL, |t| t.1);
     let fill = |t: &str| {
-        t.replace("{name}", name)
+        t.replace("{try_it}", try_it)
+            .replace("{name}", name)
             .replace("{file}", &file)
             .replace("{kind}", kind)
             .replace("{feature}", feature)
@@ -116,6 +160,11 @@ pub fn scaffold(
         ("src/lib.rs", fill(template)),
         (".gitignore", "/target\n".to_string()),
     ];
+    let extra = EXTRA_FILES
+        .iter()
+        .filter(|f| f.0 == *kind)
+        .map(|f| (f.1, f.2.to_string()));
+    let files = files.into_iter().chain(extra);
     let mut written = Vec::new();
     for (path, contents) in files {
         let p = dir.join(path);

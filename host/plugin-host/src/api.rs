@@ -15,19 +15,23 @@ use std::fmt;
 pub enum ApiVersion {
     /// `spinneret:plugin@0.2.0` (`wit/since_v0.2.0/`).
     V0_2,
+    /// `spinneret:plugin@0.3.0` (`wit/since_v0.3.0/`): search engines gained
+    /// advanced options, `supports` and a "no results" answer.
+    V0_3,
 }
 
 impl ApiVersion {
     /// Every version this host runs, oldest first.
-    pub const ALL: [ApiVersion; 1] = [ApiVersion::V0_2];
+    pub const ALL: [ApiVersion; 2] = [ApiVersion::V0_2, ApiVersion::V0_3];
 
     /// The newest: what the SDK and the built-in plugins build against.
-    pub const LATEST: ApiVersion = ApiVersion::V0_2;
+    pub const LATEST: ApiVersion = ApiVersion::V0_3;
 
     /// The WIT package version this variant stands for.
     pub fn number(self) -> (u64, u64, u64) {
         match self {
             ApiVersion::V0_2 => (0, 2, 0),
+            ApiVersion::V0_3 => (0, 3, 0),
         }
     }
 
@@ -79,10 +83,11 @@ mod tests {
         assert_eq!(ApiVersion::for_component((0, 2, 9)), Some(ApiVersion::V0_2));
         // Below 1.0 a minor is a breaking change, either way.
         assert_eq!(ApiVersion::for_component((0, 1, 0)), None);
-        assert_eq!(ApiVersion::for_component((0, 3, 0)), None);
+        assert_eq!(ApiVersion::for_component((0, 3, 1)), Some(ApiVersion::V0_3));
+        assert_eq!(ApiVersion::for_component((0, 4, 0)), None);
         assert_eq!(ApiVersion::for_component((1, 0, 0)), None);
-        assert_eq!(ApiVersion::supported(), "0.2.x");
-        assert_eq!(ApiVersion::LATEST.folder(), "since_v0.2.0");
+        assert_eq!(ApiVersion::supported(), "0.2.x, 0.3.x");
+        assert_eq!(ApiVersion::LATEST.folder(), "since_v0.3.0");
     }
 
     #[test]

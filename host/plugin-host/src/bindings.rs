@@ -3,70 +3,74 @@
 //! per world inside it. The host imports (`types`, `log`, `clock`, `kv`,
 //! `http`, `output`) are generated once per version, in its `reporter`
 //! module, and shared by its other worlds, so [`super::capabilities::PluginState`]
-//! implements them once for every world. The newest version's modules are
-//! re-exported here: the runners, the conversions and the SDK speak it.
+//! implements them once per version (the same code, through a macro).
+//!
+//! The `types` interface is the same in 0.2.0 and 0.3.0, so 0.2.0's is
+//! mapped onto 0.3.0's Rust types: a check result or a document is one type
+//! whichever version a plugin speaks, and only the types each plugin
+//! interface defines itself are converted for a 0.2 plugin (in the runner of
+//! its world). The newest version's modules are re-exported here: the
+//! runners, the conversions and the SDK speak it.
 
-pub use since_v0_2_0::*;
+pub use since_v0_3_0::*;
 
-/// `spinneret:plugin@0.2.0`, from `wit/since_v0.2.0/`.
+/// The bindings of one version's package: its `reporter` world (with the
+/// host imports every world shares) and its other worlds, which reuse them.
+macro_rules! version_bindings {
+    ($path:literal $(, $iface:literal => $module:path)*) => {
+        /// The `reporter` world (generated code; its documentation is the WIT's).
+        #[allow(missing_docs)]
+        pub mod reporter {
+            wasmtime::component::bindgen!({
+                path: $path,
+                world: "reporter",
+                imports: { default: trappable },
+                with: { $($iface: $module,)* },
+            });
+        }
+
+        /// The imports every world shares, as generated in [`reporter`].
+        pub use reporter::spinneret::plugin as host;
+
+        macro_rules! world_bindings {
+            ($doc:literal, $name:ident, $world:literal) => {
+                #[doc = $doc]
+                #[allow(missing_docs)]
+                pub mod $name {
+                    wasmtime::component::bindgen!({
+                        path: $path,
+                        world: $world,
+                        imports: { default: trappable },
+                        with: {
+                            "spinneret:plugin/types": super::host::types,
+                            "spinneret:plugin/log": super::host::log,
+                            "spinneret:plugin/clock": super::host::clock,
+                            "spinneret:plugin/kv": super::host::kv,
+                            "spinneret:plugin/http": super::host::http,
+                        },
+                    });
+                }
+            };
+        }
+
+        world_bindings!("The `change-detector` world.", detector, "change-detector");
+        world_bindings!("The `parser` world.", parser, "parser");
+        world_bindings!("The `search-engine` world.", search_engine, "search-engine");
+        world_bindings!("The `policy` world.", policy, "policy");
+        world_bindings!("The `fetch-hook` world.", fetch_hook, "fetch-hook");
+    };
+}
+
+/// `spinneret:plugin@0.3.0`, from `wit/since_v0.3.0/`: the newest.
+pub mod since_v0_3_0 {
+    version_bindings!("../../wit/since_v0.3.0");
+}
+
+/// `spinneret:plugin@0.2.0`, from `wit/since_v0.2.0/`, its `types` mapped
+/// onto 0.3.0's (the interface did not change).
 pub mod since_v0_2_0 {
-    /// The `reporter` world (generated code; its documentation is the WIT's).
-    #[allow(missing_docs)]
-    pub mod reporter {
-        wasmtime::component::bindgen!({
-            path: "../../wit/since_v0.2.0",
-            world: "reporter",
-            imports: { default: trappable },
-        });
-    }
-
-    /// The imports every world shares, as generated in [`reporter`].
-    pub use reporter::spinneret::plugin as host;
-
-    macro_rules! world_bindings {
-        ($(#[$doc:meta])* $module:ident, $world:literal) => {
-            $(#[$doc])*
-            #[allow(missing_docs)]
-            pub mod $module {
-                wasmtime::component::bindgen!({
-                    path: "../../wit/since_v0.2.0",
-                    world: $world,
-                    imports: { default: trappable },
-                    with: {
-                        "spinneret:plugin/types": super::host::types,
-                        "spinneret:plugin/log": super::host::log,
-                        "spinneret:plugin/clock": super::host::clock,
-                        "spinneret:plugin/kv": super::host::kv,
-                        "spinneret:plugin/http": super::host::http,
-                    },
-                });
-            }
-        };
-    }
-
-    world_bindings!(
-        /// The `change-detector` world.
-        detector,
-        "change-detector"
-    );
-    world_bindings!(
-        /// The `parser` world.
-        parser,
-        "parser"
-    );
-    world_bindings!(
-        /// The `search-engine` world.
-        search_engine,
-        "search-engine"
-    );
-    world_bindings!(
-        /// The `policy` world.
-        policy,
-        "policy"
-    );
-    world_bindings!(
-        /// The `fetch-hook` world.
-        fetch_hook,
-        "fetch-hook"
+    version_bindings!(
+        "../../wit/since_v0.2.0",
+        "spinneret:plugin/types" => crate::bindings::since_v0_3_0::host::types
     );
 }

@@ -7,7 +7,11 @@ use super::bindings::detector::exports::spinneret::plugin::detector_api::{
 };
 use super::bindings::detector::{ChangeDetector, ChangeDetectorPre};
 use super::bindings::host::types as wit;
-use super::runner::{Runner, world};
+use super::bindings::since_v0_2_0::detector::exports::spinneret::plugin::detector_api as old;
+use super::bindings::since_v0_2_0::detector::{
+    ChangeDetector as OldDetector, ChangeDetectorPre as OldDetectorPre,
+};
+use super::runner::{Versioned, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 world!(
@@ -15,6 +19,7 @@ world!(
     ChangeDetectorPre,
     spinneret_plugin_detector_api
 );
+world!(OldDetector, OldDetectorPre, spinneret_plugin_detector_api);
 
 /// What one run saw of a URL, for a detector.
 pub type DetectorSnapshot = Snapshot;
@@ -27,9 +32,16 @@ pub type DetectorNeeds = Needs;
 
 /// A change detector ready to run.
 pub struct DetectorPlugin {
-    runner: Runner<ChangeDetector>,
+    runner: Versioned<OldDetector, ChangeDetector>,
     /// What it declared it needs, once asked.
     needs: Option<Needs>,
+}
+
+fn old_snapshot(s: &Snapshot) -> old::Snapshot {
+    old::Snapshot {
+        outcome: s.outcome.clone(),
+        document: s.document.clone(),
+    }
 }
 
 impl DetectorPlugin {
@@ -39,7 +51,7 @@ impl DetectorPlugin {
         component: &wasmtime::component::Component,
     ) -> wasmtime::Result<DetectorPlugin> {
         Ok(DetectorPlugin {
-            runner: Runner::new(sandbox, component)?,
+            runner: Versioned::new(sandbox, component)?,
             needs: None,
         })
     }
@@ -49,14 +61,31 @@ impl DetectorPlugin {
         self.runner.sandbox().name()
     }
 
+    /// Instantiate and configure it: whether it accepts its configuration.
+    pub fn start(&mut self) -> Result<(), PluginFailure> {
+        self.runner.start()
+    }
+
     /// What the detector needs in the snapshots (asked once, then remembered).
     pub fn needs(&mut self) -> Result<Needs, PluginFailure> {
         if let Some(needs) = self.needs {
             return Ok(needs);
         }
-        let needs = self.runner.call("declare", |b, s| {
-            b.spinneret_plugin_detector_api().call_declare(s)
-        })?;
+        let needs = match &mut self.runner {
+            Versioned::V0_2(r) => {
+                let n = r.call("declare", |b, s| {
+                    b.spinneret_plugin_detector_api().call_declare(s)
+                })?;
+                if n.contains(old::Needs::REFERENCES) {
+                    Needs::REFERENCES
+                } else {
+                    Needs::empty()
+                }
+            }
+            Versioned::V0_3(r) => r.call("declare", |b, s| {
+                b.spinneret_plugin_detector_api().call_declare(s)
+            })?,
+        };
         self.needs = Some(needs);
         Ok(needs)
     }
@@ -69,10 +98,25 @@ impl DetectorPlugin {
         now: i64,
         comparisons: &[Comparison],
     ) -> Result<Vec<wit::Finding>, PluginFailure> {
-        let mut findings = self.runner.call("compare", |b, s| {
-            b.spinneret_plugin_detector_api()
-                .call_compare(s, task, now, comparisons)
-        })?;
+        let mut findings = match &mut self.runner {
+            Versioned::V0_2(r) => {
+                let comparisons: Vec<old::Comparison> = comparisons
+                    .iter()
+                    .map(|c| old::Comparison {
+                        previous: c.previous.as_ref().map(old_snapshot),
+                        current: old_snapshot(&c.current),
+                    })
+                    .collect();
+                r.call("compare", |b, s| {
+                    b.spinneret_plugin_detector_api()
+                        .call_compare(s, task, now, &comparisons)
+                })?
+            }
+            Versioned::V0_3(r) => r.call("compare", |b, s| {
+                b.spinneret_plugin_detector_api()
+                    .call_compare(s, task, now, comparisons)
+            })?,
+        };
         for f in &mut findings {
             f.source = self.name().to_string();
         }

@@ -3,16 +3,18 @@
 
 use super::bindings::parser::exports::spinneret::plugin::parser_api::Parsed;
 use super::bindings::parser::{Parser, ParserPre};
-use super::runner::{Runner, world};
+use super::bindings::since_v0_2_0::parser::{Parser as OldParser, ParserPre as OldParserPre};
+use super::runner::{Versioned, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 world!(Parser, ParserPre, spinneret_plugin_parser_api);
+world!(OldParser, OldParserPre, spinneret_plugin_parser_api);
 
 /// What a parser read from a resource.
 pub type ParsedResource = Parsed;
 
 /// A parser ready to run.
-pub struct ParserPlugin(Runner<Parser>);
+pub struct ParserPlugin(Versioned<OldParser, Parser>);
 
 impl ParserPlugin {
     /// Prepare a parser from a compiled component.
@@ -20,7 +22,7 @@ impl ParserPlugin {
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
     ) -> wasmtime::Result<ParserPlugin> {
-        Runner::new(sandbox, component).map(ParserPlugin)
+        Versioned::new(sandbox, component).map(ParserPlugin)
     }
 
     /// The plugin's name.
@@ -28,12 +30,24 @@ impl ParserPlugin {
         self.0.sandbox().name()
     }
 
+    /// Instantiate and configure it: whether it accepts its configuration.
+    pub fn start(&mut self) -> Result<(), PluginFailure> {
+        self.0.start()
+    }
+
     /// Whether the parser reads `content_type` at `url`.
     pub fn accepts(&mut self, content_type: &str, url: &str) -> Result<bool, PluginFailure> {
-        self.0.call("accepts", |b, s| {
-            b.spinneret_plugin_parser_api()
-                .call_accepts(s, content_type, &url.to_string())
-        })
+        let url = url.to_string();
+        match &mut self.0 {
+            Versioned::V0_2(r) => r.call("accepts", |b, s| {
+                b.spinneret_plugin_parser_api()
+                    .call_accepts(s, content_type, &url)
+            }),
+            Versioned::V0_3(r) => r.call("accepts", |b, s| {
+                b.spinneret_plugin_parser_api()
+                    .call_accepts(s, content_type, &url)
+            }),
+        }
     }
 
     /// Parse a fetched resource. A refusal (the plugin's own error) and a
@@ -44,9 +58,23 @@ impl ParserPlugin {
         content_type: &str,
         body: &[u8],
     ) -> Result<Parsed, PluginFailure> {
-        self.0.call_refusable("parse", |b, s| {
-            b.spinneret_plugin_parser_api()
-                .call_parse(s, &url.to_string(), content_type, body)
-        })
+        let url = url.to_string();
+        match &mut self.0 {
+            Versioned::V0_2(r) => r
+                .call_refusable("parse", |b, s| {
+                    b.spinneret_plugin_parser_api()
+                        .call_parse(s, &url, content_type, body)
+                })
+                .map(|p| Parsed {
+                    title: p.title,
+                    owner: p.owner,
+                    expires: p.expires,
+                    references: p.references,
+                }),
+            Versioned::V0_3(r) => r.call_refusable("parse", |b, s| {
+                b.spinneret_plugin_parser_api()
+                    .call_parse(s, &url, content_type, body)
+            }),
+        }
     }
 }

@@ -5,7 +5,9 @@ use super::bindings::policy::exports::spinneret::plugin::policy_api::{
     Candidate, Context, ContextUse, Decision,
 };
 use super::bindings::policy::{Policy, PolicyPre};
-use super::runner::{Runner, world};
+use super::bindings::since_v0_2_0::policy::exports::spinneret::plugin::policy_api as old;
+use super::bindings::since_v0_2_0::policy::{Policy as OldPolicy, PolicyPre as OldPolicyPre};
+use super::runner::{Versioned, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
@@ -14,9 +16,10 @@ pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
 };
 
 world!(Policy, PolicyPre, spinneret_plugin_policy_api);
+world!(OldPolicy, OldPolicyPre, spinneret_plugin_policy_api);
 
 /// A policy ready to run.
-pub struct PolicyPlugin(Runner<Policy>);
+pub struct PolicyPlugin(Versioned<OldPolicy, Policy>);
 
 impl PolicyPlugin {
     /// Prepare a policy from a compiled component.
@@ -24,7 +27,7 @@ impl PolicyPlugin {
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
     ) -> wasmtime::Result<PolicyPlugin> {
-        Runner::new(sandbox, component).map(PolicyPlugin)
+        Versioned::new(sandbox, component).map(PolicyPlugin)
     }
 
     /// The plugin's name.
@@ -32,11 +35,34 @@ impl PolicyPlugin {
         self.0.sandbox().name()
     }
 
+    /// Instantiate and configure it: whether it accepts its configuration.
+    pub fn start(&mut self) -> Result<(), PluginFailure> {
+        self.0.start()
+    }
+
     /// Which parts of the context its verdicts depend on.
     pub fn context_use(&mut self) -> Result<ContextUse, PluginFailure> {
-        self.0.call("declare", |b, s| {
-            b.spinneret_plugin_policy_api().call_declare(s)
-        })
+        match &mut self.0 {
+            Versioned::V0_2(r) => {
+                let used = r.call("declare", |b, s| {
+                    b.spinneret_plugin_policy_api().call_declare(s)
+                })?;
+                let mut uses = ContextUse::empty();
+                for (o, n) in [
+                    (old::ContextUse::TASK, ContextUse::TASK),
+                    (old::ContextUse::REFERRER, ContextUse::REFERRER),
+                    (old::ContextUse::DEPTH, ContextUse::DEPTH),
+                ] {
+                    if used.contains(o) {
+                        uses |= n;
+                    }
+                }
+                Ok(uses)
+            }
+            Versioned::V0_3(r) => r.call("declare", |b, s| {
+                b.spinneret_plugin_policy_api().call_declare(s)
+            }),
+        }
     }
 
     /// Decide for each of `candidates`, found in `context`: one decision
@@ -46,10 +72,37 @@ impl PolicyPlugin {
         context: &Context,
         candidates: &[Candidate],
     ) -> Result<Vec<Decision>, PluginFailure> {
-        let decisions = self.0.call("decide", |b, s| {
-            b.spinneret_plugin_policy_api()
-                .call_decide(s, context, candidates)
-        })?;
+        let decisions = match &mut self.0 {
+            Versioned::V0_2(r) => {
+                let context = old::Context {
+                    task: context.task.clone(),
+                    referrer: context.referrer.clone(),
+                    depth: context.depth,
+                };
+                let candidates: Vec<old::Candidate> = candidates
+                    .iter()
+                    .map(|c| old::Candidate {
+                        target: c.target.clone(),
+                        kind: c.kind,
+                    })
+                    .collect();
+                r.call("decide", |b, s| {
+                    b.spinneret_plugin_policy_api()
+                        .call_decide(s, &context, &candidates)
+                })?
+                .into_iter()
+                .map(|d| match d {
+                    old::Decision::NoObjection => Decision::NoObjection,
+                    old::Decision::Leaf(why) => Decision::Leaf(why),
+                    old::Decision::Avoid(why) => Decision::Avoid(why),
+                })
+                .collect()
+            }
+            Versioned::V0_3(r) => r.call("decide", |b, s| {
+                b.spinneret_plugin_policy_api()
+                    .call_decide(s, context, candidates)
+            })?,
+        };
         if decisions.len() != candidates.len() {
             return Err(self.0.sandbox().failed(
                 "decide",

@@ -5,11 +5,16 @@
 //! documents and findings in batches, and finished; the files the reporter
 //! appended to replace their old versions only when it finishes well.
 
+use super::api::ApiVersion;
 pub use super::bindings::reporter::exports::spinneret::plugin::reporter_api::{
     Place, Reached, Role, Target, TaskCounts, TaskDocument, TaskFinding, Wants,
 };
 use super::bindings::reporter::spinneret::plugin::types as wit;
 use super::bindings::reporter::{Reporter, ReporterPre};
+use super::bindings::since_v0_2_0::reporter::exports::spinneret::plugin::reporter_api as old;
+use super::bindings::since_v0_2_0::reporter::{
+    Reporter as OldReporter, ReporterPre as OldReporterPre,
+};
 use super::capabilities::{OutputDir, PluginState};
 pub use super::sandbox::PluginFailure;
 use super::sandbox::Sandbox;
@@ -23,7 +28,20 @@ use wasmtime::component::HasSelf;
 #[derive(Clone)]
 pub struct ReporterPlugin {
     sandbox: Sandbox,
-    pre: ReporterPre<PluginState>,
+    pre: Pre,
+}
+
+/// A reporter linked against the world of its API version.
+#[derive(Clone)]
+enum Pre {
+    V0_2(OldReporterPre<PluginState>),
+    V0_3(ReporterPre<PluginState>),
+}
+
+/// A live instance of a reporter, of its API version.
+enum Bound {
+    V0_2(OldReporter),
+    V0_3(Reporter),
 }
 
 /// One task's report in the making: a live instance of the reporter.
@@ -32,7 +50,7 @@ pub struct ReporterSession {
     pub wants: Wants,
     sandbox: Sandbox,
     store: wasmtime::Store<PluginState>,
-    bindings: Reporter,
+    bindings: Bound,
 }
 
 /// Convert a stored result for the plugin.
@@ -130,8 +148,19 @@ impl ReporterPlugin {
         component: &wasmtime::component::Component,
     ) -> wasmtime::Result<ReporterPlugin> {
         let mut linker = sandbox.linker()?;
-        Reporter::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
-        let pre = ReporterPre::new(linker.instantiate_pre(component)?)?;
+        let pre = match sandbox.api_of(component)? {
+            ApiVersion::V0_2 => {
+                OldReporter::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                    &mut linker,
+                    |s| s,
+                )?;
+                Pre::V0_2(OldReporterPre::new(linker.instantiate_pre(component)?)?)
+            }
+            ApiVersion::V0_3 => {
+                Reporter::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+                Pre::V0_3(ReporterPre::new(linker.instantiate_pre(component)?)?)
+            }
+        };
         Ok(ReporterPlugin { sandbox, pre })
     }
 
@@ -140,17 +169,32 @@ impl ReporterPlugin {
         self.sandbox.name()
     }
 
+    /// A fresh instance, configured.
+    fn configured(&self, store: &mut wasmtime::Store<PluginState>) -> Result<Bound, PluginFailure> {
+        let sb = &self.sandbox;
+        let (bound, configured) = match &self.pre {
+            Pre::V0_2(pre) => {
+                let b = sb.call(store, "instantiate", |s| pre.instantiate(s))?;
+                let api = b.spinneret_plugin_reporter_api();
+                let r = sb.call(store, "configure", |s| api.call_configure(s, sb.config()))?;
+                (Bound::V0_2(b), r)
+            }
+            Pre::V0_3(pre) => {
+                let b = sb.call(store, "instantiate", |s| pre.instantiate(s))?;
+                let api = b.spinneret_plugin_reporter_api();
+                let r = sb.call(store, "configure", |s| api.call_configure(s, sb.config()))?;
+                (Bound::V0_3(b), r)
+            }
+        };
+        configured.map_err(|e| sb.failed("configure", e.message))?;
+        Ok(bound)
+    }
+
     /// Instantiate the reporter and call its `configure` only (no output
     /// directory): whether it accepts its configuration.
     pub fn configure_only(&self) -> Result<(), PluginFailure> {
-        let sb = &self.sandbox;
-        let mut store = sb.store(None);
-        let bindings = sb.call(&mut store, "instantiate", |s| self.pre.instantiate(s))?;
-        let api = bindings.spinneret_plugin_reporter_api();
-        sb.call(&mut store, "configure", |s| {
-            api.call_configure(s, sb.config())
-        })?
-        .map_err(|e| sb.failed("configure", e.message))
+        let mut store = self.sandbox.store(None);
+        self.configured(&mut store).map(drop)
     }
 
     /// Begin the report of one task, writing into `output_dir` at most
@@ -166,18 +210,24 @@ impl ReporterPlugin {
     ) -> Result<ReporterSession, PluginFailure> {
         let sb = &self.sandbox;
         let mut store = sb.store(Some(OutputDir::new(output_dir, output_cap)));
-        let bindings = sb.call(&mut store, "instantiate", |s| self.pre.instantiate(s))?;
-        let api = bindings.spinneret_plugin_reporter_api();
-        let refused = |call: &str, e: wit::PluginError| sb.failed(call, e.message);
-        sb.call(&mut store, "configure", |s| {
-            api.call_configure(s, sb.config())
-        })?
-        .map_err(|e| refused("configure", e))?;
-        let wants = sb
-            .call(&mut store, "begin", |s| {
-                api.call_begin(s, run, task, counts)
-            })?
-            .map_err(|e| refused("begin", e))?;
+        let bindings = self.configured(&mut store)?;
+        let wants = match &bindings {
+            Bound::V0_2(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                let counts = old_counts(counts);
+                sb.call(&mut store, "begin", |s| {
+                    api.call_begin(s, run, task, &counts)
+                })?
+                .map(wants_of_old)
+            }
+            Bound::V0_3(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                sb.call(&mut store, "begin", |s| {
+                    api.call_begin(s, run, task, counts)
+                })?
+            }
+        }
+        .map_err(|e| sb.failed("begin", e.message))?;
         Ok(ReporterSession {
             wants,
             sandbox: sb.clone(),
@@ -195,38 +245,161 @@ impl ReporterSession {
 
     /// Hand over URLs the task reached (in URL order, each once).
     pub fn results(&mut self, batch: &[Reached]) -> Result<(), PluginFailure> {
-        let api = self.bindings.spinneret_plugin_reporter_api();
-        self.sandbox.call(&mut self.store, "on-results", |s| {
-            api.call_on_results(s, batch)
-        })
+        match &self.bindings {
+            Bound::V0_2(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                let batch: Vec<old::Reached> = batch
+                    .iter()
+                    .map(|r| old::Reached {
+                        outcome: r.outcome.clone(),
+                        role: old_role(r.role),
+                    })
+                    .collect();
+                self.sandbox.call(&mut self.store, "on-results", |s| {
+                    api.call_on_results(s, &batch)
+                })
+            }
+            Bound::V0_3(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                self.sandbox.call(&mut self.store, "on-results", |s| {
+                    api.call_on_results(s, batch)
+                })
+            }
+        }
     }
 
     /// Hand over documents of the task (or parts of them), in URL order.
     pub fn documents(&mut self, batch: &[TaskDocument]) -> Result<(), PluginFailure> {
-        let api = self.bindings.spinneret_plugin_reporter_api();
-        self.sandbox.call(&mut self.store, "on-documents", |s| {
-            api.call_on_documents(s, batch)
-        })
+        match &self.bindings {
+            Bound::V0_2(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                let batch: Vec<old::TaskDocument> = batch.iter().map(old_document).collect();
+                self.sandbox.call(&mut self.store, "on-documents", |s| {
+                    api.call_on_documents(s, &batch)
+                })
+            }
+            Bound::V0_3(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                self.sandbox.call(&mut self.store, "on-documents", |s| {
+                    api.call_on_documents(s, batch)
+                })
+            }
+        }
     }
 
     /// Hand over findings of the task, grouped by kind.
     pub fn findings(&mut self, batch: &[TaskFinding]) -> Result<(), PluginFailure> {
-        let api = self.bindings.spinneret_plugin_reporter_api();
-        self.sandbox.call(&mut self.store, "on-findings", |s| {
-            api.call_on_findings(s, batch)
-        })
+        match &self.bindings {
+            Bound::V0_2(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                let batch: Vec<old::TaskFinding> = batch
+                    .iter()
+                    .map(|f| old::TaskFinding {
+                        number: f.number,
+                        finding: f.finding.clone(),
+                        document: f.document,
+                        referred_from: f
+                            .referred_from
+                            .iter()
+                            .map(|p| old::Place {
+                                document: p.document,
+                                reference: p.reference,
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                self.sandbox.call(&mut self.store, "on-findings", |s| {
+                    api.call_on_findings(s, &batch)
+                })
+            }
+            Bound::V0_3(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                self.sandbox.call(&mut self.store, "on-findings", |s| {
+                    api.call_on_findings(s, batch)
+                })
+            }
+        }
     }
 
     /// Finish the report: the files the reporter appended to replace their
     /// old versions. (A session dropped unfinished throws them away.)
     pub fn finish(mut self) -> Result<(), PluginFailure> {
         let sb = &self.sandbox;
-        let api = self.bindings.spinneret_plugin_reporter_api();
-        sb.call(&mut self.store, "finish", |s| api.call_finish(s))?
-            .map_err(|e| sb.failed("finish", e.message))?;
+        let finished = match &self.bindings {
+            Bound::V0_2(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                sb.call(&mut self.store, "finish", |s| api.call_finish(s))?
+            }
+            Bound::V0_3(b) => {
+                let api = b.spinneret_plugin_reporter_api();
+                sb.call(&mut self.store, "finish", |s| api.call_finish(s))?
+            }
+        };
+        finished.map_err(|e| sb.failed("finish", e.message))?;
         match self.store.data_mut().output.as_mut() {
             Some(out) => out.commit().map_err(|e| sb.failed("finish", e)),
             None => Ok(()),
         }
     }
+}
+
+// Plugin API 0.2.0's reporter types: the same shapes as 0.3.0's, generated
+// apart.
+
+fn old_role(role: Role) -> old::Role {
+    match role {
+        Role::Document => old::Role::Document,
+        Role::Leaf => old::Role::Leaf,
+        Role::Avoided => old::Role::Avoided,
+        Role::NotChecked => old::Role::NotChecked,
+    }
+}
+
+fn old_counts(c: &TaskCounts) -> old::TaskCounts {
+    old::TaskCounts {
+        urls: c.urls,
+        documents: c.documents,
+        references: c.references,
+        by_category: c.by_category.clone(),
+        by_role: c.by_role.iter().map(|(r, n)| (old_role(*r), *n)).collect(),
+        findings: c.findings.clone(),
+    }
+}
+
+fn old_document(d: &TaskDocument) -> old::TaskDocument {
+    old::TaskDocument {
+        number: d.number,
+        document: d.document.clone(),
+        outcome: d.outcome.clone(),
+        targets: d
+            .targets
+            .iter()
+            .map(|t| old::Target {
+                category: t.category,
+                status: t.status,
+                error: t.error.clone(),
+                final_url: t.final_url.clone(),
+                last_modified: t.last_modified.clone(),
+                document: t.document,
+                title: t.title.clone(),
+            })
+            .collect(),
+        first_reference: d.first_reference,
+        last_part: d.last_part,
+    }
+}
+
+fn wants_of_old(w: old::Wants) -> Wants {
+    let mut wants = Wants::empty();
+    for (o, n) in [
+        (old::Wants::RESULTS, Wants::RESULTS),
+        (old::Wants::DOCUMENTS, Wants::DOCUMENTS),
+        (old::Wants::TARGETS, Wants::TARGETS),
+        (old::Wants::FINDINGS, Wants::FINDINGS),
+    ] {
+        if w.contains(o) {
+            wants |= n;
+        }
+    }
+    wants
 }

@@ -3,6 +3,7 @@
 //! overspends so that the next call starts afresh. Every world but the
 //! reporter (which gets a fresh instance per task) runs through it.
 
+use super::api::ApiVersion;
 use super::bindings::host::types::PluginError;
 use super::capabilities::PluginState;
 use super::sandbox::{PluginFailure, Sandbox};
@@ -94,6 +95,43 @@ impl<W: World> Runner<W> {
     ) -> Result<T, PluginFailure> {
         self.call(call, f)?
             .map_err(|e| self.sandbox.failed(call, e.message))
+    }
+}
+
+/// A plugin of one world, run under the API version its component was
+/// built against: `Old` is the world's 0.2.0 bindings, `New` its 0.3.0 ones.
+/// Each world's runner matches on it, converting the types its interface
+/// defines for an old plugin.
+pub enum Versioned<Old: World, New: World> {
+    /// Built against plugin API 0.2.x.
+    V0_2(Runner<Old>),
+    /// Built against plugin API 0.3.x.
+    V0_3(Runner<New>),
+}
+
+impl<Old: World, New: World> Versioned<Old, New> {
+    /// Link a compiled component against the world of its own API version.
+    pub fn new(sandbox: Sandbox, component: &Component) -> wasmtime::Result<Self> {
+        Ok(match sandbox.api_of(component)? {
+            ApiVersion::V0_2 => Versioned::V0_2(Runner::new(sandbox, component)?),
+            ApiVersion::V0_3 => Versioned::V0_3(Runner::new(sandbox, component)?),
+        })
+    }
+
+    /// The plugin's sandbox.
+    pub fn sandbox(&self) -> &Sandbox {
+        match self {
+            Versioned::V0_2(r) => r.sandbox(),
+            Versioned::V0_3(r) => r.sandbox(),
+        }
+    }
+
+    /// Instantiate and configure, unless an instance is live.
+    pub fn start(&mut self) -> Result<(), PluginFailure> {
+        match self {
+            Versioned::V0_2(r) => r.start(),
+            Versioned::V0_3(r) => r.start(),
+        }
     }
 }
 

@@ -2,12 +2,13 @@
 //! sandboxed store is made for one of its instances, and how a failed call
 //! is explained (time, memory or output overspent, or a trap).
 
+use super::api::ApiVersion;
 use super::capabilities::PluginHttp;
 use super::capabilities::{Grants, KvSpace, OutputDir, PluginState};
 use super::engine::PluginEngine;
 use std::sync::Arc;
 use wasmtime::Store;
-use wasmtime::component::Linker;
+use wasmtime::component::{Component, Linker};
 
 /// A plugin call that failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -76,6 +77,15 @@ impl Sandbox {
     /// Its grants.
     pub fn grants(&self) -> &Grants {
         &self.grants
+    }
+
+    /// The plugin API version `component` runs under on this host (the
+    /// one it was built against), or why it cannot run.
+    pub fn api_of(&self, component: &Component) -> wasmtime::Result<ApiVersion> {
+        let id = super::identify::identify(&self.engine, component)
+            .map_err(|e| wasmtime::format_err!("{e}"))?;
+        id.runs_under()
+            .ok_or_else(|| wasmtime::format_err!("no API version of this host runs it"))
     }
 
     /// A linker with the WASI p2 interfaces (a plugin built for

@@ -1,15 +1,21 @@
 //! Running a search-engine plugin: the URL that asks an engine for some
-//! keywords, and the ranked hits of its result page.
+//! keywords, and what its result page says (ranked hits, or the engine's
+//! "no results").
 
 use super::bindings::search_engine::exports::spinneret::plugin::search_engine_api::{
-    Hit, SearchOptions,
+    Answer, Hit, OptionSupport, SearchOptions,
 };
 use super::bindings::search_engine::{SearchEngine, SearchEnginePre};
-use super::runner::{Runner, world};
+use super::bindings::since_v0_2_0::search_engine::exports::spinneret::plugin::search_engine_api as old;
+use super::bindings::since_v0_2_0::search_engine::{
+    SearchEngine as OldEngine, SearchEnginePre as OldEnginePre,
+};
+use super::runner::{Versioned, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::search_engine::exports::spinneret::plugin::search_engine_api::{
-    Hit as SearchHit, SearchOptions as SearchEngineOptions,
+    Answer as SearchAnswer, Hit as SearchHit, OptionSupport as SearchOptionSupport,
+    SearchOptions as SearchEngineOptions,
 };
 
 world!(
@@ -17,9 +23,50 @@ world!(
     SearchEnginePre,
     spinneret_plugin_search_engine_api
 );
+world!(OldEngine, OldEnginePre, spinneret_plugin_search_engine_api);
 
 /// A search engine ready to run.
-pub struct SearchEnginePlugin(Runner<SearchEngine>);
+pub struct SearchEnginePlugin {
+    runner: Versioned<OldEngine, SearchEngine>,
+    supports: Option<OptionSupport>,
+}
+
+/// The options a person reads: "phrase, site".
+pub fn option_names(options: OptionSupport) -> Vec<&'static str> {
+    [
+        (OptionSupport::LANGUAGE, "language"),
+        (OptionSupport::PAGE, "page"),
+        (OptionSupport::PHRASE, "phrase"),
+        (OptionSupport::EXCLUDE, "exclude"),
+        (OptionSupport::SITE, "site"),
+    ]
+    .into_iter()
+    .filter(|(flag, _)| options.contains(*flag))
+    .map(|(_, name)| name)
+    .collect()
+}
+
+/// The options of `options` that are set (beyond the keywords and the
+/// number of results).
+pub fn options_used(options: &SearchOptions) -> OptionSupport {
+    let mut used = OptionSupport::empty();
+    if options.language.is_some() {
+        used |= OptionSupport::LANGUAGE;
+    }
+    if options.page > 1 {
+        used |= OptionSupport::PAGE;
+    }
+    if options.phrase.is_some() {
+        used |= OptionSupport::PHRASE;
+    }
+    if !options.exclude.is_empty() {
+        used |= OptionSupport::EXCLUDE;
+    }
+    if options.site.is_some() {
+        used |= OptionSupport::SITE;
+    }
+    used
+}
 
 impl SearchEnginePlugin {
     /// Prepare a search engine from a compiled component.
@@ -27,12 +74,34 @@ impl SearchEnginePlugin {
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
     ) -> wasmtime::Result<SearchEnginePlugin> {
-        Runner::new(sandbox, component).map(SearchEnginePlugin)
+        Ok(SearchEnginePlugin {
+            runner: Versioned::new(sandbox, component)?,
+            supports: None,
+        })
     }
 
     /// The plugin's name.
     pub fn name(&self) -> &str {
-        self.0.sandbox().name()
+        self.runner.sandbox().name()
+    }
+
+    /// Which advanced options the engine maps (asked once). An engine built
+    /// against plugin API 0.2 knew only the language and the page.
+    pub fn supports(&mut self) -> Result<OptionSupport, PluginFailure> {
+        if let Some(s) = self.supports {
+            return Ok(s);
+        }
+        let supports = match &mut self.runner {
+            Versioned::V0_2(r) => {
+                r.start()?;
+                OptionSupport::LANGUAGE | OptionSupport::PAGE
+            }
+            Versioned::V0_3(r) => r.call("supports", |b, s| {
+                b.spinneret_plugin_search_engine_api().call_supports(s)
+            })?,
+        };
+        self.supports = Some(supports);
+        Ok(supports)
     }
 
     /// The URL asking the engine for `keywords`.
@@ -41,21 +110,53 @@ impl SearchEnginePlugin {
         keywords: &[String],
         options: &SearchOptions,
     ) -> Result<String, PluginFailure> {
-        self.0.call_refusable("query-url", |b, s| {
-            b.spinneret_plugin_search_engine_api()
-                .call_query_url(s, keywords, options)
-        })
+        match &mut self.runner {
+            Versioned::V0_2(r) => {
+                let options = old::SearchOptions {
+                    max_results: options.max_results,
+                    language: options.language.clone(),
+                    page: options.page,
+                };
+                r.call_refusable("query-url", |b, s| {
+                    b.spinneret_plugin_search_engine_api()
+                        .call_query_url(s, keywords, &options)
+                })
+            }
+            Versioned::V0_3(r) => r.call_refusable("query-url", |b, s| {
+                b.spinneret_plugin_search_engine_api()
+                    .call_query_url(s, keywords, options)
+            }),
+        }
     }
 
-    /// The hits of a result page, best first.
+    /// What a result page says: its hits, best first, or the engine's "no
+    /// results".
     pub fn parse_results(
         &mut self,
         body: &[u8],
         content_type: &str,
-    ) -> Result<Vec<Hit>, PluginFailure> {
-        self.0.call_refusable("parse-results", |b, s| {
-            b.spinneret_plugin_search_engine_api()
-                .call_parse_results(s, body, content_type)
-        })
+    ) -> Result<Answer, PluginFailure> {
+        match &mut self.runner {
+            Versioned::V0_2(r) => {
+                let hits = r.call_refusable("parse-results", |b, s| {
+                    b.spinneret_plugin_search_engine_api()
+                        .call_parse_results(s, body, content_type)
+                })?;
+                Ok(Answer::Hits(
+                    hits.into_iter()
+                        .map(|h| Hit {
+                            rank: h.rank,
+                            url: h.url,
+                            title: h.title,
+                            snippet: h.snippet,
+                        })
+                        .collect(),
+                ))
+            }
+            Versioned::V0_3(r) => r.call_refusable("parse-results", |b, s| {
+                b.spinneret_plugin_search_engine_api()
+                    .call_parse_results(s, body, content_type)
+            }),
+        }
     }
 }

@@ -53,7 +53,7 @@ fn json_report_runs_in_the_sandbox() {
         .compile(builtin("json-report").expect("json-report is built in"))
         .unwrap();
     let id = identify(&engine, &component).unwrap();
-    assert_eq!((id.kind, id.api), (PluginKind::Reporter, (0, 2, 0)));
+    assert_eq!((id.kind, id.api), (PluginKind::Reporter, (0, 3, 0)));
 
     let plugin = ReporterPlugin::new(
         Sandbox::new(
@@ -312,7 +312,9 @@ fn sitemap_parses_in_the_sandbox() {
 
 #[test]
 fn searxng_queries_and_reads_results_in_the_sandbox() {
-    use spinneret_plugin_host::search::{SearchEngineOptions, SearchEnginePlugin};
+    use spinneret_plugin_host::search::{
+        SearchAnswer, SearchEngineOptions, SearchEnginePlugin, option_names,
+    };
     let engine = Arc::new(PluginEngine::new().unwrap());
     let component = engine.compile(builtin("searxng").unwrap()).unwrap();
     assert_eq!(
@@ -328,22 +330,37 @@ fn searxng_queries_and_reads_results_in_the_sandbox() {
         &component,
     )
     .unwrap();
-    let options = SearchEngineOptions {
+    let mut options = SearchEngineOptions {
         max_results: 10,
         language: None,
         page: 1,
+        phrase: None,
+        exclude: Vec::new(),
+        site: None,
     };
     assert_eq!(
         s.query_url(&["link".into(), "checker".into()], &options)
             .unwrap(),
         "http://127.0.0.1:8888/search?q=link+checker&format=json&pageno=1"
     );
-    let hits = s
+    options.site = Some("w3.org".into());
+    assert_eq!(
+        s.query_url(&["link".into()], &options).unwrap(),
+        "http://127.0.0.1:8888/search?q=link+site%3Aw3.org&format=json&pageno=1"
+    );
+    assert_eq!(
+        option_names(s.supports().unwrap()),
+        ["language", "page", "phrase", "exclude", "site"]
+    );
+    let SearchAnswer::Hits(hits) = s
         .parse_results(
             br#"{"results": [{"url": "http://a.example/", "title": "A", "content": "first"}, {"url": "http://b.example/", "title": "B", "content": "second"}]}"#,
             "application/json",
         )
-        .unwrap();
+        .unwrap()
+    else {
+        panic!("hits expected")
+    };
     let got: Vec<(u32, &str, &str)> = hits
         .iter()
         .map(|h| (h.rank, h.url.as_str(), h.snippet.as_str()))

@@ -7,13 +7,16 @@
 use crate::config::Config;
 use spinneret_plugin_host::capabilities::KvSpace;
 use spinneret_plugin_host::capabilities::PluginHttp;
+use spinneret_plugin_host::detector::DetectorPlugin;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::PluginConfig;
+use spinneret_plugin_host::fetch_hook::FetchHookPlugin;
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::{Prepared, link_failure};
+use spinneret_plugin_host::parser::ParserPlugin;
+use spinneret_plugin_host::policy::PolicyPlugin;
 use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::reporter::ReporterPlugin;
-use spinneret_plugin_host::runner::{Runner, World};
 use spinneret_plugin_host::sandbox::PluginFailure;
 use std::sync::Arc;
 
@@ -81,26 +84,23 @@ fn check_one(registry: &mut Registry, p: &PluginConfig) -> Result<(), PluginFail
         identity,
         sandbox,
     } = registry.prepare(p, KvSpace::default())?;
-    fn start<W: World>(
-        p: &PluginConfig,
-        sandbox: spinneret_plugin_host::sandbox::Sandbox,
-        component: &wasmtime::component::Component,
-    ) -> Result<(), PluginFailure> {
-        Runner::<W>::new(sandbox, component)
-            .map_err(|e| link_failure(p, e))?
-            .start()
-    }
-    use spinneret_plugin_host::bindings;
+    let link = |e| link_failure(p, e);
     match identity.kind {
         PluginKind::Reporter => ReporterPlugin::new(sandbox, &component)
-            .map_err(|e| link_failure(p, e))?
+            .map_err(link)?
             .configure_only(),
-        PluginKind::ChangeDetector => {
-            start::<bindings::detector::ChangeDetector>(p, sandbox, &component)
-        }
-        PluginKind::FetchHook => start::<bindings::fetch_hook::FetchHook>(p, sandbox, &component),
-        PluginKind::Parser => start::<bindings::parser::Parser>(p, sandbox, &component),
-        PluginKind::Policy => start::<bindings::policy::Policy>(p, sandbox, &component),
+        PluginKind::ChangeDetector => DetectorPlugin::new(sandbox, &component)
+            .map_err(link)?
+            .start(),
+        PluginKind::FetchHook => FetchHookPlugin::new(sandbox, &component)
+            .map_err(link)?
+            .start(),
+        PluginKind::Parser => ParserPlugin::new(sandbox, &component)
+            .map_err(link)?
+            .start(),
+        PluginKind::Policy => PolicyPlugin::new(sandbox, &component)
+            .map_err(link)?
+            .start(),
         PluginKind::SearchEngine => Err(PluginFailure {
             plugin: p.name.clone(),
             call: "load".into(),

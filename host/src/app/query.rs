@@ -2,7 +2,8 @@
 //! builds the query URL, spinneret fetches it through its polite fetcher
 //! (the engine's robots.txt and the avoid files apply; a refused query is
 //! reported, never forced), and the plugin reads the result page into
-//! ranked hits. WebSnatcher's interests ask their engines this way.
+//! ranked hits or the engine's "no results". WebSnatcher's interests ask
+//! their engines this way.
 
 use crate::config::Settings;
 use spinneret_crawl::plugin_http::PoliteHttp;
@@ -12,7 +13,9 @@ use spinneret_plugin_host::entry::{PluginConfig, PluginSource};
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::sandbox::PluginFailure;
-use spinneret_plugin_host::search::{SearchEngineOptions, SearchEnginePlugin, SearchHit};
+use spinneret_plugin_host::search::{
+    SearchAnswer, SearchEngineOptions, SearchEnginePlugin, SearchHit, option_names, options_used,
+};
 use std::sync::Arc;
 
 /// What one query found.
@@ -22,6 +25,25 @@ pub struct Answer {
     pub query_url: url::Url,
     /// Its hits, best first, at most as many as asked for.
     pub hits: Vec<SearchHit>,
+    /// The engine said it found nothing (its words, if any). No hits and
+    /// no such answer means the page had none the plugin could read.
+    pub no_results: Option<String>,
+    /// The options asked for that the engine does not map (it searched
+    /// without them).
+    pub ignored: Vec<&'static str>,
+}
+
+/// Search options: `max_results` hits of the first page, no language and
+/// no advanced option; set the others as wanted.
+pub fn plain_options(max_results: u32) -> SearchEngineOptions {
+    SearchEngineOptions {
+        max_results,
+        language: None,
+        page: 1,
+        phrase: None,
+        exclude: Vec::new(),
+        site: None,
+    }
 }
 
 /// `builtin:NAME` or the path of a `.wasm` component, as a plugin source.
@@ -70,7 +92,8 @@ impl Asker {
     }
 
     /// Ask the search-engine plugin `source` (configured with `config`)
-    /// for `keywords`, taking at most `max_results` hits. A failure of the
+    /// for `keywords` with `options`, taking at most
+    /// `options.max_results` hits. A failure of the
     /// plugin's is a [`PluginFailure`] (downcast the error to tell it from
     /// a query the engine did not answer).
     pub fn ask(
@@ -78,7 +101,7 @@ impl Asker {
         source: PluginSource,
         config: serde_json::Value,
         keywords: &[String],
-        max_results: u32,
+        options: &SearchEngineOptions,
     ) -> anyhow::Result<Answer> {
         let name = match &source {
             PluginSource::Builtin(b) => b.clone(),
@@ -107,12 +130,12 @@ impl Asker {
         let prepared = self.registry.prepare(&plugin, KvSpace::default())?;
         let mut engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
             .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
-        let options = SearchEngineOptions {
-            max_results,
-            language: None,
-            page: 1,
-        };
-        let query_url = engine.query_url(keywords, &options)?;
+        let supported = engine.supports()?;
+        let ignored = option_names(options_used(options))
+            .into_iter()
+            .filter(|o| !option_names(supported).contains(o))
+            .collect();
+        let query_url = engine.query_url(keywords, options)?;
         let query_url = url::Url::parse(&query_url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https"))
@@ -129,13 +152,22 @@ impl Asker {
             "{query_url} answered {}; the engine gave no results page",
             answer.status
         );
-        let mut hits =
-            engine.parse_results(&answer.body, answer.content_type.as_deref().unwrap_or(""))?;
+        let (mut hits, no_results) = match engine
+            .parse_results(&answer.body, answer.content_type.as_deref().unwrap_or(""))?
+        {
+            SearchAnswer::Hits(hits) => (hits, None),
+            SearchAnswer::NoResults(words) => (Vec::new(), Some(words)),
+        };
         hits.retain(|h| {
             url::Url::parse(&h.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
         });
-        hits.truncate(max_results as usize);
-        Ok(Answer { query_url, hits })
+        hits.truncate(options.max_results as usize);
+        Ok(Answer {
+            query_url,
+            hits,
+            no_results,
+            ignored,
+        })
     }
 }
 
@@ -144,8 +176,8 @@ pub fn query(
     source: PluginSource,
     config: serde_json::Value,
     keywords: &[String],
-    max_results: u32,
+    options: &SearchEngineOptions,
     settings: &Settings,
 ) -> anyhow::Result<Answer> {
-    Asker::new(settings)?.ask(source, config, keywords, max_results)
+    Asker::new(settings)?.ask(source, config, keywords, options)
 }

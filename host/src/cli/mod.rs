@@ -228,6 +228,25 @@ struct QueryArgs {
     #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     max: u32,
+    /// Words that must appear together, in this order, where the engine
+    /// can say so.
+    #[arg(long, value_name = "WORDS")]
+    phrase: Option<String>,
+    /// A word the results must not contain, where the engine can say so
+    /// (repeatable).
+    #[arg(long, value_name = "WORD")]
+    exclude: Vec<String>,
+    /// Keep the results on this site (a host name; its subdomains count),
+    /// where the engine can say so.
+    #[arg(long, value_name = "HOST")]
+    site: Option<String>,
+    /// Ask for results in this language (e.g. `en`), where the engine can.
+    #[arg(long, value_name = "CODE")]
+    language: Option<String>,
+    /// Which page of results, from 1.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=50))]
+    page: u32,
     /// Print each hit as a JSON line (rank, url, title, snippet).
     #[arg(long)]
     json: bool,
@@ -617,7 +636,15 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
         Ok(s) => s,
         Err(e) => return usage(e),
     };
-    let answer = match crate::app::query::query(source, config, &args.keywords, args.max, &settings)
+    let options = spinneret_plugin_host::search::SearchEngineOptions {
+        language: args.language.clone(),
+        page: args.page,
+        phrase: args.phrase.clone(),
+        exclude: args.exclude.clone(),
+        site: args.site.clone(),
+        ..crate::app::query::plain_options(args.max)
+    };
+    let answer = match crate::app::query::query(source, config, &args.keywords, &options, &settings)
     {
         Ok(a) => a,
         Err(e) => {
@@ -628,6 +655,19 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
             return Ok(if plugin { EXIT_PLUGIN } else { EXIT_BROKEN });
         }
     };
+    if !answer.ignored.is_empty() {
+        eprintln!(
+            "spinneret: warning: {} cannot restrict its results by {}; it searched without",
+            args.engine,
+            answer.ignored.join(", ")
+        );
+    }
+    if answer.hits.is_empty() && answer.no_results.is_none() {
+        eprintln!(
+            "spinneret: warning: {} had no hits the plugin could read; the engine's page may have changed",
+            answer.query_url
+        );
+    }
     if args.json {
         for h in &answer.hits {
             outln!(
@@ -637,8 +677,11 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
         }
     } else {
         eprintln!("asked {}", answer.query_url);
-        if answer.hits.is_empty() {
-            outln!("no results");
+        match answer.no_results.as_deref() {
+            Some("") => outln!("no results"),
+            Some(words) => outln!("no results (the engine says: {words})"),
+            None if answer.hits.is_empty() => outln!("no results"),
+            None => {}
         }
         for h in &answer.hits {
             outln!("{:>3}. {}\n     {}", h.rank, h.title, h.url);

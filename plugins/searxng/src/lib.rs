@@ -1,6 +1,10 @@
 //! `searxng`: a search engine backed by a SearXNG instance. The query URL
 //! asks the instance's `/search` endpoint for JSON
-//! (`format=json`); the result page's `results` become ranked hits.
+//! (`format=json`); the result page's `results` become ranked hits, and an
+//! empty `results` the engine's "no results". Every advanced option is
+//! mapped: the phrase, excluded words and site as the operators SearXNG
+//! passes to its engines (`"…"`, `-word`, `site:`), the language and page
+//! as its own parameters.
 //!
 //! Configuration: `base` (required: the instance's URL, e.g.
 //! `https://searx.example/`), `categories` and `engines` (optional,
@@ -25,6 +29,9 @@ pub struct Searxng {
 #[derive(Deserialize)]
 struct Page {
     results: Vec<ResultEntry>,
+    /// `[engine, why]` pairs of the engines that did not answer.
+    #[serde(default)]
+    unresponsive_engines: Vec<(String, String)>,
 }
 
 #[derive(Deserialize)]
@@ -79,16 +86,17 @@ impl SearchEngine for Searxng {
         })
     }
 
+    fn supports(&self) -> OptionSupport {
+        OptionSupport::LANGUAGE
+            | OptionSupport::PAGE
+            | OptionSupport::PHRASE
+            | OptionSupport::EXCLUDE
+            | OptionSupport::SITE
+    }
+
     fn query_url(&self, keywords: &[String], options: &SearchOptions) -> Result<String, String> {
-        let q = keywords
-            .iter()
-            .map(|k| k.trim())
-            .filter(|k| !k.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ");
-        if q.is_empty() {
-            return Err("searxng: no keywords to search for".into());
-        }
+        let q = helpers::query_text(keywords, options, self.supports())
+            .ok_or("searxng: no keywords to search for")?;
         let mut url = self.base.join("search").map_err(|e| e.to_string())?;
         {
             let mut pairs = url.query_pairs_mut();
@@ -110,41 +118,34 @@ impl SearchEngine for Searxng {
         Ok(url.to_string())
     }
 
-    fn parse_results(&self, body: &[u8], content_type: &str) -> Result<Vec<Hit>, String> {
-        let ct = content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        if ct != "application/json" && !ct.ends_with("+json") {
+    fn parse_results(&self, body: &[u8], content_type: &str) -> Result<Answer, String> {
+        if !helpers::is_json(content_type) {
             return Err(format!(
-                "searxng: the instance answered {ct:?}, not JSON; allow the JSON format in its \
-                 settings.yml (search: formats: [html, json])"
+                "searxng: the instance answered {:?}, not JSON; allow the JSON format in its \
+                 settings.yml (search: formats: [html, json])",
+                helpers::media_type(content_type)
             ));
         }
         let page: Page = serde_json::from_slice(body)
             .map_err(|e| format!("searxng: the result page is not SearXNG JSON: {e}"))?;
-        let mut seen = std::collections::HashSet::new();
-        Ok(page
-            .results
-            .into_iter()
-            .filter_map(|r| {
-                let url = r.url?;
-                let url = Url::parse(&url)
-                    .ok()
-                    .filter(|u| matches!(u.scheme(), "http" | "https"))?;
-                seen.insert(url.to_string())
-                    .then_some((url, r.title, r.content))
-            })
-            .enumerate()
-            .map(|(i, (url, title, content))| Hit {
-                rank: i as u32 + 1,
-                url: url.to_string(),
-                title: title.split_whitespace().collect::<Vec<_>>().join(" "),
-                snippet: content.split_whitespace().collect::<Vec<_>>().join(" "),
-            })
-            .collect())
+        let hits = helpers::ranked(
+            page.results
+                .into_iter()
+                .filter_map(|r| Some((r.url?, r.title, r.content))),
+            None,
+            0,
+        );
+        let silent: Vec<String> = page
+            .unresponsive_engines
+            .iter()
+            .map(|(engine, why)| format!("{engine} ({why})"))
+            .collect();
+        let said = if silent.is_empty() {
+            String::new()
+        } else {
+            format!("engines that did not answer: {}", silent.join(", "))
+        };
+        Ok(helpers::answer(hits, Some(said)))
     }
 }
 
@@ -166,6 +167,9 @@ mod tests {
             max_results: 10,
             language: Some("en".into()),
             page,
+            phrase: None,
+            exclude: Vec::new(),
+            site: None,
         }
     }
 
@@ -195,9 +199,12 @@ mod tests {
             {"url": "https://www.ics.uci.edu/MOMspider/", "title": "duplicate"},
             {"url": "http://example.org/b", "title": "B"}
         ], "suggestions": []}"#;
-        let hits = engine()
+        let Answer::Hits(hits) = engine()
             .parse_results(body, "application/json; charset=utf-8")
-            .unwrap();
+            .unwrap()
+        else {
+            panic!("hits expected")
+        };
         let got: Vec<(u32, &str, &str, &str)> = hits
             .iter()
             .map(|h| (h.rank, h.url.as_str(), h.title.as_str(), h.snippet.as_str()))
@@ -213,6 +220,32 @@ mod tests {
                 ),
                 (2, "http://example.org/b", "B", "")
             ]
+        );
+    }
+
+    #[test]
+    fn maps_the_advanced_options_as_operators() {
+        let mut o = options(1);
+        o.phrase = Some("link rot".into());
+        o.exclude = vec!["seo".into()];
+        o.site = Some("w3.org".into());
+        assert_eq!(
+            engine().query_url(&["web".into()], &o).unwrap(),
+            "http://searx.test:8888/sx/search?q=web+%22link+rot%22+-seo+site%3Aw3.org&format=json&pageno=1&language=en&categories=general"
+        );
+    }
+
+    #[test]
+    fn an_empty_result_list_is_the_engines_no_results() {
+        let quiet = engine()
+            .parse_results(br#"{"query": "zz", "results": []}"#, "application/json")
+            .unwrap();
+        assert!(matches!(quiet, Answer::NoResults(w) if w.is_empty()));
+        let body = br#"{"results": [], "unresponsive_engines": [["duckduckgo", "timeout"]]}"#;
+        let silent = engine().parse_results(body, "application/json").unwrap();
+        assert!(
+            matches!(&silent, Answer::NoResults(w) if w == "engines that did not answer: duckduckgo (timeout)"),
+            "{silent:?}"
         );
     }
 

@@ -8,6 +8,7 @@ mod cli;
 mod containment;
 mod crawl_hooks;
 mod fetch_behaviour;
+mod legacy_api;
 mod mail;
 mod maintenance;
 mod mirror_browser;

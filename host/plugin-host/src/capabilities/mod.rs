@@ -7,12 +7,16 @@
 //! - [`kv`]: the plugin's key-value space, kept in the store across runs;
 //! - [`http`]: GET through the crawl's polite fetcher, for granted hosts only;
 //! - [`output`]: a reporter's output directory, with a byte cap.
+//!
+//! Each is written once, against the newest API; plugins built against
+//! plugin API 0.2.0 reach the same code through `v0_2`.
 
 pub mod clock;
 pub mod http;
 pub mod kv;
 pub mod log;
 pub mod output;
+mod v0_2;
 
 pub use http::{HostHttp, HttpAnswer, PluginHttp};
 pub use kv::KvSpace;

@@ -17,7 +17,7 @@ mod fetch;
 pub mod keep;
 mod record;
 
-use crate::app::query::Asker;
+use crate::app::query::{Asker, plain_options};
 use crate::snatch::convert::{Role, css_references, references};
 use crate::snatch::index::{IndexPage, changes};
 use crate::snatch::mirror::{MirrorWriter, Written, category_dir, converted, object_path};
@@ -30,6 +30,7 @@ use spinneret_core::model::unix_now;
 use spinneret_crawl::fetch::Validators;
 use spinneret_crawl::plugin_http::PoliteHttp;
 use spinneret_plugin_host::entry::PluginSource;
+use spinneret_plugin_host::search::SearchEngineOptions;
 use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store, UrlMemory};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::BufWriter;
@@ -98,13 +99,37 @@ pub fn interest_items(
                 EngineSource::Builtin(b) => PluginSource::Builtin(b.clone()),
                 EngineSource::File(f) => PluginSource::File(f.clone()),
             };
-            match asker.ask(
-                source,
-                engine.config.clone(),
-                &interest.keywords,
-                interest.max_results,
-            ) {
+            let options = SearchEngineOptions {
+                phrase: interest.exact_phrase.clone(),
+                exclude: interest.exclude_words.clone(),
+                site: interest.site.clone(),
+                ..plain_options(interest.max_results)
+            };
+            match asker.ask(source, engine.config.clone(), &interest.keywords, &options) {
                 Ok(answer) => {
+                    let about = || format!("interest `{}`, engine `{name}`", interest.title);
+                    if !answer.ignored.is_empty() {
+                        problems.push(format!(
+                            "{}: the engine cannot restrict its results by {}; it searched without",
+                            about(),
+                            answer.ignored.join(", ")
+                        ));
+                    }
+                    match &answer.no_results {
+                        Some(words) if words.is_empty() => {
+                            problems.push(format!("{}: the engine found nothing", about()))
+                        }
+                        Some(words) => problems.push(format!(
+                            "{}: the engine found nothing (\"{words}\")",
+                            about()
+                        )),
+                        None if answer.hits.is_empty() => problems.push(format!(
+                            "{}: {} had no hits the plugin could read; the engine's page may have changed",
+                            about(),
+                            answer.query_url
+                        )),
+                        None => {}
+                    }
                     for hit in answer.hits {
                         let Ok(mut url) = Url::parse(&hit.url) else {
                             continue;

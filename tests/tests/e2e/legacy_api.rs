@@ -1,0 +1,341 @@
+//! A plugin built against plugin API 0.2.0 keeps running on a host whose
+//! newest API is 0.3.0: each world's runner takes the 0.2 component and
+//! converts what its interface defines. The fixture (`tests/plugins/legacy-api`)
+//! is built straight from `wit/since_v0.2.0` and exports every 0.2 world.
+
+use crate::common::{expect_exit, spinneret, text};
+use spinneret_core::model::{Category, CheckResult};
+use spinneret_plugin_host::bindings::reporter::spinneret::plugin::types as wit;
+use spinneret_plugin_host::capabilities::{Grants, KvSpace};
+use spinneret_plugin_host::detector::{DetectorComparison, DetectorPlugin, DetectorSnapshot};
+use spinneret_plugin_host::engine::PluginEngine;
+use spinneret_plugin_host::fetch_hook::{FetchHookPlugin, HookRequest, HookResponse, HookVerdict};
+use spinneret_plugin_host::identify::{PluginKind, identify};
+use spinneret_plugin_host::parser::ParserPlugin;
+use spinneret_plugin_host::policy::{PolicyCandidate, PolicyContext, PolicyDecision, PolicyPlugin};
+use spinneret_plugin_host::reporter::{Reached, ReporterPlugin, Role, TaskCounts, to_wit_result};
+use spinneret_plugin_host::sandbox::Sandbox;
+use spinneret_plugin_host::search::{SearchAnswer, SearchEnginePlugin, option_names};
+use std::sync::Arc;
+
+const LEGACY: &str = env!("TEST_PLUGIN_LEGACY_API");
+
+struct Legacy {
+    engine: Arc<PluginEngine>,
+    component: wasmtime::component::Component,
+    kv: KvSpace,
+}
+
+impl Legacy {
+    fn load() -> Legacy {
+        let engine = Arc::new(PluginEngine::new().unwrap());
+        let component = engine.compile(&std::fs::read(LEGACY).unwrap()).unwrap();
+        Legacy {
+            engine,
+            component,
+            kv: KvSpace::default(),
+        }
+    }
+
+    fn sandbox(&self, config: serde_json::Value) -> Sandbox {
+        Sandbox::new(
+            "legacy",
+            self.engine.clone(),
+            config,
+            Grants::default(),
+            None,
+            self.kv.clone(),
+        )
+    }
+}
+
+fn task() -> wit::TaskInfo {
+    wit::TaskInfo {
+        name: "T".into(),
+        kind: wit::TaskKind::Site,
+        top: "http://a.example/".into(),
+        email: None,
+        changed_days: 7,
+        expiring_days: 7,
+    }
+}
+
+fn outcome(url: &str, hash: &str) -> wit::CheckResult {
+    let mut r = CheckResult::unrequested(url, Category::Ok, "", None, 0);
+    r.content_hash = Some(hash.into());
+    to_wit_result(&r)
+}
+
+#[test]
+fn the_fixture_was_built_against_0_2_0() {
+    let l = Legacy::load();
+    let id = identify(&l.engine, &l.component).unwrap();
+    assert_eq!((id.kind, id.api), (PluginKind::SearchEngine, (0, 2, 0)));
+}
+
+#[test]
+fn a_0_2_reporter_is_handed_its_task() {
+    let l = Legacy::load();
+    let plugin = ReporterPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
+    let run = wit::RunInfo {
+        id: 1,
+        started_at: 0,
+        previous_run: None,
+        host_version: "0.3.0".into(),
+        options: "{}".into(),
+    };
+    let counts = TaskCounts {
+        urls: 2,
+        documents: 1,
+        references: 1,
+        by_category: vec![(wit::Category::Ok, 2)],
+        by_role: vec![(Role::Document, 1), (Role::Leaf, 1)],
+        findings: vec![],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = plugin
+        .begin(&run, &task(), &counts, dir.path().to_path_buf(), 1 << 20)
+        .unwrap();
+    session
+        .results(&[
+            Reached {
+                outcome: outcome("http://a.example/", "h1"),
+                role: Role::Document,
+            },
+            Reached {
+                outcome: outcome("http://a.example/x.png", "h2"),
+                role: Role::Leaf,
+            },
+        ])
+        .unwrap();
+    session.finish().unwrap();
+    let stored = l.kv.changed().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&stored["report"]),
+        "results=2 documents=0 findings=0 roles=document,leaf"
+    );
+}
+
+#[test]
+fn a_0_2_detector_compares_snapshots() {
+    let l = Legacy::load();
+    let mut d = DetectorPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
+    assert_eq!(
+        d.needs().unwrap().as_array(),
+        spinneret_plugin_host::detector::DetectorNeeds::REFERENCES.as_array()
+    );
+    let document = wit::Document {
+        url: "http://a.example/".into(),
+        title: None,
+        owner: None,
+        expires: None,
+        parse_errors: 0,
+        references: vec![wit::Reference {
+            target: "http://a.example/b".into(),
+            kind: wit::RefKind::Anchor,
+            anchor_text: "b".into(),
+        }],
+    };
+    let snap = |hash: &str, doc: Option<wit::Document>| DetectorSnapshot {
+        outcome: outcome("http://a.example/", hash),
+        document: doc,
+    };
+    let findings = d
+        .compare(
+            &task(),
+            0,
+            &[
+                DetectorComparison {
+                    previous: Some(snap("old", None)),
+                    current: snap("new", Some(document)),
+                },
+                DetectorComparison {
+                    previous: Some(snap("same", None)),
+                    current: snap("same", None),
+                },
+            ],
+        )
+        .unwrap();
+    let got: Vec<(&str, &str, &str, &str)> = findings
+        .iter()
+        .map(|f| {
+            (
+                f.kind.as_str(),
+                f.url.as_str(),
+                f.message.as_str(),
+                f.source.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "legacy-changed",
+            "http://a.example/",
+            "changed; 1 references now",
+            "legacy"
+        )]
+    );
+}
+
+#[test]
+fn a_0_2_policy_decides() {
+    let l = Legacy::load();
+    let mut p = PolicyPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
+    let uses = p.context_use().unwrap();
+    use spinneret_plugin_host::policy::PolicyContextUse as U;
+    assert_eq!(uses.as_array(), (U::TASK | U::DEPTH).as_array());
+    let context = PolicyContext {
+        task: task(),
+        referrer: None,
+        depth: 1,
+    };
+    let candidate = |target: &str, kind| PolicyCandidate {
+        target: target.into(),
+        kind,
+    };
+    let decisions = p
+        .decide(
+            &context,
+            &[
+                candidate("http://a.example/private/x", wit::RefKind::Anchor),
+                candidate("http://a.example/i.png", wit::RefKind::Image),
+                candidate("http://a.example/b", wit::RefKind::Anchor),
+            ],
+        )
+        .unwrap();
+    assert!(
+        matches!(
+            decisions.as_slice(),
+            [
+                PolicyDecision::Avoid(a),
+                PolicyDecision::Leaf(b),
+                PolicyDecision::NoObjection
+            ] if a == "private in task T" && b == "an image below the top"
+        ),
+        "{decisions:?}"
+    );
+}
+
+#[test]
+fn a_0_2_fetch_hook_sees_requests_and_responses() {
+    let l = Legacy::load();
+    let mut h = FetchHookPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
+    use spinneret_plugin_host::fetch_hook::HookInterests as I;
+    assert_eq!(
+        h.interests().unwrap().as_array(),
+        (I::REQUESTS | I::RESPONSES).as_array()
+    );
+    let request = |url: &str| HookRequest {
+        url: url.into(),
+        method: "GET".into(),
+        referrer: None,
+    };
+    assert!(matches!(
+        h.before_request(&request("http://a.example/veto")).unwrap(),
+        HookVerdict::Veto(why) if why == "legacy vetoes GET"
+    ));
+    assert!(matches!(
+        h.before_request(&request("http://a.example/")).unwrap(),
+        HookVerdict::Proceed(headers) if headers == [("x-legacy".to_string(), "0.2".to_string())]
+    ));
+    let response = HookResponse {
+        status: 200,
+        content_type: Some("text/html".into()),
+        body_prefix: b"<p>Page Not Found</p>".to_vec(),
+    };
+    let r = h
+        .after_response(&request("http://a.example/gone"), &response)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (r.category, r.reason.as_str()),
+        (wit::Category::Broken, "a 200 that says not found")
+    );
+}
+
+#[test]
+fn a_0_2_parser_reads_its_format() {
+    let l = Legacy::load();
+    let mut p = ParserPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
+    assert!(p.accepts("text/uri-list", "http://a.example/l").unwrap());
+    assert!(!p.accepts("text/html", "http://a.example/").unwrap());
+    let parsed = p
+        .parse(
+            "http://a.example/l",
+            "text/uri-list",
+            b"# two\nhttp://a.example/1\n\nhttp://a.example/2\n",
+        )
+        .unwrap();
+    let targets: Vec<&str> = parsed
+        .references
+        .iter()
+        .map(|r| r.target.as_str())
+        .collect();
+    assert_eq!(targets, ["http://a.example/1", "http://a.example/2"]);
+    assert_eq!(parsed.title.as_deref(), Some("uri-list"));
+}
+
+#[test]
+fn a_0_2_search_engine_runs_in_the_sandbox_and_from_the_cli() {
+    let l = Legacy::load();
+    let mut s = SearchEnginePlugin::new(
+        l.sandbox(serde_json::json!({"base": "http://engine.test/"})),
+        &l.component,
+    )
+    .unwrap();
+    // 0.2 had only the language and the page.
+    assert_eq!(option_names(s.supports().unwrap()), ["language", "page"]);
+    let mut options = spinneret::app::query::plain_options(5);
+    options.site = Some("ignored.example".into());
+    assert_eq!(
+        s.query_url(&["link rot".into()], &options).unwrap(),
+        "http://engine.test/find?q=link+rot&n=5"
+    );
+    match s
+        .parse_results(
+            b"http://a.example/\tA\nhttp://b.example/\tB\n",
+            "text/plain",
+        )
+        .unwrap()
+    {
+        SearchAnswer::Hits(hits) => {
+            let got: Vec<(u32, &str)> = hits.iter().map(|h| (h.rank, h.url.as_str())).collect();
+            assert_eq!(got, [(1, "http://a.example/"), (2, "http://b.example/")]);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // `spinneret query` runs it against an engine on loopback, and says
+    // which asked-for option it could not map.
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    let site = Site::new().generated(Arc::new(|path: &str| {
+        path.starts_with("/find?").then(|| {
+            Route::file(
+                "text/plain",
+                "https://one.example/\tOne\nhttps://two.example/\tTwo\n",
+            )
+        })
+    }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let config = format!(r#"{{"base": "http://127.0.0.1:{}/"}}"#, web.port());
+    let out = spinneret(&[
+        "query", LEGACY, "--config", &config, "--site", "w3.org", "--max", "3", "link", "rot",
+    ]);
+    let stderr = expect_exit(&out, 0);
+    assert!(
+        stderr.contains("cannot restrict its results by site; it searched without"),
+        "{stderr}"
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "  1. One\n     https://one.example/\n  2. Two\n     https://two.example/\n"
+    );
+    let asked: Vec<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/find"))
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(asked, ["/find?q=link+rot&n=3"]);
+}

@@ -230,8 +230,11 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
     assert_eq!(
         listed,
         vec![
+            "builtin:arxiv search-engine",
+            "builtin:duckduckgo search-engine",
             "builtin:json-report reporter",
             "builtin:maintenance change-detector",
+            "builtin:mediawiki search-engine",
             "builtin:momspider-index reporter",
             "builtin:searxng search-engine",
             "builtin:sitemap parser",

@@ -860,3 +860,183 @@ fn a_hostile_site_cannot_escape_the_mirror_collide_names_loop_or_fill_the_disk()
         assert_eq!(web.requests().iter().filter(|r| r.path == css).count(), 1);
     }
 }
+
+/// The built-in engines read their engine's own format: each fixture (a
+/// page as the engine sends it, in the plugin's `fixtures/`) is served on
+/// loopback under the engine's host name with `.test` for its top-level
+/// domain, and `spinneret query` asks it there with `--resolve`.
+#[test]
+fn the_built_in_engines_read_their_engines_pages() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    let plugins = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins");
+    let fixture = |p: &str| std::fs::read_to_string(plugins.join(p)).unwrap();
+    // (host, path prefix, content type, fixture, its "nothing found" fixture)
+    let engines = [
+        (
+            "html.duckduckgo.test",
+            "/html/?",
+            "text/html; charset=UTF-8",
+            fixture("duckduckgo/fixtures/results.html"),
+            fixture("duckduckgo/fixtures/no-results.html"),
+        ),
+        (
+            "en.wikipedia.test",
+            "/w/api.php?",
+            "application/json; charset=utf-8",
+            fixture("mediawiki/fixtures/search.json"),
+            fixture("mediawiki/fixtures/no-results.json"),
+        ),
+        (
+            "export.arxiv.test",
+            "/api/query?",
+            "application/atom+xml; charset=utf-8",
+            fixture("arxiv/fixtures/query.atom"),
+            fixture("arxiv/fixtures/empty.atom"),
+        ),
+    ];
+    let mut web = Web::new();
+    for (host, prefix, ct, found, nothing) in engines.iter().cloned() {
+        let prefix: &'static str = prefix;
+        let ct: &'static str = ct;
+        web = web.site(
+            host,
+            Site::new().generated(std::sync::Arc::new(move |path: &str| {
+                path.starts_with(prefix).then(|| {
+                    let body = if path.contains("qqzxqqzx") {
+                        &nothing
+                    } else {
+                        &found
+                    };
+                    Route::file(ct, body.clone())
+                })
+            })),
+        );
+    }
+    let web = TestWeb::start(web);
+    let port = web.port();
+    let ask = |engine: &str, config: String, words: &[&str]| {
+        let host = config
+            .split("://")
+            .nth(1)
+            .unwrap()
+            .split(':')
+            .next()
+            .unwrap()
+            .to_string();
+        let resolve = format!("{host}=127.0.0.1");
+        let mut args = vec![
+            "query",
+            engine,
+            "--config",
+            &config,
+            "--resolve",
+            &resolve,
+            "--json",
+        ];
+        args.extend_from_slice(words);
+        let out = spinneret(&args);
+        let stderr = expect_exit(&out, 0);
+        let hits: Vec<(u64, String)> = text(&out.stdout)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["rank"].as_u64().unwrap(),
+                    v["url"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        (hits, stderr)
+    };
+    let ddg = format!(r#"{{"base": "http://html.duckduckgo.test:{port}/html/"}}"#);
+    let (hits, _) = ask("builtin:duckduckgo", ddg.clone(), &["robots", "exclusion"]);
+    assert_eq!(
+        hits,
+        [
+            (1, "https://en.wikipedia.org/wiki/Robots.txt".to_string()),
+            (2, "https://www.robotstxt.org/orig.html".to_string()),
+            (3, "https://www.rfc-editor.org/rfc/rfc9309.html".to_string()),
+            (
+                4,
+                "https://en.wikipedia.org/wiki/Robots.txt#History".to_string()
+            ),
+        ]
+    );
+    let wiki = format!(
+        r#"{{"api": "http://en.wikipedia.test:{port}/w/api.php", "article_path": "https://en.wikipedia.org/wiki/$1"}}"#
+    );
+    let (hits, _) = ask("builtin:mediawiki", wiki.clone(), &["web", "crawler"]);
+    let urls: Vec<&str> = hits.iter().map(|h| h.1.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://en.wikipedia.org/wiki/Web_crawler",
+            "https://en.wikipedia.org/wiki/Robots.txt",
+            "https://en.wikipedia.org/wiki/MOMspider",
+            "https://en.wikipedia.org/wiki/C%2B%2B/CLI_%26_%22quotes%22%3F",
+        ]
+    );
+    let arxiv = format!(r#"{{"base": "http://export.arxiv.test:{port}/api/query"}}"#);
+    let (hits, stderr) = ask(
+        "builtin:arxiv",
+        arxiv.clone(),
+        &["crawler", "--site", "arxiv.org"],
+    );
+    assert_eq!(hits.len(), 3);
+    assert_eq!(hits[0].1, "http://arxiv.org/abs/2101.00001v2");
+    assert!(
+        stderr.contains("builtin:arxiv cannot restrict its results by site; it searched without"),
+        "{stderr}"
+    );
+    // Each engine's "nothing found", in the engine's words where it has some.
+    for (engine, config, said) in [
+        (
+            "builtin:duckduckgo",
+            &ddg,
+            "no results (the engine says: No results.)\n",
+        ),
+        (
+            "builtin:mediawiki",
+            &wiki,
+            "no results (the engine says: did you mean: web crawler?)\n",
+        ),
+        ("builtin:arxiv", &arxiv, "no results\n"),
+    ] {
+        let host = config
+            .split("://")
+            .nth(1)
+            .unwrap()
+            .split(':')
+            .next()
+            .unwrap();
+        let resolve = format!("{host}=127.0.0.1");
+        let out = spinneret(&[
+            "query",
+            engine,
+            "--config",
+            config,
+            "--resolve",
+            &resolve,
+            "qqzxqqzx",
+        ]);
+        let stderr = expect_exit(&out, 0);
+        assert_eq!(text(&out.stdout), said, "{engine}: {stderr}");
+        assert!(!stderr.contains("may have changed"), "{engine}: {stderr}");
+    }
+    // The query each engine was sent.
+    let asked: Vec<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != "/robots.txt" && !r.path.contains("qqzxqqzx"))
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "/html/?q=robots+exclusion".to_string(),
+            "/w/api.php?action=query&list=search&srsearch=web+crawler&srlimit=10&sroffset=0&srnamespace=0&srprop=snippet&format=json&formatversion=2".to_string(),
+            "/api/query?search_query=all%3Acrawler&start=0&max_results=10&sortBy=relevance&sortOrder=descending".to_string(),
+        ]
+    );
+}

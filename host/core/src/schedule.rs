@@ -14,6 +14,16 @@ pub enum Schedule {
     Daily(i8, i8),
 }
 
+impl std::fmt::Display for Schedule {
+    /// As it is written: `every 6h`, `daily at 02:30`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Schedule::Every(d) => write!(f, "every {}", humantime::format_duration(*d)),
+            Schedule::Daily(h, m) => write!(f, "daily at {h:02}:{m:02}"),
+        }
+    }
+}
+
 impl Schedule {
     /// Parse `"HH:MM"` (a local time of day) or a duration (`"30m"`, `"6h"`, `"1d"`).
     pub fn parse(s: &str) -> Result<Schedule, String> {

@@ -2,6 +2,7 @@
 
 mod output;
 mod plugin;
+mod profile;
 mod results;
 mod share;
 mod watch;
@@ -100,6 +101,15 @@ enum Command {
     /// `--purge-before` keep or remove instead of collecting. The profile's
     /// keys are in docs/websnatcher.md.
     Collect(CollectArgs),
+    /// Write, show and edit a WebSnatcher profile: `new`, `show`, `add`,
+    /// `remove`, `set`.
+    ///
+    /// Edits keep the file's comments and layout, and are checked as a
+    /// profile before they are written: one that would make it invalid
+    /// changes nothing. On a terminal, what an entry needs and was not
+    /// given is asked for.
+    #[command(subcommand)]
+    Profile(profile::ProfileCommand),
     /// Ask one search-engine plugin once and print its ranked hits.
     ///
     /// For choosing the engines of a WebSnatcher profile's interests, and
@@ -355,6 +365,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Convert(args) => convert(&args),
         Command::Query(args) => query(&args),
         Command::Collect(args) => collect(&args),
+        Command::Profile(cmd) => profile::run(cmd),
         Command::Watch(args) => watch::run(
             &args.config,
             args.schedule,

@@ -8,13 +8,18 @@
 //! - [`warc`]: the WARC 1.1 file of a run.
 //! - [`convert`]: what a page links to and needs (its requisites), and saved
 //!   pages' links turned into mirror paths or absolute URLs.
+//! - [`index`]: the mirror's index page; [`archive`]: archived pages and
+//!   their index; [`runs`]: the runs' files and the mirror's state.
+//! - [`edit`]: the profile file edited from the command line (`spinneret
+//!   profile`), its comments and layout kept.
 //!
-//! The run (`spinneret collect`), the mirror's writer and
-//! index, clean-up and archives are the next parts of this stage (issue 22).
+//! A run (`spinneret collect`) is `crate::app::collect`; its engines are
+//! asked by `crate::app::query`.
 
 pub mod archive;
 pub mod bookmarks;
 pub mod convert;
+pub mod edit;
 pub mod index;
 pub mod mirror;
 pub mod names;

@@ -1040,3 +1040,131 @@ fn the_built_in_engines_read_their_engines_pages() {
         ]
     );
 }
+
+/// `spinneret profile` writes a profile and edits it keeping the user's
+/// comments; an edit that would break the profile changes nothing.
+#[test]
+fn a_profile_is_written_and_edited_from_the_command_line() {
+    use crate::common::{expect_exit, spinneret, text};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("news.toml");
+    let f = file.to_str().unwrap();
+    // Off a terminal nothing is asked: what is missing is named.
+    let out = spinneret(&["profile", "new", f]);
+    assert!(
+        expect_exit(&out, 2)
+            .contains("a profile needs something to collect: give --url (not on a terminal"),
+    );
+    assert!(!file.exists());
+    let out = spinneret(&["profile", "new", f, "--url", "https://news.example/"]);
+    assert!(
+        text(&out.stdout).starts_with(&format!("wrote {f}; its mirror is ")),
+        "{}",
+        expect_exit(&out, 0)
+    );
+    let out = spinneret(&["profile", "new", f, "--url", "https://x.example/"]);
+    assert!(
+        expect_exit(&out, 2).contains("exists; edit it with `spinneret profile add|remove|set`")
+    );
+
+    // The user's own comment, kept through every edit.
+    let mut written = std::fs::read_to_string(&file).unwrap();
+    written = written.replace(
+        "mirror = \"mirror\"",
+        "mirror = \"mirror\"  # on the big disk",
+    );
+    std::fs::write(&file, &written).unwrap();
+    for args in [
+        &[
+            "add",
+            f,
+            "url",
+            "https://blog.example/",
+            "--depth",
+            "1",
+            "--category",
+            "Blogs",
+        ][..],
+        &["add", f, "engine", "wiki", "--source", "builtin:mediawiki"],
+        &[
+            "add",
+            f,
+            "interest",
+            "Crawlers",
+            "--keyword",
+            "web crawler",
+            "--engine",
+            "wiki",
+            "--phrase",
+            "robots exclusion",
+            "--max",
+            "5",
+        ],
+        &["add", f, "exclude", "https://news.example/ads/"],
+        &["set", f, "schedule", "1d"],
+        &["set", f, "keep_runs", "2"],
+    ] {
+        let mut all = vec!["profile"];
+        all.extend_from_slice(args);
+        let out = spinneret(&all);
+        expect_exit(&out, 0);
+    }
+    let edited = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        edited.contains("mirror = \"mirror\"  # on the big disk\n"),
+        "{edited}"
+    );
+    let out = spinneret(&["profile", "show", f]);
+    expect_exit(&out, 0);
+    let shown = text(&out.stdout);
+    let mirror = dir.path().join("mirror");
+    assert_eq!(
+        shown,
+        format!(
+            "mirror:      {}\nkeep runs:   2\nmax pages:   1000 per item\nrequisites:  from any host\nschedule:    every 1day\nexcluded:    https://news.example/ads/\n\nURLs:\n  https://news.example/  (depth 0, category URLs)\n  https://blog.example/  (depth 1, category Blogs)\n\nInterests:\n  Crawlers: web crawler  (engines wiki; 5 results each; depth 0)\n    phrase \"robots exclusion\"\n\nEngines:\n  wiki  (builtin:mediawiki) {{}}\n",
+            mirror.display()
+        )
+    );
+
+    // Edits that would break the profile change nothing, and say why.
+    for (args, says) in [
+        (
+            &["remove", f, "engine", "wiki"][..],
+            "no `[[engine]]` is named `wiki`",
+        ),
+        (&["set", f, "keep_runs", "0"], "`keep_runs` is 0"),
+        (&["add", f, "url", "ftp://files.example/"], "ftp"),
+        (
+            &["remove", f, "url", "https://nowhere.example/"],
+            "has no [[url]] with url = \"https://nowhere.example/\"; it has \"https://news.example/\", \"https://blog.example/\"",
+        ),
+        (&["set", f, "colour", "blue"], "`colour` is not a setting"),
+        (
+            &["add", f, "interest", "Rust"],
+            "give --keyword (not on a terminal",
+        ),
+    ] {
+        let mut all = vec!["profile"];
+        all.extend_from_slice(args);
+        let out = spinneret(&all);
+        let stderr = expect_exit(&out, 2);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), edited, "{args:?}");
+    }
+    // Removing is by name; the engine goes once no interest names it.
+    for args in [
+        &["remove", f, "interest", "Crawlers"][..],
+        &["remove", f, "engine", "wiki"],
+        &["remove", f, "exclude", "https://news.example/ads/"],
+    ] {
+        let mut all = vec!["profile"];
+        all.extend_from_slice(args);
+        expect_exit(&spinneret(&all), 0);
+    }
+    let last = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !last.contains("[[interest]]") && !last.contains("[[engine]]"),
+        "{last}"
+    );
+    assert!(last.contains("# on the big disk"), "{last}");
+}

@@ -1,0 +1,482 @@
+//! Editing a WebSnatcher profile from the command line (`spinneret
+//! profile`, seed 004's text interface): entries added and removed and
+//! top-level settings set in the user's own file, keeping their comments,
+//! order and layout (`toml_edit`). Each edit works on the file's text and
+//! is read back as a profile before anything is written: an edit that would
+//! make the profile invalid (an interest naming an engine just removed, a
+//! depth out of range) changes nothing and says why, file and line.
+
+use super::profile::{self, Profile};
+use crate::config::ConfigError;
+use std::path::Path;
+use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value, value};
+
+/// An entry of a profile, as `profile add` adds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    /// `[[url]]`.
+    Url {
+        /// The page.
+        url: String,
+        /// Links followed from it (same site).
+        depth: Option<u32>,
+        /// Its category.
+        category: Option<String>,
+    },
+    /// `[[bookmarks]]`.
+    Bookmarks {
+        /// The bookmarks file, as the user wrote it (relative to the profile).
+        file: String,
+        /// Links followed from each bookmark.
+        depth: Option<u32>,
+    },
+    /// `[[interest]]`.
+    Interest {
+        /// Its title (its category).
+        title: String,
+        /// The words to search for.
+        keywords: Vec<String>,
+        /// The `[[engine]]` names to ask.
+        engines: Vec<String>,
+        /// The most results per engine.
+        max_results: Option<u32>,
+        /// Links followed from each result.
+        depth: Option<u32>,
+        /// The exact phrase.
+        exact_phrase: Option<String>,
+        /// Words the results must not contain.
+        exclude_words: Vec<String>,
+        /// The one site to search.
+        site: Option<String>,
+    },
+    /// `[[engine]]`.
+    Engine {
+        /// Its name, as interests name it.
+        name: String,
+        /// `builtin:NAME` or a `.wasm` path.
+        source: String,
+        /// Its configuration (a JSON object, written as a TOML table).
+        config: Option<serde_json::Value>,
+        /// The hosts it may fetch from.
+        hosts: Vec<String>,
+    },
+    /// A URL of the top-level `exclude` list.
+    Exclude(String),
+}
+
+/// An entry to remove, by what names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named<'a> {
+    /// The `[[url]]` with this `url`.
+    Url(&'a str),
+    /// The `[[bookmarks]]` with this `file`.
+    Bookmarks(&'a str),
+    /// The `[[interest]]` with this `title`.
+    Interest(&'a str),
+    /// The `[[engine]]` with this `name`.
+    Engine(&'a str),
+    /// This URL of `exclude`.
+    Exclude(&'a str),
+}
+
+/// The top-level settings `profile set` changes: (key, whether a number).
+pub const SETTINGS: &[(&str, bool)] = &[
+    ("mirror", false),
+    ("keep_runs", true),
+    ("max_pages", true),
+    ("per_site_delay", false),
+    ("requisites", false),
+    ("schedule", false),
+];
+
+/// A new profile's text: the mirror, and every other key shown commented
+/// out with what it does, ready to be filled in (by hand or with
+/// `profile add`).
+pub fn new_profile(mirror: &str) -> String {
+    let mut doc = DocumentMut::new();
+    doc["mirror"] = value(mirror);
+    format!(
+        "# A WebSnatcher profile: what `spinneret collect` retrieves, and where.\n\
+         # Reference: docs/websnatcher.md. Edit it by hand or with\n\
+         # `spinneret profile add|remove|set FILE …`; comments are kept.\n\
+         {doc}\
+         # keep_runs = 1            # runs whose files are kept (1: each run replaces the last)\n\
+         # max_pages = 1000         # pages followed from one item at most\n\
+         # requisites = \"any-host\"  # or \"same-site\": where images and stylesheets may come from\n\
+         # schedule = \"1d\"          # how often `spinneret watch` collects it\n\
+         # exclude = []             # URLs not of interest, never fetched\n\
+         \n\
+         # [[url]]                  # a page to collect\n\
+         # url = \"https://example.org/\"\n\
+         # depth = 1                # same-site links followed from it\n\
+         # category = \"URLs\"\n"
+    )
+}
+
+fn parse(text: &str) -> Result<DocumentMut, String> {
+    text.parse::<DocumentMut>()
+        .map_err(|e| format!("the profile is not valid TOML: {e}"))
+}
+
+fn tables<'d>(doc: &'d mut DocumentMut, key: &str) -> Result<&'d mut ArrayOfTables, String> {
+    doc.entry(key)
+        .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
+        .as_array_of_tables_mut()
+        .ok_or_else(|| format!("`{key}` in the profile is not a list of [[{key}]] tables"))
+}
+
+fn strings(items: &[String]) -> Value {
+    Value::Array(items.iter().map(String::as_str).collect::<Array>())
+}
+
+/// A JSON value as TOML (which has no null).
+fn toml_value(v: &serde_json::Value) -> Result<Value, String> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => {
+            return Err(
+                "the engine's configuration holds null, which TOML cannot say; leave the key out"
+                    .into(),
+            );
+        }
+        J::Bool(b) => Value::from(*b),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::from(i),
+            (None, Some(f)) => Value::from(f),
+            _ => return Err(format!("the number {n} is out of TOML's range")),
+        },
+        J::String(s) => Value::from(s.as_str()),
+        J::Array(a) => Value::Array(a.iter().map(toml_value).collect::<Result<Array, _>>()?),
+        J::Object(o) => {
+            let mut t = InlineTable::new();
+            for (k, v) in o {
+                t.insert(k, toml_value(v)?);
+            }
+            Value::InlineTable(t)
+        }
+    })
+}
+
+/// Where an entry of `key` named `name` (its `field`) is, if it is there.
+fn find(doc: &DocumentMut, key: &str, field: &str, name: &str) -> Option<usize> {
+    doc.get(key)?
+        .as_array_of_tables()?
+        .iter()
+        .position(|t| t.get(field).and_then(Item::as_str) == Some(name))
+}
+
+/// `text` with `entry` added at the end of its kind. Adding what is there
+/// already (the same URL, file, title or engine name) is refused.
+pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
+    let mut doc = parse(text)?;
+    let mut table = Table::new();
+    let (key, field, name) = match entry {
+        Entry::Url {
+            url,
+            depth,
+            category,
+        } => {
+            table["url"] = value(url.as_str());
+            if let Some(d) = depth {
+                table["depth"] = value(i64::from(*d));
+            }
+            if let Some(c) = category {
+                table["category"] = value(c.as_str());
+            }
+            ("url", "url", url.as_str())
+        }
+        Entry::Bookmarks { file, depth } => {
+            table["file"] = value(file.as_str());
+            if let Some(d) = depth {
+                table["depth"] = value(i64::from(*d));
+            }
+            ("bookmarks", "file", file.as_str())
+        }
+        Entry::Interest {
+            title,
+            keywords,
+            engines,
+            max_results,
+            depth,
+            exact_phrase,
+            exclude_words,
+            site,
+        } => {
+            table["title"] = value(title.as_str());
+            table["keywords"] = value(strings(keywords));
+            table["engines"] = value(strings(engines));
+            if let Some(m) = max_results {
+                table["max_results"] = value(i64::from(*m));
+            }
+            if let Some(d) = depth {
+                table["depth"] = value(i64::from(*d));
+            }
+            if let Some(p) = exact_phrase {
+                table["exact_phrase"] = value(p.as_str());
+            }
+            if !exclude_words.is_empty() {
+                table["exclude_words"] = value(strings(exclude_words));
+            }
+            if let Some(s) = site {
+                table["site"] = value(s.as_str());
+            }
+            ("interest", "title", title.as_str())
+        }
+        Entry::Engine {
+            name,
+            source,
+            config,
+            hosts,
+        } => {
+            table["name"] = value(name.as_str());
+            table["source"] = value(source.as_str());
+            if let Some(c) = config {
+                if !c.is_object() {
+                    return Err("an engine's configuration is a JSON object".into());
+                }
+                table["config"] = value(toml_value(c)?);
+            }
+            if !hosts.is_empty() {
+                table["hosts"] = value(strings(hosts));
+            }
+            ("engine", "name", name.as_str())
+        }
+        Entry::Exclude(url) => {
+            let list = doc
+                .entry("exclude")
+                .or_insert(value(Array::new()))
+                .as_array_mut()
+                .ok_or("`exclude` in the profile is not a list")?;
+            if list.iter().any(|v| v.as_str() == Some(url.as_str())) {
+                return Err(format!("{url} is excluded already"));
+            }
+            list.push(url.as_str());
+            return Ok(doc.to_string());
+        }
+    };
+    if find(&doc, key, field, name).is_some() {
+        return Err(format!(
+            "the profile has a [[{key}]] with {field} = {name:?} already"
+        ));
+    }
+    tables(&mut doc, key)?.push(table);
+    Ok(doc.to_string())
+}
+
+/// `text` without the entry `named`; an entry that is not there is an
+/// error that lists what is.
+pub fn remove(text: &str, named: Named<'_>) -> Result<String, String> {
+    let mut doc = parse(text)?;
+    let (key, field, name) = match named {
+        Named::Url(u) => ("url", "url", u),
+        Named::Bookmarks(f) => ("bookmarks", "file", f),
+        Named::Interest(t) => ("interest", "title", t),
+        Named::Engine(n) => ("engine", "name", n),
+        Named::Exclude(url) => {
+            let list = doc
+                .get_mut("exclude")
+                .and_then(Item::as_array_mut)
+                .ok_or("the profile excludes nothing")?;
+            let Some(i) = list.iter().position(|v| v.as_str() == Some(url)) else {
+                return Err(format!("{url} is not in the profile's exclude list"));
+            };
+            list.remove(i);
+            return Ok(doc.to_string());
+        }
+    };
+    let Some(i) = find(&doc, key, field, name) else {
+        let there: Vec<String> = doc
+            .get(key)
+            .and_then(Item::as_array_of_tables)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.get(field).and_then(Item::as_str))
+                    .map(|s| format!("{s:?}"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Err(if there.is_empty() {
+            format!("the profile has no [[{key}]]")
+        } else {
+            format!(
+                "the profile has no [[{key}]] with {field} = {name:?}; it has {}",
+                there.join(", ")
+            )
+        });
+    };
+    tables(&mut doc, key)?.remove(i);
+    if doc
+        .get(key)
+        .and_then(Item::as_array_of_tables)
+        .is_some_and(|a| a.is_empty())
+    {
+        doc.remove(key);
+    }
+    Ok(doc.to_string())
+}
+
+/// `text` with the top-level setting `key` set to `raw` (a number for
+/// `keep_runs` and `max_pages`, text otherwise).
+pub fn set(text: &str, key: &str, raw: &str) -> Result<String, String> {
+    let Some((_, number)) = SETTINGS.iter().find(|(k, _)| *k == key) else {
+        return Err(format!(
+            "`{key}` is not a setting `profile set` changes; those are {}; edit entries with `profile add` and `profile remove`",
+            SETTINGS
+                .iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    };
+    let mut doc = parse(text)?;
+    let new = if *number {
+        let n: i64 = raw
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{key}` is a whole number, not {raw:?}"))?;
+        value(n)
+    } else {
+        value(raw)
+    };
+    match doc.get_mut(key) {
+        // Keep the comment after the old value.
+        Some(Item::Value(old)) => {
+            let decor = old.decor().clone();
+            *old = new.into_value().expect("a value");
+            *old.decor_mut() = decor;
+        }
+        _ => doc[key] = new,
+    }
+    Ok(doc.to_string())
+}
+
+/// Check `new` (the edited text of the profile at `path`) by reading it as
+/// a profile, and write it if it reads. The file is replaced whole (a
+/// crash leaves the old or the new one).
+pub fn save(path: &Path, new: &str) -> Result<Profile, ConfigError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let checked = profile::parse(new, path, &dir)?;
+    spinneret_core::fs::write_replacing(path, new.as_bytes()).map_err(|e| ConfigError::Whole {
+        path: path.display().to_string(),
+        message: format!("cannot write the profile: {e}"),
+    })?;
+    Ok(checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROFILE: &str = "# My profile.\nmirror = \"m\"   # where it goes\n\n# The news.\n[[url]]\nurl = \"https://news.example/\"  # daily\ndepth = 1\n\n[[engine]]\nname = \"wiki\"\nsource = \"builtin:mediawiki\"\n";
+
+    #[test]
+    fn adding_keeps_comments_and_layout() {
+        let text = add(
+            PROFILE,
+            &Entry::Url {
+                url: "https://blog.example/".into(),
+                depth: None,
+                category: Some("Blogs".into()),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "# My profile.\nmirror = \"m\"   # where it goes\n\n# The news.\n[[url]]\nurl = \"https://news.example/\"  # daily\ndepth = 1\n\n[[url]]\nurl = \"https://blog.example/\"\ncategory = \"Blogs\"\n\n[[engine]]\nname = \"wiki\"\nsource = \"builtin:mediawiki\"\n"
+        );
+        let text = add(
+            &text,
+            &Entry::Interest {
+                title: "Crawlers".into(),
+                keywords: vec!["web".into(), "crawler".into()],
+                engines: vec!["wiki".into()],
+                max_results: Some(5),
+                depth: None,
+                exact_phrase: None,
+                exclude_words: vec!["seo".into()],
+                site: None,
+            },
+        )
+        .unwrap();
+        assert!(text.ends_with("[[interest]]\ntitle = \"Crawlers\"\nkeywords = [\"web\", \"crawler\"]\nengines = [\"wiki\"]\nmax_results = 5\nexclude_words = [\"seo\"]\n"), "{text}");
+        let text = add(&text, &Entry::Exclude("https://news.example/ads/".into())).unwrap();
+        assert!(
+            text.contains(
+                "mirror = \"m\"   # where it goes\nexclude = [\"https://news.example/ads/\"]\n"
+            ),
+            "{text}"
+        );
+        let engine = Entry::Engine {
+            name: "searx".into(),
+            source: "builtin:searxng".into(),
+            config: Some(serde_json::json!({"base": "https://searx.example/", "safesearch": 1})),
+            hosts: vec![],
+        };
+        let text = add(&text, &engine).unwrap();
+        assert!(text.contains("[[engine]]\nname = \"searx\"\nsource = \"builtin:searxng\"\nconfig = { base = \"https://searx.example/\", safesearch = 1 }\n"), "{text}");
+        assert_eq!(
+            add(&text, &engine).unwrap_err(),
+            "the profile has a [[engine]] with name = \"searx\" already"
+        );
+    }
+
+    #[test]
+    fn removing_finds_by_name_and_says_what_is_there() {
+        let text = remove(PROFILE, Named::Url("https://news.example/")).unwrap();
+        assert_eq!(
+            text,
+            "# My profile.\nmirror = \"m\"   # where it goes\n\n[[engine]]\nname = \"wiki\"\nsource = \"builtin:mediawiki\"\n"
+        );
+        assert_eq!(
+            remove(PROFILE, Named::Engine("searx")).unwrap_err(),
+            "the profile has no [[engine]] with name = \"searx\"; it has \"wiki\""
+        );
+        assert_eq!(
+            remove(PROFILE, Named::Interest("x")).unwrap_err(),
+            "the profile has no [[interest]]"
+        );
+    }
+
+    #[test]
+    fn setting_keeps_the_comment_and_checks_numbers() {
+        let text = set(PROFILE, "mirror", "/srv/mirror").unwrap();
+        assert!(
+            text.starts_with("# My profile.\nmirror = \"/srv/mirror\"   # where it goes\n"),
+            "{text}"
+        );
+        let text = set(&text, "keep_runs", "3").unwrap();
+        assert!(
+            text.contains("mirror = \"/srv/mirror\"   # where it goes\nkeep_runs = 3\n"),
+            "{text}"
+        );
+        assert_eq!(
+            set(PROFILE, "keep_runs", "three").unwrap_err(),
+            "`keep_runs` is a whole number, not \"three\""
+        );
+        assert!(
+            set(PROFILE, "url", "x")
+                .unwrap_err()
+                .contains("not a setting")
+        );
+    }
+
+    #[test]
+    fn a_new_profile_reads_as_one_once_it_has_something_to_collect() {
+        let text = new_profile("mirror");
+        let err = profile::parse(&text, Path::new("p.toml"), Path::new("/tmp")).unwrap_err();
+        assert!(err.to_string().contains("nothing to collect"), "{err}");
+        let url = Entry::Url {
+            url: "https://example.org/".into(),
+            depth: None,
+            category: None,
+        };
+        let text = add(&text, &url).unwrap();
+        let p = profile::parse(&text, Path::new("p.toml"), Path::new("/tmp")).unwrap();
+        assert_eq!(p.mirror, Path::new("/tmp/mirror"));
+        assert_eq!(p.urls[0].url.as_str(), "https://example.org/");
+    }
+}

@@ -915,16 +915,19 @@ fn the_built_in_engines_read_their_engines_pages() {
     }
     let web = TestWeb::start(web);
     let port = web.port();
-    let ask = |engine: &str, config: String, words: &[&str]| {
+    // `--resolve HOST=127.0.0.1` for the host of the engine's configured URL.
+    let resolve_for = |config: &str| {
         let host = config
             .split("://")
             .nth(1)
             .unwrap()
             .split(':')
             .next()
-            .unwrap()
-            .to_string();
-        let resolve = format!("{host}=127.0.0.1");
+            .unwrap();
+        format!("{host}=127.0.0.1")
+    };
+    let ask = |engine: &str, config: String, words: &[&str]| {
+        let resolve = resolve_for(&config);
         let mut args = vec![
             "query",
             engine,
@@ -1003,14 +1006,7 @@ fn the_built_in_engines_read_their_engines_pages() {
         ),
         ("builtin:arxiv", &arxiv, "no results\n"),
     ] {
-        let host = config
-            .split("://")
-            .nth(1)
-            .unwrap()
-            .split(':')
-            .next()
-            .unwrap();
-        let resolve = format!("{host}=127.0.0.1");
+        let resolve = resolve_for(config);
         let out = spinneret(&[
             "query",
             engine,

@@ -1,4 +1,9 @@
-//! HTML helpers for report generators.
+//! HTML and text helpers for report generators and the plugins that read pages.
+
+/// Runs of whitespace made one space, the ends trimmed.
+pub fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
 
 /// Escape text for HTML element content and attribute values.
 pub fn escape(text: &str) -> String {

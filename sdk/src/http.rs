@@ -4,6 +4,17 @@
 
 pub use crate::bindings::spinneret::plugin::http::Response;
 
+/// The media type of a `Content-Type` value, lower-cased, without its
+/// parameters: `text/html; charset=utf-8` gives `text/html`.
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
 /// GET `url`. HTTP error statuses are responses; errors say why no
 /// response came (not granted, avoided, network failure).
 pub fn get(url: &str) -> Result<Response, String> {

@@ -87,6 +87,10 @@ pub mod helpers {
     use super::{Answer, Hit, OptionSupport, SearchOptions};
     use url::Url;
 
+    /// Also here for engines: whitespace collapsed, a Content-Type's media type.
+    pub use crate::html::collapse;
+    pub use crate::http::media_type;
+
     /// Whether `supported` holds `option`.
     pub fn maps(supported: OptionSupport, option: OptionSupport) -> bool {
         supported.bits() & option.bits() == option.bits()
@@ -107,7 +111,7 @@ pub mod helpers {
             .flat_map(|k| k.split_whitespace())
             .map(str::to_string)
             .collect();
-        if !parts.iter().any(|p| !p.is_empty()) && options.phrase.is_none() {
+        if parts.is_empty() && options.phrase.is_none() {
             return None;
         }
         if maps(supported, OptionSupport::PHRASE)
@@ -133,26 +137,10 @@ pub mod helpers {
         (!text.trim().is_empty()).then_some(text)
     }
 
-    /// The media type of a `Content-Type` value, lower-cased, without its
-    /// parameters: `text/html; charset=utf-8` gives `text/html`.
-    pub fn media_type(content_type: &str) -> String {
-        content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase()
-    }
-
     /// Whether `content_type` is JSON (`application/json` or `…+json`).
     pub fn is_json(content_type: &str) -> bool {
         let t = media_type(content_type);
         t == "application/json" || t.ends_with("+json")
-    }
-
-    /// Runs of whitespace made one space, the ends trimmed.
-    pub fn collapse(s: &str) -> String {
-        s.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
     /// The hits of a page from what it listed, in its order, as (URL,

@@ -11,7 +11,7 @@ use super::bindings::since_v0_2_0::detector::exports::spinneret::plugin::detecto
 use super::bindings::since_v0_2_0::detector::{
     ChangeDetector as OldDetector, ChangeDetectorPre as OldDetectorPre,
 };
-use super::runner::{Versioned, world};
+use super::runner::{Versioned, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 world!(
@@ -76,11 +76,7 @@ impl DetectorPlugin {
                 let n = r.call("declare", |b, s| {
                     b.spinneret_plugin_detector_api().call_declare(s)
                 })?;
-                if n.contains(old::Needs::REFERENCES) {
-                    Needs::REFERENCES
-                } else {
-                    Needs::empty()
-                }
+                same_flags!(n, old::Needs => Needs: REFERENCES)
             }
             Versioned::V0_3(r) => r.call("declare", |b, s| {
                 b.spinneret_plugin_detector_api().call_declare(s)

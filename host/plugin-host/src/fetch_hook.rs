@@ -10,7 +10,7 @@ use super::bindings::since_v0_2_0::fetch_hook::exports::spinneret::plugin::fetch
 use super::bindings::since_v0_2_0::fetch_hook::{
     FetchHook as OldFetchHook, FetchHookPre as OldFetchHookPre,
 };
-use super::runner::{Versioned, world};
+use super::runner::{Versioned, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::fetch_hook::exports::spinneret::plugin::fetch_hook_api::{
@@ -62,14 +62,7 @@ impl FetchHookPlugin {
                 let wants = r.call("declare", |b, s| {
                     b.spinneret_plugin_fetch_hook_api().call_declare(s)
                 })?;
-                let mut interests = Interests::empty();
-                if wants.contains(old::Interests::REQUESTS) {
-                    interests |= Interests::REQUESTS;
-                }
-                if wants.contains(old::Interests::RESPONSES) {
-                    interests |= Interests::RESPONSES;
-                }
-                Ok(interests)
+                Ok(same_flags!(wants, old::Interests => Interests: REQUESTS, RESPONSES))
             }
             Versioned::V0_3(r) => r.call("declare", |b, s| {
                 b.spinneret_plugin_fetch_hook_api().call_declare(s)

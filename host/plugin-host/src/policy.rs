@@ -7,7 +7,7 @@ use super::bindings::policy::exports::spinneret::plugin::policy_api::{
 use super::bindings::policy::{Policy, PolicyPre};
 use super::bindings::since_v0_2_0::policy::exports::spinneret::plugin::policy_api as old;
 use super::bindings::since_v0_2_0::policy::{Policy as OldPolicy, PolicyPre as OldPolicyPre};
-use super::runner::{Versioned, world};
+use super::runner::{Versioned, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
@@ -47,17 +47,7 @@ impl PolicyPlugin {
                 let used = r.call("declare", |b, s| {
                     b.spinneret_plugin_policy_api().call_declare(s)
                 })?;
-                let mut uses = ContextUse::empty();
-                for (o, n) in [
-                    (old::ContextUse::TASK, ContextUse::TASK),
-                    (old::ContextUse::REFERRER, ContextUse::REFERRER),
-                    (old::ContextUse::DEPTH, ContextUse::DEPTH),
-                ] {
-                    if used.contains(o) {
-                        uses |= n;
-                    }
-                }
-                Ok(uses)
+                Ok(same_flags!(used, old::ContextUse => ContextUse: TASK, REFERRER, DEPTH))
             }
             Versioned::V0_3(r) => r.call("declare", |b, s| {
                 b.spinneret_plugin_policy_api().call_declare(s)

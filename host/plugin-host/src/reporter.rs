@@ -16,6 +16,7 @@ use super::bindings::since_v0_2_0::reporter::{
     Reporter as OldReporter, ReporterPre as OldReporterPre,
 };
 use super::capabilities::{OutputDir, PluginState};
+use super::runner::same_flags;
 pub use super::sandbox::PluginFailure;
 use super::sandbox::Sandbox;
 use spinneret_core::document::RefKind;
@@ -218,7 +219,7 @@ impl ReporterPlugin {
                 sb.call(&mut store, "begin", |s| {
                     api.call_begin(s, run, task, &counts)
                 })?
-                .map(wants_of_old)
+                .map(|w| same_flags!(w, old::Wants => Wants: RESULTS, DOCUMENTS, TARGETS, FINDINGS))
             }
             Bound::V0_3(b) => {
                 let api = b.spinneret_plugin_reporter_api();
@@ -387,19 +388,4 @@ fn old_document(d: &TaskDocument) -> old::TaskDocument {
         first_reference: d.first_reference,
         last_part: d.last_part,
     }
-}
-
-fn wants_of_old(w: old::Wants) -> Wants {
-    let mut wants = Wants::empty();
-    for (o, n) in [
-        (old::Wants::RESULTS, Wants::RESULTS),
-        (old::Wants::DOCUMENTS, Wants::DOCUMENTS),
-        (old::Wants::TARGETS, Wants::TARGETS),
-        (old::Wants::FINDINGS, Wants::FINDINGS),
-    ] {
-        if w.contains(o) {
-            wants |= n;
-        }
-    }
-    wants
 }

@@ -135,6 +135,23 @@ impl<Old: World, New: World> Versioned<Old, New> {
     }
 }
 
+/// A flags value of plugin API 0.2.0 as its 0.3.0 twin, flag by flag (the
+/// two types are generated apart, with the same flags):
+/// `same_flags!(n, old::Needs => Needs: REFERENCES)`.
+macro_rules! same_flags {
+    ($value:expr, $old:ty => $new:ty: $($flag:ident),+) => {{
+        let old = $value;
+        let mut new = <$new>::empty();
+        $(
+            if old.contains(<$old>::$flag) {
+                new |= <$new>::$flag;
+            }
+        )+
+        new
+    }};
+}
+pub(crate) use same_flags;
+
 /// Implement [`World`] for a generated world.
 macro_rules! world {
     ($world:ty, $pre:ident, $api:ident) => {

@@ -130,11 +130,7 @@ impl Asker {
         let prepared = self.registry.prepare(&plugin, KvSpace::default())?;
         let mut engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
             .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
-        let supported = engine.supports()?;
-        let ignored = option_names(options_used(options))
-            .into_iter()
-            .filter(|o| !option_names(supported).contains(o))
-            .collect();
+        let ignored = option_names(options_used(options) & !engine.supports()?);
         let query_url = engine.query_url(keywords, options)?;
         let query_url = url::Url::parse(&query_url)
             .ok()

@@ -354,12 +354,7 @@ pub fn set(text: &str, key: &str, raw: &str) -> Result<String, String> {
 /// a profile, and write it if it reads. The file is replaced whole (a
 /// crash leaves the old or the new one).
 pub fn save(path: &Path, new: &str) -> Result<Profile, ConfigError> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let checked = profile::parse(new, path, &dir)?;
+    let checked = profile::parse(new, path, &profile::base_dir(path))?;
     spinneret_core::fs::write_replacing(path, new.as_bytes()).map_err(|e| ConfigError::Whole {
         path: path.display().to_string(),
         message: format!("cannot write the profile: {e}"),

@@ -232,12 +232,17 @@ pub fn load(path: &Path) -> Result<Profile, ConfigError> {
         path: path.display().to_string(),
         message: format!("cannot read the profile: {e}"),
     })?;
+    parse(&text, path, &base_dir(path))
+}
+
+/// The directory a profile's relative paths (its mirror, its bookmarks
+/// files) are relative to: the profile file's own, made absolute.
+pub fn base_dir(path: &Path) -> PathBuf {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    parse(&text, path, &dir)
+    std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
 /// Read a profile from `text`; `path` names it in messages and `dir` is

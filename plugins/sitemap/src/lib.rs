@@ -114,12 +114,7 @@ impl Parser for Sitemap {
     }
 
     fn accepts(&self, content_type: &str, url: &str) -> bool {
-        let ct = content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let ct = spinneret_sdk::http::media_type(content_type);
         let xml = ct == "application/xml" || ct == "text/xml" || ct.ends_with("+xml");
         let path = urls::Url::parse(url)
             .map(|u| u.path().to_ascii_lowercase())

@@ -75,7 +75,7 @@ fn element_text(html: &[u8], tag: &str) -> Option<String> {
             _ => {}
         }
     }
-    Some(text.split_whitespace().collect::<Vec<_>>().join(" "))
+    Some(spinneret_sdk::html::collapse(&text))
 }
 
 impl Soft404 {

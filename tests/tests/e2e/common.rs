@@ -1,6 +1,7 @@
 //! What every end-to-end test needs: the spinneret binary built for the
 //! tests, run the way a user runs it.
 
+use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_tests::harness::Setup;
 use std::process::{Command, Output};
 
@@ -58,4 +59,28 @@ pub fn plugin_failures(setup: &Setup) -> Vec<(String, String, String)> {
         .collect();
     failures.sort();
     failures
+}
+
+/// The run a plugin test hands a reporter: run 1, started at 0.
+pub fn plugin_run() -> wit::RunInfo {
+    wit::RunInfo {
+        id: 1,
+        started_at: 0,
+        previous_run: None,
+        host_version: "0.3.0".into(),
+        options: "{}".into(),
+    }
+}
+
+/// The task a plugin test hands a plugin: site task `T` of
+/// `http://a.example/`.
+pub fn plugin_task() -> wit::TaskInfo {
+    wit::TaskInfo {
+        name: "T".into(),
+        kind: wit::TaskKind::Site,
+        top: "http://a.example/".into(),
+        email: None,
+        changed_days: 7,
+        expiring_days: 7,
+    }
 }

@@ -3,7 +3,7 @@
 //! converts what its interface defines. The fixture (`tests/plugins/legacy-api`)
 //! is built straight from `wit/since_v0.2.0` and exports every 0.2 world.
 
-use crate::common::{expect_exit, spinneret, text};
+use crate::common::{expect_exit, plugin_run, plugin_task, spinneret, text};
 use spinneret_core::model::{Category, CheckResult};
 use spinneret_plugin_host::bindings::reporter::spinneret::plugin::types as wit;
 use spinneret_plugin_host::capabilities::{Grants, KvSpace};
@@ -49,17 +49,6 @@ impl Legacy {
     }
 }
 
-fn task() -> wit::TaskInfo {
-    wit::TaskInfo {
-        name: "T".into(),
-        kind: wit::TaskKind::Site,
-        top: "http://a.example/".into(),
-        email: None,
-        changed_days: 7,
-        expiring_days: 7,
-    }
-}
-
 fn outcome(url: &str, hash: &str) -> wit::CheckResult {
     let mut r = CheckResult::unrequested(url, Category::Ok, "", None, 0);
     r.content_hash = Some(hash.into());
@@ -77,13 +66,7 @@ fn the_fixture_was_built_against_0_2_0() {
 fn a_0_2_reporter_is_handed_its_task() {
     let l = Legacy::load();
     let plugin = ReporterPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
-    let run = wit::RunInfo {
-        id: 1,
-        started_at: 0,
-        previous_run: None,
-        host_version: "0.3.0".into(),
-        options: "{}".into(),
-    };
+    let run = plugin_run();
     let counts = TaskCounts {
         urls: 2,
         documents: 1,
@@ -94,7 +77,13 @@ fn a_0_2_reporter_is_handed_its_task() {
     };
     let dir = tempfile::tempdir().unwrap();
     let mut session = plugin
-        .begin(&run, &task(), &counts, dir.path().to_path_buf(), 1 << 20)
+        .begin(
+            &run,
+            &plugin_task(),
+            &counts,
+            dir.path().to_path_buf(),
+            1 << 20,
+        )
         .unwrap();
     session
         .results(&[
@@ -142,7 +131,7 @@ fn a_0_2_detector_compares_snapshots() {
     };
     let findings = d
         .compare(
-            &task(),
+            &plugin_task(),
             0,
             &[
                 DetectorComparison {
@@ -186,7 +175,7 @@ fn a_0_2_policy_decides() {
     use spinneret_plugin_host::policy::PolicyContextUse as U;
     assert_eq!(uses.as_array(), (U::TASK | U::DEPTH).as_array());
     let context = PolicyContext {
-        task: task(),
+        task: plugin_task(),
         referrer: None,
         depth: 1,
     };

@@ -50,21 +50,8 @@ fn report(behave: &str, dir: &std::path::Path) -> Result<(), PluginFailure> {
     )
     .unwrap();
     let result = CheckResult::unrequested("http://a.example/", Category::Ok, "", None, 0);
-    let run = wit::RunInfo {
-        id: 1,
-        started_at: 0,
-        previous_run: None,
-        host_version: "0.2.0".into(),
-        options: "{}".into(),
-    };
-    let task = wit::TaskInfo {
-        name: "T".into(),
-        kind: wit::TaskKind::Site,
-        top: "http://a.example/".into(),
-        email: None,
-        changed_days: 7,
-        expiring_days: 7,
-    };
+    let run = common::plugin_run();
+    let task = common::plugin_task();
     let counts = TaskCounts {
         urls: 1,
         documents: 0,

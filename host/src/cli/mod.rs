@@ -784,12 +784,9 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
     };
     // One fetcher and one plugin engine for the engines and the pages.
     let mut asker = crate::app::query::Asker::new(&settings)?;
-    let mut problems = Vec::new();
-    items.extend(crate::app::collect::interest_items(
-        &profile,
-        &mut asker,
-        &mut problems,
-    ));
+    let asked = crate::app::collect::interest_items(&profile, &mut asker);
+    let problems = asked.problems;
+    items.extend(asked.items);
     let done = crate::app::collect::collect(&profile, &items, asker.http())?;
     let count = |c: crate::snatch::index::Change| done.changes.iter().filter(|x| **x == c).count();
     use crate::snatch::index::{Change, human_bytes};
@@ -826,6 +823,9 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
     }
     for (file, why) in &done.written.unconverted {
         outln!("links not converted: {file}: {why}");
+    }
+    for n in &asked.notes {
+        outln!("note: {n}");
     }
     for p in &problems {
         eprintln!("spinneret: {p}");

@@ -402,6 +402,8 @@ fn collect_asks_an_interests_engines_and_collects_their_hits_once() {
                 x if x.starts_with("/b/search?") => format!(
                     r#"[{{"url": "http://127.0.0.1:{port}/two.html", "title": "Two"}}, {{"url": "http://127.0.0.1:{port}/one.html#top", "title": "One"}}]"#
                 ),
+                // The third finds nothing: a note, not a failed run.
+                x if x.starts_with("/c/search?") => "[]".to_string(),
                 _ => return None,
             };
             Some(Route::file("application/json", format!(r#"{{"results": {results}}}"#)))
@@ -416,7 +418,7 @@ fn collect_asks_an_interests_engines_and_collects_their_hits_once() {
             r#"[[interest]]
 title = "Rust"
 keywords = ["rust"]
-engines = ["a", "b"]
+engines = ["a", "b", "c"]
 
 [[engine]]
 name = "a"
@@ -427,10 +429,20 @@ config = {{ base = "{base}/a/" }}
 name = "b"
 source = "builtin:searxng"
 config = {{ base = "{base}/b/" }}
+
+[[engine]]
+name = "c"
+source = "builtin:searxng"
+config = {{ base = "{base}/c/" }}
 "#
         ),
     );
     let stderr = expect_exit(&out, 0);
+    assert!(
+        text(&out.stdout).contains("note: interest `Rust`, engine `c`: the engine found nothing\n"),
+        "{}",
+        text(&out.stdout)
+    );
     let host = format!("127.0.0.1_{}", web.port());
     let files = run_files(&dir.path().join("mirror"), 1);
     assert_eq!(

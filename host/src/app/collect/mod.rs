@@ -79,16 +79,31 @@ pub struct Collected {
     pub cleaned: usize,
 }
 
+/// What asking the engines of a profile's interests gave.
+#[derive(Debug, Default)]
+pub struct Asked {
+    /// The pages found, each once.
+    pub items: Vec<Item>,
+    /// What went wrong: an engine that could not be asked, or a results
+    /// page with nothing the plugin could read (the engine's page may have
+    /// changed). A run with problems exits non-zero.
+    pub problems: Vec<String>,
+    /// What is worth knowing but is no fault: an engine that found nothing
+    /// for the words, an option an engine cannot map.
+    pub notes: Vec<String>,
+}
+
 /// The items of `profile`'s interests: each engine asked once per interest
 /// by `asker`; a page found by several engines is collected once and
 /// remembers each engine's rank. An engine that cannot be asked is reported
 /// and the others go on.
-pub fn interest_items(
-    profile: &Profile,
-    asker: &mut Asker,
-    problems: &mut Vec<String>,
-) -> Vec<Item> {
-    let mut items: Vec<Item> = Vec::new();
+pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
+    let mut asked = Asked::default();
+    let Asked {
+        items,
+        problems,
+        notes,
+    } = &mut asked;
     for interest in &profile.interests {
         let mut at: HashMap<String, usize> = HashMap::new();
         for name in &interest.engines {
@@ -109,7 +124,7 @@ pub fn interest_items(
                 Ok(answer) => {
                     let about = || format!("interest `{}`, engine `{name}`", interest.title);
                     if !answer.ignored.is_empty() {
-                        problems.push(format!(
+                        notes.push(format!(
                             "{}: the engine cannot restrict its results by {}; it searched without",
                             about(),
                             answer.ignored.join(", ")
@@ -117,9 +132,9 @@ pub fn interest_items(
                     }
                     match &answer.no_results {
                         Some(words) if words.is_empty() => {
-                            problems.push(format!("{}: the engine found nothing", about()))
+                            notes.push(format!("{}: the engine found nothing", about()))
                         }
-                        Some(words) => problems.push(format!(
+                        Some(words) => notes.push(format!(
                             "{}: the engine found nothing (\"{words}\")",
                             about()
                         )),
@@ -154,7 +169,7 @@ pub fn interest_items(
             }
         }
     }
-    items
+    asked
 }
 
 /// The items of `profile`'s URLs and bookmarks, and how many bookmarks of

@@ -60,6 +60,8 @@ macro_rules! kind_bindings {
 }
 
 pub mod bindings;
+#[cfg(feature = "collection-index")]
+pub mod collection_index;
 pub mod dates;
 #[cfg(feature = "detector")]
 pub mod detector;
@@ -70,6 +72,8 @@ pub mod http;
 pub mod kv;
 pub mod log;
 pub mod names;
+#[cfg(any(feature = "reporter", feature = "collection-index"))]
+pub mod output;
 #[cfg(feature = "parser")]
 pub mod parser;
 #[cfg(feature = "policy")]

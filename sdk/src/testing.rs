@@ -38,8 +38,8 @@ impl MemoryOutput {
     }
 }
 
-#[cfg(feature = "reporter")]
-impl crate::reporter::Output for MemoryOutput {
+#[cfg(any(feature = "reporter", feature = "collection-index"))]
+impl crate::output::Output for MemoryOutput {
     fn write(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
         if self.pending.contains_key(path) {
             return Err(format!("{path} is being appended to"));

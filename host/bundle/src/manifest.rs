@@ -204,7 +204,7 @@ impl Manifest {
             && PluginKind::from_world(k).is_none()
         {
             return Err(BundleError::Invalid(format!(
-                "kind `{k}` is not a plugin world; use one of reporter, change-detector, policy, fetch-hook, parser, search-engine"
+                "kind `{k}` is not a plugin world; use one of reporter, change-detector, policy, fetch-hook, parser, search-engine, collection-index"
             )));
         }
         if let Some(m) = &self.capabilities.memory {

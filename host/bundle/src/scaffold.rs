@@ -41,6 +41,12 @@ pub const KINDS: &[(&str, &str, &str, &str)] = &[
         include_str!("../templates/search-engine.rs"),
         "base = \"https://search.example/api\"",
     ),
+    (
+        "collection-index",
+        "collection-index",
+        include_str!("../templates/collection-index.rs"),
+        "heading = \"My reading\"",
+    ),
 ];
 
 /// Files a kind's template adds beside `src/lib.rs`: (kind, path, contents).
@@ -52,7 +58,19 @@ const EXTRA_FILES: &[(&str, &str, &str)] = &[(
 )];
 
 /// How the README says to try a plugin of each kind: (kind, text).
-const TRY_IT: &[(&str, &str)] = &[(
+const TRY_IT: &[(&str, &str)] = &[
+    (
+        "collection-index",
+        "To write the index of a WebSnatcher profile with it, add to the profile:
+
+```toml
+[index]
+source = \"{dir}/target/wasm32-wasip2/release/{file}.wasm\"
+[index.config]
+{config_example}
+```",
+    ),
+    (
     "search-engine",
     "To ask it once, and to use it in a WebSnatcher profile:
 
@@ -68,7 +86,8 @@ hosts = [\"search.example\"]
 [engine.config]
 {config_example}
 ```",
-)];
+    ),
+];
 
 const TRY_IN_A_CRAWL: &str = "To run it in a crawl, add to the crawl configuration:
 
@@ -92,7 +111,7 @@ pub enum ScaffoldError {
     BadName(String),
     /// The kind is unknown.
     #[error(
-        "unknown plugin kind `{0}`; the kinds are reporter, detector, fetch-hook, parser, policy, search-engine"
+        "unknown plugin kind `{0}`; the kinds are reporter, detector, fetch-hook, parser, policy, search-engine, collection-index"
     )]
     BadKind(String),
     /// The directory is in the way.
@@ -195,7 +214,7 @@ mod tests {
             scaffold("ok", "notifier", &dir.path().join("x"), "")
                 .unwrap_err()
                 .to_string(),
-            "unknown plugin kind `notifier`; the kinds are reporter, detector, fetch-hook, parser, policy, search-engine"
+            "unknown plugin kind `notifier`; the kinds are reporter, detector, fetch-hook, parser, policy, search-engine, collection-index"
         );
         let files = scaffold(
             "link-count",

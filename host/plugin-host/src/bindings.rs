@@ -64,6 +64,24 @@ macro_rules! version_bindings {
 /// `spinneret:plugin@0.3.0`, from `wit/since_v0.3.0/`: the newest.
 pub mod since_v0_3_0 {
     version_bindings!("../../wit/since_v0.3.0");
+
+    /// The `collection-index` world, new in 0.3.0 (so in no older module).
+    #[allow(missing_docs)]
+    pub mod collection_index {
+        wasmtime::component::bindgen!({
+            path: "../../wit/since_v0.3.0",
+            world: "collection-index",
+            imports: { default: trappable },
+            with: {
+                "spinneret:plugin/types": super::host::types,
+                "spinneret:plugin/log": super::host::log,
+                "spinneret:plugin/clock": super::host::clock,
+                "spinneret:plugin/kv": super::host::kv,
+                "spinneret:plugin/http": super::host::http,
+                "spinneret:plugin/output": super::host::output,
+            },
+        });
+    }
 }
 
 /// `spinneret:plugin@0.2.0`, from `wit/since_v0.2.0/`, its `types` mapped

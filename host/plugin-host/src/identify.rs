@@ -20,6 +20,8 @@ pub enum PluginKind {
     Parser,
     /// `search-engine-api`.
     SearchEngine,
+    /// `collection-index-api` (new in 0.3.0).
+    CollectionIndex,
 }
 
 impl PluginKind {
@@ -32,6 +34,7 @@ impl PluginKind {
             PluginKind::FetchHook => "fetch-hook",
             PluginKind::Parser => "parser",
             PluginKind::SearchEngine => "search-engine",
+            PluginKind::CollectionIndex => "collection-index",
         }
     }
 
@@ -44,6 +47,7 @@ impl PluginKind {
             PluginKind::FetchHook,
             PluginKind::Parser,
             PluginKind::SearchEngine,
+            PluginKind::CollectionIndex,
         ]
         .into_iter()
         .find(|k| k.world() == world)
@@ -57,6 +61,7 @@ impl PluginKind {
             "fetch-hook-api" => PluginKind::FetchHook,
             "parser-api" => PluginKind::Parser,
             "search-engine-api" => PluginKind::SearchEngine,
+            "collection-index-api" => PluginKind::CollectionIndex,
             _ => return None,
         })
     }

@@ -9,6 +9,7 @@ pub mod api;
 pub mod bindings;
 pub mod builtin;
 pub mod capabilities;
+pub mod collection_index;
 pub mod detector;
 pub mod engine;
 pub mod entry;

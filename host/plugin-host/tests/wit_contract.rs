@@ -24,6 +24,7 @@ fn the_wit_package_parses_and_defines_every_world() {
         worlds,
         vec![
             "change-detector",
+            "collection-index",
             "fetch-hook",
             "host",
             "parser",

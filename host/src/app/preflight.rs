@@ -101,10 +101,13 @@ fn check_one(registry: &mut Registry, p: &PluginConfig) -> Result<(), PluginFail
         PluginKind::Policy => PolicyPlugin::new(sandbox, &component)
             .map_err(link)?
             .start(),
-        PluginKind::SearchEngine => Err(PluginFailure {
+        kind @ (PluginKind::SearchEngine | PluginKind::CollectionIndex) => Err(PluginFailure {
             plugin: p.name.clone(),
             call: "load".into(),
-            reason: "it implements the `search-engine` world, which `spinneret crawl` does not run; a crawl takes reporters, change detectors, fetch hooks, parsers and policies".into(),
+            reason: format!(
+                "it implements the `{}` world, which `spinneret crawl` does not run (a WebSnatcher profile does); a crawl takes reporters, change detectors, fetch hooks, parsers and policies",
+                kind.world()
+            ),
         }),
     }
 }

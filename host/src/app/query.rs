@@ -11,6 +11,7 @@ use spinneret_plugin_host::capabilities::{HostHttp, KvSpace};
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::{PluginConfig, PluginSource};
 use spinneret_plugin_host::identify::PluginKind;
+use spinneret_plugin_host::load::Prepared;
 use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::sandbox::PluginFailure;
 use spinneret_plugin_host::search::{
@@ -61,9 +62,11 @@ pub fn engine_source(s: &str) -> anyhow::Result<PluginSource> {
 }
 
 /// What asking search engines needs: the polite fetcher on a runtime of
-/// its own, and the engines loaded so far, each compiled once by one plugin
+/// its own, and the plugins loaded so far, each compiled once by one plugin
 /// engine. One serves a single query and a run's many alike, so that a
-/// run's queries to one engine share its robots.txt and per-site turns.
+/// run's queries to one engine share its robots.txt and per-site turns; a
+/// collection's run loads its change detectors and index plugin through it
+/// too ([`Asker::plugin`]).
 pub struct Asker {
     // Declared before the runtime it fetches on: it is dropped first.
     http: PoliteHttp,
@@ -86,6 +89,45 @@ impl Asker {
         })
     }
 
+    /// The plugin `source` configured with `config`, which must be of
+    /// `kind`: loaded (compiled and identified) once however often it is
+    /// asked for, and prepared with a fresh sandbox of the default grants.
+    /// Its configuration as the registry knows it comes with it (to name
+    /// it in a link failure).
+    pub fn plugin(
+        &mut self,
+        source: PluginSource,
+        config: serde_json::Value,
+        kind: PluginKind,
+    ) -> Result<(PluginConfig, Prepared), PluginFailure> {
+        let name = match &source {
+            PluginSource::Builtin(b) => b.clone(),
+            PluginSource::File(f) => f.display().to_string(),
+        };
+        let plugin = PluginConfig {
+            name: name.clone(),
+            source,
+            config,
+            grants: Default::default(),
+            tasks: None,
+            defined_at: None,
+        };
+        let found = self.registry.add(&plugin)?.identity.kind;
+        if found != kind {
+            return Err(PluginFailure {
+                plugin: name,
+                call: "load".into(),
+                reason: format!(
+                    "it implements the `{}` world, not `{}`",
+                    found.world(),
+                    kind.world()
+                ),
+            });
+        }
+        let prepared = self.registry.prepare(&plugin, KvSpace::default())?;
+        Ok((plugin, prepared))
+    }
+
     /// The polite fetcher, for the pages the answers lead to.
     pub fn http(&self) -> &PoliteHttp {
         &self.http
@@ -103,31 +145,8 @@ impl Asker {
         keywords: &[String],
         options: &SearchEngineOptions,
     ) -> anyhow::Result<Answer> {
-        let name = match &source {
-            PluginSource::Builtin(b) => b.clone(),
-            PluginSource::File(f) => f.display().to_string(),
-        };
-        let plugin = PluginConfig {
-            name: name.clone(),
-            source,
-            config,
-            grants: Default::default(),
-            tasks: None,
-            defined_at: None,
-        };
-        let kind = self.registry.add(&plugin)?.identity.kind;
-        if kind != PluginKind::SearchEngine {
-            return Err(PluginFailure {
-                plugin: name,
-                call: "load".into(),
-                reason: format!(
-                    "it implements the `{}` world, not `search-engine`",
-                    kind.world()
-                ),
-            }
-            .into());
-        }
-        let prepared = self.registry.prepare(&plugin, KvSpace::default())?;
+        let (plugin, prepared) = self.plugin(source, config, PluginKind::SearchEngine)?;
+        let name = plugin.name.clone();
         let mut engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
             .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
         let ignored = option_names(options_used(options) & !engine.supports()?);

@@ -784,12 +784,24 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
     };
     // One fetcher and one plugin engine for the engines and the pages.
     let mut asker = crate::app::query::Asker::new(&settings)?;
+    let wrong = crate::app::collect::index::preflight(&mut asker, &profile);
+    if !wrong.is_empty() {
+        for w in wrong {
+            eprintln!("spinneret: {w}");
+        }
+        eprintln!(
+            "spinneret: nothing collected; fix the profile's `[index]` or `[[detector]]` and run again"
+        );
+        return Ok(EXIT_USAGE);
+    }
     let asked = crate::app::collect::interest_items(&profile, &mut asker);
     let problems = asked.problems;
     items.extend(asked.items);
-    let done = crate::app::collect::collect(&profile, &items, asker.http())?;
-    let count = |c: crate::snatch::index::Change| done.changes.iter().filter(|x| **x == c).count();
-    use crate::snatch::index::{Change, human_bytes};
+    let done = crate::app::collect::collect(&profile, &items, &mut asker)?;
+    let count =
+        |c: crate::snatch::changes::Change| done.changes.iter().filter(|x| **x == c).count();
+    use crate::snatch::changes::Change;
+    use crate::snatch::human_bytes;
     outln!(
         "run {}: {} items, {} files, {} in {} ({} requests)",
         done.run.id,
@@ -827,6 +839,7 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
     for n in &asked.notes {
         outln!("note: {n}");
     }
+    let problems: Vec<&String> = problems.iter().chain(&done.problems).collect();
     for p in &problems {
         eprintln!("spinneret: {p}");
     }

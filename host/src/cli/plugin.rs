@@ -28,7 +28,7 @@ pub(super) enum PluginCommand {
 pub(super) struct NewArgs {
     /// The plugin's name (lower case, digits and `-`), also its crate's.
     name: String,
-    /// What it is: reporter, detector, fetch-hook, parser, policy or search-engine.
+    /// What it is: reporter, detector, fetch-hook, parser, policy, search-engine or collection-index.
     #[arg(long, short = 'k', default_value = "reporter")]
     kind: String,
     /// Where to create it (default: ./NAME).

@@ -6,7 +6,7 @@
 use super::output::outln;
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::snatch::edit::{self, Entry, Named};
-use crate::snatch::profile::{self, EngineSource, Profile, Requisites};
+use crate::snatch::profile::{self, Profile, Requisites};
 use clap::{Args, Subcommand};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -436,11 +436,23 @@ fn show(p: &Profile) {
     if !p.engines.is_empty() {
         outln!("\nEngines:");
         for e in &p.engines {
-            let source = match &e.source {
-                EngineSource::Builtin(b) => format!("builtin:{b}"),
-                EngineSource::File(f) => f.display().to_string(),
-            };
-            outln!("  {}  ({source}) {}", e.name, e.config);
+            let source = profile::source_name(&e.source);
+            outln!("  {}  ({source}){}", e.name, config_text(&e.config));
         }
+    }
+    outln!(
+        "\nIndex: {}{}",
+        p.index.name(),
+        config_text(&p.index.config)
+    );
+    let detectors: Vec<String> = p.detectors.iter().map(|d| d.name()).collect();
+    outln!("Change detectors: {}", detectors.join(", "));
+}
+
+/// A plugin's configuration after its name: nothing when it is empty.
+fn config_text(config: &serde_json::Value) -> String {
+    match config.as_object().is_some_and(|o| o.is_empty()) {
+        true => String::new(),
+        false => format!(" {config}"),
     }
 }

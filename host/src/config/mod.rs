@@ -7,7 +7,7 @@
 mod instructions;
 mod load;
 mod mail;
-mod plugin_source;
+pub(crate) mod plugin_source;
 mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};

@@ -7,9 +7,9 @@
 //! DATE` removes the pages archived before a day.
 
 use super::convert::{Role, walk_css, walk_html};
-use super::index::{esc, human_bytes};
 use super::names::inside;
 use super::runs::remove_files;
+use super::{esc, human_bytes};
 use anyhow::Context;
 use spinneret_store::{ArchivedPage, Store};
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -33,6 +33,13 @@
 //! source = "builtin:searxng" # or a .wasm file
 //! config = { base_url = "https://searx.example/" }
 //! hosts = ["searx.example"]  # what it may fetch
+//!
+//! [index]                    # the plugin that writes index.html
+//! source = "builtin:websnatcher-index"   # the default
+//! config = { title = "Snatched" }
+//!
+//! [[detector]]               # what says a page changed (default: maintenance)
+//! source = "builtin:maintenance"
 //! ```
 
 use crate::config::{ConfigError, line_col};
@@ -113,7 +120,7 @@ pub struct Engine {
     /// Its name, as interests name it.
     pub name: String,
     /// `builtin:NAME` or the path of a `.wasm` component.
-    pub source: EngineSource,
+    pub source: PluginSource,
     /// Its configuration, handed to it as JSON.
     pub config: serde_json::Value,
     /// The hosts it may fetch from (its queries go there).
@@ -122,14 +129,48 @@ pub struct Engine {
     pub defined_at: String,
 }
 
-/// Where an engine plugin's component comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EngineSource {
-    /// A built-in plugin.
-    Builtin(String),
-    /// A component file.
-    File(PathBuf),
+pub use spinneret_plugin_host::entry::PluginSource;
+
+/// A plugin a run uses beside its engines: the index writer or a change
+/// detector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PluginUse {
+    /// `builtin:NAME` or the path of a `.wasm` component.
+    pub source: PluginSource,
+    /// Its configuration, handed to it as JSON.
+    pub config: serde_json::Value,
+    /// `FILE:LINE` of its entry, or `the default` when the profile has none.
+    pub defined_at: String,
 }
+
+impl PluginUse {
+    /// The built-in plugin `name` with no configuration (a default).
+    pub fn builtin(name: &str) -> PluginUse {
+        PluginUse {
+            source: PluginSource::Builtin(name.to_string()),
+            config: serde_json::Value::Object(Default::default()),
+            defined_at: "the default".to_string(),
+        }
+    }
+
+    /// The name a person reads: `builtin:NAME` or the file's path.
+    pub fn name(&self) -> String {
+        source_name(&self.source)
+    }
+}
+
+/// `builtin:NAME` or the component file's path.
+pub fn source_name(source: &PluginSource) -> String {
+    match source {
+        PluginSource::Builtin(b) => format!("builtin:{b}"),
+        PluginSource::File(f) => f.display().to_string(),
+    }
+}
+
+/// The index writer when a profile names none.
+pub const DEFAULT_INDEX: &str = "websnatcher-index";
+/// The change detector when a profile names none.
+pub const DEFAULT_DETECTOR: &str = "maintenance";
 
 /// A whole profile.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,6 +202,12 @@ pub struct Profile {
     pub interests: Vec<Interest>,
     /// Search engines.
     pub engines: Vec<Engine>,
+    /// The plugin that writes the index (`[index]`; by default
+    /// `builtin:websnatcher-index`).
+    pub index: PluginUse,
+    /// The change detectors that say what changed in the main pages
+    /// (`[[detector]]`; by default `builtin:maintenance`).
+    pub detectors: Vec<PluginUse>,
 }
 
 #[derive(Deserialize)]
@@ -182,6 +229,16 @@ struct RawProfile {
     interest: Vec<RawInterest>,
     #[serde(default)]
     engine: Vec<RawEngine>,
+    index: Option<RawPlugin>,
+    #[serde(default)]
+    detector: Vec<RawPlugin>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlugin {
+    source: Spanned<String>,
+    config: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]
@@ -312,6 +369,33 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         Ok(c.to_string())
     };
 
+    // A built-in, an installed plugin or a component file, as in a crawl
+    // configuration.
+    let plugin_source = |s: &Spanned<String>, what: &str| -> Result<PluginSource, ConfigError> {
+        crate::config::plugin_source::resolve(s.get_ref().trim(), &|r| dir.join(r))
+            .map(|(source, _manifest)| source)
+            .map_err(|m| at(Some(s.span()), format!("{what}: {m}")))
+    };
+    let plugin_use = |p: &RawPlugin, what: &str| -> Result<PluginUse, ConfigError> {
+        Ok(PluginUse {
+            source: plugin_source(&p.source, what)?,
+            config: serde_json::to_value(p.config.clone().unwrap_or_default()).unwrap_or_default(),
+            defined_at: format!("{name}:{}", line_col(text, p.source.span().start).0),
+        })
+    };
+    let index = match &raw.index {
+        Some(p) => plugin_use(p, "index")?,
+        None => PluginUse::builtin(DEFAULT_INDEX),
+    };
+    let detectors = match raw.detector.is_empty() {
+        true => vec![PluginUse::builtin(DEFAULT_DETECTOR)],
+        false => raw
+            .detector
+            .iter()
+            .map(|d| plugin_use(d, "detector"))
+            .collect::<Result<_, _>>()?,
+    };
+
     let mut engines = Vec::new();
     let mut engine_names = HashSet::new();
     for e in raw.engine {
@@ -322,30 +406,9 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                 format!("engine names must be unique and not empty (`{engine_name}`)"),
             ));
         }
-        let raw_source = e.source.get_ref().trim();
-        let source = match raw_source.strip_prefix("builtin:") {
-            Some(b) => {
-                spinneret_plugin_host::builtin::known(b)
-                    .map_err(|m| at(Some(e.source.span()), m))?;
-                EngineSource::Builtin(b.to_string())
-            }
-            None => {
-                let file = dir.join(raw_source);
-                if !file.is_file() {
-                    return Err(at(
-                        Some(e.source.span()),
-                        format!(
-                            "engine source `{raw_source}` is neither `builtin:NAME` nor an existing .wasm file ({})",
-                            file.display()
-                        ),
-                    ));
-                }
-                EngineSource::File(file)
-            }
-        };
         engines.push(Engine {
             name: engine_name,
-            source,
+            source: plugin_source(&e.source, "engine")?,
             config: serde_json::to_value(e.config.unwrap_or_default()).unwrap_or_default(),
             hosts: e
                 .hosts
@@ -539,6 +602,8 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         bookmarks,
         interests,
         engines,
+        index,
+        detectors,
     })
 }
 
@@ -610,7 +675,7 @@ hosts = ["Searx.Example"]
         assert_eq!((i.max_results, i.depth), (5, 0));
         assert_eq!(i.site.as_deref(), Some("bytecodealliance.org"));
         let e = &p.engines[0];
-        assert_eq!(e.source, EngineSource::Builtin("searxng".into()));
+        assert_eq!(e.source, PluginSource::Builtin("searxng".into()));
         assert_eq!(e.config["base_url"], "https://searx.example/");
         assert_eq!(e.hosts, ["searx.example"]);
         assert_eq!(e.defined_at, "p.toml:29");
@@ -654,11 +719,11 @@ hosts = ["Searx.Example"]
             ),
             (
                 "[[engine]]\nname = \"e\"\nsource = \"builtin:nope\"\n[[url]]\nurl = \"https://e.org/\"\n",
-                "p.toml:3:10: there is no built-in plugin `nope`",
+                "p.toml:3:10: engine: there is no built-in plugin `nope`",
             ),
             (
                 "[[engine]]\nname = \"e\"\nsource = \"e.wasm\"\n[[url]]\nurl = \"https://e.org/\"\n",
-                "p.toml:3:10: engine source `e.wasm` is neither `builtin:NAME` nor an existing .wasm file",
+                "p.toml:3:10: engine: plugin source `e.wasm` is neither `builtin:NAME`, an installed `NAME@VERSION-REQ` nor an existing .wasm file",
             ),
             (
                 "requisites = \"cdn\"\n[[url]]\nurl = \"https://e.org/\"\n",

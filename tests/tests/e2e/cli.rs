@@ -240,6 +240,7 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
             "builtin:sitemap parser",
             "builtin:soft-404 fetch-hook",
             "builtin:trap-guard policy",
+            "builtin:websnatcher-index collection-index",
         ]
     );
 

@@ -53,6 +53,7 @@ fn every_template_passes_its_own_test() {
         "fetch-hook",
         "parser",
         "search-engine",
+        "collection-index",
     ] {
         let dir = new_plugin(tmp.path(), &format!("t-{kind}"), kind);
         let out = cargo(&dir, &["test", "--quiet"]);

@@ -346,7 +346,7 @@ fn a_misconfigured_plugin_stops_the_crawl_before_it_starts() {
         ),
         (
             "source = \"builtin:searxng\"".to_string(),
-            "plugin p: it implements the `search-engine` world, which `spinneret crawl` does not run; a crawl takes reporters, change detectors, fetch hooks, parsers and policies",
+            "plugin p: it implements the `search-engine` world, which `spinneret crawl` does not run (a WebSnatcher profile does); a crawl takes reporters, change detectors, fetch hooks, parsers and policies",
         ),
         (
             format!(

@@ -1129,7 +1129,7 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
     assert_eq!(
         shown,
         format!(
-            "mirror:      {}\nkeep runs:   2\nmax pages:   1000 per item\nrequisites:  from any host\nschedule:    every 1day\nexcluded:    https://news.example/ads/\n\nURLs:\n  https://news.example/  (depth 0, category URLs)\n  https://blog.example/  (depth 1, category Blogs)\n\nInterests:\n  Crawlers: web crawler  (engines wiki; 5 results each; depth 0)\n    phrase \"robots exclusion\"\n\nEngines:\n  wiki  (builtin:mediawiki) {{}}\n",
+            "mirror:      {}\nkeep runs:   2\nmax pages:   1000 per item\nrequisites:  from any host\nschedule:    every 1day\nexcluded:    https://news.example/ads/\n\nURLs:\n  https://news.example/  (depth 0, category URLs)\n  https://blog.example/  (depth 1, category Blogs)\n\nInterests:\n  Crawlers: web crawler  (engines wiki; 5 results each; depth 0)\n    phrase \"robots exclusion\"\n\nEngines:\n  wiki  (builtin:mediawiki)\n\nIndex: builtin:websnatcher-index\nChange detectors: builtin:maintenance\n",
             mirror.display()
         )
     );
@@ -1175,4 +1175,104 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
         "{last}"
     );
     assert!(last.contains("# on the big disk"), "{last}");
+}
+
+/// The index is the profile's index plugin's, what changed its change
+/// detectors' word; an index or detector the profile gets wrong is said
+/// before anything is fetched.
+#[test]
+fn the_index_and_the_changes_come_from_the_profiles_plugins() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let a = asked.clone();
+    let yesterday = httpdate::fmt_http_date(
+        std::time::SystemTime::now() - std::time::Duration::from_secs(86_400),
+    );
+    let site = Site::new()
+        .page("/old.html", "<title>Old</title>")
+        .generated(Arc::new(move |path: &str| {
+            // Each run reads different news.
+            (path == "/news.html").then(|| {
+                let n = a.fetch_add(1, Ordering::SeqCst);
+                Route::html(format!("<title>News</title><p>edition {n}")).last_modified(&yesterday)
+            })
+        }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    let p = profile.to_str().unwrap();
+    let write = |urls: &[&str], index: &str| {
+        let mut t = String::new();
+        for u in urls {
+            t.push_str(&format!("[[url]]\nurl = \"{base}{u}\"\n\n"));
+        }
+        t.push_str(index);
+        std::fs::write(&profile, t).unwrap();
+    };
+    let titled =
+        "[index]\nsource = \"builtin:websnatcher-index\"\nconfig = { title = \"Snatched\" }\n";
+    write(&["/news.html", "/old.html"], titled);
+    expect_exit(&spinneret(&["collect", p]), 0);
+
+    // Run 2: the news changed, the old page is no longer asked for.
+    write(&["/news.html"], titled);
+    let out = spinneret(&["collect", p]);
+    expect_exit(&out, 0);
+    assert!(
+        text(&out.stdout).contains("since the last run: 0 new, 1 changed, 0 unchanged, 1 gone"),
+        "{}",
+        text(&out.stdout)
+    );
+    let index = std::fs::read_to_string(dir.path().join("mirror/index.html")).unwrap();
+    assert!(index.contains("<h1>Snatched of "), "{index}");
+    assert!(
+        index.contains("<li class=\"changed\"><a class=\"local\" href=\"runs/0002/URLs/"),
+        "{index}"
+    );
+    assert!(
+        index.contains(
+            "<span class=\"finding\" data-kind=\"recently-modified\">modified 1 day ago ("
+        ),
+        "the maintenance detector's words: {index}"
+    );
+    assert!(
+        index.contains(&format!(
+            "<li>Old <a class=\"url\" href=\"{base}/old.html\">"
+        )),
+        "{index}"
+    );
+
+    // An index source that is no collection index, and a detector the
+    // profile misconfigures: said before anything is fetched.
+    write(
+        &["/news.html"],
+        "[index]\nsource = \"builtin:maintenance\"\n\n[[detector]]\nsource = \"builtin:maintenance\"\nconfig = { changed = false }\n",
+    );
+    web.clear_log();
+    let out = spinneret(&["collect", p]);
+    let stderr = expect_exit(&out, 2);
+    assert!(
+        stderr.contains("profile.toml:8): configure failed: maintenance: unknown setting `changed`")
+            && stderr.contains("spinneret: the index builtin:maintenance (")
+            && stderr.contains("profile.toml:5): it implements the `change-detector` world, not `collection-index`\n"),
+        "{stderr}"
+    );
+    assert!(web.requests().is_empty() && !dir.path().join("mirror/runs/0003").exists());
+
+    // Run 3: a detector of the profile's own choosing.
+    write(
+        &["/news.html"],
+        "[[detector]]\nsource = \"builtin:maintenance\"\nconfig = { content_changed = false }\n",
+    );
+    let out = spinneret(&["collect", p]);
+    expect_exit(&out, 0);
+    assert!(
+        text(&out.stdout).contains("since the last run: 0 new, 0 changed, 1 unchanged, 0 gone"),
+        "without content-changed, no detector says it changed: {}",
+        text(&out.stdout)
+    );
 }

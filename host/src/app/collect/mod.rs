@@ -10,18 +10,19 @@
 //! earlier runs beyond `keep_runs` are cleaned up first (the seed's
 //! behaviour), then every file is booked as it is written under
 //! `runs/NNNN/`, every exchange goes into the run's WARC file, the saved
-//! pages have their links converted, and the index (`index.html`) lists the
-//! main pages with what changed since the last run.
+//! pages have their links converted, the change detectors say what changed
+//! in the main pages since the last run, and the index plugin writes the
+//! index (`index.html`) listing them ([`index`]).
 
 mod fetch;
+pub mod index;
 pub mod keep;
 mod record;
 
 use crate::app::query::{Asker, plain_options};
 use crate::snatch::convert::{Role, css_references, references};
-use crate::snatch::index::{IndexPage, changes};
 use crate::snatch::mirror::{MirrorWriter, Written, category_dir, converted, object_path};
-use crate::snatch::profile::{EngineSource, Profile, Requisites};
+use crate::snatch::profile::{Profile, Requisites};
 use crate::snatch::runs::{self, objects_dir, store_path};
 use crate::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
 use anyhow::Context;
@@ -29,7 +30,6 @@ use fetch::{Fetched, Job, fetch_all, local_host};
 use spinneret_core::model::unix_now;
 use spinneret_crawl::fetch::Validators;
 use spinneret_crawl::plugin_http::PoliteHttp;
-use spinneret_plugin_host::entry::PluginSource;
 use spinneret_plugin_host::search::SearchEngineOptions;
 use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store, UrlMemory};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -68,7 +68,7 @@ pub struct Collected {
     /// The main pages, in the order asked.
     pub pages: Vec<MainPage>,
     /// What became of each since the last run.
-    pub changes: Vec<crate::snatch::index::Change>,
+    pub changes: Vec<crate::snatch::changes::Change>,
     /// The last run's main pages this one does not have.
     pub gone: Vec<MainPage>,
     /// The index, mirror-relative.
@@ -77,6 +77,9 @@ pub struct Collected {
     pub warc: String,
     /// Files of earlier runs removed before this one wrote.
     pub cleaned: usize,
+    /// A change detector or the index plugin that failed (the run's files
+    /// are in place all the same).
+    pub problems: Vec<String>,
 }
 
 /// What asking the engines of a profile's interests gave.
@@ -110,10 +113,7 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
             let Some(engine) = profile.engines.iter().find(|e| &e.name == name) else {
                 continue;
             };
-            let source = match &engine.source {
-                EngineSource::Builtin(b) => PluginSource::Builtin(b.clone()),
-                EngineSource::File(f) => PluginSource::File(f.clone()),
-            };
+            let source = engine.source.clone();
             let options = SearchEngineOptions {
                 phrase: interest.exact_phrase.clone(),
                 exclude: interest.exclude_words.clone(),
@@ -539,9 +539,10 @@ impl Run<'_> {
     }
 }
 
-/// Collect `items` into `profile`'s mirror with the polite fetcher `http`
-/// (the one that asked the engines: [`Asker::http`]).
-pub fn collect(profile: &Profile, items: &[Item], http: &PoliteHttp) -> anyhow::Result<Collected> {
+/// Collect `items` into `profile`'s mirror with `asker`'s polite fetcher
+/// (the one that asked the engines) and plugins.
+pub fn collect(profile: &Profile, items: &[Item], asker: &mut Asker) -> anyhow::Result<Collected> {
+    let http = asker.http();
     let mirror = &profile.mirror;
     let store_file = store_path(mirror);
     std::fs::create_dir_all(store_file.parent().unwrap_or(mirror))
@@ -647,36 +648,29 @@ pub fn collect(profile: &Profile, items: &[Item], http: &PoliteHttp) -> anyhow::
         Some(p) => store.main_pages(p.id)?,
         None => Vec::new(),
     };
-    let (each, gone) = changes(&pages, &previous);
     store.save_main_pages(run.id, &pages)?;
-    let interests: Vec<(String, Vec<String>)> = profile
-        .interests
-        .iter()
-        .map(|i| (category_dir(&[&i.title]), i.engines.clone()))
-        .collect();
-    let name = profile
-        .source
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let index = IndexPage {
-        profile: &name,
-        started: run.started_at,
-        pages: &pages,
-        changes: &each,
-        gone: &gone,
-        interests: &interests,
-        warc: Some(&warc_path),
-    };
+    let mut problems = Vec::new();
+    let detected = index::detect(
+        asker,
+        profile,
+        &store,
+        &pages,
+        &previous,
+        run.started_at,
+        &mut problems,
+    );
     let run_index = format!("{}/index.html", run.dir);
-    spinneret_core::fs::write_atomically(
-        &mirror.join(&run_index),
-        index.render(&run_index).as_bytes(),
-    )?;
-    spinneret_core::fs::write_atomically(
-        &mirror.join("index.html"),
-        index.render("index.html").as_bytes(),
-    )?;
+    if let Err(e) = index::write(
+        asker,
+        profile,
+        &run,
+        &warc_path,
+        &pages,
+        &detected,
+        &[run_index.clone(), "index.html".to_string()],
+    ) {
+        problems.push(e);
+    }
     store.book_files(
         run.id,
         &[CollectedFile {
@@ -695,11 +689,12 @@ pub fn collect(profile: &Profile, items: &[Item], http: &PoliteHttp) -> anyhow::
         requests,
         failed,
         pages,
-        changes: each,
-        gone,
+        changes: detected.changes,
+        gone: detected.gone,
         index: "index.html".into(),
         warc: warc_path,
         cleaned,
+        problems,
     })
 }
 

@@ -1,0 +1,274 @@
+//! The end of a collection's run: what changed in its main pages, in the
+//! words of the profile's change detectors (`[[detector]]`, by default
+//! `builtin:maintenance`), and the index written by its collection-index
+//! plugin (`[index]`, by default `builtin:websnatcher-index`) at the
+//! mirror's root and in the run's directory. A plugin that fails is said in
+//! `problems`; the run's files stay as they are.
+
+use crate::app::query::Asker;
+use crate::snatch::changes::{Change, change, pair, snapshot};
+use crate::snatch::profile::{PluginUse, Profile};
+use spinneret_core::grants::Grants;
+use spinneret_plugin_host::bindings::detector::exports::spinneret::plugin::detector_api::{
+    Comparison, Snapshot,
+};
+use spinneret_plugin_host::bindings::host::types::{Finding, TaskInfo, TaskKind};
+use spinneret_plugin_host::collection_index::{
+    self as wit, CollectionIndexPlugin, FoundBy, GonePage, Interest,
+};
+use spinneret_plugin_host::detector::DetectorPlugin;
+use spinneret_plugin_host::identify::PluginKind;
+use spinneret_plugin_host::load::link_failure;
+use spinneret_plugin_host::sandbox::PluginFailure;
+use spinneret_store::{CollectionRow, MainPage, Store};
+
+/// How many pages a detector compares in one call.
+const BATCH: usize = 256;
+
+/// What the detectors said of a run's main pages.
+pub struct Detected {
+    /// What became of each page, in order.
+    pub changes: Vec<Change>,
+    /// The findings about each page, in order.
+    pub findings: Vec<Vec<Finding>>,
+    /// The last run's pages this one does not have.
+    pub gone: Vec<MainPage>,
+}
+
+/// The detectors' record of a collection: named for the profile, with the
+/// crawl's defaults for "recently" (7 days) and "expiring" (7 days).
+fn task_info(profile: &Profile, pages: &[MainPage]) -> TaskInfo {
+    TaskInfo {
+        name: profile_name(profile),
+        kind: TaskKind::Site,
+        top: pages.first().map(|p| p.url.clone()).unwrap_or_default(),
+        email: None,
+        changed_days: 7,
+        expiring_days: 7,
+    }
+}
+
+/// The profile's file name, as the index and the detectors name the run.
+pub fn profile_name(profile: &Profile) -> String {
+    profile
+        .source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Say how `plugin` failed, where the profile names it.
+fn failed(plugin: &PluginUse, f: &PluginFailure) -> String {
+    let what = match f.call.as_str() {
+        "load" => f.reason.clone(),
+        call => format!("{call} failed: {}", f.reason),
+    };
+    format!("{} ({}): {what}", plugin.name(), plugin.defined_at)
+}
+
+/// Load and configure the profile's detectors and index plugin before a
+/// run, so that a mistake in them is said before anything is fetched: what
+/// is wrong with each, if anything.
+pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for d in &profile.detectors {
+        let check = |asker: &mut Asker| -> Result<(), PluginFailure> {
+            let (config, prepared) = asker.plugin(
+                d.source.clone(),
+                d.config.clone(),
+                PluginKind::ChangeDetector,
+            )?;
+            DetectorPlugin::new(prepared.sandbox, &prepared.component)
+                .map_err(|e| link_failure(&config, e))?
+                .start()
+        };
+        if let Err(f) = check(asker) {
+            wrong.push(format!("change detector {}", failed(d, &f)));
+        }
+    }
+    let index = &profile.index;
+    let check = |asker: &mut Asker| -> Result<(), PluginFailure> {
+        let (config, prepared) = asker.plugin(
+            index.source.clone(),
+            index.config.clone(),
+            PluginKind::CollectionIndex,
+        )?;
+        CollectionIndexPlugin::new(prepared.sandbox, &prepared.component)
+            .map_err(|e| link_failure(&config, e))?
+            .configure_only()
+    };
+    if let Err(f) = check(asker) {
+        wrong.push(format!("the index {}", failed(index, &f)));
+    }
+    wrong
+}
+
+/// Ask each of the profile's detectors about `pages` against the last
+/// run's `previous`, at `now`; a detector that fails is said in `problems`
+/// and the others go on.
+pub fn detect(
+    asker: &mut Asker,
+    profile: &Profile,
+    store: &Store,
+    pages: &[MainPage],
+    previous: &[MainPage],
+    now: i64,
+    problems: &mut Vec<String>,
+) -> Detected {
+    let (paired, gone) = pair(pages, previous);
+    let task = task_info(profile, pages);
+    let comparisons: Vec<Comparison> = pages
+        .iter()
+        .zip(&paired)
+        .map(|(p, before)| Comparison {
+            previous: before.map(|b| Snapshot {
+                outcome: snapshot(b, None, now),
+                document: None,
+            }),
+            current: Snapshot {
+                outcome: snapshot(p, store.url_memory(&p.url).ok().flatten().as_ref(), now),
+                document: None,
+            },
+        })
+        .collect();
+    let mut found: Vec<Finding> = Vec::new();
+    for d in &profile.detectors {
+        let run = |asker: &mut Asker| -> Result<Vec<Finding>, PluginFailure> {
+            let (config, prepared) = asker.plugin(
+                d.source.clone(),
+                d.config.clone(),
+                PluginKind::ChangeDetector,
+            )?;
+            let mut detector = DetectorPlugin::new(prepared.sandbox, &prepared.component)
+                .map_err(|e| link_failure(&config, e))?;
+            let mut all = Vec::new();
+            for batch in comparisons.chunks(BATCH) {
+                all.extend(detector.compare(&task, now, batch)?);
+            }
+            Ok(all)
+        };
+        match run(asker) {
+            Ok(f) => found.extend(f),
+            Err(f) => problems.push(format!("change detector {}", failed(d, &f))),
+        }
+    }
+    let findings: Vec<Vec<Finding>> = pages
+        .iter()
+        .map(|p| {
+            let mut mine: Vec<Finding> = Vec::new();
+            for f in found.iter().filter(|f| f.url == p.url) {
+                // A URL in two categories is compared twice: said once.
+                if !mine
+                    .iter()
+                    .any(|m| m.kind == f.kind && m.message == f.message)
+                {
+                    mine.push(f.clone());
+                }
+            }
+            mine
+        })
+        .collect();
+    let changes = pages
+        .iter()
+        .zip(&paired)
+        .zip(&findings)
+        .map(|((p, before), f)| change(p, *before, f))
+        .collect();
+    Detected {
+        changes,
+        findings,
+        gone,
+    }
+}
+
+fn wit_change(c: Change) -> wit::Change {
+    match c {
+        Change::New => wit::Change::New,
+        Change::Changed => wit::Change::Changed,
+        Change::Unchanged => wit::Change::Unchanged,
+        Change::NotRetrieved => wit::Change::NotRetrieved,
+    }
+}
+
+/// Have the profile's index plugin write the index of `run` at each of
+/// `paths` in the profile's mirror.
+pub fn write(
+    asker: &mut Asker,
+    profile: &Profile,
+    run: &CollectionRow,
+    warc: &str,
+    pages: &[MainPage],
+    detected: &Detected,
+    paths: &[String],
+) -> Result<(), String> {
+    let index = &profile.index;
+    let collection = wit::Collection {
+        id: run.id,
+        profile: profile_name(profile),
+        started_at: run.started_at,
+        warc: Some(warc.to_string()),
+        interests: profile
+            .interests
+            .iter()
+            .map(|i| Interest {
+                category: crate::snatch::mirror::category_dir(&[&i.title]),
+                engines: i.engines.clone(),
+            })
+            .collect(),
+        host_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let main_pages: Vec<wit::MainPage> = pages
+        .iter()
+        .zip(&detected.changes)
+        .zip(&detected.findings)
+        .map(|((p, c), f)| wit::MainPage {
+            category: p.category.clone(),
+            url: p.url.clone(),
+            title: p.title.clone(),
+            local: p.path.clone(),
+            bytes: p.bytes,
+            found_by: p
+                .found_by
+                .iter()
+                .map(|(engine, rank)| FoundBy {
+                    engine: engine.clone(),
+                    rank: *rank,
+                })
+                .collect(),
+            change: wit_change(*c),
+            findings: f.clone(),
+            problem: p.problem.clone(),
+        })
+        .collect();
+    let gone: Vec<GonePage> = detected
+        .gone
+        .iter()
+        .map(|p| GonePage {
+            category: p.category.clone(),
+            url: p.url.clone(),
+            title: p.title.clone(),
+        })
+        .collect();
+    let grants = Grants::default();
+    let cap = grants
+        .output
+        .saturating_add(grants.output_per_item.saturating_mul(pages.len() as u64));
+    let run_plugin = |asker: &mut Asker| -> Result<(), PluginFailure> {
+        let (config, prepared) = asker.plugin(
+            index.source.clone(),
+            index.config.clone(),
+            PluginKind::CollectionIndex,
+        )?;
+        CollectionIndexPlugin::new(prepared.sandbox, &prepared.component)
+            .map_err(|e| link_failure(&config, e))?
+            .write_index(
+                &collection,
+                &main_pages,
+                &gone,
+                paths,
+                profile.mirror.clone(),
+                cap,
+            )
+    };
+    run_plugin(asker).map_err(|f| format!("the index {}", failed(index, &f)))
+}

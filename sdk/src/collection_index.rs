@@ -44,13 +44,15 @@ pub trait CollectionIndex: Sized + 'static {
 }
 
 impl Change {
-    /// How an index says it: `new`, `changed`, `unchanged`, `not retrieved`.
+    /// How an index says it: `new`, `changed`, `unchanged`, `not retrieved`,
+    /// `carried`.
     pub fn as_str(self) -> &'static str {
         match self {
             Change::New => "new",
             Change::Changed => "changed",
             Change::Unchanged => "unchanged",
             Change::NotRetrieved => "not retrieved",
+            Change::Carried => "carried",
         }
     }
 }

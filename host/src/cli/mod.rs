@@ -79,13 +79,18 @@ enum Command {
     /// Write and examine plugins: `new`, `inspect`, `builtins`.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
-    /// Run the tasks of a configuration on a schedule, until stopped.
+    /// Run the tasks of a configuration, or the entries of a WebSnatcher
+    /// profile, on a schedule, until stopped.
     ///
     /// Each task runs at its `schedule` (an interval such as "6h", or a
     /// local time of day such as "02:30"), else the configuration's, else
-    /// --schedule. Tasks due together share one run. The configuration is
-    /// read again before each run. SIGTERM or Ctrl-C finishes the requests
-    /// in flight, stores everything and exits.
+    /// --schedule. Tasks due together share one run. A profile's `[[url]]`,
+    /// `[[bookmarks]]` and `[[interest]]` entries run likewise at their own
+    /// `schedule` or the profile's; a run of some of them carries the
+    /// others' pages forward from the last run, so the mirror and its index
+    /// keep them. The file is read again before each run. SIGTERM or
+    /// Ctrl-C stops: a crawl finishes the requests in flight and stores
+    /// everything, a profile's run in progress is finished first.
     Watch(WatchArgs),
     /// Collect a WebSnatcher profile into its mirror (seed 004).
     ///
@@ -183,9 +188,10 @@ impl Overrides {
 
 #[derive(Args, Debug)]
 struct WatchArgs {
-    /// The configuration: a TOML file or a MOMspider instruction file.
+    /// The configuration (a TOML file or a MOMspider instruction file), or a
+    /// WebSnatcher profile.
     config: PathBuf,
-    /// The schedule of tasks whose configuration names none ("6h", "02:30").
+    /// The schedule of tasks (or profile entries) that name none ("6h", "02:30").
     #[arg(long, value_name = "WHEN", value_parser = spinneret_core::schedule::Schedule::parse)]
     schedule: Option<spinneret_core::schedule::Schedule>,
     #[command(flatten)]
@@ -765,17 +771,35 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
     if args.clean || !args.archive.is_empty() || args.purge_before.is_some() {
         return keep(args, &profile);
     }
-    let mut settings = match settings_from(&args.from, &args.resolve) {
+    let settings = match settings_from(&args.from, &args.resolve) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("spinneret: {e}");
             return Ok(EXIT_USAGE);
         }
     };
+    collect_run(
+        &profile,
+        &profile,
+        &crate::app::collect::NotDue::default(),
+        settings,
+    )
+}
+
+/// One run of `profile` collecting the entries of `due` (the profile, or
+/// the part of it due under `watch`) and carrying `not_due` forward: exit
+/// 0 when everything was collected, 1 when something could not be, 2 when
+/// the profile's plugins cannot be used.
+pub(crate) fn collect_run(
+    profile: &crate::snatch::profile::Profile,
+    due: &crate::snatch::profile::Profile,
+    not_due: &crate::app::collect::NotDue,
+    mut settings: config::Settings,
+) -> anyhow::Result<u8> {
     if let Some(d) = profile.per_site_delay {
         settings.per_site_delay = d;
     }
-    let (mut items, skipped) = match crate::app::collect::items(&profile) {
+    let (mut items, skipped) = match crate::app::collect::items(due) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("spinneret: {e}");
@@ -784,7 +808,7 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
     };
     // One fetcher and one plugin engine for the engines and the pages.
     let mut asker = crate::app::query::Asker::new(&settings)?;
-    let wrong = crate::app::collect::index::preflight(&mut asker, &profile);
+    let wrong = crate::app::collect::index::preflight(&mut asker, profile);
     if !wrong.is_empty() {
         for w in wrong {
             eprintln!("spinneret: {w}");
@@ -794,10 +818,10 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_USAGE);
     }
-    let asked = crate::app::collect::interest_items(&profile, &mut asker);
+    let asked = crate::app::collect::interest_items(due, &mut asker);
     let problems = asked.problems;
     items.extend(asked.items);
-    let done = crate::app::collect::collect(&profile, &items, &mut asker)?;
+    let done = crate::app::collect::collect(profile, &items, not_due, &mut asker)?;
     let count =
         |c: crate::snatch::changes::Change| done.changes.iter().filter(|x| **x == c).count();
     use crate::snatch::changes::Change;
@@ -818,6 +842,13 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
         count(Change::Unchanged),
         done.gone.len()
     );
+    if !not_due.is_empty() {
+        outln!(
+            "not due this run: {} pages carried forward from the last run ({} files)",
+            count(Change::Carried),
+            done.carried_files
+        );
+    }
     if done.cleaned > 0 {
         outln!(
             "{} files of earlier runs removed (keep_runs = {})",

@@ -1,21 +1,30 @@
 //! `spinneret watch`: periodic runs (seed 000: MOMspider was run nightly
-//! from cron; this is the same without cron). Sleeps until the next task
-//! is due, runs every task due then in one run (so they share requests),
-//! and exits cleanly on SIGTERM or Ctrl-C, while sleeping or mid-run.
+//! from cron; seed 004: WebSnatcher's "variable run timing"). Sleeps until
+//! the next entry is due, runs every entry due then in one run (so they
+//! share requests), and exits cleanly on SIGTERM or Ctrl-C.
+//!
+//! What is watched is a crawl configuration (its tasks, each at its
+//! `schedule`) or a WebSnatcher profile (its `[[url]]`, `[[bookmarks]]`
+//! and `[[interest]]` entries, each at its own `schedule` or the
+//! profile's). A crawl stops mid-run on the signal, everything checked
+//! stored; a profile's run in progress is finished first, then watching
+//! stops.
 
-use super::{EXIT_OK, EXIT_USAGE, MailMode, crawl_once, load_config, stop_signal};
+use super::{EXIT_OK, EXIT_USAGE, MailMode, crawl_once, load_config};
+use crate::app::collect::{due_only, entries};
 use crate::config::Config;
+use crate::snatch::profile::Profile;
 use spinneret_core::schedule::Schedule;
 use spinneret_crawl::CrawlOptions;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::SystemTime;
 
+/// The entries watched, each with when it runs.
+type Plan = Vec<(String, Schedule)>;
+
 /// Each task's schedule, or the name of a task that has none.
-fn schedules(
-    config: &Config,
-    default: Option<Schedule>,
-) -> Result<Vec<(String, Schedule)>, String> {
+fn schedules(config: &Config, default: Option<Schedule>) -> Result<Plan, String> {
     config
         .tasks
         .iter()
@@ -25,6 +34,20 @@ fn schedules(
                 .or(default)
                 .map(|s| (t.name.clone(), s))
                 .ok_or_else(|| t.name.clone())
+        })
+        .collect()
+}
+
+/// Each profile entry's schedule, or a message naming one that has none.
+fn profile_plan(profile: &Profile, default: Option<Schedule>) -> Result<Plan, String> {
+    entries(profile)
+        .into_iter()
+        .map(|(key, s)| {
+            s.or(default).map(|s| (key.clone(), s)).ok_or_else(|| {
+                format!(
+                    "{key} has no schedule; give it `schedule = \"6h\"` (or \"02:30\"), set `schedule` for the whole profile, or pass --schedule"
+                )
+            })
         })
         .collect()
 }
@@ -39,7 +62,22 @@ fn when(t: SystemTime) -> String {
         .unwrap_or_else(|_| httpdate::fmt_http_date(t))
 }
 
-/// Watch `path` until stopped.
+/// Whether `path` holds a WebSnatcher profile rather than a crawl
+/// configuration: TOML with entries to collect and no `[[task]]`.
+pub fn is_profile(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    !table.contains_key("task")
+        && ["url", "bookmarks", "interest"]
+            .iter()
+            .any(|k| table.contains_key(*k))
+}
+
+/// Watch `path` (a crawl configuration or a WebSnatcher profile) until stopped.
 pub fn run(
     path: &Path,
     default: Option<Schedule>,
@@ -47,14 +85,17 @@ pub fn run(
     quiet: bool,
     strict_plugins: bool,
 ) -> anyhow::Result<u8> {
-    let mut config = match load_config(path, overrides) {
+    if is_profile(path) {
+        return run_profile(path, default, overrides, quiet);
+    }
+    let config = match load_config(path, overrides) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("spinneret: {e}");
             return Ok(EXIT_USAGE);
         }
     };
-    let mut plan = match schedules(&config, default) {
+    let plan = match schedules(&config, default) {
         Ok(p) => p,
         Err(task) => {
             eprintln!(
@@ -63,6 +104,73 @@ pub fn run(
             return Ok(EXIT_USAGE);
         }
     };
+    let reload = || {
+        let c = load_config(path, overrides).map_err(|e| e.to_string())?;
+        let p = schedules(&c, default)
+            .map_err(|task| format!("task `{task}` has no schedule in the edited configuration"))?;
+        Ok((c, p))
+    };
+    let crawl = |config: &Config, due: &[String]| {
+        let mut sub = config.clone();
+        sub.tasks.retain(|t| due.contains(&t.name));
+        crawl_once(
+            &sub,
+            &CrawlOptions::default(),
+            quiet,
+            strict_plugins,
+            MailMode::Send,
+        )
+    };
+    watch((config, plan), reload, crawl, quiet)
+}
+
+/// Watch a WebSnatcher profile: each run collects the entries due and
+/// carries the others' pages forward from the last run.
+fn run_profile(
+    path: &Path,
+    default: Option<Schedule>,
+    overrides: &super::Overrides,
+    quiet: bool,
+) -> anyhow::Result<u8> {
+    let load = || -> Result<(Profile, Plan), String> {
+        let p = crate::snatch::profile::load(path).map_err(|e| e.to_string())?;
+        let plan = profile_plan(&p, default)?;
+        Ok((p, plan))
+    };
+    let first = match load() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("spinneret: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let settings = match super::settings_from(&overrides.from, &[]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("spinneret: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let collect = |profile: &Profile, due: &[String]| {
+        let (only, not_due) = due_only(profile, due);
+        if !quiet {
+            eprintln!("spinneret: collecting {}", due.join(", "));
+        }
+        super::collect_run(profile, &only, &not_due, settings.clone()).map(|code| (code, false))
+    };
+    watch(first, load, collect, quiet)
+}
+
+/// The watch loop: sleep until the next entry of the plan is due, run the
+/// entries due with `run` (which says its exit status and whether it was
+/// stopped), and read what is watched again with `reload` before each run
+/// (edits take effect; a broken edit keeps the previous plan).
+fn watch<T>(
+    (mut watched, mut plan): (T, Plan),
+    reload: impl Fn() -> Result<(T, Plan), String>,
+    mut run: impl FnMut(&T, &[String]) -> anyhow::Result<(u8, bool)>,
+    quiet: bool,
+) -> anyhow::Result<u8> {
     let now = SystemTime::now();
     let mut due: HashMap<String, SystemTime> = plan
         .iter()
@@ -71,6 +179,9 @@ pub fn run(
     let sleeper = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    // Listening from now on, so that a signal during a run that does not
+    // stop for it (a profile's) is seen when the run ends.
+    let mut stop = sleeper.block_on(async { Stop::listen() });
     loop {
         let next = due.values().min().copied().unwrap_or(now);
         let names: Vec<&str> = plan
@@ -92,30 +203,24 @@ pub fn run(
         let stopped = sleeper.block_on(async {
             tokio::select! {
                 _ = tokio::time::sleep(wait) => false,
-                _ = stop_signal() => true,
+                _ = stop.recv() => true,
             }
         });
         if stopped {
             eprintln!("spinneret: stopped while waiting; nothing was running");
             return Ok(EXIT_OK);
         }
-        // Read the configuration again: edits between runs take effect.
-        match load_config(path, overrides) {
-            Ok(c) => match schedules(&c, default) {
-                Ok(p) => {
-                    for (t, s) in &p {
-                        due.entry(t.clone())
-                            .or_insert_with(|| s.first(SystemTime::now()));
-                    }
-                    due.retain(|t, _| p.iter().any(|(n, _)| n == t));
-                    plan = p;
-                    config = c;
+        match reload() {
+            Ok((w, p)) => {
+                for (t, s) in &p {
+                    due.entry(t.clone())
+                        .or_insert_with(|| s.first(SystemTime::now()));
                 }
-                Err(task) => eprintln!(
-                    "spinneret: task `{task}` has no schedule in the edited configuration; keeping the previous one"
-                ),
-            },
-            Err(e) => eprintln!("spinneret: {e}; keeping the previous configuration"),
+                due.retain(|t, _| p.iter().any(|(n, _)| n == t));
+                plan = p;
+                watched = w;
+            }
+            Err(e) => eprintln!("spinneret: {e}; keeping the previous one"),
         }
         let started = SystemTime::now();
         let run_now: Vec<String> = plan
@@ -126,15 +231,7 @@ pub fn run(
         if run_now.is_empty() {
             continue;
         }
-        let mut sub = config.clone();
-        sub.tasks.retain(|t| run_now.contains(&t.name));
-        let outcome = crawl_once(
-            &sub,
-            &CrawlOptions::default(),
-            quiet,
-            strict_plugins,
-            MailMode::Send,
-        );
+        let outcome = run(&watched, &run_now);
         let finished = SystemTime::now();
         for (t, s) in &plan {
             if run_now.contains(t) {
@@ -151,5 +248,57 @@ pub fn run(
             }
             Err(e) => eprintln!("spinneret: the run of {} failed: {e:#}", run_now.join(", ")),
         }
+        if sleeper.block_on(stop.pending()) {
+            eprintln!("spinneret: stopped after the run; everything collected is stored");
+            return Ok(EXIT_OK);
+        }
+    }
+}
+
+/// SIGTERM and Ctrl-C, listened for from its creation on: a signal that
+/// comes while nobody waits is kept until asked.
+struct Stop {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl Stop {
+    /// Start listening (inside a runtime).
+    fn listen() -> Stop {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Stop {
+                term: signal(SignalKind::terminate()).ok(),
+                interrupt: signal(SignalKind::interrupt()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        Stop {}
+    }
+
+    /// Wait for a signal.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        {
+            if let (Some(term), Some(interrupt)) = (&mut self.term, &mut self.interrupt) {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = interrupt.recv() => {}
+                }
+                return;
+            }
+        }
+        super::stop_signal().await
+    }
+
+    /// Whether a signal came and was not waited for yet (the wait is
+    /// polled once: a timeout polls what it bounds before its deadline).
+    async fn pending(&mut self) -> bool {
+        tokio::time::timeout(std::time::Duration::ZERO, self.recv())
+            .await
+            .is_ok()
     }
 }

@@ -19,6 +19,9 @@ pub enum Change {
     Unchanged,
     /// It could not be retrieved this time.
     NotRetrieved,
+    /// Not due this run (its entry has a schedule of its own): the last
+    /// run's copy, carried forward.
+    Carried,
 }
 
 impl Change {
@@ -29,6 +32,7 @@ impl Change {
             Change::Changed => "changed",
             Change::Unchanged => "unchanged",
             Change::NotRetrieved => "not retrieved",
+            Change::Carried => "carried",
         }
     }
 }

@@ -77,3 +77,102 @@ fn a_task_without_a_schedule_is_refused() {
         text(&out.stderr)
     );
 }
+
+/// A profile's entries run at their own schedules: the hourly page is
+/// collected again, the weekly one is not asked again but carried forward,
+/// so the newest run (the only one kept) and its index still have it.
+#[test]
+fn watch_collects_each_profile_entry_at_its_own_schedule() {
+    use spinneret_tests::server::{Route, Site, Web};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let n = Arc::new(AtomicUsize::new(0));
+    let m = n.clone();
+    let site = Site::new()
+        .page("/weekly.html", "<title>Weekly</title><img src=\"w.png\">")
+        .route("/w.png", Route::file("image/png", "PNG"))
+        .generated(Arc::new(move |path: &str| {
+            (path == "/news.html").then(|| {
+                Route::html(format!(
+                    "<title>News</title>edition {}",
+                    m.fetch_add(1, Ordering::SeqCst)
+                ))
+            })
+        }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "keep_runs = 1\n\n[[url]]\nurl = \"{base}/news.html\"\nschedule = \"1s\"\n\n\
+             [[url]]\nurl = \"{base}/weekly.html\"\ncategory = \"Reference\"\nschedule = \"7d\"\n"
+        ),
+    )
+    .unwrap();
+    let mut child = common::command()
+        .args(["-q", "watch"])
+        .arg(&profile)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mirror = dir.path().join("mirror");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !mirror.join("runs/0003/index.html").is_file() {
+        std::thread::sleep(Duration::from_millis(100));
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("no third run within 30 s: {}", text(&out.stderr));
+        }
+    }
+    // SAFETY: sending a signal to our own child process.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(rc, 0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let asked = |p: &str| web.requests().iter().filter(|r| r.path == p).count();
+    assert_eq!(asked("/weekly.html"), 1, "the weekly page is asked once");
+    assert_eq!(asked("/w.png"), 1);
+    assert!(asked("/news.html") >= 3);
+    // keep_runs = 1: the first run is gone, its weekly files live on.
+    assert!(!mirror.join("runs/0001").exists());
+    let host = format!("127.0.0.1_{}", web.port());
+    let newest = (3..100)
+        .take_while(|n| mirror.join(format!("runs/{n:04}/index.html")).is_file())
+        .last()
+        .unwrap();
+    let run = mirror.join(format!("runs/{newest:04}"));
+    assert_eq!(
+        std::fs::read_to_string(run.join(format!("Reference/{host}/weekly.html"))).unwrap(),
+        "<title>Weekly</title><img src=\"w.png\">"
+    );
+    assert!(run.join(format!("Reference/{host}/w.png")).is_file());
+    let index = std::fs::read_to_string(run.join("index.html")).unwrap();
+    assert!(
+        index.contains(&format!(
+            "<li class=\"carried\"><a class=\"local\" href=\"Reference/{host}/weekly.html\">Weekly</a>"
+        )),
+        "{index}"
+    );
+    assert!(
+        index.contains("<li class=\"changed\"><a class=\"local\" href=\"URLs/"),
+        "the news changed again: {index}"
+    );
+}
+
+#[test]
+fn a_profile_entry_without_a_schedule_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(&profile, "[[url]]\nurl = \"https://e.example/\"\n").unwrap();
+    let out = common::spinneret(&["watch", profile.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "spinneret: url https://e.example/ (URLs) has no schedule; give it `schedule = \"6h\"` (or \"02:30\"), set `schedule` for the whole profile, or pass --schedule\n"
+    );
+}

@@ -105,19 +105,21 @@ pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
 
 /// Ask each of the profile's detectors about `pages` against the last
 /// run's `previous`, at `now`; a detector that fails is said in `problems`
-/// and the others go on.
+/// and the others go on. Only the first `retrieved` pages are this run's:
+/// the rest were carried forward from the last run, unchanged by
+/// definition.
 pub fn detect(
     asker: &mut Asker,
     profile: &Profile,
     store: &Store,
-    pages: &[MainPage],
+    (pages, retrieved): (&[MainPage], usize),
     previous: &[MainPage],
     now: i64,
     problems: &mut Vec<String>,
 ) -> Detected {
     let (paired, gone) = pair(pages, previous);
     let task = task_info(profile, pages);
-    let comparisons: Vec<Comparison> = pages
+    let comparisons: Vec<Comparison> = pages[..retrieved]
         .iter()
         .zip(&paired)
         .map(|(p, before)| Comparison {
@@ -172,7 +174,11 @@ pub fn detect(
         .iter()
         .zip(&paired)
         .zip(&findings)
-        .map(|((p, before), f)| change(p, *before, f))
+        .enumerate()
+        .map(|(i, ((p, before), f))| match i < retrieved {
+            true => change(p, *before, f),
+            false => Change::Carried,
+        })
         .collect();
     Detected {
         changes,
@@ -187,6 +193,7 @@ fn wit_change(c: Change) -> wit::Change {
         Change::Changed => wit::Change::Changed,
         Change::Unchanged => wit::Change::Unchanged,
         Change::NotRetrieved => wit::Change::NotRetrieved,
+        Change::Carried => wit::Change::Carried,
     }
 }
 

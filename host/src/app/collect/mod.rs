@@ -28,6 +28,7 @@ use crate::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
 use anyhow::Context;
 use fetch::{Fetched, Job, fetch_all, local_host};
 use spinneret_core::model::unix_now;
+use spinneret_core::schedule::Schedule;
 use spinneret_crawl::fetch::Validators;
 use spinneret_crawl::plugin_http::PoliteHttp;
 use spinneret_plugin_host::search::SearchEngineOptions;
@@ -50,6 +51,170 @@ pub struct Item {
     /// The engines that found it, each with its rank (1 first); empty for
     /// explicit URLs and bookmarks.
     pub found_by: Vec<(String, u32)>,
+}
+
+/// The entries of a profile that a run of some of them leaves out (each
+/// entry's own schedule, under `watch`): their main pages of the last run,
+/// with all the files of their categories, are carried forward into this
+/// run (hard links), so the mirror and its index still have them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NotDue {
+    /// Categories carried whole (and their subcategories): an interest's, or
+    /// `Bookmarks`.
+    pub categories: Vec<String>,
+    /// Explicit URLs carried: (category, URL).
+    pub urls: Vec<(String, String)>,
+}
+
+impl NotDue {
+    /// Whether nothing is carried.
+    pub fn is_empty(&self) -> bool {
+        self.categories.is_empty() && self.urls.is_empty()
+    }
+
+    /// Whether `category` is carried whole (it or a category above it).
+    fn whole(&self, category: &str) -> bool {
+        self.categories.iter().any(|c| {
+            category
+                .strip_prefix(c.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    }
+
+    /// Whether files of `category` are carried.
+    fn has_category(&self, category: &str) -> bool {
+        self.whole(category) || self.urls.iter().any(|(c, _)| c == category)
+    }
+
+    /// Whether the main page `p` is carried.
+    fn has_page(&self, p: &MainPage) -> bool {
+        self.whole(&p.category)
+            || self
+                .urls
+                .iter()
+                .any(|(c, u)| *c == p.category && *u == p.url)
+    }
+}
+
+/// Carry forward from run `from` into run `to` what `not_due` names: each
+/// file of its categories that `to` did not write (hard-linked, or copied
+/// where the file system cannot link), and each of its main pages that `to`
+/// does not `have`. The files, to book, and the pages.
+fn carry(
+    store: &Store,
+    mirror: &std::path::Path,
+    from: &CollectionRow,
+    to: &CollectionRow,
+    not_due: &NotDue,
+    have: &[MainPage],
+) -> anyhow::Result<(Vec<CollectedFile>, Vec<MainPage>)> {
+    let moved = |path: &str| {
+        path.strip_prefix(&format!("{}/", from.dir))
+            .map(|rest| format!("{}/{rest}", to.dir))
+    };
+    let mut files = Vec::new();
+    for f in store.collection_files(from.id)? {
+        let Some(category) = &f.category else {
+            continue;
+        };
+        if f.url.is_none() || !not_due.has_category(category) {
+            continue;
+        }
+        let Some(dest) = moved(&f.path) else {
+            continue;
+        };
+        let (source, target) = (mirror.join(&f.path), mirror.join(&dest));
+        if target.exists() || !source.is_file() {
+            continue;
+        }
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        if std::fs::hard_link(&source, &target).is_err() {
+            std::fs::copy(&source, &target)
+                .with_context(|| format!("cannot carry {} forward", source.display()))?;
+        }
+        files.push(CollectedFile { path: dest, ..f });
+    }
+    let had: HashSet<(&str, &str)> = have
+        .iter()
+        .map(|p| (p.category.as_str(), p.url.as_str()))
+        .collect();
+    let pages = store
+        .main_pages(from.id)?
+        .into_iter()
+        .filter(|p| not_due.has_page(p) && !had.contains(&(p.category.as_str(), p.url.as_str())))
+        .map(|p| MainPage {
+            path: p
+                .path
+                .as_deref()
+                .and_then(moved)
+                .filter(|d| mirror.join(d).is_file()),
+            ..p
+        })
+        .collect();
+    Ok((files, pages))
+}
+
+/// Each entry of `profile` (`[[url]]`, `[[bookmarks]]`, `[[interest]]`)
+/// by a key that names it for a person and stays the same across edits of
+/// the others, with its schedule: its own, else the profile's.
+pub fn entries(profile: &Profile) -> Vec<(String, Option<Schedule>)> {
+    let mut all = Vec::new();
+    for u in &profile.urls {
+        all.push((
+            format!("url {} ({})", u.url, u.category),
+            u.schedule.or(profile.schedule),
+        ));
+    }
+    for b in &profile.bookmarks {
+        all.push((
+            format!("bookmarks {}", b.file.display()),
+            b.schedule.or(profile.schedule),
+        ));
+    }
+    for i in &profile.interests {
+        all.push((
+            format!("interest {}", i.title),
+            i.schedule.or(profile.schedule),
+        ));
+    }
+    all
+}
+
+/// `profile` with only the entries whose [`entries`] keys are in `due`,
+/// and what the others carry forward.
+pub fn due_only(profile: &Profile, due: &[String]) -> (Profile, NotDue) {
+    let keys = entries(profile);
+    let mut is_due = keys.iter().map(|(k, _)| due.contains(k));
+    let mut only = profile.clone();
+    let mut not_due = NotDue::default();
+    only.urls.clear();
+    only.bookmarks.clear();
+    only.interests.clear();
+    for u in &profile.urls {
+        match is_due.next().unwrap_or(true) {
+            true => only.urls.push(u.clone()),
+            false => not_due
+                .urls
+                .push((category_dir(&[&u.category]), u.url.to_string())),
+        }
+    }
+    for b in &profile.bookmarks {
+        match is_due.next().unwrap_or(true) {
+            true => only.bookmarks.push(b.clone()),
+            false => not_due.categories.push("Bookmarks".to_string()),
+        }
+    }
+    for i in &profile.interests {
+        match is_due.next().unwrap_or(true) {
+            true => only.interests.push(i.clone()),
+            false => not_due.categories.push(category_dir(&[&i.title])),
+        }
+    }
+    not_due.categories.dedup();
+    (only, not_due)
 }
 
 /// What a run did.
@@ -77,6 +242,8 @@ pub struct Collected {
     pub warc: String,
     /// Files of earlier runs removed before this one wrote.
     pub cleaned: usize,
+    /// Files carried forward from the last run for the entries not due.
+    pub carried_files: usize,
     /// A change detector or the index plugin that failed (the run's files
     /// are in place all the same).
     pub problems: Vec<String>,
@@ -540,8 +707,14 @@ impl Run<'_> {
 }
 
 /// Collect `items` into `profile`'s mirror with `asker`'s polite fetcher
-/// (the one that asked the engines) and plugins.
-pub fn collect(profile: &Profile, items: &[Item], asker: &mut Asker) -> anyhow::Result<Collected> {
+/// (the one that asked the engines) and plugins, carrying forward what
+/// `not_due` names from the last run.
+pub fn collect(
+    profile: &Profile,
+    items: &[Item],
+    not_due: &NotDue,
+    asker: &mut Asker,
+) -> anyhow::Result<Collected> {
     let http = asker.http();
     let mirror = &profile.mirror;
     let store_file = store_path(mirror);
@@ -552,16 +725,28 @@ pub fn collect(profile: &Profile, items: &[Item], asker: &mut Asker) -> anyhow::
     let store = Store::open(&store_file)?;
     let key = profile.source.to_string_lossy().into_owned();
     // Clean-up first: only the newest `keep_runs - 1` earlier runs stay.
+    // The last run, when entries not due are carried from it, goes only
+    // once they are.
+    let earlier = store.live_collections(&key)?;
+    let carry_from = earlier.first().filter(|_| !not_due.is_empty()).cloned();
     let mut cleaned = 0;
-    for c in store
-        .live_collections(&key)?
+    let mut after_carrying = None;
+    for c in earlier
         .iter()
         .skip(profile.keep_runs.saturating_sub(1) as usize)
     {
-        cleaned += runs::remove_collection(&store, mirror, c)?;
+        match &carry_from {
+            Some(last) if last.id == c.id => after_carrying = Some(c.clone()),
+            _ => cleaned += runs::remove_collection(&store, mirror, c)?,
+        }
     }
     let run = store.begin_collection(&key, unix_now())?;
-    let live: HashSet<i64> = store.live_collections(&key)?.iter().map(|c| c.id).collect();
+    let live: HashSet<i64> = store
+        .live_collections(&key)?
+        .iter()
+        .map(|c| c.id)
+        .filter(|id| after_carrying.as_ref().is_none_or(|c| c.id != *id))
+        .collect();
     let warc_path = format!("{}.warc.gz", run.dir);
     std::fs::create_dir_all(mirror.join(&run.dir))
         .with_context(|| format!("cannot create {}", mirror.join(&run.dir).display()))?;
@@ -644,6 +829,18 @@ pub fn collect(profile: &Profile, items: &[Item], asker: &mut Asker) -> anyhow::
             problem,
         });
     }
+    // What this run retrieved comes first; the entries not due follow.
+    let retrieved = pages.len();
+    let mut carried_files = 0;
+    if let Some(last) = &carry_from {
+        let (files, carried) = carry(&store, mirror, last, &run, not_due, &pages)?;
+        store.book_files(run.id, &files)?;
+        carried_files = files.len();
+        pages.extend(carried);
+    }
+    if let Some(last) = &after_carrying {
+        cleaned += runs::remove_collection(&store, mirror, last)?;
+    }
     let previous = match store.previous_collection(&key, run.id)? {
         Some(p) => store.main_pages(p.id)?,
         None => Vec::new(),
@@ -654,7 +851,7 @@ pub fn collect(profile: &Profile, items: &[Item], asker: &mut Asker) -> anyhow::
         asker,
         profile,
         &store,
-        &pages,
+        (&pages, retrieved),
         &previous,
         run.started_at,
         &mut problems,
@@ -694,6 +891,7 @@ pub fn collect(profile: &Profile, items: &[Item], asker: &mut Asker) -> anyhow::
         index: "index.html".into(),
         warc: warc_path,
         cleaned,
+        carried_files,
         problems,
     })
 }

@@ -72,35 +72,39 @@ fn failed(plugin: &PluginUse, f: &PluginFailure) -> String {
 pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
     let mut wrong = Vec::new();
     for d in &profile.detectors {
-        let check = |asker: &mut Asker| -> Result<(), PluginFailure> {
-            let (config, prepared) = asker.plugin(
-                d.source.clone(),
-                d.config.clone(),
-                PluginKind::ChangeDetector,
-            )?;
-            DetectorPlugin::new(prepared.sandbox, &prepared.component)
-                .map_err(|e| link_failure(&config, e))?
-                .start()
-        };
-        if let Err(f) = check(asker) {
+        if let Err(f) = detector(asker, d).and_then(|mut d| d.start()) {
             wrong.push(format!("change detector {}", failed(d, &f)));
         }
     }
     let index = &profile.index;
-    let check = |asker: &mut Asker| -> Result<(), PluginFailure> {
-        let (config, prepared) = asker.plugin(
-            index.source.clone(),
-            index.config.clone(),
-            PluginKind::CollectionIndex,
-        )?;
-        CollectionIndexPlugin::new(prepared.sandbox, &prepared.component)
-            .map_err(|e| link_failure(&config, e))?
-            .configure_only()
-    };
-    if let Err(f) = check(asker) {
+    if let Err(f) = index_plugin(asker, index).and_then(|i| i.configure_only()) {
         wrong.push(format!("the index {}", failed(index, &f)));
     }
     wrong
+}
+
+/// The change detector `d`, loaded through `asker`.
+fn detector(asker: &mut Asker, d: &PluginUse) -> Result<DetectorPlugin, PluginFailure> {
+    let (config, prepared) = asker.plugin(
+        d.source.clone(),
+        d.config.clone(),
+        PluginKind::ChangeDetector,
+    )?;
+    DetectorPlugin::new(prepared.sandbox, &prepared.component).map_err(|e| link_failure(&config, e))
+}
+
+/// The collection index `index`, loaded through `asker`.
+fn index_plugin(
+    asker: &mut Asker,
+    index: &PluginUse,
+) -> Result<CollectionIndexPlugin, PluginFailure> {
+    let (config, prepared) = asker.plugin(
+        index.source.clone(),
+        index.config.clone(),
+        PluginKind::CollectionIndex,
+    )?;
+    CollectionIndexPlugin::new(prepared.sandbox, &prepared.component)
+        .map_err(|e| link_failure(&config, e))
 }
 
 /// Ask each of the profile's detectors about `pages` against the last
@@ -136,13 +140,7 @@ pub fn detect(
     let mut found: Vec<Finding> = Vec::new();
     for d in &profile.detectors {
         let run = |asker: &mut Asker| -> Result<Vec<Finding>, PluginFailure> {
-            let (config, prepared) = asker.plugin(
-                d.source.clone(),
-                d.config.clone(),
-                PluginKind::ChangeDetector,
-            )?;
-            let mut detector = DetectorPlugin::new(prepared.sandbox, &prepared.component)
-                .map_err(|e| link_failure(&config, e))?;
+            let mut detector = detector(asker, d)?;
             let mut all = Vec::new();
             for batch in comparisons.chunks(BATCH) {
                 all.extend(detector.compare(&task, now, batch)?);
@@ -260,15 +258,9 @@ pub fn write(
     let cap = grants
         .output
         .saturating_add(grants.output_per_item.saturating_mul(pages.len() as u64));
-    let run_plugin = |asker: &mut Asker| -> Result<(), PluginFailure> {
-        let (config, prepared) = asker.plugin(
-            index.source.clone(),
-            index.config.clone(),
-            PluginKind::CollectionIndex,
-        )?;
-        CollectionIndexPlugin::new(prepared.sandbox, &prepared.component)
-            .map_err(|e| link_failure(&config, e))?
-            .write_index(
+    index_plugin(asker, index)
+        .and_then(|plugin| {
+            plugin.write_index(
                 &collection,
                 &main_pages,
                 &gone,
@@ -276,6 +268,6 @@ pub fn write(
                 profile.mirror.clone(),
                 cap,
             )
-    };
-    run_plugin(asker).map_err(|f| format!("the index {}", failed(index, &f)))
+        })
+        .map_err(|f| format!("the index {}", failed(index, &f)))
 }

@@ -21,6 +21,7 @@ use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::link_failure;
 use spinneret_plugin_host::sandbox::PluginFailure;
 use spinneret_store::{CollectionRow, MainPage, Store};
+use std::collections::HashMap;
 
 /// How many pages a detector compares in one call.
 const BATCH: usize = 256;
@@ -152,20 +153,25 @@ pub fn detect(
             Err(f) => problems.push(format!("change detector {}", failed(d, &f))),
         }
     }
+    // Each URL's findings, once (a URL in two categories is compared
+    // twice), gathered in one pass rather than one per page.
+    let mut by_url: HashMap<&str, Vec<&Finding>> = HashMap::new();
+    for f in &found {
+        let mine = by_url.entry(f.url.as_str()).or_default();
+        if !mine
+            .iter()
+            .any(|m| m.kind == f.kind && m.message == f.message)
+        {
+            mine.push(f);
+        }
+    }
     let findings: Vec<Vec<Finding>> = pages
         .iter()
         .map(|p| {
-            let mut mine: Vec<Finding> = Vec::new();
-            for f in found.iter().filter(|f| f.url == p.url) {
-                // A URL in two categories is compared twice: said once.
-                if !mine
-                    .iter()
-                    .any(|m| m.kind == f.kind && m.message == f.message)
-                {
-                    mine.push(f.clone());
-                }
-            }
-            mine
+            by_url
+                .get(p.url.as_str())
+                .map(|fs| fs.iter().map(|f| (*f).clone()).collect())
+                .unwrap_or_default()
         })
         .collect();
     let changes = pages

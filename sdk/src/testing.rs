@@ -12,6 +12,20 @@ pub fn parse_config(config: &str) -> Result<serde_json::Value, String> {
     serde_json::from_str(config).map_err(|e| format!("the configuration is not a JSON object: {e}"))
 }
 
+/// The hits of what a search engine's `parse_results` answered, for a test
+/// to assert on; it panics, saying what came instead, when the answer is
+/// the engine's "no results" or the plugin's error.
+#[cfg(feature = "search-engine")]
+pub fn hits(parsed: Result<crate::search::Answer, String>) -> Vec<crate::search::Hit> {
+    match parsed {
+        Ok(crate::search::Answer::Hits(hits)) => hits,
+        Ok(crate::search::Answer::NoResults(words)) => {
+            panic!("hits expected; the engine said it found nothing ({words:?})")
+        }
+        Err(e) => panic!("hits expected; the plugin did not read the page: {e}"),
+    }
+}
+
 /// An output directory in memory. Appended files wait in `pending` until
 /// [`MemoryOutput::commit`] (the harness commits when `finish` succeeds, as
 /// the host does).

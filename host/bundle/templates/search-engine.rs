@@ -103,9 +103,7 @@ mod tests {
     #[test]
     fn reads_the_fixture_result_page() {
         let page = include_bytes!("../fixtures/results.json");
-        let Answer::Hits(hits) = engine().parse_results(page, "application/json").unwrap() else {
-            panic!("the fixture has results");
-        };
+        let hits = spinneret_sdk::testing::hits(engine().parse_results(page, "application/json"));
         let got: Vec<(u32, &str, &str)> = hits
             .iter()
             .map(|h| (h.rank, h.url.as_str(), h.title.as_str()))

@@ -282,12 +282,9 @@ mod tests {
     #[test]
     fn reads_the_feed() {
         let feed = include_bytes!("../fixtures/query.atom");
-        let Answer::Hits(hits) = arxiv()
-            .parse_results(feed, "application/atom+xml; charset=utf-8")
-            .unwrap()
-        else {
-            panic!("hits expected");
-        };
+        let hits = spinneret_sdk::testing::hits(
+            arxiv().parse_results(feed, "application/atom+xml; charset=utf-8"),
+        );
         let got: Vec<(u32, &str, &str, &str)> = hits
             .iter()
             .map(|h| (h.rank, h.url.as_str(), h.title.as_str(), h.snippet.as_str()))

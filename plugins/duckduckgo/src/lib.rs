@@ -202,12 +202,9 @@ mod tests {
     #[test]
     fn reads_the_results_page() {
         let page = include_bytes!("../fixtures/results.html");
-        let Answer::Hits(hits) = engine(serde_json::json!({}))
-            .parse_results(page, "text/html; charset=UTF-8")
-            .unwrap()
-        else {
-            panic!("hits expected");
-        };
+        let hits = spinneret_sdk::testing::hits(
+            engine(serde_json::json!({})).parse_results(page, "text/html; charset=UTF-8"),
+        );
         let got: Vec<(u32, &str, &str)> = hits
             .iter()
             .map(|h| (h.rank, h.url.as_str(), h.title.as_str()))

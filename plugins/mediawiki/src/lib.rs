@@ -264,12 +264,9 @@ mod tests {
     fn reads_the_search_answer() {
         let wiki = MediaWiki::configure(serde_json::json!({})).unwrap();
         let page = include_bytes!("../fixtures/search.json");
-        let Answer::Hits(hits) = wiki
-            .parse_results(page, "application/json; charset=utf-8")
-            .unwrap()
-        else {
-            panic!("hits expected");
-        };
+        let hits = spinneret_sdk::testing::hits(
+            wiki.parse_results(page, "application/json; charset=utf-8"),
+        );
         let got: Vec<(u32, &str, &str)> = hits
             .iter()
             .map(|h| (h.rank, h.url.as_str(), h.title.as_str()))

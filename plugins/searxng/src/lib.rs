@@ -199,12 +199,9 @@ mod tests {
             {"url": "https://www.ics.uci.edu/MOMspider/", "title": "duplicate"},
             {"url": "http://example.org/b", "title": "B"}
         ], "suggestions": []}"#;
-        let Answer::Hits(hits) = engine()
-            .parse_results(body, "application/json; charset=utf-8")
-            .unwrap()
-        else {
-            panic!("hits expected")
-        };
+        let hits = spinneret_sdk::testing::hits(
+            engine().parse_results(body, "application/json; charset=utf-8"),
+        );
         let got: Vec<(u32, &str, &str, &str)> = hits
             .iter()
             .map(|h| (h.rank, h.url.as_str(), h.title.as_str(), h.snippet.as_str()))

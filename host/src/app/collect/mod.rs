@@ -13,209 +13,37 @@
 //! pages have their links converted, the change detectors say what changed
 //! in the main pages since the last run, and the index plugin writes the
 //! index (`index.html`) listing them ([`index`]).
+//!
+//! What a run is asked for is [`mod@items`]; the entries a run under `watch`
+//! leaves out are carried forward from the last run by [`carry`].
 
+pub mod carry;
 mod fetch;
 pub mod index;
+pub mod items;
 pub mod keep;
 mod record;
 
-use crate::app::query::{Asker, plain_options};
+use crate::app::query::Asker;
 use crate::snatch::convert::{Role, css_references, references};
-use crate::snatch::mirror::{MirrorWriter, Written, category_dir, converted, object_path};
+use crate::snatch::mirror::{MirrorWriter, Written, converted, object_path};
 use crate::snatch::profile::{Profile, Requisites};
 use crate::snatch::runs::{self, objects_dir, store_path};
 use crate::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
 use anyhow::Context;
 use fetch::{Fetched, Job, fetch_all, local_host};
 use spinneret_core::model::unix_now;
-use spinneret_core::schedule::Schedule;
 use spinneret_crawl::fetch::Validators;
 use spinneret_crawl::plugin_http::PoliteHttp;
-use spinneret_plugin_host::search::SearchEngineOptions;
 use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store, UrlMemory};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::BufWriter;
 use url::Url;
 
+use carry::carry;
+pub use carry::{NotDue, due_only, entries};
 pub use fetch::MAX_REDIRECTS;
-
-/// One thing a run was asked to collect.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Item {
-    /// The page.
-    pub url: Url,
-    /// Its category (a directory of the mirror, `/`-separated).
-    pub category: String,
-    /// How many links deep to follow from it (same site).
-    pub depth: u32,
-    /// The engines that found it, each with its rank (1 first); empty for
-    /// explicit URLs and bookmarks.
-    pub found_by: Vec<(String, u32)>,
-}
-
-/// The entries of a profile that a run of some of them leaves out (each
-/// entry's own schedule, under `watch`): their main pages of the last run,
-/// with all the files of their categories, are carried forward into this
-/// run (hard links), so the mirror and its index still have them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NotDue {
-    /// Categories carried whole (and their subcategories): an interest's, or
-    /// `Bookmarks`.
-    pub categories: Vec<String>,
-    /// Explicit URLs carried: (category, URL).
-    pub urls: Vec<(String, String)>,
-}
-
-impl NotDue {
-    /// Whether nothing is carried.
-    pub fn is_empty(&self) -> bool {
-        self.categories.is_empty() && self.urls.is_empty()
-    }
-
-    /// Whether `category` is carried whole (it or a category above it).
-    fn whole(&self, category: &str) -> bool {
-        self.categories.iter().any(|c| {
-            category
-                .strip_prefix(c.as_str())
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        })
-    }
-
-    /// Whether files of `category` are carried.
-    fn has_category(&self, category: &str) -> bool {
-        self.whole(category) || self.urls.iter().any(|(c, _)| c == category)
-    }
-
-    /// Whether the main page `p` is carried.
-    fn has_page(&self, p: &MainPage) -> bool {
-        self.whole(&p.category)
-            || self
-                .urls
-                .iter()
-                .any(|(c, u)| *c == p.category && *u == p.url)
-    }
-}
-
-/// Carry forward from run `from` into run `to` what `not_due` names: each
-/// file of its categories that `to` did not write (hard-linked, or copied
-/// where the file system cannot link), and each of its main pages that `to`
-/// does not `have`. The files, to book, and the pages.
-fn carry(
-    store: &Store,
-    mirror: &std::path::Path,
-    from: &CollectionRow,
-    to: &CollectionRow,
-    not_due: &NotDue,
-    have: &[MainPage],
-) -> anyhow::Result<(Vec<CollectedFile>, Vec<MainPage>)> {
-    let moved = |path: &str| {
-        path.strip_prefix(&format!("{}/", from.dir))
-            .map(|rest| format!("{}/{rest}", to.dir))
-    };
-    let mut files = Vec::new();
-    for f in store.collection_files(from.id)? {
-        let Some(category) = &f.category else {
-            continue;
-        };
-        if f.url.is_none() || !not_due.has_category(category) {
-            continue;
-        }
-        let Some(dest) = moved(&f.path) else {
-            continue;
-        };
-        let (source, target) = (mirror.join(&f.path), mirror.join(&dest));
-        if target.exists() || !source.is_file() {
-            continue;
-        }
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        if std::fs::hard_link(&source, &target).is_err() {
-            std::fs::copy(&source, &target)
-                .with_context(|| format!("cannot carry {} forward", source.display()))?;
-        }
-        files.push(CollectedFile { path: dest, ..f });
-    }
-    let had: HashSet<(&str, &str)> = have
-        .iter()
-        .map(|p| (p.category.as_str(), p.url.as_str()))
-        .collect();
-    let pages = store
-        .main_pages(from.id)?
-        .into_iter()
-        .filter(|p| not_due.has_page(p) && !had.contains(&(p.category.as_str(), p.url.as_str())))
-        .map(|p| MainPage {
-            path: p
-                .path
-                .as_deref()
-                .and_then(moved)
-                .filter(|d| mirror.join(d).is_file()),
-            ..p
-        })
-        .collect();
-    Ok((files, pages))
-}
-
-/// Each entry of `profile` (`[[url]]`, `[[bookmarks]]`, `[[interest]]`)
-/// by a key that names it for a person and stays the same across edits of
-/// the others, with its schedule: its own, else the profile's.
-pub fn entries(profile: &Profile) -> Vec<(String, Option<Schedule>)> {
-    let mut all = Vec::new();
-    for u in &profile.urls {
-        all.push((
-            format!("url {} ({})", u.url, u.category),
-            u.schedule.or(profile.schedule),
-        ));
-    }
-    for b in &profile.bookmarks {
-        all.push((
-            format!("bookmarks {}", b.file.display()),
-            b.schedule.or(profile.schedule),
-        ));
-    }
-    for i in &profile.interests {
-        all.push((
-            format!("interest {}", i.title),
-            i.schedule.or(profile.schedule),
-        ));
-    }
-    all
-}
-
-/// `profile` with only the entries whose [`entries`] keys are in `due`,
-/// and what the others carry forward.
-pub fn due_only(profile: &Profile, due: &[String]) -> (Profile, NotDue) {
-    let keys = entries(profile);
-    let mut is_due = keys.iter().map(|(k, _)| due.contains(k));
-    let mut only = profile.clone();
-    let mut not_due = NotDue::default();
-    only.urls.clear();
-    only.bookmarks.clear();
-    only.interests.clear();
-    for u in &profile.urls {
-        match is_due.next().unwrap_or(true) {
-            true => only.urls.push(u.clone()),
-            false => not_due
-                .urls
-                .push((category_dir(&[&u.category]), u.url.to_string())),
-        }
-    }
-    for b in &profile.bookmarks {
-        match is_due.next().unwrap_or(true) {
-            true => only.bookmarks.push(b.clone()),
-            false => not_due.categories.push("Bookmarks".to_string()),
-        }
-    }
-    for i in &profile.interests {
-        match is_due.next().unwrap_or(true) {
-            true => only.interests.push(i.clone()),
-            false => not_due.categories.push(category_dir(&[&i.title])),
-        }
-    }
-    not_due.categories.dedup();
-    (only, not_due)
-}
+pub use items::{Asked, Item, interest_items, items};
 
 /// What a run did.
 #[derive(Debug)]
@@ -247,127 +75,6 @@ pub struct Collected {
     /// A change detector or the index plugin that failed (the run's files
     /// are in place all the same).
     pub problems: Vec<String>,
-}
-
-/// What asking the engines of a profile's interests gave.
-#[derive(Debug, Default)]
-pub struct Asked {
-    /// The pages found, each once.
-    pub items: Vec<Item>,
-    /// What went wrong: an engine that could not be asked, or a results
-    /// page with nothing the plugin could read (the engine's page may have
-    /// changed). A run with problems exits non-zero.
-    pub problems: Vec<String>,
-    /// What is worth knowing but is no fault: an engine that found nothing
-    /// for the words, an option an engine cannot map.
-    pub notes: Vec<String>,
-}
-
-/// The items of `profile`'s interests: each engine asked once per interest
-/// by `asker`; a page found by several engines is collected once and
-/// remembers each engine's rank. An engine that cannot be asked is reported
-/// and the others go on.
-pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
-    let mut asked = Asked::default();
-    let Asked {
-        items,
-        problems,
-        notes,
-    } = &mut asked;
-    for interest in &profile.interests {
-        let mut at: HashMap<String, usize> = HashMap::new();
-        for name in &interest.engines {
-            let Some(engine) = profile.engines.iter().find(|e| &e.name == name) else {
-                continue;
-            };
-            let source = engine.source.clone();
-            let options = SearchEngineOptions {
-                phrase: interest.exact_phrase.clone(),
-                exclude: interest.exclude_words.clone(),
-                site: interest.site.clone(),
-                ..plain_options(interest.max_results)
-            };
-            match asker.ask(source, engine.config.clone(), &interest.keywords, &options) {
-                Ok(answer) => {
-                    let about = || format!("interest `{}`, engine `{name}`", interest.title);
-                    if !answer.ignored.is_empty() {
-                        notes.push(format!(
-                            "{}: the engine cannot restrict its results by {}; it searched without",
-                            about(),
-                            answer.ignored.join(", ")
-                        ));
-                    }
-                    match &answer.no_results {
-                        Some(words) if words.is_empty() => {
-                            notes.push(format!("{}: the engine found nothing", about()))
-                        }
-                        Some(words) => notes.push(format!(
-                            "{}: the engine found nothing (\"{words}\")",
-                            about()
-                        )),
-                        None if answer.hits.is_empty() => problems.push(format!(
-                            "{}: {} had no hits the plugin could read; the engine's page may have changed",
-                            about(),
-                            answer.query_url
-                        )),
-                        None => {}
-                    }
-                    for hit in answer.hits {
-                        let Ok(mut url) = Url::parse(&hit.url) else {
-                            continue;
-                        };
-                        url.set_fragment(None);
-                        let i = *at.entry(url.to_string()).or_insert_with(|| {
-                            items.push(Item {
-                                url,
-                                category: category_dir(&[&interest.title]),
-                                depth: interest.depth,
-                                found_by: Vec::new(),
-                            });
-                            items.len() - 1
-                        });
-                        items[i].found_by.push((name.clone(), hit.rank));
-                    }
-                }
-                Err(e) => problems.push(format!(
-                    "interest `{}`, engine `{name}` ({}): {e:#}",
-                    interest.title, engine.defined_at
-                )),
-            }
-        }
-    }
-    asked
-}
-
-/// The items of `profile`'s URLs and bookmarks, and how many bookmarks of
-/// other schemes were left out.
-pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
-    let mut items: Vec<Item> = profile
-        .urls
-        .iter()
-        .map(|u| Item {
-            url: u.url.clone(),
-            category: category_dir(&[&u.category]),
-            depth: u.depth,
-            found_by: Vec::new(),
-        })
-        .collect();
-    let mut skipped = 0;
-    for b in &profile.bookmarks {
-        let read = crate::snatch::bookmarks::read(&b.file)?;
-        skipped += read.skipped;
-        for mark in read.items {
-            let mut parts = vec!["Bookmarks"];
-            parts.extend(mark.folders.iter().map(String::as_str));
-            items.push(Item {
-                url: mark.url,
-                category: category_dir(&parts),
-                depth: b.depth,
-                found_by: Vec::new(),
-            });
-        }
-    }
-    Ok((items, skipped))
 }
 
 /// How many queued URLs are fetched together before their pages are read

@@ -1,0 +1,174 @@
+//! Per-entry schedules (`watch`): a profile's entries by key with their
+//! schedules, the profile cut down to the entries due, and the others'
+//! pages and files carried forward from the last run into the new one.
+
+use crate::snatch::mirror::category_dir;
+use crate::snatch::profile::Profile;
+use anyhow::Context;
+use spinneret_core::schedule::Schedule;
+use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store};
+use std::collections::HashSet;
+
+/// The entries of a profile that a run of some of them leaves out (each
+/// entry's own schedule, under `watch`): their main pages of the last run,
+/// with all the files of their categories, are carried forward into this
+/// run (hard links), so the mirror and its index still have them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NotDue {
+    /// Categories carried whole (and their subcategories): an interest's, or
+    /// `Bookmarks`.
+    pub categories: Vec<String>,
+    /// Explicit URLs carried: (category, URL).
+    pub urls: Vec<(String, String)>,
+}
+
+impl NotDue {
+    /// Whether nothing is carried.
+    pub fn is_empty(&self) -> bool {
+        self.categories.is_empty() && self.urls.is_empty()
+    }
+
+    /// Whether `category` is carried whole (it or a category above it).
+    fn whole(&self, category: &str) -> bool {
+        self.categories.iter().any(|c| {
+            category
+                .strip_prefix(c.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    }
+
+    /// Whether files of `category` are carried.
+    fn has_category(&self, category: &str) -> bool {
+        self.whole(category) || self.urls.iter().any(|(c, _)| c == category)
+    }
+
+    /// Whether the main page `p` is carried.
+    fn has_page(&self, p: &MainPage) -> bool {
+        self.whole(&p.category)
+            || self
+                .urls
+                .iter()
+                .any(|(c, u)| *c == p.category && *u == p.url)
+    }
+}
+
+/// Carry forward from run `from` into run `to` what `not_due` names: each
+/// file of its categories that `to` did not write (hard-linked, or copied
+/// where the file system cannot link), and each of its main pages that `to`
+/// does not `have`. The files, to book, and the pages.
+pub(super) fn carry(
+    store: &Store,
+    mirror: &std::path::Path,
+    from: &CollectionRow,
+    to: &CollectionRow,
+    not_due: &NotDue,
+    have: &[MainPage],
+) -> anyhow::Result<(Vec<CollectedFile>, Vec<MainPage>)> {
+    let moved = |path: &str| {
+        path.strip_prefix(&format!("{}/", from.dir))
+            .map(|rest| format!("{}/{rest}", to.dir))
+    };
+    let mut files = Vec::new();
+    for f in store.collection_files(from.id)? {
+        let Some(category) = &f.category else {
+            continue;
+        };
+        if f.url.is_none() || !not_due.has_category(category) {
+            continue;
+        }
+        let Some(dest) = moved(&f.path) else {
+            continue;
+        };
+        let (source, target) = (mirror.join(&f.path), mirror.join(&dest));
+        if target.exists() || !source.is_file() {
+            continue;
+        }
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        if std::fs::hard_link(&source, &target).is_err() {
+            std::fs::copy(&source, &target)
+                .with_context(|| format!("cannot carry {} forward", source.display()))?;
+        }
+        files.push(CollectedFile { path: dest, ..f });
+    }
+    let had: HashSet<(&str, &str)> = have
+        .iter()
+        .map(|p| (p.category.as_str(), p.url.as_str()))
+        .collect();
+    let pages = store
+        .main_pages(from.id)?
+        .into_iter()
+        .filter(|p| not_due.has_page(p) && !had.contains(&(p.category.as_str(), p.url.as_str())))
+        .map(|p| MainPage {
+            path: p
+                .path
+                .as_deref()
+                .and_then(moved)
+                .filter(|d| mirror.join(d).is_file()),
+            ..p
+        })
+        .collect();
+    Ok((files, pages))
+}
+
+/// Each entry of `profile` (`[[url]]`, `[[bookmarks]]`, `[[interest]]`)
+/// by a key that names it for a person and stays the same across edits of
+/// the others, with its schedule: its own, else the profile's.
+pub fn entries(profile: &Profile) -> Vec<(String, Option<Schedule>)> {
+    let mut all = Vec::new();
+    for u in &profile.urls {
+        all.push((
+            format!("url {} ({})", u.url, u.category),
+            u.schedule.or(profile.schedule),
+        ));
+    }
+    for b in &profile.bookmarks {
+        all.push((
+            format!("bookmarks {}", b.file.display()),
+            b.schedule.or(profile.schedule),
+        ));
+    }
+    for i in &profile.interests {
+        all.push((
+            format!("interest {}", i.title),
+            i.schedule.or(profile.schedule),
+        ));
+    }
+    all
+}
+
+/// `profile` with only the entries whose [`entries`] keys are in `due`,
+/// and what the others carry forward.
+pub fn due_only(profile: &Profile, due: &[String]) -> (Profile, NotDue) {
+    let keys = entries(profile);
+    let mut is_due = keys.iter().map(|(k, _)| due.contains(k));
+    let mut only = profile.clone();
+    let mut not_due = NotDue::default();
+    only.urls.clear();
+    only.bookmarks.clear();
+    only.interests.clear();
+    for u in &profile.urls {
+        match is_due.next().unwrap_or(true) {
+            true => only.urls.push(u.clone()),
+            false => not_due
+                .urls
+                .push((category_dir(&[&u.category]), u.url.to_string())),
+        }
+    }
+    for b in &profile.bookmarks {
+        match is_due.next().unwrap_or(true) {
+            true => only.bookmarks.push(b.clone()),
+            false => not_due.categories.push("Bookmarks".to_string()),
+        }
+    }
+    for i in &profile.interests {
+        match is_due.next().unwrap_or(true) {
+            true => only.interests.push(i.clone()),
+            false => not_due.categories.push(category_dir(&[&i.title])),
+        }
+    }
+    not_due.categories.dedup();
+    (only, not_due)
+}

@@ -1,0 +1,145 @@
+//! What a run is asked to collect: the profile's explicit URLs, its
+//! bookmarks, and the hits of its interests' search engines (each engine
+//! asked once per interest, a page found by several kept once with each
+//! engine's rank).
+
+use crate::app::query::{Asker, plain_options};
+use crate::snatch::mirror::category_dir;
+use crate::snatch::profile::Profile;
+use spinneret_plugin_host::search::SearchEngineOptions;
+use std::collections::HashMap;
+use url::Url;
+
+/// One thing a run was asked to collect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// The page.
+    pub url: Url,
+    /// Its category (a directory of the mirror, `/`-separated).
+    pub category: String,
+    /// How many links deep to follow from it (same site).
+    pub depth: u32,
+    /// The engines that found it, each with its rank (1 first); empty for
+    /// explicit URLs and bookmarks.
+    pub found_by: Vec<(String, u32)>,
+}
+/// What asking the engines of a profile's interests gave.
+#[derive(Debug, Default)]
+pub struct Asked {
+    /// The pages found, each once.
+    pub items: Vec<Item>,
+    /// What went wrong: an engine that could not be asked, or a results
+    /// page with nothing the plugin could read (the engine's page may have
+    /// changed). A run with problems exits non-zero.
+    pub problems: Vec<String>,
+    /// What is worth knowing but is no fault: an engine that found nothing
+    /// for the words, an option an engine cannot map.
+    pub notes: Vec<String>,
+}
+
+/// The items of `profile`'s interests: each engine asked once per interest
+/// by `asker`; a page found by several engines is collected once and
+/// remembers each engine's rank. An engine that cannot be asked is reported
+/// and the others go on.
+pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
+    let mut asked = Asked::default();
+    let Asked {
+        items,
+        problems,
+        notes,
+    } = &mut asked;
+    for interest in &profile.interests {
+        let mut at: HashMap<String, usize> = HashMap::new();
+        for name in &interest.engines {
+            let Some(engine) = profile.engines.iter().find(|e| &e.name == name) else {
+                continue;
+            };
+            let source = engine.source.clone();
+            let options = SearchEngineOptions {
+                phrase: interest.exact_phrase.clone(),
+                exclude: interest.exclude_words.clone(),
+                site: interest.site.clone(),
+                ..plain_options(interest.max_results)
+            };
+            match asker.ask(source, engine.config.clone(), &interest.keywords, &options) {
+                Ok(answer) => {
+                    let about = || format!("interest `{}`, engine `{name}`", interest.title);
+                    if !answer.ignored.is_empty() {
+                        notes.push(format!(
+                            "{}: the engine cannot restrict its results by {}; it searched without",
+                            about(),
+                            answer.ignored.join(", ")
+                        ));
+                    }
+                    match &answer.no_results {
+                        Some(words) if words.is_empty() => {
+                            notes.push(format!("{}: the engine found nothing", about()))
+                        }
+                        Some(words) => notes.push(format!(
+                            "{}: the engine found nothing (\"{words}\")",
+                            about()
+                        )),
+                        None if answer.hits.is_empty() => problems.push(format!(
+                            "{}: {} had no hits the plugin could read; the engine's page may have changed",
+                            about(),
+                            answer.query_url
+                        )),
+                        None => {}
+                    }
+                    for hit in answer.hits {
+                        let Ok(mut url) = Url::parse(&hit.url) else {
+                            continue;
+                        };
+                        url.set_fragment(None);
+                        let i = *at.entry(url.to_string()).or_insert_with(|| {
+                            items.push(Item {
+                                url,
+                                category: category_dir(&[&interest.title]),
+                                depth: interest.depth,
+                                found_by: Vec::new(),
+                            });
+                            items.len() - 1
+                        });
+                        items[i].found_by.push((name.clone(), hit.rank));
+                    }
+                }
+                Err(e) => problems.push(format!(
+                    "interest `{}`, engine `{name}` ({}): {e:#}",
+                    interest.title, engine.defined_at
+                )),
+            }
+        }
+    }
+    asked
+}
+
+/// The items of `profile`'s URLs and bookmarks, and how many bookmarks of
+/// other schemes were left out.
+pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
+    let mut items: Vec<Item> = profile
+        .urls
+        .iter()
+        .map(|u| Item {
+            url: u.url.clone(),
+            category: category_dir(&[&u.category]),
+            depth: u.depth,
+            found_by: Vec::new(),
+        })
+        .collect();
+    let mut skipped = 0;
+    for b in &profile.bookmarks {
+        let read = crate::snatch::bookmarks::read(&b.file)?;
+        skipped += read.skipped;
+        for mark in read.items {
+            let mut parts = vec!["Bookmarks"];
+            parts.extend(mark.folders.iter().map(String::as_str));
+            items.push(Item {
+                url: mark.url,
+                category: category_dir(&parts),
+                depth: b.depth,
+                found_by: Vec::new(),
+            });
+        }
+    }
+    Ok((items, skipped))
+}

@@ -6,10 +6,13 @@ use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_plugin_host::detector::{DetectorComparison, DetectorPlugin};
 use spinneret_plugin_host::sandbox::PluginFailure;
 
+/// The kind of the finding that records a plugin's failure.
+pub const FAILURE_KIND: &str = "plugin-failure";
+
 /// The finding that records a plugin's failure against `url`.
 pub fn failure_finding(f: &PluginFailure, url: &str) -> wit::Finding {
     wit::Finding {
-        kind: "plugin-failure".into(),
+        kind: FAILURE_KIND.into(),
         url: url.to_string(),
         referrer: None,
         message: f.to_string(),

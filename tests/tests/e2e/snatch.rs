@@ -1276,3 +1276,50 @@ fn the_index_and_the_changes_come_from_the_profiles_plugins() {
         text(&out.stdout)
     );
 }
+
+/// A detector that fails on one page loses only that page's word: the
+/// other pages keep their findings in the index, the failure is a finding
+/// against the page that caused it, and the run says so and exits 1.
+#[test]
+fn a_detector_failing_on_one_page_keeps_the_others_findings() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Site, TestWeb, Web};
+    const TRAPS_ON: &str = env!("TEST_PLUGIN_HOSTILE_DETECTOR");
+    let site = Site::new()
+        .page("/a.html", "<title>A</title>")
+        .page("/b.html", "<title>B</title>")
+        .page("/c.html", "<title>C</title>");
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    let mut t = String::new();
+    for u in ["/a.html", "/b.html", "/c.html"] {
+        t.push_str(&format!("[[url]]\nurl = \"{base}{u}\"\n\n"));
+    }
+    t.push_str(&format!(
+        "[[detector]]\nsource = \"{TRAPS_ON}\"\nconfig = {{ trap_on = [\"/b.html\"] }}\n"
+    ));
+    std::fs::write(&profile, t).unwrap();
+    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    let stderr = expect_exit(&out, 1);
+    assert!(
+        stderr.contains(&format!(
+            "profile.toml:11) failed on {base}/b.html: plugin {TRAPS_ON} failed in compare: trapped: "
+        )),
+        "{stderr}\n{}",
+        text(&out.stdout)
+    );
+    let index = std::fs::read_to_string(dir.path().join("mirror/index.html")).unwrap();
+    let seen = index
+        .matches("<span class=\"finding\" data-kind=\"seen\">compared</span>")
+        .count();
+    assert_eq!(seen, 2, "a and c keep their findings: {index}");
+    assert_eq!(
+        index
+            .matches("<span class=\"finding\" data-kind=\"plugin-failure\">")
+            .count(),
+        1,
+        "{index}"
+    );
+}

@@ -6,6 +6,7 @@
 //! `problems`; the run's files stay as they are.
 
 use crate::app::query::Asker;
+use crate::report::detect;
 use crate::snatch::changes::{Change, change, pair, snapshot};
 use crate::snatch::profile::{PluginUse, Profile};
 use spinneret_core::grants::Grants;
@@ -140,17 +141,37 @@ pub fn detect(
         .collect();
     let mut found: Vec<Finding> = Vec::new();
     for d in &profile.detectors {
-        let run = |asker: &mut Asker| -> Result<Vec<Finding>, PluginFailure> {
+        // A batch that fails is asked again a page at a time, so a failure
+        // is a finding against the page that caused it and every other
+        // page's findings are kept; a detector that cannot start is said
+        // once.
+        let before = found.len();
+        let mut run = |asker: &mut Asker| -> Result<(), PluginFailure> {
             let mut detector = detector(asker, d)?;
-            let mut all = Vec::new();
             for batch in comparisons.chunks(BATCH) {
-                all.extend(detector.compare(&task, now, batch)?);
+                detect::detect(now, &task, batch, &mut detector, &mut found)?;
             }
-            Ok(all)
+            Ok(())
         };
-        match run(asker) {
-            Ok(f) => found.extend(f),
-            Err(f) => problems.push(format!("change detector {}", failed(d, &f))),
+        if let Err(f) = run(asker) {
+            problems.push(format!("change detector {}", failed(d, &f)));
+        }
+        let failures: Vec<&Finding> = found[before..]
+            .iter()
+            .filter(|f| f.kind == detect::FAILURE_KIND)
+            .collect();
+        if let Some(first) = failures.first() {
+            let more = match failures.len() {
+                1 => String::new(),
+                n => format!(" (and on {} more pages: see the index)", n - 1),
+            };
+            problems.push(format!(
+                "change detector {} ({}) failed on {}: {}{more}",
+                d.name(),
+                d.defined_at,
+                first.url,
+                first.message
+            ));
         }
     }
     // Each URL's findings, once (a URL in two categories is compared

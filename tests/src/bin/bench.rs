@@ -305,12 +305,56 @@ impl Bench {
         let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
         Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
     }
+
+    /// Mirror the web with HTTrack: the same tops, `depth` links below
+    /// them (HTTrack counts the tops as level 1), any of the web's hosts
+    /// (`+*.bench:PORT/*`), robots.txt obeyed (`-s2`, its default), through the
+    /// test web as its proxy. Its own limits (10 connections a second,
+    /// 8 at a time) lifted as spinneret's per-site interval is, to 32
+    /// connections with no rate cap.
+    fn httrack(&self, depth: u32) -> anyhow::Result<Mirrored> {
+        let dir = tempfile::tempdir()?;
+        let port = self.web.port();
+        let mut cmd = Command::new("httrack");
+        for s in 0..self.shape.sites {
+            cmd.arg(format!("http://{}:{port}/p/{s}.html", Shape::host(s)));
+        }
+        cmd.args(["-O", "mirror"])
+            .arg(format!("-r{}", depth + 1))
+            .args(["-s2", "-q", "-%c0", "-c32", "--disable-security-limits"])
+            .arg("-P")
+            .arg(format!("127.0.0.1:{port}"))
+            .arg(format!("+*.bench:{port}/*"));
+        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
+        Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
+    }
 }
 
-/// `--mirror`: spinneret collect against wget on the same web.
+/// Whether `program` is on the PATH (HTTrack is not on every machine).
+fn installed(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok()
+}
+
+/// `--mirror`: spinneret collect against wget and HTTrack on the same web.
 fn mirror(bench: &Bench, depth: u32) -> anyhow::Result<()> {
     let ours = bench.collect(depth)?;
     let wget = bench.wget(depth)?;
+    let mut tools = vec![("spinneret collect", &ours), ("wget -r -p -k -E", &wget)];
+    let httrack = match installed("httrack") {
+        true => Some(bench.httrack(depth)?),
+        false => {
+            eprintln!("httrack is not installed (apt-get install httrack): left out");
+            None
+        }
+    };
+    if let Some(h) = &httrack {
+        tools.push(("httrack", h));
+    }
     println!(
         "mirroring {} pages over {} sites, {depth} levels",
         bench.shape.pages, bench.shape.sites
@@ -319,7 +363,7 @@ fn mirror(bench: &Bench, depth: u32) -> anyhow::Result<()> {
         "{:<22} {:>8} {:>9} {:>9} {:>9} {:>12} {:>16} {:>10}",
         "tool", "pages", "requests", "wall s", "pages/s", "disk KiB", "disk w/o WARC", "RSS MiB"
     );
-    for (name, m) in [("spinneret collect", &ours), ("wget -r -p -k -E", &wget)] {
+    for (name, m) in tools {
         println!(
             "{:<22} {:>8} {:>9} {:>9.2} {:>9.0} {:>12} {:>16} {:>10.1}",
             name,
@@ -332,10 +376,11 @@ fn mirror(bench: &Bench, depth: u32) -> anyhow::Result<()> {
             m.rss_kib as f64 / 1024.0
         );
     }
-    println!(
-        "rate: {:.1}x wget's",
-        (ours.pages as f64 / ours.secs) / (wget.pages as f64 / wget.secs)
-    );
+    let rate = |m: &Mirrored| m.pages as f64 / m.secs;
+    println!("rate: {:.1}x wget's", rate(&ours) / rate(&wget));
+    if let Some(h) = &httrack {
+        println!("rate: {:.1}x HTTrack's", rate(&ours) / rate(h));
+    }
     Ok(())
 }
 
@@ -360,8 +405,8 @@ fn main() -> anyhow::Result<()> {
                   and what the plugins cost (a busy machine varies by 10% and more from run to\n\
                   run: 9 runs or more give a figure to trust);\n\
                   --mirror DEPTH mirrors the web with `spinneret collect` (one item per site,\n\
-                  DEPTH links deep, no per-site interval) and with `wget -r -p -k -E -e robots=on`\n\
-                  (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
+                  DEPTH links deep, no per-site interval) with `wget -r -p -k -E -e robots=on`\n\
+                  and with HTTrack when installed (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
                   of each;\n\
                   --serve only serves the web (and keeps its config) until killed."
         );

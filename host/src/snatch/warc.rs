@@ -97,8 +97,8 @@ impl<W: Write> WarcWriter<W> {
         Ok(w)
     }
 
-    /// A record id: a UUID made from what the record is about, when, and
-    /// how many records came before it in this file.
+    /// A record id: a UUID made from what the record is about, when, how
+    /// many records came before it in this file, and the file.
     fn id(&mut self, about: &[u8], now: i64) -> RecordId {
         self.written += 1;
         let mut h = Sha256::new();
@@ -106,6 +106,9 @@ impl<W: Write> WarcWriter<W> {
         h.update(now.to_le_bytes());
         h.update(self.written.to_le_bytes());
         h.update(std::process::id().to_le_bytes());
+        // The file's own warcinfo id: a record copied from another file
+        // at the same place in it is still a record of its own.
+        h.update(self.info.as_bytes());
         let d = h.finalize();
         let mut b = [0u8; 16];
         b.copy_from_slice(&d[..16]);
@@ -271,6 +274,49 @@ impl<W: Write> WarcWriter<W> {
         Ok(id)
     }
 
+    /// Write `rec`, read from an earlier run's WARC, again in this one:
+    /// under a new id and this file's `warcinfo`, at its own date, with its
+    /// own fields, but its `WARC-Concurrent-To` mapped through `ids` (the
+    /// new ids of the records copied before it, which this call extends).
+    pub fn copy(
+        &mut self,
+        rec: &ReadRecord,
+        ids: &mut std::collections::HashMap<String, RecordId>,
+    ) -> std::io::Result<RecordId> {
+        let date = rec
+            .field("WARC-Date")
+            .and_then(|d| d.parse::<jiff::Timestamp>().ok())
+            .map_or(0, |t| t.as_second());
+        let id = self.id(&rec.block, date);
+        let fields: Vec<(&str, String)> = rec
+            .fields
+            .iter()
+            .filter(|(n, _)| {
+                !matches!(
+                    n.to_ascii_lowercase().as_str(),
+                    "warc-type"
+                        | "warc-record-id"
+                        | "warc-date"
+                        | "warc-warcinfo-id"
+                        | "warc-block-digest"
+                        | "content-length"
+                )
+            })
+            .map(
+                |(n, v)| match n.eq_ignore_ascii_case("WARC-Concurrent-To") {
+                    true => (n.as_str(), ids.get(v).cloned().unwrap_or_else(|| v.clone())),
+                    false => (n.as_str(), v.clone()),
+                },
+            )
+            .collect();
+        let fields: Vec<(&str, &str)> = fields.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        self.record(&id, &rec.kind, date, &fields, &rec.block)?;
+        if let Some(old) = rec.field("WARC-Record-ID") {
+            ids.insert(old.to_string(), id.clone());
+        }
+        Ok(id)
+    }
+
     /// Bytes written so far.
     pub fn bytes(&self) -> u64 {
         self.bytes
@@ -280,6 +326,132 @@ impl<W: Write> WarcWriter<W> {
     pub fn finish(mut self) -> std::io::Result<W> {
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+/// A record read back from a WARC file.
+#[derive(Clone, Debug)]
+pub struct ReadRecord {
+    /// Its `WARC-Type`.
+    pub kind: String,
+    /// Its header fields, in order (`WARC-Type` among them).
+    pub fields: Vec<(String, String)>,
+    /// Its block.
+    pub block: Vec<u8>,
+}
+
+impl ReadRecord {
+    /// The value of the field `name` (any case).
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads the records of a WARC file one at a time: a `.warc.gz` of gzip
+/// members (read as one stream) or a plain `.warc`. A header is bounded
+/// (64 KiB) and a block can be no longer than `max_block`, so a damaged
+/// file is an error, not an allocation of whatever it claims.
+pub struct WarcReader<R: std::io::BufRead> {
+    input: R,
+    max_block: u64,
+}
+
+/// The longest header a [`WarcReader`] reads.
+const MAX_HEADER: usize = 64 * 1024;
+
+impl WarcReader<Box<dyn std::io::BufRead>> {
+    /// Read the WARC file at `path` (gzip when its name ends `.gz`).
+    pub fn open(path: &std::path::Path, max_block: u64) -> std::io::Result<Self> {
+        let file = std::fs::File::open(path)?;
+        let input: Box<dyn std::io::BufRead> = match path.extension().is_some_and(|e| e == "gz") {
+            true => Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(
+                file,
+            ))),
+            false => Box::new(std::io::BufReader::new(file)),
+        };
+        Ok(WarcReader { input, max_block })
+    }
+}
+
+impl<R: std::io::BufRead> WarcReader<R> {
+    fn bad(why: String) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, why)
+    }
+
+    /// The next record, `None` at the end of the file.
+    fn read_record(&mut self) -> std::io::Result<Option<ReadRecord>> {
+        use std::io::{BufRead, Read};
+        let mut line = Vec::new();
+        // Blank lines between records (the end of the last one) are skipped.
+        loop {
+            line.clear();
+            if (&mut self.input)
+                .take(MAX_HEADER as u64)
+                .read_until(b'\n', &mut line)?
+                == 0
+            {
+                return Ok(None);
+            }
+            if !line.trim_ascii().is_empty() {
+                break;
+            }
+        }
+        if !line.starts_with(b"WARC/") {
+            return Err(Self::bad(
+                "a record does not start with its WARC version".into(),
+            ));
+        }
+        let mut fields = Vec::new();
+        let mut header = line.len();
+        loop {
+            line.clear();
+            let n = (&mut self.input)
+                .take(MAX_HEADER as u64)
+                .read_until(b'\n', &mut line)?;
+            header += n;
+            if n == 0 || header > MAX_HEADER {
+                return Err(Self::bad("a record's header does not end".into()));
+            }
+            let text = String::from_utf8_lossy(line.trim_ascii());
+            if text.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = text.split_once(':') {
+                fields.push((name.trim().to_string(), value.trim().to_string()));
+            }
+        }
+        let mut rec = ReadRecord {
+            kind: String::new(),
+            fields,
+            block: Vec::new(),
+        };
+        rec.kind = rec.field("WARC-Type").unwrap_or_default().to_string();
+        let len: u64 = rec
+            .field("Content-Length")
+            .and_then(|l| l.parse().ok())
+            .ok_or_else(|| Self::bad("a record has no Content-Length".into()))?;
+        if len > self.max_block {
+            return Err(Self::bad(format!(
+                "a record claims {len} bytes, more than {}",
+                self.max_block
+            )));
+        }
+        (&mut self.input).take(len).read_to_end(&mut rec.block)?;
+        if rec.block.len() as u64 != len {
+            return Err(Self::bad("the file ends inside a record".into()));
+        }
+        Ok(Some(rec))
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for WarcReader<R> {
+    type Item = std::io::Result<ReadRecord>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.read_record().transpose()
     }
 }
 
@@ -334,6 +506,75 @@ mod tests {
         )
         .unwrap();
         w.finish().unwrap()
+    }
+
+    #[test]
+    fn records_read_back_and_copied_keep_their_fields_under_new_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.warc.gz");
+        let mut w = WarcWriter::new(
+            std::fs::File::create(&path).unwrap(),
+            "a.warc.gz",
+            "t",
+            1_795_000_000,
+        )
+        .unwrap();
+        let req = w
+            .request("https://e.org/", b"GET / HTTP/1.1\r\n\r\n", 1_795_000_000)
+            .unwrap();
+        let page = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+        w.response("https://e.org/", page, &req, 1_795_000_000)
+            .unwrap();
+        w.finish().unwrap();
+        let read: Vec<ReadRecord> = WarcReader::open(&path, 1 << 20)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let kinds: Vec<&str> = read.iter().map(|r| r.kind.as_str()).collect();
+        assert_eq!(kinds, ["warcinfo", "request", "response"]);
+        assert_eq!(read[2].block, page);
+        assert_eq!(read[2].field("warc-concurrent-to"), Some(req.as_str()));
+
+        let mut again = WarcWriter::new(Vec::new(), "b.warc", "t", 1_796_000_000).unwrap();
+        let mut ids = std::collections::HashMap::new();
+        let new_req = again.copy(&read[1], &mut ids).unwrap();
+        let new_resp = again.copy(&read[2], &mut ids).unwrap();
+        assert!(new_req != req && ids[&req] == new_req);
+        let out = again.finish().unwrap();
+        let copied: Vec<ReadRecord> = WarcReader {
+            input: &out[..],
+            max_block: 1 << 20,
+        }
+        .collect::<Result<_, _>>()
+        .unwrap();
+        let resp = &copied[2];
+        assert_eq!(resp.field("WARC-Record-ID"), Some(new_resp.as_str()));
+        assert_eq!(resp.field("WARC-Concurrent-To"), Some(new_req.as_str()));
+        assert_eq!(resp.field("WARC-Date"), read[2].field("WARC-Date"));
+        assert_eq!(
+            resp.field("WARC-Warcinfo-ID"),
+            copied[0].field("WARC-Record-ID")
+        );
+        assert_eq!(
+            resp.field("WARC-Payload-Digest"),
+            read[2].field("WARC-Payload-Digest")
+        );
+        assert_eq!(resp.block, page);
+        assert_eq!(
+            resp.fields
+                .iter()
+                .filter(|(n, _)| n == "Content-Length")
+                .count(),
+            1
+        );
+
+        // A damaged file is an error, not a huge allocation.
+        let claims = b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 99999999999\r\n\r\nx";
+        let mut r = WarcReader {
+            input: &claims[..],
+            max_block: 1 << 20,
+        };
+        assert!(r.next().unwrap().is_err());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use spinneret::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
 use std::process::Command;
 
 /// `warcio` on the PATH, or `None` with a note (a failure under CI).
-fn warcio() -> Option<std::path::PathBuf> {
+pub(crate) fn warcio() -> Option<std::path::PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|d| d.join("warcio"))
@@ -557,7 +557,7 @@ fn warcio_check(warcio: &std::path::Path, warc: &std::path::Path) -> String {
 }
 
 /// `warcio index` of a WARC file: (type, target URI, HTTP status, profile) per record.
-fn warc_records(
+pub(crate) fn warc_records(
     warcio: &std::path::Path,
     warc: &std::path::Path,
 ) -> Vec<(String, String, String, String)> {

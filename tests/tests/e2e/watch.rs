@@ -162,6 +162,26 @@ fn watch_collects_each_profile_entry_at_its_own_schedule() {
         index.contains("<li class=\"changed\"><a class=\"local\" href=\"URLs/"),
         "the news changed again: {index}"
     );
+    // The run that fetched the weekly files is gone, and its WARC with it:
+    // their records were copied into each later run's.
+    assert!(!mirror.join("runs/0001.warc.gz").exists());
+    if let Some(warcio) = crate::snatch::warcio() {
+        let warc = mirror.join(format!("runs/{newest:04}.warc.gz"));
+        let records = crate::snatch::warc_records(&warcio, &warc);
+        let of = |path: &str| -> Vec<(String, String)> {
+            records
+                .iter()
+                .filter(|r| r.1 == format!("{base}{path}"))
+                .map(|r| (r.0.clone(), r.2.clone()))
+                .collect()
+        };
+        let exchange = [
+            ("request".to_string(), String::new()),
+            ("response".to_string(), "200".to_string()),
+        ];
+        assert_eq!(of("/weekly.html"), exchange, "{records:?}");
+        assert_eq!(of("/w.png"), exchange, "{records:?}");
+    }
 }
 
 #[test]

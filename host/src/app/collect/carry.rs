@@ -4,10 +4,11 @@
 
 use crate::snatch::mirror::category_dir;
 use crate::snatch::profile::Profile;
+use crate::snatch::warc::{WarcReader, WarcWriter};
 use anyhow::Context;
 use spinneret_core::schedule::Schedule;
 use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The entries of a profile that a run of some of them leaves out (each
 /// entry's own schedule, under `watch`): their main pages of the last run,
@@ -111,6 +112,65 @@ pub(super) fn carry(
         })
         .collect();
     Ok((files, pages))
+}
+
+/// The longest record [`carry_records`] reads from a WARC: the fetcher's
+/// largest body with room for its headers.
+const MAX_RECORD: u64 = 4 * 1024 * 1024 * 1024;
+
+/// Copy into `warc` the records that the WARC file at `from` holds of the
+/// carried `urls` (requests, responses, revisits), with those of the
+/// redirects they lead to, so that this run's web archive holds every file
+/// of its mirror, though the last run's is about to be removed. How many
+/// records were copied.
+pub(super) fn carry_records<W: std::io::Write>(
+    from: &std::path::Path,
+    mut urls: HashSet<String>,
+    warc: &mut WarcWriter<W>,
+) -> anyhow::Result<usize> {
+    if urls.is_empty() || !from.is_file() {
+        return Ok(0);
+    }
+    let cannot = |e: std::io::Error| anyhow::anyhow!("cannot read {}: {e}", from.display());
+    let mut ids = HashMap::new();
+    let mut copied = 0;
+    for rec in WarcReader::open(from, MAX_RECORD).map_err(cannot)? {
+        let rec = rec.map_err(cannot)?;
+        let Some(url) = rec.field("WARC-Target-URI") else {
+            continue;
+        };
+        if !urls.contains(url) || !matches!(rec.kind.as_str(), "request" | "response" | "revisit") {
+            continue;
+        }
+        if rec.kind == "response"
+            && let Some(next) = redirect(url, &rec.block)
+        {
+            urls.insert(next);
+        }
+        warc.copy(&rec, &mut ids)
+            .with_context(|| "cannot write the WARC file")?;
+        copied += 1;
+    }
+    Ok(copied)
+}
+
+/// Where the HTTP response `message` for `url` (as [`super::record`]
+/// writes it) redirects, if it does.
+fn redirect(url: &str, message: &[u8]) -> Option<String> {
+    let end = message.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&message[..end]);
+    let mut lines = head.split("\r\n");
+    let code: u16 = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    if !(300..400).contains(&code) {
+        return None;
+    }
+    let location = lines.find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.eq_ignore_ascii_case("location").then(|| value.trim())
+    })?;
+    let mut next = url::Url::parse(url).ok()?.join(location).ok()?;
+    next.set_fragment(None);
+    Some(next.into())
 }
 
 /// Each entry of `profile` (`[[url]]`, `[[bookmarks]]`, `[[interest]]`)

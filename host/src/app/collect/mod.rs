@@ -498,14 +498,13 @@ pub fn collect(
     r.flush()?;
     let Run {
         mirror: writer,
-        warc,
+        mut warc,
         item_bytes,
         requests,
         failed,
         run_root,
         ..
     } = r;
-    warc.finish()?;
     let mut written = writer.finish()?;
     // The run's files, named from the mirror's root.
     for f in &mut written.files {
@@ -541,10 +540,14 @@ pub fn collect(
     let mut carried_files = 0;
     if let Some(last) = &carry_from {
         let (files, carried) = carry(&store, mirror, last, &run, not_due, &pages)?;
+        let urls = files.iter().filter_map(|f| f.url.clone()).collect();
+        let last_warc = mirror.join(format!("{}.warc.gz", last.dir));
+        carry::carry_records(&last_warc, urls, &mut warc)?;
         store.book_files(run.id, &files)?;
         carried_files = files.len();
         pages.extend(carried);
     }
+    warc.finish()?;
     if let Some(last) = &after_carrying {
         cleaned += runs::remove_collection(&store, mirror, last)?;
     }

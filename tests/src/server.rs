@@ -237,6 +237,8 @@ struct WebState {
     port: u16,
     log: Mutex<Vec<Logged>>,
     counts: Mutex<HashMap<(String, String), usize>>,
+    /// Per host: requests being answered now, and the most at once.
+    in_flight: Mutex<HashMap<String, (usize, usize)>>,
 }
 
 /// A running test web.
@@ -260,6 +262,7 @@ impl TestWeb {
             port: addr.port(),
             log: Mutex::new(Vec::new()),
             counts: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::new()),
         });
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let st = state.clone();
@@ -306,6 +309,18 @@ impl TestWeb {
     /// Every request so far.
     pub fn requests(&self) -> Vec<Logged> {
         self.state.log.lock().unwrap().clone()
+    }
+
+    /// The most requests to `host` that were being answered at once (from
+    /// their arrival until their response's head was ready: a delayed
+    /// route counts through its delay).
+    pub fn most_in_flight(&self, host: &str) -> usize {
+        self.state
+            .in_flight
+            .lock()
+            .unwrap()
+            .get(host)
+            .map_or(0, |(_, most)| *most)
     }
 
     /// Forget the requests so far.
@@ -391,10 +406,18 @@ async fn serve(State(st): State<Arc<WebState>>, req: Request) -> Response {
             .cloned()
             .or_else(|| site.generator.as_ref().and_then(|g| g(&path)))
     });
-    let Some(route) = route else {
-        return respond(&st, &Route::status(404), &method, req.headers(), nth).await;
-    };
-    respond(&st, &route, &method, req.headers(), nth).await
+    {
+        let mut flying = st.in_flight.lock().unwrap();
+        let (now, most) = flying.entry(host.clone()).or_default();
+        *now += 1;
+        *most = (*most).max(*now);
+    }
+    let route = route.unwrap_or_else(|| Route::status(404));
+    let response = respond(&st, &route, &method, req.headers(), nth).await;
+    if let Some((now, _)) = st.in_flight.lock().unwrap().get_mut(&host) {
+        *now -= 1;
+    }
+    response
 }
 
 fn respond<'a>(

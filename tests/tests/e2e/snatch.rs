@@ -1323,3 +1323,45 @@ fn a_detector_failing_on_one_page_keeps_the_others_findings() {
         "{index}"
     );
 }
+
+/// A collection is as polite as a crawl: however many pages of one site
+/// it has to fetch, no more than two requests are in flight to the site
+/// at once (with no interval asked for, all eight fetchers could be).
+#[test]
+fn a_collection_has_at_most_two_requests_in_flight_to_a_site() {
+    use crate::common::{expect_exit, spinneret};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use std::time::Duration;
+    let links: String = (0..8)
+        .map(|i| format!("<a href=\"/slow/{i}.html\">{i}</a>"))
+        .collect();
+    let mut site = Site::new().page("/", &format!("<title>Top</title>{links}"));
+    for i in 0..8 {
+        site = site.route(
+            &format!("/slow/{i}.html"),
+            Route::Delay(
+                Duration::from_millis(150),
+                Box::new(Route::html(format!("<title>{i}</title>"))),
+            ),
+        );
+    }
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "per_site_delay = \"0s\"\n\n[[url]]\nurl = \"http://127.0.0.1:{}/\"\ndepth = 1\n",
+            web.port()
+        ),
+    )
+    .unwrap();
+    expect_exit(&spinneret(&["collect", profile.to_str().unwrap()]), 0);
+    let slow = web
+        .requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/slow/"))
+        .count();
+    assert_eq!(slow, 8);
+    assert_eq!(web.most_in_flight("127.0.0.1"), 2);
+}

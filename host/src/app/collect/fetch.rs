@@ -5,16 +5,20 @@
 
 use spinneret_crawl::fetch::{FetchResponse, Validators};
 use spinneret_crawl::plugin_http::PoliteHttp;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Condvar, Mutex};
 use url::Url;
 
 /// The most redirects followed from one URL.
 pub const MAX_REDIRECTS: usize = 5;
 
-/// How many requests a collection has in flight at most (each site still
-/// waits its turn: the per-site interval holds across them).
+/// How many requests a collection has in flight at most.
 pub const FETCHERS: usize = 8;
+
+/// How many of them may be to one site (a crawl's default
+/// `per_site_connections`); the per-site interval holds between their
+/// starts.
+pub const PER_SITE: usize = 2;
 
 /// A URL to fetch, with the validators of its last retrieval when its
 /// body is still at hand (a conditional request).
@@ -190,23 +194,99 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<
     end(hops, format!("more than {MAX_REDIRECTS} redirects"))
 }
 
-/// Fetch every job, [`FETCHERS`] at a time; the results in the jobs' order.
+/// Which job a fetcher takes next: jobs in order within each site, sites
+/// in turn, no more than [`PER_SITE`] in flight to one site, so that a
+/// site with many jobs neither gets more than its share nor holds up the
+/// others' (a fetcher waits only when every site with jobs left is busy).
+struct Turns {
+    /// Each site's jobs not yet taken, in order.
+    waiting: HashMap<String, VecDeque<usize>>,
+    /// Sites with jobs waiting and room in flight, in turn.
+    ready: VecDeque<String>,
+    /// Requests in flight per site.
+    busy: HashMap<String, usize>,
+    /// Jobs not yet taken.
+    left: usize,
+}
+
+impl Turns {
+    fn new(jobs: &[Job]) -> Turns {
+        let mut waiting: HashMap<String, VecDeque<usize>> = HashMap::new();
+        let mut ready = VecDeque::new();
+        for (i, job) in jobs.iter().enumerate() {
+            let site = spinneret_core::urls::site_key(&job.url);
+            let queue = waiting.entry(site.clone()).or_default();
+            if queue.is_empty() {
+                ready.push_back(site);
+            }
+            queue.push_back(i);
+        }
+        Turns {
+            waiting,
+            ready,
+            busy: HashMap::new(),
+            left: jobs.len(),
+        }
+    }
+
+    /// The next job and its site, if one may start now.
+    fn take(&mut self) -> Option<(usize, String)> {
+        let site = self.ready.pop_front()?;
+        let queue = self.waiting.get_mut(&site)?;
+        let job = queue.pop_front()?;
+        self.left -= 1;
+        let busy = self.busy.entry(site.clone()).or_default();
+        *busy += 1;
+        if !queue.is_empty() && *busy < PER_SITE {
+            self.ready.push_back(site.clone());
+        }
+        Some((job, site))
+    }
+
+    /// A job of `site` is done.
+    fn done(&mut self, site: &str) {
+        let busy = self.busy.entry(site.to_string()).or_default();
+        let had_room = *busy < PER_SITE;
+        *busy = busy.saturating_sub(1);
+        let more = self.waiting.get(site).is_some_and(|q| !q.is_empty());
+        if more && !had_room {
+            self.ready.push_back(site.to_string());
+        }
+    }
+}
+
+/// Fetch every job, [`FETCHERS`] at a time and at most [`PER_SITE`] to a
+/// site; the results in the jobs' order.
 pub fn fetch_all(
     http: &PoliteHttp,
     jobs: &[Job],
     exclude: &[String],
     known: Known<'_>,
 ) -> Vec<Fetched> {
-    let next = AtomicUsize::new(0);
+    let turns = Mutex::new(Turns::new(jobs));
+    let wake = Condvar::new();
     let slots: Vec<Mutex<Option<Fetched>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let lock = || turns.lock().unwrap_or_else(|p| p.into_inner());
     std::thread::scope(|s| {
         for _ in 0..FETCHERS.min(jobs.len()) {
             s.spawn(|| {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    let got = fetch_one(http, job, exclude, known);
+                    let (i, site) = {
+                        let mut t = lock();
+                        loop {
+                            if let Some(next) = t.take() {
+                                break next;
+                            }
+                            if t.left == 0 {
+                                return;
+                            }
+                            t = wake.wait(t).unwrap_or_else(|p| p.into_inner());
+                        }
+                    };
+                    let got = fetch_one(http, &jobs[i], exclude, known);
                     *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(got);
+                    lock().done(&site);
+                    wake.notify_all();
                 }
             });
         }
@@ -228,6 +308,32 @@ pub fn fetch_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turns_keep_each_site_within_its_share_and_its_order() {
+        let job = |u: &str| Job {
+            url: Url::parse(u).unwrap(),
+            validators: None,
+        };
+        let jobs = [
+            job("http://a.example/1"),
+            job("http://a.example/2"),
+            job("http://a.example/3"),
+            job("http://b.example/1"),
+        ];
+        let mut t = Turns::new(&jobs);
+        // Two of a's, then b's; a's third waits for one of a's to end.
+        assert_eq!(t.take(), Some((0, "a.example:80".into())));
+        assert_eq!(t.take(), Some((3, "b.example:80".into())));
+        assert_eq!(t.take(), Some((1, "a.example:80".into())));
+        assert_eq!(t.take(), None);
+        assert_eq!(t.left, 1);
+        t.done("b.example:80");
+        assert_eq!(t.take(), None, "b's end frees no room at a");
+        t.done("a.example:80");
+        assert_eq!(t.take(), Some((2, "a.example:80".into())));
+        assert_eq!((t.take(), t.left), (None, 0));
+    }
 
     #[test]
     fn local_hosts_are_known_by_name_and_address() {

@@ -22,6 +22,54 @@ pub fn resolve(base: &Url, raw: &str) -> Result<Url, url::ParseError> {
     base.join(raw.trim()).map(normalize)
 }
 
+/// Whether `ip` is this machine or its local network: loopback, private
+/// (RFC 1918, IPv6 unique-local), link-local (cloud metadata services live
+/// there), shared (carrier-grade NAT), broadcast or unspecified; an
+/// IPv4-mapped IPv6 address is judged as the IPv4 address it maps. A page
+/// from elsewhere may not make spinneret reach such an address.
+pub fn local_ip(ip: std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || (a == 100 && (b & 0xc0) == 64)
+                || a == 0
+        }
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => local_ip(v4.into()),
+            None => {
+                let first = v6.segments()[0];
+                v6.is_loopback()
+                    || v6.is_unspecified()
+                    || (first & 0xfe00) == 0xfc00
+                    || (first & 0xffc0) == 0xfe80
+            }
+        },
+    }
+}
+
+/// Whether `url` names this machine or its local network by its host:
+/// `localhost` (and names under it), a [`local_ip`] address, or no host at
+/// all (a `file:` URL). Names that
+/// resolve there are caught when they are resolved (the fetcher's
+/// public-only resolver).
+pub fn local_host(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => local_ip(ip.into()),
+        Some(url::Host::Ipv6(ip)) => local_ip(ip.into()),
+        // A local file, or anything else without a host.
+        None => true,
+    }
+}
+
 /// The site key of a URL: `host:port` for network schemes, `file:` for local files.
 pub fn site_key(url: &Url) -> String {
     match url.scheme() {

@@ -18,6 +18,8 @@ use url::Url;
 /// The host's polite fetcher, lent to plugins whose grants name hosts.
 pub struct PoliteHttp {
     fetcher: Fetcher,
+    /// The same, connecting only to public addresses.
+    public: Fetcher,
     handle: tokio::runtime::Handle,
     robot_name: String,
     user_agent: String,
@@ -42,6 +44,10 @@ impl PoliteHttp {
             crate::policy::load_rules(&settings.rule_files, std::time::SystemTime::now())?;
         Ok(PoliteHttp {
             fetcher: Fetcher::new(&settings.fetch)?,
+            public: Fetcher::new(&crate::fetch::FetchSettings {
+                public_only: true,
+                ..settings.fetch.clone()
+            })?,
             handle,
             robot_name: settings.robot_name.clone(),
             user_agent: settings.fetch.user_agent.clone(),
@@ -72,14 +78,14 @@ impl PoliteHttp {
     /// The robots.txt rules of `url`'s site, read on first use. A site
     /// whose robots.txt forbids everything or cannot be read is refused
     /// (and asked again next time).
-    fn robots(&self, url: &Url, site: &str) -> Result<Arc<RobotsRules>, String> {
+    fn robots(&self, fetcher: &Fetcher, url: &Url, site: &str) -> Result<Arc<RobotsRules>, String> {
         let known = self.robots.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(rules) = known.get(site) {
             return Ok(rules.clone());
         }
         drop(known);
         let rules = match spinneret_core::urls::robots_url(url) {
-            Some(r) => match self.handle.block_on(fetch_robots(&self.fetcher, r)) {
+            Some(r) => match self.handle.block_on(fetch_robots(fetcher, r)) {
                 RobotsFetch::Found { body, .. } => {
                     RobotsRules::parse(&body, &self.robot_name, self.robots_mode)
                 }
@@ -107,14 +113,17 @@ impl PoliteHttp {
 impl PoliteHttp {
     /// GET `url` politely: refused by an avoid rule or the site's
     /// robots.txt, else after the site's turn; conditional when
-    /// `validators` are given, and with every response header kept when
-    /// `keep_headers` (for an archive of the exchange). A response of any
+    /// `validators` are given, with every response header kept when
+    /// `keep_headers` (for an archive of the exchange), and connecting only
+    /// to public addresses when `public_only` (a URL a page from elsewhere
+    /// led to: its robots.txt is asked the same way). A response of any
     /// status is an answer; no response is an error saying why.
     pub fn fetch(
         &self,
         url: &Url,
         validators: Option<Validators>,
         keep_headers: bool,
+        public_only: bool,
     ) -> Result<FetchResponse, String> {
         if let Some(rule) = self.rules.lookup(url.as_str())
             && rule.action == RuleAction::Avoid
@@ -125,7 +134,11 @@ impl PoliteHttp {
             ));
         }
         let site = spinneret_core::urls::site_key(url);
-        if !self.robots(url, &site)?.allows(url) {
+        let fetcher = match public_only {
+            true => &self.public,
+            false => &self.fetcher,
+        };
+        if !self.robots(fetcher, url, &site)?.allows(url) {
             return Err(format!("robots.txt of {site} disallows {url}"));
         }
         self.wait_turn(&site);
@@ -139,7 +152,7 @@ impl PoliteHttp {
             keep_headers,
         };
         self.handle
-            .block_on(self.fetcher.fetch(&req, self.max_body))
+            .block_on(fetcher.fetch(&req, self.max_body))
             .map_err(|e| e.to_string())
     }
 
@@ -156,7 +169,7 @@ impl PoliteHttp {
 
 impl HostHttp for PoliteHttp {
     fn get(&self, url: &Url) -> Result<HttpAnswer, String> {
-        let resp = self.fetch(url, None, false)?;
+        let resp = self.fetch(url, None, false, false)?;
         let body = resp.body.unwrap_or_default();
         Ok(HttpAnswer {
             status: resp.status,

@@ -233,6 +233,9 @@ impl Settings {
                 idle_per_site: self.per_site_connections,
                 resolve: self.resolve.clone(),
                 max_body: self.max_body,
+                // A crawl checks what its tasks reach, intranets included;
+                // a collection asks for public addresses where it must.
+                public_only: false,
             },
             rule_files: spinneret_crawl::policy::RuleFiles {
                 avoid_files: self.avoid_files.clone(),

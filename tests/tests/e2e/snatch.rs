@@ -1365,3 +1365,61 @@ fn a_collection_has_at_most_two_requests_in_flight_to_a_site() {
     assert_eq!(slow, 8);
     assert_eq!(web.most_in_flight("127.0.0.1"), 2);
 }
+
+/// A page from elsewhere may not make the collector reach this machine,
+/// however the address is spelt: an IPv4-mapped IPv6 address of loopback
+/// is loopback. (Names that resolve there are refused by the fetcher's
+/// public-only resolver, tested with the fetcher.)
+#[test]
+fn a_page_from_elsewhere_cannot_reach_loopback_by_a_mapped_address() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    // This machine's secret, and a page elsewhere that names it.
+    let home = TestWeb::start(Web::new().site(
+        "127.0.0.1",
+        Site::new().route("/secret.png", Route::file("image/png", "SECRET")),
+    ));
+    let port = home.port();
+    let away = TestWeb::start(
+        Web::new().site(
+            "away.example",
+            Site::new()
+                .page(
+                    "/",
+                    &format!(
+                        "<title>Away</title><img src=\"http://[::ffff:127.0.0.1]:{port}/secret.png\"><img src=\"/fine.png\">"
+                    ),
+                )
+                .route("/fine.png", Route::file("image/png", "PNG")),
+        ),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!("[[url]]\nurl = \"http://away.example:{}/\"\n", away.port()),
+    )
+    .unwrap();
+    let out = spinneret(&[
+        "collect",
+        profile.to_str().unwrap(),
+        "--resolve",
+        "away.example=127.0.0.1",
+    ]);
+    expect_exit(&out, 1);
+    assert!(home.requests().is_empty(), "{:?}", home.requests());
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "not collected: http://[::ffff:7f00:1]:{port}/secret.png: referenced by http://away.example:{}/: a page from elsewhere may not reach this machine or its network\n",
+            away.port()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    let fine = away
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/fine.png")
+        .count();
+    assert_eq!(fine, 1);
+}

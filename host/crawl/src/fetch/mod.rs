@@ -8,6 +8,7 @@
 
 mod file;
 pub mod politeness;
+pub mod public_dns;
 pub mod retry;
 pub mod robots;
 
@@ -37,6 +38,10 @@ pub struct FetchSettings {
     pub resolve: BTreeMap<String, IpAddr>,
     /// The most bytes of a body read (after decompression).
     pub max_body: u64,
+    /// Connect only to public addresses: a name that resolves only to this
+    /// machine or its network is refused ([`public_dns::PublicOnly`]);
+    /// the names of `resolve` are still the user's.
+    pub public_only: bool,
 }
 
 /// The request method.
@@ -263,6 +268,9 @@ impl Fetcher {
             .pool_max_idle_per_host(settings.idle_per_site.max(1))
             .pool_idle_timeout(Duration::from_secs(30))
             .tcp_nodelay(true);
+        if settings.public_only {
+            builder = builder.dns_resolver(public_dns::PublicOnly);
+        }
         for (host, ip) in &settings.resolve {
             builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));
         }

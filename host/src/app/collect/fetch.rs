@@ -28,6 +28,9 @@ pub struct Job {
     pub url: Url,
     /// `If-None-Match` / `If-Modified-Since`, for the first request only.
     pub validators: Option<Validators>,
+    /// Whether it may connect only to public addresses: a page from
+    /// elsewhere (or a search engine elsewhere) led to it.
+    pub public_only: bool,
 }
 
 /// One request and its response.
@@ -56,28 +59,7 @@ pub struct Fetched {
     pub alias: Option<Url>,
 }
 
-/// Whether `url` names this machine or its local network by its host:
-/// `localhost`, or a loopback, private, link-local or unspecified address.
-/// A page from elsewhere may not make the collector reach those (names
-/// that resolve there are not caught here).
-pub fn local_host(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(ip)) => {
-            ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
-        }
-        Some(url::Host::Ipv6(ip)) => {
-            ip.is_loopback()
-                || ip.is_unspecified()
-                || (ip.segments()[0] & 0xfe00) == 0xfc00
-                || (ip.segments()[0] & 0xffc0) == 0xfe80
-        }
-        None => true,
-    }
-}
+pub use spinneret_core::urls::local_host;
 
 /// The request headers a collection's request carries: the fetcher's
 /// identity, what the HTTP layer adds, and the validators.
@@ -125,7 +107,7 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<
         }
         let validators = job.validators.clone().filter(|_| hops.is_empty());
         let request = request_headers(http, &at, validators.as_ref());
-        let response = match http.fetch(&at, validators.clone(), true) {
+        let response = match http.fetch(&at, validators.clone(), true, job.public_only) {
             Ok(r) => r,
             Err(e) => return end(hops, e),
         };
@@ -314,6 +296,7 @@ mod tests {
         let job = |u: &str| Job {
             url: Url::parse(u).unwrap(),
             validators: None,
+            public_only: true,
         };
         let jobs = [
             job("http://a.example/1"),
@@ -349,6 +332,10 @@ mod tests {
             "http://[::1]/",
             "http://[fd00::1]/",
             "http://[fe80::1]/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://100.64.0.1/",
+            "http://2130706433/",
         ] {
             assert!(local_host(&Url::parse(local).unwrap()), "{local}");
         }

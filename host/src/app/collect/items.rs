@@ -6,6 +6,7 @@
 use crate::app::query::{Asker, plain_options};
 use crate::snatch::mirror::category_dir;
 use crate::snatch::profile::Profile;
+use spinneret_core::urls::local_host;
 use spinneret_plugin_host::search::SearchEngineOptions;
 use std::collections::HashMap;
 use url::Url;
@@ -22,6 +23,11 @@ pub struct Item {
     /// The engines that found it, each with its rank (1 first); empty for
     /// explicit URLs and bookmarks.
     pub found_by: Vec<(String, u32)>,
+    /// Whether the person named it (a URL or a bookmark of the profile),
+    /// or an engine on this machine or its network found it: it may be on
+    /// this machine or its network, and so may its own site's pages. A
+    /// search hit of an engine elsewhere may not.
+    pub trusted: bool,
 }
 /// What asking the engines of a profile's interests gave.
 #[derive(Debug, Default)]
@@ -86,10 +92,18 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
                         )),
                         None => {}
                     }
+                    let local_engine = local_host(&answer.query_url);
                     for hit in answer.hits {
                         let Ok(mut url) = Url::parse(&hit.url) else {
                             continue;
                         };
+                        if local_host(&url) && !local_engine {
+                            notes.push(format!(
+                                "{}: hit {url} left out: an engine elsewhere may not make the collector reach this machine or its network",
+                                about()
+                            ));
+                            continue;
+                        }
                         url.set_fragment(None);
                         let i = *at.entry(url.to_string()).or_insert_with(|| {
                             items.push(Item {
@@ -97,6 +111,7 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
                                 category: category_dir(&[&interest.title]),
                                 depth: interest.depth,
                                 found_by: Vec::new(),
+                                trusted: local_engine,
                             });
                             items.len() - 1
                         });
@@ -124,6 +139,7 @@ pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
             category: category_dir(&[&u.category]),
             depth: u.depth,
             found_by: Vec::new(),
+            trusted: true,
         })
         .collect();
     let mut skipped = 0;
@@ -138,6 +154,7 @@ pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
                 category: category_dir(&parts),
                 depth: b.depth,
                 found_by: Vec::new(),
+                trusted: true,
             });
         }
     }

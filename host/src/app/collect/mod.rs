@@ -87,6 +87,17 @@ struct Entry {
     item: usize,
     /// Links left to follow from it; none for a requisite.
     depth: Option<u32>,
+    /// Whether it may be on this machine or its network: see [`reached`].
+    trusted: bool,
+}
+
+/// Whether `url`, referenced by `page` (which the entry `from` fetched),
+/// may be on this machine or its network: when `page` is there itself, or
+/// when the person trusted `from` (an item of theirs) and `url` is on the
+/// same host (an intranet site's own pages). Anything else was led to by
+/// a page from elsewhere and must resolve to a public address.
+fn reached(from: &Entry, page: &Url, url: &Url) -> bool {
+    local_host(page) || (from.trusted && url.host_str() == page.host_str())
 }
 
 /// What a URL fetched this run led to.
@@ -621,6 +632,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
             url: it.url.clone(),
             item: i,
             depth: Some(it.depth),
+            trusted: it.trusted,
         })
         .collect();
     // The pages each item has queued (its budget is `max_pages`), and
@@ -633,18 +645,27 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
     while !queue.is_empty() {
         let chunk: Vec<Entry> = queue.drain(..queue.len().min(CHUNK)).collect();
         let mut jobs: Vec<Job> = Vec::new();
-        let mut wanted = HashSet::new();
+        let mut wanted: HashMap<String, usize> = HashMap::new();
         for e in &chunk {
             let key = e.url.as_str();
-            if !r.asked.contains_key(key) && wanted.insert(key.to_string()) {
-                jobs.push(Job {
-                    url: e.url.clone(),
-                    validators: r.validators(&e.url),
-                });
+            if r.asked.contains_key(key) {
+                continue;
+            }
+            match wanted.get(key) {
+                // Reached by a trusted entry too: it may be local.
+                Some(&j) => jobs[j].public_only &= !e.trusted,
+                None => {
+                    wanted.insert(key.to_string(), jobs.len());
+                    jobs.push(Job {
+                        url: e.url.clone(),
+                        validators: r.validators(&e.url),
+                        public_only: !e.trusted,
+                    });
+                }
             }
         }
         let asked = &r.asked;
-        let known = |u: &str| asked.contains_key(u) || wanted.contains(u);
+        let known = |u: &str| asked.contains_key(u) || wanted.contains_key(u);
         let results = fetch_all(r.http, &jobs, &r.profile.exclude, &known);
         let mut fetched: HashMap<String, Fetched> = jobs
             .into_iter()
@@ -671,6 +692,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                         if local_host(&u) && !local_host(&got.found) {
                             continue;
                         }
+                        let trusted = reached(&e, &got.found, &u);
                         if r.profile.requisites == Requisites::SameSite
                             && site(&u) != site(&got.found)
                         {
@@ -681,6 +703,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                                 url: u,
                                 item: e.item,
                                 depth: None,
+                                trusted,
                             });
                         }
                     }
@@ -728,6 +751,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                     ));
                     continue;
                 }
+                let trusted = reached(&e, &page, &url);
                 match role {
                     Role::Requisite => {
                         let off_site = r.profile.requisites == Requisites::SameSite
@@ -737,6 +761,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                                 url,
                                 item: e.item,
                                 depth: None,
+                                trusted,
                             });
                         }
                     }
@@ -764,6 +789,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                             url,
                             item: e.item,
                             depth: Some(depth - 1),
+                            trusted,
                         });
                     }
                     _ => {}

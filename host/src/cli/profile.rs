@@ -22,7 +22,8 @@ pub(super) enum ProfileCommand {
         /// The profile.
         file: PathBuf,
     },
-    /// Add a URL, a bookmarks file, an interest, an engine or an exclusion.
+    /// Add a URL, a bookmarks file, an interest, an engine, a change
+    /// detector, the index plugin or an exclusion.
     ///
     /// Example: spinneret profile add news.toml interest Crawlers --keyword
     /// "web crawler" --engine wiki
@@ -32,8 +33,8 @@ pub(super) enum ProfileCommand {
         #[command(subcommand)]
         entry: AddEntry,
     },
-    /// Remove a URL, a bookmarks file, an interest, an engine or an
-    /// exclusion, named as it was added.
+    /// Remove a URL, a bookmarks file, an interest, an engine, a change
+    /// detector, the index plugin or an exclusion, named as it was added.
     Remove {
         /// The profile.
         file: PathBuf,
@@ -127,6 +128,24 @@ pub(super) enum AddEntry {
         #[arg(long = "host", value_name = "HOST")]
         hosts: Vec<String>,
     },
+    /// A change detector, asked what changed in each run's main pages (the
+    /// default is builtin:maintenance; naming any replaces it).
+    Detector {
+        /// `builtin:NAME`, an installed bundle (`NAME@^1.0`) or a `.wasm` file.
+        source: String,
+        /// Its configuration, a JSON object.
+        #[arg(long, value_name = "JSON")]
+        config: Option<String>,
+    },
+    /// The plugin that writes the mirror's index (the default is
+    /// builtin:websnatcher-index).
+    Index {
+        /// `builtin:NAME`, an installed bundle (`NAME@^1.0`) or a `.wasm` file.
+        source: String,
+        /// Its configuration, a JSON object.
+        #[arg(long, value_name = "JSON")]
+        config: Option<String>,
+    },
     /// A URL not of interest: it and everything under it is never fetched.
     Exclude {
         /// The URL (a prefix).
@@ -156,6 +175,13 @@ pub(super) enum RemoveEntry {
         /// Its name.
         name: String,
     },
+    /// The `[[detector]]` with this source.
+    Detector {
+        /// Its source as the profile has it.
+        source: String,
+    },
+    /// The `[index]`: the default index plugin writes the index again.
+    Index,
     /// This URL of the exclusions.
     Exclude {
         /// The URL.
@@ -182,6 +208,20 @@ fn ask(what: &str, flag: &str) -> Result<String, String> {
         return Err(format!("no answer; give {flag}"));
     }
     Ok(line)
+}
+
+/// A plugin's `--config`, which must be a JSON object.
+fn json_config(config: Option<String>) -> Result<Option<serde_json::Value>, String> {
+    config
+        .map(|c| {
+            serde_json::from_str::<serde_json::Value>(&c)
+                .ok()
+                .filter(serde_json::Value::is_object)
+                .ok_or_else(|| {
+                    format!("--config is not a JSON object: {c}; write e.g. '{{\"base\": \"https://searx.example/\"}}'")
+                })
+        })
+        .transpose()
 }
 
 /// What an `add` adds, with what it needs asked for on a terminal.
@@ -246,23 +286,21 @@ fn entry(add: AddEntry) -> Result<Entry, String> {
                     "--source",
                 )?,
             };
-            let config = config
-                .map(|c| {
-                    serde_json::from_str::<serde_json::Value>(&c)
-                        .ok()
-                        .filter(serde_json::Value::is_object)
-                        .ok_or_else(|| {
-                            format!("--config is not a JSON object: {c}; write e.g. '{{\"base\": \"https://searx.example/\"}}'")
-                        })
-                })
-                .transpose()?;
             Entry::Engine {
                 name,
                 source,
-                config,
+                config: json_config(config)?,
                 hosts,
             }
         }
+        AddEntry::Detector { source, config } => Entry::Detector {
+            source,
+            config: json_config(config)?,
+        },
+        AddEntry::Index { source, config } => Entry::Index {
+            source,
+            config: json_config(config)?,
+        },
         AddEntry::Exclude { url } => Entry::Exclude(url),
     })
 }
@@ -319,6 +357,8 @@ pub(super) fn run(cmd: ProfileCommand) -> anyhow::Result<u8> {
                 RemoveEntry::Bookmarks { file } => Named::Bookmarks(file),
                 RemoveEntry::Interest { title } => Named::Interest(title),
                 RemoveEntry::Engine { name } => Named::Engine(name),
+                RemoveEntry::Detector { source } => Named::Detector(source),
+                RemoveEntry::Index => Named::Index,
                 RemoveEntry::Exclude { url } => Named::Exclude(url),
             };
             edit_file(&file, |text| edit::remove(text, named))
@@ -445,7 +485,11 @@ fn show(p: &Profile) {
         p.index.name(),
         config_text(&p.index.config)
     );
-    let detectors: Vec<String> = p.detectors.iter().map(|d| d.name()).collect();
+    let detectors: Vec<String> = p
+        .detectors
+        .iter()
+        .map(|d| format!("{}{}", d.name(), config_text(&d.config)))
+        .collect();
     outln!("Change detectors: {}", detectors.join(", "));
 }
 

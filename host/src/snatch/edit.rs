@@ -60,6 +60,20 @@ pub enum Entry {
         /// The hosts it may fetch from.
         hosts: Vec<String>,
     },
+    /// `[[detector]]`: a change detector run over each run's main pages.
+    Detector {
+        /// `builtin:NAME`, an installed bundle or a `.wasm` path.
+        source: String,
+        /// Its configuration (a JSON object, written as a TOML table).
+        config: Option<serde_json::Value>,
+    },
+    /// `[index]`: the collection-index plugin that writes the index.
+    Index {
+        /// `builtin:NAME`, an installed bundle or a `.wasm` path.
+        source: String,
+        /// Its configuration (a JSON object, written as a TOML table).
+        config: Option<serde_json::Value>,
+    },
     /// A URL of the top-level `exclude` list.
     Exclude(String),
 }
@@ -75,6 +89,10 @@ pub enum Named<'a> {
     Interest(&'a str),
     /// The `[[engine]]` with this `name`.
     Engine(&'a str),
+    /// The `[[detector]]` with this `source`.
+    Detector(&'a str),
+    /// The `[index]` (the default index plugin writes the index again).
+    Index,
     /// This URL of `exclude`.
     Exclude(&'a str),
 }
@@ -157,6 +175,14 @@ fn toml_value(v: &serde_json::Value) -> Result<Value, String> {
     })
 }
 
+/// A plugin's configuration (a JSON object) as a TOML inline table.
+fn plugin_config(config: &serde_json::Value) -> Result<Item, String> {
+    if !config.is_object() {
+        return Err("a plugin's configuration is a JSON object".into());
+    }
+    Ok(value(toml_value(config)?))
+}
+
 /// Where an entry of `key` named `name` (its `field`) is, if it is there.
 fn find(doc: &DocumentMut, key: &str, field: &str, name: &str) -> Option<usize> {
     doc.get(key)?
@@ -231,15 +257,33 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             table["name"] = value(name.as_str());
             table["source"] = value(source.as_str());
             if let Some(c) = config {
-                if !c.is_object() {
-                    return Err("an engine's configuration is a JSON object".into());
-                }
-                table["config"] = value(toml_value(c)?);
+                table["config"] = plugin_config(c)?;
             }
             if !hosts.is_empty() {
                 table["hosts"] = value(strings(hosts));
             }
             ("engine", "name", name.as_str())
+        }
+        Entry::Detector { source, config } => {
+            table["source"] = value(source.as_str());
+            if let Some(c) = config {
+                table["config"] = plugin_config(c)?;
+            }
+            ("detector", "source", source.as_str())
+        }
+        Entry::Index { source, config } => {
+            if let Some(old) = doc.get("index") {
+                let was = old.get("source").and_then(Item::as_str).unwrap_or("?");
+                return Err(format!(
+                    "the profile has an [index] already (source = {was:?}); `profile remove FILE index` first"
+                ));
+            }
+            table["source"] = value(source.as_str());
+            if let Some(c) = config {
+                table["config"] = plugin_config(c)?;
+            }
+            doc["index"] = Item::Table(table);
+            return Ok(doc.to_string());
         }
         Entry::Exclude(url) => {
             let list = doc
@@ -272,6 +316,13 @@ pub fn remove(text: &str, named: Named<'_>) -> Result<String, String> {
         Named::Bookmarks(f) => ("bookmarks", "file", f),
         Named::Interest(t) => ("interest", "title", t),
         Named::Engine(n) => ("engine", "name", n),
+        Named::Detector(s) => ("detector", "source", s),
+        Named::Index => {
+            if doc.remove("index").is_none() {
+                return Err("the profile has no [index] (it uses the default)".into());
+            }
+            return Ok(doc.to_string());
+        }
         Named::Exclude(url) => {
             let list = doc
                 .get_mut("exclude")
@@ -416,6 +467,53 @@ mod tests {
         assert_eq!(
             add(&text, &engine).unwrap_err(),
             "the profile has a [[engine]] with name = \"searx\" already"
+        );
+    }
+
+    #[test]
+    fn detectors_and_the_index_are_added_and_removed() {
+        let config = serde_json::json!({"title": "Mine"});
+        let with = add(
+            PROFILE,
+            &Entry::Index {
+                source: "builtin:websnatcher-index".into(),
+                config: Some(config.clone()),
+            },
+        )
+        .unwrap();
+        assert!(
+            with.ends_with(
+                "\n[index]\nsource = \"builtin:websnatcher-index\"\nconfig = { title = \"Mine\" }\n"
+            ),
+            "{with}"
+        );
+        let again = add(
+            &with,
+            &Entry::Index {
+                source: "x.wasm".into(),
+                config: None,
+            },
+        );
+        assert_eq!(
+            again.unwrap_err(),
+            "the profile has an [index] already (source = \"builtin:websnatcher-index\"); `profile remove FILE index` first"
+        );
+        let detector = Entry::Detector {
+            source: "builtin:maintenance".into(),
+            config: Some(serde_json::json!({"content_changed": false})),
+        };
+        let with = add(&with, &detector).unwrap();
+        assert!(
+            with.contains("[[detector]]\nsource = \"builtin:maintenance\"\nconfig = { content_changed = false }\n"),
+            "{with}"
+        );
+        assert!(add(&with, &detector).is_err());
+        let without = remove(&with, Named::Detector("builtin:maintenance")).unwrap();
+        let without = remove(&without, Named::Index).unwrap();
+        assert_eq!(without, PROFILE);
+        assert_eq!(
+            remove(PROFILE, Named::Index).unwrap_err(),
+            "the profile has no [index] (it uses the default)"
         );
     }
 

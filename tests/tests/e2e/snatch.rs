@@ -1175,6 +1175,63 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
         "{last}"
     );
     assert!(last.contains("# on the big disk"), "{last}");
+
+    // The plugins that write the index and say what changed.
+    for args in [
+        &[
+            "add",
+            f,
+            "index",
+            "builtin:websnatcher-index",
+            "--config",
+            r#"{"title": "Mine"}"#,
+        ][..],
+        &[
+            "add",
+            f,
+            "detector",
+            "builtin:maintenance",
+            "--config",
+            r#"{"content_changed": false}"#,
+        ],
+    ] {
+        let mut all = vec!["profile"];
+        all.extend_from_slice(args);
+        expect_exit(&spinneret(&all), 0);
+    }
+    let shown = text(&spinneret(&["profile", "show", f]).stdout);
+    assert!(
+        shown.ends_with("Index: builtin:websnatcher-index {\"title\":\"Mine\"}\nChange detectors: builtin:maintenance {\"content_changed\":false}\n"),
+        "{shown}"
+    );
+    let with = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        with.contains(
+            "[index]\nsource = \"builtin:websnatcher-index\"\nconfig = { title = \"Mine\" }\n"
+        ) && with.contains(
+            "[[detector]]\nsource = \"builtin:maintenance\"\nconfig = { content_changed = false }\n"
+        ),
+        "{with}"
+    );
+    let out = spinneret(&[
+        "profile",
+        "add",
+        f,
+        "detector",
+        "builtin:maintenance",
+        "--config",
+        "[1]",
+    ]);
+    assert!(expect_exit(&out, 2).contains("--config is not a JSON object: [1]"));
+    for args in [
+        &["remove", f, "index"][..],
+        &["remove", f, "detector", "builtin:maintenance"],
+    ] {
+        let mut all = vec!["profile"];
+        all.extend_from_slice(args);
+        expect_exit(&spinneret(&all), 0);
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), last);
 }
 
 /// The index is the profile's index plugin's, what changed its change

@@ -784,18 +784,74 @@ fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
         &crate::app::collect::NotDue::default(),
         settings,
     )
+    .map(|(code, _)| code)
+}
+
+/// Listens for SIGTERM and Ctrl-C while a collection runs: the first sets
+/// the flag (the run starts no new request, then saves, archives and
+/// indexes what it has); a second ends the process at once. Dropped, it
+/// stops listening.
+struct StopListener {
+    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    done: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StopListener {
+    fn start() -> anyhow::Result<StopListener> {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (done, mut ended) = tokio::sync::oneshot::channel::<()>();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let set = flag.clone();
+        let thread = std::thread::Builder::new()
+            .name("stop-listener".into())
+            .spawn(move || {
+                rt.block_on(async {
+                    tokio::select! {
+                        _ = stop_signal() => {}
+                        _ = &mut ended => return,
+                    }
+                    set.store(true, std::sync::atomic::Ordering::Relaxed);
+                    eprintln!(
+                        "spinneret: stopping: no new request starts; what was collected is saved, archived and indexed (again to quit at once)"
+                    );
+                    tokio::select! {
+                        _ = stop_signal() => std::process::exit(130),
+                        _ = ended => {}
+                    }
+                })
+            })?;
+        Ok(StopListener {
+            flag,
+            done: Some(done),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for StopListener {
+    fn drop(&mut self) {
+        if let Some(done) = self.done.take() {
+            let _ = done.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// One run of `profile` collecting the entries of `due` (the profile, or
 /// the part of it due under `watch`) and carrying `not_due` forward: exit
 /// 0 when everything was collected, 1 when something could not be, 2 when
-/// the profile's plugins cannot be used.
+/// the profile's plugins cannot be used; and whether a signal stopped it.
 pub(crate) fn collect_run(
     profile: &crate::snatch::profile::Profile,
     due: &crate::snatch::profile::Profile,
     not_due: &crate::app::collect::NotDue,
     mut settings: config::Settings,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<(u8, bool)> {
     if let Some(d) = profile.per_site_delay {
         settings.per_site_delay = d;
     }
@@ -803,7 +859,7 @@ pub(crate) fn collect_run(
         Ok(i) => i,
         Err(e) => {
             eprintln!("spinneret: {e}");
-            return Ok(EXIT_USAGE);
+            return Ok((EXIT_USAGE, false));
         }
     };
     // One fetcher and one plugin engine for the engines and the pages.
@@ -816,12 +872,14 @@ pub(crate) fn collect_run(
         eprintln!(
             "spinneret: nothing collected; fix the profile's `[index]` or `[[detector]]` and run again"
         );
-        return Ok(EXIT_USAGE);
+        return Ok((EXIT_USAGE, false));
     }
     let asked = crate::app::collect::interest_items(due, &mut asker);
     let problems = asked.problems;
     items.extend(asked.items);
-    let done = crate::app::collect::collect(profile, &items, not_due, &mut asker)?;
+    let listener = StopListener::start()?;
+    let done = crate::app::collect::collect(profile, &items, not_due, &mut asker, &listener.flag)?;
+    drop(listener);
     let count =
         |c: crate::snatch::changes::Change| done.changes.iter().filter(|x| **x == c).count();
     use crate::snatch::changes::Change;
@@ -861,8 +919,20 @@ pub(crate) fn collect_run(
     if skipped > 0 {
         outln!("{skipped} bookmarks of other schemes (javascript:, place:, file:) left out");
     }
-    for (url, why) in &done.failed {
+    let (unasked, failed): (Vec<_>, Vec<_>) = done
+        .failed
+        .iter()
+        .partition(|(_, why)| why == crate::app::collect::fetch::STOPPED);
+    for (url, why) in &failed {
         outln!("not collected: {url}: {why}");
+    }
+    if done.stopped {
+        let items_left = done.pages.iter().filter(|p| p.path.is_none()).count();
+        outln!(
+            "stopped: {} URLs queued were not fetched; {items_left} of {} items have no page this run",
+            unasked.len(),
+            done.pages.len()
+        );
     }
     for (file, why) in &done.written.unconverted {
         outln!("links not converted: {file}: {why}");
@@ -874,8 +944,9 @@ pub(crate) fn collect_run(
     for p in &problems {
         eprintln!("spinneret: {p}");
     }
-    Ok(match done.failed.is_empty() && problems.is_empty() {
+    let code = match failed.is_empty() && problems.is_empty() {
         true => EXIT_OK,
         false => EXIT_BROKEN,
-    })
+    };
+    Ok((code, done.stopped))
 }

@@ -6,9 +6,9 @@
 //! What is watched is a crawl configuration (its tasks, each at its
 //! `schedule`) or a WebSnatcher profile (its `[[url]]`, `[[bookmarks]]`
 //! and `[[interest]]` entries, each at its own `schedule` or the
-//! profile's). A crawl stops mid-run on the signal, everything checked
-//! stored; a profile's run in progress is finished first, then watching
-//! stops.
+//! profile's). A run stops mid-way on the signal: a crawl with
+//! everything checked stored, a collection with what it fetched saved,
+//! archived and indexed; then watching stops.
 
 use super::{EXIT_OK, EXIT_USAGE, MailMode, crawl_once, load_config};
 use crate::app::collect::{due_only, entries};
@@ -156,7 +156,7 @@ fn run_profile(
         if !quiet {
             eprintln!("spinneret: collecting {}", due.join(", "));
         }
-        super::collect_run(profile, &only, &not_due, settings.clone()).map(|code| (code, false))
+        super::collect_run(profile, &only, &not_due, settings.clone())
     };
     watch(first, load, collect, quiet)
 }
@@ -240,7 +240,7 @@ fn watch<T>(
         }
         match outcome {
             Ok((_, true)) => {
-                eprintln!("spinneret: stopped; everything checked is stored");
+                eprintln!("spinneret: stopped; what the run had checked or collected is stored");
                 return Ok(EXIT_OK);
             }
             Ok((code, false)) => {

@@ -1480,3 +1480,78 @@ fn a_page_from_elsewhere_cannot_reach_loopback_by_a_mapped_address() {
         .count();
     assert_eq!(fine, 1);
 }
+
+/// SIGTERM (or Ctrl-C) stops a collection mid-run: no new request starts,
+/// and what was fetched is saved, archived and indexed; the run says so.
+#[test]
+fn a_signal_stops_a_collection_with_what_it_fetched_kept() {
+    use crate::common::{command, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use std::time::{Duration, Instant};
+    let links: String = (0..40)
+        .map(|i| format!("<a href=\"/slow/{i}.html\">{i}</a>"))
+        .collect();
+    let mut site = Site::new().page("/", &format!("<title>Top</title>{links}"));
+    for i in 0..40 {
+        site = site.route(
+            &format!("/slow/{i}.html"),
+            Route::Delay(
+                Duration::from_millis(300),
+                Box::new(Route::html(format!("<title>{i}</title>"))),
+            ),
+        );
+    }
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "per_site_delay = \"0s\"\n\n[[url]]\nurl = \"http://127.0.0.1:{}/\"\ndepth = 1\n",
+            web.port()
+        ),
+    )
+    .unwrap();
+    let child = command()
+        .arg("collect")
+        .arg(&profile)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !web.requests().iter().any(|r| r.path.starts_with("/slow/")) {
+        assert!(Instant::now() < deadline, "no slow page was asked for");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: sending a signal to our own child process.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(rc, 0);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    assert!(
+        stderr.contains("spinneret: stopping: no new request starts"),
+        "{stderr}"
+    );
+    let slow = web
+        .requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/slow/"))
+        .count();
+    assert!(slow < 40, "{slow} slow pages were asked for");
+    assert!(
+        stdout.contains(" URLs queued were not fetched; 0 of 1 items have no page this run\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("not collected:"), "{stdout}");
+    let mirror = dir.path().join("mirror");
+    let index = std::fs::read_to_string(mirror.join("index.html")).unwrap();
+    assert!(index.contains(">Top</a>"), "{index}");
+    assert!(mirror.join("runs/0001.warc.gz").is_file());
+    let saved =
+        std::fs::read_dir(mirror.join(format!("runs/0001/URLs/127.0.0.1_{}/slow", web.port())))
+            .map_or(0, |d| d.count());
+    assert!(saved >= 1 && saved <= slow, "{saved} of {slow}");
+}

@@ -6,6 +6,7 @@
 use spinneret_crawl::fetch::{FetchResponse, Validators};
 use spinneret_crawl::plugin_http::PoliteHttp;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use url::Url;
 
@@ -237,13 +238,18 @@ impl Turns {
     }
 }
 
+/// What a job not fetched because the run was stopped says.
+pub const STOPPED: &str = "not fetched: the run was stopped";
+
 /// Fetch every job, [`FETCHERS`] at a time and at most [`PER_SITE`] to a
-/// site; the results in the jobs' order.
+/// site; the results in the jobs' order. Once `stop` is set no new request
+/// starts: the jobs not started say [`STOPPED`].
 pub fn fetch_all(
     http: &PoliteHttp,
     jobs: &[Job],
     exclude: &[String],
     known: Known<'_>,
+    stop: &AtomicBool,
 ) -> Vec<Fetched> {
     let turns = Mutex::new(Turns::new(jobs));
     let wake = Condvar::new();
@@ -256,6 +262,9 @@ pub fn fetch_all(
                     let (i, site) = {
                         let mut t = lock();
                         loop {
+                            if stop.load(Ordering::Relaxed) {
+                                return;
+                            }
                             if let Some(next) = t.take() {
                                 break next;
                             }
@@ -280,7 +289,7 @@ pub fn fetch_all(
                 .unwrap_or_else(|p| p.into_inner())
                 .unwrap_or_else(|| Fetched {
                     hops: Vec::new(),
-                    outcome: Err("the fetcher stopped before it was asked".into()),
+                    outcome: Err(STOPPED.into()),
                     alias: None,
                 })
         })

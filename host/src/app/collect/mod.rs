@@ -18,7 +18,7 @@
 //! leaves out are carried forward from the last run by [`carry`].
 
 pub mod carry;
-mod fetch;
+pub mod fetch;
 pub mod index;
 pub mod items;
 pub mod keep;
@@ -38,6 +38,7 @@ use spinneret_crawl::plugin_http::PoliteHttp;
 use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store, UrlMemory};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::BufWriter;
+use std::sync::atomic::{AtomicBool, Ordering};
 use url::Url;
 
 use carry::carry;
@@ -75,6 +76,9 @@ pub struct Collected {
     /// A change detector or the index plugin that failed (the run's files
     /// are in place all the same).
     pub problems: Vec<String>,
+    /// Whether the run was stopped (a signal) before it had fetched
+    /// everything: what it had is saved, archived and indexed.
+    pub stopped: bool,
 }
 
 /// How many queued URLs are fetched together before their pages are read
@@ -114,6 +118,8 @@ struct Got {
 /// One run, being collected.
 struct Run<'p> {
     http: &'p PoliteHttp,
+    /// Set when the run is to stop: no new request starts.
+    stop: &'p AtomicBool,
     profile: &'p Profile,
     items: &'p [Item],
     store: &'p Store,
@@ -432,6 +438,7 @@ pub fn collect(
     items: &[Item],
     not_due: &NotDue,
     asker: &mut Asker,
+    stop: &AtomicBool,
 ) -> anyhow::Result<Collected> {
     let http = asker.http();
     let mirror = &profile.mirror;
@@ -489,6 +496,7 @@ pub fn collect(
     let run_root = mirror.join(&run.dir);
     let mut r = Run {
         http,
+        stop,
         profile,
         items,
         store: &store,
@@ -506,6 +514,7 @@ pub fn collect(
         failed: Vec::new(),
     };
     let mains = retrieve(&mut r)?;
+    let stopped = stop.load(Ordering::Relaxed);
     r.flush()?;
     let Run {
         mirror: writer,
@@ -600,7 +609,11 @@ pub fn collect(
         }],
     )?;
     runs::collect_garbage(&store, mirror)?;
-    store.end_collection(run.id, "finished", unix_now())?;
+    let status = match stopped {
+        true => "stopped",
+        false => "finished",
+    };
+    store.end_collection(run.id, status, unix_now())?;
     Ok(Collected {
         run,
         written,
@@ -614,6 +627,7 @@ pub fn collect(
         cleaned,
         carried_files,
         problems,
+        stopped,
     })
 }
 
@@ -625,6 +639,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
     let items = r.items;
     let mut mains: Vec<Result<(String, String), String>> =
         vec![Err("not retrieved".to_string()); items.len()];
+    let stopped_before = "not retrieved: the run was stopped before it was".to_string();
     let mut queue: VecDeque<Entry> = items
         .iter()
         .enumerate()
@@ -643,6 +658,15 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
         .collect();
     let mut full: Vec<bool> = vec![false; items.len()];
     while !queue.is_empty() {
+        if r.stop.load(Ordering::Relaxed) {
+            for e in queue.drain(..) {
+                let item = &items[e.item];
+                if e.depth == Some(item.depth) && e.url == item.url && mains[e.item].is_err() {
+                    mains[e.item] = Err(stopped_before.clone());
+                }
+            }
+            break;
+        }
         let chunk: Vec<Entry> = queue.drain(..queue.len().min(CHUNK)).collect();
         let mut jobs: Vec<Job> = Vec::new();
         let mut wanted: HashMap<String, usize> = HashMap::new();
@@ -666,7 +690,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
         }
         let asked = &r.asked;
         let known = |u: &str| asked.contains_key(u) || wanted.contains_key(u);
-        let results = fetch_all(r.http, &jobs, &r.profile.exclude, &known);
+        let results = fetch_all(r.http, &jobs, &r.profile.exclude, &known, r.stop);
         let mut fetched: HashMap<String, Fetched> = jobs
             .into_iter()
             .map(|j| j.url.to_string())

@@ -1381,23 +1381,26 @@ fn a_detector_failing_on_one_page_keeps_the_others_findings() {
     );
 }
 
-/// A collection is as polite as a crawl: however many pages of one site
-/// it has to fetch, no more than two requests are in flight to the site
-/// at once (with no interval asked for, all eight fetchers could be).
-#[test]
-fn a_collection_has_at_most_two_requests_in_flight_to_a_site() {
-    use crate::common::{expect_exit, spinneret};
+/// A site of `n` pages that each take `ms` to answer, all linked from its
+/// top page, and a profile that collects them (depth 1, no interval).
+fn slow_pages(
+    n: usize,
+    ms: u64,
+) -> (
+    spinneret_tests::server::TestWeb,
+    tempfile::TempDir,
+    std::path::PathBuf,
+) {
     use spinneret_tests::server::{Route, Site, TestWeb, Web};
-    use std::time::Duration;
-    let links: String = (0..8)
+    let links: String = (0..n)
         .map(|i| format!("<a href=\"/slow/{i}.html\">{i}</a>"))
         .collect();
     let mut site = Site::new().page("/", &format!("<title>Top</title>{links}"));
-    for i in 0..8 {
+    for i in 0..n {
         site = site.route(
             &format!("/slow/{i}.html"),
             Route::Delay(
-                Duration::from_millis(150),
+                std::time::Duration::from_millis(ms),
                 Box::new(Route::html(format!("<title>{i}</title>"))),
             ),
         );
@@ -1413,6 +1416,16 @@ fn a_collection_has_at_most_two_requests_in_flight_to_a_site() {
         ),
     )
     .unwrap();
+    (web, dir, profile)
+}
+
+/// A collection is as polite as a crawl: however many pages of one site
+/// it has to fetch, no more than two requests are in flight to the site
+/// at once (with no interval asked for, all eight fetchers could be).
+#[test]
+fn a_collection_has_at_most_two_requests_in_flight_to_a_site() {
+    use crate::common::{expect_exit, spinneret};
+    let (web, _dir, profile) = slow_pages(8, 150);
     expect_exit(&spinneret(&["collect", profile.to_str().unwrap()]), 0);
     let slow = web
         .requests()
@@ -1486,32 +1499,8 @@ fn a_page_from_elsewhere_cannot_reach_loopback_by_a_mapped_address() {
 #[test]
 fn a_signal_stops_a_collection_with_what_it_fetched_kept() {
     use crate::common::{command, text};
-    use spinneret_tests::server::{Route, Site, TestWeb, Web};
     use std::time::{Duration, Instant};
-    let links: String = (0..40)
-        .map(|i| format!("<a href=\"/slow/{i}.html\">{i}</a>"))
-        .collect();
-    let mut site = Site::new().page("/", &format!("<title>Top</title>{links}"));
-    for i in 0..40 {
-        site = site.route(
-            &format!("/slow/{i}.html"),
-            Route::Delay(
-                Duration::from_millis(300),
-                Box::new(Route::html(format!("<title>{i}</title>"))),
-            ),
-        );
-    }
-    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
-    let dir = tempfile::tempdir().unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!(
-            "per_site_delay = \"0s\"\n\n[[url]]\nurl = \"http://127.0.0.1:{}/\"\ndepth = 1\n",
-            web.port()
-        ),
-    )
-    .unwrap();
+    let (web, dir, profile) = slow_pages(40, 300);
     let child = command()
         .arg("collect")
         .arg(&profile)

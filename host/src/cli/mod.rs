@@ -89,8 +89,9 @@ enum Command {
     /// `schedule` or the profile's; a run of some of them carries the
     /// others' pages forward from the last run, so the mirror and its index
     /// keep them. The file is read again before each run. SIGTERM or
-    /// Ctrl-C stops: a crawl finishes the requests in flight and stores
-    /// everything, a profile's run in progress is finished first.
+    /// Ctrl-C stops: the requests in flight finish, a crawl stores
+    /// everything it checked, a collection saves, archives and indexes
+    /// what it fetched.
     Watch(WatchArgs),
     /// Collect a WebSnatcher profile into its mirror (seed 004).
     ///

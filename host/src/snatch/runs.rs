@@ -20,6 +20,18 @@ pub fn store_path(mirror: &Path) -> PathBuf {
     mirror.join(STATE_DIR).join("store.sqlite")
 }
 
+/// What a profile's runs are booked under in the store: its file's
+/// canonical path, so that `news.toml`, `./news.toml` and its absolute
+/// path are one profile with one history.
+pub fn profile_key(profile: &crate::snatch::profile::Profile) -> String {
+    let source = &profile.source;
+    std::fs::canonicalize(source)
+        .or_else(|_| std::path::absolute(source))
+        .unwrap_or_else(|_| source.clone())
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// The object store of the mirror at `mirror`.
 pub fn objects_dir(mirror: &Path) -> PathBuf {
     mirror.join(STATE_DIR).join("objects")

@@ -1275,9 +1275,11 @@ fn the_index_and_the_changes_come_from_the_profiles_plugins() {
     write(&["/news.html", "/old.html"], titled);
     expect_exit(&spinneret(&["collect", p]), 0);
 
-    // Run 2: the news changed, the old page is no longer asked for.
+    // Run 2: the news changed, the old page is no longer asked for. The
+    // profile named another way is the same profile, with the same history.
     write(&["/news.html"], titled);
-    let out = spinneret(&["collect", p]);
+    let other = dir.path().join(".").join("profile.toml");
+    let out = spinneret(&["collect", other.to_str().unwrap()]);
     expect_exit(&out, 0);
     assert!(
         text(&out.stdout).contains("since the last run: 0 new, 1 changed, 0 unchanged, 1 gone"),

@@ -26,7 +26,7 @@ fn open(profile: &Profile) -> anyhow::Result<(Store, spinneret_store::CrawlLock)
 }
 
 fn key(profile: &Profile) -> String {
-    profile.source.to_string_lossy().into_owned()
+    runs::profile_key(profile)
 }
 
 /// Remove the files of every run of `profile`, newest run first and each

@@ -448,7 +448,7 @@ pub fn collect(
     let _lock = spinneret_store::CrawlLock::acquire(&store_file)
         .map_err(|e| anyhow::anyhow!("{e} (another `collect` of this mirror is running?)"))?;
     let store = Store::open(&store_file)?;
-    let key = profile.source.to_string_lossy().into_owned();
+    let key = runs::profile_key(profile);
     // Clean-up first: only the newest `keep_runs - 1` earlier runs stay.
     // The last run, when entries not due are carried from it, goes only
     // once they are.

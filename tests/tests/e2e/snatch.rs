@@ -1546,3 +1546,50 @@ fn a_signal_stops_a_collection_with_what_it_fetched_kept() {
             .map_or(0, |d| d.count());
     assert!(saved >= 1 && saved <= slow, "{saved} of {slow}");
 }
+
+/// A local file of the profile leads only to files under its own
+/// directory: a saved page's `../secret.txt`, `file:///…` or CSS `url()`
+/// may not copy the machine's other files into the mirror.
+#[test]
+fn a_local_page_reaches_only_files_under_its_own_directory() {
+    use crate::common::{expect_exit, text};
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pics")).unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "SECRET").unwrap();
+    std::fs::write(site.join("pics/a.png"), "PNG").unwrap();
+    let secret = url::Url::from_file_path(dir.path().join("secret.txt")).unwrap();
+    std::fs::write(
+        site.join("style.css"),
+        "body { background: url(../secret.txt) }",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        format!(
+            "<title>Local</title><link rel=stylesheet href=style.css><img src=\"pics/a.png\"><img src=\"../secret.txt\"><img src=\"{secret}\">"
+        ),
+    )
+    .unwrap();
+    let out = collect(
+        dir.path(),
+        "[[url]]\nurl = \"site/index.html\"\ncategory = \"Local\"\n",
+    );
+    expect_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout
+            .matches(&format!("not collected: {secret}: referenced by "))
+            .count(),
+        2,
+        "the page's (two spellings of one URL) and the stylesheet's: {stdout}"
+    );
+    assert!(
+        stdout.contains("outside the directory of file://"),
+        "{stdout}"
+    );
+    let mut saved: Vec<String> = walk(&dir.path().join("mirror/runs/0001"));
+    saved.retain(|f| !f.ends_with("index.html") || f.contains("Local"));
+    assert!(saved.iter().any(|f| f.ends_with("pics/a.png")), "{saved:?}");
+    assert!(!saved.iter().any(|f| f.contains("secret")), "{saved:?}");
+}

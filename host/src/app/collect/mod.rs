@@ -104,6 +104,28 @@ fn reached(from: &Entry, page: &Url, url: &Url) -> bool {
     local_host(page) || (from.trusted && url.host_str() == page.host_str())
 }
 
+/// Whether `url` may be read for the item `top`: any URL of another
+/// scheme, but a local file only under the directory of a local `top` (a
+/// saved page's `../../etc/passwd` may not copy the machine's files into
+/// a mirror that may be published).
+fn within_reach(top: &Url, url: &Url) -> bool {
+    if url.scheme() != "file" {
+        return true;
+    }
+    if top.scheme() != "file" {
+        return false;
+    }
+    let dir = &top.path()[..top.path().rfind('/').map_or(0, |i| i + 1)];
+    url.path().starts_with(dir)
+}
+
+/// Why a file `page` references is not read for the item `top`.
+fn outside(page: &Url, top: &Url) -> String {
+    format!(
+        "referenced by {page}: outside the directory of {top}; a local file may lead only to files under its own directory"
+    )
+}
+
 /// What a URL fetched this run led to.
 #[derive(Clone)]
 struct Got {
@@ -714,6 +736,15 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                 {
                     for u in css_references(&css, &got.found) {
                         if local_host(&u) && !local_host(&got.found) {
+                            r.failed.push((
+                                u.to_string(),
+                                format!("referenced by {}: a page from elsewhere may not reach this machine or its network", got.found),
+                            ));
+                            continue;
+                        }
+                        if !within_reach(&items[e.item].url, &u) {
+                            r.failed
+                                .push((u.to_string(), outside(&got.found, &items[e.item].url)));
                             continue;
                         }
                         let trusted = reached(&e, &got.found, &u);
@@ -773,6 +804,15 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                         url.to_string(),
                         format!("referenced by {page}: a page from elsewhere may not reach this machine or its network"),
                     ));
+                    continue;
+                }
+                let followed = match role {
+                    Role::Requisite => true,
+                    Role::Link => depth > 0 && site(&url) == site(&page),
+                    Role::Other => false,
+                };
+                if followed && !within_reach(&item.url, &url) {
+                    r.failed.push((url.to_string(), outside(&page, &item.url)));
                     continue;
                 }
                 let trusted = reached(&e, &page, &url);

@@ -387,21 +387,13 @@ fn new(a: NewArgs) -> u8 {
             }
         }
     }
-    let mut text = edit::new_profile(&a.mirror);
-    for url in urls {
-        let url = Entry::Url {
-            url,
-            depth: None,
-            category: None,
-        };
-        match edit::add(&text, &url) {
-            Ok(t) => text = t,
-            Err(m) => {
-                eprintln!("spinneret: {m}");
-                return EXIT_USAGE;
-            }
+    let text = match edit::new_profile(&a.mirror, &urls) {
+        Ok(t) => t,
+        Err(m) => {
+            eprintln!("spinneret: {m}");
+            return EXIT_USAGE;
         }
-    }
+    };
     match edit::save(&a.file, &text) {
         Ok(p) => {
             outln!(

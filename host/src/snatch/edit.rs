@@ -107,13 +107,24 @@ pub const SETTINGS: &[(&str, bool)] = &[
     ("schedule", false),
 ];
 
-/// A new profile's text: the mirror, and every other key shown commented
-/// out with what it does, ready to be filled in (by hand or with
-/// `profile add`).
-pub fn new_profile(mirror: &str) -> String {
+/// A new profile's text: the mirror, every other top-level key shown
+/// commented out with what it does (before any table, so that taking out
+/// the `#` makes it a setting of the profile), then a `[[url]]` for each
+/// of `urls`, then a commented example of one, ready to be filled in (by
+/// hand or with `profile add`).
+pub fn new_profile(mirror: &str, urls: &[String]) -> Result<String, String> {
     let mut doc = DocumentMut::new();
     doc["mirror"] = value(mirror);
-    format!(
+    let mut tables = String::new();
+    for url in urls {
+        let entry = Entry::Url {
+            url: url.clone(),
+            depth: None,
+            category: None,
+        };
+        tables = add(&tables, &entry)?;
+    }
+    Ok(format!(
         "# A WebSnatcher profile: what `spinneret collect` retrieves, and where.\n\
          # Reference: docs/websnatcher.md. Edit it by hand or with\n\
          # `spinneret profile add|remove|set FILE …`; comments are kept.\n\
@@ -124,11 +135,13 @@ pub fn new_profile(mirror: &str) -> String {
          # schedule = \"1d\"          # how often `spinneret watch` collects it\n\
          # exclude = []             # URLs not of interest, never fetched\n\
          \n\
+         {tables}\
+         \n\
          # [[url]]                  # a page to collect\n\
          # url = \"https://example.org/\"\n\
          # depth = 1                # same-site links followed from it\n\
          # category = \"URLs\"\n"
-    )
+    ))
 }
 
 fn parse(text: &str) -> Result<DocumentMut, String> {
@@ -559,17 +572,18 @@ mod tests {
 
     #[test]
     fn a_new_profile_reads_as_one_once_it_has_something_to_collect() {
-        let text = new_profile("mirror");
+        let text = new_profile("mirror", &[]).unwrap();
         let err = profile::parse(&text, Path::new("p.toml"), Path::new("/tmp")).unwrap_err();
         assert!(err.to_string().contains("nothing to collect"), "{err}");
-        let url = Entry::Url {
-            url: "https://example.org/".into(),
-            depth: None,
-            category: None,
-        };
-        let text = add(&text, &url).unwrap();
+        let text = new_profile("mirror", &["https://example.org/".into()]).unwrap();
         let p = profile::parse(&text, Path::new("p.toml"), Path::new("/tmp")).unwrap();
         assert_eq!(p.mirror, Path::new("/tmp/mirror"));
         assert_eq!(p.urls[0].url.as_str(), "https://example.org/");
+        // Its commented settings are settings once the `#` goes.
+        let uncommented = text
+            .replace("# keep_runs = 1 ", "keep_runs = 2 ")
+            .replace("# schedule = ", "schedule = ");
+        let p = profile::parse(&uncommented, Path::new("p.toml"), Path::new("/tmp")).unwrap();
+        assert_eq!(p.keep_runs, 2);
     }
 }

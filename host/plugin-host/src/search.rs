@@ -85,6 +85,11 @@ impl SearchEnginePlugin {
         self.runner.sandbox().name()
     }
 
+    /// Instantiate and configure it: whether it accepts its configuration.
+    pub fn start(&mut self) -> Result<(), PluginFailure> {
+        self.runner.start()
+    }
+
     /// Which advanced options the engine maps (asked once). An engine built
     /// against plugin API 0.2 knew only the language and the page.
     pub fn supports(&mut self) -> Result<OptionSupport, PluginFailure> {

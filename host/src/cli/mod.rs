@@ -870,9 +870,7 @@ pub(crate) fn collect_run(
         for w in wrong {
             eprintln!("spinneret: {w}");
         }
-        eprintln!(
-            "spinneret: nothing collected; fix the profile's `[index]` or `[[detector]]` and run again"
-        );
+        eprintln!("spinneret: nothing collected; fix the profile's plugins above and run again");
         return Ok((EXIT_USAGE, false));
     }
     let asked = crate::app::collect::interest_items(due, &mut asker);

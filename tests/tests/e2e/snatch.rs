@@ -1593,3 +1593,28 @@ fn a_local_page_reaches_only_files_under_its_own_directory() {
     assert!(saved.iter().any(|f| f.ends_with("pics/a.png")), "{saved:?}");
     assert!(!saved.iter().any(|f| f.contains("secret")), "{saved:?}");
 }
+
+/// An engine the profile misconfigures is said before anything is fetched
+/// or an earlier run's files removed, as a misconfigured index or detector
+/// is.
+#[test]
+fn a_misconfigured_engine_is_said_before_the_run() {
+    use crate::common::{expect_exit, spinneret};
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        "[[engine]]\nname = \"w\"\nsource = \"builtin:searxng\"\n\n[[interest]]\ntitle = \"Rust\"\nkeywords = [\"rust\"]\nengines = [\"w\"]\n",
+    )
+    .unwrap();
+    let stderr = expect_exit(&spinneret(&["collect", profile.to_str().unwrap()]), 2);
+    assert!(
+        stderr.contains("spinneret: engine `w` (")
+            && stderr.contains("profile.toml:2): configure failed: searxng: set `base`")
+            && stderr.contains(
+                "spinneret: nothing collected; fix the profile's plugins above and run again\n"
+            ),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("mirror/runs").exists());
+}

@@ -21,6 +21,7 @@ use spinneret_plugin_host::detector::DetectorPlugin;
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::link_failure;
 use spinneret_plugin_host::sandbox::PluginFailure;
+use spinneret_plugin_host::search::SearchEnginePlugin;
 use spinneret_store::{CollectionRow, MainPage, Store};
 use std::collections::HashMap;
 
@@ -61,18 +62,41 @@ pub fn profile_name(profile: &Profile) -> String {
 
 /// Say how `plugin` failed, where the profile names it.
 fn failed(plugin: &PluginUse, f: &PluginFailure) -> String {
-    let what = match f.call.as_str() {
-        "load" => f.reason.clone(),
-        call => format!("{call} failed: {}", f.reason),
-    };
-    format!("{} ({}): {what}", plugin.name(), plugin.defined_at)
+    format!("{} ({}): {}", plugin.name(), plugin.defined_at, how(f))
 }
 
-/// Load and configure the profile's detectors and index plugin before a
-/// run, so that a mistake in them is said before anything is fetched: what
-/// is wrong with each, if anything.
+/// How a plugin failed: why it could not be loaded, or which call failed
+/// and why.
+fn how(f: &PluginFailure) -> String {
+    match f.call.as_str() {
+        "load" => f.reason.clone(),
+        call => format!("{call} failed: {}", f.reason),
+    }
+}
+
+/// Load and configure the profile's search engines, detectors and index
+/// plugin before a run, so that a mistake in them is said before anything
+/// is fetched (or an earlier run's files removed): what is wrong with
+/// each, if anything.
 pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
     let mut wrong = Vec::new();
+    for e in &profile.engines {
+        let started = asker
+            .plugin(e.source.clone(), e.config.clone(), PluginKind::SearchEngine)
+            .and_then(|(config, prepared)| {
+                SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
+                    .map_err(|err| link_failure(&config, err))
+            })
+            .and_then(|mut engine| engine.start());
+        if let Err(f) = started {
+            wrong.push(format!(
+                "engine `{}` ({}): {}",
+                e.name,
+                e.defined_at,
+                how(&f)
+            ));
+        }
+    }
     for d in &profile.detectors {
         if let Err(f) = detector(asker, d).and_then(|mut d| d.start()) {
             wrong.push(format!("change detector {}", failed(d, &f)));

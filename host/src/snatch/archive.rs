@@ -46,13 +46,19 @@ fn copy(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// Archive the page saved at mirror path `page` (of the URL `url`, under a
 /// run directory `run_dir`) into `Archive/day/`, with its requisites;
-/// `urls` maps the run's saved paths to their URLs. What was archived.
+/// `urls` maps the run's saved paths to their URLs, and `together` holds
+/// the saved paths of the pages archived with it. A link to a page
+/// archived with it (or archived that day before) stays a link into the
+/// archive; a link to any other page becomes its URL again. What was
+/// archived.
+#[allow(clippy::too_many_arguments)]
 pub fn archive_page(
     mirror: &Path,
     run_dir: &str,
     page: &str,
     url: &str,
     urls: &HashMap<String, String>,
+    together: &HashSet<String>,
     day: &str,
     now: i64,
 ) -> anyhow::Result<ArchivedPage> {
@@ -75,6 +81,7 @@ pub fn archive_page(
                 None
             }
             // A link to a page not archived with it: its URL again.
+            _ if together.contains(&p) || mirror.join(dest(&p)).is_file() => None,
             _ => urls.get(&p).cloned(),
         }
     })
@@ -182,4 +189,36 @@ pub fn write_index(store: &Store, mirror: &Path) -> anyhow::Result<()> {
     h.push_str("</ul>\n</body>\n</html>\n");
     spinneret_core::fs::write_atomically(&file, h.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_archived_together_keep_their_links_to_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = dir.path();
+        let run = "runs/0001";
+        let (a, b, c) = (
+            "runs/0001/URLs/h/a.html",
+            "runs/0001/URLs/h/b.html",
+            "runs/0001/URLs/h/c.html",
+        );
+        std::fs::create_dir_all(m.join("runs/0001/URLs/h")).unwrap();
+        std::fs::write(m.join(a), r#"<a href="b.html">B</a><a href="c.html">C</a>"#).unwrap();
+        std::fs::write(m.join(b), "<title>B</title>").unwrap();
+        std::fs::write(m.join(c), "<title>C</title>").unwrap();
+        let urls: HashMap<String, String> = [(a, "a"), (b, "b"), (c, "c")]
+            .into_iter()
+            .map(|(p, n)| (p.to_string(), format!("https://h.example/{n}.html")))
+            .collect();
+        let together: HashSet<String> = [a.to_string(), b.to_string()].into();
+        archive_page(m, run, a, &urls[a], &urls, &together, "2026-11-24", 0).unwrap();
+        let archived = std::fs::read_to_string(m.join("Archive/2026-11-24/URLs/h/a.html")).unwrap();
+        assert_eq!(
+            archived,
+            r#"<a href="b.html">B</a><a href="https://h.example/c.html">C</a>"#
+        );
+    }
 }

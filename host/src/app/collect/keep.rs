@@ -71,13 +71,21 @@ pub fn archive(
         .filter_map(|f| Some((f.path.clone(), f.url.clone()?)))
         .collect();
     let now = spinneret_core::model::unix_now();
-    let mut out = Vec::new();
-    for url in urls {
+    let page_of = |url: &Url| {
         let mut u = url.clone();
         u.set_fragment(None);
         let page = files
             .iter()
             .find(|f| f.url.as_deref() == Some(u.as_str()) && f.path.ends_with(".html"));
+        (u, page)
+    };
+    let together: std::collections::HashSet<String> = urls
+        .iter()
+        .filter_map(|u| page_of(u).1.map(|f| f.path.clone()))
+        .collect();
+    let mut out = Vec::new();
+    for url in urls {
+        let (u, page) = page_of(url);
         let done = match page {
             None => Err(format!("run {} saved no page of this URL", run.id)),
             Some(f) => archive::archive_page(
@@ -86,6 +94,7 @@ pub fn archive(
                 &f.path,
                 u.as_str(),
                 &by_path,
+                &together,
                 day,
                 now,
             )

@@ -311,8 +311,10 @@ impl Bench {
     /// (`+*.bench:PORT/*`), robots.txt obeyed (`-s2`, its default), through the
     /// test web as its proxy. Its own limits (10 connections a second,
     /// 8 at a time) lifted as spinneret's per-site interval is, to 32
-    /// connections with no rate cap.
-    fn httrack(&self, depth: u32) -> anyhow::Result<Mirrored> {
+    /// connections with no rate cap. HTTrack is slow here (about 30 files
+    /// a second): it stops after `limit` seconds (its `-E`), and its rate
+    /// is what it fetched in that time.
+    fn httrack(&self, depth: u32, limit: u64) -> anyhow::Result<Mirrored> {
         let dir = tempfile::tempdir()?;
         let port = self.web.port();
         let mut cmd = Command::new("httrack");
@@ -322,6 +324,7 @@ impl Bench {
         cmd.args(["-O", "mirror"])
             .arg(format!("-r{}", depth + 1))
             .args(["-s2", "-q", "-%c0", "-c32", "--disable-security-limits"])
+            .arg(format!("-E{limit}"))
             .arg("-P")
             .arg(format!("127.0.0.1:{port}"))
             .arg(format!("+*.bench:{port}/*"));
@@ -340,21 +343,9 @@ fn installed(program: &str) -> bool {
         .is_ok()
 }
 
-/// `--mirror`: spinneret collect against wget and HTTrack on the same web.
-fn mirror(bench: &Bench, depth: u32) -> anyhow::Result<()> {
-    let ours = bench.collect(depth)?;
-    let wget = bench.wget(depth)?;
-    let mut tools = vec![("spinneret collect", &ours), ("wget -r -p -k -E", &wget)];
-    let httrack = match installed("httrack") {
-        true => Some(bench.httrack(depth)?),
-        false => {
-            eprintln!("httrack is not installed (apt-get install httrack): left out");
-            None
-        }
-    };
-    if let Some(h) = &httrack {
-        tools.push(("httrack", h));
-    }
+/// `--mirror`: spinneret collect against wget and HTTrack on the same web,
+/// each tool's row printed as soon as it is measured.
+fn mirror(bench: &Bench, depth: u32, httrack_limit: u64) -> anyhow::Result<()> {
     println!(
         "mirroring {} pages over {} sites, {depth} levels",
         bench.shape.pages, bench.shape.sites
@@ -363,7 +354,7 @@ fn mirror(bench: &Bench, depth: u32) -> anyhow::Result<()> {
         "{:<22} {:>8} {:>9} {:>9} {:>9} {:>12} {:>16} {:>10}",
         "tool", "pages", "requests", "wall s", "pages/s", "disk KiB", "disk w/o WARC", "RSS MiB"
     );
-    for (name, m) in tools {
+    let row = |name: &str, m: &Mirrored| {
         println!(
             "{:<22} {:>8} {:>9} {:>9.2} {:>9.0} {:>12} {:>16} {:>10.1}",
             name,
@@ -375,6 +366,20 @@ fn mirror(bench: &Bench, depth: u32) -> anyhow::Result<()> {
             m.disk_no_warc_kib,
             m.rss_kib as f64 / 1024.0
         );
+    };
+    let ours = bench.collect(depth)?;
+    row("spinneret collect", &ours);
+    let wget = bench.wget(depth)?;
+    row("wget -r -p -k -E", &wget);
+    let httrack = match installed("httrack") {
+        true => Some(bench.httrack(depth, httrack_limit)?),
+        false => {
+            eprintln!("httrack is not installed (apt-get install httrack): left out");
+            None
+        }
+    };
+    if let Some(h) = &httrack {
+        row(&format!("httrack (-E{httrack_limit})"), h);
     }
     let rate = |m: &Mirrored| m.pages as f64 / m.secs;
     println!("rate: {:.1}x wget's", rate(&ours) / rate(&wget));
@@ -406,7 +411,8 @@ fn main() -> anyhow::Result<()> {
                   run: 9 runs or more give a figure to trust);\n\
                   --mirror DEPTH mirrors the web with `spinneret collect` (one item per site,\n\
                   DEPTH links deep, no per-site interval) with `wget -r -p -k -E -e robots=on`\n\
-                  and with HTTrack when installed (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
+                  and with HTTrack when installed, for at most --httrack-limit SECS (default 600;\n\
+                  it is slow) (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
                   of each;\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
@@ -471,7 +477,8 @@ fn main() -> anyhow::Result<()> {
         bench.web.port()
     );
     if let Some(depth) = arg(&args, "--mirror") {
-        return mirror(&bench, depth.parse()?);
+        let limit = arg(&args, "--httrack-limit").map_or(Ok(600), |v| v.parse())?;
+        return mirror(&bench, depth.parse()?, limit);
     }
     if let Some(runs) = arg(&args, "--overhead") {
         let runs: usize = runs.parse()?;

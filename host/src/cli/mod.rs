@@ -863,6 +863,10 @@ pub(crate) fn collect_run(
             return Ok((EXIT_USAGE, false));
         }
     };
+    if let Err(e) = crate::snatch::runs::check_mirror(&profile.mirror) {
+        eprintln!("spinneret: {}: {e}", profile.source.display());
+        return Ok((EXIT_USAGE, false));
+    }
     // One fetcher and one plugin engine for the engines and the pages.
     let mut asker = crate::app::query::Asker::new(&settings)?;
     let wrong = crate::app::collect::index::preflight(&mut asker, profile);

@@ -20,6 +20,30 @@ pub fn store_path(mirror: &Path) -> PathBuf {
     mirror.join(STATE_DIR).join("store.sqlite")
 }
 
+/// Whether `mirror` may be written: a directory that does not exist yet,
+/// is empty, or is a mirror already (it has spinneret's bookkeeping). A
+/// directory of the user's own files is refused, so that a run never
+/// overwrites (nor `--clean` removes) a file spinneret did not write.
+pub fn check_mirror(mirror: &Path) -> Result<(), String> {
+    if mirror.join(STATE_DIR).is_dir() {
+        return Ok(());
+    }
+    match std::fs::read_dir(mirror) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!(
+            "the mirror {} cannot be read: {e}",
+            mirror.display()
+        )),
+        Ok(mut entries) => match entries.next() {
+            None => Ok(()),
+            Some(_) => Err(format!(
+                "the mirror {} holds files that are not a mirror's (no {STATE_DIR} in it); give `mirror` a new or empty directory, so that no file of yours is overwritten",
+                mirror.display()
+            )),
+        },
+    }
+}
+
 /// What a profile's runs are booked under in the store: its file's
 /// canonical path, so that `news.toml`, `./news.toml` and its absolute
 /// path are one profile with one history.
@@ -112,6 +136,23 @@ pub fn collect_garbage(store: &Store, mirror: &Path) -> anyhow::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mirror_is_new_empty_or_a_mirror_already() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = dir.path().join("m");
+        assert_eq!(check_mirror(&m), Ok(()));
+        std::fs::create_dir(&m).unwrap();
+        assert_eq!(check_mirror(&m), Ok(()));
+        std::fs::write(m.join("index.html"), "mine").unwrap();
+        assert!(
+            check_mirror(&m)
+                .unwrap_err()
+                .contains("holds files that are not a mirror's")
+        );
+        std::fs::create_dir(m.join(STATE_DIR)).unwrap();
+        assert_eq!(check_mirror(&m), Ok(()));
+    }
 
     #[test]
     fn removing_files_removes_the_directories_they_leave_empty() {

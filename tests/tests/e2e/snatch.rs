@@ -1618,3 +1618,27 @@ fn a_misconfigured_engine_is_said_before_the_run() {
     );
     assert!(!dir.path().join("mirror/runs").exists());
 }
+
+/// A mirror that is a directory of the user's own files is refused: no
+/// run overwrites (nor `--clean` removes) a file spinneret did not write.
+#[test]
+fn a_directory_of_the_users_files_is_no_mirror() {
+    use crate::common::{expect_exit, spinneret};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.html"), "mine").unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        "mirror = \"\"\n\n[[url]]\nurl = \"https://e.example/\"\n",
+    )
+    .unwrap();
+    let stderr = expect_exit(&spinneret(&["collect", profile.to_str().unwrap()]), 2);
+    assert!(
+        stderr.contains("holds files that are not a mirror's (no .spinneret in it); give `mirror` a new or empty directory"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("index.html")).unwrap(),
+        "mine"
+    );
+}

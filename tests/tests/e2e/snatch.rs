@@ -1547,9 +1547,9 @@ fn a_signal_stops_a_collection_with_what_it_fetched_kept() {
     assert!(saved >= 1 && saved <= slow, "{saved} of {slow}");
 }
 
-/// A local file of the profile leads only to files under its own
-/// directory: a saved page's `../secret.txt`, `file:///…` or CSS `url()`
-/// may not copy the machine's other files into the mirror.
+/// A local file of the profile leads only to files under the directory of
+/// the profile's local files: a saved page's `../secret.txt`, `file:///…`
+/// or CSS `url()` may not copy the machine's other files into the mirror.
 #[test]
 fn a_local_page_reaches_only_files_under_its_own_directory() {
     use crate::common::{expect_exit, text};
@@ -1584,8 +1584,12 @@ fn a_local_page_reaches_only_files_under_its_own_directory() {
         2,
         "the page's (two spellings of one URL) and the stylesheet's: {stdout}"
     );
+    let site_dir = url::Url::from_directory_path(&site).unwrap();
     assert!(
-        stdout.contains("outside the directory of file://"),
+        stdout.contains(&format!(
+            "outside {}, the directory of the profile's local files",
+            site_dir.path()
+        )),
         "{stdout}"
     );
     let mut saved: Vec<String> = walk(&dir.path().join("mirror/runs/0001"));

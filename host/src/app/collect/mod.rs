@@ -104,25 +104,35 @@ fn reached(from: &Entry, page: &Url, url: &Url) -> bool {
     local_host(page) || (from.trusted && url.host_str() == page.host_str())
 }
 
-/// Whether `url` may be read for the item `top`: any URL of another
-/// scheme, but a local file only under the directory of a local `top` (a
-/// saved page's `../../etc/passwd` may not copy the machine's files into
-/// a mirror that may be published).
-fn within_reach(top: &Url, url: &Url) -> bool {
-    if url.scheme() != "file" {
-        return true;
-    }
-    if top.scheme() != "file" {
-        return false;
-    }
-    let dir = &top.path()[..top.path().rfind('/').map_or(0, |i| i + 1)];
-    url.path().starts_with(dir)
+/// The directory that holds every local file among `items` (their
+/// directories' common ancestor, `/`-terminated), if any is local.
+fn local_root(items: &[Item]) -> Option<String> {
+    items
+        .iter()
+        .filter(|it| it.url.scheme() == "file")
+        .map(|it| {
+            let p = it.url.path();
+            p[..p.rfind('/').map_or(0, |i| i + 1)].to_string()
+        })
+        .reduce(|a, b| {
+            let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            a[..a[..common].rfind('/').map_or(0, |i| i + 1)].to_string()
+        })
 }
 
-/// Why a file `page` references is not read for the item `top`.
-fn outside(page: &Url, top: &Url) -> String {
+/// Whether `url` may be read: any URL of another scheme, but a local file
+/// only under `root`, the directory of the profile's local items (a saved
+/// page's `../../etc/passwd` may not copy the machine's files into a
+/// mirror that may be published).
+fn within_reach(root: Option<&str>, url: &Url) -> bool {
+    url.scheme() != "file" || root.is_some_and(|r| url.path().starts_with(r))
+}
+
+/// Why a file `page` references is not read: it is outside `root`.
+fn outside(page: &Url, root: Option<&str>) -> String {
     format!(
-        "referenced by {page}: outside the directory of {top}; a local file may lead only to files under its own directory"
+        "referenced by {page}: outside {}, the directory of the profile's local files; a local file may lead only to files under it",
+        root.unwrap_or("(none: no item is a local file)")
     )
 }
 
@@ -662,6 +672,8 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
     let mut mains: Vec<Result<(String, String), String>> =
         vec![Err("not retrieved".to_string()); items.len()];
     let stopped_before = "not retrieved: the run was stopped before it was".to_string();
+    let root = local_root(items);
+    let root = root.as_deref();
     let mut queue: VecDeque<Entry> = items
         .iter()
         .enumerate()
@@ -742,9 +754,8 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                             ));
                             continue;
                         }
-                        if !within_reach(&items[e.item].url, &u) {
-                            r.failed
-                                .push((u.to_string(), outside(&got.found, &items[e.item].url)));
+                        if !within_reach(root, &u) {
+                            r.failed.push((u.to_string(), outside(&got.found, root)));
                             continue;
                         }
                         let trusted = reached(&e, &got.found, &u);
@@ -811,8 +822,8 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                     Role::Link => depth > 0 && site(&url) == site(&page),
                     Role::Other => false,
                 };
-                if followed && !within_reach(&item.url, &url) {
-                    r.failed.push((url.to_string(), outside(&page, &item.url)));
+                if followed && !within_reach(root, &url) {
+                    r.failed.push((url.to_string(), outside(&page, root)));
                     continue;
                 }
                 let trusted = reached(&e, &page, &url);
@@ -864,4 +875,57 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
         r.flush()?;
     }
     Ok(mains)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_local_root_holds_every_local_item() {
+        let item = |u: &str| Item {
+            url: Url::parse(u).unwrap(),
+            category: "URLs".into(),
+            depth: 0,
+            found_by: Vec::new(),
+            trusted: true,
+        };
+        assert_eq!(local_root(&[item("https://e.org/a.html")]), None);
+        assert_eq!(
+            local_root(&[item("file:///w/site/index.html")]).as_deref(),
+            Some("/w/site/")
+        );
+        assert_eq!(
+            local_root(&[
+                item("file:///w/site/index.html"),
+                item("file:///w/site/docs/guide.html"),
+                item("https://e.org/"),
+            ])
+            .as_deref(),
+            Some("/w/site/")
+        );
+        // A common prefix of names is no common directory.
+        assert_eq!(
+            local_root(&[
+                item("file:///w/site/a.html"),
+                item("file:///w/sitemap/b.html")
+            ])
+            .as_deref(),
+            Some("/w/")
+        );
+        let r = Some("/w/site/");
+        assert!(within_reach(
+            r,
+            &Url::parse("file:///w/site/img/a.png").unwrap()
+        ));
+        assert!(!within_reach(
+            r,
+            &Url::parse("file:///w/secret.txt").unwrap()
+        ));
+        assert!(!within_reach(
+            None,
+            &Url::parse("file:///etc/passwd").unwrap()
+        ));
+        assert!(within_reach(None, &Url::parse("https://e.org/").unwrap()));
+    }
 }

@@ -128,12 +128,21 @@ fn within_reach(root: Option<&str>, url: &Url) -> bool {
     url.scheme() != "file" || root.is_some_and(|r| url.path().starts_with(r))
 }
 
-/// Why a file `page` references is not read: it is outside `root`.
-fn outside(page: &Url, root: Option<&str>) -> String {
-    format!(
-        "referenced by {page}: outside {}, the directory of the profile's local files; a local file may lead only to files under it",
-        root.unwrap_or("(none: no item is a local file)")
-    )
+/// Why `page` may not lead to `url`, if it may not: a page from elsewhere
+/// to this machine or its network, or (when the reference is `followed`)
+/// to a local file outside `root` ([`within_reach`]).
+fn refused(page: &Url, url: &Url, root: Option<&str>, followed: bool) -> Option<String> {
+    if local_host(url) && !local_host(page) {
+        return Some(format!(
+            "referenced by {page}: a page from elsewhere may not reach this machine or its network"
+        ));
+    }
+    (followed && !within_reach(root, url)).then(|| {
+        format!(
+            "referenced by {page}: outside {}, the directory of the profile's local files; a local file may lead only to files under it",
+            root.unwrap_or("(none: no item is a local file)")
+        )
+    })
 }
 
 /// What a URL fetched this run led to.
@@ -747,15 +756,8 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                     && let Ok(css) = r.text(category, &e.url)
                 {
                     for u in css_references(&css, &got.found) {
-                        if local_host(&u) && !local_host(&got.found) {
-                            r.failed.push((
-                                u.to_string(),
-                                format!("referenced by {}: a page from elsewhere may not reach this machine or its network", got.found),
-                            ));
-                            continue;
-                        }
-                        if !within_reach(root, &u) {
-                            r.failed.push((u.to_string(), outside(&got.found, root)));
+                        if let Some(why) = refused(&got.found, &u, root, true) {
+                            r.failed.push((u.to_string(), why));
                             continue;
                         }
                         let trusted = reached(&e, &got.found, &u);
@@ -810,20 +812,13 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                 continue;
             };
             for (role, url) in refs {
-                if local_host(&url) && !local_host(&page) {
-                    r.failed.push((
-                        url.to_string(),
-                        format!("referenced by {page}: a page from elsewhere may not reach this machine or its network"),
-                    ));
-                    continue;
-                }
                 let followed = match role {
                     Role::Requisite => true,
                     Role::Link => depth > 0 && site(&url) == site(&page),
                     Role::Other => false,
                 };
-                if followed && !within_reach(root, &url) {
-                    r.failed.push((url.to_string(), outside(&page, root)));
+                if let Some(why) = refused(&page, &url, root, followed) {
+                    r.failed.push((url.to_string(), why));
                     continue;
                 }
                 let trusted = reached(&e, &page, &url);

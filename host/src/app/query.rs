@@ -128,6 +128,19 @@ impl Asker {
         Ok((plugin, prepared))
     }
 
+    /// The search-engine plugin `source`, configured with `config`, ready
+    /// to be asked (see [`Asker::plugin`]); its name.
+    pub fn engine(
+        &mut self,
+        source: PluginSource,
+        config: serde_json::Value,
+    ) -> Result<(String, SearchEnginePlugin), PluginFailure> {
+        let (plugin, prepared) = self.plugin(source, config, PluginKind::SearchEngine)?;
+        let engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
+            .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
+        Ok((plugin.name, engine))
+    }
+
     /// The polite fetcher, for the pages the answers lead to.
     pub fn http(&self) -> &PoliteHttp {
         &self.http
@@ -145,10 +158,7 @@ impl Asker {
         keywords: &[String],
         options: &SearchEngineOptions,
     ) -> anyhow::Result<Answer> {
-        let (plugin, prepared) = self.plugin(source, config, PluginKind::SearchEngine)?;
-        let name = plugin.name.clone();
-        let mut engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
-            .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
+        let (name, mut engine) = self.engine(source, config)?;
         let ignored = option_names(options_used(options) & !engine.supports()?);
         let query_url = engine.query_url(keywords, options)?;
         let query_url = url::Url::parse(&query_url)

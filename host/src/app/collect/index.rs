@@ -21,7 +21,6 @@ use spinneret_plugin_host::detector::DetectorPlugin;
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::link_failure;
 use spinneret_plugin_host::sandbox::PluginFailure;
-use spinneret_plugin_host::search::SearchEnginePlugin;
 use spinneret_store::{CollectionRow, MainPage, Store};
 use std::collections::HashMap;
 
@@ -82,12 +81,8 @@ pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
     let mut wrong = Vec::new();
     for e in &profile.engines {
         let started = asker
-            .plugin(e.source.clone(), e.config.clone(), PluginKind::SearchEngine)
-            .and_then(|(config, prepared)| {
-                SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
-                    .map_err(|err| link_failure(&config, err))
-            })
-            .and_then(|mut engine| engine.start());
+            .engine(e.source.clone(), e.config.clone())
+            .and_then(|(_, mut engine)| engine.start());
         if let Err(f) = started {
             wrong.push(format!(
                 "engine `{}` ({}): {}",

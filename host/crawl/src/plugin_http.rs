@@ -28,6 +28,8 @@ pub struct PoliteHttp {
     max_body: u64,
     rules: PrefixRules,
     delay: Duration,
+    /// Requests in flight to one site at most (`per_site_connections`).
+    per_site: usize,
     /// When each site may be asked next.
     next: Mutex<HashMap<String, Instant>>,
     /// Each site's robots.txt, once read.
@@ -56,6 +58,7 @@ impl PoliteHttp {
             max_body: settings.fetch.max_body,
             rules,
             delay: settings.per_site_delay,
+            per_site: settings.per_site_connections.max(1),
             next: Mutex::default(),
             robots: Mutex::default(),
         })
@@ -154,6 +157,12 @@ impl PoliteHttp {
         self.handle
             .block_on(fetcher.fetch(&req, self.max_body))
             .map_err(|e| e.to_string())
+    }
+
+    /// How many requests a caller running several at once may have in
+    /// flight to one site (the settings' `per_site_connections`).
+    pub fn per_site_connections(&self) -> usize {
+        self.per_site
     }
 
     /// The headers every request of this fetcher carries besides those of

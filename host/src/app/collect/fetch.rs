@@ -13,13 +13,10 @@ use url::Url;
 /// The most redirects followed from one URL.
 pub const MAX_REDIRECTS: usize = 5;
 
-/// How many requests a collection has in flight at most.
+/// How many requests a collection has in flight at most; to one site, no
+/// more than the fetcher's `per_site_connections` (2 by default, as in a
+/// crawl), with the per-site interval between their starts.
 pub const FETCHERS: usize = 8;
-
-/// How many of them may be to one site (a crawl's default
-/// `per_site_connections`); the per-site interval holds between their
-/// starts.
-pub const PER_SITE: usize = 2;
 
 /// A URL to fetch, with the validators of its last retrieval when its
 /// body is still at hand (a conditional request).
@@ -178,7 +175,7 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<
 }
 
 /// Which job a fetcher takes next: jobs in order within each site, sites
-/// in turn, no more than [`PER_SITE`] in flight to one site, so that a
+/// in turn, no more than `per_site` in flight to one site, so that a
 /// site with many jobs neither gets more than its share nor holds up the
 /// others' (a fetcher waits only when every site with jobs left is busy).
 struct Turns {
@@ -190,10 +187,12 @@ struct Turns {
     busy: HashMap<String, usize>,
     /// Jobs not yet taken.
     left: usize,
+    /// Requests in flight to one site at most.
+    per_site: usize,
 }
 
 impl Turns {
-    fn new(jobs: &[Job]) -> Turns {
+    fn new(jobs: &[Job], per_site: usize) -> Turns {
         let mut waiting: HashMap<String, VecDeque<usize>> = HashMap::new();
         let mut ready = VecDeque::new();
         for (i, job) in jobs.iter().enumerate() {
@@ -209,6 +208,7 @@ impl Turns {
             ready,
             busy: HashMap::new(),
             left: jobs.len(),
+            per_site,
         }
     }
 
@@ -220,7 +220,7 @@ impl Turns {
         self.left -= 1;
         let busy = self.busy.entry(site.clone()).or_default();
         *busy += 1;
-        if !queue.is_empty() && *busy < PER_SITE {
+        if !queue.is_empty() && *busy < self.per_site {
             self.ready.push_back(site.clone());
         }
         Some((job, site))
@@ -229,7 +229,7 @@ impl Turns {
     /// A job of `site` is done.
     fn done(&mut self, site: &str) {
         let busy = self.busy.entry(site.to_string()).or_default();
-        let had_room = *busy < PER_SITE;
+        let had_room = *busy < self.per_site;
         *busy = busy.saturating_sub(1);
         let more = self.waiting.get(site).is_some_and(|q| !q.is_empty());
         if more && !had_room {
@@ -241,8 +241,8 @@ impl Turns {
 /// What a job not fetched because the run was stopped says.
 pub const STOPPED: &str = "not fetched: the run was stopped";
 
-/// Fetch every job, [`FETCHERS`] at a time and at most [`PER_SITE`] to a
-/// site; the results in the jobs' order. Once `stop` is set no new request
+/// Fetch every job, [`FETCHERS`] at a time and at most the fetcher's
+/// `per_site_connections` to a site; the results in the jobs' order. Once `stop` is set no new request
 /// starts: the jobs not started say [`STOPPED`].
 pub fn fetch_all(
     http: &PoliteHttp,
@@ -251,7 +251,7 @@ pub fn fetch_all(
     known: Known<'_>,
     stop: &AtomicBool,
 ) -> Vec<Fetched> {
-    let turns = Mutex::new(Turns::new(jobs));
+    let turns = Mutex::new(Turns::new(jobs, http.per_site_connections()));
     let wake = Condvar::new();
     let slots: Vec<Mutex<Option<Fetched>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     let lock = || turns.lock().unwrap_or_else(|p| p.into_inner());
@@ -313,7 +313,7 @@ mod tests {
             job("http://a.example/3"),
             job("http://b.example/1"),
         ];
-        let mut t = Turns::new(&jobs);
+        let mut t = Turns::new(&jobs, 2);
         // Two of a's, then b's; a's third waits for one of a's to end.
         assert_eq!(t.take(), Some((0, "a.example:80".into())));
         assert_eq!(t.take(), Some((3, "b.example:80".into())));

@@ -18,8 +18,11 @@ use url::Url;
 /// The host's polite fetcher, lent to plugins whose grants name hosts.
 pub struct PoliteHttp {
     fetcher: Fetcher,
-    /// The same, connecting only to public addresses.
-    public: Fetcher,
+    /// The same, connecting only to public addresses: made when first
+    /// needed (a crawl never asks for it).
+    public: std::sync::OnceLock<Fetcher>,
+    /// What the public-only fetcher is made with.
+    fetch_settings: crate::fetch::FetchSettings,
     handle: tokio::runtime::Handle,
     robot_name: String,
     user_agent: String,
@@ -46,10 +49,11 @@ impl PoliteHttp {
             crate::policy::load_rules(&settings.rule_files, std::time::SystemTime::now())?;
         Ok(PoliteHttp {
             fetcher: Fetcher::new(&settings.fetch)?,
-            public: Fetcher::new(&crate::fetch::FetchSettings {
+            public: std::sync::OnceLock::new(),
+            fetch_settings: crate::fetch::FetchSettings {
                 public_only: true,
                 ..settings.fetch.clone()
-            })?,
+            },
             handle,
             robot_name: settings.robot_name.clone(),
             user_agent: settings.fetch.user_agent.clone(),
@@ -62,6 +66,15 @@ impl PoliteHttp {
             next: Mutex::default(),
             robots: Mutex::default(),
         })
+    }
+
+    /// The fetcher that connects only to public addresses, made on first use.
+    fn public_fetcher(&self) -> Result<&Fetcher, String> {
+        if let Some(f) = self.public.get() {
+            return Ok(f);
+        }
+        let made = Fetcher::new(&self.fetch_settings).map_err(|e| e.to_string())?;
+        Ok(self.public.get_or_init(|| made))
     }
 
     /// Wait until `site` may be asked again.
@@ -138,7 +151,7 @@ impl PoliteHttp {
         }
         let site = spinneret_core::urls::site_key(url);
         let fetcher = match public_only {
-            true => &self.public,
+            true => self.public_fetcher()?,
             false => &self.fetcher,
         };
         if !self.robots(fetcher, url, &site)?.allows(url) {

@@ -57,7 +57,7 @@ pub struct Fetched {
     pub alias: Option<Url>,
 }
 
-pub use spinneret_core::urls::local_host;
+use spinneret_core::urls::local_host;
 
 /// The request headers a collection's request carries: the fetcher's
 /// identity, what the HTTP layer adds, and the validators.

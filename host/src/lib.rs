@@ -23,3 +23,4 @@ pub mod config;
 pub mod notify;
 pub mod report;
 pub mod snatch;
+pub mod wwww;

@@ -196,8 +196,9 @@ impl Web {
 }
 
 /// The request headers kept in the log.
-pub const LOGGED_HEADERS: [&str; 8] = [
+pub const LOGGED_HEADERS: [&str; 9] = [
     "user-agent",
+    "accept",
     "from",
     "referer",
     "if-none-match",

@@ -148,6 +148,9 @@ pub struct ParsedDocument {
     pub decode_errors: bool,
     /// Recoverable HTML parse errors.
     pub parse_errors: u32,
+    /// Its syntax faults by kind (`missing-quote`, `unclosed-element`,
+    /// `no-title`, …), with counts, in a fixed order; empty for clean HTML.
+    pub bad_html: Vec<(&'static str, u32)>,
     /// Unique references (by target and kind), first anchor text kept, in document order.
     pub references: Vec<Reference>,
 }

@@ -220,6 +220,9 @@ pub enum TaskKind {
     Tree,
     /// Every document whose Owner equals the task's name.
     Owner,
+    /// The Worm's crawl (seed 001, section 3.2): every HTML document on any
+    /// host, to a recursion depth (`levels`) from the top.
+    Web,
 }
 
 impl TaskKind {
@@ -229,6 +232,7 @@ impl TaskKind {
             TaskKind::Site => "site",
             TaskKind::Tree => "tree",
             TaskKind::Owner => "owner",
+            TaskKind::Web => "web",
         }
     }
 }

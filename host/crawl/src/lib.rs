@@ -53,6 +53,10 @@ pub struct CrawlOptions {
     pub task: Option<String>,
     /// The fetch hooks, parsers and policies to run (see [`hooks::CrawlHooks::load`]).
     pub hooks: Option<Arc<hooks::CrawlHooks>>,
+    /// Documents an archive marked completed (the Worm's `C` lines, seed
+    /// 001, section 3.2.2): their references were processed to all levels
+    /// in an earlier pass, so they are not read again.
+    pub completed: Arc<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for CrawlOptions {
@@ -61,6 +65,7 @@ impl std::fmt::Debug for CrawlOptions {
             .field("resume", &self.resume)
             .field("task", &self.task)
             .field("hooks", &self.hooks.as_ref().map(|h| !h.is_empty()))
+            .field("completed", &self.completed.len())
             .finish()
     }
 }

@@ -92,6 +92,9 @@ pub fn task_info(task: &TaskRecord<'_>) -> wit::TaskInfo {
             TaskKind::Site => wit::TaskKind::Site,
             TaskKind::Tree => wit::TaskKind::Tree,
             TaskKind::Owner => wit::TaskKind::Owner,
+            // The API (0.2, 0.3) has no `web` case: a Worm's task, bounded
+            // by depth on any host, is told as the nearest, `site`.
+            TaskKind::Web => wit::TaskKind::Site,
         },
         top: task.top.to_string(),
         email: task.email.map(str::to_string),

@@ -6,6 +6,7 @@ mod profile;
 mod results;
 mod share;
 mod watch;
+mod wwww;
 
 pub use results::{RESULT_SCHEMA, print_results};
 
@@ -124,6 +125,11 @@ enum Command {
     /// Example: spinneret query builtin:searxng --config '{"base":
     /// "https://searx.example/"}' webassembly components
     Query(QueryArgs),
+    /// The Worm's archive (seed 001): `export` writes the store's documents,
+    /// references, inline images and completed documents as `T`, `R`, `I`
+    /// and `C` lines (or JSON Lines); `import` reads such a file.
+    #[command(subcommand)]
+    Archive(wwww::ArchiveCommand),
     /// Write a MOMspider instruction file as the equivalent TOML configuration.
     ///
     /// `crawl` reads instruction files as they are; converting is for moving
@@ -296,6 +302,11 @@ struct CrawlArgs {
     /// Continue the newest unfinished run of this configuration.
     #[arg(long)]
     resume: bool,
+    /// Start from a Worm archive (`archive export` writes one): it is
+    /// imported into the store, and the documents on its C lines are not
+    /// read again (delete a C line to have its document re-read).
+    #[arg(long, value_name = "FILE")]
+    archive: Option<PathBuf>,
     #[command(flatten)]
     overrides: Overrides,
     /// Treat a plugin failure as a failed run (exit status 3).
@@ -370,6 +381,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Plugin(cmd) => plugin::run(cmd),
         Command::Convert(args) => convert(&args),
+        Command::Archive(cmd) => wwww::run(cmd),
         Command::Query(args) => query(&args),
         Command::Collect(args) => collect(&args),
         Command::Profile(cmd) => profile::run(cmd),
@@ -388,10 +400,21 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                     return Ok(EXIT_USAGE);
                 }
             };
+            let completed = match &args.archive {
+                Some(file) => match wwww::completed_for_crawl(file, &config.settings.store) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("spinneret: {e:#}");
+                        return Ok(EXIT_USAGE);
+                    }
+                },
+                None => Default::default(),
+            };
             let options = CrawlOptions {
                 resume: args.resume,
                 task: args.task,
                 hooks: None,
+                completed: Arc::new(completed),
             };
             let mail = if args.dry_run_mail {
                 MailMode::Print

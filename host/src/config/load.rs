@@ -51,6 +51,7 @@ pub enum ConfigError {
 struct RawConfig {
     user_agent: Option<Spanned<String>>,
     from: Option<Spanned<String>>,
+    accept: Option<Spanned<String>>,
     concurrency: Option<Bounded<1, 4096>>,
     per_site_connections: Option<Bounded<1, 64>>,
     per_site_delay: Option<DurationIn<0, { ms::HOUR }>>,
@@ -132,8 +133,13 @@ struct RawTask {
     email_expired: Option<Spanned<Bounded<0, 36500>>>,
     schedule: Option<Spanned<String>>,
     max_depth: Option<Bounded<1, 100_000>>,
+    levels: Option<Spanned<Bounded<1, 100_000>>>,
     max_documents: Option<Bounded<1, 1_000_000_000>>,
 }
+
+/// A `web` task's recursion depth when it names none: the top, the
+/// documents it links to, and theirs.
+const WEB_LEVELS: u32 = 2;
 
 /// Read and validate a configuration file.
 pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
@@ -214,6 +220,22 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             .user_agent
             .map_or(defaults.user_agent, |a| a.into_inner().trim().to_string()),
         from: raw.from.map(Spanned::into_inner),
+        accept: match raw.accept {
+            Some(a) => {
+                let value = a.get_ref().trim();
+                if value.is_empty() || http::HeaderValue::from_str(value).is_err() {
+                    return Err(at(
+                        Some(a.span()),
+                        format!(
+                            "`accept = {:?}` is not a valid header value; write media types such as \"text/html, */*;q=0.5\"",
+                            a.get_ref()
+                        ),
+                    ));
+                }
+                value.to_string()
+            }
+            None => defaults.accept,
+        },
         concurrency: raw
             .concurrency
             .map_or(defaults.concurrency, |b| b.0 as usize),
@@ -296,13 +318,30 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             "site" => TaskKind::Site,
             "tree" => TaskKind::Tree,
             "owner" => TaskKind::Owner,
+            "web" => TaskKind::Web,
             other => {
                 return Err(at(
                     Some(t.kind.span()),
-                    format!("unknown task kind `{other}`; expected `site`, `tree` or `owner`"),
+                    format!(
+                        "unknown task kind `{other}`; expected `site`, `tree`, `owner` or `web`"
+                    ),
                 ));
             }
         };
+        if let Some(levels) = &t.levels {
+            if kind != TaskKind::Web {
+                return Err(at(
+                    Some(levels.span()),
+                    "`levels` is the recursion depth of a `web` task; for this task write `max_depth`".into(),
+                ));
+            }
+            if t.max_depth.is_some() {
+                return Err(at(
+                    Some(levels.span()),
+                    "`levels` and `max_depth` say the same; keep one".into(),
+                ));
+            }
+        }
         let top = parse_top(t.top.get_ref(), &abs_dir).map_err(|m| at(Some(t.top.span()), m))?;
         if let Some(email) = &t.email {
             check_email(email.get_ref()).map_err(|m| at(Some(email.span()), m))?;
@@ -394,7 +433,12 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             bounds: {
                 let d = super::TaskBounds::default();
                 super::TaskBounds {
-                    max_depth: t.max_depth.map_or(d.max_depth, |b| b.0 as u32),
+                    max_depth: match (t.levels, t.max_depth) {
+                        (Some(l), _) => l.into_inner().0 as u32,
+                        (None, Some(b)) => b.0 as u32,
+                        (None, None) if kind == TaskKind::Web => WEB_LEVELS,
+                        (None, None) => d.max_depth,
+                    },
                     max_documents: t.max_documents.map_or(d.max_documents, |b| b.0),
                 }
             },
@@ -787,7 +831,7 @@ mod tests {
         let err = load(&text).unwrap_err().to_string();
         assert_eq!(
             err,
-            "test.toml:3:8: unknown task kind `forest`; expected `site`, `tree` or `owner`"
+            "test.toml:3:8: unknown task kind `forest`; expected `site`, `tree`, `owner` or `web`"
         );
 
         let text = MINIMAL.replace("http://www.ics.example/", "gopher://x/");

@@ -166,6 +166,8 @@ pub struct Settings {
     pub user_agent: String,
     /// The `From` header: the e-mail address of the person running the robot.
     pub from: Option<String>,
+    /// The `Accept` header sent with every request (the Worm sent `text/html`).
+    pub accept: String,
     /// Requests in flight across all sites.
     pub concurrency: usize,
     /// Requests in flight to one site.
@@ -228,6 +230,7 @@ impl Settings {
             fetch: spinneret_crawl::fetch::FetchSettings {
                 user_agent: self.user_agent.clone(),
                 from: self.from.clone(),
+                accept: self.accept.clone(),
                 connect_timeout: self.connect_timeout,
                 timeout: self.timeout,
                 idle_per_site: self.per_site_connections,
@@ -265,11 +268,16 @@ pub fn default_store_path() -> PathBuf {
         .join("spinneret.db")
 }
 
+/// The `Accept` header by default: HTML first, anything else too, since a
+/// link checker asks for images and files as well (their HEADs).
+pub const DEFAULT_ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8";
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             user_agent: default_user_agent(),
             from: None,
+            accept: DEFAULT_ACCEPT.to_string(),
             concurrency: 64,
             per_site_connections: 2,
             per_site_delay: Duration::from_millis(250),

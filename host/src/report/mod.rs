@@ -21,6 +21,7 @@
 //! as a finding and everything else goes on.
 //! Findings and the plugins' key-value spaces are stored last.
 
+pub mod bad_html;
 pub mod detect;
 pub mod load;
 pub mod reach;
@@ -303,6 +304,7 @@ pub fn run_reporters(
                 m.entry(url.as_str()).or_default().push(f);
                 m
             }),
+        bad_html: store.bad_html_of_run(run)?,
         registry,
         kv: kv.clone(),
     };
@@ -377,6 +379,8 @@ struct Stage<'c> {
     plugins_of: Vec<Vec<PluginConfig>>,
     reach: Reach,
     crawl_failed: HashMap<&'c str, Vec<&'c PluginFailure>>,
+    /// The run's documents with syntax faults.
+    bad_html: Vec<spinneret_store::BadDocument>,
     registry: &'c Arc<Registry>,
     kv: Arc<load::KvSpaces>,
 }
@@ -453,6 +457,13 @@ fn report_share(
         // 1. The detectors, and the crawl's plugin failures.
         let crawl_failed = &stage.crawl_failed;
         let mut crawl_findings: Vec<Vec<wit::Finding>> = vec![Vec::new(); n];
+        for d in &stage.bad_html {
+            for &(t, role) in reach.members(d.url_id) {
+                if role == Role::Document && is_mine[t as usize] {
+                    crawl_findings[t as usize].push(bad_html::finding(&d.url, &d.faults));
+                }
+            }
+        }
         let needing =
             |t: usize, needs: DetectorNeeds| detects[t].is_some_and(|d| d.contains(needs));
         if detects.iter().any(Option::is_some) || !crawl_failed.is_empty() {

@@ -5,6 +5,7 @@
 //! Writes go through the [`StoreWriter`] thread; reads (the cache lookups of
 //! the crawl, and the `results` command) use the [`Store`]'s own connection.
 
+mod archive;
 mod collections;
 mod lock;
 mod outbox;
@@ -13,6 +14,7 @@ mod schema;
 mod task_view;
 mod writer;
 
+pub use archive::{ArchiveDocument, BadDocument};
 pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
 pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};

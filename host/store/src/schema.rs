@@ -217,4 +217,17 @@ CREATE TABLE archived_pages (
     PRIMARY KEY (day, url)
 ) WITHOUT ROWID;
 "#,
+    // 5: the Worm (seed 001, section 3.2): each document's syntax faults,
+    // and the documents an imported archive marked completed (its C lines).
+    r#"
+-- JSON {"kind": count, ...} in a fixed order; NULL for clean HTML.
+ALTER TABLE documents ADD COLUMN bad_html TEXT;
+
+-- Documents whose references an imported archive said were processed to
+-- all levels (its C lines): a crawl given that archive does not read them
+-- again. (Imported documents have run_id 0: no run of this store read them.)
+CREATE TABLE archive_completed (
+    url_id  INTEGER PRIMARY KEY REFERENCES urls(id)
+) WITHOUT ROWID;
+"#,
 ];

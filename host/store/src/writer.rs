@@ -54,6 +54,7 @@ pub struct DocumentRecord {
     encoding: &'static str,
     decode_errors: bool,
     parse_errors: u32,
+    bad_html: Vec<(&'static str, u32)>,
     /// (target URL, or what was written when it is no URL; kind; anchor text).
     links: Vec<(Box<str>, RefKind, Box<str>)>,
 }
@@ -79,6 +80,7 @@ impl From<ParsedDocument> for DocumentRecord {
             encoding: doc.encoding,
             decode_errors: doc.decode_errors,
             parse_errors: doc.parse_errors,
+            bad_html: doc.bad_html,
             links,
         }
     }
@@ -305,10 +307,12 @@ fn apply(
                 links.push(']');
             }
             links.push(']');
+            let bad_html =
+                (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO documents (url_id, run_id, title, owner, expires, base,
-                   encoding, parse_errors, decode_errors, http_equiv, links)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                   encoding, parse_errors, decode_errors, http_equiv, links, bad_html)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 url_id,
@@ -322,6 +326,7 @@ fn apply(
                 doc.decode_errors,
                 http_equiv,
                 links,
+                bad_html,
             ])?;
         }
         StoreOp::TaskDocument {

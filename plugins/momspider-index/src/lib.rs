@@ -48,6 +48,7 @@ fn change_heading(kind: &str) -> String {
         "expiring" => "Expiring documents".into(),
         "recently-modified" => "Recently modified".into(),
         "content-changed" => "Content changed".into(),
+        "bad-html" => "Bad HTML".into(),
         other => capitalise(&other.replace('-', " ")),
     }
 }

@@ -22,3 +22,4 @@ mod share;
 mod snatch;
 mod traps;
 mod watch;
+mod wwww;

@@ -71,6 +71,55 @@ impl Engine<'_> {
         self.complete(u, outcome, result);
     }
 
+    /// A document an archive marked completed (seed 001, section 3.2.2)
+    /// is not read again: it is settled from the store, its last result
+    /// when there is one, and its stored references (the archive's) are
+    /// followed, so a document below it whose C line was deleted is read.
+    pub(super) fn settle_completed(&mut self, u: UrlIdx) -> bool {
+        if self.completed.is_empty() {
+            return false;
+        }
+        let url = self.frontier.get(u).url.to_string();
+        if !self.completed.contains(&url) {
+            return false;
+        }
+        if let Ok(Some(cached)) = self.store.latest_result(&url)
+            && cached.is_document
+            && cached.result.redirects.is_empty()
+        {
+            self.reused += 1;
+            self.complete_cached(u, cached, Some(Source::Reused));
+            return true;
+        }
+        let owner = match self.store.document(&url) {
+            Ok(d) => d.and_then(|d| d.owner),
+            Err(e) => {
+                tracing::warn!("cannot read the stored document {url}: {e}");
+                return false;
+            }
+        };
+        let Some(doc) = self.load_doc(&url, owner) else {
+            return false;
+        };
+        let e = self.frontier.get(u);
+        let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
+        let mut result = CheckResult::unrequested(&url, Category::Ok, "", referrer, unix_now());
+        result.error = None;
+        result.source = Source::Reused;
+        let outcome = Outcome {
+            category: Category::Ok,
+            via_get: true,
+            final_url: None,
+            doc: Some(doc),
+            content_type: None,
+            error: None,
+            status: None,
+        };
+        self.reused += 1;
+        self.complete(u, outcome, Some(result));
+        true
+    }
+
     pub(super) fn load_doc(&mut self, url: &str, owner: Option<String>) -> Option<DocInfo> {
         let links = match self.store.document_links(url) {
             Ok(l) => l,

@@ -98,6 +98,8 @@ pub(super) struct Engine<'a> {
     invalid_seen: HashSet<String>,
     stats: Vec<TaskSummary>,
     use_cache: bool,
+    /// Documents an archive marked completed: not read again.
+    completed: Arc<std::collections::HashSet<String>>,
     progress: Arc<Progress>,
     requests: u64,
     /// Results of earlier runs reused without a request (`result_max_age`).
@@ -163,6 +165,7 @@ impl<'a> Engine<'a> {
             invalid_seen: HashSet::new(),
             stats: Vec::new(),
             use_cache,
+            completed: options.completed.clone(),
             progress,
             requests: 0,
             reused: 0,
@@ -415,6 +418,9 @@ impl<'a> Engine<'a> {
         match state {
             UrlState::New => {
                 if self.settle_from_robots(u) {
+                    return;
+                }
+                if self.settle_completed(u) {
                     return;
                 }
                 if self.use_cache && self.try_cache(u, need_get) {

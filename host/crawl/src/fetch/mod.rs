@@ -28,6 +28,8 @@ pub struct FetchSettings {
     pub user_agent: String,
     /// The `From` header: where a webmaster can reach the person running the robot.
     pub from: Option<String>,
+    /// The `Accept` header: the media types the robot asks for.
+    pub accept: String,
     /// Time allowed to connect.
     pub connect_timeout: Duration,
     /// Time allowed for a whole request, body included.
@@ -251,6 +253,15 @@ impl Fetcher {
     pub fn new(settings: &FetchSettings) -> Result<Fetcher, crate::CrawlError> {
         spinneret_core::tls::install_provider();
         let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_str(&settings.accept).map_err(|_| {
+                crate::CrawlError::Client(format!(
+                    "`accept` is not a valid header value: {}",
+                    settings.accept
+                ))
+            })?,
+        );
         if let Some(from) = &settings.from {
             headers.insert(
                 header::FROM,

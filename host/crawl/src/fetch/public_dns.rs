@@ -52,6 +52,7 @@ mod tests {
         let fetcher = Fetcher::new(&FetchSettings {
             user_agent: "spinneret-test".into(),
             from: None,
+            accept: "*/*".into(),
             connect_timeout: std::time::Duration::from_secs(5),
             timeout: std::time::Duration::from_secs(5),
             idle_per_site: 1,

@@ -5,6 +5,7 @@
 //! its memory bounded by the document; the sink switches the tokenizer into
 //! raw-text states for `script`, `style` and friends as a tree builder would.
 
+use super::bad_html::BadHtml;
 use super::{RawReference, RefKind};
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
@@ -33,6 +34,9 @@ pub struct HtmlFacts {
     pub references: Vec<RawReference>,
     /// Recoverable parse errors the tokenizer reported.
     pub parse_errors: u32,
+    /// The syntax faults found, by kind ([`super::bad_html::KINDS`]), with
+    /// counts; `no-title` is added once the title is known.
+    pub bad_html: Vec<(&'static str, u32)>,
 }
 
 #[derive(Default)]
@@ -40,8 +44,12 @@ struct State {
     facts: HtmlFacts,
     /// Index into `references` of the `<a>`/`<area>` whose text is being collected.
     open_anchor: Option<usize>,
+    /// Images inside a link: (image, link) indexes into `references`. An
+    /// image takes its link's anchor text (seed 001, section 3.2.1).
+    images_in_links: Vec<(usize, usize)>,
     in_title: bool,
     title: String,
+    bad: BadHtml,
 }
 
 struct Sink {
@@ -142,6 +150,9 @@ impl State {
 
     fn start_tag(&mut self, tag: &Tag, line: u64) -> TokenSinkResult<()> {
         let name: &str = &tag.name;
+        if !tag.self_closing {
+            self.bad.start(name);
+        }
         match name {
             "a" | "area" => {
                 if let Some(href) = attr(tag, "href") {
@@ -159,6 +170,7 @@ impl State {
             }
             "img" => {
                 let alt = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
+                let first = self.facts.references.len();
                 if let Some(src) = attr(tag, "src") {
                     self.push(src, RefKind::Image, alt.clone(), line);
                 }
@@ -166,6 +178,10 @@ impl State {
                     for u in srcset_urls(srcset) {
                         self.push(u, RefKind::Image, alt.clone(), line);
                     }
+                }
+                if let Some(link) = self.open_anchor {
+                    let images = first..self.facts.references.len();
+                    self.images_in_links.extend(images.map(|i| (i, link)));
                 }
                 // An image inside a link lends its alt text to the link.
                 if let Some(i) = self.open_anchor {
@@ -293,6 +309,7 @@ impl State {
     }
 
     fn end_tag(&mut self, tag: &Tag) {
+        self.bad.end(&tag.name);
         match &*tag.name {
             "a" => self.open_anchor = None,
             "title" if self.in_title => {
@@ -334,7 +351,10 @@ impl TokenSink for Sink {
                 TagKind::EndTag => st.end_tag(&tag),
             },
             Token::CharacterTokens(t) => st.text(&t),
-            Token::ParseError(_) => st.facts.parse_errors += 1,
+            Token::ParseError(message) => {
+                st.facts.parse_errors += 1;
+                st.bad.tokenizer_error(&message);
+            }
             _ => {}
         }
         TokenSinkResult::Continue
@@ -360,6 +380,14 @@ pub fn extract(text: &str) -> HtmlFacts {
             r.text = truncate_chars(collapse_ws(&r.text), MAX_ANCHOR_TEXT);
         }
     }
+    for &(image, link) in &st.images_in_links {
+        let text = &st.facts.references[link].text;
+        if !text.is_empty() {
+            st.facts.references[image].text = text.clone();
+        }
+    }
+    let bad = std::mem::take(&mut st.bad);
+    st.facts.bad_html = bad.finish(st.facts.title.as_deref());
     st.facts
 }
 
@@ -475,6 +503,44 @@ mod tests {
         let f = extract("<html><body><a href=ok.html>ok</a><p <<a href='x.html'>x</b></body>");
         assert!(f.parse_errors > 0);
         assert!(f.references.iter().any(|r| r.href == "ok.html"));
+    }
+
+    #[test]
+    fn an_image_in_a_link_takes_the_links_anchor_text() {
+        // The seed's own example (section 3.2.1).
+        let f =
+            extract(r#"<a href="http://mach/home.html"><img src="photo.html">McBryan's photo</a>"#);
+        assert_eq!(
+            kinds(&f),
+            vec![
+                ("http://mach/home.html", RefKind::Anchor, "McBryan's photo"),
+                ("photo.html", RefKind::Image, "McBryan's photo"),
+            ]
+        );
+        let alone = extract(r#"<p><img src="logo.png" alt="Logo"> text</p>"#);
+        assert_eq!(kinds(&alone), vec![("logo.png", RefKind::Image, "Logo")]);
+    }
+
+    #[test]
+    fn the_worms_syntax_errors_are_named_and_counted() {
+        let f = extract(
+            "<html><head></head><body><a href=\"x.html>X</a> and <a href=\"y.html\">Y</a>\n\
+             <b>bold <i>both</b></i> <div><img src=a.png <p>end",
+        );
+        assert_eq!(
+            f.bad_html,
+            vec![
+                // The quote left open makes two errors: the value runs on
+                // to the next quote, and what follows it is misplaced.
+                ("missing-quote", 2),
+                ("missing-gt", 1),
+                ("unclosed-element", 2),
+                ("stray-end-tag", 1),
+                ("no-title", 1),
+            ]
+        );
+        let clean = extract("<title>T</title><p>fine <a href=x>x</a>");
+        assert_eq!(clean.bad_html, vec![]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The parse stage: turns a fetched HTML body into a [`ParsedDocument`]:
 //! title, owner, expiry, and every reference resolved to an absolute URL.
 
+pub mod bad_html;
 pub mod charset;
 pub mod html;
 
@@ -80,6 +81,7 @@ pub fn parse_html(url: &Url, content_type: Option<&str>, body: &[u8]) -> ParsedD
         encoding: decoded.encoding,
         decode_errors: decoded.had_errors,
         parse_errors: facts.parse_errors + u32::from(decoded.had_errors),
+        bad_html: bad_html::with_encoding(facts.bad_html, decoded.had_errors),
         references,
     }
 }

@@ -33,6 +33,7 @@ impl Scope {
     ///
     /// `site`: same scheme, host and port as the top. `tree`: that, and a path at or
     /// below the top's directory. `owner`: any checkable URL, until its Owner is known.
+    /// `web`: any http(s) URL (the task's depth bounds it).
     pub fn may_contain(&self, url: &Url) -> bool {
         match self.kind {
             TaskKind::Site => {
@@ -44,6 +45,7 @@ impl Scope {
                     && url.path().starts_with(&self.top_dir)
             }
             TaskKind::Owner => urls::is_checkable(url),
+            TaskKind::Web => matches!(url.scheme(), "http" | "https"),
         }
     }
 
@@ -91,6 +93,7 @@ impl Scope {
             TaskKind::Site => "outside the task's site",
             TaskKind::Tree => "outside the task's tree",
             TaskKind::Owner => "not owned by the task's owner",
+            TaskKind::Web => "not on the web (the Worm follows http and https links)",
         }
     }
 }

@@ -1,0 +1,427 @@
+//! The Worm's archive file (seed 001, section 3.2.1, Table 4), written and
+//! read: one line per fact, its first letter its kind.
+//!
+//! ```text
+//! T html title                      a document opened, with its title
+//! R url html anchor-text            a reference from html to url
+//! I image html anchor-text-or-title an inline image of html
+//! C html                            html's references processed to all levels
+//! ```
+//!
+//! A document without a title gets "Zero Length Title", as the Worm wrote.
+//! An image's text is its link's anchor text when it sits inside a link,
+//! else its alt text, else the title of the document holding it. Form
+//! actions are not references a reader follows, and text that is not a
+//! URL is no reference: neither is written.
+//!
+//! The JSON Lines form carries the same facts, one object each, with the
+//! document's syntax faults on its `T` record.
+
+use anyhow::Context;
+use spinneret_core::document::RefKind;
+use spinneret_store::ArchiveDocument;
+use std::io::Write;
+
+/// The title the Worm gave a document without one.
+pub const ZERO_LENGTH_TITLE: &str = "Zero Length Title";
+
+/// How an archive is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The Worm's lines: `T`, `R`, `I`, `C`.
+    Wwww,
+    /// One JSON object per line (schema spinneret.archive/1).
+    Jsonl,
+}
+
+/// One line's fields, shared by both forms.
+enum Line<'a> {
+    T {
+        html: &'a str,
+        title: &'a str,
+        bad: &'a [(String, u32)],
+    },
+    R {
+        url: &'a str,
+        html: &'a str,
+        text: &'a str,
+    },
+    I {
+        image: &'a str,
+        html: &'a str,
+        text: &'a str,
+    },
+    C {
+        html: &'a str,
+    },
+}
+
+/// Whether a stored target can stand on an archive line: an absolute URL
+/// with no white space (the fields are separated by spaces).
+fn writable(target: &str) -> bool {
+    !target.contains(char::is_whitespace) && url::Url::parse(target).is_ok()
+}
+
+/// Text on one line: line breaks become spaces.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.contains(['\n', '\r']) {
+        true => s.replace(['\n', '\r'], " ").into(),
+        false => s.into(),
+    }
+}
+
+/// The lines of one document, in order: `T`, its references and images in
+/// document order, and `C` when it is completed.
+fn lines(d: &ArchiveDocument) -> Vec<Line<'_>> {
+    let title = d
+        .title
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or(ZERO_LENGTH_TITLE);
+    let mut out = vec![Line::T {
+        html: &d.url,
+        title,
+        bad: &d.bad_html,
+    }];
+    for (target, kind, text) in &d.links {
+        if *kind == RefKind::Form || !writable(target) {
+            continue;
+        }
+        out.push(match kind {
+            RefKind::Image => Line::I {
+                image: target,
+                html: &d.url,
+                text: if text.is_empty() { title } else { text },
+            },
+            _ => Line::R {
+                url: target,
+                html: &d.url,
+                text,
+            },
+        });
+    }
+    if d.completed {
+        out.push(Line::C { html: &d.url });
+    }
+    out
+}
+
+/// Write `docs` to `out` in `format`; returns how many lines.
+pub fn write(docs: &[ArchiveDocument], format: Format, out: &mut dyn Write) -> anyhow::Result<u64> {
+    let mut n = 0;
+    for d in docs {
+        for line in lines(d) {
+            match format {
+                Format::Wwww => write_wwww(&line, out)?,
+                Format::Jsonl => write_jsonl(&line, out)?,
+            }
+            n += 1;
+        }
+    }
+    out.flush()?;
+    Ok(n)
+}
+
+fn write_wwww(line: &Line<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    let (head, text) = match line {
+        Line::T { html, title, .. } => (format!("T {html}"), *title),
+        Line::R { url, html, text } => (format!("R {url} {html}"), *text),
+        Line::I { image, html, text } => (format!("I {image} {html}"), *text),
+        Line::C { html } => (format!("C {html}"), ""),
+    };
+    match text.is_empty() {
+        true => writeln!(out, "{head}"),
+        false => writeln!(out, "{head} {}", one_line(text)),
+    }
+}
+
+fn write_jsonl(line: &Line<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    let v = match line {
+        Line::T { html, title, bad } => {
+            let mut o = serde_json::json!({"type": "T", "html": html, "title": title});
+            if !bad.is_empty() {
+                let faults: serde_json::Map<String, serde_json::Value> =
+                    bad.iter().map(|(k, n)| (k.clone(), (*n).into())).collect();
+                o["bad_html"] = faults.into();
+                o["bad_html_order"] = bad.iter().map(|(k, _)| k.as_str()).collect();
+            }
+            o
+        }
+        Line::R { url, html, text } => {
+            serde_json::json!({"type": "R", "url": url, "html": html, "text": text})
+        }
+        Line::I { image, html, text } => {
+            serde_json::json!({"type": "I", "image": image, "html": html, "text": text})
+        }
+        Line::C { html } => serde_json::json!({"type": "C", "html": html}),
+    };
+    writeln!(out, "{v}")
+}
+
+/// A line that is not an archive line.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ArchiveError {
+    /// The file.
+    pub file: String,
+    /// The line (1-based).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The documents of an archive's text, in the order they first appear;
+/// the form (Worm lines or JSON Lines) is told from the first line.
+pub fn read(text: &str, file: &str) -> Result<Vec<ArchiveDocument>, ArchiveError> {
+    let mut docs: Vec<ArchiveDocument> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let json = text.trim_start().starts_with('{');
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let err = |message: String| ArchiveError {
+            file: file.to_string(),
+            line: i + 1,
+            message,
+        };
+        let fact = match json {
+            true => parse_jsonl(line).map_err(err)?,
+            false => parse_wwww(line).map_err(err)?,
+        };
+        let html = fact.html().to_string();
+        let place = *at.entry(html.clone()).or_insert_with(|| {
+            docs.push(ArchiveDocument {
+                url: html,
+                ..Default::default()
+            });
+            docs.len() - 1
+        });
+        let d = &mut docs[place];
+        match fact {
+            Fact::T { title, bad, .. } => {
+                d.title = (title != ZERO_LENGTH_TITLE).then_some(title);
+                d.bad_html = bad;
+            }
+            Fact::R { url, text, .. } => d.links.push((url, RefKind::Anchor, text)),
+            Fact::I { image, text, .. } => d.links.push((image, RefKind::Image, text)),
+            Fact::C { .. } => d.completed = true,
+        }
+    }
+    Ok(docs)
+}
+
+/// One fact read from a line.
+enum Fact {
+    T {
+        html: String,
+        title: String,
+        bad: Vec<(String, u32)>,
+    },
+    R {
+        url: String,
+        html: String,
+        text: String,
+    },
+    I {
+        image: String,
+        html: String,
+        text: String,
+    },
+    C {
+        html: String,
+    },
+}
+
+impl Fact {
+    fn html(&self) -> &str {
+        match self {
+            Fact::T { html, .. }
+            | Fact::R { html, .. }
+            | Fact::I { html, .. }
+            | Fact::C { html } => html,
+        }
+    }
+}
+
+/// A URL field: absolute, with no white space.
+fn url_field(s: Option<&str>, what: &str) -> Result<String, String> {
+    let s = s
+        .filter(|s| !s.is_empty())
+        .ok_or(format!("the {what} URL is missing"))?;
+    url::Url::parse(s).map_err(|e| format!("the {what} `{s}` is not an absolute URL ({e})"))?;
+    Ok(s.to_string())
+}
+
+fn parse_wwww(line: &str) -> Result<Fact, String> {
+    let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let what = "an archive line starts with T, R, I or C and a space";
+    match kind {
+        "T" => {
+            let (html, title) = rest.split_once(' ').unwrap_or((rest, ""));
+            Ok(Fact::T {
+                html: url_field(Some(html), "document")?,
+                title: title.to_string(),
+                bad: Vec::new(),
+            })
+        }
+        "R" | "I" => {
+            let mut f = rest.splitn(3, ' ');
+            let target = url_field(f.next(), if kind == "R" { "referenced" } else { "image" })?;
+            let html = url_field(f.next(), "document")?;
+            let text = f.next().unwrap_or("").to_string();
+            Ok(match kind {
+                "R" => Fact::R {
+                    url: target,
+                    html,
+                    text,
+                },
+                _ => Fact::I {
+                    image: target,
+                    html,
+                    text,
+                },
+            })
+        }
+        "C" => Ok(Fact::C {
+            html: url_field(Some(rest.trim()), "document")?,
+        }),
+        other => Err(format!(
+            "`{}` is not a line kind; {what}",
+            other.chars().take(20).collect::<String>()
+        )),
+    }
+}
+
+fn parse_jsonl(line: &str) -> Result<Fact, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("not a JSON object ({e})"))?;
+    let field = |k: &str| v.get(k).and_then(|x| x.as_str());
+    let text = |k: &str| field(k).unwrap_or("").to_string();
+    match field("type") {
+        Some("T") => {
+            let order: Vec<&str> = v
+                .get("bad_html_order")
+                .and_then(|o| o.as_array())
+                .map(|a| a.iter().filter_map(|k| k.as_str()).collect())
+                .unwrap_or_default();
+            let counts = v.get("bad_html").and_then(|b| b.as_object());
+            let bad = order
+                .iter()
+                .filter_map(|k| {
+                    let n = counts?.get(*k)?.as_u64()?;
+                    Some((k.to_string(), n.min(u64::from(u32::MAX)) as u32))
+                })
+                .collect();
+            Ok(Fact::T {
+                html: url_field(field("html"), "document")?,
+                title: text("title"),
+                bad,
+            })
+        }
+        Some("R") => Ok(Fact::R {
+            url: url_field(field("url"), "referenced")?,
+            html: url_field(field("html"), "document")?,
+            text: text("text"),
+        }),
+        Some("I") => Ok(Fact::I {
+            image: url_field(field("image"), "image")?,
+            html: url_field(field("html"), "document")?,
+            text: text("text"),
+        }),
+        Some("C") => Ok(Fact::C {
+            html: url_field(field("html"), "document")?,
+        }),
+        _ => Err("`type` must be \"T\", \"R\", \"I\" or \"C\"".into()),
+    }
+}
+
+/// Read the archive file at `path`, bounded: an archive beyond 4 GiB is
+/// refused rather than read into memory.
+pub fn read_file(path: &std::path::Path) -> anyhow::Result<Vec<ArchiveDocument>> {
+    const MAX: u64 = 4 << 30;
+    let len = std::fs::metadata(path)
+        .with_context(|| format!("cannot read the archive {}", path.display()))?
+        .len();
+    if len > MAX {
+        anyhow::bail!(
+            "{} is {len} bytes; an archive is read whole, up to 4 GiB",
+            path.display()
+        );
+    }
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read the archive {}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(read(&text, &path.display().to_string())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc() -> ArchiveDocument {
+        ArchiveDocument {
+            url: "http://mach/home.html".into(),
+            title: None,
+            links: vec![
+                (
+                    "http://mach/photo.gif".into(),
+                    RefKind::Anchor,
+                    "McBryan's Photo".into(),
+                ),
+                ("http://mach/logo.gif".into(), RefKind::Image, String::new()),
+                ("http://mach/search".into(), RefKind::Form, String::new()),
+                ("not a url".into(), RefKind::Anchor, "bad".into()),
+                (
+                    "http://mach/next.html".into(),
+                    RefKind::Anchor,
+                    String::new(),
+                ),
+            ],
+            completed: true,
+            bad_html: vec![("no-title".into(), 1)],
+        }
+    }
+
+    #[test]
+    fn the_seeds_table_4_lines() {
+        let mut out = Vec::new();
+        write(&[doc()], Format::Wwww, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "T http://mach/home.html Zero Length Title\n\
+             R http://mach/photo.gif http://mach/home.html McBryan's Photo\n\
+             I http://mach/logo.gif http://mach/home.html Zero Length Title\n\
+             R http://mach/next.html http://mach/home.html\n\
+             C http://mach/home.html\n"
+        );
+    }
+
+    #[test]
+    fn both_forms_read_back_what_they_wrote() {
+        for format in [Format::Wwww, Format::Jsonl] {
+            let mut first = Vec::new();
+            write(&[doc()], format, &mut first).unwrap();
+            let back = read(std::str::from_utf8(&first).unwrap(), "a").unwrap();
+            let mut second = Vec::new();
+            write(&back, format, &mut second).unwrap();
+            assert_eq!(first, second, "{format:?}");
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_located() {
+        let e = read("T http://a/ A\nX http://a/\n", "old.arc").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "old.arc:2: `X` is not a line kind; an archive line starts with T, R, I or C and a space"
+        );
+        let e = read("R http://a/x relative.html text\n", "a").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("a:1: the document `relative.html` is not an absolute URL"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,269 @@
+//! The Worm's archive (seed 001, section 3.2.1) as the store holds it: every
+//! parsed document with its title, references and inline images, which of
+//! them are completed, and each document's syntax faults. The line formats
+//! are the app's business; here are the records and how they are read and
+//! imported.
+
+use crate::{Store, StoreError, url_id_cached};
+use rusqlite::params;
+use spinneret_core::document::RefKind;
+use std::collections::{HashMap, HashSet};
+
+/// One document of the archive.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArchiveDocument {
+    /// The document's URL.
+    pub url: String,
+    /// Its title (none when it had none).
+    pub title: Option<String>,
+    /// Its references in document order: target, kind, anchor text (an
+    /// image's is its link's anchor text, or its alt text).
+    pub links: Vec<(String, RefKind, String)>,
+    /// Whether its references were processed to all levels: every target
+    /// has a result in the run that read it, and each target that is a
+    /// document is completed too; or an imported archive said so.
+    pub completed: bool,
+    /// Its syntax faults by kind, with counts.
+    pub bad_html: Vec<(String, u32)>,
+}
+
+/// A document with syntax faults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadDocument {
+    /// Its URL's id in the store.
+    pub url_id: i64,
+    /// Its URL.
+    pub url: String,
+    /// Its faults by kind, with counts.
+    pub faults: Vec<(String, u32)>,
+}
+
+/// `bad` as the store keeps it: a JSON object in the given order.
+pub(crate) fn bad_html_json<K: AsRef<str>>(bad: &[(K, u32)]) -> String {
+    let mut s = String::from("{");
+    for (i, (k, n)) in bad.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&serde_json::to_string(k.as_ref()).unwrap_or_default());
+        s.push(':');
+        s.push_str(&n.to_string());
+    }
+    s.push('}');
+    s
+}
+
+/// The stored faults, in their stored order.
+pub(crate) fn parse_bad_html(json: Option<&str>) -> Vec<(String, u32)> {
+    let Some(json) = json else {
+        return Vec::new();
+    };
+    // serde_json's map keeps keys sorted; the order is read by hand.
+    let Ok(map) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, u32)> = map
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0) as u32))
+        .collect();
+    out.sort_by_key(|(k, _)| json.find(&format!("\"{k}\"")).unwrap_or(usize::MAX));
+    out
+}
+
+/// A stored `links` array: `[[target_id, kind, text], ...]`.
+pub(crate) fn parse_links(json: &str) -> Vec<(i64, String, String)> {
+    serde_json::from_str(json).unwrap_or_default()
+}
+
+impl Store {
+    /// Every document of the store, by URL, with its references and
+    /// whether it is completed.
+    pub fn archive(&self) -> Result<Vec<ArchiveDocument>, StoreError> {
+        let mut urls: HashMap<i64, String> = HashMap::new();
+        {
+            let mut stmt = self.conn.prepare("SELECT id, url FROM urls")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                urls.insert(r.get(0)?, r.get(1)?);
+            }
+        }
+        let imported: HashSet<i64> = self
+            .conn
+            .prepare("SELECT url_id FROM archive_completed")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        struct Row {
+            id: i64,
+            run: i64,
+            title: Option<String>,
+            links: Vec<(i64, String, String)>,
+            bad: Vec<(String, u32)>,
+        }
+        let mut rows: Vec<Row> = Vec::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT url_id, run_id, title, links, bad_html FROM documents")?;
+            let mut q = stmt.query([])?;
+            while let Some(r) = q.next()? {
+                let links: String = r.get(3)?;
+                let bad: Option<String> = r.get(4)?;
+                rows.push(Row {
+                    id: r.get(0)?,
+                    run: r.get(1)?,
+                    title: r.get(2)?,
+                    links: parse_links(&links),
+                    bad: parse_bad_html(bad.as_deref()),
+                });
+            }
+        }
+        // The results of each run that read a document, loaded once a run.
+        let mut answered: HashMap<i64, HashSet<i64>> = HashMap::new();
+        for row in &rows {
+            if row.run > 0 && !answered.contains_key(&row.run) {
+                let ids: HashSet<i64> = self
+                    .conn
+                    .prepare("SELECT url_id FROM results WHERE run_id = ?1")?
+                    .query_map([row.run], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
+                answered.insert(row.run, ids);
+            }
+        }
+        // Completed: the greatest set of documents whose every target was
+        // answered in their run and whose navigational targets that are
+        // documents are completed too (links may go round in circles).
+        let place: HashMap<i64, usize> = rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        let mut done: Vec<bool> = rows
+            .iter()
+            .map(|r| {
+                imported.contains(&r.id)
+                    || answered
+                        .get(&r.run)
+                        .is_some_and(|a| r.links.iter().all(|(t, _, _)| a.contains(t)))
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for (i, r) in rows.iter().enumerate() {
+                if !done[i] || imported.contains(&r.id) {
+                    continue;
+                }
+                let waits = r.links.iter().any(|(t, kind, _)| {
+                    RefKind::from_name(kind).is_some_and(RefKind::is_navigational)
+                        && place.get(t).is_some_and(|&j| !done[j])
+                });
+                if waits {
+                    done[i] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut out: Vec<ArchiveDocument> = rows
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                let url = urls.get(&r.id)?.clone();
+                let links = r
+                    .links
+                    .into_iter()
+                    .filter_map(|(t, kind, text)| {
+                        let kind = RefKind::from_name(&kind)?;
+                        Some((urls.get(&t)?.clone(), kind, text))
+                    })
+                    .collect();
+                Some(ArchiveDocument {
+                    url,
+                    title: r.title,
+                    links,
+                    completed: done[i],
+                    bad_html: r.bad,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.url.cmp(&b.url));
+        Ok(out)
+    }
+
+    /// The documents a run checked that have syntax faults, from their
+    /// latest parse (which a 304 leaves as it was), by URL.
+    pub fn bad_html_of_run(&self, run: i64) -> Result<Vec<BadDocument>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT d.url_id, u.url, d.bad_html FROM results r
+             JOIN documents d ON d.url_id = r.url_id
+             JOIN urls u ON u.id = d.url_id
+             WHERE r.run_id = ?1 AND d.bad_html IS NOT NULL
+             ORDER BY u.url",
+        )?;
+        let rows = stmt.query_map([run], |r| {
+            let json: String = r.get(2)?;
+            Ok(BadDocument {
+                url_id: r.get(0)?,
+                url: r.get(1)?,
+                faults: parse_bad_html(Some(&json)),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The documents an imported archive marked completed.
+    pub fn completed_documents(&self) -> Result<HashSet<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare("SELECT u.url FROM archive_completed c JOIN urls u ON u.id = c.url_id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// Import an archive's documents in one transaction: a document the
+    /// store has parsed itself keeps the store's parse (the archive fills
+    /// in what the store lacks); every completed one is marked so. Returns
+    /// how many documents were new to the store.
+    pub fn import_archive(&mut self, docs: &[ArchiveDocument]) -> Result<usize, StoreError> {
+        let tx = self.conn.transaction()?;
+        let mut ids = foldhash::HashMap::default();
+        let mut added = 0;
+        for d in docs {
+            let id = url_id_cached(&tx, &mut ids, &d.url)?;
+            let mut links = Vec::with_capacity(d.links.len());
+            for (target, kind, text) in &d.links {
+                let t = url_id_cached(&tx, &mut ids, target)?;
+                links.push(serde_json::json!([t, kind.as_str(), text]));
+            }
+            let links = serde_json::to_string(&links).unwrap_or_else(|_| "[]".into());
+            let bad = (!d.bad_html.is_empty()).then(|| bad_html_json(&d.bad_html));
+            added += tx.execute(
+                "INSERT OR IGNORE INTO documents (url_id, run_id, title, parse_errors, decode_errors,
+                   links, bad_html)
+                 VALUES (?1, 0, ?2, 0, 0, ?3, ?4)",
+                params![id, d.title, links, bad],
+            )?;
+            if d.completed {
+                tx.execute(
+                    "INSERT OR IGNORE INTO archive_completed (url_id) VALUES (?1)",
+                    [id],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(added)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_keep_their_order_through_the_store() {
+        let bad = [("missing-quote", 2), ("no-title", 1), ("encoding", 1)];
+        let json = bad_html_json(&bad);
+        assert_eq!(json, r#"{"missing-quote":2,"no-title":1,"encoding":1}"#);
+        let back = parse_bad_html(Some(&json));
+        let back: Vec<(&str, u32)> = back.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+        assert_eq!(back, bad);
+        assert!(parse_bad_html(None).is_empty());
+    }
+}

@@ -1,0 +1,247 @@
+//! The World Wide Web Worm (seed 001, part 2): the `web` task kind, the
+//! archive of Table 4 exported, imported and resumed from, and bad HTML.
+
+use crate::common::{self, expect_exit, text};
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+
+/// Four hosts, a chain of documents from a.example's index: b.example is
+/// one link away, c.example two, d.example three (beyond `levels = 2`).
+fn worm_web() -> Web {
+    let a = Site::new()
+        .page(
+            "/index.html",
+            "<html><head><title>Worm Home</title></head><body>\
+             <a href=\"http://b.example:{PORT}/b.html\">B's page</a>\
+             <a href=\"/photo.html\"><img src=\"/photo.gif\">McBryan's photo</a>\
+             <img src=\"/logo.png\">\
+             <a href=\"/bad.html\">bad</a>\
+             <form action=\"/search\"><input name=q></form></body></html>",
+        )
+        .page(
+            "/photo.html",
+            "<html><head><title>Photo</title></head><body><a href=\"/index.html\">Home</a></body></html>",
+        )
+        // No title, an attribute running into the next, a <b> never closed.
+        .page(
+            "/bad.html",
+            "<html><body><b>bold <a href=\"/index.html\" title=\"home\"x>Home</a></body></html>",
+        )
+        .route("/photo.gif", Route::file("image/gif", &b"GIF89a"[..]))
+        .route("/logo.png", Route::file("image/png", &b"\x89PNG"[..]));
+    let b = Site::new().page(
+        "/b.html",
+        "<html><head><title>B</title></head><body><a href=\"http://c.example:{PORT}/c.html\">Deeper</a></body></html>",
+    );
+    let c = Site::new().page(
+        "/c.html",
+        "<html><head><title>C</title></head><body><a href=\"http://d.example:{PORT}/d.html\">Too deep</a></body></html>",
+    );
+    let d = Site::new().page("/d.html", "<html><head><title>D</title></head></html>");
+    Web::new()
+        .site("a.example", a)
+        .site("b.example", b)
+        .site("c.example", c)
+        .site("d.example", d)
+}
+
+fn start() -> TestWeb {
+    TestWeb::start(worm_web())
+}
+
+const WORM_TASK: &str = "accept = \"text/html\"\nfrom = \"worm@example.org\"\n\n\
+    [[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://a.example:{PORT}/index.html\"\nlevels = 2\n";
+
+/// `spinneret archive export` with `args`: its standard output.
+fn export(args: &[&str]) -> String {
+    let mut all = vec!["archive", "export"];
+    all.extend_from_slice(args);
+    let out = common::spinneret(&all);
+    expect_exit(&out, 0);
+    text(&out.stdout)
+}
+
+/// The archive the Worm's crawl of `web` writes, as the seed's Table 4
+/// defines it, documents in URL order.
+fn expected_archive(web: &TestWeb) -> String {
+    let u = |host: &str, path: &str| web.url(host, path);
+    let (index, photo, bad) = (
+        u("a.example", "/index.html"),
+        u("a.example", "/photo.html"),
+        u("a.example", "/bad.html"),
+    );
+    let (b, c, d) = (
+        u("b.example", "/b.html"),
+        u("c.example", "/c.html"),
+        u("d.example", "/d.html"),
+    );
+    [
+        format!("T {bad} Zero Length Title"),
+        format!("R {index} {bad} Home"),
+        format!("C {bad}"),
+        format!("T {index} Worm Home"),
+        format!("R {b} {index} B's page"),
+        format!("R {photo} {index} McBryan's photo"),
+        // An image in a link takes the link's anchor text; one alone, the title.
+        format!("I {} {index} McBryan's photo", u("a.example", "/photo.gif")),
+        format!("I {} {index} Worm Home", u("a.example", "/logo.png")),
+        format!("R {bad} {index} bad"),
+        format!("C {index}"),
+        format!("T {photo} Photo"),
+        format!("R {index} {photo} Home"),
+        format!("C {photo}"),
+        format!("T {b} B"),
+        format!("R {c} {b} Deeper"),
+        format!("C {b}"),
+        format!("T {c} C"),
+        format!("R {d} {c} Too deep"),
+        format!("C {c}"),
+    ]
+    .map(|l| l + "\n")
+    .concat()
+}
+
+#[test]
+fn the_worm_crawls_any_host_to_its_levels_and_exports_table_4() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    let out = common::crawl(&setup, &[]);
+    expect_exit(&out, 0);
+    let config = setup.config_path.to_str().unwrap();
+    assert_eq!(export(&["-c", config]), expected_archive(&web));
+
+    // d.example is three links away: tested as a leaf (HEAD), not read.
+    assert_eq!(web.methods("d.example", "/d.html"), vec!["HEAD"]);
+    assert_eq!(web.methods("c.example", "/c.html"), vec!["GET"]);
+    // The Worm's headers: the configured Accept, and From.
+    let get = web
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/index.html")
+        .unwrap();
+    assert_eq!(get.header("accept"), Some("text/html"));
+    assert_eq!(get.header("from"), Some("worm@example.org"));
+}
+
+#[test]
+fn export_import_export_gives_the_same_lines_in_both_formats() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let config = setup.config_path.to_str().unwrap();
+    for format in ["wwww", "jsonl"] {
+        let first = export(&["-c", config, "--format", format]);
+        let file = setup.path().join(format!("archive.{format}"));
+        std::fs::write(&file, &first).unwrap();
+        let empty = setup.path().join(format!("empty-{format}.db"));
+        let empty = empty.to_str().unwrap();
+        let out = common::spinneret(&[
+            "archive",
+            "import",
+            file.to_str().unwrap(),
+            "--store",
+            empty,
+        ]);
+        let said = expect_exit(&out, 0);
+        assert!(said.contains("5 documents of 5 were new"), "{said}");
+        assert_eq!(
+            export(&["--store", empty, "--format", format]),
+            first,
+            "{format}"
+        );
+    }
+    let jsonl = export(&["-c", config, "--format", "jsonl"]);
+    let bad = jsonl.lines().next().unwrap();
+    let v: serde_json::Value = serde_json::from_str(bad).unwrap();
+    assert_eq!(v["type"], "T");
+    assert_eq!(v["title"], "Zero Length Title");
+    assert_eq!(
+        v["bad_html"],
+        serde_json::json!({"missing-quote": 1, "unclosed-element": 1, "no-title": 1})
+    );
+}
+
+#[test]
+fn a_crawl_given_the_archive_rereads_only_documents_whose_c_line_was_deleted() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let config = setup.config_path.to_str().unwrap();
+    let photo = web.url("a.example", "/photo.html");
+    let b = web.url("b.example", "/b.html");
+    let archive: String = export(&["-c", config])
+        .lines()
+        .filter(|l| *l != format!("C {photo}") && *l != format!("C {b}"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let file = setup.path().join("old.archive");
+    std::fs::write(&file, archive).unwrap();
+    web.clear_log();
+    let out = common::crawl(&setup, &["--archive", file.to_str().unwrap()]);
+    expect_exit(&out, 0);
+    let gets: Vec<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.path != "/robots.txt")
+        .map(|r| format!("{}{}", r.host, r.path))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    // The two documents whose C lines went are read again, nothing else:
+    // the index and c.html are followed through their archived references.
+    assert_eq!(gets, vec!["a.example/photo.html", "b.example/b.html"]);
+    // And the new run's export marks all completed again.
+    assert_eq!(export(&["-c", config]), expected_archive(&web));
+}
+
+#[test]
+fn bad_html_is_listed_in_the_maintenance_index() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let index = std::fs::read_to_string(setup.path().join("reports/Worm/index.html")).unwrap();
+    assert!(index.contains("Bad HTML (1)"), "{index}");
+    assert!(
+        index.contains(
+            "missing-quote ×1 (an attribute value&#39;s quote is missing or misplaced); \
+             unclosed-element ×1 (an element that needs an end tag was left open); \
+             no-title ×1 (the document has no title)"
+        ),
+        "{index}"
+    );
+}
+
+#[test]
+fn bad_archive_lines_and_misplaced_levels_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.archive");
+    std::fs::write(&file, "T http://a.example/ A\nQ what\n").unwrap();
+    let store = dir.path().join("s.db");
+    let out = common::spinneret(&[
+        "archive",
+        "import",
+        file.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    let err = expect_exit(&out, 2);
+    assert!(
+        err.contains(&format!(
+            "{}:2: `Q` is not a line kind; an archive line starts with T, R, I or C and a space",
+            file.display()
+        )),
+        "{err}"
+    );
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        "[[task]]\nname = \"S\"\nkind = \"site\"\ntop = \"http://a.example/\"\nlevels = 2\n",
+    )
+    .unwrap();
+    let out = common::spinneret(&["crawl", config.to_str().unwrap()]);
+    let err = expect_exit(&out, 2);
+    assert!(
+        err.contains("c.toml:5:10: `levels` is the recursion depth of a `web` task; for this task write `max_depth`"),
+        "{err}"
+    );
+}

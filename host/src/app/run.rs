@@ -160,6 +160,20 @@ pub fn run_once(
         // already, in the same transaction): killed before this, `--resume`
         // runs the report stage again without a request.
         store.end_run(run, "finished")?;
+        // The Worm's search index: kept up to date for a configuration
+        // with `web` tasks, or once someone has built it (`search`,
+        // `index`); a failure is reported and changes nothing else.
+        let index = crate::wwww::index::index_dir(&config.settings.store);
+        let has_web = config
+            .tasks
+            .iter()
+            .any(|t| t.kind == spinneret_core::model::TaskKind::Web);
+        if has_web || index.exists() {
+            let said = &mut |m: String| tracing::info!("{m}");
+            if let Err(e) = crate::wwww::refresh_index(&store, &config.settings.store, said) {
+                outcome.problems.push(format!("search index: {e:#}"));
+            }
+        }
     }
     for line in spinneret_plugin_host::stats::table().lines() {
         tracing::debug!("{line}");

@@ -130,6 +130,17 @@ enum Command {
     /// and `C` lines (or JSON Lines); `import` reads such a file.
     #[command(subcommand)]
     Archive(wwww::ArchiveCommand),
+    /// Search the store's documents and URLs (the Worm's search, seed 001).
+    ///
+    /// Titles, the anchor text of every reference, the titles and URLs of
+    /// citing documents and every component of each URL are searched;
+    /// anchor text weighs most. The index beside the store is brought up
+    /// to date first when a crawl has added to the store. Exit status: 0
+    /// with results, 1 with none, 2 for a query that cannot be run.
+    Search(wwww::SearchArgs),
+    /// Build or update the search index beside the store (crawls and
+    /// `search` keep it up to date; this is for the rare manual case).
+    Index(wwww::IndexArgs),
     /// Write a MOMspider instruction file as the equivalent TOML configuration.
     ///
     /// `crawl` reads instruction files as they are; converting is for moving
@@ -382,6 +393,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Plugin(cmd) => plugin::run(cmd),
         Command::Convert(args) => convert(&args),
         Command::Archive(cmd) => wwww::run(cmd),
+        Command::Search(args) => wwww::search(&args),
+        Command::Index(args) => wwww::index(&args),
         Command::Query(args) => query(&args),
         Command::Collect(args) => collect(&args),
         Command::Profile(cmd) => profile::run(cmd),

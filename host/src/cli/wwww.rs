@@ -1,5 +1,5 @@
 //! The Worm's commands (seed 001, part 2): `archive export` and `archive
-//! import`.
+//! import`, `search` and `index`.
 
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::config;
@@ -161,6 +161,159 @@ pub(crate) fn completed_for_crawl(
         .filter(|d| d.completed)
         .map(|d| d.url)
         .collect())
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct SearchArgs {
+    /// The query: words (all must match), "a phrase", field prefixes
+    /// (title:, anchor:, cited-by:, url:, host:, ext:, bad:), AND, OR,
+    /// NOT, -word, (groups), and regular expressions on a field's words
+    /// (url:/mp.?g/). Example: ext:mpg host:fi. Options go before the
+    /// query: everything after its first word is the query, `-word` included.
+    #[arg(
+        required = true,
+        value_name = "QUERY",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    query: Vec<String>,
+    /// Search every URL (each with the anchor text of a reference to it
+    /// and a document citing it), not only the documents read.
+    #[arg(long)]
+    urls: bool,
+    /// JSON (schema spinneret.search/1) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Results a page (1 to 200).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    limit: usize,
+    /// Which page (from 1).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    page: usize,
+    /// Show how each result's score was made.
+    #[arg(long)]
+    explain: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct IndexArgs {
+    /// Build the whole index anew instead of updating what changed.
+    #[arg(long)]
+    rebuild: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// `spinneret index`: bring the search index up to date (or rebuild it).
+pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
+    let path = args.store.path()?;
+    let store = args.store.open_existing("index")?;
+    let dir = crate::wwww::index::index_dir(&path);
+    let started = std::time::Instant::now();
+    let s = crate::wwww::index::update(&store, &dir, args.rebuild)?;
+    eprintln!(
+        "{} {}: {} entries from {} of {} documents in {:.2?}",
+        if s.full { "built" } else { "updated" },
+        dir.display(),
+        s.entries,
+        s.changed_documents,
+        s.documents,
+        started.elapsed()
+    );
+    Ok(EXIT_OK)
+}
+
+/// `spinneret search`: exit 0 with results, 1 with none, 2 for a query
+/// that cannot be run.
+pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
+    use crate::wwww::search::{Request, Searcher};
+    let path = args.store.path()?;
+    let store = args.store.open_existing("search")?;
+    crate::wwww::refresh_index(&store, &path, &mut |m| eprintln!("{m}"))?;
+    let Some(index) = crate::wwww::index::SearchIndex::open(&crate::wwww::index::index_dir(&path))?
+    else {
+        anyhow::bail!("the search index of {} could not be opened", path.display());
+    };
+    let query = args.query.join(" ");
+    let req = Request {
+        query: &query,
+        urls: args.urls,
+        limit: args.limit,
+        offset: args.limit.saturating_mul(args.page.max(1) - 1),
+        explain: args.explain,
+    };
+    let started = std::time::Instant::now();
+    let answer = match Searcher::new(&index).and_then(|s| s.search(&req)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("spinneret: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let took = started.elapsed();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    use std::io::Write;
+    if args.json {
+        let v = serde_json::json!({
+            "schema": "spinneret.search/1",
+            "query": query,
+            "mode": if args.urls { "urls" } else { "documents" },
+            "total": answer.total,
+            "offset": req.offset,
+            "hits": answer.hits,
+        });
+        writeln!(out, "{v}")?;
+    } else {
+        for (i, h) in answer.hits.iter().enumerate() {
+            let n = req.offset + i + 1;
+            let name = match args.urls {
+                true => h.anchor.as_deref().or(h.title.as_deref()),
+                false => h.title.as_deref(),
+            };
+            writeln!(
+                out,
+                "{n}. {}",
+                name.unwrap_or(crate::wwww::archive::ZERO_LENGTH_TITLE)
+            )?;
+            writeln!(out, "   {}", h.url)?;
+            if args.urls
+                && let Some(c) = &h.cited_by
+            {
+                match &h.cited_by_title {
+                    Some(t) => writeln!(out, "   cited by: {t} <{c}>")?,
+                    None => writeln!(out, "   cited by: {c}")?,
+                }
+            }
+            if let Some(e) = &h.explanation {
+                for line in e.lines() {
+                    writeln!(out, "      {line}")?;
+                }
+            }
+        }
+        let shown = match answer.hits.len() {
+            0 => String::new(),
+            k => format!(", {}–{} shown", req.offset + 1, req.offset + k),
+        };
+        let results = if answer.total == 1 {
+            "result"
+        } else {
+            "results"
+        };
+        writeln!(
+            out,
+            "{} {results}{shown} ({:.1} ms)",
+            answer.total,
+            took.as_secs_f64() * 1000.0
+        )?;
+    }
+    Ok(if answer.total == 0 {
+        super::EXIT_BROKEN
+    } else {
+        EXIT_OK
+    })
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

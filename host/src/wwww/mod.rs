@@ -2,3 +2,31 @@
 //! on the store, the search over titles, anchor text and URL components.
 
 pub mod archive;
+pub mod index;
+pub mod search;
+
+use spinneret_store::Store;
+
+/// Bring the search index of the store at `store_path` up to date when it
+/// is behind (a no-op otherwise); `say` hears what was done.
+pub fn refresh_index(
+    store: &Store,
+    store_path: &std::path::Path,
+    say: &mut dyn FnMut(String),
+) -> anyhow::Result<()> {
+    let dir = index::index_dir(store_path);
+    if index::is_current(store, &dir)? {
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    let s = index::update(store, &dir, false)?;
+    say(format!(
+        "search index {}: {} entries from {} of {} documents in {:.2?}",
+        if s.full { "built" } else { "updated" },
+        s.entries,
+        s.changed_documents,
+        s.documents,
+        started.elapsed()
+    ));
+    Ok(())
+}

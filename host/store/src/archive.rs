@@ -5,7 +5,7 @@
 //! imported.
 
 use crate::{Store, StoreError, url_id_cached};
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use spinneret_core::document::RefKind;
 use std::collections::{HashMap, HashSet};
 
@@ -24,6 +24,21 @@ pub struct ArchiveDocument {
     /// document is completed too; or an imported archive said so.
     pub completed: bool,
     /// Its syntax faults by kind, with counts.
+    pub bad_html: Vec<(String, u32)>,
+}
+
+/// A document as the search index reads it.
+#[derive(Clone, Debug, Default)]
+pub struct IndexedDocument {
+    /// Its URL's id.
+    pub url_id: i64,
+    /// The run that read it (0: an imported archive).
+    pub run: i64,
+    /// Its title.
+    pub title: Option<String>,
+    /// Its references: target URL id, kind name, anchor text.
+    pub links: Vec<(i64, String, String)>,
+    /// Its syntax faults.
     pub bad_html: Vec<(String, u32)>,
 }
 
@@ -206,6 +221,67 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Call `each` with every document (in URL id order): its URL id, the
+    /// run that read it (0: imported), its title, its references (target
+    /// id, kind, anchor text) and its faults.
+    pub fn for_each_document(
+        &self,
+        mut each: impl FnMut(IndexedDocument) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT url_id, run_id, title, links, bad_html FROM documents ORDER BY url_id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let links: String = r.get(3)?;
+            let bad: Option<String> = r.get(4)?;
+            each(IndexedDocument {
+                url_id: r.get(0)?,
+                run: r.get(1)?,
+                title: r.get(2)?,
+                links: parse_links(&links),
+                bad_html: parse_bad_html(bad.as_deref()),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The URLs of these ids (unknown ids are left out).
+    pub fn urls_of(&self, ids: &[i64]) -> Result<HashMap<i64, String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
+        let mut out = HashMap::with_capacity(ids.len());
+        for &id in ids {
+            if let Some(url) = stmt.query_row([id], |r| r.get::<_, String>(0)).optional()? {
+                out.insert(id, url);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The id of `url`, if the store knows it.
+    pub fn url_id(&self, url: &str) -> Result<Option<i64>, StoreError> {
+        self.known_url_id(url)
+    }
+
+    /// What the store's documents look like now, for telling whether a
+    /// search index is behind: (newest run that read a document, how many
+    /// documents it read, number of imported documents).
+    pub fn documents_mark(&self) -> Result<(i64, i64, i64), StoreError> {
+        let (run, imported): (i64, i64) = self.conn.query_row(
+            "SELECT COALESCE(MAX(run_id), 0), COUNT(*) FILTER (WHERE run_id = 0) FROM documents",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let read: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM documents WHERE run_id = ?1",
+            [run],
+            |r| r.get(0),
+        )?;
+        Ok((run, read, imported))
     }
 
     /// The documents an imported archive marked completed.

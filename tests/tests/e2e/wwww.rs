@@ -245,3 +245,193 @@ fn bad_archive_lines_and_misplaced_levels_are_located() {
         "{err}"
     );
 }
+
+/// `spinneret search ARGS` on `setup`'s store: (exit code, stdout, stderr).
+fn search(setup: &Setup, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["search", "-c", setup.config_path.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = common::spinneret(&all);
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// The URLs of a `--json` search, in rank order.
+fn ranked(setup: &Setup, args: &[&str]) -> Vec<String> {
+    // Options first: what follows the query's first word is the query.
+    let (options, query): (Vec<&str>, Vec<&str>) = args.iter().partition(|a| a.starts_with("--"));
+    let mut all = vec!["--json", "--limit", "50"];
+    all.extend(options);
+    all.extend(query);
+    let (code, out, err) = search(setup, &all);
+    assert!(code == 0 || code == 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(v["schema"], "spinneret.search/1");
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["url"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn search_finds_titles_anchor_text_citing_documents_url_parts_and_bad_html() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let u = |host: &str, path: &str| web.url(host, path);
+    // The crawl of a web task built the index: the search says nothing of building it.
+    let (code, out, err) = search(&setup, &["worm"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("search index"), "{err}");
+    // The title's document first; the documents it cites match on `cited-by`
+    // (equally: their order among themselves is not asserted).
+    assert!(
+        out.starts_with(&format!(
+            "1. Worm Home\n   {}\n",
+            u("a.example", "/index.html")
+        )),
+        "{out}"
+    );
+    assert!(out.contains("4 results, 1–4 shown ("), "{out}");
+    let mut all = ranked(&setup, &["worm"]);
+    all.sort();
+    assert_eq!(
+        all,
+        vec![
+            u("a.example", "/bad.html"),
+            u("a.example", "/index.html"),
+            u("a.example", "/photo.html"),
+            u("b.example", "/b.html"),
+        ]
+    );
+    // "All MPEG movies in Finland", here: GIFs on a.example, with the anchor
+    // text and the citing document.
+    let (code, out, _) = search(&setup, &["--urls", "ext:gif", "host:a"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with(&format!(
+            "1. McBryan's photo\n   {}\n   cited by: Worm Home <{}>\n1 result, 1–1 shown",
+            u("a.example", "/photo.gif"),
+            u("a.example", "/index.html")
+        )),
+        "{out}"
+    );
+    // Documents only (the default) leave the images out.
+    assert_eq!(ranked(&setup, &["ext:gif"]), Vec::<String>::new());
+    assert_eq!(
+        ranked(&setup, &["bad:no-title"]),
+        vec![u("a.example", "/bad.html")]
+    );
+    assert_eq!(
+        ranked(&setup, &["bad:missing-quote"]),
+        vec![u("a.example", "/bad.html")]
+    );
+    assert_eq!(
+        ranked(&setup, &["anchor:\"too deep\""]),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        ranked(&setup, &["--urls", "anchor:\"too deep\""]),
+        vec![u("d.example", "/d.html")]
+    );
+    assert_eq!(ranked(&setup, &["title:c", "OR", "title:b"]).len(), 2);
+    assert_eq!(
+        ranked(&setup, &["host:example", "-host:a"]),
+        vec![u("b.example", "/b.html"), u("c.example", "/c.html")]
+    );
+    // A regular expression on a field's words, as the Worm's egrep.
+    let mut photos = ranked(&setup, &["--urls", "url:/pho[a-z]+/"]);
+    photos.sort();
+    assert_eq!(
+        photos,
+        vec![u("a.example", "/photo.gif"), u("a.example", "/photo.html")]
+    );
+    // --explain shows the BM25 terms and the prior.
+    let (_, out, _) = search(&setup, &["--explain", "title:photo"]);
+    assert!(out.contains("= BM25 "), "{out}");
+    assert!(
+        out.contains("× prior 1.0693 (1 + 0.1 × ln(1 + 1 references))"),
+        "{out}"
+    );
+    assert!(
+        out.contains("TermQuery, product of...  [title:\"photo\"]"),
+        "{out}"
+    );
+    // Nothing found: exit 1.
+    assert_eq!(search(&setup, &["zzyzx"]).0, 1);
+}
+
+#[test]
+fn queries_beyond_the_bounds_or_unreadable_are_refused_with_the_reason() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let (code, _, err) = search(&setup, &["url:/a/ url:/b/ url:/c/ url:/d/"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the query has 4 regular expressions; at most 3 are allowed"),
+        "{err}"
+    );
+    let long = "x".repeat(513);
+    let (code, _, err) = search(&setup, &[&long]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the query is longer than 512 characters"),
+        "{err}"
+    );
+    let (code, _, err) = search(&setup, &["title:(worm"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the query cannot be read"), "{err}");
+    let (code, _, err) = search(&setup, &["--limit", "1000", "worm"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("a page holds 1 to 200 results"), "{err}");
+}
+
+#[test]
+fn the_index_is_updated_with_only_what_changed() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let index = web.url("a.example", "/index.html");
+    assert_eq!(ranked(&setup, &["--urls", "novel"]), Vec::<String>::new());
+    // One new document, from an archive, citing the index with new words.
+    let file = setup.path().join("new.archive");
+    std::fs::write(
+        &file,
+        format!("T http://new.example/n.html New\nR {index} http://new.example/n.html Novel name\nC http://new.example/n.html\n"),
+    )
+    .unwrap();
+    let config = setup.config_path.to_str().unwrap();
+    expect_exit(
+        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "-c", config]),
+        0,
+    );
+    let (code, out, err) = search(&setup, &["--urls", "novel"]);
+    assert_eq!(code, 0, "{err}");
+    // Two entries: the new document and the URL it cites; nothing else.
+    assert!(
+        err.contains("search index updated: 2 entries from 1 of 6 documents"),
+        "{err}"
+    );
+    // A URL result shows the anchor text of a reference to it and the
+    // document it is from (the first citing document the store met).
+    assert!(
+        out.starts_with(&format!(
+            "1. Home\n   {index}\n   cited by: Photo <{}>\n",
+            web.url("a.example", "/photo.html")
+        )),
+        "{out}"
+    );
+    // The index still knows the rest, and a rebuild gives the same answers.
+    let before = ranked(&setup, &["--urls", "example"]);
+    let out = common::spinneret(&["index", "--rebuild", "-c", config]);
+    let err = expect_exit(&out, 0);
+    assert!(err.contains("built "), "{err}");
+    // Six documents and the three other URLs they reference.
+    assert!(err.contains(": 9 entries from 6 of 6 documents"), "{err}");
+    assert_eq!(ranked(&setup, &["--urls", "example"]), before);
+}

@@ -1,0 +1,364 @@
+//! Searching the Worm's index (seed 001, section 3.3): words, phrases,
+//! field prefixes, boolean operators and regular expressions, in two modes
+//! (documents read, or every URL), ranked by BM25 with anchor text weighed
+//! above the rest and a small prior for URLs many references point at.
+//!
+//! The query language is tantivy's: `title:worm`, `"virtual library"`,
+//! `ext:mpg AND host:fi`, `anchor:(photo OR picture) -host:example`,
+//! `url:/mp.?g/`. A regular expression matches whole words of its field
+//! (as the field is split into words: letters and digits, lower-cased),
+//! the way the Worm's egrep matched its lines.
+//!
+//! Costs are bounded: a query of at most [`MAX_QUERY`] characters, at most
+//! [`MAX_REGEXES`] regular expressions of at most [`MAX_REGEX`] characters
+//! each (tantivy also caps each one's automaton at 1,000 states, and its
+//! cost at one pass over the field's word list), and at most [`MAX_LIMIT`]
+//! results a page.
+
+use super::index::{Fields, SearchIndex};
+use serde::Serialize;
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::schema::{IndexRecordOption, TantivyDocument, Value};
+use tantivy::{DocAddress, IndexReader, Score, SegmentReader, Term};
+
+/// The longest query accepted, in characters.
+pub const MAX_QUERY: usize = 512;
+/// The most regular expressions in one query.
+pub const MAX_REGEXES: usize = 3;
+/// The longest regular expression, in characters.
+pub const MAX_REGEX: usize = 100;
+/// The most results on one page.
+pub const MAX_LIMIT: usize = 200;
+/// How much more an anchor-text match weighs than a match elsewhere (the
+/// Worm's insight: what others call a page says what it is).
+pub const ANCHOR_BOOST: f32 = 2.0;
+/// How much a title match weighs.
+pub const TITLE_BOOST: f32 = 1.5;
+/// The prior's strength: a score is multiplied by `1 + PRIOR * ln(1 + references)`.
+pub const PRIOR: f32 = 0.1;
+
+/// The fields a query may name, with what each holds.
+pub const FIELDS: &[(&str, &str)] = &[
+    ("title", "a document's title"),
+    ("anchor", "the anchor texts of the references to a URL"),
+    (
+        "cited-by",
+        "the titles and URLs of the documents citing a URL",
+    ),
+    ("url", "every component of the URL"),
+    ("host", "the host and its labels"),
+    ("ext", "the file name's extension"),
+    (
+        "bad",
+        "a document's syntax faults (missing-quote, no-title, ...)",
+    ),
+];
+
+/// What to search for.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The query.
+    pub query: &'a str,
+    /// Every URL (true) or only documents read (false), as the seed's two modes.
+    pub urls: bool,
+    /// Results wanted.
+    pub limit: usize,
+    /// Results skipped (pagination).
+    pub offset: usize,
+    /// Explain each result's score.
+    pub explain: bool,
+}
+
+/// One result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Hit {
+    /// The URL.
+    pub url: String,
+    /// Its title, when it is a document.
+    pub title: Option<String>,
+    /// The anchor text of a reference to it.
+    pub anchor: Option<String>,
+    /// A document citing it.
+    pub cited_by: Option<String>,
+    /// That document's title.
+    pub cited_by_title: Option<String>,
+    /// How many references point at it.
+    pub references: u64,
+    /// Its score (BM25 times the prior).
+    pub score: f32,
+    /// With `explain`: how the score was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+}
+
+/// A page of results.
+#[derive(Clone, Debug, Serialize)]
+pub struct Answer {
+    /// Results matching in all.
+    pub total: usize,
+    /// This page's results, best first.
+    pub hits: Vec<Hit>,
+}
+
+/// A query that cannot be run, and why, for the person who wrote it.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// Too long, too many or too long regular expressions, a bad limit.
+    #[error("{0}")]
+    Bounds(String),
+    /// The query language said no.
+    #[error("the query cannot be read: {0}")]
+    Syntax(String),
+    /// The index failed.
+    #[error("search index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+/// A reader of the index, kept by a server between requests.
+pub struct Searcher {
+    reader: IndexReader,
+    parser: QueryParser,
+    fields: Fields,
+    html: Term,
+    /// The schema's field names by id, for explanations.
+    names: Vec<String>,
+}
+
+impl Searcher {
+    /// A searcher of `index`.
+    pub fn new(index: &SearchIndex) -> Result<Searcher, SearchError> {
+        let f = index.fields;
+        let mut parser =
+            QueryParser::for_index(&index.index, vec![f.title, f.anchor, f.url, f.cited_by]);
+        parser.set_conjunction_by_default();
+        parser.allow_regexes();
+        parser.set_field_boost(f.anchor, ANCHOR_BOOST);
+        parser.set_field_boost(f.title, TITLE_BOOST);
+        Ok(Searcher {
+            reader: index.index.reader()?,
+            parser,
+            fields: f,
+            html: Term::from_field_text(f.kind, "html"),
+            names: index
+                .index
+                .schema()
+                .fields()
+                .map(|(_, e)| e.name().to_string())
+                .collect(),
+        })
+    }
+
+    /// See the index's latest commit.
+    pub fn reload(&self) -> Result<(), SearchError> {
+        Ok(self.reader.reload()?)
+    }
+
+    /// Run `req`.
+    pub fn search(&self, req: &Request<'_>) -> Result<Answer, SearchError> {
+        let query = self.parse(req)?;
+        let searcher = self.reader.searcher();
+        let top = TopDocs::with_limit(req.limit)
+            .and_offset(req.offset)
+            .tweak_score(move |segment: &SegmentReader| {
+                let links = segment.fast_fields().u64("links").ok();
+                move |doc, bm25: Score| {
+                    bm25 * prior(links.as_ref().and_then(|c| c.first(doc)).unwrap_or(0))
+                }
+            });
+        let (top, total) = searcher.search(&query, &(top, Count))?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            hits.push(self.hit(&searcher, &*query, score, addr, req.explain)?);
+        }
+        Ok(Answer { total, hits })
+    }
+
+    fn parse(&self, req: &Request<'_>) -> Result<Box<dyn Query>, SearchError> {
+        let q = req.query.trim();
+        if q.is_empty() {
+            return Err(SearchError::Bounds(
+                "the query is empty; try a word, or title:NAME, ext:mpg host:fi".into(),
+            ));
+        }
+        if q.chars().count() > MAX_QUERY {
+            return Err(SearchError::Bounds(format!(
+                "the query is longer than {MAX_QUERY} characters"
+            )));
+        }
+        if req.limit == 0 || req.limit > MAX_LIMIT {
+            return Err(SearchError::Bounds(format!(
+                "a page holds 1 to {MAX_LIMIT} results"
+            )));
+        }
+        let regexes = regexes(q);
+        if regexes.len() > MAX_REGEXES {
+            return Err(SearchError::Bounds(format!(
+                "the query has {} regular expressions; at most {MAX_REGEXES} are allowed",
+                regexes.len()
+            )));
+        }
+        if let Some(r) = regexes.iter().find(|r| r.chars().count() > MAX_REGEX) {
+            return Err(SearchError::Bounds(format!(
+                "the regular expression /{r}/ is longer than {MAX_REGEX} characters"
+            )));
+        }
+        let parsed = self
+            .parser
+            .parse_query(q)
+            .map_err(|e| SearchError::Syntax(e.to_string()))?;
+        Ok(match req.urls {
+            true => parsed,
+            false => Box::new(BooleanQuery::new(vec![
+                (Occur::Must, parsed),
+                (
+                    Occur::Must,
+                    Box::new(TermQuery::new(self.html.clone(), IndexRecordOption::Basic)),
+                ),
+            ])),
+        })
+    }
+
+    fn hit(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &dyn Query,
+        score: Score,
+        addr: DocAddress,
+        explain: bool,
+    ) -> Result<Hit, SearchError> {
+        let f = &self.fields;
+        let d: TantivyDocument = searcher.doc(addr)?;
+        let text = |field| {
+            d.get_first(field)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        let references = d.get_first(f.links).and_then(|v| v.as_u64()).unwrap_or(0);
+        let explanation = match explain {
+            true => {
+                let bm25 = query.explain(searcher, addr)?;
+                let tree: serde_json::Value =
+                    serde_json::from_str(&bm25.to_pretty_json()).unwrap_or_default();
+                let mut text = format!(
+                    "{score:.4} = BM25 {:.4} × prior {:.4} (1 + {PRIOR} × ln(1 + {references} references))\n",
+                    bm25.value(),
+                    prior(references),
+                );
+                explanation_lines(&tree, 1, &self.names, &mut text);
+                Some(text)
+            }
+            false => None,
+        };
+        Ok(Hit {
+            url: text(f.key).unwrap_or_default(),
+            title: text(f.title),
+            anchor: text(f.shown_anchor),
+            cited_by: text(f.shown_citing),
+            cited_by_title: text(f.shown_citing_title),
+            references,
+            score,
+            explanation,
+        })
+    }
+}
+
+/// tantivy's explanation tree as indented lines: `value  what`, and the
+/// term it is about.
+fn explanation_lines(node: &serde_json::Value, depth: usize, names: &[String], out: &mut String) {
+    use std::fmt::Write;
+    let value = node.get("value").and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let what = node
+        .get("description")
+        .and_then(|v| v.as_str())
+        .unwrap_or("");
+    let about = node
+        .get("context")
+        .and_then(|c| c.as_array())
+        .map(|c| {
+            c.iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .filter(|c| !c.is_empty())
+        .map(|c| format!("  [{}]", term_label(&c, names)))
+        .unwrap_or_default();
+    let _ = writeln!(out, "{}{value:.4}  {what}{about}", "  ".repeat(depth));
+    if let Some(children) = node.get("details").and_then(|d| d.as_array()) {
+        for child in children {
+            explanation_lines(child, depth + 1, names, out);
+        }
+    }
+}
+
+/// tantivy's `Term=Term(field=3, type=Str, "png")` as `ext:"png"`.
+fn term_label(context: &str, names: &[String]) -> String {
+    let parsed = context
+        .strip_prefix("Term=Term(field=")
+        .and_then(|r| r.split_once(", type=Str, "))
+        .and_then(|(id, rest)| {
+            let name = names.get(id.parse::<usize>().ok()?)?;
+            Some(format!("{name}:{}", rest.strip_suffix(')')?))
+        });
+    parsed.unwrap_or_else(|| context.to_string())
+}
+
+/// The prior of a URL with `references` references to it.
+fn prior(references: u64) -> Score {
+    1.0 + PRIOR * (references as Score).ln_1p()
+}
+
+/// The regular expressions of a query: what stands between `:/` and the
+/// next unescaped `/`.
+fn regexes(q: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = q;
+    while let Some(i) = rest.find(":/") {
+        let body = &rest[i + 2..];
+        let mut end = None;
+        let mut escaped = false;
+        for (j, c) in body.char_indices() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '/' if !escaped => {
+                    end = Some(j);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        match end {
+            Some(j) => {
+                out.push(&body[..j]);
+                rest = &body[j + 1..];
+            }
+            None => {
+                out.push(body);
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_expressions_are_found_for_their_bounds() {
+        assert_eq!(
+            regexes("url:/mp.?g/ AND host:/f[il]/"),
+            vec!["mp.?g", "f[il]"]
+        );
+        assert_eq!(regexes(r"title:/a\/b/"), vec![r"a\/b"]);
+        assert_eq!(regexes("plain words"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn the_prior_grows_slowly() {
+        assert_eq!(prior(0), 1.0);
+        assert!(prior(1000) < 1.7);
+    }
+}

@@ -22,5 +22,6 @@ pub mod cli;
 pub mod config;
 pub mod notify;
 pub mod report;
+pub mod serve;
 pub mod snatch;
 pub mod wwww;

@@ -141,6 +141,12 @@ enum Command {
     /// Build or update the search index beside the store (crawls and
     /// `search` keep it up to date; this is for the rare manual case).
     Index(wwww::IndexArgs),
+    /// Serve the search page, its JSON API (/api/search) and the last
+    /// run's reports over HTTP, read-only, on loopback by default.
+    ///
+    /// The search index is kept up to date as crawls add to the store.
+    /// No page needs JavaScript; Ctrl-C stops.
+    Serve(wwww::ServeArgs),
     /// Write a MOMspider instruction file as the equivalent TOML configuration.
     ///
     /// `crawl` reads instruction files as they are; converting is for moving
@@ -395,6 +401,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Archive(cmd) => wwww::run(cmd),
         Command::Search(args) => wwww::search(&args),
         Command::Index(args) => wwww::index(&args),
+        Command::Serve(args) => wwww::serve(&args),
         Command::Query(args) => query(&args),
         Command::Collect(args) => collect(&args),
         Command::Profile(cmd) => profile::run(cmd),

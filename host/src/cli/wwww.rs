@@ -316,6 +316,32 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
     })
 }
 
+#[derive(Args, Debug)]
+pub(crate) struct ServeArgs {
+    /// Where to listen. Loopback by default: the pages show what the
+    /// store holds; put a reverse proxy in front to share them.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    listen: std::net::SocketAddr,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// `spinneret serve`.
+pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
+    let path = args.store.path()?;
+    args.store.open_existing("serve")?;
+    if !args.listen.ip().is_loopback() {
+        eprintln!(
+            "spinneret: serving on {}, reachable from other machines: anyone who reaches it can read the store's reports and search it",
+            args.listen
+        );
+    }
+    crate::serve::serve(&path, args.listen, &mut |addr| {
+        eprintln!("serving http://{addr}/ (Ctrl-C stops)");
+    })?;
+    Ok(EXIT_OK)
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.downcast_ref::<std::io::Error>()
         .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)

@@ -174,6 +174,8 @@ pub struct TaskRow {
     pub kind: String,
     /// The top URL.
     pub top_url: String,
+    /// Where its reports were written.
+    pub output_dir: Option<String>,
 }
 
 /// A parsed document, as stored.
@@ -562,15 +564,16 @@ impl Store {
 
     /// The tasks of a run.
     pub fn run_tasks(&self, run: i64) -> Result<Vec<TaskRow>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id, name, kind, top_url FROM tasks WHERE run_id = ?1 ORDER BY id")?;
+        let mut st = self.conn.prepare(
+            "SELECT id, name, kind, top_url, output_dir FROM tasks WHERE run_id = ?1 ORDER BY id",
+        )?;
         let rows = st.query_map([run], |r| {
             Ok(TaskRow {
                 id: r.get(0)?,
                 name: r.get(1)?,
                 kind: r.get(2)?,
                 top_url: r.get(3)?,
+                output_dir: r.get(4)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -1,0 +1,585 @@
+//! `spinneret serve`: the Worm's search page (seed 001, section 3.3), its
+//! JSON API, each task's reports and a view of the last run's problems,
+//! served read-only over HTTP.
+//!
+//! Loopback by default. Every page is an auto-escaping template; no page
+//! needs JavaScript or loads anything from another origin, and the
+//! headers say so (`Content-Security-Policy`, `X-Content-Type-Options`,
+//! `frame-ancestors`). Requests carry no body; queries are bounded by the
+//! search ([`crate::wwww::search`]), searches in progress by a semaphore,
+//! and a report file is served only from under its task's output
+//! directory.
+
+use crate::wwww::index::{SearchIndex, index_dir};
+use crate::wwww::search::{Answer, FIELDS, MAX_QUERY, Request, SearchError, Searcher};
+use askama::Template;
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path as UrlPath, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use spinneret_core::model::Category;
+use spinneret_store::Store;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Results on a page of the search page.
+const PAGE: usize = 10;
+/// Searches run at once; more wait their turn.
+const SEARCHES_AT_ONCE: usize = 16;
+/// The largest report file served.
+const MAX_REPORT_FILE: u64 = 64 << 20;
+/// The policy every answer carries: nothing from elsewhere, no scripts,
+/// no framing, forms only to this server.
+const CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+                   form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// The searches offered ready to click: (what, query, mode).
+const SAMPLES: &[(&str, &str, &str)] = &[
+    ("Pages about the web", "web", "documents"),
+    ("All GIF images on .edu hosts", "ext:gif host:edu", "urls"),
+    ("All MPEG movies in Finland", "ext:mpg host:fi", "urls"),
+    (
+        "What others call a \"home page\"",
+        "anchor:\"home page\"",
+        "urls",
+    ),
+    ("Documents without a title", "bad:no-title", "documents"),
+    (
+        "URLs with \"photo\" in a path segment",
+        "url:/photo.*/",
+        "urls",
+    ),
+];
+
+/// What every handler reads.
+struct App {
+    store: Mutex<Store>,
+    searcher: Searcher,
+    searches: tokio::sync::Semaphore,
+}
+
+/// Serve the store at `store_path` on `listen` until stopped.
+pub fn serve(
+    store_path: &Path,
+    listen: SocketAddr,
+    ready: &mut dyn FnMut(SocketAddr),
+) -> anyhow::Result<()> {
+    let store = Store::open(store_path)?;
+    crate::wwww::refresh_index(&store, store_path, &mut |m| eprintln!("{m}"))?;
+    let Some(index) = SearchIndex::open(&index_dir(store_path))? else {
+        anyhow::bail!(
+            "the search index of {} could not be opened",
+            store_path.display()
+        );
+    };
+    let app = Arc::new(App {
+        store: Mutex::new(store),
+        searcher: Searcher::new(&index)?,
+        searches: tokio::sync::Semaphore::new(SEARCHES_AT_ONCE),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+        ready(listener.local_addr()?);
+        let refresher = tokio::spawn(keep_index_current(app.clone(), store_path.to_path_buf()));
+        let served = axum::serve(listener, router(app))
+            .with_graceful_shutdown(crate::app::run::stop_signal())
+            .await;
+        refresher.abort();
+        served.map_err(anyhow::Error::from)
+    })
+}
+
+/// Every 10 s: when a crawl has added to the store, update the index and
+/// let the searcher see it.
+async fn keep_index_current(app: Arc<App>, store_path: PathBuf) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        let app = app.clone();
+        let path = store_path.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            let store = app.store.lock().unwrap_or_else(|p| p.into_inner());
+            let mut said = |m: String| tracing::info!("{m}");
+            match crate::wwww::refresh_index(&store, &path, &mut said) {
+                Ok(()) => {
+                    if let Err(e) = app.searcher.reload() {
+                        tracing::warn!("search index: {e}");
+                    }
+                }
+                Err(e) => tracing::warn!("search index: {e:#}"),
+            }
+        })
+        .await;
+    }
+}
+
+fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(search_page))
+        .route("/api/search", get(api_search))
+        .route("/reports", get(reports_page))
+        .route("/reports/{task}/{*file}", get(report_file))
+        .route("/results/{task}", get(results_page))
+        .route("/style.css", get(style))
+        .fallback(not_found)
+        .layer(axum::extract::DefaultBodyLimit::max(1024))
+        .layer(axum::middleware::map_response(security_headers))
+        .with_state(app)
+}
+
+async fn security_headers(mut r: Response) -> Response {
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    r
+}
+
+/// The search form's and the API's parameters.
+#[derive(Debug, Default, Deserialize)]
+struct SearchParams {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    page: Option<usize>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+impl SearchParams {
+    fn urls(&self) -> bool {
+        self.mode.as_deref() == Some("urls")
+    }
+
+    fn page(&self) -> usize {
+        self.page.unwrap_or(1).clamp(1, 10_000)
+    }
+
+    /// The link to page `page` of these results.
+    fn link(&self, page: usize) -> String {
+        let q: String = url::form_urlencoded::byte_serialize(self.q.as_bytes()).collect();
+        let mode = if self.urls() { "urls" } else { "documents" };
+        format!("/?q={q}&mode={mode}&page={page}#results")
+    }
+}
+
+/// Run a search off the async threads, at most [`SEARCHES_AT_ONCE`] at a time.
+async fn run_search(
+    app: &Arc<App>,
+    p: &SearchParams,
+    limit: usize,
+) -> Result<(Answer, std::time::Duration), SearchError> {
+    let _turn = app
+        .searches
+        .acquire()
+        .await
+        .map_err(|_| SearchError::Bounds("the server is stopping".into()))?;
+    let app = app.clone();
+    let query = p.q.clone();
+    let urls = p.urls();
+    let offset = (p.page() - 1).saturating_mul(limit);
+    tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let req = Request {
+            query: &query,
+            urls,
+            limit,
+            offset,
+            explain: false,
+        };
+        app.searcher.search(&req).map(|a| (a, started.elapsed()))
+    })
+    .await
+    .map_err(|e| SearchError::Bounds(format!("the search failed: {e}")))?
+}
+
+#[derive(Template)]
+#[template(path = "search.html")]
+struct SearchPage<'a> {
+    version: &'a str,
+    query: &'a str,
+    urls: bool,
+    error: Option<String>,
+    answer: Option<Answer>,
+    first: usize,
+    last: usize,
+    took: String,
+    previous: Option<String>,
+    next: Option<String>,
+    samples: Vec<(&'a str, String)>,
+    fields: &'a [(&'a str, &'a str)],
+}
+
+async fn search_page(
+    State(app): State<Arc<App>>,
+    params: Result<Query<SearchParams>, QueryRejection>,
+) -> Response {
+    let p = params.map(|Query(p)| p).unwrap_or_default();
+    let mut page = SearchPage {
+        version: env!("CARGO_PKG_VERSION"),
+        query: &p.q,
+        urls: p.urls(),
+        error: None,
+        answer: None,
+        first: 0,
+        last: 0,
+        took: String::new(),
+        previous: None,
+        next: None,
+        samples: SAMPLES
+            .iter()
+            .map(|(what, q, mode)| {
+                let q: String = url::form_urlencoded::byte_serialize(q.as_bytes()).collect();
+                (*what, format!("/?q={q}&mode={mode}#results"))
+            })
+            .collect(),
+        fields: FIELDS,
+    };
+    let mut status = StatusCode::OK;
+    if !p.q.trim().is_empty() {
+        match run_search(&app, &p, PAGE).await {
+            Ok((answer, took)) => {
+                let offset = (p.page() - 1) * PAGE;
+                page.first = offset + 1;
+                page.last = offset + answer.hits.len();
+                page.took = format!("{:.1} ms", took.as_secs_f64() * 1000.0);
+                page.previous = (p.page() > 1).then(|| p.link(p.page() - 1));
+                page.next = (page.last < answer.total).then(|| p.link(p.page() + 1));
+                page.answer = Some(answer);
+            }
+            Err(e) => {
+                status = StatusCode::BAD_REQUEST;
+                page.error = Some(e.to_string());
+            }
+        }
+    }
+    render(status, &page)
+}
+
+async fn api_search(
+    State(app): State<Arc<App>>,
+    params: Result<Query<SearchParams>, QueryRejection>,
+) -> Response {
+    let Ok(Query(p)) = params else {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            "the parameters cannot be read; use q, mode (documents or urls), page and limit",
+        );
+    };
+    if p.q.chars().count() > MAX_QUERY {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            &format!("the query is longer than {MAX_QUERY} characters"),
+        );
+    }
+    let limit = p.limit.unwrap_or(PAGE);
+    match run_search(&app, &p, limit).await {
+        Ok((answer, took)) => {
+            let body = serde_json::json!({
+                "schema": "spinneret.search/1",
+                "query": p.q,
+                "mode": if p.urls() { "urls" } else { "documents" },
+                "page": p.page(),
+                "limit": limit,
+                "total": answer.total,
+                "took_ms": took.as_secs_f64() * 1000.0,
+                "hits": answer.hits,
+            });
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                body.to_string(),
+            )
+                .into_response()
+        }
+        Err(e) => api_error(StatusCode::BAD_REQUEST, &e.to_string()),
+    }
+}
+
+fn api_error(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({"schema": "spinneret.search/1", "error": message});
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// A task of the last run, as the reports page lists it.
+struct TaskLine {
+    id: i64,
+    name: String,
+    kind: String,
+    top: String,
+    has_index: bool,
+    problems: usize,
+}
+
+#[derive(Template)]
+#[template(path = "reports.html")]
+struct ReportsPage<'a> {
+    version: &'a str,
+    run: i64,
+    started: String,
+    tasks: Vec<TaskLine>,
+}
+
+async fn reports_page(State(app): State<Arc<App>>) -> Response {
+    let answer = blocking(app, |store| {
+        let Some(run) = store.last_run()? else {
+            return Ok((0, String::new(), Vec::new()));
+        };
+        let mut tasks = Vec::new();
+        for t in store.run_tasks(run.id)? {
+            let problems = store
+                .run_results(run.id, Some(t.id))?
+                .iter()
+                .filter(|(r, _)| is_problem(r.category))
+                .count();
+            let has_index = t
+                .output_dir
+                .as_deref()
+                .is_some_and(|d| Path::new(d).join("index.html").is_file());
+            tasks.push(TaskLine {
+                id: t.id,
+                name: t.name,
+                kind: t.kind,
+                top: t.top_url,
+                has_index,
+                problems,
+            });
+        }
+        let started = jiff::Timestamp::from_second(run.started_at)
+            .map(|t| t.to_string())
+            .unwrap_or_default();
+        Ok((run.id, started, tasks))
+    })
+    .await;
+    match answer {
+        Ok((run, started, tasks)) => render(
+            StatusCode::OK,
+            &ReportsPage {
+                version: env!("CARGO_PKG_VERSION"),
+                run,
+                started,
+                tasks,
+            },
+        ),
+        Err(e) => server_error(&e),
+    }
+}
+
+fn is_problem(c: Category) -> bool {
+    matches!(c, Category::Broken | Category::Moved | Category::Blocked)
+}
+
+/// One problem of a task.
+struct ProblemRow {
+    url: String,
+    what: String,
+    referrer: Option<String>,
+}
+
+/// The problems of one category.
+struct ProblemGroup {
+    category: &'static str,
+    heading: &'static str,
+    rows: Vec<ProblemRow>,
+}
+
+#[derive(Template)]
+#[template(path = "results.html")]
+struct ResultsPage<'a> {
+    version: &'a str,
+    task: String,
+    groups: Vec<ProblemGroup>,
+}
+
+async fn results_page(State(app): State<Arc<App>>, UrlPath(task): UrlPath<i64>) -> Response {
+    let answer = blocking(app, move |store| {
+        let Some(run) = store.last_run()? else {
+            return Ok(None);
+        };
+        let Some(t) = store.run_tasks(run.id)?.into_iter().find(|t| t.id == task) else {
+            return Ok(None);
+        };
+        let results = store.run_results(run.id, Some(t.id))?;
+        let groups = [
+            (Category::Broken, "Broken links"),
+            (Category::Moved, "Moved"),
+            (Category::Blocked, "Blocked (the server refused the robot)"),
+        ]
+        .into_iter()
+        .map(|(c, heading)| ProblemGroup {
+            category: c.as_str(),
+            heading,
+            rows: results
+                .iter()
+                .filter(|(r, _)| r.category == c)
+                .map(|(r, _)| ProblemRow {
+                    url: r.url.clone(),
+                    what: match (&r.final_url, r.status, &r.error) {
+                        (Some(f), _, _) if c == Category::Moved => format!("moved to {f}"),
+                        (_, Some(s), _) => format!("status {s}"),
+                        (_, None, Some(e)) => e.clone(),
+                        _ => String::new(),
+                    },
+                    referrer: r.referrer.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+        Ok(Some((t.name, groups)))
+    })
+    .await;
+    match answer {
+        Ok(Some((task, groups))) => render(
+            StatusCode::OK,
+            &ResultsPage {
+                version: env!("CARGO_PKG_VERSION"),
+                task,
+                groups,
+            },
+        ),
+        Ok(None) => not_found().await,
+        Err(e) => server_error(&e),
+    }
+}
+
+/// A file of a task's reports, from under its output directory only.
+async fn report_file(
+    State(app): State<Arc<App>>,
+    UrlPath((task, file)): UrlPath<(i64, String)>,
+) -> Response {
+    let answer = blocking(app, move |store| {
+        let Some(run) = store.last_run()? else {
+            return Ok(None);
+        };
+        let Some(dir) = store
+            .run_tasks(run.id)?
+            .into_iter()
+            .find(|t| t.id == task)
+            .and_then(|t| t.output_dir)
+        else {
+            return Ok(None);
+        };
+        Ok(read_report(Path::new(&dir), &file))
+    })
+    .await;
+    match answer {
+        Ok(Some((bytes, mime))) => ([(header::CONTENT_TYPE, mime)], bytes).into_response(),
+        Ok(None) => not_found().await,
+        Err(e) => server_error(&e),
+    }
+}
+
+/// The file `rel` under `dir`: plain path segments only, the file itself
+/// inside `dir` once links are resolved, and no larger than
+/// [`MAX_REPORT_FILE`].
+fn read_report(dir: &Path, rel: &str) -> Option<(Vec<u8>, String)> {
+    let plain = rel
+        .split('/')
+        .all(|s| !s.is_empty() && s != "." && s != ".." && !s.contains('\\'));
+    if !plain {
+        return None;
+    }
+    let root = dir.canonicalize().ok()?;
+    let path = root.join(rel).canonicalize().ok()?;
+    if !path.starts_with(&root) || !path.is_file() {
+        return None;
+    }
+    if std::fs::metadata(&path).ok()?.len() > MAX_REPORT_FILE {
+        return None;
+    }
+    let mime = mime_guess::from_path(&path)
+        .first_or_octet_stream()
+        .to_string();
+    Some((std::fs::read(&path).ok()?, mime))
+}
+
+/// Run `f` with the store off the async threads.
+async fn blocking<T: Send + 'static>(
+    app: Arc<App>,
+    f: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<T> {
+    tokio::task::spawn_blocking(move || {
+        let store = app.store.lock().unwrap_or_else(|p| p.into_inner());
+        f(&store)
+    })
+    .await?
+}
+
+async fn style() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        include_str!("../../templates/style.css"),
+    )
+        .into_response()
+}
+
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Html("<!DOCTYPE html><title>Not found</title><p>Not found. <a href=\"/\">Search</a>"),
+    )
+        .into_response()
+}
+
+fn server_error(e: &anyhow::Error) -> Response {
+    tracing::error!("serve: {e:#}");
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the store could not be read; see the server's log",
+    )
+        .into_response()
+}
+
+fn render(status: StatusCode, page: &impl Template) -> Response {
+    match page.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(e) => server_error(&anyhow::anyhow!("template: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_files_stay_under_their_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/index.html"), "<p>ok").unwrap();
+        std::fs::write(dir.path().join("secret"), "no").unwrap();
+        let reports = dir.path().join("sub");
+        assert_eq!(read_report(&reports, "index.html").unwrap().1, "text/html");
+        assert!(read_report(&reports, "../secret").is_none());
+        assert!(read_report(&reports, "/etc/passwd").is_none());
+        assert!(read_report(&reports, "a//b").is_none());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("secret"), reports.join("link")).unwrap();
+            assert!(read_report(&reports, "link").is_none());
+        }
+    }
+}

@@ -50,6 +50,13 @@ pub fn chromium() -> Option<PathBuf> {
 impl Browser {
     /// Start Chromium at `path` and open one blank page.
     pub fn start(path: &std::path::Path) -> Browser {
+        Browser::start_with(path, &[])
+    }
+
+    /// Start Chromium at `path` with `extra` arguments (such as
+    /// `--host-resolver-rules=MAP *.example 127.0.0.1`, for a test web's
+    /// host names) and open one blank page.
+    pub fn start_with(path: &std::path::Path, extra: &[&str]) -> Browser {
         let profile = tempfile::tempdir().unwrap();
         let mut child = Command::new(path)
             .args([
@@ -65,6 +72,7 @@ impl Browser {
                 "--allow-file-access-from-files",
                 "--remote-debugging-port=0",
             ])
+            .args(extra)
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
             .stdin(Stdio::null())
@@ -176,6 +184,19 @@ impl Browser {
         let seen = self.loads();
         self.call("Page.navigate", json!({"url": url}));
         self.wait_for("Page.loadEventFired", seen);
+    }
+
+    /// Wait for a page load after the first `seen` events (a form
+    /// submitted with the keyboard).
+    pub fn wait_for_load_after(&mut self, seen: usize) {
+        let end = Instant::now() + Duration::from_secs(30);
+        while !self.events[seen..]
+            .iter()
+            .any(|(m, _)| m == "Page.loadEventFired")
+        {
+            assert!(Instant::now() < end, "no page load within 30 s");
+            self.read();
+        }
     }
 
     /// Run `script` (an expression) in the page and wait for the page it

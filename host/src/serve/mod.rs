@@ -129,6 +129,8 @@ fn router(app: Arc<App>) -> Router {
         .route("/reports/{task}/{*file}", get(report_file))
         .route("/results/{task}", get(results_page))
         .route("/style.css", get(style))
+        // Browsers ask for it on every page, the reports' included: no icon.
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(1024))
         .layer(axum::middleware::map_response(security_headers))

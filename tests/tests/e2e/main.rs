@@ -18,6 +18,7 @@ mod reports;
 mod resume;
 mod robots;
 mod sandbox;
+mod serve_browser;
 mod share;
 mod snatch;
 mod traps;

@@ -18,7 +18,6 @@ use clap::{Args, Parser, Subcommand};
 use output::{out, outln};
 use spinneret_core::model::Category;
 use spinneret_crawl::{self as crawl, CrawlOptions, Progress};
-use spinneret_store::Store;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -349,12 +348,8 @@ struct CheckArgs {
 
 #[derive(Args, Debug)]
 struct ResultsArgs {
-    /// Read the store named in this configuration file.
-    #[arg(long, short = 'c', value_name = "CONFIG", conflicts_with = "store")]
-    config: Option<PathBuf>,
-    /// Read this store (default: the user's data directory).
-    #[arg(long, value_name = "FILE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    store: wwww::StoreArgs,
     /// Only the URLs this task reached, with its role for each.
     #[arg(long, value_name = "NAME")]
     task: Option<String>,
@@ -481,24 +476,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             )
         }
         Command::Results(args) => {
-            let path = match (&args.config, &args.store) {
-                (Some(c), _) => match config::load(c) {
-                    Ok(cfg) => cfg.settings.store,
-                    Err(e) => {
-                        eprintln!("spinneret: {e}");
-                        return Ok(EXIT_USAGE);
-                    }
-                },
-                (None, Some(s)) => s.clone(),
-                (None, None) => config::default_store_path(),
-            };
-            if !path.exists() {
-                anyhow::bail!(
-                    "no store at {}; run a crawl first or name the store with --store",
-                    path.display()
-                );
+            if let Err(e) = args.store.path() {
+                eprintln!("spinneret: {e}");
+                return Ok(EXIT_USAGE);
             }
-            let store = Store::open(&path)?;
+            let store = args.store.open_existing("results")?;
             let broken = print_results(
                 &store,
                 args.task.as_deref(),

@@ -106,21 +106,16 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
                     );
                 }
                 None => {
-                    let stdout = std::io::stdout();
-                    let mut out = std::io::BufWriter::new(stdout.lock());
-                    match archive::write(&docs, args.format, &mut out) {
-                        Ok(_) => {}
-                        // A closed pipe (`| head`) is the reader's choice.
-                        Err(e) if is_broken_pipe(&e) => {}
-                        Err(e) => return Err(e),
-                    }
+                    // A closed pipe (`| head`) is the reader's choice.
+                    let mut out = std::io::BufWriter::new(super::output::stdout());
+                    archive::write(&docs, args.format, &mut out)?;
                 }
             }
             Ok(EXIT_OK)
         }
         ArchiveCommand::Import(args) => {
             let path = args.store.path()?;
-            let added = match import(&args.file, &path) {
+            let (docs, added) = match import(&args.file, &path) {
                 Ok(n) => n,
                 Err(e) => {
                     eprintln!("spinneret: {e:#}");
@@ -128,9 +123,8 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
                 }
             };
             eprintln!(
-                "{} documents of {} were new to {}",
-                added.1,
-                added.0,
+                "{added} documents of {} were new to {}",
+                docs.len(),
                 path.display()
             );
             Ok(EXIT_OK)
@@ -138,13 +132,15 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
     }
 }
 
-/// Import the archive `file` into the store at `store`: (documents in the
-/// file, documents new to the store).
-pub(crate) fn import(file: &Path, store: &Path) -> anyhow::Result<(usize, usize)> {
+/// Import the archive `file` into the store at `store`: its documents,
+/// and how many were new to the store.
+fn import(
+    file: &Path,
+    store: &Path,
+) -> anyhow::Result<(Vec<spinneret_store::ArchiveDocument>, usize)> {
     let docs = archive::read_file(file)?;
-    let mut store = Store::open(store)?;
-    let added = store.import_archive(&docs)?;
-    Ok((docs.len(), added))
+    let added = Store::open(store)?.import_archive(&docs)?;
+    Ok((docs, added))
 }
 
 /// `crawl --archive FILE`: import the archive into the crawl's store and
@@ -154,8 +150,7 @@ pub(crate) fn completed_for_crawl(
     file: &Path,
     store: &Path,
 ) -> anyhow::Result<std::collections::HashSet<String>> {
-    let docs = archive::read_file(file)?;
-    Store::open(store)?.import_archive(&docs)?;
+    let (docs, _) = import(file, store)?;
     Ok(docs
         .into_iter()
         .filter(|d| d.completed)
@@ -253,8 +248,7 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
         }
     };
     let took = started.elapsed();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::output::stdout();
     use std::io::Write;
     if args.json {
         let v = serde_json::json!({
@@ -340,9 +334,4 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");
     })?;
     Ok(EXIT_OK)
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<std::io::Error>()
-        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }

@@ -368,7 +368,7 @@ fn entry(
         }
     }
     e.add_u64(f.links, refs.len() as u64);
-    let mut shown = false;
+    let title_of = |source: &i64| docs.get(source).and_then(|d| d.title.as_deref());
     for &(source, text) in refs.iter().take(MAX_CITERS) {
         if !text.is_empty() {
             e.add_text(f.anchor, text);
@@ -376,26 +376,30 @@ fn entry(
         let Some(citing) = urls.get(&source) else {
             continue;
         };
-        let citing_title = docs.get(&source).and_then(|d| d.title.as_deref());
         e.add_text(f.citing, citing);
         e.add_text(f.cited_by, citing);
-        if let Some(t) = citing_title {
+        if let Some(t) = title_of(&source) {
             e.add_text(f.cited_by, t);
         }
-        if !shown && !text.is_empty() {
-            shown = true;
-            e.add_text(f.shown_anchor, text);
-            e.add_text(f.shown_citing, citing);
-            if let Some(t) = citing_title {
-                e.add_text(f.shown_citing_title, t);
-            }
-        }
     }
-    if !shown && let Some(&(source, _)) = refs.first() {
+    // Shown with the result: the first reference with anchor text (and a
+    // known citing document), else the first citing document alone.
+    let with_text = refs
+        .iter()
+        .take(MAX_CITERS)
+        .find(|(s, text)| !text.is_empty() && urls.contains_key(s));
+    let (shown, anchor) = match with_text {
+        Some(&(s, text)) => (Some(s), Some(text)),
+        None => (refs.first().map(|r| r.0), None),
+    };
+    if let Some(source) = shown {
+        if let Some(text) = anchor {
+            e.add_text(f.shown_anchor, text);
+        }
         if let Some(citing) = urls.get(&source) {
             e.add_text(f.shown_citing, citing);
         }
-        if let Some(t) = docs.get(&source).and_then(|d| d.title.as_deref()) {
+        if let Some(t) = title_of(&source) {
             e.add_text(f.shown_citing_title, t);
         }
     }

@@ -119,6 +119,15 @@ impl Browser {
         ] {
             b.call(domain, json!({}));
         }
+        // Keyboard input goes to the focused page; a headless browser has
+        // two (the first blank tab and ours), and which one holds focus
+        // differs between Chromium versions: ours is brought to the front
+        // and told it has focus, as Puppeteer does.
+        b.call("Page.bringToFront", json!({}));
+        b.call(
+            "Emulation.setFocusEmulationEnabled",
+            json!({"enabled": true}),
+        );
         b
     }
 
@@ -142,7 +151,12 @@ impl Browser {
     /// Read one message, keeping it if it is an event.
     fn read(&mut self) -> Value {
         loop {
-            let msg = self.ws.read().expect("DevTools answers within 30 s");
+            let msg = self.ws.read().unwrap_or_else(|e| {
+                let last: Vec<&String> = self.events.iter().rev().take(8).map(|(m, _)| m).collect();
+                panic!(
+                    "DevTools said nothing for 30 s ({e}); the last events, newest first: {last:?}"
+                )
+            });
             if let Message::Text(t) = msg {
                 let v: Value = serde_json::from_str(t.as_str()).unwrap();
                 if let Some(m) = v["method"].as_str() {
@@ -194,7 +208,14 @@ impl Browser {
             .iter()
             .any(|(m, _)| m == "Page.loadEventFired")
         {
-            assert!(Instant::now() < end, "no page load within 30 s");
+            assert!(
+                Instant::now() < end,
+                "no page load within 30 s; events since: {:?}",
+                self.events[seen..]
+                    .iter()
+                    .map(|(m, _)| m)
+                    .collect::<Vec<_>>()
+            );
             self.read();
         }
     }

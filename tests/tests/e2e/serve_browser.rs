@@ -126,6 +126,8 @@ fn the_search_page_works_in_chromium_with_the_keyboard_and_nothing_failing() {
     // A query typed and submitted with the keyboard.
     b.eval("document.querySelector('#q').value = ''; document.querySelector('#q').focus()");
     b.call("Input.insertText", serde_json::json!({"text": "worm"}));
+    assert_eq!(b.eval("document.querySelector('#q').value"), "worm");
+    assert_eq!(b.eval("document.hasFocus()"), true);
     let loads = b.events.len();
     b.call("Input.dispatchKeyEvent", serde_json::json!({"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r", "unmodifiedText": "\r"}));
     b.call("Input.dispatchKeyEvent", serde_json::json!({"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}));

@@ -139,15 +139,17 @@ impl Shape {
     /// page. With `reports` false the default report plugins are off, so the
     /// figure is the crawl's hot path (fetch, parse, store) alone.
     pub fn tasks_toml(&self, port: u16, reports: bool) -> String {
-        let mut t = String::new();
-        for s in 0..self.sites.min(self.pages) {
-            let _ = write!(
-                t,
-                "[[task]]\nname = \"site{s}\"\nkind = \"site\"\ntop = \"http://{}:{port}/p/{s}.html\"\ndefault_plugins = {reports}\n\n",
-                Shape::host(s)
-            );
-        }
-        t
+        (0..self.sites.min(self.pages))
+            .map(|s| Shape::task_toml(s, port, reports))
+            .collect()
+    }
+
+    /// The task of site `s` alone (see [`Shape::tasks_toml`]).
+    pub fn task_toml(s: u64, port: u16, reports: bool) -> String {
+        format!(
+            "[[task]]\nname = \"site{s}\"\nkind = \"site\"\ntop = \"http://{}:{port}/p/{s}.html\"\ndefault_plugins = {reports}\n\n",
+            Shape::host(s)
+        )
     }
 }
 

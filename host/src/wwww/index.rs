@@ -10,10 +10,13 @@
 //! extension on their own, and a document's syntax faults.
 //!
 //! The index lives beside the store (`STORE.search/`), with a mark of what
-//! it has seen (`spinneret-index.json`: its version, the newest run that
-//! read a document, the number of imported documents). An update re-indexes
-//! only the URLs whose entries changed: the documents read since the mark,
-//! what they reference now, and what they referenced before. A version
+//! it has seen (`spinneret-index.json`: its version and the store's number
+//! of the last document write it indexed). An update reads only the
+//! documents written since and re-indexes only the URLs whose entries they
+//! change: the documents themselves, what they reference now and what they
+//! referenced before. Each entry keeps every reference to its URL (citing
+//! document, anchor text), so an entry is rebuilt from itself and the
+//! changed documents, without reading the rest of the store. A version
 //! other than [`INDEX_VERSION`] is rebuilt.
 
 use anyhow::Context;
@@ -21,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use spinneret_store::Store;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use tantivy::query::TermSetQuery;
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TEXT, TantivyDocument,
     TextFieldIndexing, TextOptions, Value,
@@ -28,7 +32,7 @@ use tantivy::schema::{
 use tantivy::{Index, IndexWriter, Term};
 
 /// The index format; another is rebuilt from the store.
-pub const INDEX_VERSION: u32 = 1;
+pub const INDEX_VERSION: u32 = 2;
 
 /// The most anchor texts and citing documents indexed per URL (the count
 /// of references is kept whole): a URL cited by a million pages makes one
@@ -57,8 +61,13 @@ pub struct Fields {
     pub anchor: Field,
     /// The titles and URLs of the documents citing it (`cited-by:`).
     pub cited_by: Field,
-    /// The citing documents' URLs exactly (for updates).
-    pub citing: Field,
+    /// The URL's id in the store (for updates; stored).
+    pub id: Field,
+    /// The URL ids of every document citing it (for updates).
+    pub citer: Field,
+    /// Every reference to it, as JSON `[[citing id, anchor text], ...]`
+    /// (stored, for updates).
+    pub refs: Field,
     /// A document's syntax faults (`bad:`).
     pub bad: Field,
     /// How many references point at it (the ranking's prior; stored).
@@ -91,7 +100,9 @@ pub fn schema() -> (Schema, Fields) {
         title: b.add_text_field("title", text_stored),
         anchor: b.add_text_field("anchor", TEXT),
         cited_by: b.add_text_field("cited-by", TEXT),
-        citing: b.add_text_field("citing", STRING),
+        id: b.add_u64_field("id", INDEXED | STORED | FAST),
+        citer: b.add_u64_field("citer", INDEXED),
+        refs: b.add_bytes_field("refs", STORED),
         bad: b.add_text_field("bad", TEXT),
         links: b.add_u64_field("links", FAST | STORED | INDEXED),
         shown_anchor: b.add_text_field("shown_anchor", stored_only.clone()),
@@ -113,13 +124,9 @@ pub fn index_dir(store: &Path) -> PathBuf {
 pub struct Mark {
     /// [`INDEX_VERSION`] when written.
     pub version: u32,
-    /// The newest run that had read a document.
-    pub run: i64,
-    /// How many documents that run had read (a resumed run reads more
-    /// under the same id).
-    pub run_documents: i64,
-    /// How many imported documents there were.
-    pub imported: i64,
+    /// The store's number of the last document write indexed
+    /// ([`Store::documents_seq`]).
+    pub seq: i64,
 }
 
 /// An open index.
@@ -174,13 +181,11 @@ fn read_mark(dir: &Path) -> Option<Mark> {
 
 /// Whether the index at `dir` has seen everything in `store`.
 pub fn is_current(store: &Store, dir: &Path) -> anyhow::Result<bool> {
-    let (run, run_documents, imported) = store.documents_mark()?;
+    let seq = store.documents_seq()?;
     Ok(read_mark(dir)
         == Some(Mark {
             version: INDEX_VERSION,
-            run,
-            run_documents,
-            imported,
+            seq,
         }))
 }
 
@@ -191,25 +196,55 @@ pub struct UpdateStats {
     pub full: bool,
     /// Documents in the store.
     pub documents: u64,
-    /// Documents read since the last update (all, for a full build).
+    /// Documents read from the store (all of them, for a full build).
     pub changed_documents: u64,
     /// URL entries written.
     pub entries: u64,
 }
 
-/// One document, as the update keeps it while it works.
+/// A document, as an entry shows it.
 struct Doc {
     title: Option<String>,
     bad: Vec<String>,
-    /// (target id, anchor text).
-    links: Vec<(i64, String)>,
+}
+
+impl Doc {
+    fn new(title: Option<String>, bad: Vec<(String, u32)>) -> Doc {
+        Doc {
+            title,
+            bad: bad.into_iter().map(|(k, _)| k).collect(),
+        }
+    }
+}
+
+/// What the entries to write are made of.
+#[derive(Default)]
+struct Parts {
+    /// The URLs whose entries are (re)written.
+    targets: Vec<i64>,
+    /// Every reference to each target: (citing document, anchor text), in
+    /// citing id order.
+    refs: HashMap<i64, Vec<(i64, String)>>,
+    /// The documents among the targets and the citing documents shown.
+    docs: HashMap<i64, Doc>,
+    /// The URLs of the targets and of the citing documents shown.
+    urls: HashMap<i64, String>,
+}
+
+/// A document's references that an entry records: not a form's action,
+/// which is no reference a reader follows.
+fn references(links: Vec<(i64, String, String)>) -> impl Iterator<Item = (i64, String)> {
+    links
+        .into_iter()
+        .filter(|(_, kind, _)| kind != "form")
+        .map(|(t, _, text)| (t, text))
 }
 
 /// Bring the index of `store` (at `dir`) up to date: only what changed,
 /// or everything when `rebuild` is asked or the index is missing or of
 /// another version.
 pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<UpdateStats> {
-    let (run_now, run_documents_now, imported_now) = store.documents_mark()?;
+    let seq = store.documents_seq()?;
     let old = read_mark(dir).filter(|m| m.version == INDEX_VERSION);
     let existing = match (rebuild, old) {
         (false, Some(_)) => SearchIndex::open(dir)?,
@@ -221,103 +256,37 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         None => SearchIndex::create(dir)?,
     };
     let f = idx.fields;
-    // Documents of runs after the marked one changed; those of the marked
-    // run too when it read more since (it was resumed).
-    let since = old.map_or(i64::MIN, |m| {
-        match m.run == run_now && m.run_documents == run_documents_now {
-            true => m.run + 1,
-            false => m.run,
-        }
-    });
-    let imports_changed = old.is_none_or(|m| m.imported != imported_now);
+    let (parts, changed) = match old.filter(|_| !full) {
+        Some(m) => changed_parts(store, &idx, m.seq)?,
+        None => all_parts(store)?,
+    };
 
-    // 1. Every document; which changed; which URLs need new entries.
-    let mut docs: HashMap<i64, Doc> = HashMap::new();
-    let mut changed: Vec<i64> = Vec::new();
-    let mut affected: HashSet<i64> = HashSet::new();
-    store.for_each_document(|d| {
-        let is_changed = full || (d.run > 0 && d.run >= since) || (d.run == 0 && imports_changed);
-        // A form's action is no reference a reader follows.
-        let links: Vec<(i64, String)> = d
-            .links
-            .into_iter()
-            .filter(|(_, kind, _)| kind != "form")
-            .map(|(t, _, text)| (t, text))
-            .collect();
-        if is_changed {
-            changed.push(d.url_id);
-            affected.insert(d.url_id);
-            affected.extend(links.iter().map(|(t, _)| *t));
-        }
-        docs.insert(
-            d.url_id,
-            Doc {
-                title: d.title,
-                bad: d.bad_html.into_iter().map(|(k, _)| k).collect(),
-                links,
-            },
-        );
-        Ok(())
-    })?;
-    let reader = idx.index.reader()?;
-    if !full {
-        // What the changed documents referenced before: entries citing them.
-        let searcher = reader.searcher();
-        let urls = store.urls_of(&changed)?;
-        for url in urls.values() {
-            let term = Term::from_field_text(f.citing, url);
-            let q = tantivy::query::TermQuery::new(term, IndexRecordOption::Basic);
-            let hits = searcher.search(&q, &tantivy::collector::DocSetCollector)?;
-            for addr in hits {
-                let d: TantivyDocument = searcher.doc(addr)?;
-                if let Some(key) = d.get_first(f.key).and_then(|v| v.as_str())
-                    && let Some(id) = store.url_id(key)?
-                {
-                    affected.insert(id);
-                }
-            }
-        }
-    }
-
-    // 2. The references to each affected URL.
-    let mut cited: HashMap<i64, Vec<(i64, &str)>> = HashMap::new();
-    for (&source, d) in &docs {
-        for (t, text) in &d.links {
-            if affected.contains(t) {
-                cited.entry(*t).or_default().push((source, text.as_str()));
-            }
-        }
-    }
-    let mut ids: HashSet<i64> = affected.clone();
-    for refs in cited.values() {
-        ids.extend(refs.iter().take(MAX_CITERS).map(|(s, _)| *s));
-    }
-    let ids: Vec<i64> = ids.into_iter().collect();
-    let urls = store.urls_of(&ids)?;
-
-    // 3. The entries.
     let mut writer: IndexWriter = idx.index.writer_with_num_threads(1, 100_000_000)?;
     let mut entries = 0u64;
-    let mut targets: Vec<i64> = affected.into_iter().collect();
-    targets.sort_unstable();
+    let Parts {
+        targets,
+        mut refs,
+        docs,
+        urls,
+    } = parts;
     for id in targets {
-        let Some(url) = urls.get(&id) else { continue };
         if !full {
-            writer.delete_term(Term::from_field_text(f.key, url));
+            writer.delete_term(Term::from_field_u64(f.id, id as u64));
         }
-        let mut refs = cited.remove(&id).unwrap_or_default();
-        // Stable: citing documents in URL id order.
-        refs.sort_unstable_by_key(|(s, _)| *s);
-        writer.add_document(entry(&f, url, docs.get(&id), &refs, &docs, &urls))?;
+        let doc = docs.get(&id);
+        let refs = refs.remove(&id).unwrap_or_default();
+        // A URL no document reads or cites any more has no entry.
+        let Some(url) = urls.get(&id).filter(|_| doc.is_some() || !refs.is_empty()) else {
+            continue;
+        };
+        writer.add_document(entry(&f, id, url, doc, &refs, &docs, &urls))?;
         entries += 1;
     }
     writer.commit()?;
     writer.wait_merging_threads()?;
     let mark = Mark {
         version: INDEX_VERSION,
-        run: run_now,
-        run_documents: run_documents_now,
-        imported: imported_now,
+        seq,
     };
     spinneret_core::fs::write_atomically(
         &dir.join(MARK_FILE),
@@ -325,23 +294,139 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     )?;
     Ok(UpdateStats {
         full,
-        documents: docs.len() as u64,
-        changed_documents: changed.len() as u64,
+        documents: store.document_count()?,
+        changed_documents: changed,
         entries,
     })
+}
+
+/// A full build's parts: every document and every URL they cite.
+fn all_parts(store: &Store) -> anyhow::Result<(Parts, u64)> {
+    let mut parts = Parts {
+        urls: store.all_urls()?,
+        ..Parts::default()
+    };
+    let mut read = 0u64;
+    // Documents come in URL id order, so each target's references are in
+    // citing id order as they are pushed.
+    store.for_each_document(0, |d| {
+        read += 1;
+        for (t, text) in references(d.links) {
+            parts.refs.entry(t).or_default().push((d.url_id, text));
+        }
+        parts.docs.insert(d.url_id, Doc::new(d.title, d.bad_html));
+        Ok(())
+    })?;
+    let mut targets: HashSet<i64> = parts.refs.keys().copied().collect();
+    targets.extend(parts.docs.keys().copied());
+    parts.targets = targets.into_iter().collect();
+    parts.targets.sort_unstable();
+    Ok((parts, read))
+}
+
+/// An update's parts: the documents written after change `since`, the
+/// entries of every URL they cite or cited, each rebuilt from the
+/// references its entry recorded and the changed documents' references.
+fn changed_parts(store: &Store, idx: &SearchIndex, since: i64) -> anyhow::Result<(Parts, u64)> {
+    let f = idx.fields;
+    let mut changed: HashMap<i64, Doc> = HashMap::new();
+    let mut new_refs: HashMap<i64, Vec<(i64, String)>> = HashMap::new();
+    store.for_each_document(since, |d| {
+        for (t, text) in references(d.links) {
+            new_refs.entry(t).or_default().push((d.url_id, text));
+        }
+        changed.insert(d.url_id, Doc::new(d.title, d.bad_html));
+        Ok(())
+    })?;
+    let read = changed.len() as u64;
+    if changed.is_empty() {
+        return Ok((Parts::default(), 0));
+    }
+    let searcher = idx.index.reader()?.searcher();
+    let id_terms = |ids: &mut dyn Iterator<Item = i64>, field: Field| {
+        TermSetQuery::new(ids.map(|i| Term::from_field_u64(field, i as u64)))
+    };
+    // What the changed documents cited before: the entries naming them.
+    let mut affected: HashSet<i64> = changed.keys().copied().collect();
+    affected.extend(new_refs.keys().copied());
+    let cited_before = id_terms(&mut changed.keys().copied(), f.citer);
+    let mut old_entries = searcher.search(&cited_before, &tantivy::collector::DocSetCollector)?;
+    // ... and the entries of every URL they cite now or are.
+    let now = id_terms(&mut affected.iter().copied(), f.id);
+    old_entries.extend(searcher.search(&now, &tantivy::collector::DocSetCollector)?);
+
+    // Each entry's references: those it recorded, less the changed
+    // documents' (whose references are read anew), plus theirs.
+    let mut refs: HashMap<i64, Vec<(i64, String)>> = HashMap::new();
+    for addr in old_entries {
+        let d: TantivyDocument = searcher.doc(addr)?;
+        let Some(id) = d.get_first(f.id).and_then(|v| v.as_u64()) else {
+            continue;
+        };
+        let id = id as i64;
+        affected.insert(id);
+        let recorded: Vec<(i64, String)> = d
+            .get_first(f.refs)
+            .and_then(|v| v.as_bytes())
+            .and_then(|b| serde_json::from_slice(b).ok())
+            .unwrap_or_default();
+        refs.insert(
+            id,
+            recorded
+                .into_iter()
+                .filter(|(s, _)| !changed.contains_key(s))
+                .collect(),
+        );
+    }
+    for (t, mut r) in new_refs {
+        let all = refs.entry(t).or_default();
+        all.append(&mut r);
+        all.sort_by_key(|(s, _)| *s);
+    }
+    let mut targets: Vec<i64> = affected.into_iter().collect();
+    targets.sort_unstable();
+
+    // The URLs and documents the entries show: the targets and the citing
+    // documents within each entry's bound.
+    let mut wanted: HashSet<i64> = targets.iter().copied().collect();
+    for r in refs.values() {
+        wanted.extend(r.iter().take(MAX_CITERS).map(|(s, _)| *s));
+    }
+    let wanted: Vec<i64> = wanted.into_iter().collect();
+    let urls = store.urls_of(&wanted)?;
+    let unread: Vec<i64> = wanted
+        .iter()
+        .copied()
+        .filter(|i| !changed.contains_key(i))
+        .collect();
+    let mut docs = changed;
+    for (id, (title, bad)) in store.document_summaries(&unread)? {
+        docs.insert(id, Doc::new(title, bad));
+    }
+    Ok((
+        Parts {
+            targets,
+            refs,
+            docs,
+            urls,
+        },
+        read,
+    ))
 }
 
 /// The entry of `url`: its document (when it is one) and the references
 /// to it (citing document id, anchor text).
 fn entry(
     f: &Fields,
+    id: i64,
     url: &str,
     doc: Option<&Doc>,
-    refs: &[(i64, &str)],
+    refs: &[(i64, String)],
     docs: &HashMap<i64, Doc>,
     urls: &HashMap<i64, String>,
 ) -> TantivyDocument {
     let mut e = TantivyDocument::default();
+    e.add_u64(f.id, id as u64);
     e.add_text(f.key, url);
     e.add_text(f.url, url);
     if let Ok(u) = url::Url::parse(url) {
@@ -368,15 +453,20 @@ fn entry(
         }
     }
     e.add_u64(f.links, refs.len() as u64);
+    e.add_bytes(f.refs, &serde_json::to_vec(refs).unwrap_or_default());
+    let mut citers: Vec<i64> = refs.iter().map(|(s, _)| *s).collect();
+    citers.dedup();
+    for s in citers {
+        e.add_u64(f.citer, s as u64);
+    }
     let title_of = |source: &i64| docs.get(source).and_then(|d| d.title.as_deref());
-    for &(source, text) in refs.iter().take(MAX_CITERS) {
+    for (source, text) in refs.iter().take(MAX_CITERS) {
         if !text.is_empty() {
             e.add_text(f.anchor, text);
         }
-        let Some(citing) = urls.get(&source) else {
+        let Some(citing) = urls.get(source) else {
             continue;
         };
-        e.add_text(f.citing, citing);
         e.add_text(f.cited_by, citing);
         if let Some(t) = title_of(&source) {
             e.add_text(f.cited_by, t);
@@ -389,7 +479,7 @@ fn entry(
         .take(MAX_CITERS)
         .find(|(s, text)| !text.is_empty() && urls.contains_key(s));
     let (shown, anchor) = match with_text {
-        Some(&(s, text)) => (Some(s), Some(text)),
+        Some((s, text)) => (Some(*s), Some(text)),
         None => (refs.first().map(|r| r.0), None),
     };
     if let Some(source) = shown {

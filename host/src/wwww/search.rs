@@ -162,13 +162,19 @@ impl Searcher {
             .and_offset(req.offset)
             .tweak_score(move |segment: &SegmentReader| {
                 let links = segment.fast_fields().u64("links").ok();
+                let ids = segment.fast_fields().u64("id").ok();
+                // Equal scores in the order the store met the URLs, so an
+                // index updated and one rebuilt answer alike.
                 move |doc, bm25: Score| {
-                    bm25 * prior(links.as_ref().and_then(|c| c.first(doc)).unwrap_or(0))
+                    let score =
+                        bm25 * prior(links.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
+                    let id = ids.as_ref().and_then(|c| c.first(doc)).unwrap_or(u64::MAX);
+                    (score, std::cmp::Reverse(id))
                 }
             });
         let (top, total) = searcher.search(&query, &(top, Count))?;
         let mut hits = Vec::with_capacity(top.len());
-        for (score, addr) in top {
+        for ((score, _), addr) in top {
             hits.push(self.hit(&searcher, &*query, score, addr, req.explain)?);
         }
         Ok(Answer { total, hits })

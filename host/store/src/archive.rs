@@ -32,8 +32,6 @@ pub struct ArchiveDocument {
 pub struct IndexedDocument {
     /// Its URL's id.
     pub url_id: i64,
-    /// The run that read it (0: an imported archive).
-    pub run: i64,
     /// Its title.
     pub title: Option<String>,
     /// Its references: target URL id, kind name, anchor text.
@@ -94,14 +92,7 @@ impl Store {
     /// Every document of the store, by URL, with its references and
     /// whether it is completed.
     pub fn archive(&self) -> Result<Vec<ArchiveDocument>, StoreError> {
-        let mut urls: HashMap<i64, String> = HashMap::new();
-        {
-            let mut stmt = self.conn.prepare("SELECT id, url FROM urls")?;
-            let mut rows = stmt.query([])?;
-            while let Some(r) = rows.next()? {
-                urls.insert(r.get(0)?, r.get(1)?);
-            }
-        }
+        let urls = self.all_urls()?;
         let imported: HashSet<i64> = self
             .conn
             .prepare("SELECT url_id FROM archive_completed")?
@@ -223,29 +214,60 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Call `each` with every document (in URL id order): its URL id, the
-    /// run that read it (0: imported), its title, its references (target
-    /// id, kind, anchor text) and its faults.
+    /// Call `each` with every document written after change number
+    /// `since` (0: all of them), in URL id order: its URL id, title,
+    /// references (target id, kind, anchor text) and faults.
     pub fn for_each_document(
         &self,
+        since: i64,
         mut each: impl FnMut(IndexedDocument) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare(
-            "SELECT url_id, run_id, title, links, bad_html FROM documents ORDER BY url_id",
+            "SELECT url_id, title, links, bad_html FROM documents WHERE seq > ?1 ORDER BY url_id",
         )?;
-        let mut rows = stmt.query([])?;
+        let mut rows = stmt.query([since])?;
         while let Some(r) = rows.next()? {
-            let links: String = r.get(3)?;
-            let bad: Option<String> = r.get(4)?;
+            let links: String = r.get(2)?;
+            let bad: Option<String> = r.get(3)?;
             each(IndexedDocument {
                 url_id: r.get(0)?,
-                run: r.get(1)?,
-                title: r.get(2)?,
+                title: r.get(1)?,
                 links: parse_links(&links),
                 bad_html: parse_bad_html(bad.as_deref()),
             })?;
         }
         Ok(())
+    }
+
+    /// The number of the latest document write (0: none yet). Every write
+    /// of a document, by a crawl or an import, takes the next number, so
+    /// a reader that remembers this number later asks
+    /// [`Store::for_each_document`] for exactly what was written since.
+    pub fn documents_seq(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT COALESCE(MAX(seq), 0) FROM documents", [], |r| {
+                r.get(0)
+            })?)
+    }
+
+    /// How many documents the store holds.
+    pub fn document_count(&self) -> Result<u64, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT COUNT(*) FROM documents", [], |r| r.get::<_, i64>(0))?
+            .max(0) as u64)
+    }
+
+    /// Every URL the store knows, by id.
+    pub fn all_urls(&self) -> Result<HashMap<i64, String>, StoreError> {
+        let mut urls = HashMap::new();
+        let mut stmt = self.conn.prepare("SELECT id, url FROM urls")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            urls.insert(r.get(0)?, r.get(1)?);
+        }
+        Ok(urls)
     }
 
     /// The URLs of these ids (unknown ids are left out).
@@ -262,26 +284,29 @@ impl Store {
         Ok(out)
     }
 
-    /// The id of `url`, if the store knows it.
-    pub fn url_id(&self, url: &str) -> Result<Option<i64>, StoreError> {
-        self.known_url_id(url)
-    }
-
-    /// What the store's documents look like now, for telling whether a
-    /// search index is behind: (newest run that read a document, how many
-    /// documents it read, number of imported documents).
-    pub fn documents_mark(&self) -> Result<(i64, i64, i64), StoreError> {
-        let (run, imported): (i64, i64) = self.conn.query_row(
-            "SELECT COALESCE(MAX(run_id), 0), COUNT(*) FILTER (WHERE run_id = 0) FROM documents",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
-        let read: i64 = self.conn.query_row(
-            "SELECT COUNT(*) FROM documents WHERE run_id = ?1",
-            [run],
-            |r| r.get(0),
-        )?;
-        Ok((run, read, imported))
+    /// The title and faults of those of these ids that are documents.
+    pub fn document_summaries(
+        &self,
+        ids: &[i64],
+    ) -> Result<HashMap<i64, (Option<String>, Vec<(String, u32)>)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT title, bad_html FROM documents WHERE url_id = ?1")?;
+        let mut out = HashMap::new();
+        for &id in ids {
+            let row = stmt
+                .query_row([id], |r| {
+                    Ok((
+                        r.get::<_, Option<String>>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                    ))
+                })
+                .optional()?;
+            if let Some((title, bad)) = row {
+                out.insert(id, (title, parse_bad_html(bad.as_deref())));
+            }
+        }
+        Ok(out)
     }
 
     /// The documents an imported archive marked completed.
@@ -312,8 +337,8 @@ impl Store {
             let bad = (!d.bad_html.is_empty()).then(|| bad_html_json(&d.bad_html));
             added += tx.execute(
                 "INSERT OR IGNORE INTO documents (url_id, run_id, title, parse_errors, decode_errors,
-                   links, bad_html)
-                 VALUES (?1, 0, ?2, 0, 0, ?3, ?4)",
+                   links, bad_html, seq)
+                 VALUES (?1, 0, ?2, 0, 0, ?3, ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents))",
                 params![id, d.title, links, bad],
             )?;
             if d.completed {

@@ -230,4 +230,12 @@ CREATE TABLE archive_completed (
     url_id  INTEGER PRIMARY KEY REFERENCES urls(id)
 ) WITHOUT ROWID;
 "#,
+    // 6: a change sequence for documents. Every write of a document (a
+    // crawl's parse, an import) gives it the next number, so the search
+    // index reads exactly the documents written since it last looked.
+    r#"
+ALTER TABLE documents ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+UPDATE documents SET seq = 1;
+CREATE INDEX documents_by_seq ON documents (seq);
+"#,
 ];

@@ -311,8 +311,8 @@ fn apply(
                 (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO documents (url_id, run_id, title, owner, expires, base,
-                   encoding, parse_errors, decode_errors, http_equiv, links, bad_html)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                   encoding, parse_errors, decode_errors, http_equiv, links, bad_html, seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents))",
             )?
             .execute(params![
                 url_id,

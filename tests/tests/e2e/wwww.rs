@@ -426,12 +426,106 @@ fn the_index_is_updated_with_only_what_changed() {
         )),
         "{out}"
     );
+    // A second archive: its one document is all the update reads (the
+    // first import's documents are not read again).
+    let second = setup.path().join("second.archive");
+    std::fs::write(
+        &second,
+        format!(
+            "T http://new.example/m.html More\nR {index} http://new.example/m.html Further name\n"
+        ),
+    )
+    .unwrap();
+    expect_exit(
+        &common::spinneret(&["archive", "import", second.to_str().unwrap(), "-c", config]),
+        0,
+    );
+    let (code, _, err) = search(&setup, &["--urls", "further"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("search index updated: 2 entries from 1 of 7 documents"),
+        "{err}"
+    );
     // The index still knows the rest, and a rebuild gives the same answers.
     let before = ranked(&setup, &["--urls", "example"]);
     let out = common::spinneret(&["index", "--rebuild", "-c", config]);
     let err = expect_exit(&out, 0);
     assert!(err.contains("built "), "{err}");
-    // Six documents and the three other URLs they reference.
-    assert!(err.contains(": 9 entries from 6 of 6 documents"), "{err}");
+    // Seven documents and the three other URLs they reference.
+    assert!(err.contains(": 10 entries from 7 of 7 documents"), "{err}");
     assert_eq!(ranked(&setup, &["--urls", "example"]), before);
+}
+
+#[test]
+fn an_update_reads_only_what_was_written_since_and_drops_references_no_longer_made() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // The home page cites /old.html until it is edited to cite /new.html.
+    let edited = Arc::new(AtomicBool::new(false));
+    let now = edited.clone();
+    let site = Site::new()
+        .generated(Arc::new(move |path: &str| {
+            let first = match now.load(Ordering::SeqCst) {
+                false => "<a href=\"/old.html\">Old words</a>",
+                true => "<a href=\"/new.html\">Fresh words</a>",
+            };
+            (path == "/index.html").then(|| {
+                Route::html(format!(
+                    "<html><head><title>Home</title></head><body>{first}<a href=\"/keep.html\">Kept link</a></body></html>"
+                ))
+            })
+        }))
+        .page(
+            "/keep.html",
+            "<html><head><title>Keep</title></head><body><a href=\"/index.html\">Back home</a></body></html>",
+        )
+        .page("/old.html", "<html><head><title>Old page</title></head></html>")
+        .page("/new.html", "<html><head><title>New page</title></head></html>");
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://a.example:{PORT}/index.html\"\nlevels = 1\n",
+    );
+    let u = |path: &str| web.url("a.example", path);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    assert_eq!(
+        ranked(&setup, &["--urls", "anchor:words"]),
+        vec![u("/old.html")]
+    );
+
+    edited.store(true, Ordering::SeqCst);
+    let config = setup.config_path.to_str().unwrap();
+    let err = expect_exit(&common::spinneret(&["crawl", config]), 0);
+    // The second run read three documents (not /old.html, cited no more):
+    // the update reads those three, not the fourth, and rewrites the
+    // entries of the four URLs they cite or cited.
+    assert!(
+        err.contains("search index updated: 4 entries from 3 of 4 documents"),
+        "{err}"
+    );
+    assert_eq!(
+        ranked(&setup, &["--urls", "anchor:words"]),
+        vec![u("/new.html")]
+    );
+    assert_eq!(
+        ranked(&setup, &["--urls", "anchor:old"]),
+        Vec::<String>::new()
+    );
+    // /old.html keeps its entry, as a document no one cites now.
+    assert_eq!(ranked(&setup, &["title:old"]), vec![u("/old.html")]);
+
+    // A rebuild from the whole store gives the same answers.
+    let queries: [&[&str]; 6] = [
+        &["--urls", "anchor:words"],
+        &["--urls", "cited-by:home"],
+        &["--urls", "page"],
+        &["--urls", "home"],
+        &["--urls", "kept"],
+        &["keep"],
+    ];
+    let before: Vec<Vec<String>> = queries.iter().map(|q| ranked(&setup, q)).collect();
+    let err = expect_exit(&common::spinneret(&["index", "--rebuild", "-c", config]), 0);
+    assert!(err.contains(": 4 entries from 4 of 4 documents"), "{err}");
+    let after: Vec<Vec<String>> = queries.iter().map(|q| ranked(&setup, q)).collect();
+    assert_eq!(before, after);
 }

@@ -18,6 +18,9 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+mod mirror;
+mod worm;
+
 /// The built-in plugins that run inside the crawl.
 const CRAWL_PLUGINS: [&str; 3] = ["soft-404", "trap-guard", "sitemap"];
 
@@ -59,14 +62,18 @@ impl Bench {
     /// The crawl's configuration, with `plugins` (built-ins, default
     /// settings) and, with `reports`, the report plugins.
     fn config(&self, plugins: &[&str], reports: bool) -> String {
+        self.config_of(&self.shape.tasks_toml(self.web.port(), reports), plugins)
+    }
+
+    /// A crawl's configuration with these `tasks` and `plugins`.
+    fn config_of(&self, tasks: &str, plugins: &[&str]) -> String {
         let hook_plugins: String = plugins
             .iter()
             .map(|p| format!("[[plugin]]\nname = \"{p}\"\nsource = \"builtin:{p}\"\n\n"))
             .collect();
         format!(
-            "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {}\nstore = \"bench.db\"\n\n{}{hook_plugins}{}",
+            "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {}\nstore = \"bench.db\"\n\n{tasks}{hook_plugins}{}",
             self.concurrency,
-            self.shape.tasks_toml(self.web.port(), reports),
             self.web.resolve_toml()
         )
     }
@@ -164,37 +171,6 @@ fn overhead(bench: &Bench, runs: usize, plugins: &[&str]) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// One mirroring tool's run over the web: what it fetched and kept.
-struct Mirrored {
-    secs: f64,
-    /// Synthetic pages fetched with GET (a page fetched twice counts twice).
-    pages: usize,
-    /// Distinct synthetic pages fetched.
-    distinct: usize,
-    /// Requests the web saw.
-    requests: usize,
-    /// Disk used by what it wrote, in KiB (`du -sk`: hard links once).
-    disk_kib: u64,
-    /// Disk used without the run's WARC file, in KiB.
-    disk_no_warc_kib: u64,
-    /// Its peak RSS, in KiB (`/usr/bin/time`).
-    rss_kib: u64,
-}
-
-/// `du -sk` of `path`, minus `except` (a file in it) when given.
-fn disk_kib(path: &std::path::Path) -> u64 {
-    let out = Command::new("du").arg("-sk").arg(path).output();
-    out.ok()
-        .and_then(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .split_whitespace()
-                .next()?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
-}
-
 /// Run `cmd` under `/usr/bin/time`, in `dir`; its wall time and peak RSS.
 fn timed(bench: &Bench, dir: &std::path::Path, cmd: &mut Command) -> anyhow::Result<(f64, u64)> {
     let rss_file = dir.join("rss.txt");
@@ -224,123 +200,6 @@ fn timed(bench: &Bench, dir: &std::path::Path, cmd: &mut Command) -> anyhow::Res
     Ok((secs, rss))
 }
 
-impl Bench {
-    fn mirrored(&self, secs: f64, rss_kib: u64, disk_kib: u64, warc_kib: u64) -> Mirrored {
-        let requests = self.web.requests();
-        if std::env::var_os("BENCH_DEBUG").is_some() {
-            let mut seen = std::collections::HashMap::new();
-            for r in &requests {
-                *seen
-                    .entry((r.host.clone(), r.method.clone(), r.path.clone()))
-                    .or_insert(0) += 1;
-            }
-            let mut dup: Vec<_> = seen.into_iter().filter(|(_, n)| *n > 1).collect();
-            dup.sort();
-            eprintln!(
-                "{} repeated requests, e.g. {:?}",
-                dup.len(),
-                &dup[..dup.len().min(5)]
-            );
-        }
-        Mirrored {
-            secs,
-            pages: requests
-                .iter()
-                .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
-                .count(),
-            distinct: requests
-                .iter()
-                .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
-                .map(|r| (r.host.as_str(), r.path.as_str()))
-                .collect::<std::collections::HashSet<_>>()
-                .len(),
-            requests: requests.len(),
-            disk_kib,
-            disk_no_warc_kib: disk_kib - warc_kib,
-            rss_kib,
-        }
-    }
-
-    /// Mirror the web with `spinneret collect`: one `[[url]]` per site top,
-    /// `depth` links deep, no per-site interval (as wget's default).
-    fn collect(&self, depth: u32) -> anyhow::Result<Mirrored> {
-        let dir = tempfile::tempdir()?;
-        let port = self.web.port();
-        let mut profile =
-            String::from("mirror = \"mirror\"\nmax_pages = 100000\nper_site_delay = \"0s\"\n\n");
-        let mut cmd = Command::new(&self.binary);
-        cmd.arg("collect").arg(dir.path().join("profile.toml"));
-        for s in 0..self.shape.sites {
-            let host = Shape::host(s);
-            profile.push_str(&format!(
-                "[[url]]\nurl = \"http://{host}:{port}/p/{s}.html\"\ndepth = {depth}\n\n"
-            ));
-            cmd.arg("--resolve").arg(format!("{host}=127.0.0.1"));
-        }
-        std::fs::write(dir.path().join("profile.toml"), profile)?;
-        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
-        let mirror = dir.path().join("mirror");
-        let warc: u64 = disk_kib(&mirror.join("runs/0001.warc.gz"));
-        Ok(self.mirrored(secs, rss, disk_kib(&mirror), warc))
-    }
-
-    /// Mirror the web with `wget -r -p -k -E -e robots=on`, spanning the
-    /// web's hosts (`-H -D bench`), `depth` levels, through the test web as
-    /// its proxy (the hosts resolve nowhere else).
-    fn wget(&self, depth: u32) -> anyhow::Result<Mirrored> {
-        let dir = tempfile::tempdir()?;
-        let port = self.web.port();
-        let mut cmd = Command::new("wget");
-        cmd.args([
-            "-r",
-            "-p",
-            "-k",
-            "-E",
-            "-e",
-            "robots=on",
-            "-H",
-            "-D",
-            "bench",
-            "-nv",
-        ])
-        .arg(format!("-l{depth}"))
-        .args(["-e", "use_proxy=on", "-e"])
-        .arg(format!("http_proxy=http://127.0.0.1:{port}"))
-        .arg("--directory-prefix=mirror");
-        for s in 0..self.shape.sites {
-            cmd.arg(format!("http://{}:{port}/p/{s}.html", Shape::host(s)));
-        }
-        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
-        Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
-    }
-
-    /// Mirror the web with HTTrack: the same tops, `depth` links below
-    /// them (HTTrack counts the tops as level 1), any of the web's hosts
-    /// (`+*.bench:PORT/*`), robots.txt obeyed (`-s2`, its default), through the
-    /// test web as its proxy. Its own limits (10 connections a second,
-    /// 8 at a time) lifted as spinneret's per-site interval is, to 32
-    /// connections with no rate cap. HTTrack is slow here (about 30 files
-    /// a second): it stops after `limit` seconds (its `-E`), and its rate
-    /// is what it fetched in that time.
-    fn httrack(&self, depth: u32, limit: u64) -> anyhow::Result<Mirrored> {
-        let dir = tempfile::tempdir()?;
-        let port = self.web.port();
-        let mut cmd = Command::new("httrack");
-        for s in 0..self.shape.sites {
-            cmd.arg(format!("http://{}:{port}/p/{s}.html", Shape::host(s)));
-        }
-        cmd.args(["-O", "mirror"])
-            .arg(format!("-r{}", depth + 1))
-            .args(["-s2", "-q", "-%c0", "-c32", "--disable-security-limits"])
-            .arg(format!("-E{limit}"))
-            .arg("-P")
-            .arg(format!("127.0.0.1:{port}"))
-            .arg(format!("+*.bench:{port}/*"));
-        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
-        Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
-    }
-}
-
 /// Whether `program` is on the PATH (HTTrack is not on every machine).
 fn installed(program: &str) -> bool {
     Command::new(program)
@@ -351,68 +210,11 @@ fn installed(program: &str) -> bool {
         .is_ok()
 }
 
-/// `--mirror`: spinneret collect against wget and HTTrack on the same web,
-/// each tool's row printed as soon as it is measured.
-fn mirror(bench: &Bench, depth: u32, httrack_limit: u64) -> anyhow::Result<()> {
-    println!(
-        "mirroring {} pages over {} sites, {depth} levels",
-        bench.shape.pages, bench.shape.sites
-    );
-    println!(
-        "{:<22} {:>8} {:>8} {:>9} {:>9} {:>9} {:>12} {:>16} {:>10}",
-        "tool",
-        "distinct",
-        "GET /p/",
-        "requests",
-        "wall s",
-        "pages/s",
-        "disk KiB",
-        "disk w/o WARC",
-        "RSS MiB"
-    );
-    let row = |name: &str, m: &Mirrored| {
-        println!(
-            "{:<22} {:>8} {:>8} {:>9} {:>9.2} {:>9.0} {:>12} {:>16} {:>10.1}",
-            name,
-            m.distinct,
-            m.pages,
-            m.requests,
-            m.secs,
-            m.distinct as f64 / m.secs,
-            m.disk_kib,
-            m.disk_no_warc_kib,
-            m.rss_kib as f64 / 1024.0
-        );
-    };
-    let ours = bench.collect(depth)?;
-    row("spinneret collect", &ours);
-    let wget = bench.wget(depth)?;
-    row("wget -r -p -k -E", &wget);
-    let httrack = match installed("httrack") {
-        true => Some(bench.httrack(depth, httrack_limit)?),
-        false => {
-            eprintln!("httrack is not installed (apt-get install httrack): left out");
-            None
-        }
-    };
-    if let Some(h) = &httrack {
-        row(&format!("httrack (-E{httrack_limit})"), h);
-    }
-    // Distinct pages a second: a tool that fetches a page twice is not
-    // faster for it.
-    let rate = |m: &Mirrored| m.distinct as f64 / m.secs;
-    println!("rate: {:.1}x wget's", rate(&ours) / rate(&wget));
-    if let Some(h) = &httrack {
-        println!("rate: {:.1}x HTTrack's", rate(&ours) / rate(h));
-    }
-    Ok(())
-}
-
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
@@ -433,6 +235,13 @@ fn main() -> anyhow::Result<()> {
                   and with HTTrack when installed, for at most --httrack-limit SECS (default 600;\n\
                   it is slow) (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
                   of each;\n\
+                  --worm URLS is the World Wide Web Worm's benchmark: the index build rate on\n\
+                  the synthetic web's store (full, and incremental after one site is crawled\n\
+                  again), then an archive of URLS URLs generated, imported, indexed (full and\n\
+                  incremental), searched through `spinneret serve` with a query set (words,\n\
+                  phrases, fields, boolean operators, regular expressions; median and 99th\n\
+                  percentile per class), the same queries as `grep -E` over the exported archive\n\
+                  (the seed's way), and serve under `wrk -c64`; --keep DIR keeps its files there;\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
         return Ok(());
@@ -497,7 +306,14 @@ fn main() -> anyhow::Result<()> {
     );
     if let Some(depth) = arg(&args, "--mirror") {
         let limit = arg(&args, "--httrack-limit").map_or(Ok(600), |v| v.parse())?;
-        return mirror(&bench, depth.parse()?, limit);
+        return mirror::mirror(&bench, depth.parse()?, limit);
+    }
+    if let Some(urls) = arg(&args, "--worm") {
+        return worm::run(
+            &bench,
+            urls.parse()?,
+            arg(&args, "--keep").map(PathBuf::from),
+        );
     }
     if let Some(runs) = arg(&args, "--overhead") {
         let runs: usize = runs.parse()?;

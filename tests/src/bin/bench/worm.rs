@@ -1,0 +1,867 @@
+//! `--worm URLS`: the World Wide Web Worm's benchmark (seed 001, part 2).
+//!
+//! 1. The index build rate on the synthetic web's store: the web crawled
+//!    (one `site` task per site), `spinneret index --rebuild` (full), then
+//!    one site crawled again, which updates the index with what it re-read
+//!    (incremental).
+//! 2. An archive of `URLS` URLs generated here (a tenth of them documents,
+//!    each with 15 references and an inline image, titles and anchor texts
+//!    drawn from a Zipf vocabulary, hosts under 14 top-level domains, file
+//!    names under 10 extensions), imported into a fresh store and indexed,
+//!    then an archive of a hundredth as many new documents imported into it
+//!    and indexed incrementally.
+//! 3. A query set (words of three frequencies, phrases, fields, boolean
+//!    operators, regular expressions) through `spinneret serve`'s
+//!    `/api/search`, one at a time, every query several times: each class's
+//!    median and 99th percentile (round trip on loopback, and the search
+//!    alone as the server reports it).
+//! 4. The same queries as the seed ran them: `grep -E` over the archive
+//!    `spinneret archive export` writes (one run each; grep has no index
+//!    to warm).
+//! 5. `serve` under `wrk -c64` for the search page and the API.
+
+use super::{Bench, timed};
+use spinneret_tests::synthetic::Shape;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// References (`R` lines) per generated document.
+const REFERENCES: u64 = 15;
+/// Hosts in the generated archive.
+const HOSTS: u64 = 20_000;
+/// Words in the generated vocabulary.
+const VOCABULARY: usize = 5_000;
+/// How many times each query is asked.
+const REPEATS: usize = 5;
+
+/// Real words first (the most frequent), then made-up ones.
+const WORDS: &[&str] = &[
+    "home",
+    "page",
+    "the",
+    "of",
+    "and",
+    "research",
+    "university",
+    "physics",
+    "software",
+    "library",
+    "virtual",
+    "information",
+    "computer",
+    "science",
+    "department",
+    "index",
+    "project",
+    "world",
+    "network",
+    "weather",
+    "music",
+    "movie",
+    "mpeg",
+    "images",
+    "gallery",
+    "news",
+    "server",
+    "group",
+    "center",
+    "institute",
+    "national",
+    "laboratory",
+    "mathematics",
+    "biology",
+    "chemistry",
+    "engineering",
+    "astronomy",
+    "archive",
+    "papers",
+    "reports",
+    "faq",
+    "guide",
+    "tutorial",
+    "welcome",
+    "people",
+    "staff",
+    "students",
+    "courses",
+    "conference",
+    "workshop",
+    "journal",
+    "abstracts",
+    "preprints",
+    "database",
+    "catalog",
+    "museum",
+    "art",
+    "history",
+    "travel",
+    "maps",
+    "finland",
+    "germany",
+    "europe",
+    "japan",
+    "internet",
+    "web",
+    "worm",
+    "mosaic",
+    "gopher",
+    "sounds",
+    "pictures",
+    "list",
+    "links",
+    "resources",
+    "documents",
+    "public",
+    "local",
+    "international",
+    "society",
+    "association",
+    "company",
+    "products",
+    "services",
+    "support",
+    "manual",
+    "release",
+    "version",
+    "beta",
+    "demo",
+    "tools",
+    "unix",
+    "linux",
+    "windows",
+    "games",
+    "sports",
+    "football",
+    "recipes",
+    "poetry",
+    "literature",
+    "books",
+    "film",
+    "video",
+    "radio",
+];
+
+/// The syllables of the made-up words.
+const SYLLABLES: &[&str] = &[
+    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "pe", "do", "fa", "gu", "zi", "ho", "be", "ri",
+    "ma", "no", "te", "lu",
+];
+
+const TLDS: &[&str] = &[
+    "com", "edu", "org", "net", "gov", "fi", "de", "uk", "fr", "jp", "ch", "nl", "se", "no",
+];
+
+/// Extensions of the URLs that are not documents, with their weights.
+const EXTENSIONS: &[(&str, u64)] = &[
+    ("html", 45),
+    ("gif", 15),
+    ("jpg", 8),
+    ("ps", 8),
+    ("txt", 7),
+    ("mpg", 4),
+    ("au", 3),
+    ("gz", 4),
+    ("tar", 3),
+    ("tex", 3),
+];
+
+/// splitmix64: the generator's deterministic randomness.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x2545_f491_4f6c_dd1d)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The generated corpus: URLs by number (the first `documents` are
+/// documents), words by Zipf rank.
+struct Corpus {
+    urls: u64,
+    documents: u64,
+    words: Vec<String>,
+    /// The Zipf distribution's cumulative weights, by rank.
+    cdf: Vec<f64>,
+    /// A step coprime with `urls`: reference `g < urls` points at URL
+    /// `g * step % urls`, so every URL is referenced at least once.
+    step: u64,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+impl Corpus {
+    fn new(urls: u64) -> Corpus {
+        let mut words: Vec<String> = WORDS.iter().map(|w| w.to_string()).collect();
+        let n = SYLLABLES.len();
+        let mut k = 0usize;
+        while words.len() < VOCABULARY {
+            let w = format!(
+                "{}{}{}",
+                SYLLABLES[k % n],
+                SYLLABLES[(k / n) % n],
+                SYLLABLES[(k / (n * n)) % n]
+            );
+            words.push(w);
+            k += 1;
+        }
+        let mut cdf = Vec::with_capacity(words.len());
+        let mut sum = 0.0;
+        for rank in 1..=words.len() {
+            sum += 1.0 / rank as f64;
+            cdf.push(sum);
+        }
+        let mut step = 7_919 * 104_729;
+        while gcd(step, urls) != 1 {
+            step += 1;
+        }
+        Corpus {
+            urls,
+            documents: (urls / 10).max(1),
+            words,
+            cdf,
+            step,
+        }
+    }
+
+    fn word(&self, rng: &mut Rng) -> &str {
+        let x = rng.unit() * self.cdf[self.cdf.len() - 1];
+        let rank = self.cdf.partition_point(|&c| c < x);
+        &self.words[rank.min(self.words.len() - 1)]
+    }
+
+    fn words(&self, rng: &mut Rng, n: u64) -> String {
+        let mut s = String::new();
+        for i in 0..n {
+            if i > 0 {
+                s.push(' ');
+            }
+            s.push_str(self.word(rng));
+        }
+        s
+    }
+
+    /// URL number `k`.
+    fn url(&self, k: u64) -> String {
+        let mut rng = Rng::new(k ^ 0x5eed);
+        let host = rng.below(HOSTS);
+        let mut hrng = Rng::new(host);
+        let tld = TLDS[hrng.below(TLDS.len() as u64) as usize];
+        let name = &self.words[hrng.below(self.words.len() as u64) as usize];
+        let ext = if k < self.documents {
+            "html"
+        } else {
+            let total: u64 = EXTENSIONS.iter().map(|(_, w)| w).sum();
+            let mut pick = rng.below(total);
+            let mut ext = "html";
+            for (e, w) in EXTENSIONS {
+                if pick < *w {
+                    ext = e;
+                    break;
+                }
+                pick -= w;
+            }
+            ext
+        };
+        let dir = &self.words[rng.below(self.words.len() as u64) as usize];
+        let file = &self.words[rng.below(self.words.len() as u64) as usize];
+        format!("http://www.{name}{host}.{tld}/{dir}/{file}{k}.{ext}")
+    }
+
+    /// Document `d`'s lines in the Worm's format (Table 4).
+    fn document(&self, d: u64, out: &mut String) {
+        let mut rng = Rng::new(d);
+        let url = self.url(d);
+        // One document in twenty has no title.
+        if rng.below(20) == 0 {
+            let _ = writeln!(out, "T {url} Zero Length Title");
+        } else {
+            let n = 2 + rng.below(5);
+            let _ = writeln!(out, "T {url} {}", self.words(&mut rng, n));
+        }
+        for j in 0..REFERENCES {
+            let g = d * REFERENCES + j;
+            let target = if g < self.urls {
+                g.wrapping_mul(self.step) % self.urls
+            } else {
+                // Skewed: a few URLs are cited very often.
+                let u = rng.unit();
+                ((u * u * u) * self.urls as f64) as u64 % self.urls
+            };
+            let text = match rng.below(10) {
+                0 => "here".to_string(),
+                _ => {
+                    let n = 1 + rng.below(3);
+                    self.words(&mut rng, n)
+                }
+            };
+            let _ = writeln!(out, "R {} {url} {text}", self.url(target));
+        }
+        let image = self.documents + rng.below(self.urls - self.documents.min(self.urls - 1));
+        let _ = writeln!(out, "I {} {url} {}", self.url(image), self.word(&mut rng));
+        let _ = writeln!(out, "C {url}");
+    }
+
+    /// Write the documents `from..to` to `path`.
+    fn write(&self, path: &Path, from: u64, to: u64) -> anyhow::Result<()> {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let mut buf = String::with_capacity(4096);
+        for d in from..to {
+            buf.clear();
+            self.document(d, &mut buf);
+            f.write_all(buf.as_bytes())?;
+        }
+        f.flush()?;
+        Ok(())
+    }
+}
+
+/// One query: what spinneret is asked, and the seed's `grep -E` for it
+/// (a shell pipeline over `$A`, the archive), when grep can say it.
+struct Query {
+    class: &'static str,
+    q: String,
+    grep: Option<String>,
+}
+
+/// The query set: words of three frequencies, phrases, fields, boolean
+/// operators and regular expressions.
+fn queries(c: &Corpus) -> Vec<Query> {
+    let mut qs = Vec::new();
+    let mut term = |class: &'static str, ranks: std::ops::Range<usize>, n: usize| {
+        let step = ranks.len() / n;
+        for i in 0..n {
+            let w = &c.words[ranks.start + i * step];
+            qs.push(Query {
+                class,
+                q: w.clone(),
+                grep: Some(format!("grep -E -i -w -c '{w}' \"$A\"")),
+            });
+        }
+    };
+    term("word (frequent)", 5..25, 10);
+    term("word (middling)", 100..600, 10);
+    term("word (rare)", 2000..4990, 10);
+    // Phrases: adjacent words of generated titles.
+    let mut rng = Rng::new(42);
+    for _ in 0..10 {
+        let (a, b) = (c.word(&mut rng).to_string(), c.word(&mut rng).to_string());
+        qs.push(Query {
+            class: "phrase",
+            grep: Some(format!("grep -E -i -w -c '{a} {b}' \"$A\"")),
+            q: format!("\"{a} {b}\""),
+        });
+    }
+    for (i, w) in ["physics", "library", "music", "kalo", "mine", "rutavo"]
+        .iter()
+        .enumerate()
+    {
+        let w = if c.words.iter().any(|x| x == w) {
+            w.to_string()
+        } else {
+            c.words[200 + i].clone()
+        };
+        qs.push(Query {
+            class: "field",
+            q: format!("title:{w}"),
+            grep: Some(format!("grep -E -i -c '^T [^ ]+ (.* )?{w}( |$)' \"$A\"")),
+        });
+        qs.push(Query {
+            class: "field",
+            q: format!("anchor:{w}"),
+            grep: Some(format!(
+                "grep -E -i -c '^[RI] [^ ]+ [^ ]+ (.* )?{w}( |$)' \"$A\""
+            )),
+        });
+    }
+    for (ext, tld) in [("mpg", "fi"), ("ps", "de"), ("gif", "jp"), ("au", "uk")] {
+        qs.push(Query {
+            class: "field",
+            q: format!("ext:{ext} host:{tld}"),
+            grep: Some(format!(
+                "grep -E -c '^[RI] [a-z]+://[^/ ]*\\.{tld}(:[0-9]+)?/[^ ]*\\.{ext} ' \"$A\""
+            )),
+        });
+    }
+    for (a, b) in [
+        ("physics", "university"),
+        ("music", "video"),
+        ("library", "virtual"),
+        ("research", "papers"),
+    ] {
+        qs.push(Query {
+            class: "boolean",
+            q: format!("{a} AND {b}"),
+            grep: Some(format!(
+                "grep -E -i -w '{a}' \"$A\" | grep -E -i -w -c '{b}'"
+            )),
+        });
+        qs.push(Query {
+            class: "boolean",
+            q: format!("{a} -{b}"),
+            grep: Some(format!(
+                "grep -E -i -w '{a}' \"$A\" | grep -E -i -w -v -c '{b}'"
+            )),
+        });
+    }
+    for (field, re, grep) in [
+        ("url", "mp.?g", "'^[RI] [^ ]*mp.?g'"),
+        ("title", "phys.*", "'^T [^ ]+ .*phys'"),
+        ("anchor", "ka.*vo", "'^R [^ ]+ [^ ]+ (.* )?ka[a-z]*vo'"),
+        (
+            "host",
+            "[a-z]*ne[0-9]*",
+            "'^[RI] [a-z]+://[^/ ]*ne[0-9]*\\.'",
+        ),
+        ("title", "[a-z]+tion", "'^T [^ ]+ .*[a-z]+tion'"),
+        ("url", "lo.*mi", "'^[RI] [^ ]*lo[a-z]*mi'"),
+        ("anchor", "mus.c", "'^R [^ ]+ [^ ]+ (.* )?mus.c'"),
+        ("title", ".*ru.*", "'^T [^ ]+ .*ru'"),
+    ] {
+        qs.push(Query {
+            class: "regex",
+            q: format!("{field}:/{re}/"),
+            grep: Some(format!("grep -E -i -c {grep} \"$A\"")),
+        });
+    }
+    qs
+}
+
+/// Run the `spinneret` binary with `args`; its wall time, peak RSS and
+/// standard error.
+fn spinneret(bench: &Bench, dir: &Path, args: &[&str]) -> anyhow::Result<(f64, u64)> {
+    let mut cmd = Command::new(&bench.binary);
+    cmd.args(args);
+    timed(bench, dir, &mut cmd)
+}
+
+/// `spinneret crawl CONFIG`'s standard error (the index line is in it).
+fn crawl(bench: &Bench, dir: &Path, config: &str) -> anyhow::Result<String> {
+    std::fs::write(dir.join("bench.toml"), config)?;
+    let out = Command::new(&bench.binary)
+        .env("SPINNERET_LOG", "warn,spinneret::app=info")
+        .arg("crawl")
+        .arg(dir.join("bench.toml"))
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()?;
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    anyhow::ensure!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "the crawl failed: {}\n{log}",
+        out.status
+    );
+    Ok(log)
+}
+
+/// `index`'s or the crawl's line "… N entries from C of D documents in T":
+/// (entries, changed documents, seconds).
+fn index_line(log: &str) -> Option<(u64, u64, f64)> {
+    let line = log.lines().rev().find(|l| l.contains(" entries from "))?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = |w: &str| words.iter().position(|x| *x == w);
+    let entries = words[at("entries")? - 1].parse().ok()?;
+    let changed = words[at("from")? + 1].parse().ok()?;
+    let took = words.last()?;
+    let secs = if let Some(ms) = took.strip_suffix("ms") {
+        ms.parse::<f64>().ok()? / 1000.0
+    } else if let Some(us) = took.strip_suffix("µs") {
+        us.parse::<f64>().ok()? / 1e6
+    } else {
+        took.strip_suffix('s')?.parse().ok()?
+    };
+    Some((entries, changed, secs))
+}
+
+/// `spinneret index [--rebuild]` on `store`: (entries, changed documents,
+/// seconds as it says, wall seconds, peak RSS KiB).
+fn index(
+    bench: &Bench,
+    dir: &Path,
+    store: &Path,
+    rebuild: bool,
+) -> anyhow::Result<(u64, u64, f64, f64, u64)> {
+    let mut cmd = Command::new(&bench.binary);
+    cmd.arg("index").arg("--store").arg(store);
+    if rebuild {
+        cmd.arg("--rebuild");
+    }
+    let rss_file = dir.join("index-rss.txt");
+    let start = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(&rss_file)
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .current_dir(dir)
+        .output()?;
+    let wall = start.elapsed().as_secs_f64();
+    let log = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "spinneret index failed: {log}");
+    let (entries, changed, secs) =
+        index_line(&log).ok_or_else(|| anyhow::anyhow!("no index line in: {log}"))?;
+    let rss = std::fs::read_to_string(&rss_file)?
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    Ok((entries, changed, secs, wall, rss))
+}
+
+/// 1. The index build rate on the synthetic web's store.
+fn synthetic_web(bench: &Bench) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let port = bench.web.port();
+    println!(
+        "== the index of the synthetic web's store ({} pages, {} sites)",
+        bench.shape.pages, bench.shape.sites
+    );
+    crawl(bench, dir.path(), &bench.config(&[], false))?;
+    let store = dir.path().join("bench.db");
+    let (entries, docs, secs, wall, rss) = index(bench, dir.path(), &store, true)?;
+    println!(
+        "full build     {docs} documents, {entries} entries in {secs:.2} s ({wall:.2} s with start-up): {:.0} documents/s, {:.0} entries/s, peak RSS {:.0} MiB",
+        docs as f64 / secs,
+        entries as f64 / secs,
+        rss as f64 / 1024.0
+    );
+    // One site crawled again: the crawl updates the index with what it read.
+    let log = crawl(
+        bench,
+        dir.path(),
+        &bench.config_of(&Shape::task_toml(0, port, false), &[]),
+    )?;
+    let (entries, docs, secs) =
+        index_line(&log).ok_or_else(|| anyhow::anyhow!("the crawl did not update the index"))?;
+    println!(
+        "incremental    {docs} documents re-read (site 0 crawled again), {entries} entries in {secs:.3} s: {:.0} documents/s",
+        docs as f64 / secs
+    );
+    Ok(())
+}
+
+/// The `p`th percentile of sorted `xs`.
+fn percentile(xs: &[f64], p: f64) -> f64 {
+    let i = ((xs.len() as f64 * p / 100.0).ceil() as usize).clamp(1, xs.len()) - 1;
+    xs[i]
+}
+
+/// A running `spinneret serve`, stopped when dropped.
+struct Served {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(bench: &Bench, store: &Path) -> anyhow::Result<Served> {
+    let mut child = Command::new(&bench.binary)
+        .arg("serve")
+        .arg("--store")
+        .arg(store)
+        .args(["--listen", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stderr = child.stderr.take().expect("piped");
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
+    let base = loop {
+        let Some(line) = lines.next() else {
+            anyhow::bail!("spinneret serve stopped before it served");
+        };
+        let line = line?;
+        if let Some(rest) = line.split("serving ").nth(1) {
+            break rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches('/')
+                .to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    Ok(Served { child, base })
+}
+
+/// 3. The query set through the API: per class, the round trip's and the
+/// search's median and 99th percentile, and the hits of each query.
+fn latencies(served: &Served, qs: &[Query]) -> anyhow::Result<Vec<u64>> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    spinneret_core::tls::install_provider();
+    let client = reqwest::Client::new();
+    let mut round: Vec<(usize, f64, f64)> = Vec::new();
+    let mut totals = vec![0u64; qs.len()];
+    for _ in 0..REPEATS {
+        for (i, q) in qs.iter().enumerate() {
+            let url = format!(
+                "{}/api/search?mode=urls&limit=10&q={}",
+                served.base,
+                url::form_urlencoded::byte_serialize(q.q.as_bytes()).collect::<String>()
+            );
+            let start = Instant::now();
+            let body: serde_json::Value = rt.block_on(async {
+                let r = client.get(&url).send().await?;
+                anyhow::ensure!(r.status().is_success(), "{}: {}", q.q, r.text().await?);
+                Ok(r.json().await?)
+            })?;
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            totals[i] = body["total"].as_u64().unwrap_or(0);
+            round.push((i, ms, body["took_ms"].as_f64().unwrap_or(f64::NAN)));
+        }
+    }
+    println!(
+        "{:<18} {:>7} {:>11} {:>11} {:>11} {:>11}",
+        "class", "queries", "p50 ms", "p99 ms", "search p50", "search p99"
+    );
+    let mut classes: Vec<&str> = qs.iter().map(|q| q.class).collect();
+    classes.dedup();
+    for class in classes {
+        let mut rt_ms: Vec<f64> = Vec::new();
+        let mut s_ms: Vec<f64> = Vec::new();
+        for (i, ms, took) in &round {
+            if qs[*i].class == class {
+                rt_ms.push(*ms);
+                s_ms.push(*took);
+            }
+        }
+        rt_ms.sort_by(f64::total_cmp);
+        s_ms.sort_by(f64::total_cmp);
+        println!(
+            "{:<18} {:>7} {:>11.2} {:>11.2} {:>11.2} {:>11.2}",
+            class,
+            rt_ms.len() / REPEATS,
+            percentile(&rt_ms, 50.0),
+            percentile(&rt_ms, 99.0),
+            percentile(&s_ms, 50.0),
+            percentile(&s_ms, 99.0)
+        );
+    }
+    Ok(totals)
+}
+
+/// 4. The seed's way: each query's `grep -E` over the exported archive.
+fn grep_baseline(archive: &Path, qs: &[Query], totals: &[u64]) -> anyhow::Result<()> {
+    println!(
+        "{:<18} {:<34} {:>10} {:>10} {:>10}",
+        "class", "query", "hits", "grep hits", "grep ms"
+    );
+    let mut by_class: Vec<(&str, Vec<f64>)> = Vec::new();
+    for (q, total) in qs.iter().zip(totals) {
+        let Some(grep) = &q.grep else { continue };
+        let start = Instant::now();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(grep)
+            .env("A", archive)
+            .env("LC_ALL", "C")
+            .output()?;
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        let hits = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        println!(
+            "{:<18} {:<34} {:>10} {:>10} {:>10.0}",
+            q.class, q.q, total, hits, ms
+        );
+        match by_class.iter_mut().find(|(c, _)| *c == q.class) {
+            Some((_, v)) => v.push(ms),
+            None => by_class.push((q.class, vec![ms])),
+        }
+    }
+    for (class, mut v) in by_class {
+        v.sort_by(f64::total_cmp);
+        println!(
+            "grep -E, {class:<18} median {:>7.0} ms, slowest {:>7.0} ms",
+            percentile(&v, 50.0),
+            v[v.len() - 1]
+        );
+    }
+    Ok(())
+}
+
+/// 5. `wrk -c64` against the search page and the API, with the query set
+/// in turn.
+fn load(served: &Served, qs: &[Query], dir: &Path, seconds: u64) -> anyhow::Result<()> {
+    if !super::installed("wrk") {
+        println!("wrk is not installed (apt-get install wrk): the load test is left out");
+        return Ok(());
+    }
+    for (what, path) in [
+        ("search page", "/?mode=urls&q="),
+        ("API", "/api/search?mode=urls&q="),
+    ] {
+        let mut lua = String::from("local paths = {\n");
+        for q in qs {
+            let enc: String = url::form_urlencoded::byte_serialize(q.q.as_bytes()).collect();
+            let _ = writeln!(lua, "  \"{path}{enc}\",");
+        }
+        lua.push_str(
+            "}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n",
+        );
+        let script = dir.join("queries.lua");
+        std::fs::write(&script, lua)?;
+        let out = Command::new("wrk")
+            .args(["-t2", "-c64"])
+            .arg(format!("-d{seconds}s"))
+            .arg("--latency")
+            .arg("-s")
+            .arg(&script)
+            .arg(&served.base)
+            .output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let pick = |key: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(key))
+                .map(|l| l.trim().to_string())
+                .unwrap_or_default()
+        };
+        let errors: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains("Socket errors") || l.contains("Non-2xx"))
+            .map(|l| l.trim().to_string())
+            .collect();
+        println!(
+            "wrk -t2 -c64 -d{seconds}s, {what}: {}; {}; 99% {}; {}",
+            pick("Requests/sec:"),
+            pick("requests in"),
+            pick("99%").trim_start_matches("99%").trim(),
+            if errors.is_empty() {
+                "no errors".to_string()
+            } else {
+                errors.join("; ")
+            }
+        );
+    }
+    Ok(())
+}
+
+/// `--worm URLS`: all of the above.
+pub fn run(bench: &Bench, urls: u64, keep: Option<PathBuf>) -> anyhow::Result<()> {
+    synthetic_web(bench)?;
+
+    let tmp = tempfile::tempdir()?;
+    let dir = keep.unwrap_or_else(|| tmp.path().to_path_buf());
+    std::fs::create_dir_all(&dir)?;
+    let corpus = Corpus::new(urls);
+    println!(
+        "\n== a generated archive: {} documents, {} URLs referenced",
+        corpus.documents, corpus.urls
+    );
+    let archive = dir.join("generated.wwww");
+    let start = Instant::now();
+    corpus.write(&archive, 0, corpus.documents)?;
+    println!(
+        "generated      {} in {:.1} s ({:.0} MiB)",
+        archive.display(),
+        start.elapsed().as_secs_f64(),
+        std::fs::metadata(&archive)?.len() as f64 / 1048576.0
+    );
+    let store = dir.join("worm.db");
+    let store_arg = store.to_string_lossy().into_owned();
+    let (secs, rss) = spinneret(
+        bench,
+        &dir,
+        &[
+            "archive",
+            "import",
+            &archive.to_string_lossy(),
+            "--store",
+            &store_arg,
+        ],
+    )?;
+    println!(
+        "import         {secs:.1} s ({:.0} documents/s), peak RSS {:.0} MiB",
+        corpus.documents as f64 / secs,
+        rss as f64 / 1024.0
+    );
+    let (entries, docs, secs, wall, rss) = index(bench, &dir, &store, true)?;
+    println!(
+        "full build     {docs} documents, {entries} entries in {secs:.1} s ({wall:.1} s with start-up): {:.0} documents/s, {:.0} entries/s, peak RSS {:.0} MiB",
+        docs as f64 / secs,
+        entries as f64 / secs,
+        rss as f64 / 1024.0
+    );
+    // A hundredth as many new documents, citing what is there.
+    let more = (corpus.documents / 100).max(1);
+    let bigger = Corpus {
+        documents: corpus.documents + more,
+        ..Corpus::new(urls)
+    };
+    let added = dir.join("added.wwww");
+    bigger.write(&added, corpus.documents, bigger.documents)?;
+    spinneret(
+        bench,
+        &dir,
+        &[
+            "archive",
+            "import",
+            &added.to_string_lossy(),
+            "--store",
+            &store_arg,
+        ],
+    )?;
+    let (entries, docs, secs, wall, rss) = index(bench, &dir, &store, false)?;
+    println!(
+        "incremental    {docs} documents imported, {entries} entries in {secs:.2} s ({wall:.2} s with start-up): {:.0} documents/s, peak RSS {:.0} MiB",
+        docs as f64 / secs,
+        rss as f64 / 1024.0
+    );
+
+    let exported = dir.join("exported.wwww");
+    let (secs, _) = spinneret(
+        bench,
+        &dir,
+        &[
+            "archive",
+            "export",
+            "--store",
+            &store_arg,
+            "-o",
+            &exported.to_string_lossy(),
+        ],
+    )?;
+    println!(
+        "export         {:.1} s ({:.0} MiB)",
+        secs,
+        std::fs::metadata(&exported)?.len() as f64 / 1048576.0
+    );
+
+    let qs = queries(&corpus);
+    let served = serve(bench, &store)?;
+    println!(
+        "\n== {} queries, each {REPEATS} times, through {}/api/search (every URL, 10 results)",
+        qs.len(),
+        served.base
+    );
+    let totals = latencies(&served, &qs)?;
+    println!("\n== the seed's baseline: grep -E over the exported archive, once each");
+    grep_baseline(&exported, &qs, &totals)?;
+    println!("\n== serve under load");
+    load(&served, &qs, &dir, 10)?;
+    Ok(())
+}

@@ -261,7 +261,10 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         None => all_parts(store)?,
     };
 
-    let mut writer: IndexWriter = idx.index.writer_with_num_threads(1, 100_000_000)?;
+    // A full build gets a large arena (fewer, larger segments); an update
+    // writes a few thousand entries and gets tantivy's least.
+    let budget = if full { 100_000_000 } else { 15_000_000 };
+    let mut writer: IndexWriter = idx.index.writer_with_num_threads(1, budget)?;
     let mut entries = 0u64;
     let Parts {
         targets,
@@ -468,7 +471,7 @@ fn entry(
             continue;
         };
         e.add_text(f.cited_by, citing);
-        if let Some(t) = title_of(&source) {
+        if let Some(t) = title_of(source) {
             e.add_text(f.cited_by, t);
         }
     }

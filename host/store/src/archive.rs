@@ -40,6 +40,9 @@ pub struct IndexedDocument {
     pub bad_html: Vec<(String, u32)>,
 }
 
+/// A document's title and syntax faults (kind, count).
+pub type DocumentSummary = (Option<String>, Vec<(String, u32)>);
+
 /// A document with syntax faults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadDocument {
@@ -272,6 +275,8 @@ impl Store {
 
     /// The URLs of these ids (unknown ids are left out).
     pub fn urls_of(&self, ids: &[i64]) -> Result<HashMap<i64, String>, StoreError> {
+        // One read transaction: the file is locked once, not once a URL.
+        let _read = self.conn.unchecked_transaction()?;
         let mut stmt = self
             .conn
             .prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
@@ -288,7 +293,8 @@ impl Store {
     pub fn document_summaries(
         &self,
         ids: &[i64],
-    ) -> Result<HashMap<i64, (Option<String>, Vec<(String, u32)>)>, StoreError> {
+    ) -> Result<HashMap<i64, DocumentSummary>, StoreError> {
+        let _read = self.conn.unchecked_transaction()?;
         let mut stmt = self
             .conn
             .prepare_cached("SELECT title, bad_html FROM documents WHERE url_id = ?1")?;

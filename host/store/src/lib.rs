@@ -14,7 +14,7 @@ mod schema;
 mod task_view;
 mod writer;
 
-pub use archive::{ArchiveDocument, BadDocument, IndexedDocument};
+pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument};
 pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
 pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};

@@ -2,12 +2,15 @@
 //! `spinneret` binary (politeness delays off, robots.txt on) and prints pages
 //! per second and the crawler's peak resident memory; or, with `--overhead
 //! N`, what the crawl plugins cost: N crawls without them and N with them,
-//! interleaved, and the difference of the medians.
+//! interleaved, and the difference of the medians. `--mirror DEPTH`
+//! compares `spinneret collect` with wget and HTTrack (`mirror.rs`);
+//! `--worm URLS` measures the Worm's index and search (`worm.rs`).
 //!
 //! ```text
 //! cargo build --release
 //! target/release/bench --pages 20000 --sites 20
 //! target/release/bench --overhead 9
+//! target/release/bench --worm 1000000
 //! ```
 #![allow(unsafe_code)]
 

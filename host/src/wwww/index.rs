@@ -245,7 +245,9 @@ fn references(links: Vec<(i64, String, String)>) -> impl Iterator<Item = (i64, S
 /// another version.
 pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<UpdateStats> {
     let seq = store.documents_seq()?;
-    let old = read_mark(dir).filter(|m| m.version == INDEX_VERSION);
+    // A mark ahead of the store is of another store (one put back from a
+    // copy, say): what the index holds cannot be trusted, so it is rebuilt.
+    let old = read_mark(dir).filter(|m| m.version == INDEX_VERSION && m.seq <= seq);
     let existing = match (rebuild, old) {
         (false, Some(_)) => SearchIndex::open(dir)?,
         _ => None,

@@ -529,3 +529,41 @@ fn an_update_reads_only_what_was_written_since_and_drops_references_no_longer_ma
     let after: Vec<Vec<String>> = queries.iter().map(|q| ranked(&setup, q)).collect();
     assert_eq!(before, after);
 }
+
+#[test]
+fn an_index_ahead_of_its_store_is_rebuilt() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    // A copy of the store as it is now, put back after an import the index
+    // has seen (a store restored from a backup).
+    let files = ["store.db", "store.db-wal", "store.db-shm"];
+    let saved = setup.path().join("saved");
+    std::fs::create_dir(&saved).unwrap();
+    for f in files {
+        if setup.path().join(f).exists() {
+            std::fs::copy(setup.path().join(f), saved.join(f)).unwrap();
+        }
+    }
+    let file = setup.path().join("new.archive");
+    std::fs::write(
+        &file,
+        "T http://new.example/n.html Novel\nR http://new.example/x.html http://new.example/n.html Novel name\n",
+    )
+    .unwrap();
+    let config = setup.config_path.to_str().unwrap();
+    expect_exit(
+        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "-c", config]),
+        0,
+    );
+    assert_eq!(ranked(&setup, &["--urls", "novel"]).len(), 2);
+    for f in files {
+        let _ = std::fs::remove_file(setup.path().join(f));
+        if saved.join(f).exists() {
+            std::fs::copy(saved.join(f), setup.path().join(f)).unwrap();
+        }
+    }
+    let (code, _, err) = search(&setup, &["--urls", "novel"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("search index built"), "{err}");
+}

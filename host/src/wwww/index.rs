@@ -348,16 +348,13 @@ fn changed_parts(store: &Store, idx: &SearchIndex, since: i64) -> anyhow::Result
         return Ok((Parts::default(), 0));
     }
     let searcher = idx.index.reader()?.searcher();
-    let id_terms = |ids: &mut dyn Iterator<Item = i64>, field: Field| {
-        TermSetQuery::new(ids.map(|i| Term::from_field_u64(field, i as u64)))
-    };
     // What the changed documents cited before: the entries naming them.
     let mut affected: HashSet<i64> = changed.keys().copied().collect();
     affected.extend(new_refs.keys().copied());
-    let cited_before = id_terms(&mut changed.keys().copied(), f.citer);
+    let cited_before = id_terms(f.citer, changed.keys());
     let mut old_entries = searcher.search(&cited_before, &tantivy::collector::DocSetCollector)?;
     // ... and the entries of every URL they cite now or are.
-    let now = id_terms(&mut affected.iter().copied(), f.id);
+    let now = id_terms(f.id, &affected);
     old_entries.extend(searcher.search(&now, &tantivy::collector::DocSetCollector)?);
 
     // Each entry's references: those it recorded, less the changed
@@ -417,6 +414,14 @@ fn changed_parts(store: &Store, idx: &SearchIndex, since: i64) -> anyhow::Result
         },
         read,
     ))
+}
+
+/// A query for the entries whose `field` holds any of `ids`.
+fn id_terms<'a>(field: Field, ids: impl IntoIterator<Item = &'a i64>) -> TermSetQuery {
+    TermSetQuery::new(
+        ids.into_iter()
+            .map(|&i| Term::from_field_u64(field, i as u64)),
+    )
 }
 
 /// The entry of `url`: its document (when it is one) and the references

@@ -81,32 +81,49 @@ impl Bench {
         )
     }
 
-    /// Crawl the web once, with a fresh store (nothing cached from an
-    /// earlier crawl).
-    fn crawl(&self, plugins: &[&str], reports: bool) -> anyhow::Result<Crawl> {
-        let dir = tempfile::tempdir()?;
-        let config_path = dir.path().join("bench.toml");
-        std::fs::write(&config_path, self.config(plugins, reports))?;
-        self.web.clear_log();
+    /// `spinneret crawl` of `config` (written to `dir/bench.toml`, its store
+    /// `dir/bench.db`), logging what `log` lets through: its wall time and
+    /// standard error.
+    fn crawl_in(
+        &self,
+        dir: &std::path::Path,
+        config: &str,
+        log: &str,
+    ) -> anyhow::Result<(f64, String)> {
+        let config_path = dir.join("bench.toml");
+        std::fs::write(&config_path, config)?;
         let start = Instant::now();
-        // The crawler's log says how long the crawl and the report stage took
-        // and what each plugin call cost; only those lines are kept.
         let output = Command::new(&self.binary)
-            // Only the lines it reads: the run's own debug notes (the app
-            // layer times the stages and prints the plugins' call table).
-            .env("SPINNERET_LOG", "warn,spinneret::app=debug")
+            .env("SPINNERET_LOG", log)
             .arg("crawl")
             .arg(&config_path)
+            .current_dir(dir)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .output()?;
         let secs = start.elapsed().as_secs_f64();
-        let log = String::from_utf8_lossy(&output.stderr);
+        let log = String::from_utf8_lossy(&output.stderr).into_owned();
         anyhow::ensure!(
             output.status.code().is_some_and(|c| c == 0 || c == 1),
             "the crawl failed: {}\n{log}",
             output.status
         );
+        Ok((secs, log))
+    }
+
+    /// Crawl the web once, with a fresh store (nothing cached from an
+    /// earlier crawl).
+    fn crawl(&self, plugins: &[&str], reports: bool) -> anyhow::Result<Crawl> {
+        let dir = tempfile::tempdir()?;
+        self.web.clear_log();
+        // The crawler's log says how long the crawl and the report stage took
+        // and what each plugin call cost; only those lines are kept (the app
+        // layer times the stages and prints the plugins' call table).
+        let (secs, log) = self.crawl_in(
+            dir.path(),
+            &self.config(plugins, reports),
+            "warn,spinneret::app=debug",
+        )?;
         let timings = log
             .lines()
             .filter_map(|l| {
@@ -174,8 +191,24 @@ fn overhead(bench: &Bench, runs: usize, plugins: &[&str]) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Run `cmd` under `/usr/bin/time`, in `dir`; its wall time and peak RSS.
-fn timed(bench: &Bench, dir: &std::path::Path, cmd: &mut Command) -> anyhow::Result<(f64, u64)> {
+/// A command run under `/usr/bin/time`.
+struct Timed {
+    /// Wall time.
+    secs: f64,
+    /// Peak RSS, in KiB.
+    rss_kib: u64,
+    /// Its standard error.
+    stderr: String,
+}
+
+/// Run `cmd` under `/usr/bin/time`, in `dir`, with the web's log cleared;
+/// an exit status above `max_code` is the error.
+fn timed(
+    bench: &Bench,
+    dir: &std::path::Path,
+    cmd: &mut Command,
+    max_code: i32,
+) -> anyhow::Result<Timed> {
     let rss_file = dir.join("rss.txt");
     let mut timed = Command::new("/usr/bin/time");
     timed.arg("-f").arg("%M").arg("-o").arg(&rss_file);
@@ -188,19 +221,23 @@ fn timed(bench: &Bench, dir: &std::path::Path, cmd: &mut Command) -> anyhow::Res
         .stderr(std::process::Stdio::piped())
         .output()?;
     let secs = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     anyhow::ensure!(
-        out.status.code().is_some_and(|c| c <= 8),
-        "{:?} failed: {}\n{}",
+        out.status.code().is_some_and(|c| c <= max_code),
+        "{:?} failed: {}\n{stderr}",
         cmd.get_program(),
         out.status,
-        String::from_utf8_lossy(&out.stderr)
     );
-    let rss = std::fs::read_to_string(&rss_file)?
+    let rss_kib = std::fs::read_to_string(&rss_file)?
         .lines()
         .last()
         .and_then(|l| l.trim().parse().ok())
         .unwrap_or(0);
-    Ok((secs, rss))
+    Ok(Timed {
+        secs,
+        rss_kib,
+        stderr,
+    })
 }
 
 /// Whether `program` is on the PATH (HTTrack is not on every machine).

@@ -90,7 +90,8 @@ impl Bench {
             cmd.arg("--resolve").arg(format!("{host}=127.0.0.1"));
         }
         std::fs::write(dir.path().join("profile.toml"), profile)?;
-        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
+        let t = timed(self, dir.path(), &mut cmd, 8)?;
+        let (secs, rss) = (t.secs, t.rss_kib);
         let mirror = dir.path().join("mirror");
         let warc: u64 = disk_kib(&mirror.join("runs/0001.warc.gz"));
         Ok(self.mirrored(secs, rss, disk_kib(&mirror), warc))
@@ -122,7 +123,8 @@ impl Bench {
         for s in 0..self.shape.sites {
             cmd.arg(format!("http://{}:{port}/p/{s}.html", Shape::host(s)));
         }
-        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
+        let t = timed(self, dir.path(), &mut cmd, 8)?;
+        let (secs, rss) = (t.secs, t.rss_kib);
         Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
     }
 
@@ -148,7 +150,8 @@ impl Bench {
             .arg("-P")
             .arg(format!("127.0.0.1:{port}"))
             .arg(format!("+*.bench:{port}/*"));
-        let (secs, rss) = timed(self, dir.path(), &mut cmd)?;
+        let t = timed(self, dir.path(), &mut cmd, 8)?;
+        let (secs, rss) = (t.secs, t.rss_kib);
         Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
     }
 }

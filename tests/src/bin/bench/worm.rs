@@ -447,32 +447,19 @@ fn queries(c: &Corpus) -> Vec<Query> {
     qs
 }
 
-/// Run the `spinneret` binary with `args`; its wall time, peak RSS and
-/// standard error.
+/// Run the `spinneret` binary with `args` (it must succeed); its wall
+/// time and peak RSS.
 fn spinneret(bench: &Bench, dir: &Path, args: &[&str]) -> anyhow::Result<(f64, u64)> {
     let mut cmd = Command::new(&bench.binary);
     cmd.args(args);
-    timed(bench, dir, &mut cmd)
+    let t = timed(bench, dir, &mut cmd, 0)?;
+    Ok((t.secs, t.rss_kib))
 }
 
-/// `spinneret crawl CONFIG`'s standard error (the index line is in it).
+/// `spinneret crawl CONFIG` in `dir`: its standard error (the index line
+/// is in it).
 fn crawl(bench: &Bench, dir: &Path, config: &str) -> anyhow::Result<String> {
-    std::fs::write(dir.join("bench.toml"), config)?;
-    let out = Command::new(&bench.binary)
-        .env("SPINNERET_LOG", "warn,spinneret::app=info")
-        .arg("crawl")
-        .arg(dir.join("bench.toml"))
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()?;
-    let log = String::from_utf8_lossy(&out.stderr).into_owned();
-    anyhow::ensure!(
-        out.status.code().is_some_and(|c| c <= 1),
-        "the crawl failed: {}\n{log}",
-        out.status
-    );
-    Ok(log)
+    Ok(bench.crawl_in(dir, config, "warn,spinneret::app=info")?.1)
 }
 
 /// `index`'s or the crawl's line "… N entries from C of D documents in T":
@@ -507,25 +494,10 @@ fn index(
     if rebuild {
         cmd.arg("--rebuild");
     }
-    let rss_file = dir.join("index-rss.txt");
-    let start = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M", "-o"])
-        .arg(&rss_file)
-        .arg(cmd.get_program())
-        .args(cmd.get_args())
-        .current_dir(dir)
-        .output()?;
-    let wall = start.elapsed().as_secs_f64();
-    let log = String::from_utf8_lossy(&out.stderr);
-    anyhow::ensure!(out.status.success(), "spinneret index failed: {log}");
+    let t = timed(bench, dir, &mut cmd, 0)?;
     let (entries, changed, secs) =
-        index_line(&log).ok_or_else(|| anyhow::anyhow!("no index line in: {log}"))?;
-    let rss = std::fs::read_to_string(&rss_file)?
-        .trim()
-        .parse()
-        .unwrap_or(0);
-    Ok((entries, changed, secs, wall, rss))
+        index_line(&t.stderr).ok_or_else(|| anyhow::anyhow!("no index line in: {}", t.stderr))?;
+    Ok((entries, changed, secs, t.secs, t.rss_kib))
 }
 
 /// Part 1: the index build rate on the synthetic web's store.

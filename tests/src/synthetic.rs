@@ -11,10 +11,16 @@
 //! image), and one URL its site's robots.txt disallows (`/private/…`); and, with
 //! `leaves` above 0, that many links to leaves of its own (`/l/{i}/{k}`,
 //! each a small text file), for tasks of many URLs.
+//!
+//! The web can be edited ([`Shape::web_with_edition`]): at edition `e` above
+//! 0, a tenth of each site's pages (every tenth of its pages) have a title and
+//! a first anchor text that name the edition, as a site's pages change
+//! between two maintenance runs.
 
 use crate::server::{Route, Site, Web};
 use std::fmt::Write;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The shape of a synthetic web.
 #[derive(Clone, Copy, Debug)]
@@ -33,19 +39,34 @@ impl Shape {
         format!("s{s}.bench")
     }
 
-    /// The HTML of page `i`.
+    /// Whether page `i` reads differently at an edition above 0.
+    pub fn edited(&self, i: u64) -> bool {
+        (i / self.sites).is_multiple_of(10)
+    }
+
+    /// The HTML of page `i` (at edition 0).
     pub fn page(&self, i: u64, port: u16) -> String {
+        self.page_of_edition(i, port, 0)
+    }
+
+    /// The HTML of page `i` at `edition`.
+    pub fn page_of_edition(&self, i: u64, port: u16, edition: u64) -> String {
         let n = self.pages;
         let s = self.sites;
+        let changes = if edition > 0 && self.edited(i) {
+            format!(", edition {edition}")
+        } else {
+            String::new()
+        };
         let mut html = String::with_capacity(2048);
         let _ = write!(
             html,
-            "<!DOCTYPE html><html><head><title>Page {i}</title><link rel=\"stylesheet\" href=\"/style/site.css\"></head><body><h1>Page {i}</h1><ul>"
+            "<!DOCTYPE html><html><head><title>Page {i}{changes}</title><link rel=\"stylesheet\" href=\"/style/site.css\"></head><body><h1>Page {i}</h1><ul>"
         );
         let next = (i + s) % n;
         let _ = write!(
             html,
-            "<li><a href=\"http://{}:{port}/p/{next}.html\">next {next}</a></li>",
+            "<li><a href=\"http://{}:{port}/p/{next}.html\">next {next}{changes}</a></li>",
             Shape::host(next % s)
         );
         // 13 pseudo-random pages of its own site, 2 on any site: a site task
@@ -92,10 +113,21 @@ impl Shape {
 
     /// The web, for a server on `port`.
     pub fn web(&self, port_hint: Arc<std::sync::OnceLock<u16>>) -> Web {
+        self.web_with_edition(port_hint, Arc::new(AtomicU64::new(0)))
+    }
+
+    /// The web, for a server on `port`, its pages as they read at the
+    /// current value of `edition`.
+    pub fn web_with_edition(
+        &self,
+        port_hint: Arc<std::sync::OnceLock<u16>>,
+        edition: Arc<AtomicU64>,
+    ) -> Web {
         let mut web = Web::new();
         for s in 0..self.sites {
             let shape = *self;
             let port = port_hint.clone();
+            let edition = edition.clone();
             let site = Site::new()
                 .robots("User-agent: *\nDisallow: /private/\n")
                 .generated(Arc::new(move |path: &str| {
@@ -105,8 +137,10 @@ impl Shape {
                         .and_then(|p| p.strip_suffix(".html"))
                     {
                         let i: u64 = i.parse().ok()?;
-                        return (i < shape.pages && i % shape.sites == s)
-                            .then(|| Route::html(shape.page(i, port)));
+                        return (i < shape.pages && i % shape.sites == s).then(|| {
+                            let e = edition.load(Ordering::Relaxed);
+                            Route::html(shape.page_of_edition(i, port, e))
+                        });
                     }
                     if let Some(j) = path.strip_prefix("/r/") {
                         let j: u64 = j.parse().ok()?;

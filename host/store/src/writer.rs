@@ -312,7 +312,14 @@ fn apply(
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO documents (url_id, run_id, title, owner, expires, base,
                    encoding, parse_errors, decode_errors, http_equiv, links, bad_html, seq)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents))",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                   -- What the search index reads (title, references, bad
+                   -- HTML) unchanged: the document keeps its change number,
+                   -- so re-reading an unchanged page costs the index nothing.
+                   COALESCE(
+                     (SELECT seq FROM documents WHERE url_id = ?1 AND title IS ?3
+                        AND links = ?11 AND bad_html IS ?12),
+                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)))",
             )?
             .execute(params![
                 url_id,

@@ -496,11 +496,12 @@ fn an_update_reads_only_what_was_written_since_and_drops_references_no_longer_ma
     edited.store(true, Ordering::SeqCst);
     let config = setup.config_path.to_str().unwrap();
     let err = expect_exit(&common::spinneret(&["crawl", config]), 0);
-    // The second run read three documents (not /old.html, cited no more):
-    // the update reads those three, not the fourth, and rewrites the
-    // entries of the four URLs they cite or cited.
+    // The second run read three documents (not /old.html, cited no more),
+    // two of them changed (the home page, and /new.html read for the first
+    // time; /keep.html reads as before): the update reads those two and
+    // rewrites the entries of the four URLs they are, cite or cited.
     assert!(
-        err.contains("search index updated: 4 entries from 3 of 4 documents"),
+        err.contains("search index updated: 4 entries from 2 of 4 documents"),
         "{err}"
     );
     assert_eq!(
@@ -513,6 +514,11 @@ fn an_update_reads_only_what_was_written_since_and_drops_references_no_longer_ma
     );
     // /old.html keeps its entry, as a document no one cites now.
     assert_eq!(ranked(&setup, &["title:old"]), vec![u("/old.html")]);
+
+    // A third run reads the same three documents, unchanged: the index has
+    // nothing to do.
+    let err = expect_exit(&common::spinneret(&["crawl", config]), 0);
+    assert!(!err.contains("search index"), "{err}");
 
     // A rebuild from the whole store gives the same answers.
     let queries: [&[&str]; 6] = [

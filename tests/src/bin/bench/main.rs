@@ -18,6 +18,7 @@ use spinneret_tests::server::TestWeb;
 use spinneret_tests::synthetic::Shape;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -46,6 +47,8 @@ struct Bench {
     shape: Shape,
     concurrency: u64,
     web: TestWeb,
+    /// The web's edition ([`Shape::web_with_edition`]).
+    edition: Arc<AtomicU64>,
 }
 
 /// One crawl's figures.
@@ -111,6 +114,15 @@ impl Bench {
         Ok((secs, log))
     }
 
+    /// The synthetic pages read (GET) since the web's log was cleared.
+    fn pages_read(&self) -> usize {
+        self.web
+            .requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
+            .count()
+    }
+
     /// Crawl the web once, with a fresh store (nothing cached from an
     /// earlier crawl).
     fn crawl(&self, plugins: &[&str], reports: bool) -> anyhow::Result<Crawl> {
@@ -134,10 +146,7 @@ impl Bench {
             })
             .collect();
         let requests = self.web.requests();
-        let gets = requests
-            .iter()
-            .filter(|r| r.method == "GET" && r.path.starts_with("/p/"))
-            .count();
+        let gets = self.pages_read();
         let store = spinneret_store::Store::open(&dir.path().join("bench.db"))?;
         let run = store.last_run()?.expect("the crawl recorded a run");
         let checked = store.run_results(run.id, None)?.len();
@@ -305,13 +314,15 @@ fn main() -> anyhow::Result<()> {
         leaves,
     };
     let port = Arc::new(OnceLock::new());
-    let web = TestWeb::start(shape.web(port.clone()));
+    let edition = Arc::new(AtomicU64::new(0));
+    let web = TestWeb::start(shape.web_with_edition(port.clone(), edition.clone()));
     let _ = port.set(web.port());
     let bench = Bench {
         binary,
         shape,
         concurrency,
         web,
+        edition,
     };
 
     // The built-ins that run inside the crawl, with their default settings:

@@ -500,36 +500,83 @@ fn index(
     Ok((entries, changed, secs, t.secs, t.rss_kib))
 }
 
-/// Part 1: the index build rate on the synthetic web's store.
-fn synthetic_web(bench: &Bench) -> anyhow::Result<()> {
-    let dir = tempfile::tempdir()?;
+/// Part 1: the index build rate on the synthetic web's store. With
+/// `keep`, the store and index stay in `keep/web`, with the index as the
+/// full build left it in `bench.db.search-full` (put back beside a copy of
+/// the store, `spinneret index` repeats the incremental update).
+fn synthetic_web(bench: &Bench, keep: Option<&Path>) -> anyhow::Result<()> {
+    let tmp = tempfile::tempdir()?;
+    let dir = match keep {
+        Some(k) => {
+            let d = k.join("web");
+            if d.exists() {
+                std::fs::remove_dir_all(&d)?;
+            }
+            std::fs::create_dir_all(&d)?;
+            d
+        }
+        None => tmp.path().to_path_buf(),
+    };
     let port = bench.web.port();
     println!(
         "== the index of the synthetic web's store ({} pages, {} sites)",
         bench.shape.pages, bench.shape.sites
     );
-    crawl(bench, dir.path(), &bench.config(&[], false))?;
-    let store = dir.path().join("bench.db");
-    let (entries, docs, secs, wall, rss) = index(bench, dir.path(), &store, true)?;
+    crawl(bench, &dir, &bench.config(&[], false))?;
+    let store = dir.join("bench.db");
+    let (entries, docs, secs, wall, rss) = index(bench, &dir, &store, true)?;
     println!(
         "full build     {docs} documents, {entries} entries in {secs:.2} s ({wall:.2} s with start-up): {:.0} documents/s, {:.0} entries/s, peak RSS {:.0} MiB",
         docs as f64 / secs,
         entries as f64 / secs,
         rss as f64 / 1024.0
     );
-    // One site crawled again: the crawl updates the index with what it read.
-    let log = crawl(
-        bench,
-        dir.path(),
-        &bench.config_of(&Shape::task_toml(0, port, false), &[]),
-    )?;
+    if keep.is_some() {
+        let full = dir.join("bench.db.search-full");
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(dir.join("bench.db.search"))
+            .arg(&full)
+            .status()?;
+        anyhow::ensure!(
+            status.success(),
+            "cannot copy the index to {}",
+            full.display()
+        );
+    }
+    // Site 0 crawled again, unchanged: its documents keep their change
+    // numbers, so the index has nothing to do.
+    let site0 = bench.config_of(&Shape::task_toml(0, port, false), &[]);
+    let (reread, log) = crawl_counted(bench, &dir, &site0)?;
+    match index_line(&log) {
+        None => println!(
+            "unchanged      {reread} documents re-read (site 0 crawled again, unchanged): the index is current, no update"
+        ),
+        Some((entries, docs, secs)) => println!(
+            "unchanged      {reread} documents re-read (site 0 crawled again, unchanged): {entries} entries from {docs} documents in {secs:.3} s"
+        ),
+    }
+    // Then with a tenth of its pages edited (their titles and an anchor
+    // text): the crawl updates the index with what changed.
+    bench
+        .edition
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let (reread, log) = crawl_counted(bench, &dir, &site0)?;
     let (entries, docs, secs) =
         index_line(&log).ok_or_else(|| anyhow::anyhow!("the crawl did not update the index"))?;
     println!(
-        "incremental    {docs} documents re-read (site 0 crawled again), {entries} entries in {secs:.3} s: {:.0} documents/s",
+        "incremental    {reread} documents re-read (site 0 crawled again, a tenth edited), {docs} changed, {entries} entries in {secs:.3} s: {:.0} documents re-read/s, {:.0} changed documents/s",
+        reread as f64 / secs,
         docs as f64 / secs
     );
     Ok(())
+}
+
+/// [`crawl`], and how many synthetic pages it read (GET).
+fn crawl_counted(bench: &Bench, dir: &Path, config: &str) -> anyhow::Result<(usize, String)> {
+    bench.web.clear_log();
+    let log = crawl(bench, dir, config)?;
+    Ok((bench.pages_read(), log))
 }
 
 /// The `p`th percentile of sorted `xs`.
@@ -734,7 +781,7 @@ fn load(served: &Served, qs: &[Query], dir: &Path, seconds: u64) -> anyhow::Resu
 
 /// `--worm URLS`: all of the above.
 pub fn run(bench: &Bench, urls: u64, keep: Option<PathBuf>) -> anyhow::Result<()> {
-    synthetic_web(bench)?;
+    synthetic_web(bench, keep.as_deref())?;
 
     let tmp = tempfile::tempdir()?;
     let dir = keep.unwrap_or_else(|| tmp.path().to_path_buf());

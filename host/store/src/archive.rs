@@ -243,9 +243,10 @@ impl Store {
     }
 
     /// The number of the latest document write (0: none yet). Every write
-    /// of a document, by a crawl or an import, takes the next number, so
-    /// a reader that remembers this number later asks
-    /// [`Store::for_each_document`] for exactly what was written since.
+    /// of a document, by a crawl or an import, that changes its title,
+    /// references or bad HTML takes the next number (a page re-read as it
+    /// was keeps its own), so a reader that remembers this number later
+    /// asks [`Store::for_each_document`] for exactly what changed since.
     pub fn documents_seq(&self) -> Result<i64, StoreError> {
         Ok(self
             .conn

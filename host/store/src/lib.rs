@@ -7,6 +7,7 @@
 
 mod archive;
 mod collections;
+mod library;
 mod lock;
 mod outbox;
 mod run_view;
@@ -16,6 +17,7 @@ mod writer;
 
 pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument};
 pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
+pub use library::{LibraryError, LibraryNode, PointerCheck, Posting, PostingKind, PostingText};
 pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};
 

@@ -230,12 +230,38 @@ CREATE TABLE archive_completed (
     url_id  INTEGER PRIMARY KEY REFERENCES urls(id)
 ) WITHOUT ROWID;
 "#,
-    // 6: a change sequence for documents. Every write of a document (a
+    // 6: a change sequence for documents. Every write that changes a document (a
     // crawl's parse, an import) gives it the next number, so the search
     // index reads exactly the documents written since it last looked.
     r#"
 ALTER TABLE documents ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
 UPDATE documents SET seq = 1;
 CREATE INDEX documents_by_seq ON documents (seq);
+"#,
+    // 7: GENVL's virtual library. Every posting (a sub-VL, a pointer, a
+    // report) is a row; the root VL has no parent. A VL's postings are
+    // numbered in the order they were posted.
+    r#"
+CREATE TABLE library (
+    id           INTEGER PRIMARY KEY,
+    parent       INTEGER REFERENCES library(id),
+    seq          INTEGER NOT NULL,           -- its number in its VL
+    kind         TEXT NOT NULL CHECK (kind IN ('vl', 'pointer', 'report')),
+    title        TEXT NOT NULL,
+    url          TEXT,                       -- a pointer's URL; a report's title link
+    body         TEXT,                       -- a report's text; a VL's statement of purpose
+    image        TEXT,                       -- a VL's or a report's image
+    create_only  INTEGER NOT NULL DEFAULT 0, -- a VL that takes sub-VLs only
+    author       TEXT,
+    email        TEXT,
+    password     TEXT,                       -- argon2id hash; NULL: anyone may change it
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    version      INTEGER NOT NULL,           -- one more with each edit
+    last_seq     INTEGER NOT NULL DEFAULT 0, -- a VL: the last number given (never reused)
+    UNIQUE (parent, seq)
+);
+CREATE INDEX library_by_update ON library (updated_at);
+CREATE INDEX library_by_url ON library (url);
 "#,
 ];

@@ -1,0 +1,963 @@
+//! GENVL's virtual library (seed 001, part 1), kept in the store: a tree of
+//! virtual libraries (VLs) whose postings are entries (pointers, reports)
+//! or sub-VLs, each with its sequence number in its VL (Tables 1–3).
+//!
+//! Every change is one SQLite transaction: two users posting at once get
+//! distinct sequence numbers, an edit names the version it read and is
+//! refused when another edit came first, and a copy, a move, a deletion
+//! or an import is whole or not at all.
+
+use crate::{Store, StoreError};
+use rusqlite::{OptionalExtension, Row, Transaction, params};
+use serde::{Deserialize, Serialize};
+
+/// What a posting is (Table 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PostingKind {
+    /// A sub-VL: a library of its own, with postings.
+    Vl,
+    /// An entry that is a title carrying a URL.
+    Pointer,
+    /// An entry whose text the library stores (its title may carry a URL).
+    Report,
+}
+
+impl PostingKind {
+    /// The name stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PostingKind::Vl => "vl",
+            PostingKind::Pointer => "pointer",
+            PostingKind::Report => "report",
+        }
+    }
+
+    fn parse(s: &str) -> Option<PostingKind> {
+        match s {
+            "vl" => Some(PostingKind::Vl),
+            "pointer" => Some(PostingKind::Pointer),
+            "report" => Some(PostingKind::Report),
+            _ => None,
+        }
+    }
+}
+
+/// What a posting says: the fields its author fills in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PostingText {
+    /// The title (required).
+    pub title: String,
+    /// A pointer's URL; a report's title link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A report's text (sanitised HTML); a VL's statement of purpose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// A VL's or a report's image (a URL); a VL without one shows its
+    /// parent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// A VL in which only sub-VLs may be posted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub create_only: bool,
+    /// Who posted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Their e-mail address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+/// A posting as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Posting {
+    /// Its id (stable across edits and moves).
+    pub id: i64,
+    /// The VL it is posted in (none for the root).
+    pub parent: Option<i64>,
+    /// Its sequence number in that VL.
+    pub seq: i64,
+    /// What it is.
+    pub kind: PostingKind,
+    /// What it says.
+    pub text: PostingText,
+    /// Its password's argon2id hash (none: anyone may change it).
+    pub password: Option<String>,
+    /// When it was posted (Unix seconds).
+    pub created_at: i64,
+    /// When it was last changed.
+    pub updated_at: i64,
+    /// Its version: 1 when posted, one more with each edit.
+    pub version: i64,
+}
+
+/// A pointer with what the spider last found at its URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointerCheck {
+    /// `ok`, `moved`, `broken`, `blocked`, … (the result's category).
+    pub category: String,
+    /// Where it moved to.
+    pub moved_to: Option<String>,
+    /// The status or error that made it broken.
+    pub detail: Option<String>,
+    /// When it was checked (Unix seconds).
+    pub checked_at: i64,
+}
+
+/// A change the library refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    /// No posting has this id.
+    #[error("there is no posting {0}")]
+    NotFound(i64),
+    /// Postings go into VLs only.
+    #[error("posting {0} is not a virtual library; postings go into virtual libraries")]
+    NotAVl(i64),
+    /// The VL takes sub-VLs only.
+    #[error("\"{0}\" is Create-Only: only sub-libraries may be posted in it")]
+    CreateOnly(String),
+    /// Another edit came between reading and saving.
+    #[error(
+        "someone else changed this posting since you opened it (version {current}, you edited version {read}); reload it and make your change again"
+    )]
+    Conflict {
+        /// The version now stored.
+        current: i64,
+        /// The version the editor read.
+        read: i64,
+    },
+    /// A VL cannot be moved or copied into itself or below itself.
+    #[error("a library cannot be moved or copied into itself or one of its sub-libraries")]
+    IntoItself,
+    /// The root stays where it is.
+    #[error("the root library cannot be moved, copied or deleted")]
+    Root,
+    /// A library file that cannot be imported.
+    #[error("{0}")]
+    Import(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for LibraryError {
+    fn from(e: rusqlite::Error) -> LibraryError {
+        LibraryError::Store(StoreError::Sqlite(e))
+    }
+}
+
+/// The library as a file: every posting, sub-VLs nested (`spinneret library
+/// export`, `import`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryNode {
+    /// What it is.
+    pub kind: PostingKind,
+    /// Its sequence number in its VL.
+    pub seq: i64,
+    /// What it says.
+    #[serde(flatten)]
+    pub text: PostingText,
+    /// Its password's hash, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// When it was posted (Unix seconds).
+    pub created_at: i64,
+    /// When it was last changed.
+    pub updated_at: i64,
+    /// A VL's last sequence number given (postings deleted since leave
+    /// gaps, and their numbers are not given again).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub last_seq: i64,
+    /// A VL's postings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub postings: Vec<LibraryNode>,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+const COLUMNS: &str = "id, parent, seq, kind, title, url, body, image, create_only, author, email, \
+                       password, created_at, updated_at, version";
+
+fn posting(r: &Row<'_>) -> rusqlite::Result<Posting> {
+    let kind: String = r.get(3)?;
+    Ok(Posting {
+        id: r.get(0)?,
+        parent: r.get(1)?,
+        seq: r.get(2)?,
+        kind: PostingKind::parse(&kind).unwrap_or(PostingKind::Pointer),
+        text: PostingText {
+            title: r.get(4)?,
+            url: r.get(5)?,
+            body: r.get(6)?,
+            image: r.get(7)?,
+            create_only: r.get(8)?,
+            author: r.get(9)?,
+            email: r.get(10)?,
+        },
+        password: r.get(11)?,
+        created_at: r.get(12)?,
+        updated_at: r.get(13)?,
+        version: r.get(14)?,
+    })
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn get(tx: &rusqlite::Connection, id: i64) -> Result<Posting, LibraryError> {
+    tx.prepare_cached(&format!("SELECT {COLUMNS} FROM library WHERE id = ?1"))?
+        .query_row([id], posting)
+        .optional()?
+        .ok_or(LibraryError::NotFound(id))
+}
+
+/// The VL `id`, or why postings cannot go into it (`kind` is what would be
+/// posted).
+fn vl_for(tx: &rusqlite::Connection, id: i64, kind: PostingKind) -> Result<Posting, LibraryError> {
+    let vl = get(tx, id)?;
+    if vl.kind != PostingKind::Vl {
+        return Err(LibraryError::NotAVl(id));
+    }
+    if vl.text.create_only && kind != PostingKind::Vl {
+        return Err(LibraryError::CreateOnly(vl.text.title));
+    }
+    Ok(vl)
+}
+
+/// Insert a posting into `parent` with sequence number `seq` or, without
+/// one, the VL's next; the number is taken inside the insert, under
+/// SQLite's write lock.
+#[allow(clippy::too_many_arguments)]
+fn insert(
+    tx: &Transaction<'_>,
+    parent: i64,
+    seq: Option<i64>,
+    kind: PostingKind,
+    t: &PostingText,
+    password: Option<&str>,
+    created_at: i64,
+    updated_at: i64,
+) -> Result<i64, LibraryError> {
+    let seq = match seq {
+        Some(s) => {
+            tx.prepare_cached("UPDATE library SET last_seq = MAX(last_seq, ?2) WHERE id = ?1")?
+                .execute(params![parent, s])?;
+            s
+        }
+        None => next_seq(tx, parent)?,
+    };
+    tx.prepare_cached(
+        "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
+                              email, password, created_at, updated_at, version)
+         VALUES (?1, ?13, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)",
+    )?
+    .execute(params![
+        parent,
+        kind.as_str(),
+        t.title,
+        t.url,
+        t.body,
+        t.image,
+        t.create_only,
+        t.author,
+        t.email,
+        password,
+        created_at,
+        updated_at,
+        seq
+    ])?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// VL `vl`'s next sequence number: one more than the last it gave, so a
+/// deleted posting's number is never given again.
+fn next_seq(tx: &Transaction<'_>, vl: i64) -> Result<i64, LibraryError> {
+    Ok(tx
+        .prepare_cached(
+            "UPDATE library SET last_seq = last_seq + 1 WHERE id = ?1 RETURNING last_seq",
+        )?
+        .query_row([vl], |r| r.get(0))?)
+}
+
+/// The ids of `id` and every posting below it.
+fn subtree(tx: &rusqlite::Connection, id: i64) -> Result<Vec<i64>, LibraryError> {
+    let mut stmt = tx.prepare_cached(
+        "WITH RECURSIVE below(id) AS (
+             SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
+         SELECT id FROM below",
+    )?;
+    let ids = stmt
+        .query_map([id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
+impl Store {
+    /// The root VL, created titled `title` when the library is new.
+    pub fn library_root(&mut self, title: &str) -> Result<Posting, LibraryError> {
+        let tx = self.conn.transaction()?;
+        let root: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM library WHERE parent IS NULL ORDER BY id LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let id = match root {
+            Some(id) => id,
+            None => {
+                let t = now();
+                tx.execute(
+                    "INSERT INTO library (parent, seq, kind, title, create_only, created_at,
+                                          updated_at, version)
+                     VALUES (NULL, 0, 'vl', ?1, 0, ?2, ?2, 1)",
+                    params![title, t],
+                )?;
+                tx.last_insert_rowid()
+            }
+        };
+        let root = get(&tx, id)?;
+        tx.commit()?;
+        Ok(root)
+    }
+
+    /// The posting `id`.
+    pub fn library_posting(&self, id: i64) -> Result<Posting, LibraryError> {
+        get(&self.conn, id)
+    }
+
+    /// The VLs from the root down to `id`'s VL (not `id` itself).
+    pub fn library_ancestors(&self, id: i64) -> Result<Vec<Posting>, LibraryError> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "WITH RECURSIVE up(id, depth) AS (
+                 SELECT parent, 1 FROM library WHERE id = ?1 AND parent IS NOT NULL
+                 UNION ALL
+                 SELECT l.parent, u.depth + 1 FROM library l JOIN up u ON l.id = u.id
+                 WHERE l.parent IS NOT NULL)
+             SELECT {COLUMNS} FROM library JOIN up USING (id) ORDER BY up.depth DESC"
+        ))?;
+        let rows = stmt.query_map([id], posting)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// The postings of VL `vl`, alphabetically by title (then by sequence
+    /// number), each pointer with what the spider last found at its URL.
+    pub fn library_postings(
+        &self,
+        vl: i64,
+    ) -> Result<Vec<(Posting, Option<PointerCheck>)>, LibraryError> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {}, r.category, r.final_url, r.status, r.error, r.checked_at
+             FROM library l
+             LEFT JOIN urls u ON u.url = l.url AND l.kind <> 'vl'
+             LEFT JOIN results r ON r.url_id = u.id
+                  AND r.run_id = (SELECT MAX(run_id) FROM results WHERE url_id = u.id)
+             WHERE l.parent = ?1
+             ORDER BY l.title COLLATE NOCASE, l.seq",
+            COLUMNS
+                .split(", ")
+                .map(|c| format!("l.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))?;
+        let rows = stmt
+            .query_map([vl], |r| {
+                let p = posting(r)?;
+                let category: Option<String> = r.get(15)?;
+                let check = match category {
+                    Some(category) => {
+                        let status: Option<i64> = r.get(17)?;
+                        let error: Option<String> = r.get(18)?;
+                        Some(PointerCheck {
+                            category,
+                            moved_to: r.get(16)?,
+                            detail: error.or_else(|| status.map(|s| format!("status {s}"))),
+                            checked_at: r.get(19)?,
+                        })
+                    }
+                    None => None,
+                };
+                Ok((p, check))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Everything at and below VL `vl`, most recently changed first (the
+    /// seed's SUMMARY), at most `limit`.
+    pub fn library_global_list(&self, vl: i64, limit: usize) -> Result<Vec<Posting>, LibraryError> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "WITH RECURSIVE below(id) AS (
+                 SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
+             SELECT {COLUMNS} FROM library WHERE id IN (SELECT id FROM below) AND id <> ?1
+             ORDER BY updated_at DESC, id DESC LIMIT ?2"
+        ))?;
+        let rows = stmt
+            .query_map(params![vl, limit as i64], posting)?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Post into VL `parent`: each of `postings` gets the VL's next
+    /// sequence number; all are posted or, when one is refused, none.
+    pub fn library_post(
+        &mut self,
+        parent: i64,
+        postings: &[(PostingKind, PostingText, Option<String>)],
+    ) -> Result<Vec<Posting>, LibraryError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let t = now();
+        let mut ids = Vec::with_capacity(postings.len());
+        for (kind, text, password) in postings {
+            vl_for(&tx, parent, *kind)?;
+            ids.push(insert(
+                &tx,
+                parent,
+                None,
+                *kind,
+                text,
+                password.as_deref(),
+                t,
+                t,
+            )?);
+        }
+        let out = ids
+            .into_iter()
+            .map(|id| get(&tx, id))
+            .collect::<Result<_, _>>()?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Change what posting `id` says, when it is still at version `read`.
+    /// `password` replaces its password hash when given (`Some(None)`
+    /// removes it).
+    pub fn library_edit(
+        &mut self,
+        id: i64,
+        read: i64,
+        text: &PostingText,
+        password: Option<Option<String>>,
+    ) -> Result<Posting, LibraryError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let old = get(&tx, id)?;
+        if old.version != read {
+            return Err(LibraryError::Conflict {
+                current: old.version,
+                read,
+            });
+        }
+        let password = match password {
+            Some(p) => p,
+            None => old.password,
+        };
+        tx.execute(
+            "UPDATE library SET title = ?2, url = ?3, body = ?4, image = ?5, create_only = ?6,
+                    author = ?7, email = ?8, password = ?9, updated_at = ?10,
+                    version = version + 1
+             WHERE id = ?1 AND version = ?11",
+            params![
+                id,
+                text.title,
+                text.url,
+                text.body,
+                text.image,
+                text.create_only && old.kind == PostingKind::Vl,
+                text.author,
+                text.email,
+                password,
+                now(),
+                read
+            ],
+        )?;
+        let new = get(&tx, id)?;
+        tx.commit()?;
+        Ok(new)
+    }
+
+    /// Point posting `id` at `url` (a pointer the spider found moved), when
+    /// it is still at version `read`.
+    pub fn library_set_url(
+        &mut self,
+        id: i64,
+        read: i64,
+        url: &str,
+    ) -> Result<Posting, LibraryError> {
+        let old = get(&self.conn, id)?;
+        let text = PostingText {
+            url: Some(url.to_string()),
+            ..old.text
+        };
+        self.library_edit(id, read, &text, None)
+    }
+
+    /// Delete the postings `ids` and, for a VL, everything below it.
+    /// Returns how many postings went.
+    pub fn library_delete(&mut self, ids: &[i64]) -> Result<usize, LibraryError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut gone = 0;
+        for &id in ids {
+            let p = get(&tx, id)?;
+            if p.parent.is_none() {
+                return Err(LibraryError::Root);
+            }
+            for below in subtree(&tx, id)?.into_iter().rev() {
+                gone += tx.execute("DELETE FROM library WHERE id = ?1", [below])?;
+            }
+        }
+        tx.commit()?;
+        Ok(gone)
+    }
+
+    /// Move posting `id` into VL `to`, where it takes the next sequence
+    /// number.
+    pub fn library_move(&mut self, id: i64, to: i64) -> Result<Posting, LibraryError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let p = get(&tx, id)?;
+        if p.parent.is_none() {
+            return Err(LibraryError::Root);
+        }
+        vl_for(&tx, to, p.kind)?;
+        if subtree(&tx, id)?.contains(&to) {
+            return Err(LibraryError::IntoItself);
+        }
+        if p.parent != Some(to) {
+            let seq = next_seq(&tx, to)?;
+            tx.execute(
+                "UPDATE library SET parent = ?2, seq = ?3, updated_at = ?4, version = version + 1
+                 WHERE id = ?1",
+                params![id, to, seq, now()],
+            )?;
+        }
+        let p = get(&tx, id)?;
+        tx.commit()?;
+        Ok(p)
+    }
+
+    /// Copy posting `id` (a VL with everything below it) into VL `to`.
+    pub fn library_copy(&mut self, id: i64, to: i64) -> Result<Posting, LibraryError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let p = get(&tx, id)?;
+        if p.parent.is_none() {
+            return Err(LibraryError::Root);
+        }
+        vl_for(&tx, to, p.kind)?;
+        if subtree(&tx, id)?.contains(&to) {
+            return Err(LibraryError::IntoItself);
+        }
+        let node = node_of(&tx, p)?;
+        let t = now();
+        let copy = graft(&tx, to, &node, Some(t))?;
+        let copy = get(&tx, copy)?;
+        tx.commit()?;
+        Ok(copy)
+    }
+
+    /// Every pointer URL in the library (pointers, and reports whose title
+    /// carries a URL), once each.
+    pub fn library_urls(&self) -> Result<Vec<String>, LibraryError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT url FROM library WHERE url IS NOT NULL AND kind <> 'vl' ORDER BY url",
+        )?;
+        let urls = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(urls)
+    }
+
+    /// The pointer URLs of VL `vl` (not below it).
+    pub fn library_urls_in(&self, vl: i64) -> Result<Vec<String>, LibraryError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT url FROM library
+             WHERE parent = ?1 AND url IS NOT NULL AND kind <> 'vl' ORDER BY url",
+        )?;
+        let urls = stmt
+            .query_map([vl], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(urls)
+    }
+
+    /// The whole library, from the root (none when there is no library).
+    pub fn library_export(&self) -> Result<Option<LibraryNode>, LibraryError> {
+        let root: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT id FROM library WHERE parent IS NULL ORDER BY id LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match root {
+            Some(id) => {
+                let p = get(&self.conn, id)?;
+                Ok(Some(node_of(&self.conn, p)?))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Replace the whole library with `root` (an export): all of it or,
+    /// on any failure, nothing.
+    pub fn library_import(&mut self, root: &LibraryNode) -> Result<usize, LibraryError> {
+        if root.kind != PostingKind::Vl {
+            return Err(LibraryError::Import(
+                "the library file's root is not a virtual library".into(),
+            ));
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute("DELETE FROM library", [])?;
+        tx.execute(
+            "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
+                                  email, password, created_at, updated_at, version, last_seq)
+             VALUES (NULL, 0, 'vl', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)",
+            params![
+                root.text.title,
+                root.text.url,
+                root.text.body,
+                root.text.image,
+                root.text.create_only,
+                root.text.author,
+                root.text.email,
+                root.password,
+                root.created_at,
+                root.updated_at,
+                root.last_seq
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        let mut count = 1;
+        for child in &root.postings {
+            graft(&tx, id, child, None)?;
+            count += count_nodes(child);
+        }
+        tx.commit()?;
+        Ok(count)
+    }
+}
+
+fn count_nodes(n: &LibraryNode) -> usize {
+    1 + n.postings.iter().map(count_nodes).sum::<usize>()
+}
+
+/// Posting `p` with everything below it, as a file holds it.
+fn node_of(conn: &rusqlite::Connection, p: Posting) -> Result<LibraryNode, LibraryError> {
+    let mut postings = Vec::new();
+    let last_seq: i64 = conn
+        .prepare_cached("SELECT last_seq FROM library WHERE id = ?1")?
+        .query_row([p.id], |r| r.get(0))?;
+    if p.kind == PostingKind::Vl {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM library WHERE parent = ?1 ORDER BY seq"
+        ))?;
+        let children: Vec<Posting> = stmt.query_map([p.id], posting)?.collect::<Result<_, _>>()?;
+        drop(stmt);
+        for c in children {
+            postings.push(node_of(conn, c)?);
+        }
+    }
+    Ok(LibraryNode {
+        kind: p.kind,
+        seq: p.seq,
+        text: p.text,
+        password: p.password,
+        created_at: p.created_at,
+        updated_at: p.updated_at,
+        last_seq,
+        postings,
+    })
+}
+
+/// Insert `node` and everything below it into VL `parent`: a copy (with
+/// `now`) or an import. Returns the new id.
+fn graft(
+    tx: &Transaction<'_>,
+    parent: i64,
+    node: &LibraryNode,
+    now: Option<i64>,
+) -> Result<i64, LibraryError> {
+    vl_for(tx, parent, node.kind)?;
+    // A copy takes the next number and the time of copying; an import
+    // keeps the file's.
+    let (seq, created, updated) = match now {
+        Some(t) => (None, t, t),
+        None => (Some(node.seq), node.created_at, node.updated_at),
+    };
+    let id = insert(
+        tx,
+        parent,
+        seq,
+        node.kind,
+        &node.text,
+        node.password.as_deref(),
+        created,
+        updated,
+    )?;
+    if now.is_none() && node.kind == PostingKind::Vl {
+        tx.prepare_cached("UPDATE library SET last_seq = ?2 WHERE id = ?1")?
+            .execute(params![id, node.last_seq])?;
+    }
+    for child in &node.postings {
+        if node.kind != PostingKind::Vl {
+            return Err(LibraryError::Import(format!(
+                "\"{}\" is a {} and cannot hold postings",
+                node.text.title,
+                node.kind.as_str()
+            )));
+        }
+        graft(tx, id, child, now)?;
+    }
+    Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(title: &str) -> PostingText {
+        PostingText {
+            title: title.into(),
+            ..PostingText::default()
+        }
+    }
+
+    fn pointer(title: &str, url: &str) -> (PostingKind, PostingText, Option<String>) {
+        (
+            PostingKind::Pointer,
+            PostingText {
+                url: Some(url.into()),
+                ..text(title)
+            },
+            None,
+        )
+    }
+
+    fn vl(title: &str, create_only: bool) -> (PostingKind, PostingText, Option<String>) {
+        (
+            PostingKind::Vl,
+            PostingText {
+                create_only,
+                ..text(title)
+            },
+            None,
+        )
+    }
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn postings_are_numbered_in_their_vl_and_listed_alphabetically() {
+        let (_d, mut s) = store();
+        let root = s.library_root("Library").unwrap();
+        assert_eq!(s.library_root("Other").unwrap().id, root.id);
+        let posted = s
+            .library_post(
+                root.id,
+                &[
+                    pointer("zebra", "http://z.example/"),
+                    pointer("Apple", "http://a.example/"),
+                    vl("Music", false),
+                ],
+            )
+            .unwrap();
+        assert_eq!(
+            posted.iter().map(|p| p.seq).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
+        let listed: Vec<(String, i64)> = s
+            .library_postings(root.id)
+            .unwrap()
+            .into_iter()
+            .map(|(p, _)| (p.text.title, p.seq))
+            .collect();
+        assert_eq!(
+            listed,
+            vec![
+                ("Apple".into(), 2),
+                ("Music".into(), 3),
+                ("zebra".into(), 1)
+            ]
+        );
+        // The sub-VL numbers its own postings from 1.
+        let sub = s
+            .library_post(posted[2].id, &[pointer("Bach", "http://b.example/")])
+            .unwrap();
+        assert_eq!(sub[0].seq, 1);
+        assert_eq!(
+            s.library_ancestors(sub[0].id)
+                .unwrap()
+                .iter()
+                .map(|p| p.text.title.as_str())
+                .collect::<Vec<_>>(),
+            vec!["Library", "Music"]
+        );
+    }
+
+    #[test]
+    fn concurrent_posts_get_distinct_numbers() {
+        let (d, mut s) = store();
+        let root = s.library_root("Library").unwrap().id;
+        let path = d.path().join("s.db");
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let mut s = Store::open(&path).unwrap();
+                    for i in 0..25 {
+                        s.library_post(root, &[pointer(&format!("{t}-{i}"), "http://x.example/")])
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let mut seqs: Vec<i64> = s
+            .library_postings(root)
+            .unwrap()
+            .iter()
+            .map(|(p, _)| p.seq)
+            .collect();
+        seqs.sort();
+        assert_eq!(seqs, (1..=200).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_edit_of_a_stale_version_is_refused() {
+        let (_d, mut s) = store();
+        let root = s.library_root("Library").unwrap().id;
+        let p = s
+            .library_post(root, &[pointer("One", "http://1.example/")])
+            .unwrap()[0]
+            .clone();
+        let first = s.library_edit(p.id, 1, &text("First"), None).unwrap();
+        assert_eq!(first.version, 2);
+        let second = s.library_edit(p.id, 1, &text("Second"), None);
+        assert!(
+            matches!(
+                second,
+                Err(LibraryError::Conflict {
+                    current: 2,
+                    read: 1
+                })
+            ),
+            "{second:?}"
+        );
+        assert_eq!(s.library_posting(p.id).unwrap().text.title, "First");
+    }
+
+    #[test]
+    fn create_only_vls_take_sub_vls_only() {
+        let (_d, mut s) = store();
+        let root = s.library_root("Library").unwrap().id;
+        let closed = s.library_post(root, &[vl("Closed", true)]).unwrap()[0].id;
+        let refused = s.library_post(closed, &[pointer("x", "http://x.example/")]);
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "\"Closed\" is Create-Only: only sub-libraries may be posted in it"
+        );
+        assert!(s.library_post(closed, &[vl("Open", false)]).is_ok());
+        // A list of postings is all or nothing.
+        let mixed = s.library_post(
+            closed,
+            &[vl("Fine", false), pointer("x", "http://x.example/")],
+        );
+        assert!(mixed.is_err());
+        assert_eq!(s.library_postings(closed).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn moves_copies_and_deletions_keep_the_tree_whole() {
+        let (_d, mut s) = store();
+        let root = s.library_root("Library").unwrap().id;
+        let a = s.library_post(root, &[vl("A", false)]).unwrap()[0].id;
+        let b = s.library_post(a, &[vl("B", false)]).unwrap()[0].id;
+        let p = s
+            .library_post(b, &[pointer("P", "http://p.example/")])
+            .unwrap()[0]
+            .id;
+        assert!(matches!(
+            s.library_move(a, b),
+            Err(LibraryError::IntoItself)
+        ));
+        assert!(matches!(
+            s.library_copy(a, a),
+            Err(LibraryError::IntoItself)
+        ));
+        assert!(matches!(s.library_move(root, a), Err(LibraryError::Root)));
+        assert!(matches!(s.library_move(a, p), Err(LibraryError::NotAVl(_))));
+
+        let copy = s.library_copy(a, root).unwrap();
+        assert_eq!((copy.seq, copy.text.title.as_str()), (2, "A"));
+        let moved = s.library_move(p, root).unwrap();
+        assert_eq!((moved.parent, moved.seq), (Some(root), 3));
+        // The copy kept its own pointer; deleting A takes B with it.
+        assert_eq!(s.library_global_list(copy.id, 10).unwrap().len(), 2);
+        assert_eq!(s.library_delete(&[a]).unwrap(), 2);
+        assert!(matches!(
+            s.library_posting(b),
+            Err(LibraryError::NotFound(_))
+        ));
+        assert!(matches!(s.library_delete(&[root]), Err(LibraryError::Root)));
+    }
+
+    #[test]
+    fn an_export_imports_as_it_was() {
+        let (_d, mut s) = store();
+        let root = s.library_root("Library").unwrap().id;
+        let a = s.library_post(root, &[vl("A", true)]).unwrap()[0].id;
+        let b = s.library_post(a, &[vl("B", false)]).unwrap()[0].id;
+        s.library_post(
+            b,
+            &[
+                pointer("P", "http://p.example/"),
+                pointer("Q", "http://q.example/"),
+            ],
+        )
+        .unwrap();
+        let q = s.library_postings(b).unwrap()[1].0.id;
+        s.library_delete(&[q]).unwrap();
+        s.library_post(b, &[pointer("R", "http://r.example/")])
+            .unwrap();
+        let exported = s.library_export().unwrap().unwrap();
+
+        let (_d2, mut t) = store();
+        assert_eq!(t.library_import(&exported).unwrap(), 5);
+        assert_eq!(t.library_export().unwrap().unwrap(), exported);
+        // Numbers survive, gaps included.
+        let json = serde_json::to_string(&exported).unwrap();
+        assert!(json.contains(r#""seq":3"#), "{json}");
+
+        // A file that puts a pointer in a Create-Only VL changes nothing.
+        let mut bad = exported.clone();
+        let stray = LibraryNode {
+            postings: Vec::new(),
+            ..bad.postings[0].postings[0].postings[0].clone()
+        };
+        bad.postings[0].postings.push(stray);
+        assert!(t.library_import(&bad).is_err());
+        assert_eq!(t.library_export().unwrap().unwrap(), exported);
+    }
+}

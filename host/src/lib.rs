@@ -20,6 +20,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod library;
 pub mod notify;
 pub mod report;
 pub mod serve;

@@ -330,7 +330,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
             args.listen
         );
     }
-    crate::serve::serve(&path, args.listen, &mut |addr| {
+    crate::serve::serve(&path, args.listen, Default::default(), &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");
     })?;
     Ok(EXIT_OK)

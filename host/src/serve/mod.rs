@@ -1,6 +1,7 @@
 //! `spinneret serve`: the Worm's search page (seed 001, section 3.3), its
 //! JSON API, each task's reports and a view of the last run's problems,
-//! served read-only over HTTP.
+//! served read-only over HTTP; and GENVL's library under `/library`
+//! ([`crate::library::pages`]), the one part that takes posts.
 //!
 //! Loopback by default. Every page is an auto-escaping template; no page
 //! needs JavaScript or loads anything from another origin, and the
@@ -62,13 +63,31 @@ struct App {
     searches: tokio::sync::Semaphore,
 }
 
+/// What the library is served with.
+#[derive(Clone, Debug, Default)]
+pub struct LibraryOptions {
+    /// The root library's title when the store has none yet.
+    pub title: Option<String>,
+    /// The moderators: name and argon2id password hash.
+    pub moderators: Vec<(String, String)>,
+}
+
 /// Serve the store at `store_path` on `listen` until stopped.
 pub fn serve(
     store_path: &Path,
     listen: SocketAddr,
+    library: LibraryOptions,
     ready: &mut dyn FnMut(SocketAddr),
 ) -> anyhow::Result<()> {
     let store = Store::open(store_path)?;
+    let library = Arc::new(crate::library::pages::Library::new(
+        store.reader()?,
+        library
+            .title
+            .as_deref()
+            .unwrap_or(crate::library::DEFAULT_TITLE),
+        library.moderators,
+    ));
     crate::wwww::refresh_index(&store, store_path, &mut |m| eprintln!("{m}"))?;
     let Some(index) = SearchIndex::open(&index_dir(store_path))? else {
         anyhow::bail!(
@@ -90,7 +109,10 @@ pub fn serve(
             .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
         ready(listener.local_addr()?);
         let refresher = tokio::spawn(keep_index_current(app.clone(), store_path.to_path_buf()));
-        let served = axum::serve(listener, router(app))
+        let served = axum::serve(
+            listener,
+            router(app, library).into_make_service_with_connect_info::<SocketAddr>(),
+        )
             .with_graceful_shutdown(crate::app::run::stop_signal())
             .await;
         refresher.abort();
@@ -121,8 +143,9 @@ async fn keep_index_current(app: Arc<App>, store_path: PathBuf) {
     }
 }
 
-fn router(app: Arc<App>) -> Router {
+fn router(app: Arc<App>, library: Arc<crate::library::pages::Library>) -> Router {
     Router::new()
+        .nest("/library", crate::library::pages::router(library))
         .route("/", get(search_page))
         .route("/api/search", get(api_search))
         .route("/reports", get(reports_page))

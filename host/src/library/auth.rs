@@ -1,0 +1,281 @@
+//! Who may change what in the library: posting passwords (argon2id hashes
+//! only), moderators' sessions, the CSRF token every form carries, and the
+//! bound on wrong passwords.
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Wrong passwords allowed per posting, and per client, in [`WINDOW`].
+pub const MAX_WRONG: u32 = 5;
+/// The window over which wrong passwords are counted.
+pub const WINDOW: Duration = Duration::from_secs(15 * 60);
+/// How long a moderator's session lasts.
+const SESSION: Duration = Duration::from_secs(12 * 60 * 60);
+/// The most clients and postings whose wrong passwords are remembered, and
+/// the most sessions: past it the oldest are forgotten.
+const MAX_TRACKED: usize = 100_000;
+
+/// The argon2id hash (PHC string) of `password`, with a fresh salt.
+pub fn hash_password(password: &str) -> anyhow::Result<String> {
+    use argon2::password_hash::{PasswordHasher, SaltString};
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system has no random source");
+    let salt = SaltString::encode_b64(&bytes)
+        .map_err(|e| anyhow::anyhow!("cannot make a salt: {e}"))?;
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| anyhow::anyhow!("cannot hash the password: {e}"))
+}
+
+/// Whether `password` matches `hash` (a PHC string; anything else matches
+/// nothing).
+pub fn verify_password(hash: &str, password: &str) -> bool {
+    use argon2::password_hash::{PasswordHash, PasswordVerifier};
+    PasswordHash::new(hash).is_ok_and(|h| {
+        argon2::Argon2::default()
+            .verify_password(password.as_bytes(), &h)
+            .is_ok()
+    })
+}
+
+/// `n` random bytes, as lowercase hex.
+pub fn random_hex(n: usize) -> String {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes).expect("the operating system has no random source");
+    hex(&bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// Wrong-password counts per key (a posting, a client), each over
+/// [`WINDOW`].
+#[derive(Default)]
+struct Counts(HashMap<String, (u32, Instant)>);
+
+impl Counts {
+    /// How long `key` must wait, when it has had its [`MAX_WRONG`].
+    fn wait(&self, key: &str, now: Instant) -> Option<Duration> {
+        let (n, since) = self.0.get(key)?;
+        let elapsed = now.duration_since(*since);
+        (*n >= MAX_WRONG && elapsed < WINDOW).then(|| WINDOW - elapsed)
+    }
+
+    fn add(&mut self, key: &str, now: Instant) {
+        if self.0.len() >= MAX_TRACKED {
+            self.0.retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
+            if self.0.len() >= MAX_TRACKED {
+                self.0.clear();
+            }
+        }
+        let e = self.0.entry(key.to_string()).or_insert((0, now));
+        if now.duration_since(e.1) >= WINDOW {
+            *e = (0, now);
+        }
+        e.0 += 1;
+    }
+}
+
+/// The server's secrets and what it remembers of its clients.
+pub struct Guard {
+    /// Signs the CSRF tokens (new with every server start).
+    key: [u8; 32],
+    wrong: Mutex<Counts>,
+    sessions: Mutex<HashMap<String, (String, Instant)>>,
+    /// The moderators: name and password hash.
+    moderators: Vec<(String, String)>,
+}
+
+impl Guard {
+    /// A guard for a server whose moderators are `moderators` (name,
+    /// argon2id hash).
+    pub fn new(moderators: Vec<(String, String)>) -> Guard {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).expect("the operating system has no random source");
+        Guard {
+            key,
+            wrong: Mutex::default(),
+            sessions: Mutex::default(),
+            moderators,
+        }
+    }
+
+    /// The CSRF token of the client whose cookie is `client`.
+    pub fn csrf_token(&self, client: &str) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("any key length");
+        mac.update(b"spinneret library form\0");
+        mac.update(client.as_bytes());
+        hex(&mac.finalize().into_bytes())
+    }
+
+    /// Whether `token` is the CSRF token of `client` (compared in constant
+    /// time).
+    pub fn csrf_ok(&self, client: &str, token: &str) -> bool {
+        let Some(bytes) = unhex(token) else {
+            return false;
+        };
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("any key length");
+        mac.update(b"spinneret library form\0");
+        mac.update(client.as_bytes());
+        !client.is_empty() && mac.verify_slice(&bytes).is_ok()
+    }
+
+    /// Check `password` against `hash` for posting `posting`, asked by
+    /// `client`: refused without trying once either has had
+    /// [`MAX_WRONG`] wrong passwords within [`WINDOW`].
+    pub fn check_password(
+        &self,
+        posting: i64,
+        client: &str,
+        hash: &str,
+        password: &str,
+    ) -> Result<(), Refusal> {
+        let keys = [format!("posting {posting}"), format!("client {client}")];
+        self.attempt(&keys, || verify_password(hash, password))
+    }
+
+    /// Log moderator `name` in with `password` for `client`: the session
+    /// id, or why not.
+    pub fn log_in(&self, client: &str, name: &str, password: &str) -> Result<String, Refusal> {
+        let keys = [format!("moderator {name}"), format!("client {client}")];
+        let hash = self
+            .moderators
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, h)| h.as_str());
+        self.attempt(&keys, || hash.is_some_and(|h| verify_password(h, password)))?;
+        let id = random_hex(32);
+        let now = Instant::now();
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        if sessions.len() >= MAX_TRACKED {
+            sessions.retain(|_, (_, since)| now.duration_since(*since) < SESSION);
+        }
+        sessions.insert(id.clone(), (name.to_string(), now));
+        Ok(id)
+    }
+
+    /// The moderator whose session is `id`, while it lasts.
+    pub fn moderator(&self, id: &str) -> Option<String> {
+        let sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let (name, since) = sessions.get(id)?;
+        (since.elapsed() < SESSION).then(|| name.clone())
+    }
+
+    /// End session `id`.
+    pub fn log_out(&self, id: &str) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
+    /// Whether any moderator is configured.
+    pub fn has_moderators(&self) -> bool {
+        !self.moderators.is_empty()
+    }
+
+    fn attempt(&self, keys: &[String], check: impl FnOnce() -> bool) -> Result<(), Refusal> {
+        let now = Instant::now();
+        {
+            let wrong = self.wrong.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(wait) = keys.iter().filter_map(|k| wrong.wait(k, now)).max() {
+                return Err(Refusal::TooMany(wait));
+            }
+        }
+        if check() {
+            return Ok(());
+        }
+        let mut wrong = self.wrong.lock().unwrap_or_else(|p| p.into_inner());
+        for k in keys {
+            wrong.add(k, now);
+        }
+        Err(Refusal::Wrong)
+    }
+}
+
+/// Why a password was not accepted.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// It is not the password.
+    Wrong,
+    /// Too many wrong passwords lately: try again after this long.
+    TooMany(Duration),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Wrong => write!(f, "the password is wrong"),
+            Refusal::TooMany(wait) => write!(
+                f,
+                "too many wrong passwords; try again in {} minutes",
+                wait.as_secs().div_ceil(60).max(1)
+            ),
+        }
+    }
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 || s.len() > 128 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_stored_as_argon2id_hashes() {
+        let h = hash_password("s3cret").unwrap();
+        assert!(h.starts_with("$argon2id$"), "{h}");
+        assert!(verify_password(&h, "s3cret"));
+        assert!(!verify_password(&h, "s3cret "));
+        assert!(!verify_password("not a hash", "s3cret"));
+    }
+
+    #[test]
+    fn a_token_belongs_to_its_client() {
+        let g = Guard::new(Vec::new());
+        let t = g.csrf_token("client-a");
+        assert!(g.csrf_ok("client-a", &t));
+        assert!(!g.csrf_ok("client-b", &t));
+        assert!(!g.csrf_ok("", &g.csrf_token("")));
+        assert!(!g.csrf_ok("client-a", "zz"));
+        // Another server's token is not this one's.
+        assert!(!Guard::new(Vec::new()).csrf_ok("client-a", &t));
+    }
+
+    #[test]
+    fn wrong_passwords_are_counted_per_posting_and_per_client() {
+        let g = Guard::new(Vec::new());
+        let h = hash_password("right").unwrap();
+        for _ in 0..MAX_WRONG {
+            assert_eq!(g.check_password(1, "a", &h, "wrong"), Err(Refusal::Wrong));
+        }
+        // Posting 1 is closed to everyone for a while, the right password
+        // included; client a is closed for every posting.
+        assert!(matches!(
+            g.check_password(1, "b", &h, "right"),
+            Err(Refusal::TooMany(_))
+        ));
+        assert!(matches!(
+            g.check_password(2, "a", &h, "right"),
+            Err(Refusal::TooMany(_))
+        ));
+        assert_eq!(g.check_password(2, "b", &h, "right"), Ok(()));
+    }
+}

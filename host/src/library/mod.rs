@@ -1,0 +1,19 @@
+//! GENVL, the user-edited virtual library (seed 001, part 1), served under
+//! `/library` by `spinneret serve`: a tree of virtual libraries whose
+//! postings are pointers, reports and sub-libraries, each with its
+//! sequence number, changed through HTML forms that need no JavaScript.
+//!
+//! - [`input`]: what the forms accept (titles, http(s) URLs only, reports'
+//!   HTML sanitised, the Pointers operation's pasted list);
+//! - [`auth`]: posting passwords (argon2id hashes), moderators' sessions,
+//!   the CSRF token of every form, and the bound on wrong passwords;
+//! - [`pages`]: the pages and the operations of Table 3.
+//!
+//! The library itself lives in the store ([`spinneret_store::Posting`]).
+
+pub mod auth;
+pub mod input;
+pub mod pages;
+
+/// The root library's title when a store has no library yet.
+pub const DEFAULT_TITLE: &str = "The Virtual Library";

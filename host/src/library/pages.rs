@@ -1,0 +1,1181 @@
+//! The library's pages and operations (seed 001, Tables 1–3), under
+//! `/library`:
+//!
+//! | page | what |
+//! |---|---|
+//! | `GET /library` | the root VL's summary |
+//! | `GET /library/{vl}` | a VL's summary: postings alphabetically with their numbers, sub-VLs in bold with an asterisk, each pointer's last check |
+//! | `GET /library/{vl}/all` | everything at and below it, most recent first |
+//! | `GET /library/{vl}/change` | Add, Change or Delete: the Point, Pointers, Input, Create and Delete forms |
+//! | `POST /library/{vl}/{point,pointers,input,create,delete}` | those operations |
+//! | `GET`/`POST /library/posting/{id}/edit` | Edit (a version check tells a second editor) |
+//! | `GET`/`POST /library/posting/{id}/{move,copy}` | Move and Copy to any VL |
+//! | `POST /library/posting/{id}/follow` | point a moved pointer at its new URL |
+//! | `GET /library/report/{id}` | a report's text |
+//! | `GET`/`POST /library/login`, `POST /library/logout` | moderators |
+//!
+//! Every form carries a CSRF token tied to the client's cookie
+//! (`HttpOnly`, `SameSite=Strict`); a successful post answers with a
+//! redirect to the summary it changed (no resubmission on reload).
+
+use super::auth::{Guard, Refusal};
+use super::input::{self, Fields, Invalid};
+use askama::Template;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, Path as UrlPath, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use spinneret_store::{LibraryError, PointerCheck, Posting, PostingKind, Store};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+/// The largest form accepted (a report of 64 KiB, escaped, or a pasted
+/// list of pointers).
+pub const MAX_FORM: usize = 256 * 1024;
+/// The most postings the global list shows.
+const GLOBAL_LIST: usize = 1000;
+/// The client cookie (the CSRF token is tied to it).
+const CLIENT_COOKIE: &str = "vl_client";
+/// A moderator's session cookie.
+const SESSION_COOKIE: &str = "vl_session";
+
+/// What the library's handlers share.
+pub struct Library {
+    store: Mutex<Store>,
+    guard: Guard,
+    title: String,
+}
+
+impl Library {
+    /// The library of `store`, whose root is titled `title` when new, with
+    /// `moderators` (name, argon2id hash).
+    pub fn new(store: Store, title: &str, moderators: Vec<(String, String)>) -> Library {
+        Library {
+            store: Mutex::new(store),
+            guard: Guard::new(moderators),
+            title: title.to_string(),
+        }
+    }
+}
+
+/// The library's routes, to nest under `/library`.
+pub fn router<S: Clone + Send + Sync + 'static>(lib: Arc<Library>) -> Router<S> {
+    Router::new()
+        .route("/", get(root))
+        .route("/login", get(login_page).post(log_in))
+        .route("/logout", post(log_out))
+        .route("/report/{id}", get(report))
+        .route("/posting/{id}/edit", get(edit_page).post(edit))
+        .route("/posting/{id}/move", get(move_page).post(move_posting))
+        .route("/posting/{id}/copy", get(copy_page).post(copy_posting))
+        .route("/posting/{id}/follow", post(follow))
+        .route("/{vl}", get(summary))
+        .route("/{vl}/all", get(global_list))
+        .route("/{vl}/change", get(change_page))
+        .route("/{vl}/{op}", post(operate))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_FORM))
+        .with_state(lib)
+}
+
+/// Who is asking: the client cookie (made up when missing), a moderator's
+/// session, the peer's address.
+struct Visitor {
+    client: String,
+    new_client: bool,
+    session: Option<String>,
+    moderator: Option<String>,
+    peer: String,
+    secure: bool,
+}
+
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+        .filter(|v| v.len() <= 128 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+fn visitor(lib: &Library, headers: &HeaderMap, peer: SocketAddr) -> Visitor {
+    let (client, new_client) = match cookie(headers, CLIENT_COOKIE) {
+        Some(c) => (c.to_string(), false),
+        None => (super::auth::random_hex(16), true),
+    };
+    let session = cookie(headers, SESSION_COOKIE).map(str::to_string);
+    let moderator = session.as_deref().and_then(|s| lib.guard.moderator(s));
+    Visitor {
+        client,
+        new_client,
+        session,
+        moderator,
+        peer: peer.ip().to_string(),
+        secure: headers
+            .get("x-forwarded-proto")
+            .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https")),
+    }
+}
+
+fn set_cookie(v: &Visitor, name: &str, value: &str, max_age: Option<u64>) -> HeaderValue {
+    let mut c = format!("{name}={value}; Path=/library; HttpOnly; SameSite=Strict");
+    if let Some(age) = max_age {
+        c.push_str(&format!("; Max-Age={age}"));
+    }
+    if v.secure {
+        c.push_str("; Secure");
+    }
+    HeaderValue::from_str(&c).expect("a cookie of hex digits")
+}
+
+/// A page for `v`: its client cookie set when it is new, never cached.
+fn page(v: &Visitor, status: StatusCode, t: &impl Template) -> Response {
+    let mut r = match t.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(e) => return failed(&anyhow::anyhow!("template: {e}")),
+    };
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if v.new_client {
+        h.append(
+            header::SET_COOKIE,
+            set_cookie(v, CLIENT_COOKIE, &v.client, None),
+        );
+    }
+    r
+}
+
+/// A redirect after a change, to `to` (see other).
+fn done(to: &str) -> Response {
+    (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_string())]).into_response()
+}
+
+fn failed(e: &anyhow::Error) -> Response {
+    tracing::error!("library: {e:#}");
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the library could not be read or written; see the server's log",
+    )
+        .into_response()
+}
+
+/// A page that only says something went wrong, and where to go.
+#[derive(Template)]
+#[template(path = "library/message.html")]
+struct Message {
+    version: &'static str,
+    heading: String,
+    text: String,
+    back: String,
+}
+
+fn message(v: &Visitor, status: StatusCode, heading: &str, text: &str, back: &str) -> Response {
+    page(
+        v,
+        status,
+        &Message {
+            version: env!("CARGO_PKG_VERSION"),
+            heading: heading.to_string(),
+            text: text.to_string(),
+            back: back.to_string(),
+        },
+    )
+}
+
+/// The answer to a library error.
+fn refused(v: &Visitor, e: LibraryError, back: &str) -> Response {
+    let status = match &e {
+        LibraryError::NotFound(_) => StatusCode::NOT_FOUND,
+        LibraryError::Conflict { .. } => StatusCode::CONFLICT,
+        LibraryError::Store(_) => return failed(&anyhow::Error::from(e)),
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    };
+    message(v, status, "Not done", &e.to_string(), back)
+}
+
+/// Run `f` with the store, off the async threads.
+async fn with_store<T: Send + 'static>(
+    lib: &Arc<Library>,
+    f: impl FnOnce(&mut Store, &str) -> Result<T, LibraryError> + Send + 'static,
+) -> Result<T, LibraryError> {
+    let lib = lib.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut store = lib.store.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut store, &lib.title)
+    })
+    .await
+    .map_err(|e| LibraryError::Import(format!("the request failed: {e}")))?
+}
+
+/// A form's fields, as sent (`application/x-www-form-urlencoded`).
+struct Form(Vec<(String, String)>);
+
+impl Form {
+    fn parse(body: &[u8]) -> Form {
+        Form(url::form_urlencoded::parse(body).into_owned().collect())
+    }
+
+    fn get(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> {
+        self.0
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn fields(&self) -> Fields {
+        Fields {
+            title: self.get("title").to_string(),
+            url: self.get("url").to_string(),
+            body: self.get("body").to_string(),
+            image: self.get("image").to_string(),
+            create_only: !self.get("create_only").is_empty(),
+            author: self.get("author").to_string(),
+            email: self.get("email").to_string(),
+        }
+    }
+}
+
+/// The form's CSRF token is this client's, or the refusal.
+fn checked(lib: &Library, v: &Visitor, f: &Form, back: &str) -> Result<(), Response> {
+    if lib.guard.csrf_ok(&v.client, f.get("csrf")) {
+        return Ok(());
+    }
+    Err(message(
+        v,
+        StatusCode::FORBIDDEN,
+        "Form refused",
+        "This form was not sent from this library's own page, or it is out of date (the server restarted since it was opened). Open the page again and send it from there.",
+        back,
+    ))
+}
+
+/// Whether `v` may change posting `p`: a moderator may; a posting without
+/// a password anyone may; otherwise its password is needed.
+async fn may_change(lib: &Arc<Library>, v: &Visitor, p: &Posting, password: &str) -> Result<(), Refusal> {
+    if v.moderator.is_some() {
+        return Ok(());
+    }
+    let Some(hash) = p.password.clone() else {
+        return Ok(());
+    };
+    let lib = lib.clone();
+    let (id, peer, password) = (p.id, v.peer.clone(), password.to_string());
+    tokio::task::spawn_blocking(move || lib.guard.check_password(id, &peer, &hash, &password))
+        .await
+        .unwrap_or(Err(Refusal::Wrong))
+}
+
+/// A password given with a new posting, hashed (none when empty).
+async fn new_password(password: &str) -> anyhow::Result<Option<String>> {
+    if password.is_empty() {
+        return Ok(None);
+    }
+    let p = password.to_string();
+    tokio::task::spawn_blocking(move || super::auth::hash_password(&p))
+        .await?
+        .map(Some)
+}
+
+fn date(t: i64) -> String {
+    jiff::Timestamp::from_second(t)
+        .map(|t| t.strftime("%Y-%m-%d").to_string())
+        .unwrap_or_default()
+}
+
+fn link(p: &Posting) -> String {
+    match p.kind {
+        PostingKind::Vl => format!("/library/{}", p.id),
+        PostingKind::Report => format!("/library/report/{}", p.id),
+        PostingKind::Pointer => p.text.url.clone().unwrap_or_default(),
+    }
+}
+
+/// A posting as the pages show it.
+struct Shown {
+    id: i64,
+    seq: i64,
+    kind: &'static str,
+    is_vl: bool,
+    title: String,
+    href: String,
+    url: Option<String>,
+    author: Option<String>,
+    locked: bool,
+    changed: String,
+    check: Option<CheckShown>,
+    /// Where it is (the global list).
+    place: Option<(String, String)>,
+}
+
+/// What the spider last found at a pointer's URL.
+struct CheckShown {
+    state: &'static str,
+    moved_to: Option<String>,
+    detail: Option<String>,
+    date: String,
+}
+
+fn shown(p: &Posting, check: Option<&PointerCheck>) -> Shown {
+    Shown {
+        id: p.id,
+        seq: p.seq,
+        kind: p.kind.as_str(),
+        is_vl: p.kind == PostingKind::Vl,
+        title: p.text.title.clone(),
+        href: link(p),
+        url: p.text.url.clone(),
+        author: p.text.author.clone(),
+        locked: p.password.is_some(),
+        changed: date(p.updated_at),
+        check: check.map(|c| CheckShown {
+            state: match c.category.as_str() {
+                "ok" => "fine",
+                "moved" => "moved",
+                "broken" => "broken",
+                "blocked" | "avoided" => "not checked (robots.txt)",
+                _ => "not checked",
+            },
+            moved_to: c.moved_to.clone().filter(|_| c.category == "moved"),
+            detail: c.detail.clone().filter(|_| c.category == "broken"),
+            date: date(c.checked_at),
+        }),
+        place: None,
+    }
+}
+
+/// The VL `id` with its ancestors and its image (its own, else the
+/// nearest ancestor's), or why not.
+fn vl_of(store: &Store, id: i64) -> Result<(Posting, Vec<Posting>, Option<String>), LibraryError> {
+    let vl = store.library_posting(id)?;
+    if vl.kind != PostingKind::Vl {
+        return Err(LibraryError::NotAVl(id));
+    }
+    let up = store.library_ancestors(id)?;
+    let image = vl
+        .text
+        .image
+        .clone()
+        .or_else(|| up.iter().rev().find_map(|a| a.text.image.clone()));
+    Ok((vl, up, image))
+}
+
+#[derive(Template)]
+#[template(path = "library/vl.html")]
+struct VlPage {
+    version: &'static str,
+    id: i64,
+    title: String,
+    image: Option<String>,
+    purpose: Option<String>,
+    create_only: bool,
+    parent: Option<(i64, String)>,
+    root: Option<(i64, String)>,
+    postings: Vec<Shown>,
+    moderator: Option<String>,
+    csrf: String,
+}
+
+async fn root(State(lib): State<Arc<Library>>) -> Response {
+    match with_store(&lib, |s, title| s.library_root(title)).await {
+        Ok(root) => done(&format!("/library/{}", root.id)),
+        Err(e) => failed(&anyhow::Error::from(e)),
+    }
+}
+
+async fn summary(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let answer = with_store(&lib, move |s, _| {
+        let (vl, up, image) = vl_of(s, id)?;
+        let postings = s.library_postings(id)?;
+        Ok((vl, up, image, postings))
+    })
+    .await;
+    match answer {
+        Ok((vl, up, image, postings)) => page(
+            &v,
+            StatusCode::OK,
+            &VlPage {
+                version: env!("CARGO_PKG_VERSION"),
+                id,
+                title: vl.text.title.clone(),
+                image,
+                purpose: vl.text.body.clone(),
+                create_only: vl.text.create_only,
+                parent: up.last().map(|p| (p.id, p.text.title.clone())),
+                root: up.first().map(|p| (p.id, p.text.title.clone())),
+                postings: postings
+                    .iter()
+                    .map(|(p, c)| shown(p, c.as_ref()))
+                    .collect(),
+                moderator: v.moderator.clone(),
+                csrf: lib.guard.csrf_token(&v.client),
+            },
+        ),
+        Err(e) => refused(&v, e, "/library"),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "library/list.html")]
+struct ListPage {
+    version: &'static str,
+    id: i64,
+    title: String,
+    postings: Vec<Shown>,
+    limit: usize,
+}
+
+async fn global_list(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let answer = with_store(&lib, move |s, _| {
+        let (vl, _, _) = vl_of(s, id)?;
+        let list = s.library_global_list(id, GLOBAL_LIST)?;
+        let mut out = Vec::with_capacity(list.len());
+        let mut titles = std::collections::HashMap::new();
+        for p in list {
+            let mut row = shown(&p, None);
+            if let Some(parent) = p.parent {
+                let t = match titles.get(&parent) {
+                    Some(t) => t,
+                    None => {
+                        let t = s.library_posting(parent)?.text.title;
+                        titles.entry(parent).or_insert(t)
+                    }
+                };
+                row.place = Some((format!("/library/{parent}"), t.clone()));
+            }
+            out.push(row);
+        }
+        Ok((vl, out))
+    })
+    .await;
+    match answer {
+        Ok((vl, postings)) => page(
+            &v,
+            StatusCode::OK,
+            &ListPage {
+                version: env!("CARGO_PKG_VERSION"),
+                id,
+                title: vl.text.title,
+                postings,
+                limit: GLOBAL_LIST,
+            },
+        ),
+        Err(e) => refused(&v, e, "/library"),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "library/report.html")]
+struct ReportPage {
+    version: &'static str,
+    title: String,
+    url: Option<String>,
+    image: Option<String>,
+    body: Option<String>,
+    author: Option<String>,
+    changed: String,
+    vl: (i64, String),
+}
+
+async fn report(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let answer = with_store(&lib, move |s, _| {
+        let p = s.library_posting(id)?;
+        if p.kind != PostingKind::Report {
+            return Err(LibraryError::NotFound(id));
+        }
+        let vl = s.library_posting(p.parent.unwrap_or_default())?;
+        Ok((p, vl))
+    })
+    .await;
+    match answer {
+        Ok((p, vl)) => page(
+            &v,
+            StatusCode::OK,
+            &ReportPage {
+                version: env!("CARGO_PKG_VERSION"),
+                title: p.text.title,
+                url: p.text.url,
+                image: p.text.image,
+                // Sanitised when posted; sanitised again as shown, so a
+                // store written by another program cannot slip a script in.
+                body: p.text.body.as_deref().map(input::sanitise),
+                author: p.text.author,
+                changed: date(p.updated_at),
+                vl: (vl.id, vl.text.title),
+            },
+        ),
+        Err(e) => refused(&v, e, "/library"),
+    }
+}
+
+/// The values a form is shown with again after a refusal.
+#[derive(Default)]
+struct Values {
+    title: String,
+    url: String,
+    body: String,
+    image: String,
+    create_only: bool,
+    author: String,
+    email: String,
+    list: String,
+}
+
+impl Values {
+    fn of(f: &Form) -> Values {
+        Values {
+            title: f.get("title").to_string(),
+            url: f.get("url").to_string(),
+            body: f.get("body").to_string(),
+            image: f.get("image").to_string(),
+            create_only: !f.get("create_only").is_empty(),
+            author: f.get("author").to_string(),
+            email: f.get("email").to_string(),
+            list: f.get("list").to_string(),
+        }
+    }
+
+    fn of_posting(p: &Posting) -> Values {
+        let t = &p.text;
+        Values {
+            title: t.title.clone(),
+            url: t.url.clone().unwrap_or_default(),
+            body: t.body.clone().unwrap_or_default(),
+            image: t.image.clone().unwrap_or_default(),
+            create_only: t.create_only,
+            author: t.author.clone().unwrap_or_default(),
+            email: t.email.clone().unwrap_or_default(),
+            list: String::new(),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "library/change.html")]
+struct ChangePage {
+    version: &'static str,
+    id: i64,
+    title: String,
+    create_only: bool,
+    postings: Vec<Shown>,
+    csrf: String,
+    moderator: Option<String>,
+    /// The operation refused, with why, and what was typed.
+    error: Option<(String, String)>,
+    values: Values,
+}
+
+impl ChangePage {
+    /// Whether the refused operation is `op`.
+    fn is_op(&self, op: &str) -> bool {
+        self.error.as_ref().is_some_and(|(o, _)| o == op)
+    }
+
+    /// What was typed in `field` of `op`'s form, when `op` was refused.
+    fn v(&self, op: &str, field: &str) -> &str {
+        if !self.is_op(op) {
+            return "";
+        }
+        let v = &self.values;
+        match field {
+            "title" => &v.title,
+            "url" => &v.url,
+            "body" => &v.body,
+            "image" => &v.image,
+            "author" => &v.author,
+            "email" => &v.email,
+            "list" => &v.list,
+            _ => "",
+        }
+    }
+
+    /// The operation's name, as the page heads its form.
+    fn op_name(&self, op: &str) -> &'static str {
+        match op {
+            "point" => "Point",
+            "pointers" => "Pointers",
+            "input" => "Input",
+            "create" => "Create",
+            _ => "Delete",
+        }
+    }
+}
+
+async fn change_page(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    change_form(&lib, &v, id, StatusCode::OK, None, Values::default()).await
+}
+
+async fn change_form(
+    lib: &Arc<Library>,
+    v: &Visitor,
+    id: i64,
+    status: StatusCode,
+    error: Option<(String, String)>,
+    values: Values,
+) -> Response {
+    let answer = with_store(lib, move |s, _| {
+        let (vl, _, _) = vl_of(s, id)?;
+        Ok((vl, s.library_postings(id)?))
+    })
+    .await;
+    match answer {
+        Ok((vl, postings)) => page(
+            v,
+            status,
+            &ChangePage {
+                version: env!("CARGO_PKG_VERSION"),
+                id,
+                title: vl.text.title,
+                create_only: vl.text.create_only,
+                postings: postings
+                    .iter()
+                    .map(|(p, c)| shown(p, c.as_ref()))
+                    .collect(),
+                csrf: lib.guard.csrf_token(&v.client),
+                moderator: v.moderator.clone(),
+                error,
+                values,
+            },
+        ),
+        Err(e) => refused(v, e, "/library"),
+    }
+}
+
+/// The operations on a VL: Point, Pointers, Input, Create, Delete.
+async fn operate(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath((id, op)): UrlPath<(i64, String)>,
+    body: Bytes,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let f = Form::parse(&body);
+    let back = format!("/library/{id}/change");
+    if let Err(r) = checked(&lib, &v, &f, &back) {
+        return r;
+    }
+    let again = |op: &str, e: String| {
+        let values = Values::of(&f);
+        let lib = lib.clone();
+        let op = op.to_string();
+        let v = &v;
+        async move {
+            change_form(
+                &lib,
+                v,
+                id,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some((op, e)),
+                values,
+            )
+            .await
+        }
+    };
+    let kind = match op.as_str() {
+        "point" => PostingKind::Pointer,
+        "input" => PostingKind::Report,
+        "create" => PostingKind::Vl,
+        "pointers" => PostingKind::Pointer,
+        "delete" => return delete(&lib, &v, id, &f).await,
+        _ => return message(&v, StatusCode::NOT_FOUND, "Not found", "There is no such operation.", &back),
+    };
+    let postings = if op == "pointers" {
+        match input::pointers(f.get("list")) {
+            Ok(list) => list
+                .into_iter()
+                .map(|(url, title)| spinneret_store::PostingText {
+                    title,
+                    url: Some(url),
+                    ..spinneret_store::PostingText::default()
+                })
+                .collect::<Vec<_>>(),
+            Err(Invalid(e)) => return again(&op, e).await,
+        }
+    } else {
+        match f.fields().text(kind) {
+            Ok(t) => vec![t],
+            Err(Invalid(e)) => return again(&op, e).await,
+        }
+    };
+    let author = input::optional_line("author", f.get("author"));
+    let email = input::optional_email(f.get("email"));
+    let (author, email) = match (author, email) {
+        (Ok(a), Ok(e)) => (a, e),
+        (Err(Invalid(e)), _) | (_, Err(Invalid(e))) => return again(&op, e).await,
+    };
+    let password = match new_password(f.get("password")).await {
+        Ok(p) => p,
+        Err(e) => return failed(&e),
+    };
+    let postings: Vec<_> = postings
+        .into_iter()
+        .map(|mut t| {
+            if op == "pointers" {
+                t.author = author.clone();
+                t.email = email.clone();
+            }
+            (kind, t, password.clone())
+        })
+        .collect();
+    match with_store(&lib, move |s, _| s.library_post(id, &postings)).await {
+        Ok(_) => done(&format!("/library/{id}")),
+        Err(LibraryError::Store(e)) => failed(&e.into()),
+        Err(e) => again(&op, e.to_string()).await,
+    }
+}
+
+/// Delete: the postings ticked, each with its password (or by a
+/// moderator); all of them, or none when one is refused.
+async fn delete(lib: &Arc<Library>, v: &Visitor, vl: i64, f: &Form) -> Response {
+    let ids: Vec<i64> = f.all("posting").filter_map(|s| s.parse().ok()).collect();
+    let again = |e: String| change_form(lib, v, vl, StatusCode::UNPROCESSABLE_ENTITY, Some(("delete".into(), e)), Values::default());
+    if ids.is_empty() {
+        return again("tick the postings to delete".into()).await;
+    }
+    let wanted = ids.clone();
+    let postings = match with_store(lib, move |s, _| {
+        wanted
+            .iter()
+            .map(|&i| s.library_posting(i))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .await
+    {
+        Ok(p) => p,
+        Err(e) => return refused(v, e, &format!("/library/{vl}/change")),
+    };
+    for p in &postings {
+        if p.parent != Some(vl) {
+            return again(format!("\"{}\" is not in this library", p.text.title)).await;
+        }
+        if let Err(r) = may_change(lib, v, p, f.get("password")).await {
+            return again(format!("\"{}\" was not deleted: {r}", p.text.title)).await;
+        }
+    }
+    match with_store(lib, move |s, _| s.library_delete(&ids)).await {
+        Ok(_) => done(&format!("/library/{vl}")),
+        Err(e) => refused(v, e, &format!("/library/{vl}/change")),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "library/edit.html")]
+struct EditPage {
+    version: &'static str,
+    id: i64,
+    is_vl: bool,
+    is_pointer: bool,
+    locked: bool,
+    read: i64,
+    vl: (i64, String),
+    csrf: String,
+    moderator: Option<String>,
+    error: Option<String>,
+    values: Values,
+}
+
+async fn edit_page(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    edit_form(&lib, &v, id, StatusCode::OK, None, None).await
+}
+
+async fn edit_form(
+    lib: &Arc<Library>,
+    v: &Visitor,
+    id: i64,
+    status: StatusCode,
+    error: Option<String>,
+    typed: Option<(Values, i64)>,
+) -> Response {
+    let answer = with_store(lib, move |s, _| {
+        let p = s.library_posting(id)?;
+        let vl = match p.parent {
+            Some(parent) => s.library_posting(parent)?,
+            None => p.clone(),
+        };
+        Ok((p, vl))
+    })
+    .await;
+    match answer {
+        Ok((p, vl)) => {
+            let (values, read) = typed.unwrap_or_else(|| (Values::of_posting(&p), p.version));
+            page(
+                v,
+                status,
+                &EditPage {
+                    version: env!("CARGO_PKG_VERSION"),
+                    id,
+                    is_vl: p.kind == PostingKind::Vl,
+                    is_pointer: p.kind == PostingKind::Pointer,
+                    locked: p.password.is_some(),
+                    read,
+                    vl: (vl.id, vl.text.title),
+                    csrf: lib.guard.csrf_token(&v.client),
+                    moderator: v.moderator.clone(),
+                    error,
+                    values,
+                },
+            )
+        }
+        Err(e) => refused(v, e, "/library"),
+    }
+}
+
+async fn edit(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+    body: Bytes,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let f = Form::parse(&body);
+    let back = format!("/library/posting/{id}/edit");
+    if let Err(r) = checked(&lib, &v, &f, &back) {
+        return r;
+    }
+    let read: i64 = f.get("read").parse().unwrap_or(0);
+    let again = |status, e: String| edit_form(&lib, &v, id, status, Some(e), Some((Values::of(&f), read)));
+    let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
+        Ok(p) => p,
+        Err(e) => return refused(&v, e, "/library"),
+    };
+    let text = match f.fields().text(p.kind) {
+        Ok(t) => t,
+        Err(Invalid(e)) => return again(StatusCode::UNPROCESSABLE_ENTITY, e).await,
+    };
+    if let Err(r) = may_change(&lib, &v, &p, f.get("password")).await {
+        return again(StatusCode::FORBIDDEN, format!("not saved: {r}")).await;
+    }
+    let password = if !f.get("remove_password").is_empty() {
+        Some(None)
+    } else {
+        match new_password(f.get("new_password")).await {
+            Ok(Some(h)) => Some(Some(h)),
+            Ok(None) => None,
+            Err(e) => return failed(&e),
+        }
+    };
+    let parent = p.parent.unwrap_or(p.id);
+    match with_store(&lib, move |s, _| s.library_edit(id, read, &text, password)).await {
+        Ok(p) if p.kind == PostingKind::Vl => done(&format!("/library/{}", p.id)),
+        Ok(_) => done(&format!("/library/{parent}")),
+        Err(e @ LibraryError::Conflict { .. }) => again(StatusCode::CONFLICT, e.to_string()).await,
+        Err(e) => refused(&v, e, &back),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "library/place.html")]
+struct PlacePage {
+    version: &'static str,
+    id: i64,
+    op: &'static str,
+    title: String,
+    locked: bool,
+    /// Every VL, indented by depth: (id, depth, title).
+    vls: Vec<(i64, usize, String)>,
+    csrf: String,
+    moderator: Option<String>,
+    error: Option<String>,
+}
+
+/// Every VL of the library, depth first: (id, depth, title).
+fn all_vls(s: &mut Store, title: &str) -> Result<Vec<(i64, usize, String)>, LibraryError> {
+    let root = s.library_root(title)?;
+    let mut out = Vec::new();
+    let mut stack = vec![(root.id, 0usize, root.text.title)];
+    while let Some((id, depth, t)) = stack.pop() {
+        out.push((id, depth, t));
+        let subs: Vec<_> = s
+            .library_postings(id)?
+            .into_iter()
+            .filter(|(p, _)| p.kind == PostingKind::Vl)
+            .map(|(p, _)| (p.id, depth + 1, p.text.title))
+            .collect();
+        stack.extend(subs.into_iter().rev());
+    }
+    Ok(out)
+}
+
+impl PlacePage {
+    /// The indent of a library `depth` levels below the root.
+    fn indent(&self, depth: &usize) -> String {
+        "\u{2014} ".repeat(*depth)
+    }
+}
+
+async fn place_form(
+    lib: &Arc<Library>,
+    v: &Visitor,
+    id: i64,
+    op: &'static str,
+    status: StatusCode,
+    error: Option<String>,
+) -> Response {
+    let answer = with_store(lib, move |s, title| {
+        let p = s.library_posting(id)?;
+        Ok((p, all_vls(s, title)?))
+    })
+    .await;
+    match answer {
+        Ok((p, vls)) => page(
+            v,
+            status,
+            &PlacePage {
+                version: env!("CARGO_PKG_VERSION"),
+                id,
+                op,
+                title: p.text.title,
+                locked: p.password.is_some(),
+                vls,
+                csrf: lib.guard.csrf_token(&v.client),
+                moderator: v.moderator.clone(),
+                error,
+            },
+        ),
+        Err(e) => refused(v, e, "/library"),
+    }
+}
+
+async fn move_page(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    place_form(&lib, &v, id, "move", StatusCode::OK, None).await
+}
+
+async fn copy_page(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    place_form(&lib, &v, id, "copy", StatusCode::OK, None).await
+}
+
+async fn move_posting(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+    body: Bytes,
+) -> Response {
+    place(lib, peer, headers, id, body, "move").await
+}
+
+async fn copy_posting(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+    body: Bytes,
+) -> Response {
+    place(lib, peer, headers, id, body, "copy").await
+}
+
+/// Move (with the posting's password) or copy (anyone) posting `id` into
+/// the VL the form names.
+async fn place(
+    lib: Arc<Library>,
+    peer: SocketAddr,
+    headers: HeaderMap,
+    id: i64,
+    body: Bytes,
+    op: &'static str,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let f = Form::parse(&body);
+    let back = format!("/library/posting/{id}/{op}");
+    if let Err(r) = checked(&lib, &v, &f, &back) {
+        return r;
+    }
+    let Ok(to) = f.get("to").parse::<i64>() else {
+        return place_form(&lib, &v, id, op, StatusCode::UNPROCESSABLE_ENTITY, Some("choose the library to put it in".into())).await;
+    };
+    let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
+        Ok(p) => p,
+        Err(e) => return refused(&v, e, "/library"),
+    };
+    if op == "move"
+        && let Err(r) = may_change(&lib, &v, &p, f.get("password")).await
+    {
+        return place_form(&lib, &v, id, op, StatusCode::FORBIDDEN, Some(format!("not moved: {r}"))).await;
+    }
+    let answer = with_store(&lib, move |s, _| match op {
+        "move" => s.library_move(id, to),
+        _ => s.library_copy(id, to),
+    })
+    .await;
+    match answer {
+        Ok(_) => done(&format!("/library/{to}")),
+        Err(LibraryError::Store(e)) => failed(&e.into()),
+        Err(e) => place_form(&lib, &v, id, op, StatusCode::UNPROCESSABLE_ENTITY, Some(e.to_string())).await,
+    }
+}
+
+/// One click for a pointer the spider found moved: its URL becomes the
+/// new one (its password, or a moderator).
+async fn follow(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<i64>,
+    body: Bytes,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let f = Form::parse(&body);
+    if let Err(r) = checked(&lib, &v, &f, "/library") {
+        return r;
+    }
+    let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
+        Ok(p) => p,
+        Err(e) => return refused(&v, e, "/library"),
+    };
+    let back = format!("/library/{}", p.parent.unwrap_or(p.id));
+    let to = match input::url("new URL", f.get("to")) {
+        Ok(u) => u,
+        Err(Invalid(e)) => return message(&v, StatusCode::UNPROCESSABLE_ENTITY, "Not done", &e, &back),
+    };
+    if let Err(r) = may_change(&lib, &v, &p, f.get("password")).await {
+        return message(&v, StatusCode::FORBIDDEN, "Not done", &format!("not updated: {r}"), &back);
+    }
+    let read = p.version;
+    match with_store(&lib, move |s, _| s.library_set_url(id, read, &to)).await {
+        Ok(_) => done(&back),
+        Err(e) => refused(&v, e, &back),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "library/login.html")]
+struct LoginPage {
+    version: &'static str,
+    csrf: String,
+    moderator: Option<String>,
+    configured: bool,
+    error: Option<String>,
+}
+
+async fn login_page(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    login_form(&lib, &v, StatusCode::OK, None)
+}
+
+fn login_form(lib: &Library, v: &Visitor, status: StatusCode, error: Option<String>) -> Response {
+    page(
+        v,
+        status,
+        &LoginPage {
+            version: env!("CARGO_PKG_VERSION"),
+            csrf: lib.guard.csrf_token(&v.client),
+            moderator: v.moderator.clone(),
+            configured: lib.guard.has_moderators(),
+            error,
+        },
+    )
+}
+
+async fn log_in(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let f = Form::parse(&body);
+    if let Err(r) = checked(&lib, &v, &f, "/library/login") {
+        return r;
+    }
+    let (name, password) = (f.get("name").to_string(), f.get("password").to_string());
+    let l = lib.clone();
+    let peer = v.peer.clone();
+    let answer = tokio::task::spawn_blocking(move || l.guard.log_in(&peer, &name, &password))
+        .await
+        .unwrap_or(Err(Refusal::Wrong));
+    match answer {
+        Ok(session) => {
+            let mut r = done("/library");
+            r.headers_mut().append(
+                header::SET_COOKIE,
+                set_cookie(&v, SESSION_COOKIE, &session, Some(12 * 60 * 60)),
+            );
+            r
+        }
+        Err(Refusal::Wrong) => login_form(
+            &lib,
+            &v,
+            StatusCode::FORBIDDEN,
+            Some("the name or the password is wrong".into()),
+        ),
+        Err(r) => login_form(&lib, &v, StatusCode::TOO_MANY_REQUESTS, Some(r.to_string())),
+    }
+}
+
+async fn log_out(
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let v = visitor(&lib, &headers, peer);
+    let f = Form::parse(&body);
+    if let Err(r) = checked(&lib, &v, &f, "/library") {
+        return r;
+    }
+    if let Some(s) = &v.session {
+        lib.guard.log_out(s);
+    }
+    let mut r = done("/library");
+    r.headers_mut()
+        .append(header::SET_COOKIE, set_cookie(&v, SESSION_COOKIE, "0", Some(0)));
+    r
+}

@@ -323,7 +323,13 @@ pub(crate) struct ServeArgs {
 /// `spinneret serve`.
 pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
     let path = args.store.path()?;
-    args.store.open_existing("serve")?;
+    if !path.exists() {
+        eprintln!(
+            "spinneret: no store at {} yet: a new one is made, with an empty library and nothing to search until a crawl writes to it",
+            path.display()
+        );
+    }
+    Store::open(&path)?;
     if !args.listen.ip().is_loopback() {
         eprintln!(
             "spinneret: serving on {}, reachable from other machines: anyone who reaches it can read the store's reports and search it",

@@ -23,8 +23,8 @@ pub fn hash_password(password: &str) -> anyhow::Result<String> {
     use argon2::password_hash::{PasswordHasher, SaltString};
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the operating system has no random source");
-    let salt = SaltString::encode_b64(&bytes)
-        .map_err(|e| anyhow::anyhow!("cannot make a salt: {e}"))?;
+    let salt =
+        SaltString::encode_b64(&bytes).map_err(|e| anyhow::anyhow!("cannot make a salt: {e}"))?;
     argon2::Argon2::default()
         .hash_password(password.as_bytes(), &salt)
         .map(|h| h.to_string())
@@ -72,7 +72,8 @@ impl Counts {
 
     fn add(&mut self, key: &str, now: Instant) {
         if self.0.len() >= MAX_TRACKED {
-            self.0.retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
+            self.0
+                .retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
             if self.0.len() >= MAX_TRACKED {
                 self.0.clear();
             }
@@ -211,6 +212,16 @@ pub enum Refusal {
     TooMany(Duration),
 }
 
+impl Refusal {
+    /// The HTTP status that says it: 403, or 429 while guessing is cut off.
+    pub fn status(&self) -> axum::http::StatusCode {
+        match self {
+            Refusal::Wrong => axum::http::StatusCode::FORBIDDEN,
+            Refusal::TooMany(_) => axum::http::StatusCode::TOO_MANY_REQUESTS,
+        }
+    }
+}
+
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -225,7 +236,7 @@ impl std::fmt::Display for Refusal {
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 || s.len() > 128 {
+    if !s.len().is_multiple_of(2) || s.len() > 128 {
         return None;
     }
     (0..s.len())

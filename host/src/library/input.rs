@@ -264,7 +264,12 @@ mod tests {
                     .into()
             )
         );
-        assert!(pointers("http://a.example/").unwrap_err().0.starts_with("line 1: the title is required"));
+        assert!(
+            pointers("http://a.example/")
+                .unwrap_err()
+                .0
+                .starts_with("line 1: the title is required")
+        );
         assert!(pointers("\n \n").is_err());
     }
 
@@ -273,15 +278,34 @@ mod tests {
         let dirty = "<p onclick=\"x()\">Hi <script>alert(1)</script><a href=\"javascript:x\">j</a> \
                      <a href=\"http://ok.example/\">ok</a><img src=x onerror=alert(1)><iframe src=//e></iframe></p>";
         let clean = sanitise(dirty);
-        assert!(!clean.contains("script") && !clean.contains("onclick") && !clean.contains("onerror"));
-        assert!(!clean.contains("javascript") && !clean.contains("iframe"), "{clean}");
-        assert!(clean.contains("<a href=\"http://ok.example/\" rel=\"noopener noreferrer nofollow\">ok</a>"), "{clean}");
+        assert!(
+            !clean.contains("script") && !clean.contains("onclick") && !clean.contains("onerror")
+        );
+        assert!(
+            !clean.contains("javascript") && !clean.contains("iframe"),
+            "{clean}"
+        );
+        assert!(
+            clean.contains(
+                "<a href=\"http://ok.example/\" rel=\"noopener noreferrer nofollow\">ok</a>"
+            ),
+            "{clean}"
+        );
     }
 
     #[test]
     fn only_web_urls_are_accepted() {
-        assert_eq!(url("URL", " http://A.example ").unwrap(), "http://a.example/");
-        for bad in ["file:///etc/passwd", "ftp://x.example/", "data:text/html,x", "http://", "x"] {
+        assert_eq!(
+            url("URL", " http://A.example ").unwrap(),
+            "http://a.example/"
+        );
+        for bad in [
+            "file:///etc/passwd",
+            "ftp://x.example/",
+            "data:text/html,x",
+            "http://",
+            "x",
+        ] {
             assert!(url("URL", bad).is_err(), "{bad}");
         }
         assert!(optional_email("a@b.example").is_ok());

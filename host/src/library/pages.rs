@@ -40,6 +40,10 @@ const GLOBAL_LIST: usize = 1000;
 const CLIENT_COOKIE: &str = "vl_client";
 /// A moderator's session cookie.
 const SESSION_COOKIE: &str = "vl_session";
+/// The library pages' policy: as the search page's, but a VL's or a
+/// report's image may come from any web address (none is sent a referrer).
+const CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data: http: https:; \
+                   form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// What the library's handlers share.
 pub struct Library {
@@ -49,14 +53,19 @@ pub struct Library {
 }
 
 impl Library {
-    /// The library of `store`, whose root is titled `title` when new, with
-    /// `moderators` (name, argon2id hash).
-    pub fn new(store: Store, title: &str, moderators: Vec<(String, String)>) -> Library {
-        Library {
+    /// The library of `store` (its root made, titled `title`, when the
+    /// store has none), with `moderators` (name, argon2id hash).
+    pub fn new(
+        mut store: Store,
+        title: &str,
+        moderators: Vec<(String, String)>,
+    ) -> Result<Library, LibraryError> {
+        store.library_root(title)?;
+        Ok(Library {
             store: Mutex::new(store),
             guard: Guard::new(moderators),
             title: title.to_string(),
-        }
+        })
     }
 }
 
@@ -140,6 +149,10 @@ fn page(v: &Visitor, status: StatusCode, t: &impl Template) -> Response {
     };
     let h = r.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
     if v.new_client {
         h.append(
             header::SET_COOKIE,
@@ -246,12 +259,13 @@ impl Form {
     }
 }
 
-/// The form's CSRF token is this client's, or the refusal.
-fn checked(lib: &Library, v: &Visitor, f: &Form, back: &str) -> Result<(), Response> {
+/// The refusal of a form whose CSRF token is not this client's (none when
+/// it is).
+fn forged(lib: &Library, v: &Visitor, f: &Form, back: &str) -> Option<Response> {
     if lib.guard.csrf_ok(&v.client, f.get("csrf")) {
-        return Ok(());
+        return None;
     }
-    Err(message(
+    Some(message(
         v,
         StatusCode::FORBIDDEN,
         "Form refused",
@@ -262,7 +276,12 @@ fn checked(lib: &Library, v: &Visitor, f: &Form, back: &str) -> Result<(), Respo
 
 /// Whether `v` may change posting `p`: a moderator may; a posting without
 /// a password anyone may; otherwise its password is needed.
-async fn may_change(lib: &Arc<Library>, v: &Visitor, p: &Posting, password: &str) -> Result<(), Refusal> {
+async fn may_change(
+    lib: &Arc<Library>,
+    v: &Visitor,
+    p: &Posting,
+    password: &str,
+) -> Result<(), Refusal> {
     if v.moderator.is_some() {
         return Ok(());
     }
@@ -419,10 +438,7 @@ async fn summary(
                 create_only: vl.text.create_only,
                 parent: up.last().map(|p| (p.id, p.text.title.clone())),
                 root: up.first().map(|p| (p.id, p.text.title.clone())),
-                postings: postings
-                    .iter()
-                    .map(|(p, c)| shown(p, c.as_ref()))
-                    .collect(),
+                postings: postings.iter().map(|(p, c)| shown(p, c.as_ref())).collect(),
                 moderator: v.moderator.clone(),
                 csrf: lib.guard.csrf_token(&v.client),
             },
@@ -661,10 +677,7 @@ async fn change_form(
                 id,
                 title: vl.text.title,
                 create_only: vl.text.create_only,
-                postings: postings
-                    .iter()
-                    .map(|(p, c)| shown(p, c.as_ref()))
-                    .collect(),
+                postings: postings.iter().map(|(p, c)| shown(p, c.as_ref())).collect(),
                 csrf: lib.guard.csrf_token(&v.client),
                 moderator: v.moderator.clone(),
                 error,
@@ -686,7 +699,7 @@ async fn operate(
     let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
     let back = format!("/library/{id}/change");
-    if let Err(r) = checked(&lib, &v, &f, &back) {
+    if let Some(r) = forged(&lib, &v, &f, &back) {
         return r;
     }
     let again = |op: &str, e: String| {
@@ -712,7 +725,15 @@ async fn operate(
         "create" => PostingKind::Vl,
         "pointers" => PostingKind::Pointer,
         "delete" => return delete(&lib, &v, id, &f).await,
-        _ => return message(&v, StatusCode::NOT_FOUND, "Not found", "There is no such operation.", &back),
+        _ => {
+            return message(
+                &v,
+                StatusCode::NOT_FOUND,
+                "Not found",
+                "There is no such operation.",
+                &back,
+            );
+        }
     };
     let postings = if op == "pointers" {
         match input::pointers(f.get("list")) {
@@ -763,7 +784,16 @@ async fn operate(
 /// moderator); all of them, or none when one is refused.
 async fn delete(lib: &Arc<Library>, v: &Visitor, vl: i64, f: &Form) -> Response {
     let ids: Vec<i64> = f.all("posting").filter_map(|s| s.parse().ok()).collect();
-    let again = |e: String| change_form(lib, v, vl, StatusCode::UNPROCESSABLE_ENTITY, Some(("delete".into(), e)), Values::default());
+    let again = |e: String| {
+        change_form(
+            lib,
+            v,
+            vl,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some(("delete".into(), e)),
+            Values::default(),
+        )
+    };
     if ids.is_empty() {
         return again("tick the postings to delete".into()).await;
     }
@@ -871,11 +901,12 @@ async fn edit(
     let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
     let back = format!("/library/posting/{id}/edit");
-    if let Err(r) = checked(&lib, &v, &f, &back) {
+    if let Some(r) = forged(&lib, &v, &f, &back) {
         return r;
     }
     let read: i64 = f.get("read").parse().unwrap_or(0);
-    let again = |status, e: String| edit_form(&lib, &v, id, status, Some(e), Some((Values::of(&f), read)));
+    let again =
+        |status, e: String| edit_form(&lib, &v, id, status, Some(e), Some((Values::of(&f), read)));
     let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
         Ok(p) => p,
         Err(e) => return refused(&v, e, "/library"),
@@ -885,7 +916,7 @@ async fn edit(
         Err(Invalid(e)) => return again(StatusCode::UNPROCESSABLE_ENTITY, e).await,
     };
     if let Err(r) = may_change(&lib, &v, &p, f.get("password")).await {
-        return again(StatusCode::FORBIDDEN, format!("not saved: {r}")).await;
+        return again(r.status(), format!("not saved: {r}")).await;
     }
     let password = if !f.get("remove_password").is_empty() {
         Some(None)
@@ -1031,11 +1062,19 @@ async fn place(
     let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
     let back = format!("/library/posting/{id}/{op}");
-    if let Err(r) = checked(&lib, &v, &f, &back) {
+    if let Some(r) = forged(&lib, &v, &f, &back) {
         return r;
     }
     let Ok(to) = f.get("to").parse::<i64>() else {
-        return place_form(&lib, &v, id, op, StatusCode::UNPROCESSABLE_ENTITY, Some("choose the library to put it in".into())).await;
+        return place_form(
+            &lib,
+            &v,
+            id,
+            op,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("choose the library to put it in".into()),
+        )
+        .await;
     };
     let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
         Ok(p) => p,
@@ -1044,7 +1083,15 @@ async fn place(
     if op == "move"
         && let Err(r) = may_change(&lib, &v, &p, f.get("password")).await
     {
-        return place_form(&lib, &v, id, op, StatusCode::FORBIDDEN, Some(format!("not moved: {r}"))).await;
+        return place_form(
+            &lib,
+            &v,
+            id,
+            op,
+            r.status(),
+            Some(format!("not moved: {r}")),
+        )
+        .await;
     }
     let answer = with_store(&lib, move |s, _| match op {
         "move" => s.library_move(id, to),
@@ -1054,7 +1101,17 @@ async fn place(
     match answer {
         Ok(_) => done(&format!("/library/{to}")),
         Err(LibraryError::Store(e)) => failed(&e.into()),
-        Err(e) => place_form(&lib, &v, id, op, StatusCode::UNPROCESSABLE_ENTITY, Some(e.to_string())).await,
+        Err(e) => {
+            place_form(
+                &lib,
+                &v,
+                id,
+                op,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(e.to_string()),
+            )
+            .await
+        }
     }
 }
 
@@ -1069,7 +1126,7 @@ async fn follow(
 ) -> Response {
     let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
-    if let Err(r) = checked(&lib, &v, &f, "/library") {
+    if let Some(r) = forged(&lib, &v, &f, "/library") {
         return r;
     }
     let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
@@ -1079,10 +1136,18 @@ async fn follow(
     let back = format!("/library/{}", p.parent.unwrap_or(p.id));
     let to = match input::url("new URL", f.get("to")) {
         Ok(u) => u,
-        Err(Invalid(e)) => return message(&v, StatusCode::UNPROCESSABLE_ENTITY, "Not done", &e, &back),
+        Err(Invalid(e)) => {
+            return message(&v, StatusCode::UNPROCESSABLE_ENTITY, "Not done", &e, &back);
+        }
     };
     if let Err(r) = may_change(&lib, &v, &p, f.get("password")).await {
-        return message(&v, StatusCode::FORBIDDEN, "Not done", &format!("not updated: {r}"), &back);
+        return message(
+            &v,
+            r.status(),
+            "Not done",
+            &format!("not updated: {r}"),
+            &back,
+        );
     }
     let read = p.version;
     match with_store(&lib, move |s, _| s.library_set_url(id, read, &to)).await {
@@ -1132,7 +1197,7 @@ async fn log_in(
 ) -> Response {
     let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
-    if let Err(r) = checked(&lib, &v, &f, "/library/login") {
+    if let Some(r) = forged(&lib, &v, &f, "/library/login") {
         return r;
     }
     let (name, password) = (f.get("name").to_string(), f.get("password").to_string());
@@ -1168,14 +1233,16 @@ async fn log_out(
 ) -> Response {
     let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
-    if let Err(r) = checked(&lib, &v, &f, "/library") {
+    if let Some(r) = forged(&lib, &v, &f, "/library") {
         return r;
     }
     if let Some(s) = &v.session {
         lib.guard.log_out(s);
     }
     let mut r = done("/library");
-    r.headers_mut()
-        .append(header::SET_COOKIE, set_cookie(&v, SESSION_COOKIE, "0", Some(0)));
+    r.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(&v, SESSION_COOKIE, "0", Some(0)),
+    );
     r
 }

@@ -87,7 +87,7 @@ pub fn serve(
             .as_deref()
             .unwrap_or(crate::library::DEFAULT_TITLE),
         library.moderators,
-    ));
+    )?);
     crate::wwww::refresh_index(&store, store_path, &mut |m| eprintln!("{m}"))?;
     let Some(index) = SearchIndex::open(&index_dir(store_path))? else {
         anyhow::bail!(
@@ -113,8 +113,8 @@ pub fn serve(
             listener,
             router(app, library).into_make_service_with_connect_info::<SocketAddr>(),
         )
-            .with_graceful_shutdown(crate::app::run::stop_signal())
-            .await;
+        .with_graceful_shutdown(crate::app::run::stop_signal())
+        .await;
         refresher.abort();
         served.map_err(anyhow::Error::from)
     })
@@ -162,10 +162,13 @@ fn router(app: Arc<App>, library: Arc<crate::library::pages::Library>) -> Router
 
 async fn security_headers(mut r: Response) -> Response {
     let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
+    // The library's pages set their own (they show images from the web).
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        );
+    }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

@@ -84,3 +84,44 @@ pub fn plugin_task() -> wit::TaskInfo {
         expiring_days: 7,
     }
 }
+
+/// A running `spinneret serve` and where it listens (`base`, without a
+/// trailing slash); stopped when dropped.
+pub struct Served {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start `spinneret serve ARGS` on a free loopback port.
+pub fn serve(args: &[&std::ffi::OsStr]) -> Served {
+    use std::io::{BufRead, BufReader};
+    let mut child = command()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spinneret serve starts");
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let base = loop {
+        let line = lines.next().expect("serve says where it listens").unwrap();
+        if let Some(rest) = line.strip_prefix("serving ") {
+            break rest
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .trim_end_matches('/')
+                .to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    Served { child, base }
+}

@@ -9,6 +9,7 @@ mod containment;
 mod crawl_hooks;
 mod fetch_behaviour;
 mod legacy_api;
+mod library;
 mod mail;
 mod maintenance;
 mod mirror_browser;

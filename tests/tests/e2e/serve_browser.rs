@@ -4,50 +4,10 @@
 //! their pages, with nothing failing and no console error; the page's
 //! accessibility is checked in the same test.
 
-use crate::common::{self, expect_exit};
+use crate::common::{self, expect_exit, serve};
 use spinneret_tests::browser::{Browser, chromium};
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Site, TestWeb, Web};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
-
-/// A running `spinneret serve` and where it listens.
-struct Served {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Start `spinneret serve` on `setup`'s store, on a free loopback port.
-fn serve(setup: &Setup) -> Served {
-    let mut child = common::command()
-        .args(["serve", "--listen", "127.0.0.1:0", "-c"])
-        .arg(&setup.config_path)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spinneret serve starts");
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let base = loop {
-        let line = lines.next().expect("serve says where it listens").unwrap();
-        if let Some(rest) = line.strip_prefix("serving ") {
-            break rest
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .trim_end_matches('/')
-                .to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    Served { child, base }
-}
 
 /// Sixteen documents with "worm" in their title on one site, one linking
 /// to the others, and a second site that cites it.
@@ -83,7 +43,7 @@ fn the_search_page_works_in_chromium_with_the_keyboard_and_nothing_failing() {
         "[[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://b.example:{PORT}/b.html\"\nlevels = 3\n",
     );
     expect_exit(&common::crawl(&setup, &[]), 0);
-    let served = serve(&setup);
+    let served = serve(&[std::ffi::OsStr::new("-c"), setup.config_path.as_os_str()]);
     let mut b = Browser::start_with(
         &chromium,
         &["--host-resolver-rules=MAP *.example 127.0.0.1"],

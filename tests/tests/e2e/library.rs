@@ -1,0 +1,546 @@
+//! GENVL's library at the HTTP level, against a real `spinneret serve` on
+//! loopback: forged posts, hostile text in every field, concurrent posts
+//! and edits, passwords guessed, and the operations' refusals.
+
+use crate::common::{Served, serve};
+use std::collections::HashMap;
+
+/// A browser-like client: keeps the library's cookie and reads each
+/// form's CSRF token.
+#[derive(Clone)]
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    cookie: String,
+}
+
+/// An answer: status, where it redirects, and the page.
+struct Answer {
+    status: u16,
+    location: Option<String>,
+    body: String,
+}
+
+impl Client {
+    async fn new(served: &Served) -> Client {
+        spinneret_core::tls::install_provider();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let mut c = Client {
+            http,
+            base: served.base.clone(),
+            cookie: String::new(),
+        };
+        let r = c
+            .http
+            .get(format!("{}/library/1/change", c.base))
+            .send()
+            .await
+            .unwrap();
+        let set = r.headers()[reqwest::header::SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+            "{set}"
+        );
+        c.cookie = set.split(';').next().unwrap().to_string();
+        c
+    }
+
+    async fn get(&self, path: &str) -> Answer {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header(reqwest::header::COOKIE, &self.cookie)
+            .send()
+            .await
+            .unwrap();
+        answer(r).await
+    }
+
+    /// The CSRF token of the form on `path`.
+    async fn token(&self, path: &str) -> String {
+        let page = self.get(path).await.body;
+        let at = page.find("name=\"csrf\" value=\"").expect("a form") + 19;
+        page[at..at + 64].to_string()
+    }
+
+    /// Post `fields` to `path` with this client's token.
+    async fn post(&self, path: &str, fields: &[(&str, &str)]) -> Answer {
+        let token = self.token("/library/1/change").await;
+        self.post_with(path, &token, fields).await
+    }
+
+    async fn post_with(&self, path: &str, token: &str, fields: &[(&str, &str)]) -> Answer {
+        let mut form: Vec<(&str, &str)> = vec![("csrf", token)];
+        form.extend_from_slice(fields);
+        let body: String = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header(reqwest::header::COOKIE, &self.cookie)
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        answer(r).await
+    }
+
+    /// The postings of VL `vl` as its summary lists them: (number, title).
+    async fn postings(&self, vl: i64) -> Vec<(i64, String)> {
+        let page = self.get(&format!("/library/{vl}")).await.body;
+        page.split("<span class=\"seq\">")
+            .skip(1)
+            .map(|item| {
+                let (n, rest) = item.split_once(".</span>").unwrap();
+                let start = rest.find("\">").unwrap() + 2;
+                let end = rest[start..].find("</a>").unwrap();
+                (n.parse().unwrap(), rest[start..start + end].to_string())
+            })
+            .collect()
+    }
+
+    /// The id of the posting titled `title` (as the page shows it) in VL `vl`.
+    async fn id_of(&self, vl: i64, title: &str) -> i64 {
+        let page = self.get(&format!("/library/{vl}")).await.body;
+        let at = page.find(&format!(">{title}</a>")).expect(title);
+        let li = page[..at].rfind("<li id=\"p").unwrap() + 9;
+        page[li..].split('"').next().unwrap().parse().unwrap()
+    }
+}
+
+async fn answer(r: reqwest::Response) -> Answer {
+    Answer {
+        status: r.status().as_u16(),
+        location: r
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|l| l.to_str().unwrap().to_string()),
+        body: r.text().await.unwrap(),
+    }
+}
+
+fn served() -> (tempfile::TempDir, Served) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("library.db");
+    let s = serve(&[std::ffi::OsStr::new("--store"), store.as_os_str()]);
+    (dir, s)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn posts_are_numbered_listed_alphabetically_and_sub_libraries_marked() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    let r = c
+        .post(
+            "/library/1/point",
+            &[("title", "Zoology"), ("url", "http://zoo.example/")],
+        )
+        .await;
+    assert_eq!((r.status, r.location.as_deref()), (303, Some("/library/1")));
+    let list = "<li><a href=\"http://a.example/\">Astronomy</a>\nhttp://b.example/ Biology\n";
+    assert_eq!(
+        c.post("/library/1/pointers", &[("list", list)])
+            .await
+            .status,
+        303
+    );
+    assert_eq!(
+        c.post(
+            "/library/1/input",
+            &[
+                ("title", "Chemistry notes"),
+                ("body", "<p>Read <em>this</em>.</p>")
+            ]
+        )
+        .await
+        .status,
+        303
+    );
+    assert_eq!(
+        c.post(
+            "/library/1/create",
+            &[("title", "Music"), ("create_only", "1")]
+        )
+        .await
+        .status,
+        303
+    );
+    assert_eq!(
+        c.postings(1).await,
+        vec![
+            (2, "Astronomy".to_string()),
+            (3, "Biology".to_string()),
+            (4, "Chemistry notes".to_string()),
+            (5, "Music".to_string()),
+            (1, "Zoology".to_string()),
+        ]
+    );
+    let page = c.get("/library/1").await.body;
+    assert!(page.contains("<strong><a href=\"/library/"), "{page}");
+    assert!(page.contains("Music</a></strong> *"), "{page}");
+
+    // Music is Create-Only: a pointer is refused there, a sub-library is not.
+    let music = c.id_of(1, "Music").await;
+    let r = c
+        .post(
+            &format!("/library/{music}/point"),
+            &[("title", "Bach"), ("url", "http://bach.example/")],
+        )
+        .await;
+    assert_eq!(r.status, 422);
+    assert!(
+        r.body.contains(
+            "Point: &#34;Music&#34; is Create-Only: only sub-libraries may be posted in it"
+        ),
+        "{}",
+        r.body
+    );
+    let r = c
+        .post(&format!("/library/{music}/create"), &[("title", "Baroque")])
+        .await;
+    assert_eq!(r.status, 303);
+    assert_eq!(c.postings(music).await, vec![(1, "Baroque".to_string())]);
+
+    // The report is stored and shown; the global list is newest first.
+    let report = c.id_of(1, "Chemistry notes").await;
+    let page = c.get(&format!("/library/report/{report}")).await.body;
+    assert!(page.contains("<p>Read <em>this</em>.</p>"), "{page}");
+    let all = c.get("/library/1/all").await.body;
+    let order: Vec<usize> = ["Baroque", "Music", "Chemistry notes", "Zoology"]
+        .iter()
+        .map(|t| all.find(&format!(">{t}</a>")).expect(t))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{all}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_post_is_refused() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    let fields = [("title", "Forged"), ("url", "http://evil.example/")];
+    // No token, another client's token, and a token without its cookie.
+    let other = Client::new(&s).await;
+    let theirs = other.token("/library/1/change").await;
+    assert_eq!(
+        c.post_with("/library/1/point", "", &fields).await.status,
+        403
+    );
+    assert_eq!(
+        c.post_with("/library/1/point", &theirs, &fields)
+            .await
+            .status,
+        403
+    );
+    let cookieless = Client {
+        cookie: String::new(),
+        ..c.clone()
+    };
+    let mine = c.token("/library/1/change").await;
+    let r = cookieless
+        .post_with("/library/1/point", &mine, &fields)
+        .await;
+    assert_eq!(r.status, 403);
+    assert!(
+        r.body.contains("was not sent from this library"),
+        "{}",
+        r.body
+    );
+    assert!(c.postings(1).await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_text_is_inert_and_sql_is_kept_verbatim() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    let xss = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'><svg onload=alert(3)>";
+    let sql = "Robert'); DROP TABLE library;--";
+    let r = c
+        .post(
+            "/library/1/input",
+            &[
+                ("title", xss),
+                ("url", "http://x.example/?q=\"><script>alert(4)</script>"),
+                (
+                    "body",
+                    &format!("{xss}<a href=\"javascript:alert(5)\">j</a><p>{sql}</p>"),
+                ),
+                ("author", xss),
+                ("email", "a@b.example"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let r = c
+        .post(
+            "/library/1/point",
+            &[("title", sql), ("url", "http://sql.example/")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    for path in ["/library/1", "/library/1/all", "/library/1/change"] {
+        let page = c.get(path).await.body;
+        assert!(!page.contains("<script>alert"), "{path}: {page}");
+        assert!(!page.contains("<img src=x"), "{path}");
+        assert!(!page.contains("<svg"), "{path}");
+        assert!(
+            page.contains("Robert&#39;); DROP TABLE library;--"),
+            "{path}: {page}"
+        );
+    }
+    let report = c.get("/library/1").await.body;
+    let at = report.find("/library/report/").unwrap() + 16;
+    let id: String = report[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let page = c.get(&format!("/library/report/{id}")).await.body;
+    // The title is there, escaped; the report keeps its harmless image
+    // and loses every script, handler and javascript: link.
+    assert!(page.contains("<img src=\"x\">"), "{page}");
+    for raw in [
+        "<script",
+        "onerror=\"",
+        "onload=\"",
+        "<svg",
+        "href=\"javascript",
+    ] {
+        assert!(!page.contains(raw), "{raw}: {page}");
+    }
+    assert!(
+        page.contains("&#60;img src=x onerror=alert(2)&#62;"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<p>Robert'); DROP TABLE library;--</p>"),
+        "{page}"
+    );
+    // Only web addresses may be posted.
+    for bad in [
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "data:text/html,<b>x",
+    ] {
+        let r = c
+            .post("/library/1/point", &[("title", "Bad"), ("url", bad)])
+            .await;
+        assert_eq!(r.status, 422, "{bad}");
+        assert!(r.body.contains("is not an http or https URL"), "{}", r.body);
+    }
+    assert_eq!(c.postings(1).await.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_concurrent_posts_get_a_hundred_numbers() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    let token = c.token("/library/1/change").await;
+    let posts: Vec<_> = (0..100)
+        .map(|i| {
+            let c = c.clone();
+            let token = token.clone();
+            tokio::spawn(async move {
+                let title = format!("Posting {i:03}");
+                let url = format!("http://p{i}.example/");
+                c.post_with(
+                    "/library/1/point",
+                    &token,
+                    &[("title", &title), ("url", &url)],
+                )
+                .await
+                .status
+            })
+        })
+        .collect();
+    for p in posts {
+        assert_eq!(p.await.unwrap(), 303);
+    }
+    let listed = c.postings(1).await;
+    let mut numbers: Vec<i64> = listed.iter().map(|(n, _)| *n).collect();
+    numbers.sort();
+    assert_eq!(numbers, (1..=100).collect::<Vec<_>>());
+    let titles: std::collections::BTreeSet<&str> = listed.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(titles.len(), 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_editor_is_told_and_nothing_is_overwritten() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    c.post(
+        "/library/1/point",
+        &[("title", "Original"), ("url", "http://o.example/")],
+    )
+    .await;
+    let id = c.id_of(1, "Original").await;
+    let edit = format!("/library/posting/{id}/edit");
+    // Both open the form at version 1; the first saves, the second is told.
+    let token = c.token(&edit).await;
+    let first = c
+        .post_with(
+            &edit,
+            &token,
+            &[
+                ("read", "1"),
+                ("title", "First"),
+                ("url", "http://o.example/"),
+            ],
+        )
+        .await;
+    assert_eq!(first.status, 303);
+    let second = c
+        .post_with(
+            &edit,
+            &token,
+            &[
+                ("read", "1"),
+                ("title", "Second"),
+                ("url", "http://o.example/"),
+            ],
+        )
+        .await;
+    assert_eq!(second.status, 409);
+    assert!(
+        second
+            .body
+            .contains("someone else changed this posting since you opened it"),
+        "{}",
+        second.body
+    );
+    // What the second typed is still in the form, for them to redo.
+    assert!(second.body.contains("value=\"Second\""));
+    assert_eq!(c.postings(1).await, vec![(1, "First".to_string())]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn passwords_guard_postings_and_guessing_is_cut_off() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    c.post(
+        "/library/1/point",
+        &[
+            ("title", "Guarded"),
+            ("url", "http://g.example/"),
+            ("password", "open sesame"),
+        ],
+    )
+    .await;
+    c.post(
+        "/library/1/point",
+        &[("title", "Open"), ("url", "http://open.example/")],
+    )
+    .await;
+    let guarded = c.id_of(1, "Guarded").await.to_string();
+    let open = c.id_of(1, "Open").await.to_string();
+    // Wrong password: nothing is deleted, not even the open posting ticked with it.
+    let r = c
+        .post(
+            "/library/1/delete",
+            &[
+                ("posting", &guarded),
+                ("posting", &open),
+                ("password", "guess"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 422);
+    assert!(
+        r.body
+            .contains("Delete: &#34;Guarded&#34; was not deleted: the password is wrong"),
+        "{}",
+        r.body
+    );
+    assert_eq!(c.postings(1).await.len(), 2);
+    // A posting without a password anyone may delete.
+    let r = c.post("/library/1/delete", &[("posting", &open)]).await;
+    assert_eq!(r.status, 303);
+    // Guessing: five wrong passwords, then even the right one waits.
+    for _ in 0..4 {
+        let r = c
+            .post(
+                "/library/1/delete",
+                &[("posting", &guarded), ("password", "guess")],
+            )
+            .await;
+        assert!(r.body.contains("the password is wrong"), "{}", r.body);
+    }
+    let r = c
+        .post(
+            "/library/1/delete",
+            &[("posting", &guarded), ("password", "open sesame")],
+        )
+        .await;
+    assert!(
+        r.body
+            .contains("too many wrong passwords; try again in 15 minutes"),
+        "{}",
+        r.body
+    );
+    assert_eq!(c.postings(1).await, vec![(1, "Guarded".to_string())]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postings_move_and_copy_across_the_tree() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    c.post("/library/1/create", &[("title", "Arts")]).await;
+    c.post("/library/1/create", &[("title", "Science")]).await;
+    c.post(
+        "/library/1/point",
+        &[
+            ("title", "Physics"),
+            ("url", "http://physics.example/"),
+            ("password", "pw"),
+        ],
+    )
+    .await;
+    let arts = c.id_of(1, "Arts").await;
+    let science = c.id_of(1, "Science").await;
+    let physics = c.id_of(1, "Physics").await;
+    let moving = format!("/library/posting/{physics}/move");
+    let form = c.get(&moving).await.body;
+    assert!(
+        form.contains(&format!("<option value=\"{science}\">— Science</option>")),
+        "{form}"
+    );
+    let to = science.to_string();
+    let r = c.post(&moving, &[("to", &to), ("password", "wrong")]).await;
+    assert_eq!(r.status, 403);
+    let r = c.post(&moving, &[("to", &to), ("password", "pw")]).await;
+    assert_eq!(
+        (r.status, r.location),
+        (303, Some(format!("/library/{science}")))
+    );
+    let to = arts.to_string();
+    let r = c
+        .post(&format!("/library/posting/{physics}/copy"), &[("to", &to)])
+        .await;
+    assert_eq!(r.status, 303);
+    assert_eq!(c.postings(science).await, vec![(1, "Physics".to_string())]);
+    assert_eq!(c.postings(arts).await, vec![(1, "Physics".to_string())]);
+    // A library cannot go into itself.
+    let r = c
+        .post(
+            &format!("/library/posting/{science}/move"),
+            &[("to", &science.to_string())],
+        )
+        .await;
+    assert_eq!(r.status, 422);
+    assert!(
+        r.body.contains("cannot be moved or copied into itself"),
+        "{}",
+        r.body
+    );
+    let titles: HashMap<i64, String> = c.postings(1).await.into_iter().collect();
+    assert_eq!(titles.len(), 2);
+}

@@ -77,8 +77,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(lib: Arc<Library>) -> Router<S> 
         .route("/logout", post(log_out))
         .route("/report/{id}", get(report))
         .route("/posting/{id}/edit", get(edit_page).post(edit))
-        .route("/posting/{id}/move", get(move_page).post(move_posting))
-        .route("/posting/{id}/copy", get(copy_page).post(copy_posting))
+        .route("/posting/{id}/{op}", get(place_page).post(place))
         .route("/posting/{id}/follow", post(follow))
         .route("/{vl}", get(summary))
         .route("/{vl}/all", get(global_list))
@@ -1009,57 +1008,53 @@ async fn place_form(
     }
 }
 
-async fn move_page(
+/// Move or Copy, as the path says (none for any other word).
+fn place_op(op: &str) -> Option<&'static str> {
+    match op {
+        "move" => Some("move"),
+        "copy" => Some("copy"),
+        _ => None,
+    }
+}
+
+async fn place_page(
     State(lib): State<Arc<Library>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    UrlPath(id): UrlPath<i64>,
+    UrlPath((id, op)): UrlPath<(i64, String)>,
 ) -> Response {
     let v = visitor(&lib, &headers, peer);
-    place_form(&lib, &v, id, "move", StatusCode::OK, None).await
-}
-
-async fn copy_page(
-    State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    UrlPath(id): UrlPath<i64>,
-) -> Response {
-    let v = visitor(&lib, &headers, peer);
-    place_form(&lib, &v, id, "copy", StatusCode::OK, None).await
-}
-
-async fn move_posting(
-    State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    UrlPath(id): UrlPath<i64>,
-    body: Bytes,
-) -> Response {
-    place(lib, peer, headers, id, body, "move").await
-}
-
-async fn copy_posting(
-    State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    UrlPath(id): UrlPath<i64>,
-    body: Bytes,
-) -> Response {
-    place(lib, peer, headers, id, body, "copy").await
+    match place_op(&op) {
+        Some(op) => place_form(&lib, &v, id, op, StatusCode::OK, None).await,
+        None => message(
+            &v,
+            StatusCode::NOT_FOUND,
+            "Not found",
+            "There is no such operation.",
+            "/library",
+        ),
+    }
 }
 
 /// Move (with the posting's password) or copy (anyone) posting `id` into
 /// the VL the form names.
 async fn place(
-    lib: Arc<Library>,
-    peer: SocketAddr,
+    State(lib): State<Arc<Library>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    id: i64,
+    UrlPath((id, op)): UrlPath<(i64, String)>,
     body: Bytes,
-    op: &'static str,
 ) -> Response {
     let v = visitor(&lib, &headers, peer);
+    let Some(op) = place_op(&op) else {
+        return message(
+            &v,
+            StatusCode::NOT_FOUND,
+            "Not found",
+            "There is no such operation.",
+            "/library",
+        );
+    };
     let f = Form::parse(&body);
     let back = format!("/library/posting/{id}/{op}");
     if let Some(r) = forged(&lib, &v, &f, &back) {

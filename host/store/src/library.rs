@@ -285,6 +285,20 @@ fn next_seq(tx: &Transaction<'_>, vl: i64) -> Result<i64, LibraryError> {
         .query_row([vl], |r| r.get(0))?)
 }
 
+/// Posting `id`, when it may be moved or copied into VL `to`: not the root,
+/// into a VL that takes it, not into itself or below itself.
+fn placeable(tx: &Transaction<'_>, id: i64, to: i64) -> Result<Posting, LibraryError> {
+    let p = get(tx, id)?;
+    if p.parent.is_none() {
+        return Err(LibraryError::Root);
+    }
+    vl_for(tx, to, p.kind)?;
+    if subtree(tx, id)?.contains(&to) {
+        return Err(LibraryError::IntoItself);
+    }
+    Ok(p)
+}
+
 /// The ids of `id` and every posting below it.
 fn subtree(tx: &rusqlite::Connection, id: i64) -> Result<Vec<i64>, LibraryError> {
     let mut stmt = tx.prepare_cached(
@@ -527,14 +541,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let p = get(&tx, id)?;
-        if p.parent.is_none() {
-            return Err(LibraryError::Root);
-        }
-        vl_for(&tx, to, p.kind)?;
-        if subtree(&tx, id)?.contains(&to) {
-            return Err(LibraryError::IntoItself);
-        }
+        let p = placeable(&tx, id, to)?;
         if p.parent != Some(to) {
             let seq = next_seq(&tx, to)?;
             tx.execute(
@@ -553,14 +560,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let p = get(&tx, id)?;
-        if p.parent.is_none() {
-            return Err(LibraryError::Root);
-        }
-        vl_for(&tx, to, p.kind)?;
-        if subtree(&tx, id)?.contains(&to) {
-            return Err(LibraryError::IntoItself);
-        }
+        let p = placeable(&tx, id, to)?;
         let node = node_of(&tx, p)?;
         let t = now();
         let copy = graft(&tx, to, &node, Some(t))?;

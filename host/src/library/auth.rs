@@ -110,12 +110,17 @@ impl Guard {
         }
     }
 
-    /// The CSRF token of the client whose cookie is `client`.
-    pub fn csrf_token(&self, client: &str) -> String {
+    /// The MAC of `client`'s forms, before it is finished.
+    fn form_mac(&self, client: &str) -> Hmac<Sha256> {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("any key length");
         mac.update(b"spinneret library form\0");
         mac.update(client.as_bytes());
-        hex(&mac.finalize().into_bytes())
+        mac
+    }
+
+    /// The CSRF token of the client whose cookie is `client`.
+    pub fn csrf_token(&self, client: &str) -> String {
+        hex(&self.form_mac(client).finalize().into_bytes())
     }
 
     /// Whether `token` is the CSRF token of `client` (compared in constant
@@ -124,10 +129,7 @@ impl Guard {
         let Some(bytes) = unhex(token) else {
             return false;
         };
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("any key length");
-        mac.update(b"spinneret library form\0");
-        mac.update(client.as_bytes());
-        !client.is_empty() && mac.verify_slice(&bytes).is_ok()
+        !client.is_empty() && self.form_mac(client).verify_slice(&bytes).is_ok()
     }
 
     /// Check `password` against `hash` for posting `posting`, asked by

@@ -131,6 +131,21 @@ pub struct Fields {
     pub email: String,
 }
 
+impl From<&PostingText> for Fields {
+    /// A posting's fields, for its edit form.
+    fn from(t: &PostingText) -> Fields {
+        Fields {
+            title: t.title.clone(),
+            url: t.url.clone().unwrap_or_default(),
+            body: t.body.clone().unwrap_or_default(),
+            image: t.image.clone().unwrap_or_default(),
+            create_only: t.create_only,
+            author: t.author.clone().unwrap_or_default(),
+            email: t.email.clone().unwrap_or_default(),
+        }
+    }
+}
+
 impl Fields {
     /// The posting these fields describe, for a posting of `kind`.
     pub fn text(&self, kind: spinneret_store::PostingKind) -> Result<PostingText, Invalid> {

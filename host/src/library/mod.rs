@@ -7,6 +7,8 @@
 //!   HTML sanitised, the Pointers operation's pasted list);
 //! - [`auth`]: posting passwords (argon2id hashes), moderators' sessions,
 //!   the CSRF token of every form, and the bound on wrong passwords;
+//! - [`request`]: what every request goes through (who asks, its form
+//!   and CSRF check, the store, the answer);
 //! - [`pages`]: the pages and the operations of Table 3.
 //!
 //! The library itself lives in the store ([`spinneret_store::Posting`]).
@@ -14,6 +16,7 @@
 pub mod auth;
 pub mod input;
 pub mod pages;
+pub mod request;
 
 /// The root library's title when a store has no library yet.
 pub const DEFAULT_TITLE: &str = "The Virtual Library";

@@ -18,56 +18,24 @@
 //! (`HttpOnly`, `SameSite=Strict`); a successful post answers with a
 //! redirect to the summary it changed (no resubmission on reload).
 
-use super::auth::{Guard, Refusal};
-use super::input::{self, Fields, Invalid};
+use super::auth::Refusal;
+use super::input::{self, Invalid};
+use super::request::{
+    Form, Library, MAX_FORM, SESSION_COOKIE, Visitor, done, failed, forged, may_change, message,
+    new_password, page, refused, set_cookie, with_store,
+};
 use askama::Template;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path as UrlPath, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{StatusCode, header};
+use axum::response::Response;
 use axum::routing::{get, post};
 use spinneret_store::{LibraryError, PointerCheck, Posting, PostingKind, Store};
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-/// The largest form accepted (a report of 64 KiB, escaped, or a pasted
-/// list of pointers).
-pub const MAX_FORM: usize = 256 * 1024;
 /// The most postings the global list shows.
 const GLOBAL_LIST: usize = 1000;
-/// The client cookie (the CSRF token is tied to it).
-const CLIENT_COOKIE: &str = "vl_client";
-/// A moderator's session cookie.
-const SESSION_COOKIE: &str = "vl_session";
-/// The library pages' policy: as the search page's, but a VL's or a
-/// report's image may come from any web address (none is sent a referrer).
-const CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data: http: https:; \
-                   form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-/// What the library's handlers share.
-pub struct Library {
-    store: Mutex<Store>,
-    guard: Guard,
-    title: String,
-}
-
-impl Library {
-    /// The library of `store` (its root made, titled `title`, when the
-    /// store has none), with `moderators` (name, argon2id hash).
-    pub fn new(
-        mut store: Store,
-        title: &str,
-        moderators: Vec<(String, String)>,
-    ) -> Result<Library, LibraryError> {
-        store.library_root(title)?;
-        Ok(Library {
-            store: Mutex::new(store),
-            guard: Guard::new(moderators),
-            title: title.to_string(),
-        })
-    }
-}
 
 /// The library's routes, to nest under `/library`.
 pub fn router<S: Clone + Send + Sync + 'static>(lib: Arc<Library>) -> Router<S> {
@@ -85,224 +53,6 @@ pub fn router<S: Clone + Send + Sync + 'static>(lib: Arc<Library>) -> Router<S> 
         .route("/{vl}/{op}", post(operate))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_FORM))
         .with_state(lib)
-}
-
-/// Who is asking: the client cookie (made up when missing), a moderator's
-/// session, the peer's address.
-struct Visitor {
-    client: String,
-    new_client: bool,
-    session: Option<String>,
-    moderator: Option<String>,
-    peer: String,
-    secure: bool,
-}
-
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
-        .filter(|v| v.len() <= 128 && v.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-fn visitor(lib: &Library, headers: &HeaderMap, peer: SocketAddr) -> Visitor {
-    let (client, new_client) = match cookie(headers, CLIENT_COOKIE) {
-        Some(c) => (c.to_string(), false),
-        None => (super::auth::random_hex(16), true),
-    };
-    let session = cookie(headers, SESSION_COOKIE).map(str::to_string);
-    let moderator = session.as_deref().and_then(|s| lib.guard.moderator(s));
-    Visitor {
-        client,
-        new_client,
-        session,
-        moderator,
-        peer: peer.ip().to_string(),
-        secure: headers
-            .get("x-forwarded-proto")
-            .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https")),
-    }
-}
-
-fn set_cookie(v: &Visitor, name: &str, value: &str, max_age: Option<u64>) -> HeaderValue {
-    let mut c = format!("{name}={value}; Path=/library; HttpOnly; SameSite=Strict");
-    if let Some(age) = max_age {
-        c.push_str(&format!("; Max-Age={age}"));
-    }
-    if v.secure {
-        c.push_str("; Secure");
-    }
-    HeaderValue::from_str(&c).expect("a cookie of hex digits")
-}
-
-/// A page for `v`: its client cookie set when it is new, never cached.
-fn page(v: &Visitor, status: StatusCode, t: &impl Template) -> Response {
-    let mut r = match t.render() {
-        Ok(html) => (status, Html(html)).into_response(),
-        Err(e) => return failed(&anyhow::anyhow!("template: {e}")),
-    };
-    let h = r.headers_mut();
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    if v.new_client {
-        h.append(
-            header::SET_COOKIE,
-            set_cookie(v, CLIENT_COOKIE, &v.client, None),
-        );
-    }
-    r
-}
-
-/// A redirect after a change, to `to` (see other).
-fn done(to: &str) -> Response {
-    (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_string())]).into_response()
-}
-
-fn failed(e: &anyhow::Error) -> Response {
-    tracing::error!("library: {e:#}");
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "the library could not be read or written; see the server's log",
-    )
-        .into_response()
-}
-
-/// A page that only says something went wrong, and where to go.
-#[derive(Template)]
-#[template(path = "library/message.html")]
-struct Message {
-    version: &'static str,
-    heading: String,
-    text: String,
-    back: String,
-}
-
-fn message(v: &Visitor, status: StatusCode, heading: &str, text: &str, back: &str) -> Response {
-    page(
-        v,
-        status,
-        &Message {
-            version: env!("CARGO_PKG_VERSION"),
-            heading: heading.to_string(),
-            text: text.to_string(),
-            back: back.to_string(),
-        },
-    )
-}
-
-/// The answer to a library error.
-fn refused(v: &Visitor, e: LibraryError, back: &str) -> Response {
-    let status = match &e {
-        LibraryError::NotFound(_) => StatusCode::NOT_FOUND,
-        LibraryError::Conflict { .. } => StatusCode::CONFLICT,
-        LibraryError::Store(_) => return failed(&anyhow::Error::from(e)),
-        _ => StatusCode::UNPROCESSABLE_ENTITY,
-    };
-    message(v, status, "Not done", &e.to_string(), back)
-}
-
-/// Run `f` with the store, off the async threads.
-async fn with_store<T: Send + 'static>(
-    lib: &Arc<Library>,
-    f: impl FnOnce(&mut Store, &str) -> Result<T, LibraryError> + Send + 'static,
-) -> Result<T, LibraryError> {
-    let lib = lib.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut store = lib.store.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut store, &lib.title)
-    })
-    .await
-    .map_err(|e| LibraryError::Import(format!("the request failed: {e}")))?
-}
-
-/// A form's fields, as sent (`application/x-www-form-urlencoded`).
-struct Form(Vec<(String, String)>);
-
-impl Form {
-    fn parse(body: &[u8]) -> Form {
-        Form(url::form_urlencoded::parse(body).into_owned().collect())
-    }
-
-    fn get(&self, name: &str) -> &str {
-        self.0
-            .iter()
-            .find(|(k, _)| k == name)
-            .map_or("", |(_, v)| v.as_str())
-    }
-
-    fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> {
-        self.0
-            .iter()
-            .filter(move |(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn fields(&self) -> Fields {
-        Fields {
-            title: self.get("title").to_string(),
-            url: self.get("url").to_string(),
-            body: self.get("body").to_string(),
-            image: self.get("image").to_string(),
-            create_only: !self.get("create_only").is_empty(),
-            author: self.get("author").to_string(),
-            email: self.get("email").to_string(),
-        }
-    }
-}
-
-/// The refusal of a form whose CSRF token is not this client's (none when
-/// it is).
-fn forged(lib: &Library, v: &Visitor, f: &Form, back: &str) -> Option<Response> {
-    if lib.guard.csrf_ok(&v.client, f.get("csrf")) {
-        return None;
-    }
-    Some(message(
-        v,
-        StatusCode::FORBIDDEN,
-        "Form refused",
-        "This form was not sent from this library's own page, or it is out of date (the server restarted since it was opened). Open the page again and send it from there.",
-        back,
-    ))
-}
-
-/// Whether `v` may change posting `p`: a moderator may; a posting without
-/// a password anyone may; otherwise its password is needed.
-async fn may_change(
-    lib: &Arc<Library>,
-    v: &Visitor,
-    p: &Posting,
-    password: &str,
-) -> Result<(), Refusal> {
-    if v.moderator.is_some() {
-        return Ok(());
-    }
-    let Some(hash) = p.password.clone() else {
-        return Ok(());
-    };
-    let lib = lib.clone();
-    let (id, peer, password) = (p.id, v.peer.clone(), password.to_string());
-    tokio::task::spawn_blocking(move || lib.guard.check_password(id, &peer, &hash, &password))
-        .await
-        .unwrap_or(Err(Refusal::Wrong))
-}
-
-/// A password given with a new posting, hashed (none when empty).
-async fn new_password(password: &str) -> anyhow::Result<Option<String>> {
-    if password.is_empty() {
-        return Ok(None);
-    }
-    let p = password.to_string();
-    tokio::task::spawn_blocking(move || super::auth::hash_password(&p))
-        .await?
-        .map(Some)
 }
 
 fn date(t: i64) -> String {
@@ -413,11 +163,9 @@ async fn root(State(lib): State<Arc<Library>>) -> Response {
 
 async fn summary(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath(id): UrlPath<i64>,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     let answer = with_store(&lib, move |s, _| {
         let (vl, up, image) = vl_of(s, id)?;
         let postings = s.library_postings(id)?;
@@ -439,7 +187,7 @@ async fn summary(
                 root: up.first().map(|p| (p.id, p.text.title.clone())),
                 postings: postings.iter().map(|(p, c)| shown(p, c.as_ref())).collect(),
                 moderator: v.moderator.clone(),
-                csrf: lib.guard.csrf_token(&v.client),
+                csrf: lib.token(&v),
             },
         ),
         Err(e) => refused(&v, e, "/library"),
@@ -458,11 +206,9 @@ struct ListPage {
 
 async fn global_list(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath(id): UrlPath<i64>,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     let answer = with_store(&lib, move |s, _| {
         let (vl, _, _) = vl_of(s, id)?;
         let list = s.library_global_list(id, GLOBAL_LIST)?;
@@ -516,11 +262,9 @@ struct ReportPage {
 
 async fn report(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath(id): UrlPath<i64>,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     let answer = with_store(&lib, move |s, _| {
         let p = s.library_posting(id)?;
         if p.kind != PostingKind::Report {
@@ -551,48 +295,6 @@ async fn report(
     }
 }
 
-/// The values a form is shown with again after a refusal.
-#[derive(Default)]
-struct Values {
-    title: String,
-    url: String,
-    body: String,
-    image: String,
-    create_only: bool,
-    author: String,
-    email: String,
-    list: String,
-}
-
-impl Values {
-    fn of(f: &Form) -> Values {
-        Values {
-            title: f.get("title").to_string(),
-            url: f.get("url").to_string(),
-            body: f.get("body").to_string(),
-            image: f.get("image").to_string(),
-            create_only: !f.get("create_only").is_empty(),
-            author: f.get("author").to_string(),
-            email: f.get("email").to_string(),
-            list: f.get("list").to_string(),
-        }
-    }
-
-    fn of_posting(p: &Posting) -> Values {
-        let t = &p.text;
-        Values {
-            title: t.title.clone(),
-            url: t.url.clone().unwrap_or_default(),
-            body: t.body.clone().unwrap_or_default(),
-            image: t.image.clone().unwrap_or_default(),
-            create_only: t.create_only,
-            author: t.author.clone().unwrap_or_default(),
-            email: t.email.clone().unwrap_or_default(),
-            list: String::new(),
-        }
-    }
-}
-
 #[derive(Template)]
 #[template(path = "library/change.html")]
 struct ChangePage {
@@ -603,9 +305,10 @@ struct ChangePage {
     postings: Vec<Shown>,
     csrf: String,
     moderator: Option<String>,
-    /// The operation refused, with why, and what was typed.
+    /// The operation refused, with why.
     error: Option<(String, String)>,
-    values: Values,
+    /// What was typed in its form.
+    typed: Form,
 }
 
 impl ChangePage {
@@ -619,17 +322,7 @@ impl ChangePage {
         if !self.is_op(op) {
             return "";
         }
-        let v = &self.values;
-        match field {
-            "title" => &v.title,
-            "url" => &v.url,
-            "body" => &v.body,
-            "image" => &v.image,
-            "author" => &v.author,
-            "email" => &v.email,
-            "list" => &v.list,
-            _ => "",
-        }
+        self.typed.get(field)
     }
 
     /// The operation's name, as the page heads its form.
@@ -646,12 +339,10 @@ impl ChangePage {
 
 async fn change_page(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath(id): UrlPath<i64>,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
-    change_form(&lib, &v, id, StatusCode::OK, None, Values::default()).await
+    change_form(&lib, &v, id, StatusCode::OK, None, Form::default()).await
 }
 
 async fn change_form(
@@ -660,7 +351,7 @@ async fn change_form(
     id: i64,
     status: StatusCode,
     error: Option<(String, String)>,
-    values: Values,
+    typed: Form,
 ) -> Response {
     let answer = with_store(lib, move |s, _| {
         let (vl, _, _) = vl_of(s, id)?;
@@ -677,10 +368,10 @@ async fn change_form(
                 title: vl.text.title,
                 create_only: vl.text.create_only,
                 postings: postings.iter().map(|(p, c)| shown(p, c.as_ref())).collect(),
-                csrf: lib.guard.csrf_token(&v.client),
+                csrf: lib.token(v),
                 moderator: v.moderator.clone(),
                 error,
-                values,
+                typed,
             },
         ),
         Err(e) => refused(v, e, "/library"),
@@ -690,19 +381,17 @@ async fn change_form(
 /// The operations on a VL: Point, Pointers, Input, Create, Delete.
 async fn operate(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath((id, op)): UrlPath<(i64, String)>,
     body: Bytes,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
     let back = format!("/library/{id}/change");
     if let Some(r) = forged(&lib, &v, &f, &back) {
         return r;
     }
     let again = |op: &str, e: String| {
-        let values = Values::of(&f);
+        let typed = f.clone();
         let lib = lib.clone();
         let op = op.to_string();
         let v = &v;
@@ -713,7 +402,7 @@ async fn operate(
                 id,
                 StatusCode::UNPROCESSABLE_ENTITY,
                 Some((op, e)),
-                values,
+                typed,
             )
             .await
         }
@@ -734,43 +423,37 @@ async fn operate(
             );
         }
     };
-    let postings = if op == "pointers" {
-        match input::pointers(f.get("list")) {
-            Ok(list) => list
+    // Pointers: every line a pointer, with the form's author and e-mail
+    // address; the others: the form's one posting.
+    let texts = if op == "pointers" {
+        input::pointers(f.get("list")).and_then(|list| {
+            let author = input::optional_line("author", f.get("author"))?;
+            let email = input::optional_email(f.get("email"))?;
+            Ok(list
                 .into_iter()
                 .map(|(url, title)| spinneret_store::PostingText {
                     title,
                     url: Some(url),
+                    author: author.clone(),
+                    email: email.clone(),
                     ..spinneret_store::PostingText::default()
                 })
-                .collect::<Vec<_>>(),
-            Err(Invalid(e)) => return again(&op, e).await,
-        }
+                .collect::<Vec<_>>())
+        })
     } else {
-        match f.fields().text(kind) {
-            Ok(t) => vec![t],
-            Err(Invalid(e)) => return again(&op, e).await,
-        }
+        f.fields().text(kind).map(|t| vec![t])
     };
-    let author = input::optional_line("author", f.get("author"));
-    let email = input::optional_email(f.get("email"));
-    let (author, email) = match (author, email) {
-        (Ok(a), Ok(e)) => (a, e),
-        (Err(Invalid(e)), _) | (_, Err(Invalid(e))) => return again(&op, e).await,
+    let texts = match texts {
+        Ok(t) => t,
+        Err(Invalid(e)) => return again(&op, e).await,
     };
     let password = match new_password(f.get("password")).await {
         Ok(p) => p,
         Err(e) => return failed(&e),
     };
-    let postings: Vec<_> = postings
+    let postings: Vec<_> = texts
         .into_iter()
-        .map(|mut t| {
-            if op == "pointers" {
-                t.author = author.clone();
-                t.email = email.clone();
-            }
-            (kind, t, password.clone())
-        })
+        .map(|t| (kind, t, password.clone()))
         .collect();
     match with_store(&lib, move |s, _| s.library_post(id, &postings)).await {
         Ok(_) => done(&format!("/library/{id}")),
@@ -790,7 +473,7 @@ async fn delete(lib: &Arc<Library>, v: &Visitor, vl: i64, f: &Form) -> Response 
             vl,
             StatusCode::UNPROCESSABLE_ENTITY,
             Some(("delete".into(), e)),
-            Values::default(),
+            Form::default(),
         )
     };
     if ids.is_empty() {
@@ -835,16 +518,14 @@ struct EditPage {
     csrf: String,
     moderator: Option<String>,
     error: Option<String>,
-    values: Values,
+    values: input::Fields,
 }
 
 async fn edit_page(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath(id): UrlPath<i64>,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     edit_form(&lib, &v, id, StatusCode::OK, None, None).await
 }
 
@@ -854,7 +535,7 @@ async fn edit_form(
     id: i64,
     status: StatusCode,
     error: Option<String>,
-    typed: Option<(Values, i64)>,
+    typed: Option<(input::Fields, i64)>,
 ) -> Response {
     let answer = with_store(lib, move |s, _| {
         let p = s.library_posting(id)?;
@@ -867,7 +548,7 @@ async fn edit_form(
     .await;
     match answer {
         Ok((p, vl)) => {
-            let (values, read) = typed.unwrap_or_else(|| (Values::of_posting(&p), p.version));
+            let (values, read) = typed.unwrap_or_else(|| (input::Fields::from(&p.text), p.version));
             page(
                 v,
                 status,
@@ -879,7 +560,7 @@ async fn edit_form(
                     locked: p.password.is_some(),
                     read,
                     vl: (vl.id, vl.text.title),
-                    csrf: lib.guard.csrf_token(&v.client),
+                    csrf: lib.token(v),
                     moderator: v.moderator.clone(),
                     error,
                     values,
@@ -892,12 +573,10 @@ async fn edit_form(
 
 async fn edit(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath(id): UrlPath<i64>,
     body: Bytes,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
     let back = format!("/library/posting/{id}/edit");
     if let Some(r) = forged(&lib, &v, &f, &back) {
@@ -905,7 +584,7 @@ async fn edit(
     }
     let read: i64 = f.get("read").parse().unwrap_or(0);
     let again =
-        |status, e: String| edit_form(&lib, &v, id, status, Some(e), Some((Values::of(&f), read)));
+        |status, e: String| edit_form(&lib, &v, id, status, Some(e), Some((f.fields(), read)));
     let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
         Ok(p) => p,
         Err(e) => return refused(&v, e, "/library"),
@@ -950,24 +629,6 @@ struct PlacePage {
     error: Option<String>,
 }
 
-/// Every VL of the library, depth first: (id, depth, title).
-fn all_vls(s: &mut Store, title: &str) -> Result<Vec<(i64, usize, String)>, LibraryError> {
-    let root = s.library_root(title)?;
-    let mut out = Vec::new();
-    let mut stack = vec![(root.id, 0usize, root.text.title)];
-    while let Some((id, depth, t)) = stack.pop() {
-        out.push((id, depth, t));
-        let subs: Vec<_> = s
-            .library_postings(id)?
-            .into_iter()
-            .filter(|(p, _)| p.kind == PostingKind::Vl)
-            .map(|(p, _)| (p.id, depth + 1, p.text.title))
-            .collect();
-        stack.extend(subs.into_iter().rev());
-    }
-    Ok(out)
-}
-
 impl PlacePage {
     /// The indent of a library `depth` levels below the root.
     fn indent(&self, depth: &usize) -> String {
@@ -983,9 +644,9 @@ async fn place_form(
     status: StatusCode,
     error: Option<String>,
 ) -> Response {
-    let answer = with_store(lib, move |s, title| {
+    let answer = with_store(lib, move |s, _| {
         let p = s.library_posting(id)?;
-        Ok((p, all_vls(s, title)?))
+        Ok((p, s.library_vls()?))
     })
     .await;
     match answer {
@@ -999,7 +660,7 @@ async fn place_form(
                 title: p.text.title,
                 locked: p.password.is_some(),
                 vls,
-                csrf: lib.guard.csrf_token(&v.client),
+                csrf: lib.token(v),
                 moderator: v.moderator.clone(),
                 error,
             },
@@ -1019,11 +680,9 @@ fn place_op(op: &str) -> Option<&'static str> {
 
 async fn place_page(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath((id, op)): UrlPath<(i64, String)>,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     match place_op(&op) {
         Some(op) => place_form(&lib, &v, id, op, StatusCode::OK, None).await,
         None => message(
@@ -1040,12 +699,10 @@ async fn place_page(
 /// the VL the form names.
 async fn place(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath((id, op)): UrlPath<(i64, String)>,
     body: Bytes,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     let Some(op) = place_op(&op) else {
         return message(
             &v,
@@ -1114,12 +771,10 @@ async fn place(
 /// new one (its password, or a moderator).
 async fn follow(
     State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    v: Visitor,
     UrlPath(id): UrlPath<i64>,
     body: Bytes,
 ) -> Response {
-    let v = visitor(&lib, &headers, peer);
     let f = Form::parse(&body);
     if let Some(r) = forged(&lib, &v, &f, "/library") {
         return r;
@@ -1161,12 +816,7 @@ struct LoginPage {
     error: Option<String>,
 }
 
-async fn login_page(
-    State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-) -> Response {
-    let v = visitor(&lib, &headers, peer);
+async fn login_page(State(lib): State<Arc<Library>>, v: Visitor) -> Response {
     login_form(&lib, &v, StatusCode::OK, None)
 }
 
@@ -1176,7 +826,7 @@ fn login_form(lib: &Library, v: &Visitor, status: StatusCode, error: Option<Stri
         status,
         &LoginPage {
             version: env!("CARGO_PKG_VERSION"),
-            csrf: lib.guard.csrf_token(&v.client),
+            csrf: lib.token(v),
             moderator: v.moderator.clone(),
             configured: lib.guard.has_moderators(),
             error,
@@ -1184,13 +834,7 @@ fn login_form(lib: &Library, v: &Visitor, status: StatusCode, error: Option<Stri
     )
 }
 
-async fn log_in(
-    State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let v = visitor(&lib, &headers, peer);
+async fn log_in(State(lib): State<Arc<Library>>, v: Visitor, body: Bytes) -> Response {
     let f = Form::parse(&body);
     if let Some(r) = forged(&lib, &v, &f, "/library/login") {
         return r;
@@ -1220,13 +864,7 @@ async fn log_in(
     }
 }
 
-async fn log_out(
-    State(lib): State<Arc<Library>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let v = visitor(&lib, &headers, peer);
+async fn log_out(State(lib): State<Arc<Library>>, v: Visitor, body: Bytes) -> Response {
     let f = Form::parse(&body);
     if let Some(r) = forged(&lib, &v, &f, "/library") {
         return r;

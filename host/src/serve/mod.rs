@@ -80,7 +80,7 @@ pub fn serve(
     ready: &mut dyn FnMut(SocketAddr),
 ) -> anyhow::Result<()> {
     let store = Store::open(store_path)?;
-    let library = Arc::new(crate::library::pages::Library::new(
+    let library = Arc::new(crate::library::request::Library::new(
         store.reader()?,
         library
             .title
@@ -143,7 +143,7 @@ async fn keep_index_current(app: Arc<App>, store_path: PathBuf) {
     }
 }
 
-fn router(app: Arc<App>, library: Arc<crate::library::pages::Library>) -> Router {
+fn router(app: Arc<App>, library: Arc<crate::library::request::Library>) -> Router {
     Router::new()
         .nest("/library", crate::library::pages::router(library))
         .route("/", get(search_page))

@@ -181,6 +181,11 @@ fn is_zero(n: &i64) -> bool {
 const COLUMNS: &str = "id, parent, seq, kind, title, url, body, image, create_only, author, email, \
                        password, created_at, updated_at, version";
 
+/// [`COLUMNS`] of the table named `l`.
+const L_COLUMNS: &str = "l.id, l.parent, l.seq, l.kind, l.title, l.url, l.body, l.image, \
+                         l.create_only, l.author, l.email, l.password, l.created_at, \
+                         l.updated_at, l.version";
+
 fn posting(r: &Row<'_>) -> rusqlite::Result<Posting> {
     let kind: String = r.get(3)?;
     Ok(Posting {
@@ -275,6 +280,14 @@ fn insert(
     Ok(tx.last_insert_rowid())
 }
 
+/// The root VL's id, when there is a library.
+fn root_id(conn: &rusqlite::Connection) -> Result<Option<i64>, LibraryError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM library WHERE parent IS NULL ORDER BY id LIMIT 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?)
+}
+
 /// VL `vl`'s next sequence number: one more than the last it gave, so a
 /// deleted posting's number is never given again.
 fn next_seq(tx: &Transaction<'_>, vl: i64) -> Result<i64, LibraryError> {
@@ -316,14 +329,7 @@ impl Store {
     /// The root VL, created titled `title` when the library is new.
     pub fn library_root(&mut self, title: &str) -> Result<Posting, LibraryError> {
         let tx = self.conn.transaction()?;
-        let root: Option<i64> = tx
-            .query_row(
-                "SELECT id FROM library WHERE parent IS NULL ORDER BY id LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let id = match root {
+        let id = match root_id(&tx)? {
             Some(id) => id,
             None => {
                 let t = now();
@@ -367,18 +373,13 @@ impl Store {
         vl: i64,
     ) -> Result<Vec<(Posting, Option<PointerCheck>)>, LibraryError> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {}, r.category, r.final_url, r.status, r.error, r.checked_at
+            "SELECT {L_COLUMNS}, r.category, r.final_url, r.status, r.error, r.checked_at
              FROM library l
              LEFT JOIN urls u ON u.url = l.url AND l.kind <> 'vl'
              LEFT JOIN results r ON r.url_id = u.id
                   AND r.run_id = (SELECT MAX(run_id) FROM results WHERE url_id = u.id)
              WHERE l.parent = ?1
-             ORDER BY l.title COLLATE NOCASE, l.seq",
-            COLUMNS
-                .split(", ")
-                .map(|c| format!("l.{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+             ORDER BY l.title COLLATE NOCASE, l.seq"
         ))?;
         let rows = stmt
             .query_map([vl], |r| {
@@ -569,41 +570,37 @@ impl Store {
         Ok(copy)
     }
 
-    /// Every pointer URL in the library (pointers, and reports whose title
-    /// carries a URL), once each.
-    pub fn library_urls(&self) -> Result<Vec<String>, LibraryError> {
+    /// Every VL of the tree, depth first from the root, sub-VLs
+    /// alphabetically: (id, depth, title).
+    pub fn library_vls(&self) -> Result<Vec<(i64, usize, String)>, LibraryError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT DISTINCT url FROM library WHERE url IS NOT NULL AND kind <> 'vl' ORDER BY url",
+            "SELECT id, parent, title FROM library WHERE kind = 'vl'
+             ORDER BY title COLLATE NOCASE, seq",
         )?;
-        let urls = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        Ok(urls)
-    }
-
-    /// The pointer URLs of VL `vl` (not below it).
-    pub fn library_urls_in(&self, vl: i64) -> Result<Vec<String>, LibraryError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT DISTINCT url FROM library
-             WHERE parent = ?1 AND url IS NOT NULL AND kind <> 'vl' ORDER BY url",
-        )?;
-        let urls = stmt
-            .query_map([vl], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        Ok(urls)
+        let mut below: std::collections::HashMap<Option<i64>, Vec<(i64, String)>> =
+            std::collections::HashMap::new();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        for row in rows {
+            let (id, parent, title): (i64, Option<i64>, String) = row?;
+            below.entry(parent).or_default().push((id, title));
+        }
+        let mut out = Vec::new();
+        let mut stack: Vec<(i64, usize, String)> = match root_id(&self.conn)? {
+            Some(root) => vec![(root, 0, get(&self.conn, root)?.text.title)],
+            None => Vec::new(),
+        };
+        while let Some((id, depth, title)) = stack.pop() {
+            out.push((id, depth, title));
+            if let Some(subs) = below.remove(&Some(id)) {
+                stack.extend(subs.into_iter().rev().map(|(i, t)| (i, depth + 1, t)));
+            }
+        }
+        Ok(out)
     }
 
     /// The whole library, from the root (none when there is no library).
     pub fn library_export(&self) -> Result<Option<LibraryNode>, LibraryError> {
-        let root: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT id FROM library WHERE parent IS NULL ORDER BY id LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .optional()?;
-        match root {
+        match root_id(&self.conn)? {
             Some(id) => {
                 let p = get(&self.conn, id)?;
                 Ok(Some(node_of(&self.conn, p)?))
@@ -803,6 +800,20 @@ mod tests {
         let sub = s
             .library_post(posted[2].id, &[pointer("Bach", "http://b.example/")])
             .unwrap();
+        let baroque = s
+            .library_post(posted[2].id, &[vl("Baroque", false)])
+            .unwrap()[0]
+            .id;
+        let art = s.library_post(root.id, &[vl("art", false)]).unwrap()[0].id;
+        assert_eq!(
+            s.library_vls().unwrap(),
+            vec![
+                (root.id, 0, "Library".to_string()),
+                (art, 1, "art".to_string()),
+                (posted[2].id, 1, "Music".to_string()),
+                (baroque, 2, "Baroque".to_string()),
+            ]
+        );
         assert_eq!(sub[0].seq, 1);
         assert_eq!(
             s.library_ancestors(sub[0].id)

@@ -223,6 +223,9 @@ pub enum TaskKind {
     /// The Worm's crawl (seed 001, section 3.2): every HTML document on any
     /// host, to a recursion depth (`levels`) from the top.
     Web,
+    /// GENVL's library (seed 001, section 2): its summary pages, published
+    /// as files, traversed as a tree; every pointer on them is tested.
+    Library,
 }
 
 impl TaskKind {
@@ -233,6 +236,7 @@ impl TaskKind {
             TaskKind::Tree => "tree",
             TaskKind::Owner => "owner",
             TaskKind::Web => "web",
+            TaskKind::Library => "library",
         }
     }
 }

@@ -67,6 +67,9 @@ pub struct CrawlTask<'a> {
     pub record: TaskRecord<'a>,
     /// Where traversal starts.
     pub top: &'a Url,
+    /// Further tops, traversed as the top is (a `web` task's from the
+    /// library's Worm VL).
+    pub more_tops: &'a [Url],
     /// URL prefixes leafed for this task alone.
     pub exclude: &'a [String],
     /// How far and how much it traverses.

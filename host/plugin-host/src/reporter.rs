@@ -95,6 +95,9 @@ pub fn task_info(task: &TaskRecord<'_>) -> wit::TaskInfo {
             // The API (0.2, 0.3) has no `web` case: a Worm's task, bounded
             // by depth on any host, is told as the nearest, `site`.
             TaskKind::Web => wit::TaskKind::Site,
+            // Nor a `library` case: the library's published pages are
+            // traversed as a tree.
+            TaskKind::Library => wit::TaskKind::Tree,
         },
         top: task.top.to_string(),
         email: task.email.map(str::to_string),

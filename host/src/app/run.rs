@@ -68,10 +68,16 @@ pub fn run_once(
     options: &RunOptions,
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<RunOutcome> {
-    // What the crawl is to do; a `--task` that names no task stops here.
-    let plan = config.crawl_plan(options.crawl.task.as_deref())?;
+    // A `--task` that names no task stops here.
+    config.crawl_plan(options.crawl.task.as_deref())?;
     // One crawl per store at a time; held until the reports and mail are done.
     let _lock = spinneret_store::CrawlLock::acquire(&config.settings.store)?;
+    let mut store = Store::open(&config.settings.store)?;
+    // What the library adds: its pages for `library` tasks, the Worm VL's tops.
+    let coupled =
+        crate::library::coupling::prepare(config, &mut store, options.crawl.task.as_deref())?;
+    let config = coupled.as_ref().unwrap_or(config);
+    let plan = config.crawl_plan(options.crawl.task.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -86,7 +92,6 @@ pub fn run_once(
     // instantiate from: nothing is compiled twice.
     let engine = Arc::new(PluginEngine::new()?);
     let registry = Arc::new(super::preflight::check(config, &engine, fetch)?);
-    let store = Store::open(&config.settings.store)?;
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
         &registry,
         &config.plugins,

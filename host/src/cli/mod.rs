@@ -1,5 +1,6 @@
 //! The command line: `spinneret crawl`, `check`, `results` and `plugin`.
 
+mod library;
 mod output;
 mod plugin;
 mod profile;
@@ -146,6 +147,11 @@ enum Command {
     /// The search index is kept up to date as crawls add to the store.
     /// No page needs JavaScript; Ctrl-C stops.
     Serve(wwww::ServeArgs),
+    /// The virtual library (GENVL, seed 001) outside the server:
+    /// `hash-password` for a moderator, `export` and `import` of the
+    /// whole library as JSON, `publish` as static HTML pages.
+    #[command(subcommand)]
+    Library(library::LibraryCommand),
     /// Write a MOMspider instruction file as the equivalent TOML configuration.
     ///
     /// `crawl` reads instruction files as they are; converting is for moving
@@ -397,6 +403,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Search(args) => wwww::search(&args),
         Command::Index(args) => wwww::index(&args),
         Command::Serve(args) => wwww::serve(&args),
+        Command::Library(cmd) => library::run(cmd),
         Command::Query(args) => query(&args),
         Command::Collect(args) => collect(&args),
         Command::Profile(cmd) => profile::run(cmd),

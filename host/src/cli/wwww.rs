@@ -35,6 +35,18 @@ impl StoreArgs {
         })
     }
 
+    /// The store's path and the configuration's `[library]` table (the
+    /// defaults without a configuration).
+    pub fn path_and_library(&self) -> anyhow::Result<(PathBuf, config::LibrarySettings)> {
+        Ok(match &self.config {
+            Some(c) => {
+                let config = config::load(c).map_err(|e| anyhow::anyhow!("{e}"))?;
+                (config.settings.store, config.library)
+            }
+            None => (self.path()?, Default::default()),
+        })
+    }
+
     /// Open the store, which must exist (`what` says what needs it).
     pub fn open_existing(&self, what: &str) -> anyhow::Result<Store> {
         let path = self.path()?;
@@ -322,7 +334,13 @@ pub(crate) struct ServeArgs {
 
 /// `spinneret serve`.
 pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
-    let path = args.store.path()?;
+    // A configuration names the store and the library's `[library]` table.
+    let (path, library) = args.store.path_and_library()?;
+    if library.moderators.is_empty() {
+        eprintln!(
+            "spinneret: the library has no moderators; add [[library.moderator]] entries to the configuration (see `spinneret library hash-password`)"
+        );
+    }
     if !path.exists() {
         eprintln!(
             "spinneret: no store at {} yet: a new one is made, with an empty library and nothing to search until a crawl writes to it",
@@ -336,7 +354,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
             args.listen
         );
     }
-    crate::serve::serve(&path, args.listen, Default::default(), &mut |addr| {
+    crate::serve::serve(&path, args.listen, library, &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");
     })?;
     Ok(EXIT_OK)

@@ -319,6 +319,7 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
         settings,
         tasks,
         plugins: Vec::new(),
+        library: Default::default(),
     })
 }
 
@@ -350,6 +351,7 @@ fn finish_block(b: Block, abs_dir: &Path) -> Result<TaskConfig, (usize, String)>
         name,
         kind: b.kind,
         top,
+        more_tops: Vec::new(),
         email: b.email,
         output,
         exclude: b.exclude,

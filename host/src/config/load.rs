@@ -79,6 +79,7 @@ struct RawConfig {
     tasks: Vec<RawTask>,
     #[serde(default, rename = "plugin")]
     plugins: Vec<RawPlugin>,
+    library: Option<super::library::RawLibrary>,
 }
 
 #[derive(Deserialize)]
@@ -114,7 +115,7 @@ struct RawPlugin {
 struct RawTask {
     name: Spanned<String>,
     kind: Spanned<String>,
-    top: Spanned<String>,
+    top: Option<Spanned<String>>,
     email: Option<Spanned<String>>,
     output: Option<String>,
     #[serde(default)]
@@ -319,11 +320,12 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             "tree" => TaskKind::Tree,
             "owner" => TaskKind::Owner,
             "web" => TaskKind::Web,
+            "library" => TaskKind::Library,
             other => {
                 return Err(at(
                     Some(t.kind.span()),
                     format!(
-                        "unknown task kind `{other}`; expected `site`, `tree`, `owner` or `web`"
+                        "unknown task kind `{other}`; expected `site`, `tree`, `owner`, `web` or `library`"
                     ),
                 ));
             }
@@ -342,7 +344,24 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 ));
             }
         }
-        let top = parse_top(t.top.get_ref(), &abs_dir).map_err(|m| at(Some(t.top.span()), m))?;
+        let top = match (&t.top, kind) {
+            (Some(top), TaskKind::Library) => {
+                return Err(at(
+                    Some(top.span()),
+                    "a `library` task starts from the library's pages, which each run publishes into its output directory; remove `top`".into(),
+                ));
+            }
+            (Some(top), _) => {
+                Some(parse_top(top.get_ref(), &abs_dir).map_err(|m| at(Some(top.span()), m))?)
+            }
+            (None, TaskKind::Library) => None,
+            (None, _) => {
+                return Err(at(
+                    Some(t.name.span()),
+                    format!("task `{name}` has no `top`: write the URL (or path) it starts from"),
+                ));
+            }
+        };
         if let Some(email) = &t.email {
             check_email(email.get_ref()).map_err(|m| at(Some(email.span()), m))?;
         }
@@ -365,6 +384,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             // The index's own directory holds the task's reports.
             (None, Some(f)) => f.parent().map(Path::to_path_buf).unwrap_or_default(),
             (None, None) => abs_dir.join("reports").join(sanitize(&name)),
+        };
+        let top = match top {
+            Some(top) => top,
+            None => library_top(&output).map_err(|m| at(Some(t.name.span()), m))?,
         };
         let index_file = match (&index_path, &t.index_file) {
             (Some(path), Some(raw)) => {
@@ -412,6 +435,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             name,
             kind,
             top,
+            more_tops: Vec::new(),
             email: t.email.map(Spanned::into_inner),
             output,
             exclude,
@@ -504,11 +528,16 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             message: "no tasks: add at least one [[task]] with name, kind and top".into(),
         });
     }
+    let library = match raw.library {
+        Some(l) => super::library::library_settings(l).map_err(|(span, m)| at(span, m))?,
+        None => Default::default(),
+    };
     Ok(Config {
         source: None,
         settings,
         tasks,
         plugins,
+        library,
     })
 }
 
@@ -598,6 +627,22 @@ fn mail_settings(
         password,
         from: m.from.map(Spanned::into_inner),
         timeout: m.timeout.map_or(defaults.timeout, |d| d.0),
+    })
+}
+
+/// Where a `library` task's run publishes the library (the task's output
+/// directory's `library/`), and so where it starts.
+pub fn library_dir(output: &Path) -> PathBuf {
+    output.join("library")
+}
+
+/// A `library` task's top: the published library's root page.
+fn library_top(output: &Path) -> Result<Url, String> {
+    Url::from_file_path(library_dir(output).join("index.html")).map_err(|()| {
+        format!(
+            "the output directory {} cannot be a file URL; give an absolute `output`",
+            output.display()
+        )
     })
 }
 
@@ -831,7 +876,7 @@ mod tests {
         let err = load(&text).unwrap_err().to_string();
         assert_eq!(
             err,
-            "test.toml:3:8: unknown task kind `forest`; expected `site`, `tree`, `owner` or `web`"
+            "test.toml:3:8: unknown task kind `forest`; expected `site`, `tree`, `owner`, `web` or `library`"
         );
 
         let text = MINIMAL.replace("http://www.ics.example/", "gopher://x/");
@@ -931,5 +976,60 @@ mod tests {
         ))
         .unwrap_err();
         assert!(err.to_string().contains("is not an IP address"), "{err}");
+    }
+
+    #[test]
+    fn a_library_task_starts_from_its_published_pages() {
+        let c = load("[[task]]\nname = \"VL\"\nkind = \"library\"\noutput = \"out\"\n").unwrap();
+        assert_eq!(c.tasks[0].kind, TaskKind::Library);
+        assert_eq!(
+            c.tasks[0].top.as_str(),
+            "file:///srv/web/out/library/index.html"
+        );
+        let err =
+            load("[[task]]\nname = \"VL\"\nkind = \"library\"\ntop = \"http://a.example/\"\n")
+                .unwrap_err()
+                .to_string();
+        assert!(
+            err.starts_with("test.toml:4:7: a `library` task starts from the library's pages"),
+            "{err}"
+        );
+        let err = load("[[task]]\nname = \"A\"\nkind = \"site\"\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "test.toml:2:8: task `A` has no `top`: write the URL (or path) it starts from"
+        );
+    }
+
+    #[test]
+    fn the_library_table_takes_moderators_by_hash_only() {
+        let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$XFz0vX9m0MAFxjAXJ9ODGnNRwyEWcS7TnWh+8mQTiaE";
+        let c = load(&format!(
+            "{MINIMAL}[library]\ntitle = \"Our Library\"\nworm = 3\n[[library.moderator]]\nname = \"alice\"\npassword_hash = \"{hash}\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.library.title.as_deref(), Some("Our Library"));
+        assert_eq!(c.library.worm, Some(3));
+        assert_eq!(c.library.moderators[0].name, "alice");
+        let err = load(&format!(
+            "{MINIMAL}[[library.moderator]]\nname = \"alice\"\npassword_hash = \"secret\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with(
+                "test.toml:7:17: `password_hash` of moderator `alice` is not an argon2id hash"
+            ),
+            "{err}"
+        );
+        let err = load(&format!("{MINIMAL}[library]\nworm = 0\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`worm` is the number in a VL's address"),
+            "{err}"
+        );
     }
 }

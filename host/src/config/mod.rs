@@ -5,14 +5,16 @@
 //! expected. See `docs/configuration.md` for every key.
 
 mod instructions;
+mod library;
 mod load;
 mod mail;
 pub(crate) mod plugin_source;
 mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
+pub use library::{LibrarySettings, Moderator};
 pub(crate) use load::line_col;
-pub use load::{ConfigError, check_email, load_file, load_str, parse_top};
+pub use load::{ConfigError, check_email, library_dir, load_file, load_str, parse_top};
 pub use mail::{MailSettings, Password, TlsMode};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use to_toml::to_toml;
@@ -59,6 +61,9 @@ pub struct TaskConfig {
     pub kind: TaskKind,
     /// Where traversal starts.
     pub top: Url,
+    /// Further tops, added for a run: a `web` task's are the pointers of
+    /// the library's Worm VL (`[library] worm`).
+    pub more_tops: Vec<Url>,
     /// The owner's e-mail address, to which notifications go.
     pub email: Option<String>,
     /// The directory the task's reports are written to.
@@ -147,6 +152,7 @@ impl TaskConfig {
         spinneret_crawl::CrawlTask {
             record: self.record(),
             top: &self.top,
+            more_tops: &self.more_tops,
             exclude: &self.exclude,
             bounds: self.bounds,
         }
@@ -316,6 +322,8 @@ pub struct Config {
     pub tasks: Vec<TaskConfig>,
     /// The `[[plugin]]` entries, in file order.
     pub plugins: Vec<PluginConfig>,
+    /// The virtual library's `[library]` table.
+    pub library: LibrarySettings,
 }
 
 impl Config {
@@ -405,6 +413,7 @@ impl Config {
                 name: u.to_string(),
                 kind: TaskKind::Site,
                 top: u.clone(),
+                more_tops: Vec::new(),
                 email: None,
                 output: output.clone(),
                 exclude: Vec::new(),
@@ -422,6 +431,7 @@ impl Config {
             settings: Settings::default(),
             tasks,
             plugins: Vec::new(),
+            library: LibrarySettings::default(),
         }
     }
 }

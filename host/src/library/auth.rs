@@ -42,6 +42,13 @@ pub fn verify_password(hash: &str, password: &str) -> bool {
     })
 }
 
+/// Whether `hash` is an argon2id hash in the PHC string format (what
+/// [`hash_password`] makes), the only form a password is kept in.
+pub fn is_argon2id(hash: &str) -> bool {
+    argon2::password_hash::PasswordHash::new(hash)
+        .is_ok_and(|h| h.algorithm.as_str() == "argon2id" && h.hash.is_some())
+}
+
 /// `n` random bytes, as lowercase hex.
 pub fn random_hex(n: usize) -> String {
     let mut bytes = vec![0u8; n];

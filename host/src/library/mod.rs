@@ -9,14 +9,22 @@
 //!   the CSRF token of every form, and the bound on wrong passwords;
 //! - [`request`]: what every request goes through (who asks, its form
 //!   and CSRF check, the store, the answer);
-//! - [`pages`]: the pages and the operations of Table 3.
+//! - [`pages`]: the pages and the operations of Table 3;
+//! - [`publish`]: the library as a static HTML tree (a `library` task
+//!   publishes it and checks every pointer on it);
+//! - [`transfer`]: the library as one JSON file (export, checked import);
+//! - [`coupling`]: what a run takes from the library (the `library`
+//!   task's pages, the Worm VL's tops).
 //!
 //! The library itself lives in the store ([`spinneret_store::Posting`]).
 
 pub mod auth;
+pub mod coupling;
 pub mod input;
 pub mod pages;
+pub mod publish;
 pub mod request;
+pub mod transfer;
 
 /// The root library's title when a store has no library yet.
 pub const DEFAULT_TITLE: &str = "The Virtual Library";

@@ -55,7 +55,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(lib: Arc<Library>) -> Router<S> 
         .with_state(lib)
 }
 
-fn date(t: i64) -> String {
+pub(crate) fn date(t: i64) -> String {
     jiff::Timestamp::from_second(t)
         .map(|t| t.strftime("%Y-%m-%d").to_string())
         .unwrap_or_default()
@@ -88,6 +88,8 @@ struct Shown {
 
 /// What the spider last found at a pointer's URL.
 struct CheckShown {
+    /// One word, for the page's style: fine, moved, broken, blocked, unchecked.
+    class: &'static str,
     state: &'static str,
     moved_to: Option<String>,
     detail: Option<String>,
@@ -107,15 +109,26 @@ fn shown(p: &Posting, check: Option<&PointerCheck>) -> Shown {
         locked: p.password.is_some(),
         changed: date(p.updated_at),
         check: check.map(|c| CheckShown {
+            class: match c.category.as_str() {
+                "ok" => "fine",
+                "moved" => "moved",
+                "broken" => "broken",
+                "blocked" => "blocked",
+                _ => "unchecked",
+            },
             state: match c.category.as_str() {
                 "ok" => "fine",
                 "moved" => "moved",
                 "broken" => "broken",
-                "blocked" | "avoided" => "not checked (robots.txt)",
+                "blocked" => "refused to the spider",
+                "avoided" => "not checked (robots.txt or an avoid rule)",
                 _ => "not checked",
             },
             moved_to: c.moved_to.clone().filter(|_| c.category == "moved"),
-            detail: c.detail.clone().filter(|_| c.category == "broken"),
+            detail: c
+                .detail
+                .clone()
+                .filter(|_| matches!(c.category.as_str(), "broken" | "blocked")),
             date: date(c.checked_at),
         }),
         place: None,

@@ -105,6 +105,7 @@ mod tests {
             name: "ICS".into(),
             kind: TaskKind::Site,
             top: Url::parse("http://www.ics.example/").unwrap(),
+            more_tops: Vec::new(),
             email: Some("www@ics.example".into()),
             output: "/srv/MOM".into(),
             exclude: Vec::new(),

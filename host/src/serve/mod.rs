@@ -63,20 +63,11 @@ struct App {
     searches: tokio::sync::Semaphore,
 }
 
-/// What the library is served with.
-#[derive(Clone, Debug, Default)]
-pub struct LibraryOptions {
-    /// The root library's title when the store has none yet.
-    pub title: Option<String>,
-    /// The moderators: name and argon2id password hash.
-    pub moderators: Vec<(String, String)>,
-}
-
 /// Serve the store at `store_path` on `listen` until stopped.
 pub fn serve(
     store_path: &Path,
     listen: SocketAddr,
-    library: LibraryOptions,
+    library: crate::config::LibrarySettings,
     ready: &mut dyn FnMut(SocketAddr),
 ) -> anyhow::Result<()> {
     let store = Store::open(store_path)?;
@@ -86,7 +77,11 @@ pub fn serve(
             .title
             .as_deref()
             .unwrap_or(crate::library::DEFAULT_TITLE),
-        library.moderators,
+        library
+            .moderators
+            .into_iter()
+            .map(|m| (m.name, m.password_hash))
+            .collect(),
     )?);
     crate::wwww::refresh_index(&store, store_path, &mut |m| eprintln!("{m}"))?;
     let Some(index) = SearchIndex::open(&index_dir(store_path))? else {

@@ -419,6 +419,25 @@ impl Store {
         Ok(rows)
     }
 
+    /// The URLs of every pointer at and below VL `vl`, each once, in the
+    /// order they were posted (the Worm VL's tops).
+    pub fn library_pointer_urls(&self, vl: i64) -> Result<Vec<String>, LibraryError> {
+        let posting = get(&self.conn, vl)?;
+        if posting.kind != PostingKind::Vl {
+            return Err(LibraryError::NotAVl(vl));
+        }
+        let mut stmt = self.conn.prepare_cached(
+            "WITH RECURSIVE below(id) AS (
+                 SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
+             SELECT url FROM library WHERE id IN (SELECT id FROM below) AND kind = 'pointer'
+             GROUP BY url ORDER BY MIN(id)",
+        )?;
+        let rows = stmt
+            .query_map([vl], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     /// Post into VL `parent`: each of `postings` gets the VL's next
     /// sequence number; all are posted or, when one is refused, none.
     pub fn library_post(

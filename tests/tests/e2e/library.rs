@@ -18,6 +18,8 @@ struct Client {
 struct Answer {
     status: u16,
     location: Option<String>,
+    /// The cookie it sets (name=value).
+    cookie: Option<String>,
     body: String,
 }
 
@@ -126,6 +128,10 @@ async fn answer(r: reqwest::Response) -> Answer {
             .headers()
             .get(reqwest::header::LOCATION)
             .map(|l| l.to_str().unwrap().to_string()),
+        cookie: r
+            .headers()
+            .get(reqwest::header::SET_COOKIE)
+            .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_string()),
         body: r.text().await.unwrap(),
     }
 }
@@ -543,4 +549,341 @@ async fn postings_move_and_copy_across_the_tree() {
     );
     let titles: HashMap<i64, String> = c.postings(1).await.into_iter().collect();
     assert_eq!(titles.len(), 2);
+}
+
+/// A library file with postings at the test web: the root holds a fine,
+/// a moved and a broken pointer; sub-VL 2 ("Add your page to the Worm")
+/// holds one pointer; a report links to a forbidden page.
+fn library_file(web: &spinneret_tests::server::TestWeb) -> String {
+    let a = |p: &str| web.url("a.example", p);
+    let pointer = |seq: i64, title: &str, url: &str| {
+        format!(
+            r#"{{"kind":"pointer","seq":{seq},"title":"{title}","url":"{url}","created_at":1,"updated_at":1}}"#
+        )
+    };
+    format!(
+        r#"{{"format":"spinneret-library","version":1,"root":{{"kind":"vl","seq":0,"title":"Test Library","created_at":1,"updated_at":1,"last_seq":6,"postings":[
+{{"kind":"vl","seq":1,"title":"Add your page to the Worm","created_at":1,"updated_at":1,"last_seq":1,"postings":[{}]}},
+{},{},{},
+{{"kind":"report","seq":6,"title":"Notes","body":"<p>See <a href=\"{}\">this</a>.</p>","created_at":1,"updated_at":1}}]}}}}"#,
+        pointer(1, "The guide", &a("/docs/guide.html")),
+        pointer(2, "About", &a("/about.html")),
+        pointer(3, "Old page", &a("/old.html")),
+        pointer(5, "Missing page", &a("/missing.html")),
+        a("/forbidden.html"),
+    )
+}
+
+/// `spinneret ARGS --config CONFIG`, expecting exit `code`; its stderr.
+fn with_config(setup: &spinneret_tests::harness::Setup, args: &[&str], code: i32) -> String {
+    let out = crate::common::command()
+        .args(args)
+        .arg("--config")
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    crate::common::expect_exit(&out, code)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_library_task_marks_each_pointer_on_the_summary_pages() {
+    use spinneret_core::model::Category;
+    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let setup = spinneret_tests::harness::Setup::new(
+        &web,
+        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\noutput = \"lib-report\"\n",
+    );
+    let file = setup.dir.path().join("library.json");
+    std::fs::write(&file, library_file(&web)).unwrap();
+    let said = with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    assert_eq!(
+        said.trim(),
+        format!(
+            "7 postings imported into {}",
+            setup.dir.path().join("store.db").display()
+        )
+    );
+
+    let out = crate::common::crawl(&setup, &[]);
+    crate::common::expect_exit(&out, 1);
+    // The published pages were the crawl's input; the pointers its leaves.
+    let published = setup.dir.path().join("lib-report/library");
+    let index = std::fs::read_to_string(published.join("index.html")).unwrap();
+    assert!(
+        index.contains(&format!(
+            "<a href=\"{}\">Missing page</a>",
+            web.url("a.example", "/missing.html")
+        )),
+        "{index}"
+    );
+    let results = setup.results();
+    let broken = spinneret_tests::harness::urls_in(&results, Category::Broken);
+    assert_eq!(broken, vec![web.url("a.example", "/missing.html")]);
+    let blocked = spinneret_tests::harness::urls_in(&results, Category::Blocked);
+    assert_eq!(blocked, vec![web.url("a.example", "/forbidden.html")]);
+    let moved = spinneret_tests::harness::urls_in(&results, Category::Moved);
+    assert_eq!(moved, vec![web.url("a.example", "/old.html")]);
+    // Pointers are tested as leaves: HEAD, never GET.
+    let gets: Vec<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.path != "/robots.txt")
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(gets, Vec::<String>::new());
+
+    let served = serve(&[
+        std::ffi::OsStr::new("--config"),
+        setup.config_path.as_os_str(),
+    ]);
+    let c = Client::new(&served).await;
+    let page = c.get("/library/1").await.body;
+    let item = |title: &str| {
+        let at = page.find(&format!(">{title}</a>")).expect(title);
+        let end = page[at..].find("</li>").unwrap();
+        page[at..at + end].to_string()
+    };
+    assert!(
+        item("About").contains("<span class=\"check fine\">fine, checked "),
+        "{}",
+        item("About")
+    );
+    assert!(
+        item("Missing page")
+            .contains("<span class=\"check broken\">broken (HTTP 404 Not Found), checked "),
+        "{}",
+        item("Missing page")
+    );
+    let old = item("Old page");
+    assert!(old.contains("<span class=\"check moved\">moved"), "{old}");
+    assert!(
+        old.contains(&format!(
+            "now at <a href=\"{0}\">{0}</a>",
+            web.url("a.example", "/new.html")
+        )),
+        "{old}"
+    );
+    assert!(old.contains("Use the new URL"), "{old}");
+}
+
+#[test]
+fn the_worm_vl_s_pointers_are_tops_of_the_web_tasks() {
+    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let setup = spinneret_tests::harness::Setup::new(
+        &web,
+        "[[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://b.example:{PORT}/page.html\"\nlevels = 1\n\n[library]\nworm = 2\n",
+    );
+    let file = setup.dir.path().join("library.json");
+    std::fs::write(&file, library_file(&web)).unwrap();
+    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    crate::common::crawl(&setup, &[]);
+    // The guide, pointed at in the Worm VL, was read as a document and
+    // its references followed as the top's are.
+    let out = crate::common::command()
+        .args(["archive", "export", "--config"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    let archive = crate::common::text(&out.stdout);
+    let guide = web.url("a.example", "/docs/guide.html");
+    assert!(
+        archive
+            .lines()
+            .any(|l| l.starts_with(&format!("T {guide} "))),
+        "{archive}"
+    );
+    assert!(
+        archive.lines().any(|l| l == format!("C {guide}")),
+        "{archive}"
+    );
+}
+
+#[test]
+fn export_import_round_trips_and_a_hostile_file_imports_nothing() {
+    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let setup = spinneret_tests::harness::Setup::new(
+        &web,
+        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\n",
+    );
+    let file = setup.dir.path().join("library.json");
+    std::fs::write(&file, library_file(&web)).unwrap();
+    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    let export = |name: &str| {
+        let path = setup.dir.path().join(name);
+        with_config(
+            &setup,
+            &["library", "export", "-o", path.to_str().unwrap()],
+            0,
+        );
+        std::fs::read_to_string(path).unwrap()
+    };
+    let first = export("first.json");
+    // A second import over a library with postings wants --replace.
+    let said = with_config(&setup, &["library", "import", file.to_str().unwrap()], 2);
+    assert!(said.contains("give --replace to replace it"), "{said}");
+    let again = setup.dir.path().join("first.json");
+    with_config(
+        &setup,
+        &["library", "import", again.to_str().unwrap(), "--replace"],
+        0,
+    );
+    assert_eq!(export("second.json"), first);
+
+    // A file with one javascript: pointer deep inside is refused whole.
+    let hostile = library_file(&web).replace(
+        &web.url("a.example", "/docs/guide.html"),
+        "javascript:alert(1)",
+    );
+    let bad = setup.dir.path().join("hostile.json");
+    std::fs::write(&bad, hostile).unwrap();
+    let said = with_config(
+        &setup,
+        &["library", "import", bad.to_str().unwrap(), "--replace"],
+        2,
+    );
+    assert_eq!(
+        said.trim(),
+        format!(
+            "spinneret: {}: the root › 1 › 1 (\"The guide\"): the URL `javascript:alert(1)` is not an http or https URL; only web addresses may be posted; nothing was imported",
+            bad.display()
+        )
+    );
+    assert_eq!(export("third.json"), first);
+}
+
+#[test]
+fn publish_writes_summary_pages_that_link_each_other() {
+    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let setup = spinneret_tests::harness::Setup::new(
+        &web,
+        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\n",
+    );
+    let file = setup.dir.path().join("library.json");
+    std::fs::write(&file, library_file(&web)).unwrap();
+    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    let site = setup.dir.path().join("site");
+    let said = with_config(&setup, &["library", "publish", site.to_str().unwrap()], 0);
+    assert_eq!(
+        said.trim(),
+        format!(
+            "2 summary pages, 1 reports and 4 pointers written to {}",
+            site.display()
+        )
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&site)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["index.html", "report-7.html", "vl-2.html"]);
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    // Alphabetical, numbered, the sub-VL bold with an asterisk.
+    let order: Vec<&str> = [
+        "About",
+        "Add your page to the Worm",
+        "Missing page",
+        "Notes",
+        "Old page",
+    ]
+    .into_iter()
+    .collect();
+    let mut at = 0;
+    for title in &order {
+        let i = index[at..]
+            .find(&format!(">{title}</a>"))
+            .unwrap_or_else(|| panic!("{title} after {at}: {index}"));
+        at += i;
+    }
+    assert!(index.contains("<span class=\"seq\">1.</span>\n<strong><a href=\"vl-2.html\">Add your page to the Worm</a></strong> *"), "{index}");
+    let sub = std::fs::read_to_string(site.join("vl-2.html")).unwrap();
+    assert!(
+        sub.contains("<a href=\"index.html\">Root: Test Library</a>"),
+        "{sub}"
+    );
+    let report = std::fs::read_to_string(site.join("report-7.html")).unwrap();
+    assert!(
+        report.contains(&format!(
+            "See <a href=\"{}\" rel=\"noopener noreferrer nofollow\">this</a>",
+            web.url("a.example", "/forbidden.html")
+        )),
+        "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_moderator_deletes_what_a_password_guards() {
+    use std::io::Write;
+    // The hash comes from `library hash-password`, the password on stdin.
+    let mut child = crate::common::command()
+        .args(["library", "hash-password"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"correct horse battery\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    crate::common::expect_exit(&out, 0);
+    let hash = crate::common::text(&out.stdout).trim().to_string();
+    assert!(hash.starts_with("$argon2id$"), "{hash}");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("spinneret.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "store = \"lib.db\"\n[[task]]\nname = \"VL\"\nkind = \"library\"\n\n[library]\ntitle = \"Moderated\"\n\n[[library.moderator]]\nname = \"mo\"\npassword_hash = \"{hash}\"\n"
+        ),
+    )
+    .unwrap();
+    let s = serve(&[std::ffi::OsStr::new("--config"), config.as_os_str()]);
+    let mut c = Client::new(&s).await;
+    assert!(
+        c.get("/library/1")
+            .await
+            .body
+            .contains("<h1>Moderated</h1>")
+    );
+    c.post(
+        "/library/1/point",
+        &[
+            ("title", "Guarded"),
+            ("url", "http://g.example/"),
+            ("password", "open sesame"),
+        ],
+    )
+    .await;
+    let guarded = c.id_of(1, "Guarded").await.to_string();
+    let token = c.token("/library/login").await;
+    let r = c
+        .post_with(
+            "/library/login",
+            &token,
+            &[("name", "mo"), ("password", "wrong horse")],
+        )
+        .await;
+    assert_eq!(r.status, 403);
+    assert!(
+        r.body.contains("the name or the password is wrong"),
+        "{}",
+        r.body
+    );
+    let r = c
+        .post_with(
+            "/library/login",
+            &token,
+            &[("name", "mo"), ("password", "correct horse battery")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    let session = r.cookie.expect("a session");
+    c.cookie = format!("{}; {session}", c.cookie);
+    assert!(c.get("/library/1").await.body.contains("Moderator: mo"));
+    let r = c.post("/library/1/delete", &[("posting", &guarded)]).await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    assert!(c.postings(1).await.is_empty());
 }

@@ -57,10 +57,20 @@ struct TaskRt {
     id: i64,
     scope: Scope,
     top: UrlIdx,
+    /// Further tops (a `web` task's from the library), sorted.
+    more_tops: Vec<UrlIdx>,
     /// The task as policy plugins see it.
     info: spinneret_plugin_host::bindings::host::types::TaskInfo,
     /// How far it has traversed, against its bounds.
     traversal: Traversal,
+}
+
+impl TaskRt {
+    /// Whether `u` is one of the task's tops: a document of the task
+    /// whatever its kind.
+    fn is_top(&self, u: UrlIdx) -> bool {
+        self.top == u || self.more_tops.binary_search(&u).is_ok()
+    }
 }
 
 /// From where a task first reached a URL, until its role is settled.
@@ -176,10 +186,19 @@ impl<'a> Engine<'a> {
         };
         for t in &plan.tasks {
             let top = engine.intern(t.top.clone());
+            let mut more_tops: Vec<UrlIdx> = t
+                .more_tops
+                .iter()
+                .map(|u| engine.intern(u.clone()))
+                .filter(|&u| u != top)
+                .collect();
+            more_tops.sort_unstable();
+            more_tops.dedup();
             engine.tasks.push(TaskRt {
                 id: engine.ids.tasks[t.name()],
                 scope: Scope::new(t.name(), t.kind(), t.top, t.exclude),
                 top,
+                more_tops,
                 info: spinneret_plugin_host::reporter::task_info(&t.record),
                 traversal: Traversal::new(t.bounds),
             });
@@ -200,6 +219,10 @@ impl<'a> Engine<'a> {
         for t in 0..self.tasks.len() {
             let top = self.tasks[t].top;
             self.reach(t, top, RefKind::Anchor, None);
+            for i in 0..self.tasks[t].more_tops.len() {
+                let top = self.tasks[t].more_tops[i];
+                self.reach(t, top, RefKind::Anchor, None);
+            }
         }
         let mut stopping = *stop.borrow();
         loop {
@@ -328,7 +351,7 @@ impl<'a> Engine<'a> {
             let from = referrer.map(|r| &self.frontier.get(r).url);
             decide(&self.tasks[t].scope, &self.rules, &e.url, kind, from)
         };
-        let is_top = self.tasks[t].top == u;
+        let is_top = self.tasks[t].is_top(u);
         let decision = if is_top && matches!(decision, Decision::Leaf(_)) {
             // The top is a document of its own task whatever its kind.
             Decision::Traverse
@@ -551,7 +574,7 @@ impl<'a> Engine<'a> {
             parsed: outcome
                 .doc
                 .as_ref()
-                .map(|doc| task.top == u || task.scope.owns(doc.owner.as_deref())),
+                .map(|doc| task.is_top(u) || task.scope.owns(doc.owner.as_deref())),
             moved_to: outcome.final_url,
         });
         self.frontier.get_mut(u).finalized.insert(t);

@@ -33,13 +33,14 @@ impl Scope {
     ///
     /// `site`: same scheme, host and port as the top. `tree`: that, and a path at or
     /// below the top's directory. `owner`: any checkable URL, until its Owner is known.
-    /// `web`: any http(s) URL (the task's depth bounds it).
+    /// `web`: any http(s) URL (the task's depth bounds it). `library`: as
+    /// `tree`, from the published library's root page.
     pub fn may_contain(&self, url: &Url) -> bool {
         match self.kind {
             TaskKind::Site => {
                 url.scheme() == self.top_scheme && urls::site_key(url) == self.top_site
             }
-            TaskKind::Tree => {
+            TaskKind::Tree | TaskKind::Library => {
                 url.scheme() == self.top_scheme
                     && urls::site_key(url) == self.top_site
                     && url.path().starts_with(&self.top_dir)
@@ -94,6 +95,7 @@ impl Scope {
             TaskKind::Tree => "outside the task's tree",
             TaskKind::Owner => "not owned by the task's owner",
             TaskKind::Web => "not on the web (the Worm follows http and https links)",
+            TaskKind::Library => "a pointer of the library",
         }
     }
 }

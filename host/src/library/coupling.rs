@@ -1,0 +1,80 @@
+//! What a run takes from the library, as the seed couples GENVL to the
+//! spider and the Worm (seed 001, sections 2.6 and 3):
+//!
+//! - every `library` task gets the library published as pages into its
+//!   output directory ([`super::publish`]), which it then traverses: every
+//!   pointer is tested, and the summary pages show what was found;
+//! - with `[library] worm = N`, the pointers at and below VL N ("add your
+//!   page to the Worm") become further tops of every `web` task.
+
+use crate::config::{Config, TaskKind, library_dir};
+use spinneret_store::Store;
+use url::Url;
+
+/// The configuration as this run is to crawl it: `config` itself when the
+/// library has nothing to add, else a copy with the Worm VL's tops; the
+/// `library` tasks' pages published on the way. What could not be done is
+/// said and leaves the task as it was.
+pub fn prepare(
+    config: &Config,
+    store: &mut Store,
+    only: Option<&str>,
+) -> anyhow::Result<Option<Config>> {
+    let title = config
+        .library
+        .title
+        .as_deref()
+        .unwrap_or(super::DEFAULT_TITLE);
+    let runs = |t: &crate::config::TaskConfig| only.is_none_or(|name| t.name == name);
+    for task in config
+        .tasks
+        .iter()
+        .filter(|t| t.kind == TaskKind::Library && runs(t))
+    {
+        let dir = library_dir(&task.output);
+        let done = super::publish::publish(store, title, &dir)?;
+        tracing::info!(
+            "task {}: the library published to {} ({} summary pages, {} reports, {} pointers)",
+            task.name,
+            dir.display(),
+            done.vls,
+            done.reports,
+            done.pointers
+        );
+    }
+    let Some(worm) = config.library.worm else {
+        return Ok(None);
+    };
+    if !config
+        .tasks
+        .iter()
+        .any(|t| t.kind == TaskKind::Web && runs(t))
+    {
+        return Ok(None);
+    }
+    let urls = match store.library_pointer_urls(worm) {
+        Ok(u) => u,
+        Err(e) => {
+            tracing::warn!(
+                "[library] worm = {worm}: {e}; the `web` tasks start from their own tops only"
+            );
+            return Ok(None);
+        }
+    };
+    let tops: Vec<Url> = urls
+        .iter()
+        .filter_map(|u| Url::parse(u).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .map(spinneret_core::urls::normalize)
+        .collect();
+    let mut config = config.clone();
+    for task in config.tasks.iter_mut().filter(|t| t.kind == TaskKind::Web) {
+        tracing::info!(
+            "task {}: {} tops from the library's Worm VL ({worm})",
+            task.name,
+            tops.len()
+        );
+        task.more_tops = tops.clone();
+    }
+    Ok(Some(config))
+}

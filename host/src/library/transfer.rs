@@ -1,0 +1,227 @@
+//! The whole library as one JSON file, for backups and moves
+//! (`spinneret library export`, `import`).
+//!
+//! An import reads a file someone else may have written: it is bounded in
+//! size, every posting is checked as the forms check it (titles, http(s)
+//! URLs only, reports' HTML sanitised, e-mail addresses), passwords must be
+//! argon2id hashes, sequence numbers must be unique in their VL. Anything
+//! wrong refuses the whole file, naming the posting; nothing is imported
+//! until all of it is right, and then all of it is, in one transaction.
+
+use super::input::Fields;
+use serde::{Deserialize, Serialize};
+use spinneret_store::{LibraryNode, PostingKind, Store};
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::Path;
+
+/// What the file says it is.
+const FORMAT: &str = "spinneret-library";
+/// The version of the file's layout.
+const VERSION: u32 = 1;
+/// The largest file imported.
+pub const MAX_FILE: u64 = 256 << 20;
+/// The most postings imported.
+pub const MAX_POSTINGS: usize = 1_000_000;
+
+/// The file: what it is, and the library from its root.
+#[derive(Serialize, Deserialize)]
+struct File<T> {
+    format: String,
+    version: u32,
+    root: T,
+}
+
+/// Write the library of `store` to `out` as JSON; the number of postings
+/// written (none when there is no library).
+pub fn export(store: &Store, out: &mut dyn std::io::Write) -> anyhow::Result<usize> {
+    let Some(root) = store.library_export()? else {
+        anyhow::bail!("the store has no library yet: serve it and post, or import a library file");
+    };
+    let file = File {
+        format: FORMAT.to_string(),
+        version: VERSION,
+        root: &root,
+    };
+    serde_json::to_writer_pretty(&mut *out, &file)?;
+    out.write_all(b"\n")?;
+    Ok(count(&root))
+}
+
+fn count(n: &LibraryNode) -> usize {
+    1 + n.postings.iter().map(count).sum::<usize>()
+}
+
+/// Read and check the library file at `path` (see the module's
+/// description), ready for [`Store::library_import`].
+pub fn read(path: &Path) -> Result<LibraryNode, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut text = Vec::new();
+    file.take(MAX_FILE + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if text.len() as u64 > MAX_FILE {
+        return Err(format!(
+            "it is larger than {} MiB, the most a library file may be",
+            MAX_FILE >> 20
+        ));
+    }
+    parse(&text)
+}
+
+/// Check a library file's bytes.
+pub fn parse(text: &[u8]) -> Result<LibraryNode, String> {
+    let file: File<LibraryNode> = serde_json::from_slice(text).map_err(|e| {
+        format!("it is not a library file as `spinneret library export` writes ({e})")
+    })?;
+    if file.format != FORMAT {
+        return Err(format!(
+            "its format is `{}`, not `{FORMAT}`; write it with `spinneret library export`",
+            file.format
+        ));
+    }
+    if file.version != VERSION {
+        return Err(format!(
+            "it is version {} of the library file; this spinneret reads version {VERSION}",
+            file.version
+        ));
+    }
+    if file.root.kind != PostingKind::Vl {
+        return Err("its root is not a virtual library".into());
+    }
+    let mut seen = 0;
+    checked(&file.root, "the root", &mut seen)
+}
+
+/// `node` and everything below it checked; `place` names it for messages.
+fn checked(node: &LibraryNode, place: &str, seen: &mut usize) -> Result<LibraryNode, String> {
+    *seen += 1;
+    if *seen > MAX_POSTINGS {
+        return Err(format!(
+            "it has more than {MAX_POSTINGS} postings, the most imported"
+        ));
+    }
+    let named = |e: &dyn std::fmt::Display| format!("{place} (\"{}\"): {e}", node.text.title);
+    let text = Fields::from(&node.text)
+        .text(node.kind)
+        .map_err(|e| named(&e))?;
+    if let Some(p) = &node.password
+        && !super::auth::is_argon2id(p)
+    {
+        return Err(named(&"its password is not an argon2id hash"));
+    }
+    if node.created_at < 0 || node.updated_at < 0 {
+        return Err(named(&"its dates are before 1970"));
+    }
+    if node.kind != PostingKind::Vl && !node.postings.is_empty() {
+        return Err(named(&format!(
+            "a {} cannot hold postings; only virtual libraries can",
+            node.kind.as_str()
+        )));
+    }
+    if node.text.create_only
+        && let Some(p) = node.postings.iter().find(|p| p.kind != PostingKind::Vl)
+    {
+        return Err(named(&format!(
+            "it is Create-Only but holds the {} \"{}\"",
+            p.kind.as_str(),
+            p.text.title
+        )));
+    }
+    let mut seqs = HashSet::new();
+    let mut postings = Vec::with_capacity(node.postings.len());
+    for p in &node.postings {
+        if p.seq < 1 {
+            return Err(named(&format!(
+                "its posting \"{}\" has number {}; numbers start at 1",
+                p.text.title, p.seq
+            )));
+        }
+        if !seqs.insert(p.seq) {
+            return Err(named(&format!(
+                "two of its postings have number {}; each number is given once",
+                p.seq
+            )));
+        }
+        postings.push(checked(p, &format!("{place} › {}", p.seq), seen)?);
+    }
+    let highest = node.postings.iter().map(|p| p.seq).max().unwrap_or(0);
+    Ok(LibraryNode {
+        kind: node.kind,
+        seq: node.seq,
+        text,
+        password: node.password.clone(),
+        created_at: node.created_at,
+        updated_at: node.updated_at,
+        last_seq: node.last_seq.max(highest),
+        postings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(root: &str) -> String {
+        format!(r#"{{"format":"spinneret-library","version":1,"root":{root}}}"#)
+    }
+
+    fn refused(root: &str) -> String {
+        parse(file(root).as_bytes()).expect_err("refused")
+    }
+
+    const VL: &str =
+        r#""kind":"vl","seq":0,"title":"Root","create_only":false,"created_at":1,"updated_at":1"#;
+
+    #[test]
+    fn a_pointer_that_is_not_on_the_web_refuses_the_file_naming_it() {
+        let e = refused(&format!(
+            r#"{{{VL},"postings":[{{"kind":"pointer","seq":4,"title":"Mine","url":"file:///etc/passwd","create_only":false,"created_at":1,"updated_at":1}}]}}"#
+        ));
+        assert_eq!(
+            e,
+            "the root › 4 (\"Mine\"): the URL `file:///etc/passwd` is not an http or https URL; only web addresses may be posted"
+        );
+    }
+
+    #[test]
+    fn numbers_given_twice_and_plain_passwords_are_refused() {
+        let p = |seq: i64| {
+            format!(
+                r#"{{"kind":"pointer","seq":{seq},"title":"P{seq}","url":"http://a.example/","create_only":false,"created_at":1,"updated_at":1}}"#
+            )
+        };
+        let e = refused(&format!(r#"{{{VL},"postings":[{},{}]}}"#, p(2), p(2)));
+        assert_eq!(
+            e,
+            "the root (\"Root\"): two of its postings have number 2; each number is given once"
+        );
+        let e = refused(&format!(r#"{{{VL},"password":"hunter2"}}"#));
+        assert_eq!(
+            e,
+            "the root (\"Root\"): its password is not an argon2id hash"
+        );
+    }
+
+    #[test]
+    fn scripts_in_reports_are_sanitised_on_the_way_in() {
+        let root = parse(file(&format!(
+            r#"{{{VL},"postings":[{{"kind":"report","seq":1,"title":"R","body":"<p>hi<script>alert(1)</script></p>","create_only":false,"created_at":1,"updated_at":1}}]}}"#
+        )).as_bytes())
+        .unwrap();
+        assert_eq!(root.postings[0].text.body.as_deref(), Some("<p>hi</p>"));
+        assert_eq!(root.last_seq, 1);
+    }
+
+    #[test]
+    fn something_else_than_a_library_file_says_what_it_is() {
+        let e = parse(br#"{"format":"warc","version":1,"root":{}}"#).unwrap_err();
+        assert!(e.starts_with("it is not a library file"), "{e}");
+        let e = parse(
+            file(r#"{"kind":"pointer","seq":0,"title":"x","url":"http://a.example/","create_only":false,"created_at":1,"updated_at":1}"#)
+                .as_bytes(),
+        )
+        .unwrap_err();
+        assert_eq!(e, "its root is not a virtual library");
+    }
+}

@@ -221,12 +221,13 @@ pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
     let started = std::time::Instant::now();
     let s = crate::wwww::index::update(&store, &dir, args.rebuild)?;
     eprintln!(
-        "{} {}: {} entries from {} of {} documents in {:.2?}",
+        "{} {}: {} entries from {} of {} documents and {} library postings in {:.2?}",
         if s.full { "built" } else { "updated" },
         dir.display(),
         s.entries,
         s.changed_documents,
         s.documents,
+        s.postings,
         started.elapsed()
     );
     Ok(EXIT_OK)
@@ -285,7 +286,10 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
                 name.unwrap_or(crate::wwww::archive::ZERO_LENGTH_TITLE)
             )?;
             writeln!(out, "   {}", h.url)?;
-            if args.urls
+            if let Some(place) = &h.library {
+                let vl = h.cited_by_title.as_deref().unwrap_or("the library");
+                writeln!(out, "   in the library: {vl} <{place}>")?;
+            } else if args.urls
                 && let Some(c) = &h.cited_by
             {
                 match &h.cited_by_title {

@@ -18,6 +18,14 @@
 //! document, anchor text), so an entry is rebuilt from itself and the
 //! changed documents, without reading the rest of the store. A version
 //! other than [`INDEX_VERSION`] is rebuilt.
+//!
+//! GENVL's library is in the same index, so that one search box finds
+//! both: each posting (pointer, report, sub-VL) is an entry of kind
+//! `library` with its title, its URL's components and the title of the
+//! VL it is posted in, and where it is in the library (`place`). The
+//! mark holds the store's count of library changes; when it moved, the
+//! library's entries are written anew (a library is thousands of
+//! postings, not millions of URLs).
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
@@ -32,7 +40,11 @@ use tantivy::schema::{
 use tantivy::{Index, IndexWriter, Term};
 
 /// The index format; another is rebuilt from the store.
-pub const INDEX_VERSION: u32 = 2;
+pub const INDEX_VERSION: u32 = 3;
+
+/// Added to a library posting's id to make its entry's `id`, above every
+/// URL id a store will give.
+const LIBRARY_IDS: u64 = 1 << 48;
 
 /// The most anchor texts and citing documents indexed per URL (the count
 /// of references is kept whole): a URL cited by a million pages makes one
@@ -53,7 +65,9 @@ pub struct Fields {
     pub host: Field,
     /// The file name's extension (`ext:`).
     pub ext: Field,
-    /// `html` for a document read, `url` for any other URL.
+    /// `html` for a document read, `url` for any other URL; a posting of
+    /// the library has both `library` and `html` (documents mode answers
+    /// it).
     pub kind: Field,
     /// A document's title (`title:`; stored).
     pub title: Field,
@@ -78,6 +92,8 @@ pub struct Fields {
     pub shown_citing: Field,
     /// That document's title (stored).
     pub shown_citing_title: Field,
+    /// A library posting's page on the server (stored).
+    pub place: Field,
 }
 
 /// The schema and its fields.
@@ -107,7 +123,8 @@ pub fn schema() -> (Schema, Fields) {
         links: b.add_u64_field("links", FAST | STORED | INDEXED),
         shown_anchor: b.add_text_field("shown_anchor", stored_only.clone()),
         shown_citing: b.add_text_field("shown_citing", stored_only.clone()),
-        shown_citing_title: b.add_text_field("shown_citing_title", stored_only),
+        shown_citing_title: b.add_text_field("shown_citing_title", stored_only.clone()),
+        place: b.add_text_field("place", stored_only),
     };
     (b.build(), fields)
 }
@@ -127,6 +144,10 @@ pub struct Mark {
     /// The store's number of the last document write indexed
     /// ([`Store::documents_seq`]).
     pub seq: i64,
+    /// The store's count of library changes indexed
+    /// ([`Store::library_changes`]).
+    #[serde(default)]
+    pub library: i64,
 }
 
 /// An open index.
@@ -181,12 +202,16 @@ fn read_mark(dir: &Path) -> Option<Mark> {
 
 /// Whether the index at `dir` has seen everything in `store`.
 pub fn is_current(store: &Store, dir: &Path) -> anyhow::Result<bool> {
-    let seq = store.documents_seq()?;
-    Ok(read_mark(dir)
-        == Some(Mark {
-            version: INDEX_VERSION,
-            seq,
-        }))
+    Ok(read_mark(dir) == Some(current_mark(store)?))
+}
+
+/// The mark of an index that has seen everything in `store`.
+fn current_mark(store: &Store) -> anyhow::Result<Mark> {
+    Ok(Mark {
+        version: INDEX_VERSION,
+        seq: store.documents_seq()?,
+        library: store.library_changes()?,
+    })
 }
 
 /// What an update did.
@@ -200,6 +225,8 @@ pub struct UpdateStats {
     pub changed_documents: u64,
     /// URL entries written.
     pub entries: u64,
+    /// Library postings written (all of them, when the library changed).
+    pub postings: u64,
 }
 
 /// A document, as an entry shows it.
@@ -244,10 +271,11 @@ fn references(links: Vec<(i64, String, String)>) -> impl Iterator<Item = (i64, S
 /// or everything when `rebuild` is asked or the index is missing or of
 /// another version.
 pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<UpdateStats> {
-    let seq = store.documents_seq()?;
+    let mark = current_mark(store)?;
     // A mark ahead of the store is of another store (one put back from a
     // copy, say): what the index holds cannot be trusted, so it is rebuilt.
-    let old = read_mark(dir).filter(|m| m.version == INDEX_VERSION && m.seq <= seq);
+    let old = read_mark(dir)
+        .filter(|m| m.version == INDEX_VERSION && m.seq <= mark.seq && m.library <= mark.library);
     let existing = match (rebuild, old) {
         (false, Some(_)) => SearchIndex::open(dir)?,
         _ => None,
@@ -259,6 +287,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     };
     let f = idx.fields;
     let (parts, changed) = match old.filter(|_| !full) {
+        Some(m) if m.seq == mark.seq => (Parts::default(), 0),
         Some(m) => changed_parts(store, &idx, m.seq)?,
         None => all_parts(store)?,
     };
@@ -287,12 +316,18 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         writer.add_document(entry(&f, id, url, doc, &refs, &docs, &urls))?;
         entries += 1;
     }
+    let mut postings = 0u64;
+    if full || old.is_none_or(|m| m.library != mark.library) {
+        if !full {
+            writer.delete_term(Term::from_field_text(f.kind, "library"));
+        }
+        for (p, vl) in store.library_everything()? {
+            writer.add_document(library_entry(&f, &p, &vl))?;
+            postings += 1;
+        }
+    }
     writer.commit()?;
     writer.wait_merging_threads()?;
-    let mark = Mark {
-        version: INDEX_VERSION,
-        seq,
-    };
     spinneret_core::fs::write_atomically(
         &dir.join(MARK_FILE),
         serde_json::to_string(&mark)?.as_bytes(),
@@ -302,6 +337,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         documents: store.document_count()?,
         changed_documents: changed,
         entries,
+        postings,
     })
 }
 
@@ -424,20 +460,18 @@ fn id_terms<'a>(field: Field, ids: impl IntoIterator<Item = &'a i64>) -> TermSet
     )
 }
 
-/// The entry of `url`: its document (when it is one) and the references
-/// to it (citing document id, anchor text).
-fn entry(
-    f: &Fields,
-    id: i64,
-    url: &str,
-    doc: Option<&Doc>,
-    refs: &[(i64, String)],
-    docs: &HashMap<i64, Doc>,
-    urls: &HashMap<i64, String>,
-) -> TantivyDocument {
-    let mut e = TantivyDocument::default();
-    e.add_u64(f.id, id as u64);
-    e.add_text(f.key, url);
+/// Where posting `p` is shown on the server.
+fn place(p: &spinneret_store::Posting) -> String {
+    use spinneret_store::PostingKind;
+    match p.kind {
+        PostingKind::Vl => format!("/library/{}", p.id),
+        PostingKind::Report => format!("/library/report/{}", p.id),
+        PostingKind::Pointer => format!("/library/{}#p{}", p.parent.unwrap_or_default(), p.id),
+    }
+}
+
+/// The URL fields of `url`: its components, host and extension.
+fn add_url(f: &Fields, e: &mut TantivyDocument, url: &str) {
     e.add_text(f.url, url);
     if let Ok(u) = url::Url::parse(url) {
         if let Some(host) = u.host_str() {
@@ -453,6 +487,52 @@ fn entry(
             e.add_text(f.ext, ext.to_ascii_lowercase());
         }
     }
+}
+
+/// The entry of library posting `p`, posted in the VL titled `vl`: a
+/// pointer's title is also the anchor text by which the library cites its
+/// URL, and the VL is what cites it.
+fn library_entry(f: &Fields, p: &spinneret_store::Posting, vl: &str) -> TantivyDocument {
+    let mut e = TantivyDocument::default();
+    let place = place(p);
+    e.add_u64(f.id, LIBRARY_IDS + p.id as u64);
+    e.add_text(f.kind, "library");
+    e.add_text(f.kind, "html");
+    e.add_text(f.key, p.text.url.as_deref().unwrap_or(&place));
+    if let Some(url) = &p.text.url {
+        add_url(f, &mut e, url);
+    }
+    e.add_text(f.title, &p.text.title);
+    if p.kind == spinneret_store::PostingKind::Pointer {
+        e.add_text(f.anchor, &p.text.title);
+        e.add_text(f.shown_anchor, &p.text.title);
+    }
+    e.add_text(f.cited_by, vl);
+    e.add_text(
+        f.shown_citing,
+        format!("/library/{}", p.parent.unwrap_or_default()),
+    );
+    e.add_text(f.shown_citing_title, vl);
+    e.add_u64(f.links, 0);
+    e.add_text(f.place, place);
+    e
+}
+
+/// The entry of `url`: its document (when it is one) and the references
+/// to it (citing document id, anchor text).
+fn entry(
+    f: &Fields,
+    id: i64,
+    url: &str,
+    doc: Option<&Doc>,
+    refs: &[(i64, String)],
+    docs: &HashMap<i64, Doc>,
+    urls: &HashMap<i64, String>,
+) -> TantivyDocument {
+    let mut e = TantivyDocument::default();
+    e.add_u64(f.id, id as u64);
+    e.add_text(f.key, url);
+    add_url(f, &mut e, url);
     e.add_text(f.kind, if doc.is_some() { "html" } else { "url" });
     if let Some(d) = doc {
         if let Some(t) = &d.title {

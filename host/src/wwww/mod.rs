@@ -20,8 +20,12 @@ pub fn refresh_index(
     }
     let started = std::time::Instant::now();
     let s = index::update(store, &dir, false)?;
+    let library = match s.postings {
+        0 => String::new(),
+        n => format!(" and {n} library postings"),
+    };
     say(format!(
-        "search index {}: {} entries from {} of {} documents in {:.2?}",
+        "search index {}: {} entries from {} of {} documents{library} in {:.2?}",
         if s.full { "built" } else { "updated" },
         s.entries,
         s.changed_documents,

@@ -85,6 +85,10 @@ pub struct Hit {
     pub cited_by_title: Option<String>,
     /// How many references point at it.
     pub references: u64,
+    /// For a posting of the library: its page on the server (the
+    /// citing document is then the VL it is posted in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
     /// Its score (BM25 times the prior).
     pub score: f32,
     /// With `explain`: how the score was made.
@@ -116,6 +120,9 @@ pub enum SearchError {
 }
 
 /// A reader of the index, kept by a server between requests.
+///
+/// In documents mode it answers documents read and the library's postings;
+/// in URL mode, every entry.
 pub struct Searcher {
     reader: IndexReader,
     parser: QueryParser,
@@ -275,6 +282,7 @@ impl Searcher {
             cited_by: text(f.shown_citing),
             cited_by_title: text(f.shown_citing_title),
             references,
+            library: text(f.place),
             score,
             explanation,
         })

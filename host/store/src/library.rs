@@ -419,6 +419,29 @@ impl Store {
         Ok(rows)
     }
 
+    /// How many changes the library has had (every insert, edit and
+    /// delete counts): what the search index compares to know whether
+    /// the postings it holds are current.
+    pub fn library_changes(&self) -> Result<i64, LibraryError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT n FROM library_changes")?
+            .query_row([], |r| r.get(0))?)
+    }
+
+    /// Every posting but the root, each with the title of the VL it is
+    /// posted in, in id order (what the search index holds of the library).
+    pub fn library_everything(&self) -> Result<Vec<(Posting, String)>, LibraryError> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {L_COLUMNS}, p.title FROM library l JOIN library p ON p.id = l.parent
+             ORDER BY l.id"
+        ))?;
+        let rows = stmt
+            .query_map([], |r| Ok((posting(r)?, r.get(15)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     /// The URLs of every pointer at and below VL `vl`, each once, in the
     /// order they were posted (the Worm VL's tops).
     pub fn library_pointer_urls(&self, vl: i64) -> Result<Vec<String>, LibraryError> {

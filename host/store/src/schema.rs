@@ -264,4 +264,16 @@ CREATE TABLE library (
 CREATE INDEX library_by_update ON library (updated_at);
 CREATE INDEX library_by_url ON library (url);
 "#,
+    // 8: a count of the library's changes, kept by triggers, so that the
+    // search index knows when the postings it holds are out of date.
+    r#"
+CREATE TABLE library_changes (n INTEGER NOT NULL);
+INSERT INTO library_changes (n) VALUES (0);
+CREATE TRIGGER library_inserted AFTER INSERT ON library
+    BEGIN UPDATE library_changes SET n = n + 1; END;
+CREATE TRIGGER library_updated AFTER UPDATE ON library
+    BEGIN UPDATE library_changes SET n = n + 1; END;
+CREATE TRIGGER library_deleted AFTER DELETE ON library
+    BEGIN UPDATE library_changes SET n = n + 1; END;
+"#,
 ];

@@ -887,3 +887,50 @@ async fn a_configured_moderator_deletes_what_a_password_guards() {
     assert_eq!(r.status, 303, "{}", r.body);
     assert!(c.postings(1).await.is_empty());
 }
+
+#[test]
+fn one_search_finds_the_library_s_postings_and_follows_their_changes() {
+    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let setup = spinneret_tests::harness::Setup::new(
+        &web,
+        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\n",
+    );
+    let file = setup.dir.path().join("library.json");
+    std::fs::write(&file, library_file(&web)).unwrap();
+    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    let search = |query: &str, code: i32| {
+        let out = crate::common::command()
+            .args(["search", "--config"])
+            .arg(&setup.config_path)
+            .arg(query)
+            .output()
+            .unwrap();
+        crate::common::expect_exit(&out, code);
+        crate::common::text(&out.stdout)
+    };
+    let found = search("missing", 0);
+    assert_eq!(
+        found.lines().take(3).collect::<Vec<_>>(),
+        vec![
+            "1. Missing page".to_string(),
+            format!("   {}", web.url("a.example", "/missing.html")),
+            "   in the library: Test Library </library/1#p6>".to_string(),
+        ]
+    );
+    // By the VL it is posted in, and by a sub-VL's title.
+    assert!(search("cited-by:worm", 0).starts_with("1. The guide\n"));
+    assert!(
+        search("title:\"add your page\"", 0)
+            .contains("   in the library: Test Library </library/2>")
+    );
+    // A library changed since is indexed again: the import replaced it.
+    let replaced = library_file(&web).replace("Missing page", "Absent page");
+    std::fs::write(&file, replaced).unwrap();
+    with_config(
+        &setup,
+        &["library", "import", file.to_str().unwrap(), "--replace"],
+        0,
+    );
+    search("title:missing", 1);
+    assert!(search("absent", 0).starts_with("1. Absent page\n"));
+}

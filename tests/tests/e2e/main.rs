@@ -10,6 +10,7 @@ mod crawl_hooks;
 mod fetch_behaviour;
 mod legacy_api;
 mod library;
+mod library_browser;
 mod mail;
 mod maintenance;
 mod mirror_browser;

@@ -72,26 +72,28 @@ pub fn run_once(
     config.crawl_plan(options.crawl.task.as_deref())?;
     // One crawl per store at a time; held until the reports and mail are done.
     let _lock = spinneret_store::CrawlLock::acquire(&config.settings.store)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    warn_about_settings(config);
+    // What plugins may fetch through: the crawler's own polite fetcher.
+    let fetch =
+        crawl::plugin_http::PoliteHttp::new(&config.settings.crawl(), runtime.handle().clone())
+            .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
+            .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+            .ok();
+    // Every plugin loaded and configured before the first request (and
+    // before the store is touched), by one engine for the run, into the
+    // registry the hooks and the report stage instantiate from: nothing is
+    // compiled twice.
+    let engine = Arc::new(PluginEngine::new()?);
+    let registry = Arc::new(super::preflight::check(config, &engine, fetch)?);
     let mut store = Store::open(&config.settings.store)?;
     // What the library adds: its pages for `library` tasks, the Worm VL's tops.
     let coupled =
         crate::library::coupling::prepare(config, &mut store, options.crawl.task.as_deref())?;
     let config = coupled.as_ref().unwrap_or(config);
     let plan = config.crawl_plan(options.crawl.task.as_deref())?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    warn_about_settings(config);
-    // What plugins may fetch through: the crawler's own polite fetcher.
-    let fetch = crawl::plugin_http::PoliteHttp::new(&plan.settings, runtime.handle().clone())
-        .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
-        .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
-        .ok();
-    // Every plugin loaded and configured before the first request, by one
-    // engine for the run, into the registry the hooks and the report stage
-    // instantiate from: nothing is compiled twice.
-    let engine = Arc::new(PluginEngine::new()?);
-    let registry = Arc::new(super::preflight::check(config, &engine, fetch)?);
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
         &registry,
         &config.plugins,

@@ -4,7 +4,6 @@
 use super::wwww::StoreArgs;
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::library;
-use anyhow::Context;
 use clap::{Args, Subcommand};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -65,18 +64,11 @@ pub(crate) fn run(cmd: LibraryCommand) -> anyhow::Result<u8> {
         LibraryCommand::HashPassword => hash_password(),
         LibraryCommand::Export(args) => {
             let store = args.store.open_existing("library export")?;
-            match &args.output {
-                Some(path) => {
-                    let mut buf = Vec::new();
-                    let n = library::transfer::export(&store, &mut buf)?;
-                    spinneret_core::fs::write_atomically(path, &buf)
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                    eprintln!("{n} postings written to {}", path.display());
-                }
-                None => {
-                    let mut out = std::io::BufWriter::new(super::output::stdout());
-                    library::transfer::export(&store, &mut out)?;
-                }
+            let n = super::output::to_file_or_stdout(args.output.as_deref(), |out| {
+                library::transfer::export(&store, out)
+            })?;
+            if let Some(path) = &args.output {
+                eprintln!("{n} postings written to {}", path.display());
             }
             Ok(EXIT_OK)
         }

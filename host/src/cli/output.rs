@@ -146,3 +146,27 @@ macro_rules! outln {
 }
 
 pub(crate) use {out, outln};
+
+/// Write what `write` writes to `file` (whole, replacing it only when
+/// complete) or, without one, to standard output; `write`'s answer, and
+/// whether it went to the file.
+pub fn to_file_or_stdout<T>(
+    file: Option<&std::path::Path>,
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    match file {
+        Some(path) => {
+            let mut buf = Vec::new();
+            let answer = write(&mut buf)?;
+            spinneret_core::fs::write_atomically(path, &buf)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            Ok(answer)
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(stdout());
+            let answer = write(&mut out)?;
+            out.flush()?;
+            Ok(answer)
+        }
+    }
+}

@@ -4,7 +4,6 @@
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::config;
 use crate::wwww::archive::{self, Format};
-use anyhow::Context;
 use clap::{Args, Subcommand};
 use spinneret_store::Store;
 use std::path::{Path, PathBuf};
@@ -105,23 +104,15 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
         ArchiveCommand::Export(args) => {
             let store = args.store.open_existing("archive export")?;
             let docs = store.archive()?;
-            match &args.output {
-                Some(path) => {
-                    let mut buf = Vec::new();
-                    let n = archive::write(&docs, args.format, &mut buf)?;
-                    spinneret_core::fs::write_atomically(path, &buf)
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                    eprintln!(
-                        "{n} lines of {} documents written to {}",
-                        docs.len(),
-                        path.display()
-                    );
-                }
-                None => {
-                    // A closed pipe (`| head`) is the reader's choice.
-                    let mut out = std::io::BufWriter::new(super::output::stdout());
-                    archive::write(&docs, args.format, &mut out)?;
-                }
+            let n = super::output::to_file_or_stdout(args.output.as_deref(), |out| {
+                archive::write(&docs, args.format, out)
+            })?;
+            if let Some(path) = &args.output {
+                eprintln!(
+                    "{n} lines of {} documents written to {}",
+                    docs.len(),
+                    path.display()
+                );
             }
             Ok(EXIT_OK)
         }

@@ -137,7 +137,10 @@ fn shown(p: &Posting, check: Option<&PointerCheck>) -> Shown {
 
 /// The VL `id` with its ancestors and its image (its own, else the
 /// nearest ancestor's), or why not.
-fn vl_of(store: &Store, id: i64) -> Result<(Posting, Vec<Posting>, Option<String>), LibraryError> {
+pub(crate) fn vl_of(
+    store: &Store,
+    id: i64,
+) -> Result<(Posting, Vec<Posting>, Option<String>), LibraryError> {
     let vl = store.library_posting(id)?;
     if vl.kind != PostingKind::Vl {
         return Err(LibraryError::NotAVl(id));

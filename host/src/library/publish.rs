@@ -87,13 +87,7 @@ pub fn publish(store: &mut Store, title: &str, dir: &Path) -> anyhow::Result<Pub
     let mut out = Published::default();
     let mut written = HashSet::new();
     for (id, _, _) in store.library_vls()? {
-        let vl = store.library_posting(id)?;
-        let up = store.library_ancestors(id)?;
-        let image = vl
-            .text
-            .image
-            .clone()
-            .or_else(|| up.iter().rev().find_map(|a| a.text.image.clone()));
+        let (vl, up, image) = super::pages::vl_of(store, id)?;
         let postings = store.library_postings(id)?;
         let mut items = Vec::with_capacity(postings.len());
         for (p, _) in &postings {

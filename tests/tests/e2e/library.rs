@@ -574,6 +574,29 @@ fn library_file(web: &spinneret_tests::server::TestWeb) -> String {
     )
 }
 
+/// The maintenance web served, a configuration of `tasks` over it, and
+/// [`library_file`] imported into its store (the file is left as
+/// `library.json` in the setup's directory).
+fn imported(
+    tasks: &str,
+) -> (
+    spinneret_tests::server::TestWeb,
+    spinneret_tests::harness::Setup,
+    std::path::PathBuf,
+) {
+    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let setup = spinneret_tests::harness::Setup::new(&web, tasks);
+    let file = setup.dir.path().join("library.json");
+    std::fs::write(&file, library_file(&web)).unwrap();
+    let said = with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    let store = setup.dir.path().join("store.db");
+    assert_eq!(
+        said.trim(),
+        format!("7 postings imported into {}", store.display())
+    );
+    (web, setup, file)
+}
+
 /// `spinneret ARGS --config CONFIG`, expecting exit `code`; its stderr.
 fn with_config(setup: &spinneret_tests::harness::Setup, args: &[&str], code: i32) -> String {
     let out = crate::common::command()
@@ -588,21 +611,8 @@ fn with_config(setup: &spinneret_tests::harness::Setup, args: &[&str], code: i32
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_library_task_marks_each_pointer_on_the_summary_pages() {
     use spinneret_core::model::Category;
-    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
-    let setup = spinneret_tests::harness::Setup::new(
-        &web,
-        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\noutput = \"lib-report\"\n",
-    );
-    let file = setup.dir.path().join("library.json");
-    std::fs::write(&file, library_file(&web)).unwrap();
-    let said = with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
-    assert_eq!(
-        said.trim(),
-        format!(
-            "7 postings imported into {}",
-            setup.dir.path().join("store.db").display()
-        )
-    );
+    let (web, setup, _) =
+        imported("[[task]]\nname = \"Pointers\"\nkind = \"library\"\noutput = \"lib-report\"\n");
 
     let out = crate::common::crawl(&setup, &[]);
     crate::common::expect_exit(&out, 1);
@@ -668,14 +678,9 @@ async fn a_library_task_marks_each_pointer_on_the_summary_pages() {
 
 #[test]
 fn the_worm_vl_s_pointers_are_tops_of_the_web_tasks() {
-    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
-    let setup = spinneret_tests::harness::Setup::new(
-        &web,
+    let (web, setup, _) = imported(
         "[[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://b.example:{PORT}/page.html\"\nlevels = 1\n\n[library]\nworm = 2\n",
     );
-    let file = setup.dir.path().join("library.json");
-    std::fs::write(&file, library_file(&web)).unwrap();
-    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
     crate::common::crawl(&setup, &[]);
     // The guide, pointed at in the Worm VL, was read as a document and
     // its references followed as the top's are.
@@ -700,14 +705,7 @@ fn the_worm_vl_s_pointers_are_tops_of_the_web_tasks() {
 
 #[test]
 fn export_import_round_trips_and_a_hostile_file_imports_nothing() {
-    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
-    let setup = spinneret_tests::harness::Setup::new(
-        &web,
-        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\n",
-    );
-    let file = setup.dir.path().join("library.json");
-    std::fs::write(&file, library_file(&web)).unwrap();
-    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    let (web, setup, file) = imported("[[task]]\nname = \"Pointers\"\nkind = \"library\"\n");
     let export = |name: &str| {
         let path = setup.dir.path().join(name);
         with_config(
@@ -753,14 +751,7 @@ fn export_import_round_trips_and_a_hostile_file_imports_nothing() {
 
 #[test]
 fn publish_writes_summary_pages_that_link_each_other() {
-    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
-    let setup = spinneret_tests::harness::Setup::new(
-        &web,
-        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\n",
-    );
-    let file = setup.dir.path().join("library.json");
-    std::fs::write(&file, library_file(&web)).unwrap();
-    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    let (web, setup, _) = imported("[[task]]\nname = \"Pointers\"\nkind = \"library\"\n");
     let site = setup.dir.path().join("site");
     let said = with_config(&setup, &["library", "publish", site.to_str().unwrap()], 0);
     assert_eq!(
@@ -890,14 +881,7 @@ async fn a_configured_moderator_deletes_what_a_password_guards() {
 
 #[test]
 fn one_search_finds_the_library_s_postings_and_follows_their_changes() {
-    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
-    let setup = spinneret_tests::harness::Setup::new(
-        &web,
-        "[[task]]\nname = \"Pointers\"\nkind = \"library\"\n",
-    );
-    let file = setup.dir.path().join("library.json");
-    std::fs::write(&file, library_file(&web)).unwrap();
-    with_config(&setup, &["library", "import", file.to_str().unwrap()], 0);
+    let (web, setup, file) = imported("[[task]]\nname = \"Pointers\"\nkind = \"library\"\n");
     let search = |query: &str, code: i32| {
         let out = crate::common::command()
             .args(["search", "--config"])

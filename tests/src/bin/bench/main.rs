@@ -5,6 +5,7 @@
 //! interleaved, and the difference of the medians. `--mirror DEPTH`
 //! compares `spinneret collect` with wget and HTTrack (`mirror.rs`);
 //! `--worm URLS` measures the Worm's index and search (`worm.rs`).
+//! `--genvl` measures GENVL's library under load (`genvl.rs`).
 //!
 //! ```text
 //! cargo build --release
@@ -22,6 +23,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+mod genvl;
 mod mirror;
 mod worm;
 
@@ -263,7 +265,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--genvl] [--serve]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
@@ -291,6 +293,9 @@ fn main() -> anyhow::Result<()> {
                   phrases, fields, boolean operators, regular expressions; median and 99th\n\
                   percentile per class), the same queries as `grep -E` over the exported archive\n\
                   (the seed's way), and serve under `wrk -c64`; --keep DIR keeps its files there;\n\
+                  --genvl is GENVL's: a library of a VL of 10,000 pointers and a tree of 1,010 VLs\n\
+                  imported, the summary page's p50/p99, and `wrk -c100` over the tree's pages\n\
+                  while a client posts pointers;\n\
                   --serve only serves the web (and keeps its config) until killed."
         );
         return Ok(());
@@ -358,6 +363,9 @@ fn main() -> anyhow::Result<()> {
     if let Some(depth) = arg(&args, "--mirror") {
         let limit = arg(&args, "--httrack-limit").map_or(Ok(600), |v| v.parse())?;
         return mirror::mirror(&bench, depth.parse()?, limit);
+    }
+    if args.iter().any(|a| a == "--genvl") {
+        return genvl::run(&bench);
     }
     if let Some(urls) = arg(&args, "--worm") {
         return worm::run(

@@ -580,15 +580,15 @@ fn crawl_counted(bench: &Bench, dir: &Path, config: &str) -> anyhow::Result<(usi
 }
 
 /// The `p`th percentile of sorted `xs`.
-fn percentile(xs: &[f64], p: f64) -> f64 {
+pub(super) fn percentile(xs: &[f64], p: f64) -> f64 {
     let i = ((xs.len() as f64 * p / 100.0).ceil() as usize).clamp(1, xs.len()) - 1;
     xs[i]
 }
 
 /// A running `spinneret serve`, stopped when dropped.
-struct Served {
+pub(super) struct Served {
     child: std::process::Child,
-    base: String,
+    pub(super) base: String,
 }
 
 impl Drop for Served {
@@ -598,7 +598,7 @@ impl Drop for Served {
     }
 }
 
-fn serve(bench: &Bench, store: &Path) -> anyhow::Result<Served> {
+pub(super) fn serve(bench: &Bench, store: &Path) -> anyhow::Result<Served> {
     let mut child = Command::new(&bench.binary)
         .arg("serve")
         .arg("--store")

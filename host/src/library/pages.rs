@@ -166,8 +166,26 @@ struct VlPage {
     parent: Option<(i64, String)>,
     root: Option<(i64, String)>,
     postings: Vec<Shown>,
+    /// Postings in the VL in all (the page shows `first` to `last`).
+    total: usize,
+    first: usize,
+    last: usize,
+    /// Where the previous and next pages start, when there are more.
+    previous: Option<usize>,
+    next: Option<usize>,
     moderator: Option<String>,
     csrf: String,
+}
+
+/// Postings on one page of a VL's summary.
+const SUMMARY_PAGE: usize = 500;
+
+/// The `from=N` of a summary page's query (0 when absent or not a number).
+fn from_of(query: Option<&str>) -> usize {
+    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == "from")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
 }
 
 async fn root(State(lib): State<Arc<Library>>) -> Response {
@@ -181,15 +199,22 @@ async fn summary(
     State(lib): State<Arc<Library>>,
     v: Visitor,
     UrlPath(id): UrlPath<i64>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
 ) -> Response {
+    let from = from_of(query.as_deref());
     let answer = with_store(&lib, move |s, _| {
         let (vl, up, image) = vl_of(s, id)?;
-        let postings = s.library_postings(id)?;
-        Ok((vl, up, image, postings))
+        let total = s.library_count(id)?;
+        // A page starts at a multiple of the page size; one past the end
+        // shows the last.
+        let from = from.min(total.saturating_sub(1));
+        let from = from - from % SUMMARY_PAGE;
+        let postings = s.library_postings_page(id, from, SUMMARY_PAGE)?;
+        Ok((vl, up, image, postings, total, from))
     })
     .await;
     match answer {
-        Ok((vl, up, image, postings)) => page(
+        Ok((vl, up, image, postings, total, from)) => page(
             &v,
             StatusCode::OK,
             &VlPage {
@@ -201,6 +226,11 @@ async fn summary(
                 create_only: vl.text.create_only,
                 parent: up.last().map(|p| (p.id, p.text.title.clone())),
                 root: up.first().map(|p| (p.id, p.text.title.clone())),
+                first: from + 1,
+                last: from + postings.len(),
+                previous: from.checked_sub(SUMMARY_PAGE),
+                next: Some(from + SUMMARY_PAGE).filter(|n| *n < total),
+                total,
                 postings: postings.iter().map(|(p, c)| shown(p, c.as_ref())).collect(),
                 moderator: v.moderator.clone(),
                 csrf: lib.token(&v),

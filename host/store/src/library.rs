@@ -372,6 +372,26 @@ impl Store {
         &self,
         vl: i64,
     ) -> Result<Vec<(Posting, Option<PointerCheck>)>, LibraryError> {
+        self.library_postings_page(vl, 0, usize::MAX)
+    }
+
+    /// How many postings VL `vl` holds.
+    pub fn library_count(&self, vl: i64) -> Result<usize, LibraryError> {
+        let n: i64 = self
+            .conn
+            .prepare_cached("SELECT COUNT(*) FROM library WHERE parent = ?1")?
+            .query_row([vl], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
+    /// [`Store::library_postings`] from the `offset`-th, at most `limit`
+    /// (a page of a large VL's summary).
+    pub fn library_postings_page(
+        &self,
+        vl: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<(Posting, Option<PointerCheck>)>, LibraryError> {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {L_COLUMNS}, r.category, r.final_url, r.status, r.error, r.checked_at
              FROM library l
@@ -379,10 +399,11 @@ impl Store {
              LEFT JOIN results r ON r.url_id = u.id
                   AND r.run_id = (SELECT MAX(run_id) FROM results WHERE url_id = u.id)
              WHERE l.parent = ?1
-             ORDER BY l.title COLLATE NOCASE, l.seq"
+             ORDER BY l.title COLLATE NOCASE, l.seq LIMIT ?2 OFFSET ?3"
         ))?;
+        let limit = i64::try_from(limit).unwrap_or(-1);
         let rows = stmt
-            .query_map([vl], |r| {
+            .query_map(params![vl, limit, offset as i64], |r| {
                 let p = posting(r)?;
                 let category: Option<String> = r.get(15)?;
                 let check = match category {

@@ -276,4 +276,9 @@ CREATE TRIGGER library_updated AFTER UPDATE ON library
 CREATE TRIGGER library_deleted AFTER DELETE ON library
     BEGIN UPDATE library_changes SET n = n + 1; END;
 "#,
+    // 9: a VL's postings in the order its summary lists them, so a page of
+    // a large VL is read without sorting all of it.
+    r#"
+CREATE INDEX library_by_title ON library (parent, title COLLATE NOCASE, seq);
+"#,
 ];

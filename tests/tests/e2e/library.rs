@@ -918,3 +918,61 @@ fn one_search_finds_the_library_s_postings_and_follows_their_changes() {
     search("title:missing", 1);
     assert!(search("absent", 0).starts_with("1. Absent page\n"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_vl_s_summary_comes_in_pages_of_five_hundred() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("big.db");
+    let postings: Vec<String> = (1..=1001)
+        .map(|i| {
+            format!(
+                r#"{{"kind":"pointer","seq":{i},"title":"Page {i:04}","url":"http://p.example/{i}","created_at":1,"updated_at":1}}"#
+            )
+        })
+        .collect();
+    let file = dir.path().join("big.json");
+    std::fs::write(
+        &file,
+        format!(
+            r#"{{"format":"spinneret-library","version":1,"root":{{"kind":"vl","seq":0,"title":"Big","created_at":1,"updated_at":1,"postings":[{}]}}}}"#,
+            postings.join(",")
+        ),
+    )
+    .unwrap();
+    let out = crate::common::command()
+        .args(["library", "import"])
+        .arg(&file)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    crate::common::expect_exit(&out, 0);
+    let s = serve(&[std::ffi::OsStr::new("--store"), store.as_os_str()]);
+    let c = Client::new(&s).await;
+    let first = c.get("/library/1").await.body;
+    assert!(first.contains("<h2>Postings (1001)</h2>"), "{first}");
+    assert!(first.contains("<span>1–500 shown</span>"), "{first}");
+    assert!(first.contains("<a rel=\"next\" href=\"/library/1?from=500\">Next</a>"));
+    assert!(!first.contains("rel=\"prev\""));
+    let shown = c.postings(1).await;
+    assert_eq!(shown.len(), 500);
+    assert_eq!(shown[0], (1, "Page 0001".to_string()));
+    assert_eq!(shown[499], (500, "Page 0500".to_string()));
+    let last = c.get("/library/1?from=1000").await.body;
+    assert!(last.contains("<span>1001–1001 shown</span>"), "{last}");
+    assert!(last.contains("<a rel=\"prev\" href=\"/library/1?from=500\">Previous</a>"));
+    assert!(!last.contains("rel=\"next\""));
+    // Past the end, or not a number: the last page, or the first.
+    assert!(
+        c.get("/library/1?from=99999")
+            .await
+            .body
+            .contains("<span>1001–1001 shown</span>")
+    );
+    assert!(
+        c.get("/library/1?from=x")
+            .await
+            .body
+            .contains("<span>1–500 shown</span>")
+    );
+}

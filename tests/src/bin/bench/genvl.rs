@@ -13,8 +13,7 @@
 //!    least 1,000 views/s, no errors), with the posts counted.
 
 use super::Bench;
-use super::worm::{percentile, serve};
-use std::fmt::Write as _;
+use super::worm::{percentile, serve, wrk, wrk_script};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -202,15 +201,11 @@ pub fn run(bench: &Bench) -> anyhow::Result<()> {
         println!("wrk is not installed (apt-get install wrk): the load test is left out");
         return Ok(());
     }
-    let mut lua = String::from("local paths = {\n");
-    for id in &tree {
-        let _ = writeln!(lua, "  \"/library/{id}\",");
-    }
-    lua.push_str(
-        "}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n",
-    );
     let script = tmp.path().join("views.lua");
-    std::fs::write(&script, lua)?;
+    std::fs::write(
+        &script,
+        wrk_script(tree.iter().map(|id| format!("/library/{id}"))),
+    )?;
     let stop = Arc::new(AtomicBool::new(false));
     let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
     let posting = {
@@ -219,39 +214,12 @@ pub fn run(bench: &Bench) -> anyhow::Result<()> {
         std::thread::spawn(move || poster(base, into, stop, counts))
     };
     let seconds = 10;
-    let out = Command::new("wrk")
-        .args(["-t2", "-c100"])
-        .arg(format!("-d{seconds}s"))
-        .arg("--latency")
-        .arg("-s")
-        .arg(&script)
-        .arg(&served.base)
-        .output()?;
+    let load = wrk(&served.base, &script, 100, seconds)?;
     stop.store(true, Ordering::Relaxed);
     let _ = posting.join();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let pick = |key: &str| {
-        text.lines()
-            .find(|l| l.contains(key))
-            .map(|l| l.trim().to_string())
-            .unwrap_or_default()
-    };
-    let errors: Vec<String> = text
-        .lines()
-        .filter(|l| l.contains("Socket errors") || l.contains("Non-2xx"))
-        .map(|l| l.trim().to_string())
-        .collect();
     println!(
-        "wrk -t2 -c100 -d{seconds}s over {} summary pages while posting: {}; {}; 99% {}; {}",
-        tree.len(),
-        pick("Requests/sec:"),
-        pick("requests in"),
-        pick(" 99%").trim_start_matches("99%").trim(),
-        if errors.is_empty() {
-            "no errors".to_string()
-        } else {
-            errors.join("; ")
-        }
+        "wrk -t2 -c100 -d{seconds}s over {} summary pages while posting: {load}",
+        tree.len()
     );
     println!(
         "posts meanwhile: {} accepted, {} refused or failed",

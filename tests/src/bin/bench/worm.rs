@@ -734,49 +734,67 @@ fn load(served: &Served, qs: &[Query], dir: &Path, seconds: u64) -> anyhow::Resu
         ("search page", "/?mode=urls&q="),
         ("API", "/api/search?mode=urls&q="),
     ] {
-        let mut lua = String::from("local paths = {\n");
-        for q in qs {
+        let paths = qs.iter().map(|q| {
             let enc: String = url::form_urlencoded::byte_serialize(q.q.as_bytes()).collect();
-            let _ = writeln!(lua, "  \"{path}{enc}\",");
-        }
-        lua.push_str(
-            "}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n",
-        );
+            format!("{path}{enc}")
+        });
         let script = dir.join("queries.lua");
-        std::fs::write(&script, lua)?;
-        let out = Command::new("wrk")
-            .args(["-t2", "-c64"])
-            .arg(format!("-d{seconds}s"))
-            .arg("--latency")
-            .arg("-s")
-            .arg(&script)
-            .arg(&served.base)
-            .output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let pick = |key: &str| {
-            text.lines()
-                .find(|l| l.contains(key))
-                .map(|l| l.trim().to_string())
-                .unwrap_or_default()
-        };
-        let errors: Vec<String> = text
-            .lines()
-            .filter(|l| l.contains("Socket errors") || l.contains("Non-2xx"))
-            .map(|l| l.trim().to_string())
-            .collect();
+        std::fs::write(&script, wrk_script(paths))?;
         println!(
-            "wrk -t2 -c64 -d{seconds}s, {what}: {}; {}; 99% {}; {}",
-            pick("Requests/sec:"),
-            pick("requests in"),
-            pick(" 99%").trim_start_matches("99%").trim(),
-            if errors.is_empty() {
-                "no errors".to_string()
-            } else {
-                errors.join("; ")
-            }
+            "wrk -t2 -c64 -d{seconds}s, {what}: {}",
+            wrk(&served.base, &script, 64, seconds)?
         );
     }
     Ok(())
+}
+
+/// A wrk script that asks for `paths` in turn.
+pub(super) fn wrk_script(paths: impl Iterator<Item = String>) -> String {
+    let mut lua = String::from("local paths = {\n");
+    for p in paths {
+        let _ = writeln!(lua, "  \"{p}\",");
+    }
+    lua.push_str(
+        "}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n",
+    );
+    lua
+}
+
+/// `wrk -t2 -c CLIENTS -d SECONDS` with `script` against `base`: its
+/// requests per second, totals, 99th percentile and errors, on one line.
+pub(super) fn wrk(base: &str, script: &Path, clients: u32, seconds: u64) -> anyhow::Result<String> {
+    let out = Command::new("wrk")
+        .arg("-t2")
+        .arg(format!("-c{clients}"))
+        .arg(format!("-d{seconds}s"))
+        .arg("--latency")
+        .arg("-s")
+        .arg(script)
+        .arg(base)
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let pick = |key: &str| {
+        text.lines()
+            .find(|l| l.contains(key))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_default()
+    };
+    let errors: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains("Socket errors") || l.contains("Non-2xx"))
+        .map(|l| l.trim().to_string())
+        .collect();
+    Ok(format!(
+        "{}; {}; 99% {}; {}",
+        pick("Requests/sec:"),
+        pick("requests in"),
+        pick(" 99%").trim_start_matches("99%").trim(),
+        if errors.is_empty() {
+            "no errors".to_string()
+        } else {
+            errors.join("; ")
+        }
+    ))
 }
 
 /// `--worm URLS`: all of the above.

@@ -11,6 +11,9 @@ use crate::config::{Config, TaskKind, library_dir};
 use spinneret_store::Store;
 use url::Url;
 
+/// The most tops the Worm VL adds to a `web` task: anyone may post there.
+const MAX_WORM_TOPS: usize = 10_000;
+
 /// The configuration as this run is to crawl it: `config` itself when the
 /// library has nothing to add, else a copy with the Worm VL's tops; the
 /// `library` tasks' pages published on the way. What could not be done is
@@ -32,7 +35,17 @@ pub fn prepare(
         .filter(|t| t.kind == TaskKind::Library && runs(t))
     {
         let dir = library_dir(&task.output);
-        let done = super::publish::publish(store, title, &dir)?;
+        let done = match super::publish::publish(store, title, &dir) {
+            Ok(done) => done,
+            Err(e) => {
+                tracing::warn!(
+                    "task {}: the library could not be published to {} ({e:#}); the task checks the pages of its last run",
+                    task.name,
+                    dir.display()
+                );
+                continue;
+            }
+        };
         tracing::info!(
             "task {}: the library published to {} ({} summary pages, {} reports, {} pointers)",
             task.name,
@@ -61,8 +74,15 @@ pub fn prepare(
             return Ok(None);
         }
     };
+    if urls.len() > MAX_WORM_TOPS {
+        tracing::warn!(
+            "[library] worm = {worm}: {} pointers; the first {MAX_WORM_TOPS} posted become tops",
+            urls.len()
+        );
+    }
     let tops: Vec<Url> = urls
         .iter()
+        .take(MAX_WORM_TOPS)
         .filter_map(|u| Url::parse(u).ok())
         .filter(|u| matches!(u.scheme(), "http" | "https"))
         .map(spinneret_core::urls::normalize)

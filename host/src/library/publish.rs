@@ -64,6 +64,10 @@ fn file_name(p: &Posting) -> Option<String> {
     }
 }
 
+/// The file that marks a directory as a publication's: only there are
+/// earlier pages removed or replaced.
+const MARK: &str = ".spinneret-library";
+
 /// Whether `name` is a page a publication writes (and so may remove).
 fn is_published_name(name: &str) -> bool {
     let numbered = |prefix: &str| {
@@ -75,13 +79,26 @@ fn is_published_name(name: &str) -> bool {
 }
 
 /// Write the library of `store` into `dir` (made if missing), titled
-/// `title` when the store has no library yet. Each page is written whole
+/// `title` when the store has no library yet. `dir` must be new, empty or
+/// an earlier publication's (it is marked). Each page is written whole
 /// and then renamed into place, so a server publishing `dir` never shows
 /// half a page; pages of postings deleted since are removed.
 pub fn publish(store: &mut Store, title: &str, dir: &Path) -> anyhow::Result<Published> {
+    let ours = dir.join(MARK).exists();
+    let empty = std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none());
+    if !ours && !empty {
+        anyhow::bail!(
+            "{} holds other files; publish into an empty or new directory (a publication there is replaced by the next one)",
+            dir.display()
+        );
+    }
     let root = store.library_root(title)?;
     std::fs::create_dir_all(dir)
         .map_err(|e| anyhow::anyhow!("cannot make {}: {e}", dir.display()))?;
+    std::fs::write(
+        dir.join(MARK),
+        "Pages written by `spinneret library publish`: the next publication replaces them.\n",
+    )?;
     let published = jiff::Zoned::now().strftime("%Y-%m-%d %H:%M").to_string();
     let root_link = ("index.html".to_string(), root.text.title.clone());
     let mut out = Published::default();

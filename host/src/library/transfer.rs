@@ -10,7 +10,7 @@
 
 use super::input::Fields;
 use serde::{Deserialize, Serialize};
-use spinneret_store::{LibraryNode, PostingKind, Store};
+use spinneret_store::{LibraryNode, PostingKind, PostingText, Store};
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::Path;
@@ -23,9 +23,44 @@ const VERSION: u32 = 1;
 pub const MAX_FILE: u64 = 256 << 20;
 /// The most postings imported.
 pub const MAX_POSTINGS: usize = 1_000_000;
+/// The largest sequence number imported (a VL's next number must fit).
+const MAX_SEQ: i64 = 1 << 31;
+/// The deepest library imported (sub-VLs within sub-VLs).
+const MAX_DEPTH: usize = 50;
+
+/// A posting as a file holds it, read strictly: every key named, nothing
+/// else kept (an unknown key is refused before it is held in memory).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Node {
+    kind: PostingKind,
+    seq: i64,
+    title: String,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    image: Option<String>,
+    #[serde(default)]
+    create_only: bool,
+    #[serde(default)]
+    author: Option<String>,
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    password: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+    #[serde(default)]
+    last_seq: i64,
+    #[serde(default)]
+    postings: Vec<Node>,
+}
 
 /// The file: what it is, and the library from its root.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct File<T> {
     format: String,
     version: u32,
@@ -71,7 +106,7 @@ pub fn read(path: &Path) -> Result<LibraryNode, String> {
 
 /// Check a library file's bytes.
 pub fn parse(text: &[u8]) -> Result<LibraryNode, String> {
-    let file: File<LibraryNode> = serde_json::from_slice(text).map_err(|e| {
+    let file: File<Node> = serde_json::from_slice(text).map_err(|e| {
         format!("it is not a library file as `spinneret library export` writes ({e})")
     })?;
     if file.format != FORMAT {
@@ -90,21 +125,43 @@ pub fn parse(text: &[u8]) -> Result<LibraryNode, String> {
         return Err("its root is not a virtual library".into());
     }
     let mut seen = 0;
-    checked(&file.root, "the root", &mut seen)
+    checked(&file.root, "the root", 0, &mut seen)
 }
 
 /// `node` and everything below it checked; `place` names it for messages.
-fn checked(node: &LibraryNode, place: &str, seen: &mut usize) -> Result<LibraryNode, String> {
+fn checked(
+    node: &Node,
+    place: &str,
+    depth: usize,
+    seen: &mut usize,
+) -> Result<LibraryNode, String> {
     *seen += 1;
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "{place}: it is more than {MAX_DEPTH} libraries deep, the most imported"
+        ));
+    }
     if *seen > MAX_POSTINGS {
         return Err(format!(
             "it has more than {MAX_POSTINGS} postings, the most imported"
         ));
     }
-    let named = |e: &dyn std::fmt::Display| format!("{place} (\"{}\"): {e}", node.text.title);
-    let text = Fields::from(&node.text)
+    let named = |e: &dyn std::fmt::Display| format!("{place} (\"{}\"): {e}", node.title);
+    let given = PostingText {
+        title: node.title.clone(),
+        url: node.url.clone(),
+        body: node.body.clone(),
+        image: node.image.clone(),
+        create_only: node.create_only,
+        author: node.author.clone(),
+        email: node.email.clone(),
+    };
+    let text = Fields::from(&given)
         .text(node.kind)
         .map_err(|e| named(&e))?;
+    if node.last_seq > MAX_SEQ {
+        return Err(named(&format!("its last number is above {MAX_SEQ}")));
+    }
     if let Some(p) = &node.password
         && !super::auth::is_argon2id(p)
     {
@@ -119,22 +176,22 @@ fn checked(node: &LibraryNode, place: &str, seen: &mut usize) -> Result<LibraryN
             node.kind.as_str()
         )));
     }
-    if node.text.create_only
+    if node.create_only
         && let Some(p) = node.postings.iter().find(|p| p.kind != PostingKind::Vl)
     {
         return Err(named(&format!(
             "it is Create-Only but holds the {} \"{}\"",
             p.kind.as_str(),
-            p.text.title
+            p.title
         )));
     }
     let mut seqs = HashSet::new();
     let mut postings = Vec::with_capacity(node.postings.len());
     for p in &node.postings {
-        if p.seq < 1 {
+        if !(1..=MAX_SEQ).contains(&p.seq) {
             return Err(named(&format!(
-                "its posting \"{}\" has number {}; numbers start at 1",
-                p.text.title, p.seq
+                "its posting \"{}\" has number {}; numbers go from 1 to {MAX_SEQ}",
+                p.title, p.seq
             )));
         }
         if !seqs.insert(p.seq) {
@@ -143,7 +200,12 @@ fn checked(node: &LibraryNode, place: &str, seen: &mut usize) -> Result<LibraryN
                 p.seq
             )));
         }
-        postings.push(checked(p, &format!("{place} › {}", p.seq), seen)?);
+        postings.push(checked(
+            p,
+            &format!("{place} › {}", p.seq),
+            depth + 1,
+            seen,
+        )?);
     }
     let highest = node.postings.iter().map(|p| p.seq).max().unwrap_or(0);
     Ok(LibraryNode {
@@ -223,5 +285,29 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e, "its root is not a virtual library");
+    }
+
+    #[test]
+    fn unknown_keys_costly_hashes_and_huge_numbers_are_refused() {
+        let e = refused(&format!(r#"{{{VL},"junk":[0,0,0]}}"#));
+        assert!(
+            e.starts_with("it is not a library file") && e.contains("unknown field `junk`"),
+            "{e}"
+        );
+        // A hash asking for 4 TiB of memory would be checked on the first
+        // password tried.
+        let costly = "$argon2id$v=19$m=4294967295,t=2,p=1$c2FsdHNhbHRzYWx0$XFz0vX9m0MAFxjAXJ9ODGnNRwyEWcS7TnWh+8mQTiaE";
+        let e = refused(&format!(r#"{{{VL},"password":"{costly}"}}"#));
+        assert_eq!(
+            e,
+            "the root (\"Root\"): its password is not an argon2id hash"
+        );
+        let e = refused(&format!(
+            r#"{{{VL},"postings":[{{"kind":"pointer","seq":9223372036854775807,"title":"Far","url":"http://a.example/","created_at":1,"updated_at":1}}]}}"#
+        ));
+        assert_eq!(
+            e,
+            "the root (\"Root\"): its posting \"Far\" has number 9223372036854775807; numbers go from 1 to 2147483648"
+        );
     }
 }

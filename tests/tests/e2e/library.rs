@@ -766,7 +766,37 @@ fn publish_writes_summary_pages_that_link_each_other() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["index.html", "report-7.html", "vl-2.html"]);
+    assert_eq!(
+        names,
+        [
+            ".spinneret-library",
+            "index.html",
+            "report-7.html",
+            "vl-2.html"
+        ]
+    );
+    // A directory of someone else's files is not written into.
+    let mine = setup.dir.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("index.html"), "my own page").unwrap();
+    let out = crate::common::command()
+        .args(["library", "publish"])
+        .arg(&mine)
+        .arg("--config")
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        crate::common::text(&out.stderr)
+            .contains("holds other files; publish into an empty or new directory"),
+        "{}",
+        crate::common::text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(mine.join("index.html")).unwrap(),
+        "my own page"
+    );
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     // Alphabetical, numbered, the sub-VL bold with an asterisk.
     let order: Vec<&str> = [

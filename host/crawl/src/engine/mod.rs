@@ -351,9 +351,11 @@ impl<'a> Engine<'a> {
             let from = referrer.map(|r| &self.frontier.get(r).url);
             decide(&self.tasks[t].scope, &self.rules, &e.url, kind, from)
         };
-        let is_top = self.tasks[t].is_top(u);
+        // The top is a document of its own task whatever its kind. Further
+        // tops (the library's, which anyone may post) are not: the task's
+        // exclusions and bounds hold for them.
+        let is_top = self.tasks[t].top == u;
         let decision = if is_top && matches!(decision, Decision::Leaf(_)) {
-            // The top is a document of its own task whatever its kind.
             Decision::Traverse
         } else {
             decision

@@ -40,7 +40,6 @@ struct Item {
 #[template(path = "library/published.html")]
 struct Page<'a> {
     version: &'static str,
-    published: &'a str,
     title: &'a str,
     url: Option<&'a str>,
     image: Option<&'a str>,
@@ -99,7 +98,6 @@ pub fn publish(store: &mut Store, title: &str, dir: &Path) -> anyhow::Result<Pub
         dir.join(MARK),
         "Pages written by `spinneret library publish`: the next publication replaces them.\n",
     )?;
-    let published = jiff::Zoned::now().strftime("%Y-%m-%d %H:%M").to_string();
     let root_link = ("index.html".to_string(), root.text.title.clone());
     let mut out = Published::default();
     let mut written = HashSet::new();
@@ -125,7 +123,6 @@ pub fn publish(store: &mut Store, title: &str, dir: &Path) -> anyhow::Result<Pub
             if p.kind == PostingKind::Report {
                 let page = Page {
                     version: env!("CARGO_PKG_VERSION"),
-                    published: &published,
                     title: &p.text.title,
                     url: p.text.url.as_deref(),
                     image: p.text.image.as_deref().or(image.as_deref()),
@@ -145,7 +142,6 @@ pub fn publish(store: &mut Store, title: &str, dir: &Path) -> anyhow::Result<Pub
         }
         let page = Page {
             version: env!("CARGO_PKG_VERSION"),
-            published: &published,
             title: &vl.text.title,
             url: None,
             image: image.as_deref(),
@@ -175,10 +171,16 @@ pub fn publish(store: &mut Store, title: &str, dir: &Path) -> anyhow::Result<Pub
     Ok(out)
 }
 
-/// Write `page` as `dir/name`, whole or not at all.
+/// Write `page` as `dir/name`, whole or not at all; a page that has not
+/// changed is left as it is (its date too, so a `library` task does not
+/// see every page as recently modified).
 fn write_page(dir: &Path, name: &str, page: &Page<'_>) -> anyhow::Result<()> {
     let path = dir.join(name);
-    spinneret_core::fs::write_atomically(&path, page.render()?.as_bytes())
+    let html = page.render()?;
+    if std::fs::read(&path).is_ok_and(|old| old == html.as_bytes()) {
+        return Ok(());
+    }
+    spinneret_core::fs::write_atomically(&path, html.as_bytes())
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 

@@ -775,6 +775,17 @@ fn publish_writes_summary_pages_that_link_each_other() {
             "vl-2.html"
         ]
     );
+    // Published again unchanged, the pages are left as they were (a
+    // library task does not see them all as recently modified).
+    let modified = |name: &str| {
+        std::fs::metadata(site.join(name))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let before = modified("index.html");
+    with_config(&setup, &["library", "publish", site.to_str().unwrap()], 0);
+    assert_eq!(modified("index.html"), before);
     // A directory of someone else's files is not written into.
     let mine = setup.dir.path().join("mine");
     std::fs::create_dir(&mine).unwrap();

@@ -22,16 +22,7 @@ pub(crate) struct StoreArgs {
 impl StoreArgs {
     /// The store's path; a configuration that does not load is the error.
     pub fn path(&self) -> anyhow::Result<PathBuf> {
-        Ok(match (&self.config, &self.store) {
-            (Some(c), _) => {
-                config::load(c)
-                    .map_err(|e| anyhow::anyhow!("{e}"))?
-                    .settings
-                    .store
-            }
-            (None, Some(s)) => s.clone(),
-            (None, None) => config::default_store_path(),
-        })
+        Ok(self.path_and_library()?.0)
     }
 
     /// The store's path and the configuration's `[library]` table (the
@@ -42,7 +33,12 @@ impl StoreArgs {
                 let config = config::load(c).map_err(|e| anyhow::anyhow!("{e}"))?;
                 (config.settings.store, config.library)
             }
-            None => (self.path()?, Default::default()),
+            None => (
+                self.store
+                    .clone()
+                    .unwrap_or_else(config::default_store_path),
+                Default::default(),
+            ),
         })
     }
 

@@ -22,7 +22,7 @@ use super::auth::Refusal;
 use super::input::{self, Invalid};
 use super::request::{
     Form, Library, MAX_FORM, SESSION_COOKIE, Visitor, done, failed, forged, may_change, message,
-    new_password, page, refused, set_cookie, with_store,
+    new_password, page, read_page, refused, set_cookie, with_store,
 };
 use askama::Template;
 use axum::Router;
@@ -213,31 +213,27 @@ async fn summary(
         Ok((vl, up, image, postings, total, from))
     })
     .await;
-    match answer {
-        Ok((vl, up, image, postings, total, from)) => page(
-            &v,
-            StatusCode::OK,
-            &VlPage {
-                version: env!("CARGO_PKG_VERSION"),
-                id,
-                title: vl.text.title.clone(),
-                image,
-                purpose: vl.text.body.clone(),
-                create_only: vl.text.create_only,
-                parent: up.last().map(|p| (p.id, p.text.title.clone())),
-                root: up.first().map(|p| (p.id, p.text.title.clone())),
-                first: from + 1,
-                last: from + postings.len(),
-                previous: from.checked_sub(SUMMARY_PAGE),
-                next: Some(from + SUMMARY_PAGE).filter(|n| *n < total),
-                total,
-                postings: postings.iter().map(|(p, c)| shown(p, c.as_ref())).collect(),
-                moderator: v.moderator.clone(),
-                csrf: lib.token(&v),
-            },
-        ),
-        Err(e) => refused(&v, e, "/library"),
-    }
+    read_page(
+        &v,
+        answer.map(|(vl, up, image, postings, total, from)| VlPage {
+            version: env!("CARGO_PKG_VERSION"),
+            id,
+            title: vl.text.title.clone(),
+            image,
+            purpose: vl.text.body.clone(),
+            create_only: vl.text.create_only,
+            parent: up.last().map(|p| (p.id, p.text.title.clone())),
+            root: up.first().map(|p| (p.id, p.text.title.clone())),
+            first: from + 1,
+            last: from + postings.len(),
+            previous: from.checked_sub(SUMMARY_PAGE),
+            next: Some(from + SUMMARY_PAGE).filter(|n| *n < total),
+            total,
+            postings: postings.iter().map(|(p, c)| shown(p, c.as_ref())).collect(),
+            moderator: v.moderator.clone(),
+            csrf: lib.token(&v),
+        }),
+    )
 }
 
 #[derive(Template)]
@@ -277,20 +273,16 @@ async fn global_list(
         Ok((vl, out))
     })
     .await;
-    match answer {
-        Ok((vl, postings)) => page(
-            &v,
-            StatusCode::OK,
-            &ListPage {
-                version: env!("CARGO_PKG_VERSION"),
-                id,
-                title: vl.text.title,
-                postings,
-                limit: GLOBAL_LIST,
-            },
-        ),
-        Err(e) => refused(&v, e, "/library"),
-    }
+    read_page(
+        &v,
+        answer.map(|(vl, postings)| ListPage {
+            version: env!("CARGO_PKG_VERSION"),
+            id,
+            title: vl.text.title,
+            postings,
+            limit: GLOBAL_LIST,
+        }),
+    )
 }
 
 #[derive(Template)]
@@ -320,25 +312,21 @@ async fn report(
         Ok((p, vl))
     })
     .await;
-    match answer {
-        Ok((p, vl)) => page(
-            &v,
-            StatusCode::OK,
-            &ReportPage {
-                version: env!("CARGO_PKG_VERSION"),
-                title: p.text.title,
-                url: p.text.url,
-                image: p.text.image,
-                // Sanitised when posted; sanitised again as shown, so a
-                // store written by another program cannot slip a script in.
-                body: p.text.body.as_deref().map(input::sanitise),
-                author: p.text.author,
-                changed: date(p.updated_at),
-                vl: (vl.id, vl.text.title),
-            },
-        ),
-        Err(e) => refused(&v, e, "/library"),
-    }
+    read_page(
+        &v,
+        answer.map(|(p, vl)| ReportPage {
+            version: env!("CARGO_PKG_VERSION"),
+            title: p.text.title,
+            url: p.text.url,
+            image: p.text.image,
+            // Sanitised when posted; sanitised again as shown, so a
+            // store written by another program cannot slip a script in.
+            body: p.text.body.as_deref().map(input::sanitise),
+            author: p.text.author,
+            changed: date(p.updated_at),
+            vl: (vl.id, vl.text.title),
+        }),
+    )
 }
 
 #[derive(Template)]

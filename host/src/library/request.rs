@@ -193,6 +193,15 @@ pub(super) fn message(
 }
 
 /// The answer to a library error.
+/// A page made of what was read from the library, or why it could not be
+/// read.
+pub(super) fn read_page(v: &Visitor, answer: Result<impl Template, LibraryError>) -> Response {
+    match answer {
+        Ok(t) => page(v, StatusCode::OK, &t),
+        Err(e) => refused(v, e, "/library"),
+    }
+}
+
 pub(super) fn refused(v: &Visitor, e: LibraryError, back: &str) -> Response {
     let status = match &e {
         LibraryError::NotFound(_) => StatusCode::NOT_FOUND,

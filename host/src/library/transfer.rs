@@ -80,11 +80,7 @@ pub fn export(store: &Store, out: &mut dyn std::io::Write) -> anyhow::Result<usi
     };
     serde_json::to_writer_pretty(&mut *out, &file)?;
     out.write_all(b"\n")?;
-    Ok(count(&root))
-}
-
-fn count(n: &LibraryNode) -> usize {
-    1 + n.postings.iter().map(count).sum::<usize>()
+    Ok(root.count())
 }
 
 /// Read and check the library file at `path` (see the module's

@@ -312,13 +312,14 @@ fn placeable(tx: &Transaction<'_>, id: i64, to: i64) -> Result<Posting, LibraryE
     Ok(p)
 }
 
+/// The start of a query over posting `?1` and everything below it: the
+/// table `below(id)`.
+const BELOW: &str = "WITH RECURSIVE below(id) AS (
+    SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)";
+
 /// The ids of `id` and every posting below it.
 fn subtree(tx: &rusqlite::Connection, id: i64) -> Result<Vec<i64>, LibraryError> {
-    let mut stmt = tx.prepare_cached(
-        "WITH RECURSIVE below(id) AS (
-             SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
-         SELECT id FROM below",
-    )?;
+    let mut stmt = tx.prepare_cached(&format!("{BELOW} SELECT id FROM below"))?;
     let ids = stmt
         .query_map([id], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
@@ -429,9 +430,7 @@ impl Store {
     /// seed's SUMMARY), at most `limit`.
     pub fn library_global_list(&self, vl: i64, limit: usize) -> Result<Vec<Posting>, LibraryError> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "WITH RECURSIVE below(id) AS (
-                 SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
-             SELECT {COLUMNS} FROM library WHERE id IN (SELECT id FROM below) AND id <> ?1
+            "{BELOW} SELECT {COLUMNS} FROM library WHERE id IN (SELECT id FROM below) AND id <> ?1
              ORDER BY updated_at DESC, id DESC LIMIT ?2"
         ))?;
         let rows = stmt
@@ -466,16 +465,11 @@ impl Store {
     /// The URLs of every pointer at and below VL `vl`, each once, in the
     /// order they were posted (the Worm VL's tops).
     pub fn library_pointer_urls(&self, vl: i64) -> Result<Vec<String>, LibraryError> {
-        let posting = get(&self.conn, vl)?;
-        if posting.kind != PostingKind::Vl {
-            return Err(LibraryError::NotAVl(vl));
-        }
-        let mut stmt = self.conn.prepare_cached(
-            "WITH RECURSIVE below(id) AS (
-                 SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
-             SELECT url FROM library WHERE id IN (SELECT id FROM below) AND kind = 'pointer'
-             GROUP BY url ORDER BY MIN(id)",
-        )?;
+        vl_for(&self.conn, vl, PostingKind::Vl)?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "{BELOW} SELECT url FROM library WHERE id IN (SELECT id FROM below) AND kind = 'pointer'
+             GROUP BY url ORDER BY MIN(id)"
+        ))?;
         let rows = stmt
             .query_map([vl], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
@@ -703,18 +697,19 @@ impl Store {
             ],
         )?;
         let id = tx.last_insert_rowid();
-        let mut count = 1;
         for child in &root.postings {
             graft(&tx, id, child, None)?;
-            count += count_nodes(child);
         }
         tx.commit()?;
-        Ok(count)
+        Ok(root.count())
     }
 }
 
-fn count_nodes(n: &LibraryNode) -> usize {
-    1 + n.postings.iter().map(count_nodes).sum::<usize>()
+impl LibraryNode {
+    /// How many postings it is, itself included.
+    pub fn count(&self) -> usize {
+        1 + self.postings.iter().map(LibraryNode::count).sum::<usize>()
+    }
 }
 
 /// Posting `p` with everything below it, as a file holds it.

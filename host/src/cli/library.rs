@@ -25,7 +25,9 @@ pub(crate) enum LibraryCommand {
     Import(ImportArgs),
     /// Write the library as static HTML pages any web server can publish:
     /// `index.html` for the root, `vl-N.html` for each VL, `report-N.html`
-    /// for each report (pages of deleted postings are removed).
+    /// for each report. The directory must be new, empty or an earlier
+    /// publication's; pages of deleted postings are removed, unchanged
+    /// pages left as they are.
     Publish(PublishArgs),
 }
 

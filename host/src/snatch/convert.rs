@@ -31,10 +31,19 @@ pub enum Role {
 
 /// The attributes that hold a URL, by element, and what they are for
 /// (`<link>` is decided by its `rel`).
-const URL_ATTRIBUTES: [(&str, &str, Role); 18] = [
+const URL_ATTRIBUTES: [(&str, &str, Role); 27] = [
     ("a", "href", Role::Link),
     ("area", "href", Role::Link),
     ("link", "href", Role::Other),
+    ("form", "action", Role::Other),
+    ("button", "formaction", Role::Other),
+    ("input", "formaction", Role::Other),
+    ("blockquote", "cite", Role::Other),
+    ("q", "cite", Role::Other),
+    ("ins", "cite", Role::Other),
+    ("del", "cite", Role::Other),
+    ("image", "href", Role::Requisite),
+    ("use", "href", Role::Requisite),
     ("img", "src", Role::Requisite),
     ("source", "src", Role::Requisite),
     ("script", "src", Role::Requisite),
@@ -270,6 +279,28 @@ fn decode_entities(v: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// The delay and the URL of a refresh's `content` (`5; url=next.html`,
+/// `0;URL='next.html'`, as the HTML standard reads it), if it names one.
+fn refresh_target(content: &str) -> Option<(&str, &str)> {
+    let content = content.trim();
+    let digits = content
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(content.len());
+    let (delay, rest) = content.split_at(digits);
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ';' || c == ',');
+    let rest = match rest.get(..3) {
+        Some(u) if u.eq_ignore_ascii_case("url") => {
+            rest[3..].trim_start().strip_prefix('=')?.trim_start()
+        }
+        _ => rest,
+    };
+    let target = match rest.chars().next() {
+        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
+        _ => rest.trim_end(),
+    };
+    (!delay.is_empty() && !target.is_empty()).then_some((delay, target))
+}
+
 /// A page (from `page`) with `visit` asked about each URL reference, with
 /// what it is for and the base it is relative to (a `<base href>` is
 /// honoured and removed).
@@ -312,6 +343,22 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
                 let new = walk_css(&v, &base.borrow(), &mut *visit.borrow_mut());
                 if new != *v {
                     el.set_attribute("style", &new)?;
+                }
+            }
+            Ok(())
+        }),
+        element!("meta[http-equiv][content]", |el| {
+            // `<meta http-equiv="refresh" content="5; url=next.html">`: a
+            // link the browser follows by itself.
+            let refresh = el
+                .get_attribute("http-equiv")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
+            let content = el.get_attribute("content").unwrap_or_default();
+            let content = decode_entities(&content);
+            if let Some((delay, target)) = refresh.then(|| refresh_target(&content)).flatten() {
+                let answer = (visit.borrow_mut())(Role::Link, target, &base.borrow());
+                if let Some(new) = answer.filter(|new| new != target) {
+                    el.set_attribute("content", &format!("{delay}; url={new}"))?;
                 }
             }
             Ok(())
@@ -499,6 +546,44 @@ mod tests {
         ] {
             assert!(out.contains(expected), "missing {expected}\nin {out}");
         }
+    }
+
+    #[test]
+    fn forms_citations_svg_and_refreshes_are_converted_too() {
+        let m = mirror();
+        let saved = |u: &Url| m.get(u.as_str()).cloned();
+        let page = Url::parse("https://e.org/docs/guide.html").unwrap();
+        let html = r#"<meta http-equiv="Refresh" content="5; URL='../'"><meta http-equiv="refresh" content="30">
+<form action="search"><button formaction="/go">go</button></form><q cite="/why">q</q>
+<svg><image href="/img/a@2x.png"/><use href="/sprite.svg#i"/></svg>"#;
+        let out = convert_html(html, &page, "URLs/e.org/docs/guide.html", &saved).unwrap();
+        for expected in [
+            r#"content="5; url=../index.html""#,
+            r#"content="30""#,
+            r#"<form action="https://e.org/docs/search">"#,
+            r#"formaction="https://e.org/go""#,
+            r#"<q cite="https://e.org/why">"#,
+            r#"<image href="../img/a@2x.png" />"#,
+            r##"<use href="https://e.org/sprite.svg#i" />"##,
+        ] {
+            assert!(out.contains(expected), "missing {expected}\nin {out}");
+        }
+        let found: Vec<(Role, String)> = references(html, &page)
+            .unwrap()
+            .into_iter()
+            .map(|(r, u)| (r, u.to_string()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Role::Link, "https://e.org/".to_string()),
+                (Role::Requisite, "https://e.org/img/a@2x.png".to_string()),
+                (Role::Requisite, "https://e.org/sprite.svg".to_string()),
+            ]
+        );
+        assert_eq!(refresh_target("0;url=a b"), Some(("0", "a b")));
+        assert_eq!(refresh_target("1, x.html"), Some(("1", "x.html")));
+        assert_eq!(refresh_target("url=x.html"), None);
     }
 
     #[test]

@@ -25,8 +25,15 @@ fn the_mirror_browses_offline_in_chromium_with_every_requisite_from_disk() {
 <link rel="stylesheet" href="/css/site.css"><link rel="icon" href="/favicon.gif"></head>
 <body><h1>Guide</h1><img id="logo" src="../img/logo.gif" srcset="../img/logo.gif 1x, ../img/logo2x.gif 2x">
 <picture><source srcset="/img/wide.gif" media="(min-width: 1px)"><img id="pic" src="/img/logo.gif"></picture>
-<p><a id="next" href="next.html?page=2">next</a></p></body></html>"#,
+<p><a id="next" href="next.html?page=2">next</a></p>
+<iframe id="frame" src="/frame/inner.html"></iframe></body></html>"#,
         )
+        .page(
+            "/frame/inner.html",
+            r#"<!DOCTYPE html><html><head><title>Framed</title><link rel="stylesheet" href="frame.css"></head><body><img src="../img/inner.gif"></body></html>"#,
+        )
+        .route("/frame/frame.css", Route::file("text/css", "img { border: 1px solid }"))
+        .route("/img/inner.gif", Route::file("image/gif", GIF.to_vec()))
         .page(
             "/docs/next.html?page=2",
             r#"<!DOCTYPE html><html><head><title>Next</title><link rel="stylesheet" href="/css/site.css"></head><body><p id="here">second page</p></body></html>"#,
@@ -131,6 +138,10 @@ fn the_mirror_browses_offline_in_chromium_with_every_requisite_from_disk() {
         "{requested:?}"
     );
     for want in [
+        // The frame's page and what it needs come from the mirror too.
+        "/frame/inner.html",
+        "/frame/frame.css",
+        "/img/inner.gif",
         "/img/logo.gif",
         "/img/bg.gif",
         "/css/site.css",

@@ -750,10 +750,15 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
             let item = &items[e.item];
             let category = item.category.as_str();
             let is_main = e.depth == Some(item.depth) && e.url == item.url;
-            let Some(depth) = e.depth else {
-                // A requisite: saved, and a stylesheet's own references queued.
-                if let Some((got, true)) = r.save(category, &e.url, e.item, &mut fetched)
-                    && is(got.content_type.as_deref(), "text/css")
+            let saved = r.save(category, &e.url, e.item, &mut fetched);
+            if e.depth.is_none() {
+                // A requisite: saved, and a stylesheet's own references
+                // queued; a frame's page goes on below as a page of depth 0
+                // (its requisites fetched, its links not followed).
+                let Some((got, true)) = &saved else {
+                    continue;
+                };
+                if is(got.content_type.as_deref(), "text/css")
                     && let Ok(css) = r.text(category, &e.url)
                 {
                     for u in css_references(&css, &got.found) {
@@ -777,9 +782,9 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                         }
                     }
                 }
-                continue;
-            };
-            let Some((got, _)) = r.save(category, &e.url, e.item, &mut fetched) else {
+            }
+            let depth = e.depth.unwrap_or(0);
+            let Some((got, _)) = saved else {
                 if is_main {
                     let why = r
                         .failed

@@ -6,6 +6,7 @@
 //! their engines this way.
 
 use crate::config::Settings;
+use crate::snatch::profile::Engine;
 use spinneret_crawl::plugin_http::PoliteHttp;
 use spinneret_plugin_host::capabilities::{HostHttp, KvSpace};
 use spinneret_plugin_host::engine::PluginEngine;
@@ -47,18 +48,10 @@ pub fn plain_options(max_results: u32) -> SearchEngineOptions {
     }
 }
 
-/// `builtin:NAME` or the path of a `.wasm` component, as a plugin source.
-pub fn engine_source(s: &str) -> anyhow::Result<PluginSource> {
-    match s.strip_prefix("builtin:") {
-        Some(b) => {
-            spinneret_plugin_host::builtin::known(b).map_err(anyhow::Error::msg)?;
-            Ok(PluginSource::Builtin(b.to_string()))
-        }
-        None if std::path::Path::new(s).is_file() => Ok(PluginSource::File(s.into())),
-        None => {
-            anyhow::bail!("the engine `{s}` is neither `builtin:NAME` nor an existing .wasm file")
-        }
-    }
+/// `builtin:NAME`, an installed plugin (`NAME@^1.0`) or the path of a
+/// `.wasm` component, as a plugin source (as a profile's `source` is read).
+pub fn engine_source(s: &str) -> Result<PluginSource, String> {
+    crate::config::plugin_source::resolve(s, &|r| r.into()).map(|(source, _manifest)| source)
 }
 
 /// What asking search engines needs: the polite fetcher on a runtime of
@@ -68,8 +61,9 @@ pub fn engine_source(s: &str) -> anyhow::Result<PluginSource> {
 /// collection's run loads its change detectors and index plugin through it
 /// too ([`Asker::plugin`]).
 pub struct Asker {
-    // Declared before the runtime it fetches on: it is dropped first.
-    http: PoliteHttp,
+    // Declared before the runtime it fetches on: it is dropped first. The
+    // registry lends it to engines whose `hosts` grant them the network.
+    http: Arc<PoliteHttp>,
     registry: Registry,
     /// Kept alive for `http`, which holds a handle to it.
     _runtime: tokio::runtime::Runtime,
@@ -82,22 +76,29 @@ impl Asker {
             .worker_threads(1)
             .enable_all()
             .build()?;
+        let http = Arc::new(PoliteHttp::new(
+            &settings.crawl(),
+            runtime.handle().clone(),
+        )?);
+        let lent = http.clone() as spinneret_plugin_host::capabilities::PluginHttp;
         Ok(Asker {
-            http: PoliteHttp::new(&settings.crawl(), runtime.handle().clone())?,
-            registry: Registry::new(Arc::new(PluginEngine::new()?), None),
+            http,
+            registry: Registry::new(Arc::new(PluginEngine::new()?), Some(lent)),
             _runtime: runtime,
         })
     }
 
     /// The plugin `source` configured with `config`, which must be of
     /// `kind`: loaded (compiled and identified) once however often it is
-    /// asked for, and prepared with a fresh sandbox of the default grants.
-    /// Its configuration as the registry knows it comes with it (to name
-    /// it in a link failure).
+    /// asked for, and prepared with a fresh sandbox of the default grants
+    /// and the network to `hosts` alone (none: no network). Its
+    /// configuration as the registry knows it comes with it (to name it in
+    /// a link failure).
     pub fn plugin(
         &mut self,
         source: PluginSource,
         config: serde_json::Value,
+        hosts: &[String],
         kind: PluginKind,
     ) -> Result<(PluginConfig, Prepared), PluginFailure> {
         let name = match &source {
@@ -108,7 +109,10 @@ impl Asker {
             name: name.clone(),
             source,
             config,
-            grants: Default::default(),
+            grants: spinneret_core::grants::Grants {
+                hosts: hosts.to_vec(),
+                ..Default::default()
+            },
             tasks: None,
             defined_at: None,
         };
@@ -128,14 +132,15 @@ impl Asker {
         Ok((plugin, prepared))
     }
 
-    /// The search-engine plugin `source`, configured with `config`, ready
-    /// to be asked (see [`Asker::plugin`]); its name.
-    pub fn engine(
-        &mut self,
-        source: PluginSource,
-        config: serde_json::Value,
-    ) -> Result<(String, SearchEnginePlugin), PluginFailure> {
-        let (plugin, prepared) = self.plugin(source, config, PluginKind::SearchEngine)?;
+    /// The search-engine plugin `engine`, ready to be asked (see
+    /// [`Asker::plugin`]); its name.
+    pub fn engine(&mut self, engine: &Engine) -> Result<(String, SearchEnginePlugin), PluginFailure> {
+        let (plugin, prepared) = self.plugin(
+            engine.source.clone(),
+            engine.config.clone(),
+            &engine.hosts,
+            PluginKind::SearchEngine,
+        )?;
         let engine = SearchEnginePlugin::new(prepared.sandbox, &prepared.component)
             .map_err(|e| spinneret_plugin_host::load::link_failure(&plugin, e))?;
         Ok((plugin.name, engine))
@@ -146,19 +151,18 @@ impl Asker {
         &self.http
     }
 
-    /// Ask the search-engine plugin `source` (configured with `config`)
-    /// for `keywords` with `options`, taking at most
-    /// `options.max_results` hits. A failure of the
-    /// plugin's is a [`PluginFailure`] (downcast the error to tell it from
-    /// a query the engine did not answer).
+    /// Ask the search-engine plugin `engine` for `keywords` with
+    /// `options`, taking at most `options.max_results` hits. When the
+    /// engine names its `hosts`, its query must go to one of them. A
+    /// failure of the plugin's is a [`PluginFailure`] (downcast the error
+    /// to tell it from a query the engine did not answer).
     pub fn ask(
         &mut self,
-        source: PluginSource,
-        config: serde_json::Value,
+        spec: &Engine,
         keywords: &[String],
         options: &SearchEngineOptions,
     ) -> anyhow::Result<Answer> {
-        let (name, mut engine) = self.engine(source, config)?;
+        let (name, mut engine) = self.engine(spec)?;
         let ignored = option_names(options_used(options) & !engine.supports()?);
         let query_url = engine.query_url(keywords, options)?;
         let query_url = url::Url::parse(&query_url)
@@ -167,6 +171,12 @@ impl Asker {
             .ok_or_else(|| {
                 anyhow::anyhow!("{name} asked for `{query_url}`, which is no http or https URL")
             })?;
+        let host = query_url.host_str().unwrap_or("");
+        anyhow::ensure!(
+            spec.hosts.is_empty() || spec.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)),
+            "{name} asked for {query_url}, but {host} is not among the engine's hosts ({}); add it to `hosts` if the engine should ask it",
+            spec.hosts.join(", ")
+        );
         // The plugin host's blocking fetch is called off the runtime's threads.
         let answer = self
             .http
@@ -198,11 +208,10 @@ impl Asker {
 
 /// Ask one engine once (see [`Asker::ask`]) with `settings`' polite fetcher.
 pub fn query(
-    source: PluginSource,
-    config: serde_json::Value,
+    engine: &Engine,
     keywords: &[String],
     options: &SearchEngineOptions,
     settings: &Settings,
 ) -> anyhow::Result<Answer> {
-    Asker::new(settings)?.ask(source, config, keywords, options)
+    Asker::new(settings)?.ask(engine, keywords, options)
 }

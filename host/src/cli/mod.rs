@@ -259,8 +259,9 @@ struct CollectArgs {
 
 #[derive(Args, Debug)]
 struct QueryArgs {
-    /// The engine: `builtin:NAME` (see `spinneret plugin builtins`) or a
-    /// `.wasm` search-engine component.
+    /// The engine: `builtin:NAME` (see `spinneret plugin builtins`), an
+    /// installed plugin (`NAME` or `NAME@^1.0`) or a `.wasm` search-engine
+    /// component.
     engine: String,
     /// The words to search for.
     #[arg(required = true, value_name = "KEYWORD")]
@@ -269,6 +270,12 @@ struct QueryArgs {
     /// documentation; `searxng` needs `base`).
     #[arg(long, value_name = "JSON", default_value = "{}")]
     config: String,
+    /// A host the engine may reach (repeatable), as a profile's `hosts`:
+    /// its query must go to one of them, and the plugin may fetch from
+    /// them itself. None: the query may go anywhere and the plugin may
+    /// fetch nothing.
+    #[arg(long = "host", value_name = "HOST")]
+    hosts: Vec<String>,
     /// The most hits to show.
     #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -678,9 +685,15 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
             ));
         }
     };
-    let source = match crate::app::query::engine_source(&args.engine) {
-        Ok(s) => s,
-        Err(e) => return usage(e.to_string()),
+    let engine = match crate::app::query::engine_source(&args.engine) {
+        Ok(source) => crate::snatch::profile::Engine {
+            name: args.engine.clone(),
+            source,
+            config,
+            hosts: args.hosts.iter().map(|h| h.trim().to_ascii_lowercase()).collect(),
+            defined_at: "the command line".into(),
+        },
+        Err(e) => return usage(e),
     };
     let settings = match settings_from(&args.from, &args.resolve) {
         Ok(s) => s,
@@ -694,7 +707,7 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
         site: args.site.clone(),
         ..crate::app::query::plain_options(args.max)
     };
-    let answer = match crate::app::query::query(source, config, &args.keywords, &options, &settings)
+    let answer = match crate::app::query::query(&engine, &args.keywords, &options, &settings)
     {
         Ok(a) => a,
         Err(e) => {

@@ -1047,6 +1047,33 @@ fn the_built_in_engines_read_their_engines_pages() {
             "/api/query?search_query=all%3Acrawler&start=0&max_results=10&sortBy=relevance&sortOrder=descending".to_string(),
         ]
     );
+    // An engine's `hosts` (its network grant): its query goes to one of
+    // them or nowhere.
+    let resolve = resolve_for(&wiki);
+    let with_host = |host: &str| {
+        spinneret(&[
+            "query",
+            "builtin:mediawiki",
+            "--config",
+            &wiki,
+            "--resolve",
+            &resolve,
+            "--host",
+            host,
+            "web",
+        ])
+    };
+    let before = web.requests().len();
+    let stderr = expect_exit(&with_host("en.wikipedia.org"), 1);
+    assert!(
+        stderr.contains(&format!(
+            "mediawiki asked for http://en.wikipedia.test:{port}/w/api.php?"
+        )) && stderr
+            .contains("but en.wikipedia.test is not among the engine's hosts (en.wikipedia.org)"),
+        "{stderr}"
+    );
+    assert_eq!(web.requests().len(), before, "nothing was asked");
+    expect_exit(&with_host("EN.wikipedia.test"), 0);
 }
 
 /// `spinneret profile` writes a profile and edits it keeping the user's

@@ -81,7 +81,7 @@ pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
     let mut wrong = Vec::new();
     for e in &profile.engines {
         let started = asker
-            .engine(e.source.clone(), e.config.clone())
+            .engine(e)
             .and_then(|(_, mut engine)| engine.start());
         if let Err(f) = started {
             wrong.push(format!(
@@ -109,6 +109,7 @@ fn detector(asker: &mut Asker, d: &PluginUse) -> Result<DetectorPlugin, PluginFa
     let (config, prepared) = asker.plugin(
         d.source.clone(),
         d.config.clone(),
+        &[],
         PluginKind::ChangeDetector,
     )?;
     DetectorPlugin::new(prepared.sandbox, &prepared.component).map_err(|e| link_failure(&config, e))
@@ -122,6 +123,7 @@ fn index_plugin(
     let (config, prepared) = asker.plugin(
         index.source.clone(),
         index.config.clone(),
+        &[],
         PluginKind::CollectionIndex,
     )?;
     CollectionIndexPlugin::new(prepared.sandbox, &prepared.component)

@@ -60,14 +60,13 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
             let Some(engine) = profile.engines.iter().find(|e| &e.name == name) else {
                 continue;
             };
-            let source = engine.source.clone();
             let options = SearchEngineOptions {
                 phrase: interest.exact_phrase.clone(),
                 exclude: interest.exclude_words.clone(),
                 site: interest.site.clone(),
                 ..plain_options(interest.max_results)
             };
-            match asker.ask(source, engine.config.clone(), &interest.keywords, &options) {
+            match asker.ask(engine, &interest.keywords, &options) {
                 Ok(answer) => {
                     let about = || format!("interest `{}`, engine `{name}`", interest.title);
                     if !answer.ignored.is_empty() {

@@ -79,6 +79,10 @@ pub(super) enum AddEntry {
         /// Its category in the mirror (default "URLs").
         #[arg(long)]
         category: Option<String>,
+        /// When `watch` collects it, if not on the profile's schedule
+        /// (`6h`, `1d`, `02:30`).
+        #[arg(long)]
+        schedule: Option<String>,
     },
     /// A browser's bookmarks file (Netscape HTML, Firefox or Chromium JSON).
     Bookmarks {
@@ -87,6 +91,9 @@ pub(super) enum AddEntry {
         /// Links followed from each bookmark.
         #[arg(long)]
         depth: Option<u32>,
+        /// When `watch` collects them, if not on the profile's schedule.
+        #[arg(long)]
+        schedule: Option<String>,
     },
     /// An area of interest asked of search engines.
     Interest {
@@ -113,6 +120,9 @@ pub(super) enum AddEntry {
         /// The one site to search, where an engine can say so.
         #[arg(long, value_name = "HOST")]
         site: Option<String>,
+        /// When `watch` asks its engines, if not on the profile's schedule.
+        #[arg(long)]
+        schedule: Option<String>,
     },
     /// A search-engine plugin interests can name.
     Engine {
@@ -231,12 +241,22 @@ fn entry(add: AddEntry) -> Result<Entry, String> {
             url,
             depth,
             category,
+            schedule,
         } => Entry::Url {
             url,
             depth,
             category,
+            schedule,
         },
-        AddEntry::Bookmarks { file, depth } => Entry::Bookmarks { file, depth },
+        AddEntry::Bookmarks {
+            file,
+            depth,
+            schedule,
+        } => Entry::Bookmarks {
+            file,
+            depth,
+            schedule,
+        },
         AddEntry::Interest {
             title,
             mut keywords,
@@ -246,6 +266,7 @@ fn entry(add: AddEntry) -> Result<Entry, String> {
             phrase,
             exclude_words,
             site,
+            schedule,
         } => {
             if keywords.is_empty() {
                 keywords = vec![ask(
@@ -271,6 +292,7 @@ fn entry(add: AddEntry) -> Result<Entry, String> {
                 exact_phrase: phrase,
                 exclude_words,
                 site,
+                schedule,
             }
         }
         AddEntry::Engine {
@@ -431,28 +453,44 @@ fn show(p: &Profile) {
     for x in &p.exclude {
         outln!("excluded:    {x}");
     }
+    // An entry's own schedule, after its other settings.
+    let own = |s: &Option<spinneret_core::schedule::Schedule>| {
+        s.as_ref().map_or(String::new(), |s| format!("; {s}"))
+    };
     if !p.urls.is_empty() {
         outln!("\nURLs:");
         for u in &p.urls {
-            outln!("  {}  (depth {}, category {})", u.url, u.depth, u.category);
+            outln!(
+                "  {}  (depth {}, category {}{})",
+                u.url,
+                u.depth,
+                u.category,
+                own(&u.schedule)
+            );
         }
     }
     if !p.bookmarks.is_empty() {
         outln!("\nBookmarks:");
         for b in &p.bookmarks {
-            outln!("  {}  (depth {})", b.file.display(), b.depth);
+            outln!(
+                "  {}  (depth {}{})",
+                b.file.display(),
+                b.depth,
+                own(&b.schedule)
+            );
         }
     }
     if !p.interests.is_empty() {
         outln!("\nInterests:");
         for i in &p.interests {
             outln!(
-                "  {}: {}  (engines {}; {} results each; depth {})",
+                "  {}: {}  (engines {}; {} results each; depth {}{})",
                 i.title,
                 i.keywords.join(", "),
                 i.engines.join(", "),
                 i.max_results,
-                i.depth
+                i.depth,
+                own(&i.schedule)
             );
             if let Some(phrase) = &i.exact_phrase {
                 outln!("    phrase \"{phrase}\"");
@@ -469,7 +507,15 @@ fn show(p: &Profile) {
         outln!("\nEngines:");
         for e in &p.engines {
             let source = profile::source_name(&e.source);
-            outln!("  {}  ({source}){}", e.name, config_text(&e.config));
+            let hosts = match e.hosts.is_empty() {
+                true => String::new(),
+                false => format!(" hosts {}", e.hosts.join(", ")),
+            };
+            outln!(
+                "  {}  ({source}){}{hosts}",
+                e.name,
+                config_text(&e.config)
+            );
         }
     }
     outln!(

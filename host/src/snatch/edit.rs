@@ -22,6 +22,8 @@ pub enum Entry {
         depth: Option<u32>,
         /// Its category.
         category: Option<String>,
+        /// When `watch` collects it, if not on the profile's schedule.
+        schedule: Option<String>,
     },
     /// `[[bookmarks]]`.
     Bookmarks {
@@ -29,6 +31,8 @@ pub enum Entry {
         file: String,
         /// Links followed from each bookmark.
         depth: Option<u32>,
+        /// When `watch` collects it, if not on the profile's schedule.
+        schedule: Option<String>,
     },
     /// `[[interest]]`.
     Interest {
@@ -48,6 +52,8 @@ pub enum Entry {
         exclude_words: Vec<String>,
         /// The one site to search.
         site: Option<String>,
+        /// When `watch` asks it, if not on the profile's schedule.
+        schedule: Option<String>,
     },
     /// `[[engine]]`.
     Engine {
@@ -121,6 +127,7 @@ pub fn new_profile(mirror: &str, urls: &[String]) -> Result<String, String> {
             url: url.clone(),
             depth: None,
             category: None,
+            schedule: None,
         };
         tables = add(&tables, &entry)?;
     }
@@ -214,6 +221,7 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             url,
             depth,
             category,
+            schedule,
         } => {
             table["url"] = value(url.as_str());
             if let Some(d) = depth {
@@ -222,12 +230,22 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             if let Some(c) = category {
                 table["category"] = value(c.as_str());
             }
+            if let Some(s) = schedule {
+                table["schedule"] = value(s.as_str());
+            }
             ("url", "url", url.as_str())
         }
-        Entry::Bookmarks { file, depth } => {
+        Entry::Bookmarks {
+            file,
+            depth,
+            schedule,
+        } => {
             table["file"] = value(file.as_str());
             if let Some(d) = depth {
                 table["depth"] = value(i64::from(*d));
+            }
+            if let Some(s) = schedule {
+                table["schedule"] = value(s.as_str());
             }
             ("bookmarks", "file", file.as_str())
         }
@@ -240,6 +258,7 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             exact_phrase,
             exclude_words,
             site,
+            schedule,
         } => {
             table["title"] = value(title.as_str());
             table["keywords"] = value(strings(keywords));
@@ -258,6 +277,9 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             }
             if let Some(s) = site {
                 table["site"] = value(s.as_str());
+            }
+            if let Some(s) = schedule {
+                table["schedule"] = value(s.as_str());
             }
             ("interest", "title", title.as_str())
         }
@@ -440,6 +462,7 @@ mod tests {
                 url: "https://blog.example/".into(),
                 depth: None,
                 category: Some("Blogs".into()),
+                schedule: None,
             },
         )
         .unwrap();
@@ -457,11 +480,12 @@ mod tests {
                 depth: None,
                 exact_phrase: None,
                 exclude_words: vec!["seo".into()],
+                schedule: Some("7d".into()),
                 site: None,
             },
         )
         .unwrap();
-        assert!(text.ends_with("[[interest]]\ntitle = \"Crawlers\"\nkeywords = [\"web\", \"crawler\"]\nengines = [\"wiki\"]\nmax_results = 5\nexclude_words = [\"seo\"]\n"), "{text}");
+        assert!(text.ends_with("[[interest]]\ntitle = \"Crawlers\"\nkeywords = [\"web\", \"crawler\"]\nengines = [\"wiki\"]\nmax_results = 5\nexclude_words = [\"seo\"]\nschedule = \"7d\"\n"), "{text}");
         let text = add(&text, &Entry::Exclude("https://news.example/ads/".into())).unwrap();
         assert!(
             text.contains(

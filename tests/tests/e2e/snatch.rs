@@ -1119,8 +1119,19 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
             "1",
             "--category",
             "Blogs",
+            "--schedule",
+            "7d",
         ][..],
-        &["add", f, "engine", "wiki", "--source", "builtin:mediawiki"],
+        &[
+            "add",
+            f,
+            "engine",
+            "wiki",
+            "--source",
+            "builtin:mediawiki",
+            "--host",
+            "en.wikipedia.org",
+        ],
         &[
             "add",
             f,
@@ -1134,6 +1145,8 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
             "robots exclusion",
             "--max",
             "5",
+            "--schedule",
+            "06:30",
         ],
         &["add", f, "exclude", "https://news.example/ads/"],
         &["set", f, "schedule", "1d"],
@@ -1156,7 +1169,7 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
     assert_eq!(
         shown,
         format!(
-            "mirror:      {}\nkeep runs:   2\nmax pages:   1000 per item\nrequisites:  from any host\nschedule:    every 1day\nexcluded:    https://news.example/ads/\n\nURLs:\n  https://news.example/  (depth 0, category URLs)\n  https://blog.example/  (depth 1, category Blogs)\n\nInterests:\n  Crawlers: web crawler  (engines wiki; 5 results each; depth 0)\n    phrase \"robots exclusion\"\n\nEngines:\n  wiki  (builtin:mediawiki)\n\nIndex: builtin:websnatcher-index\nChange detectors: builtin:maintenance\n",
+            "mirror:      {}\nkeep runs:   2\nmax pages:   1000 per item\nrequisites:  from any host\nschedule:    every 1day\nexcluded:    https://news.example/ads/\n\nURLs:\n  https://news.example/  (depth 0, category URLs)\n  https://blog.example/  (depth 1, category Blogs; every 7days)\n\nInterests:\n  Crawlers: web crawler  (engines wiki; 5 results each; depth 0; daily at 06:30)\n    phrase \"robots exclusion\"\n\nEngines:\n  wiki  (builtin:mediawiki) hosts en.wikipedia.org\n\nIndex: builtin:websnatcher-index\nChange detectors: builtin:maintenance\n",
             mirror.display()
         )
     );

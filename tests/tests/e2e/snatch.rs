@@ -463,6 +463,139 @@ config = {{ base = "{base}/c/" }}
         .collect();
     asked.sort();
     assert_eq!(asked, ["/one.html", "/two.html"], "each hit once");
+    // The index: each engine's hits in its rank order, one.html (found by
+    // both, once with a fragment) under each with that engine's rank.
+    let index = std::fs::read_to_string(dir.path().join("mirror/index.html")).unwrap();
+    let mut ranked = Vec::new();
+    for chunk in index.split("<h3>").skip(1) {
+        let engine = chunk.split("</h3>").next().unwrap();
+        if chunk.contains("No results.") {
+            ranked.push(format!("{engine}: none"));
+        }
+        for li in chunk.split("<li value=\"").skip(1) {
+            let rank = li.split('"').next().unwrap();
+            let url = li.split("class=\"url\" href=\"").nth(1).unwrap();
+            ranked.push(format!("{engine} {rank} {}", url.split('"').next().unwrap()));
+        }
+    }
+    assert_eq!(
+        ranked,
+        [
+            format!("a 1 {base}/one.html"),
+            format!("b 1 {base}/two.html"),
+            format!("b 2 {base}/one.html"),
+            "c: none".to_string(),
+        ]
+    );
+}
+
+/// Requisites on another host (a CDN) are collected by default and left to
+/// the web under `requisites = "same-site"`; links to another site are
+/// never followed.
+#[test]
+fn requisites_come_from_any_host_unless_the_profile_says_same_site() {
+    use crate::common::{expect_exit, spinneret, text};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use std::sync::{Arc, OnceLock};
+    let port: Arc<OnceLock<u16>> = Arc::new(OnceLock::new());
+    let p = port.clone();
+    let web = TestWeb::start(
+        Web::new()
+            .site(
+                "www.news.test",
+                Site::new()
+                    .generated(Arc::new(move |path: &str| {
+                        let port = p.get().copied().unwrap_or(0);
+                        (path == "/index.html").then(|| Route::file("text/html", format!(
+                            r#"<title>News</title><link rel="stylesheet" href="http://cdn.news.test:{port}/s.css">
+<img src="http://cdn.news.test:{port}/a.png"><img src="/local.png"><a href="http://other.test:{port}/">elsewhere</a>"#
+                        )))
+                    }))
+                    .route("/local.png", Route::file("image/png", "PNG")),
+            )
+            .site(
+                "cdn.news.test",
+                Site::new()
+                    .route("/s.css", Route::file("text/css", "p { background: url(bg.png) }"))
+                    .route("/a.png", Route::file("image/png", "PNG"))
+                    .route("/bg.png", Route::file("image/png", "PNG")),
+            )
+            .site("other.test", Site::new().page("/", "<title>Other</title>")),
+    );
+    let _ = port.set(web.port());
+    let port = web.port();
+    let mut files_of = Vec::new();
+    for requisites in ["any-host", "same-site"] {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = dir.path().join("profile.toml");
+        std::fs::write(
+            &profile,
+            format!(
+                "requisites = \"{requisites}\"\nper_site_delay = \"0s\"\n[[url]]\nurl = \"http://www.news.test:{port}/index.html\"\ndepth = 1\n"
+            ),
+        )
+        .unwrap();
+        let mut args = vec!["collect", profile.to_str().unwrap()];
+        let resolves: Vec<String> = ["www.news.test", "cdn.news.test", "other.test"]
+            .iter()
+            .map(|h| format!("{h}=127.0.0.1"))
+            .collect();
+        for r in &resolves {
+            args.extend(["--resolve", r.as_str()]);
+        }
+        let out = spinneret(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        let files = run_files(&dir.path().join("mirror"), 1);
+        let page = std::fs::read_to_string(
+            dir.path()
+                .join("mirror/runs/0001/URLs")
+                .join(format!("www.news.test_{port}/index.html")),
+        )
+        .unwrap();
+        files_of.push((files, page, text(&out.stdout)));
+    }
+    let (any, page, _) = &files_of[0];
+    assert_eq!(
+        any,
+        &[
+            format!("URLs/cdn.news.test_{port}/a.png"),
+            format!("URLs/cdn.news.test_{port}/bg.png"),
+            format!("URLs/cdn.news.test_{port}/s.css"),
+            format!("URLs/www.news.test_{port}/index.html"),
+            format!("URLs/www.news.test_{port}/local.png"),
+        ]
+    );
+    assert!(
+        page.contains(&format!(r#"href="../cdn.news.test_{port}/s.css""#))
+            && page.contains(&format!(r#"<a href="http://other.test:{port}/">"#)),
+        "{page}"
+    );
+    let (same, page, _) = &files_of[1];
+    assert_eq!(
+        same,
+        &[
+            format!("URLs/www.news.test_{port}/index.html"),
+            format!("URLs/www.news.test_{port}/local.png"),
+        ]
+    );
+    assert!(
+        page.contains(&format!(r#"<img src="http://cdn.news.test:{port}/a.png">"#)),
+        "{page}"
+    );
+    // The other site was never asked, under either setting; the CDN once
+    // per file under any-host only.
+    let hosts: Vec<(String, String)> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| (r.host.split(':').next().unwrap().to_string(), r.path))
+        .collect();
+    assert!(!hosts.iter().any(|(h, _)| h == "other.test"), "{hosts:?}");
+    assert_eq!(
+        hosts.iter().filter(|(h, _)| h == "cdn.news.test").count(),
+        3,
+        "{hosts:?}"
+    );
 }
 
 #[test]

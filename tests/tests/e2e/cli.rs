@@ -311,3 +311,82 @@ fn a_reader_that_goes_away_is_no_error() {
     let out = with_closed_stdout(&["plugin", "builtins"]);
     assert_eq!(expect_exit(&out, 0), "");
 }
+
+/// The bundled example, as the README has a newcomer run it (in a copy, so
+/// the working tree stays clean): the crawl finds the example web's three
+/// broken links on purpose, and the WebSnatcher profile collects its pages
+/// into a mirror with an index, missing the two it links to on purpose.
+#[test]
+fn the_bundled_examples_run_as_the_readme_says() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../example");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path();
+    // What the repository holds of it: no store, report or mirror of an
+    // earlier run.
+    let mut todo = vec![std::path::PathBuf::new()];
+    while let Some(rel) = todo.pop() {
+        for e in std::fs::read_dir(example.join(&rel)).unwrap().flatten() {
+            let name = rel.join(e.file_name());
+            let top = rel.as_os_str().is_empty();
+            let s = name.to_string_lossy();
+            if top && (s == "mirror" || s == "report" || s.contains(".db")) {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                std::fs::create_dir_all(copy.join(&name)).unwrap();
+                todo.push(name);
+            } else {
+                std::fs::copy(e.path(), copy.join(&name)).unwrap();
+            }
+        }
+    }
+    let config = copy.join("spinneret.toml");
+    let out = spinneret(&["crawl", config.to_str().unwrap()]);
+    expect_exit(&out, 1);
+    let out = spinneret(&[
+        "results",
+        "-c",
+        config.to_str().unwrap(),
+        "--category",
+        "broken",
+        "--json",
+    ]);
+    expect_exit(&out, 1);
+    let web = format!("file://{}/web", copy.canonicalize().unwrap().display());
+    let broken: Vec<String> = text(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["url"].as_str().unwrap().replace(&web, "")
+        })
+        .collect();
+    assert_eq!(
+        broken,
+        ["/docs/faq.html", "/images/missing.png", "/news.html"]
+    );
+    assert!(copy.join("report/example/index.html").is_file());
+
+    let profile = copy.join("websnatcher.toml");
+    let out = spinneret(&["collect", profile.to_str().unwrap()]);
+    expect_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    let missing: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("not collected: "))
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            format!("not collected: {web}/news.html: HTTP 404"),
+            format!("not collected: {web}/images/missing.png: HTTP 404"),
+        ],
+        "{stdout}"
+    );
+    let index = std::fs::read_to_string(copy.join("mirror/index.html")).unwrap();
+    for category in ["URLs", "Reading"] {
+        assert!(index.contains(&format!("<h2>{category}")), "{index}");
+    }
+    let run = copy.join("mirror/runs/0001");
+    assert!(run.join("index.html").is_file());
+    assert!(copy.join("mirror/runs/0001.warc.gz").is_file());
+}

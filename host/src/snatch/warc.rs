@@ -249,10 +249,13 @@ impl<W: Write> WarcWriter<W> {
         Ok(id)
     }
 
-    /// Fields about `url` (`name: value` lines): what the run made of it.
+    /// Fields about `url` (`name: value` lines): what the run made of it,
+    /// made at the same time as the record `concurrent_to`, if any (the
+    /// response or revisit it describes).
     pub fn metadata(
         &mut self,
         url: &str,
+        concurrent_to: Option<&str>,
         fields: &[(&str, &str)],
         now: i64,
     ) -> std::io::Result<RecordId> {
@@ -261,16 +264,14 @@ impl<W: Write> WarcWriter<W> {
             .map(|(k, v)| format!("{k}: {}\r\n", v.replace(['\r', '\n'], " ")))
             .collect();
         let id = self.id(body.as_bytes(), now);
-        self.record(
-            &id,
-            "metadata",
-            now,
-            &[
-                ("WARC-Target-URI", url),
-                ("Content-Type", "application/warc-fields"),
-            ],
-            body.as_bytes(),
-        )?;
+        let mut head = vec![
+            ("WARC-Target-URI", url),
+            ("Content-Type", "application/warc-fields"),
+        ];
+        if let Some(r) = concurrent_to {
+            head.push(("WARC-Concurrent-To", r));
+        }
+        self.record(&id, "metadata", now, &head, body.as_bytes())?;
         Ok(id)
     }
 
@@ -501,6 +502,7 @@ mod tests {
         .unwrap();
         w.metadata(
             "https://e.org/",
+            None,
             &[("category", "URLs"), ("depth", "0")],
             now + 60,
         )
@@ -611,7 +613,7 @@ mod tests {
         }
         // A URL cannot break a header line.
         let mut w = WarcWriter::new(Vec::new(), "x.warc", "t", 0).unwrap();
-        w.metadata("https://e.org/\r\nWARC-Type: evil", &[], 0)
+        w.metadata("https://e.org/\r\nWARC-Type: evil", None, &[], 0)
             .unwrap();
         let out = String::from_utf8(w.finish().unwrap()).unwrap();
         assert!(

@@ -65,6 +65,7 @@ fn a_runs_warc_is_valid_for_warcio_with_every_digest_checked() {
     }
     w.metadata(
         "https://e.org/",
+        None,
         &[("category", "URLs"), ("depth", "0")],
         now,
     )
@@ -816,6 +817,18 @@ fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
             "{records:?}"
         );
         assert_eq!(records.iter().filter(|r| r.0 == "request").count(), 5);
+        // Beside each main page's answer, why the run has it; at the end,
+        // the run's log.
+        let metadata: Vec<&str> = records
+            .iter()
+            .filter(|r| r.0 == "metadata")
+            .map(|r| r.1.trim_start_matches(&base))
+            .collect();
+        assert_eq!(
+            metadata,
+            ["/index.html", "/about.html", "metadata://spinneret/collect/log"],
+            "{records:?}"
+        );
     }
 
     // Run 2: nothing changed. The image is asked conditionally (304), the

@@ -155,6 +155,9 @@ struct Got {
     /// The URL it was found at (after redirects).
     found: Url,
     digest: String,
+    /// This run's WARC record of its answer (a response or a revisit), if
+    /// it has one (a local file has none).
+    record: Option<String>,
 }
 
 /// One run, being collected.
@@ -309,6 +312,8 @@ impl Run<'_> {
         let last = f.hops.len().saturating_sub(1);
         let memory = self.before.remove(url.as_str());
         let mut answer_record: Option<(String, i64, i64)> = None;
+        // The record of the answer in this run's file.
+        let mut written_record: Option<String> = None;
         // The answer's body and its digest, computed once.
         let mut body: Option<(bytes::Bytes, String)> = None;
         let warc_err = |e: std::io::Error| format!("cannot write the WARC file: {e}");
@@ -368,7 +373,8 @@ impl Run<'_> {
                 (Some(why), Some(m)) => {
                     let (record, date) = m.warc_record.clone().unwrap_or_default();
                     let label = format!("sha256:{}", m.digest);
-                    self.warc
+                    let id = self
+                        .warc
                         .revisit(
                             ex.url.as_str(),
                             &record::response_head(ex, None),
@@ -382,6 +388,7 @@ impl Run<'_> {
                             now,
                         )
                         .map_err(warc_err)?;
+                    written_record = Some(id);
                     answer_record = Some((record, date, m.collection));
                 }
                 _ => {
@@ -391,6 +398,7 @@ impl Run<'_> {
                         .warc
                         .response(ex.url.as_str(), &message, &request, now)
                         .map_err(warc_err)?;
+                    written_record = Some(id.clone());
                     answer_record = Some((id, now, self.run.id));
                 }
             }
@@ -452,7 +460,33 @@ impl Run<'_> {
             first: path,
             found: ex.url.clone(),
             digest: d,
+            record: written_record,
         })
+    }
+
+    /// A metadata record beside a main page's answer in the WARC file: why
+    /// the run has it (its category, depth and the engines that found it,
+    /// with their ranks), as a crawler's metadata records say how it came
+    /// to a URL.
+    fn describe(&mut self, item: &Item, got: &Got) -> anyhow::Result<()> {
+        let Some(record) = &got.record else {
+            return Ok(());
+        };
+        let depth = item.depth.to_string();
+        let found_by: Vec<String> = item
+            .found_by
+            .iter()
+            .map(|(engine, rank)| format!("{engine} {rank}"))
+            .collect();
+        let mut fields = vec![("category", item.category.as_str()), ("depth", &depth)];
+        fields.extend(found_by.iter().map(|f| ("found-by", f.as_str())));
+        if got.found != item.url {
+            fields.push(("found-at", got.found.as_str()));
+        }
+        self.warc
+            .metadata(item.url.as_str(), Some(record), &fields, unix_now())
+            .context("cannot write the WARC file")?;
+        Ok(())
     }
 
     /// The text of what `url` saved in `category`.
@@ -609,6 +643,18 @@ pub fn collect(
         carried_files = files.len();
         pages.extend(carried);
     }
+    // The run's log, as wget writes its own into its WARC file.
+    let profile_path = key.clone();
+    let requested = requests.to_string();
+    let not_collected: Vec<String> = failed.iter().map(|(u, why)| format!("{u}: {why}")).collect();
+    let mut log = vec![
+        ("profile", profile_path.as_str()),
+        ("run", run.dir.as_str()),
+        ("requests", requested.as_str()),
+        ("status", if stopped { "stopped" } else { "finished" }),
+    ];
+    log.extend(not_collected.iter().map(|n| ("not-collected", n.as_str())));
+    warc.metadata("metadata://spinneret/collect/log", None, &log, unix_now())?;
     warc.finish()?;
     if let Some(last) = &after_carrying {
         cleaned += runs::remove_collection(&store, mirror, last)?;
@@ -803,6 +849,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                     .unwrap_or_default()
                     .to_string();
                 mains[e.item] = Ok((path, got.digest.clone()));
+                r.describe(item, &got)?;
             }
             if !is(got.content_type.as_deref(), "text/html") {
                 continue;

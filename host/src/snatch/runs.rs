@@ -98,13 +98,45 @@ pub fn remove_files<'a>(
 /// Remove the files collection `c` wrote, newest first, and book it
 /// cleaned. How many files were removed.
 pub fn remove_collection(store: &Store, mirror: &Path, c: &CollectionRow) -> anyhow::Result<usize> {
+    let removed = remove_all_but_warc(store, mirror, c)?;
+    let removed = removed + remove_files(mirror, std::iter::once(warc_path(c).as_str()))?;
+    end_removal(store, mirror, c)?;
+    Ok(removed)
+}
+
+/// The WARC file of collection `c`, mirror-relative.
+pub fn warc_path(c: &CollectionRow) -> String {
+    format!("{}.warc.gz", c.dir)
+}
+
+/// Remove the files collection `c` wrote, newest first, but its WARC file:
+/// the first half of [`remove_collection`], for a run that goes while the
+/// next one may still take records from its WARC file. How many files were
+/// removed. [`remove_collection`] removes the rest.
+pub fn remove_all_but_warc(
+    store: &Store,
+    mirror: &Path,
+    c: &CollectionRow,
+) -> anyhow::Result<usize> {
+    let warc = warc_path(c);
     let files = store.collection_files(c.id)?;
-    let removed = remove_files(mirror, files.iter().rev().map(|f| f.path.as_str()))?;
+    Ok(remove_files(
+        mirror,
+        files
+            .iter()
+            .rev()
+            .map(|f| f.path.as_str())
+            .filter(|p| *p != warc),
+    )?)
+}
+
+/// Book collection `c` cleaned, its directory removed when empty.
+fn end_removal(store: &Store, mirror: &Path, c: &CollectionRow) -> anyhow::Result<()> {
     // The run's directory itself, when nothing of it is left.
     let _ = std::fs::remove_dir(mirror.join(&c.dir));
     let _ = std::fs::remove_dir(mirror.join("runs"));
     store.end_collection(c.id, "cleaned", spinneret_core::model::unix_now())?;
-    Ok(removed)
+    Ok(())
 }
 
 /// Remove the objects no kept run holds. How many were removed.

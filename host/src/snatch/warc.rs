@@ -284,11 +284,30 @@ impl<W: Write> WarcWriter<W> {
         rec: &ReadRecord,
         ids: &mut std::collections::HashMap<String, RecordId>,
     ) -> std::io::Result<RecordId> {
+        self.write_again(rec, ids, false)
+    }
+
+    /// Write `rec`, read from the WARC file of a run that is being
+    /// removed, into this one under its own record id (this file's
+    /// revisits refer to it by that id, and its old file is about to go).
+    pub fn adopt(&mut self, rec: &ReadRecord) -> std::io::Result<RecordId> {
+        self.write_again(rec, &mut Default::default(), true)
+    }
+
+    fn write_again(
+        &mut self,
+        rec: &ReadRecord,
+        ids: &mut std::collections::HashMap<String, RecordId>,
+        same_id: bool,
+    ) -> std::io::Result<RecordId> {
         let date = rec
             .field("WARC-Date")
             .and_then(|d| d.parse::<jiff::Timestamp>().ok())
             .map_or(0, |t| t.as_second());
-        let id = self.id(&rec.block, date);
+        let id = match rec.field("WARC-Record-ID") {
+            Some(old) if same_id => old.to_string(),
+            _ => self.id(&rec.block, date),
+        };
         let fields: Vec<(&str, String)> = rec
             .fields
             .iter()

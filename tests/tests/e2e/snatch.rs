@@ -728,6 +728,102 @@ pub(crate) fn warc_records(
         .collect()
 }
 
+/// With the default `keep_runs = 1`, the last run's files go before a run
+/// writes, but its WARC file stays until the run ends: an unchanged image
+/// is still asked conditionally, and the records its revisits refer to are
+/// taken into the new run's WARC file, which stands alone once the old one
+/// is gone.
+#[test]
+fn a_run_that_replaces_the_last_one_still_asks_conditionally_and_archives_whole() {
+    use crate::common::{expect_exit, spinneret, text};
+    let web = small_site();
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let mirror = dir.path().join("mirror");
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(&profile, format!("[[url]]\nurl = \"{base}/index.html\"\n")).unwrap();
+    let p = profile.to_str().unwrap();
+    expect_exit(&spinneret(&["collect", p]), 0);
+    web.clear_log();
+    let out = spinneret(&["collect", p]);
+    expect_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("since the last run: 0 new, 0 changed, 1 unchanged, 0 gone"),
+        "{stdout}"
+    );
+    let img = web
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/img/a.png")
+        .unwrap();
+    assert_eq!(img.header("if-none-match"), Some("\"a1\""));
+    assert!(!mirror.join("runs/0001").exists() && !mirror.join("runs/0001.warc.gz").exists());
+    assert_eq!(
+        run_files(&mirror, 2),
+        [
+            "URLs/127.0.0.1_PORT/img/a.png",
+            "URLs/127.0.0.1_PORT/img/bg.png",
+            "URLs/127.0.0.1_PORT/index.html",
+            "URLs/127.0.0.1_PORT/style/site.css",
+        ]
+        .map(|f| f.replace("PORT", &web.port().to_string()))
+    );
+    let Some(warcio) = warcio() else {
+        return;
+    };
+    let warc = mirror.join("runs/0002.warc.gz");
+    let records = warc_records(&warcio, &warc);
+    let kinds = |kind: &str| -> Vec<String> {
+        let mut v: Vec<String> = records
+            .iter()
+            .filter(|r| r.0 == kind)
+            .map(|r| r.1.trim_start_matches(&base).to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    // Each unchanged resource a revisit, each revisit's original taken in.
+    let unchanged = ["/img/a.png", "/img/bg.png", "/index.html", "/style/site.css"];
+    assert_eq!(kinds("revisit"), unchanged, "{records:?}");
+    assert_eq!(kinds("response"), unchanged, "{records:?}");
+    // The revisits name records of this file.
+    let text = {
+        use std::io::Read;
+        let mut t = String::new();
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(&warc).unwrap())
+            .read_to_string(&mut t)
+            .unwrap();
+        t
+    };
+    let field = |rec: &str, name: &str| -> Option<String> {
+        rec.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}: ")).map(str::to_string))
+    };
+    let records: Vec<&str> = text.split("WARC/1.1\r\n").skip(1).collect();
+    let ids: Vec<String> = records
+        .iter()
+        .filter_map(|r| field(r, "WARC-Record-ID"))
+        .collect();
+    let refers: Vec<String> = records
+        .iter()
+        .filter_map(|r| field(r, "WARC-Refers-To"))
+        .collect();
+    assert_eq!(refers.len(), 4);
+    assert!(refers.iter().all(|r| ids.contains(r)), "{refers:?} {ids:?}");
+    // A third run finds them again in the second's file.
+    let out = spinneret(&["collect", p]);
+    expect_exit(&out, 0);
+    assert_eq!(
+        kinds_of(&warc_records(&warcio, &mirror.join("runs/0003.warc.gz")), "revisit"),
+        4
+    );
+}
+
+fn kinds_of(records: &[(String, String, String, String)], kind: &str) -> usize {
+    records.iter().filter(|r| r.0 == kind).count()
+}
+
 #[test]
 fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
     use crate::common::{expect_exit, spinneret, text};

@@ -154,6 +154,27 @@ pub(super) fn carry_records<W: std::io::Write>(
     Ok(copied)
 }
 
+/// Copy into `warc`, under their own ids, the records `ids` of the WARC
+/// file at `from`, whose run is being removed: this run's revisits refer
+/// to them. How many were copied.
+pub(super) fn adopt_records<W: std::io::Write>(
+    from: &std::path::Path,
+    ids: &HashSet<String>,
+    warc: &mut WarcWriter<W>,
+) -> anyhow::Result<usize> {
+    let cannot = |e: std::io::Error| anyhow::anyhow!("cannot read {}: {e}", from.display());
+    let mut adopted = 0;
+    for rec in WarcReader::open(from, MAX_RECORD).map_err(cannot)? {
+        let rec = rec.map_err(cannot)?;
+        if rec.field("WARC-Record-ID").is_some_and(|id| ids.contains(id)) {
+            warc.adopt(&rec)
+                .with_context(|| "cannot write the WARC file")?;
+            adopted += 1;
+        }
+    }
+    Ok(adopted)
+}
+
 /// Where the HTTP response `message` for `url` (as [`super::record`]
 /// writes it) redirects, if it does.
 fn redirect(url: &str, message: &[u8]) -> Option<String> {

@@ -175,6 +175,13 @@ struct Run<'p> {
     /// Collections whose files (and WARC) are kept: a revisit may refer to
     /// their records.
     live: HashSet<i64>,
+    /// Collections removed for this run whose WARC file (and bodies) stay
+    /// until it ends: a revisit may refer to their records too, which this
+    /// run then takes into its own WARC file ([`Run::adopted`]).
+    dying: HashMap<i64, String>,
+    /// The records of `dying` collections that this run's revisits refer
+    /// to, by collection.
+    adopted: HashMap<i64, HashSet<String>>,
     /// Each URL asked this run: what it led to, or none.
     asked: HashMap<String, Option<Got>>,
     /// Files written and not yet booked.
@@ -201,7 +208,7 @@ impl Run<'_> {
     fn validators(&mut self, url: &Url) -> Option<Validators> {
         let m = self.store.url_memory(url.as_str()).ok()??;
         self.before.insert(url.to_string(), m.clone());
-        let usable = self.live.contains(&m.collection)
+        let usable = self.kept(m.collection)
             && m.warc_record.is_some()
             && !converted(m.content_type.as_deref())
             && object_path(&objects_dir(&self.profile.mirror), &m.digest).exists();
@@ -209,6 +216,11 @@ impl Run<'_> {
             etag: m.etag,
             last_modified: m.last_modified,
         })
+    }
+
+    /// Whether the records of collection `c` may be referred to.
+    fn kept(&self, c: i64) -> bool {
+        self.live.contains(&c) || self.dying.contains_key(&c)
     }
 
     /// Book a file of `bytes` just written in `category` for `url`.
@@ -362,9 +374,7 @@ impl Run<'_> {
                         .unwrap_or_default();
                     let d = spinneret_core::digest::sha256_hex(&b);
                     let same = memory.as_ref().is_some_and(|m| {
-                        m.digest == d
-                            && m.warc_record.is_some()
-                            && self.live.contains(&m.collection)
+                        m.digest == d && m.warc_record.is_some() && self.kept(m.collection)
                     });
                     (b, d, same.then_some(Revisit::IdenticalPayload))
                 }
@@ -389,7 +399,18 @@ impl Run<'_> {
                         )
                         .map_err(warc_err)?;
                     written_record = Some(id);
-                    answer_record = Some((record, date, m.collection));
+                    // A record of a run being removed comes into this one.
+                    let holder = match self.dying.contains_key(&m.collection) {
+                        true => {
+                            self.adopted
+                                .entry(m.collection)
+                                .or_default()
+                                .insert(record.clone());
+                            self.run.id
+                        }
+                        false => m.collection,
+                    };
+                    answer_record = Some((record, date, holder));
                 }
                 _ => {
                     let message = record::response_message(ex);
@@ -527,18 +548,25 @@ pub fn collect(
     let key = runs::profile_key(profile);
     // Clean-up first: only the newest `keep_runs - 1` earlier runs stay.
     // The last run, when entries not due are carried from it, goes only
-    // once they are.
+    // once they are. The others' files go now (the seed's behaviour) but
+    // their WARC files, which go at the end: until then an unchanged
+    // resource can still be asked conditionally and archived as a revisit
+    // of their record, which this run takes into its own WARC file.
     let earlier = store.live_collections(&key)?;
     let carry_from = earlier.first().filter(|_| !not_due.is_empty()).cloned();
     let mut cleaned = 0;
     let mut after_carrying = None;
+    let mut dying = Vec::new();
     for c in earlier
         .iter()
         .skip(profile.keep_runs.saturating_sub(1) as usize)
     {
         match &carry_from {
             Some(last) if last.id == c.id => after_carrying = Some(c.clone()),
-            _ => cleaned += runs::remove_collection(&store, mirror, c)?,
+            _ => {
+                cleaned += runs::remove_all_but_warc(&store, mirror, c)?;
+                dying.push(c.clone());
+            }
         }
     }
     let run = store.begin_collection(&key, unix_now())?;
@@ -547,8 +575,9 @@ pub fn collect(
         .iter()
         .map(|c| c.id)
         .filter(|id| after_carrying.as_ref().is_none_or(|c| c.id != *id))
+        .filter(|id| !dying.iter().any(|c| c.id == *id))
         .collect();
-    let warc_path = format!("{}.warc.gz", run.dir);
+    let warc_path = runs::warc_path(&run);
     std::fs::create_dir_all(mirror.join(&run.dir))
         .with_context(|| format!("cannot create {}", mirror.join(&run.dir).display()))?;
     let warc_file = std::fs::File::create(mirror.join(&warc_path))
@@ -581,6 +610,8 @@ pub fn collect(
         run_root,
         warc,
         live,
+        dying: dying.iter().map(|c| (c.id, runs::warc_path(c))).collect(),
+        adopted: HashMap::new(),
         asked: HashMap::new(),
         to_book: Vec::new(),
         memory: Vec::new(),
@@ -599,6 +630,7 @@ pub fn collect(
         requests,
         failed,
         run_root,
+        adopted,
         ..
     } = r;
     let mut written = writer.finish()?;
@@ -643,6 +675,12 @@ pub fn collect(
         carried_files = files.len();
         pages.extend(carried);
     }
+    // The records of the runs being removed that this run's revisits refer to.
+    for c in &dying {
+        if let Some(ids) = adopted.get(&c.id) {
+            carry::adopt_records(&mirror.join(runs::warc_path(c)), ids, &mut warc)?;
+        }
+    }
     // The run's log, as wget writes its own into its WARC file.
     let profile_path = key.clone();
     let requested = requests.to_string();
@@ -658,6 +696,9 @@ pub fn collect(
     warc.finish()?;
     if let Some(last) = &after_carrying {
         cleaned += runs::remove_collection(&store, mirror, last)?;
+    }
+    for c in &dying {
+        cleaned += runs::remove_collection(&store, mirror, c)?;
     }
     let previous = match store.previous_collection(&key, run.id)? {
         Some(p) => store.main_pages(p.id)?,

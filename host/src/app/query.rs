@@ -134,7 +134,10 @@ impl Asker {
 
     /// The search-engine plugin `engine`, ready to be asked (see
     /// [`Asker::plugin`]); its name.
-    pub fn engine(&mut self, engine: &Engine) -> Result<(String, SearchEnginePlugin), PluginFailure> {
+    pub fn engine(
+        &mut self,
+        engine: &Engine,
+    ) -> Result<(String, SearchEnginePlugin), PluginFailure> {
         let (plugin, prepared) = self.plugin(
             engine.source.clone(),
             engine.config.clone(),

@@ -690,7 +690,11 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
             name: args.engine.clone(),
             source,
             config,
-            hosts: args.hosts.iter().map(|h| h.trim().to_ascii_lowercase()).collect(),
+            hosts: args
+                .hosts
+                .iter()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .collect(),
             defined_at: "the command line".into(),
         },
         Err(e) => return usage(e),
@@ -707,8 +711,7 @@ fn query(args: &QueryArgs) -> anyhow::Result<u8> {
         site: args.site.clone(),
         ..crate::app::query::plain_options(args.max)
     };
-    let answer = match crate::app::query::query(&engine, &args.keywords, &options, &settings)
-    {
+    let answer = match crate::app::query::query(&engine, &args.keywords, &options, &settings) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("spinneret: {e:#}");

@@ -511,11 +511,7 @@ fn show(p: &Profile) {
                 true => String::new(),
                 false => format!(" hosts {}", e.hosts.join(", ")),
             };
-            outln!(
-                "  {}  ({source}){}{hosts}",
-                e.name,
-                config_text(&e.config)
-            );
+            outln!("  {}  ({source}){}{hosts}", e.name, config_text(&e.config));
         }
     }
     outln!(

@@ -8,7 +8,10 @@
 //!   spaces) becomes `_`; `.` and `..` become `_.` and `_..`; a name
 //!   Windows reserves (`CON`, `NUL`, `COM1`, …) or ending in a dot or space
 //!   gets a `_`; a name over [`MAX_NAME`] bytes is cut and given a hash of
-//!   the whole, so long names stay distinct;
+//!   the whole, so long names stay distinct; a path over [`MAX_PATH`]
+//!   bytes keeps the directories that fit and puts the rest in one
+//!   directory named by their hash (`_deep-…`), so deep URLs stay
+//!   distinct and within what a file system allows;
 //! - a path ending in `/` is `index.html` inside it;
 //! - a query string is kept distinct, after `@` (`search@q=rust.html`);
 //! - the name's extension matches the content type where a browser needs
@@ -24,6 +27,11 @@ use url::Url;
 
 /// The longest file or directory name written, in bytes.
 pub const MAX_NAME: usize = 120;
+
+/// The longest path a URL is given (host, directories and name), in bytes:
+/// a quarter of Linux's 4,096 for a whole path, the rest left for the
+/// mirror's own place, its run and category directories.
+pub const MAX_PATH: usize = 1024;
 
 /// The paths given out so far, so that each URL keeps its path and no two
 /// share one.
@@ -172,11 +180,21 @@ fn components(url: &Url, content_type: Option<&str>) -> (Vec<String>, String) {
         let (stem, ext) = split_extension(&name);
         name = format!("{stem}@{}{ext}", clean(&decode(q)));
     }
-    let name = with_extension(name, content_type);
-    (
-        dirs.into_iter().map(|d| bounded(d, "")).collect(),
-        bounded_name(name),
-    )
+    let name = bounded_name(with_extension(name, content_type));
+    let mut dirs: Vec<String> = dirs.into_iter().map(|d| bounded(d, "")).collect();
+    let length = |dirs: &[String]| dirs.iter().map(|d| d.len() + 1).sum::<usize>() + name.len();
+    if length(&dirs) > MAX_PATH {
+        // The directories that fit, then one for the rest, named by them.
+        const DEEP: usize = "_deep-".len() + 16 + 1;
+        let mut kept = 0;
+        while kept < dirs.len() && length(&dirs[..=kept]) + DEEP <= MAX_PATH {
+            kept += 1;
+        }
+        let rest = dirs.split_off(kept);
+        let hash = &spinneret_core::digest::sha256_hex(rest.join("/").as_bytes())[..16];
+        dirs.push(format!("_deep-{hash}"));
+    }
+    (dirs, name)
 }
 
 fn decode(s: &str) -> String {
@@ -265,6 +283,7 @@ mod tests {
             assert!(!c.is_empty() && c != "." && c != "..", "{url} -> {s}");
             assert!(!c.contains('\\') && c.len() <= MAX_NAME, "{url} -> {s}");
         }
+        assert!(s.len() <= MAX_PATH, "{url} -> {s}");
         s
     }
 
@@ -337,6 +356,35 @@ mod tests {
         ] {
             assert_eq!(place(&mut Names::new(), url, None), expected, "{url}");
         }
+    }
+
+    #[test]
+    fn deep_paths_are_bounded_and_stay_distinct() {
+        let mut names = Names::new();
+        let deep = |leaf: &str| {
+            format!(
+                "https://e.org/{}{leaf}/x.html",
+                "a-long-directory-name/".repeat(100)
+            )
+        };
+        let a = place(&mut names, &deep("a"), Some("text/html"));
+        let b = place(&mut names, &deep("b"), Some("text/html"));
+        assert_ne!(a, b);
+        assert!(
+            a.starts_with("e.org/a-long-directory-name/a-long-directory-name/"),
+            "{a}"
+        );
+        assert!(a.contains("/_deep-") && a.ends_with("/x.html"), "{a}");
+        assert!(
+            a.len() > MAX_PATH - MAX_NAME,
+            "as much of the URL as fits: {a}"
+        );
+        // The same URL, the same path; a shallow one untouched.
+        assert_eq!(place(&mut names, &deep("a"), Some("text/html")), a);
+        assert_eq!(
+            place(&mut names, "https://e.org/d/x.html", None),
+            "e.org/d/x.html"
+        );
     }
 
     #[test]

@@ -476,7 +476,10 @@ config = {{ base = "{base}/c/" }}
         for li in chunk.split("<li value=\"").skip(1) {
             let rank = li.split('"').next().unwrap();
             let url = li.split("class=\"url\" href=\"").nth(1).unwrap();
-            ranked.push(format!("{engine} {rank} {}", url.split('"').next().unwrap()));
+            ranked.push(format!(
+                "{engine} {rank} {}",
+                url.split('"').next().unwrap()
+            ));
         }
     }
     assert_eq!(
@@ -784,7 +787,12 @@ fn a_run_that_replaces_the_last_one_still_asks_conditionally_and_archives_whole(
         v
     };
     // Each unchanged resource a revisit, each revisit's original taken in.
-    let unchanged = ["/img/a.png", "/img/bg.png", "/index.html", "/style/site.css"];
+    let unchanged = [
+        "/img/a.png",
+        "/img/bg.png",
+        "/index.html",
+        "/style/site.css",
+    ];
     assert_eq!(kinds("revisit"), unchanged, "{records:?}");
     assert_eq!(kinds("response"), unchanged, "{records:?}");
     // The revisits name records of this file.
@@ -815,7 +823,10 @@ fn a_run_that_replaces_the_last_one_still_asks_conditionally_and_archives_whole(
     let out = spinneret(&["collect", p]);
     expect_exit(&out, 0);
     assert_eq!(
-        kinds_of(&warc_records(&warcio, &mirror.join("runs/0003.warc.gz")), "revisit"),
+        kinds_of(
+            &warc_records(&warcio, &mirror.join("runs/0003.warc.gz")),
+            "revisit"
+        ),
         4
     );
 }
@@ -922,7 +933,11 @@ fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
             .collect();
         assert_eq!(
             metadata,
-            ["/index.html", "/about.html", "metadata://spinneret/collect/log"],
+            [
+                "/index.html",
+                "/about.html",
+                "metadata://spinneret/collect/log"
+            ],
             "{records:?}"
         );
     }

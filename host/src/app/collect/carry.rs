@@ -166,7 +166,10 @@ pub(super) fn adopt_records<W: std::io::Write>(
     let mut adopted = 0;
     for rec in WarcReader::open(from, MAX_RECORD).map_err(cannot)? {
         let rec = rec.map_err(cannot)?;
-        if rec.field("WARC-Record-ID").is_some_and(|id| ids.contains(id)) {
+        if rec
+            .field("WARC-Record-ID")
+            .is_some_and(|id| ids.contains(id))
+        {
             warc.adopt(&rec)
                 .with_context(|| "cannot write the WARC file")?;
             adopted += 1;

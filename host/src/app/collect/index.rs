@@ -80,9 +80,7 @@ fn how(f: &PluginFailure) -> String {
 pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
     let mut wrong = Vec::new();
     for e in &profile.engines {
-        let started = asker
-            .engine(e)
-            .and_then(|(_, mut engine)| engine.start());
+        let started = asker.engine(e).and_then(|(_, mut engine)| engine.start());
         if let Err(f) = started {
             wrong.push(format!(
                 "engine `{}` ({}): {}",

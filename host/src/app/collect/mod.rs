@@ -684,7 +684,10 @@ pub fn collect(
     // The run's log, as wget writes its own into its WARC file.
     let profile_path = key.clone();
     let requested = requests.to_string();
-    let not_collected: Vec<String> = failed.iter().map(|(u, why)| format!("{u}: {why}")).collect();
+    let not_collected: Vec<String> = failed
+        .iter()
+        .map(|(u, why)| format!("{u}: {why}"))
+        .collect();
     let mut log = vec![
         ("profile", profile_path.as_str()),
         ("run", run.dir.as_str()),

@@ -498,7 +498,7 @@ config = {{ base = "{base}/c/" }}
 /// never followed.
 #[test]
 fn requisites_come_from_any_host_unless_the_profile_says_same_site() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{spinneret, text};
     use spinneret_tests::server::{Route, Site, TestWeb, Web};
     use std::sync::{Arc, OnceLock};
     let port: Arc<OnceLock<u16>> = Arc::new(OnceLock::new());

@@ -377,11 +377,15 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
             Ok(())
         }),
     ];
-    for (tag, name, role) in URL_ATTRIBUTES {
-        let selector = format!("{tag}[{name}]");
-        let attr = &attr;
-        handlers.push(element!(selector, move |el| {
-            let role = match tag {
+    // One handler for the whole table: lol_html compiles each selector
+    // for each page it rewrites, and a page is read twice (for its
+    // references, then converted), so one `*` costs less than a selector
+    // per row.
+    let attr = &attr;
+    handlers.push(element!("*", move |el| {
+        let tag = el.tag_name().to_ascii_lowercase();
+        for (_, name, role) in URL_ATTRIBUTES.iter().filter(|(t, _, _)| *t == tag) {
+            let role = match tag.as_str() {
                 "link" => {
                     let rel = el
                         .get_attribute("rel")
@@ -389,14 +393,15 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
                         .to_ascii_lowercase();
                     match rel.split_whitespace().any(|r| REQUISITE_RELS.contains(&r)) {
                         true => Role::Requisite,
-                        false => role,
+                        false => *role,
                     }
                 }
-                _ => role,
+                _ => *role,
             };
-            attr(el, name, role)
-        }));
-    }
+            attr(el, name, role)?;
+        }
+        Ok(())
+    }));
     rewrite_str(
         html,
         RewriteStrSettings {

@@ -213,37 +213,85 @@ impl MirrorWriter {
             files: self.files,
             ..Written::default()
         };
-        for cat in self.categories.values() {
-            let saved = |u: &Url| cat.saved.get(u.as_str()).cloned();
-            for (url, path, kind) in &cat.to_convert {
-                let file = self.root.join(path);
-                let bytes = std::fs::read(&file)?;
-                // Only UTF-8 is rewritten: another charset's text would be
-                // damaged; such a file keeps its links as retrieved.
-                let Ok(text) = std::str::from_utf8(&bytes) else {
-                    written.unconverted.push((
-                        path.clone(),
-                        "not UTF-8: its links are kept as retrieved".into(),
-                    ));
-                    continue;
-                };
-                let converted = match kind {
-                    Kind::Html => convert_html(text, url, path, &saved),
-                    _ => Ok(convert_css(text, url, path, &saved)),
-                };
-                match converted {
-                    Ok(c) if c.as_bytes() != bytes.as_slice() => {
-                        spinneret_core::fs::write_replacing(&file, c.as_bytes())?;
-                    }
-                    Ok(_) => {}
-                    Err(e) => written.unconverted.push((path.clone(), e)),
-                }
-            }
+        // Each file is converted on its own: the work is shared among a
+        // few threads (the run's fetching is over, the cores are free).
+        let jobs: Vec<(&Category, &(Url, String, Kind))> = self
+            .categories
+            .values()
+            .flat_map(|cat| cat.to_convert.iter().map(move |job| (cat, job)))
+            .collect();
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4)
+            .min(jobs.len().max(1));
+        let root = &self.root;
+        let outcomes: Vec<std::io::Result<Vec<(usize, String, String)>>> =
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|w| {
+                        let jobs = &jobs;
+                        scope.spawn(move || {
+                            let mut unconverted = Vec::new();
+                            for (i, (cat, (url, path, kind))) in
+                                jobs.iter().enumerate().skip(w).step_by(workers)
+                            {
+                                if let Some(why) = convert_file(root, cat, url, path, *kind)? {
+                                    unconverted.push((i, path.clone(), why));
+                                }
+                            }
+                            Ok(unconverted)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+        let mut unconverted = Vec::new();
+        for o in outcomes {
+            unconverted.extend(o?);
         }
+        unconverted.sort_by_key(|(i, _, _)| *i);
+        written.unconverted = unconverted
+            .into_iter()
+            .map(|(_, p, why)| (p, why))
+            .collect();
         for f in &written.files {
             written.bytes += std::fs::metadata(self.root.join(f))?.len();
         }
         Ok(written)
+    }
+}
+
+/// Convert the links of the file saved at `path` (under `root`) for `url`
+/// in `cat`; why it was left as retrieved, if it was.
+fn convert_file(
+    root: &Path,
+    cat: &Category,
+    url: &Url,
+    path: &str,
+    kind: Kind,
+) -> std::io::Result<Option<String>> {
+    let saved = |u: &Url| cat.saved.get(u.as_str()).cloned();
+    let file = root.join(path);
+    let bytes = std::fs::read(&file)?;
+    // Only UTF-8 is rewritten: another charset's text would be damaged;
+    // such a file keeps its links as retrieved.
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Ok(Some("not UTF-8: its links are kept as retrieved".into()));
+    };
+    let converted = match kind {
+        Kind::Html => convert_html(text, url, path, &saved),
+        _ => Ok(convert_css(text, url, path, &saved)),
+    };
+    match converted {
+        Ok(c) if c.as_bytes() != bytes.as_slice() => {
+            spinneret_core::fs::write_replacing(&file, c.as_bytes())?;
+            Ok(None)
+        }
+        Ok(_) => Ok(None),
+        Err(e) => Ok(Some(e)),
     }
 }
 

@@ -230,11 +230,14 @@ impl Store {
 
     /// What `url` was when it was last retrieved.
     pub fn url_memory(&self, url: &str) -> Result<Option<UrlMemory>, StoreError> {
+        // Asked once per URL of a run: the statement is prepared once.
         Ok(self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT collection_id, content_type, etag, last_modified, digest, warc_record, warc_date
                  FROM collected_urls WHERE url = ?1",
+            )?
+            .query_row(
                 [url],
                 |r| {
                     let record: Option<String> = r.get(5)?;

@@ -738,7 +738,7 @@ pub(crate) fn warc_records(
 /// is gone.
 #[test]
 fn a_run_that_replaces_the_last_one_still_asks_conditionally_and_archives_whole() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{expect_exit, spinneret};
     let web = small_site();
     let base = format!("http://127.0.0.1:{}", web.port());
     let dir = tempfile::tempdir().unwrap();
@@ -747,20 +747,7 @@ fn a_run_that_replaces_the_last_one_still_asks_conditionally_and_archives_whole(
     std::fs::write(&profile, format!("[[url]]\nurl = \"{base}/index.html\"\n")).unwrap();
     let p = profile.to_str().unwrap();
     expect_exit(&spinneret(&["collect", p]), 0);
-    web.clear_log();
-    let out = spinneret(&["collect", p]);
-    expect_exit(&out, 0);
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("since the last run: 0 new, 0 changed, 1 unchanged, 0 gone"),
-        "{stdout}"
-    );
-    let img = web
-        .requests()
-        .into_iter()
-        .find(|r| r.path == "/img/a.png")
-        .unwrap();
-    assert_eq!(img.header("if-none-match"), Some("\"a1\""));
+    collect_again_unchanged(&web, p, 1);
     assert!(!mirror.join("runs/0001").exists() && !mirror.join("runs/0001.warc.gz").exists());
     assert_eq!(
         run_files(&mirror, 2),
@@ -829,6 +816,29 @@ fn a_run_that_replaces_the_last_one_still_asks_conditionally_and_archives_whole(
         ),
         4
     );
+}
+
+/// Collect profile `p` again from `web`, unchanged since the last run:
+/// `unchanged` main pages said unchanged, and small_site's image asked
+/// conditionally with the ETag it sent.
+fn collect_again_unchanged(web: &spinneret_tests::server::TestWeb, p: &str, unchanged: usize) {
+    use crate::common::{expect_exit, spinneret, text};
+    web.clear_log();
+    let out = spinneret(&["collect", p]);
+    expect_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "since the last run: 0 new, 0 changed, {unchanged} unchanged, 0 gone"
+        )),
+        "{stdout}"
+    );
+    let img = web
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/img/a.png")
+        .unwrap();
+    assert_eq!(img.header("if-none-match"), Some("\"a1\""));
 }
 
 fn kinds_of(records: &[(String, String, String, String)], kind: &str) -> usize {
@@ -945,20 +955,7 @@ fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
     // Run 2: nothing changed. The image is asked conditionally (304), the
     // rest compared by digest; the WARC holds revisits, the image is the
     // same file on disk.
-    web.clear_log();
-    let out = spinneret(&["collect", p]);
-    expect_exit(&out, 0);
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("since the last run: 0 new, 0 changed, 2 unchanged, 0 gone"),
-        "{stdout}"
-    );
-    let img = web
-        .requests()
-        .into_iter()
-        .find(|r| r.path == "/img/a.png")
-        .unwrap();
-    assert_eq!(img.header("if-none-match"), Some("\"a1\""));
+    collect_again_unchanged(&web, p, 2);
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

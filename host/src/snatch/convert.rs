@@ -31,7 +31,7 @@ pub enum Role {
 
 /// The attributes that hold a URL, by element, and what they are for
 /// (`<link>` is decided by its `rel`).
-const URL_ATTRIBUTES: [(&str, &str, Role); 27] = [
+const URL_ATTRIBUTES: [(&str, &str, Role); 29] = [
     ("a", "href", Role::Link),
     ("area", "href", Role::Link),
     ("link", "href", Role::Other),
@@ -44,6 +44,8 @@ const URL_ATTRIBUTES: [(&str, &str, Role); 27] = [
     ("del", "cite", Role::Other),
     ("image", "href", Role::Requisite),
     ("use", "href", Role::Requisite),
+    ("image", "xlink:href", Role::Requisite),
+    ("use", "xlink:href", Role::Requisite),
     ("img", "src", Role::Requisite),
     ("source", "src", Role::Requisite),
     ("script", "src", Role::Requisite),
@@ -288,9 +290,14 @@ fn refresh_target(content: &str) -> Option<(&str, &str)> {
         .unwrap_or(content.len());
     let (delay, rest) = content.split_at(digits);
     let rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ';' || c == ',');
+    // `url=` before the URL may be left out, and a URL may begin with
+    // "url" (`0; urls/next.html`).
     let rest = match rest.get(..3) {
         Some(u) if u.eq_ignore_ascii_case("url") => {
-            rest[3..].trim_start().strip_prefix('=')?.trim_start()
+            match rest[3..].trim_start().strip_prefix('=') {
+                Some(after) => after.trim_start(),
+                None => rest,
+            }
         }
         _ => rest,
     };
@@ -560,7 +567,7 @@ mod tests {
         let page = Url::parse("https://e.org/docs/guide.html").unwrap();
         let html = r#"<meta http-equiv="Refresh" content="5; URL='../'"><meta http-equiv="refresh" content="30">
 <form action="search"><button formaction="/go">go</button></form><q cite="/why">q</q>
-<svg><image href="/img/a@2x.png"/><use href="/sprite.svg#i"/></svg>"#;
+<svg><image href="/img/a@2x.png"/><use href="/sprite.svg#i"/><use xlink:href="/icons.svg#x"/></svg>"#;
         let out = convert_html(html, &page, "URLs/e.org/docs/guide.html", &saved).unwrap();
         for expected in [
             r#"content="5; url=../index.html""#,
@@ -570,6 +577,7 @@ mod tests {
             r#"<q cite="https://e.org/why">"#,
             r#"<image href="../img/a@2x.png" />"#,
             r##"<use href="https://e.org/sprite.svg#i" />"##,
+            r##"<use xlink:href="https://e.org/icons.svg#x" />"##,
         ] {
             assert!(out.contains(expected), "missing {expected}\nin {out}");
         }
@@ -584,11 +592,20 @@ mod tests {
                 (Role::Link, "https://e.org/".to_string()),
                 (Role::Requisite, "https://e.org/img/a@2x.png".to_string()),
                 (Role::Requisite, "https://e.org/sprite.svg".to_string()),
+                (Role::Requisite, "https://e.org/icons.svg".to_string()),
             ]
         );
         assert_eq!(refresh_target("0;url=a b"), Some(("0", "a b")));
         assert_eq!(refresh_target("1, x.html"), Some(("1", "x.html")));
         assert_eq!(refresh_target("url=x.html"), None);
+        assert_eq!(
+            refresh_target("0; urls/next.html"),
+            Some(("0", "urls/next.html"))
+        );
+        assert_eq!(
+            refresh_target("0; URL-list.html"),
+            Some(("0", "URL-list.html"))
+        );
     }
 
     #[test]

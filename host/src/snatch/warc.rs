@@ -25,6 +25,17 @@ pub struct Original<'a> {
     pub payload_digest: &'a str,
 }
 
+/// How a record read from another file is written again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Again {
+    /// Under a new id (its old file stays).
+    NewId,
+    /// Under its own id, with the records it names (its old file goes).
+    SameId,
+    /// Under its own id, alone: its `WARC-Concurrent-To` is left out.
+    SameIdAlone,
+}
+
 /// Writes WARC records to `out`, one after the other.
 pub struct WarcWriter<W: Write> {
     out: W,
@@ -287,22 +298,29 @@ impl<W: Write> WarcWriter<W> {
         rec: &ReadRecord,
         ids: &mut std::collections::HashMap<String, RecordId>,
     ) -> std::io::Result<RecordId> {
-        self.write_again(rec, ids, false)
+        self.write_again(rec, ids, Again::NewId)
     }
 
     /// Write `rec`, read from the WARC file of a run that is being
-    /// removed, into this one under its own record id (this file's
-    /// revisits refer to it by that id, and its old file is about to go).
-    pub fn adopt(&mut self, rec: &ReadRecord) -> std::io::Result<RecordId> {
-        self.write_again(rec, &mut Default::default(), true)
+    /// removed, into this one under its own record id (revisits refer to
+    /// it by that id, and its old file is about to go). `with_its_request`
+    /// when the record it is concurrent to comes too; else that field is
+    /// left out rather than name a record no file holds.
+    pub fn adopt(&mut self, rec: &ReadRecord, with_its_request: bool) -> std::io::Result<RecordId> {
+        let mode = match with_its_request {
+            true => Again::SameId,
+            false => Again::SameIdAlone,
+        };
+        self.write_again(rec, &mut Default::default(), mode)
     }
 
     fn write_again(
         &mut self,
         rec: &ReadRecord,
         ids: &mut std::collections::HashMap<String, RecordId>,
-        same_id: bool,
+        mode: Again,
     ) -> std::io::Result<RecordId> {
+        let same_id = mode != Again::NewId;
         let date = rec
             .field("WARC-Date")
             .and_then(|d| d.parse::<jiff::Timestamp>().ok())
@@ -315,15 +333,20 @@ impl<W: Write> WarcWriter<W> {
             .fields
             .iter()
             .filter(|(n, _)| {
-                !matches!(
-                    n.to_ascii_lowercase().as_str(),
+                // Written anew for this file; and a record alone names no
+                // record it came with.
+                let name = n.to_ascii_lowercase();
+                let alone = mode == Again::SameIdAlone && name == "warc-concurrent-to";
+                let anew = matches!(
+                    name.as_str(),
                     "warc-type"
                         | "warc-record-id"
                         | "warc-date"
                         | "warc-warcinfo-id"
                         | "warc-block-digest"
                         | "content-length"
-                )
+                );
+                !(anew || alone)
             })
             .map(
                 |(n, v)| match n.eq_ignore_ascii_case("WARC-Concurrent-To") {
@@ -591,6 +614,24 @@ mod tests {
                 .count(),
             1
         );
+
+        // Adopted from a file about to go: the same ids; alone, without
+        // the request it named.
+        let mut adopting = WarcWriter::new(Vec::new(), "c.warc", "t", 1_796_000_000).unwrap();
+        assert_eq!(adopting.adopt(&read[1], true).unwrap(), req);
+        let resp_id = read[2].field("WARC-Record-ID").unwrap().to_string();
+        assert_eq!(adopting.adopt(&read[2], false).unwrap(), resp_id);
+        let out = adopting.finish().unwrap();
+        let adopted: Vec<ReadRecord> = WarcReader {
+            input: &out[..],
+            max_block: 1 << 20,
+        }
+        .collect::<Result<_, _>>()
+        .unwrap();
+        assert_eq!(adopted[1].field("WARC-Record-ID"), Some(req.as_str()));
+        assert_eq!(adopted[2].field("WARC-Record-ID"), Some(resp_id.as_str()));
+        assert_eq!(adopted[2].field("WARC-Concurrent-To"), None);
+        assert_eq!(adopted[2].block, page);
 
         // A damaged file is an error, not a huge allocation.
         let claims = b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 99999999999\r\n\r\nx";

@@ -282,6 +282,24 @@ impl Store {
         Ok(())
     }
 
+    /// Remember `urls`, whose records collection `from` held, as held by
+    /// collection `to` (the records were copied into its WARC file under
+    /// their ids), where `from` still holds them. How many were moved.
+    pub fn move_url_records(&self, from: i64, to: i64, urls: &[&str]) -> Result<usize, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let mut moved = 0;
+        {
+            let mut st = tx.prepare(
+                "UPDATE collected_urls SET collection_id = ?2 WHERE url = ?3 AND collection_id = ?1",
+            )?;
+            for url in urls {
+                moved += st.execute(params![from, to, url])?;
+            }
+        }
+        tx.commit()?;
+        Ok(moved)
+    }
+
     /// Book the main pages of collection `id`.
     pub fn save_main_pages(&self, id: i64, pages: &[MainPage]) -> Result<(), StoreError> {
         let tx = self.conn.unchecked_transaction()?;
@@ -440,8 +458,38 @@ mod tests {
         store
             .remember_urls(&[("https://e.org/x".into(), m.clone())])
             .unwrap();
-        assert_eq!(store.url_memory("https://e.org/x").unwrap(), Some(m));
+        assert_eq!(
+            store.url_memory("https://e.org/x").unwrap(),
+            Some(m.clone())
+        );
         assert_eq!(store.url_memory("https://e.org/z").unwrap(), None);
+        // Its record taken into another collection's file: remembered there,
+        // and only where the first still held it.
+        let held_by = m.collection;
+        assert_eq!(
+            store
+                .move_url_records(
+                    held_by,
+                    held_by + 7,
+                    &["https://e.org/x", "https://e.org/z"]
+                )
+                .unwrap(),
+            1
+        );
+        assert_eq!(
+            store
+                .url_memory("https://e.org/x")
+                .unwrap()
+                .unwrap()
+                .collection,
+            held_by + 7
+        );
+        assert_eq!(
+            store
+                .move_url_records(held_by, held_by + 8, &["https://e.org/x"])
+                .unwrap(),
+            0
+        );
 
         let archived = |day: &str| ArchivedPage {
             day: day.into(),

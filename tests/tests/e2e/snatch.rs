@@ -602,6 +602,75 @@ fn requisites_come_from_any_host_unless_the_profile_says_same_site() {
     );
 }
 
+/// A frame's page is collected with what it needs, frames inside frames
+/// two deep: a page that frames itself again and again ends there. The
+/// run's log in the WARC names the profile's file, not where it lives.
+#[test]
+fn frames_are_collected_two_deep_and_no_deeper() {
+    use crate::common::{collect, expect_exit};
+    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use std::sync::Arc;
+    let site = Site::new()
+        .page(
+            "/index.html",
+            r#"<title>Top</title><iframe src="/f/1.html"></iframe>"#,
+        )
+        .route("/f/i.png", Route::file("image/png", "PNG"))
+        .generated(Arc::new(|path: &str| {
+            let n: u32 = path
+                .strip_prefix("/f/")?
+                .strip_suffix(".html")?
+                .parse()
+                .ok()?;
+            Some(Route::file(
+                "text/html",
+                format!(r#"<img src="i.png"><iframe src="{}.html"></iframe>"#, n + 1),
+            ))
+        }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let dir = tempfile::tempdir().unwrap();
+    let out = collect(
+        dir.path(),
+        &format!(
+            "[[url]]\nurl = \"http://127.0.0.1:{}/index.html\"\n",
+            web.port()
+        ),
+    );
+    expect_exit(&out, 0);
+    let mut asked: Vec<String> = web
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p != "/robots.txt")
+        .collect();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            "/f/1.html",
+            "/f/2.html",
+            "/f/3.html",
+            "/f/i.png",
+            "/index.html"
+        ]
+    );
+    let warc = {
+        use std::io::Read;
+        let mut t = String::new();
+        let file = dir.path().join("mirror/runs/0001.warc.gz");
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(file).unwrap())
+            .read_to_string(&mut t)
+            .unwrap();
+        t
+    };
+    let log = warc.split("WARC/1.1\r\n").last().unwrap();
+    assert!(
+        log.contains("metadata://spinneret/collect/log")
+            && log.contains("\r\nprofile: profile.toml\r\n"),
+        "{log}"
+    );
+}
+
 #[test]
 fn collect_stops_an_item_at_max_pages_and_says_so() {
     use crate::common::{expect_exit, text};

@@ -121,19 +121,21 @@ const MAX_RECORD: u64 = 4 * 1024 * 1024 * 1024;
 /// Copy into `warc` the records that the WARC file at `from` holds of the
 /// carried `urls` (requests, responses, revisits), with those of the
 /// redirects they lead to, so that this run's web archive holds every file
-/// of its mirror, though the last run's is about to be removed. How many
-/// records were copied.
+/// of its mirror, though the last run's may be removed. Under their own
+/// ids when `from` is about to go (`keep_ids`: revisits in it and in later
+/// runs name them), else under new ones. The old ids of the records copied.
 pub(super) fn carry_records<W: std::io::Write>(
     from: &std::path::Path,
     mut urls: HashSet<String>,
     warc: &mut WarcWriter<W>,
-) -> anyhow::Result<usize> {
+    keep_ids: bool,
+) -> anyhow::Result<HashSet<String>> {
+    let mut copied = HashSet::new();
     if urls.is_empty() || !from.is_file() {
-        return Ok(0);
+        return Ok(copied);
     }
     let cannot = |e: std::io::Error| anyhow::anyhow!("cannot read {}: {e}", from.display());
     let mut ids = HashMap::new();
-    let mut copied = 0;
     for rec in WarcReader::open(from, MAX_RECORD).map_err(cannot)? {
         let rec = rec.map_err(cannot)?;
         let Some(url) = rec.field("WARC-Target-URI") else {
@@ -147,35 +149,43 @@ pub(super) fn carry_records<W: std::io::Write>(
         {
             urls.insert(next);
         }
-        warc.copy(&rec, &mut ids)
-            .with_context(|| "cannot write the WARC file")?;
-        copied += 1;
+        match keep_ids {
+            true => warc.adopt(&rec, true),
+            false => warc.copy(&rec, &mut ids),
+        }
+        .with_context(|| "cannot write the WARC file")?;
+        copied.extend(rec.field("WARC-Record-ID").map(str::to_string));
     }
     Ok(copied)
 }
 
-/// Copy into `warc`, under their own ids, the records `ids` of the WARC
-/// file at `from`, whose run is being removed: this run's revisits refer
-/// to them. How many were copied.
+/// Copy into `warc`, under their own ids, the records `wanted` of the
+/// WARC file at `from`, whose run is being removed: this run's revisits
+/// refer to them. The ids copied, and what went wrong reading `from` (a
+/// file cut short keeps what came before the cut), if anything.
 pub(super) fn adopt_records<W: std::io::Write>(
     from: &std::path::Path,
-    ids: &HashSet<String>,
+    wanted: &HashSet<&str>,
     warc: &mut WarcWriter<W>,
-) -> anyhow::Result<usize> {
-    let cannot = |e: std::io::Error| anyhow::anyhow!("cannot read {}: {e}", from.display());
-    let mut adopted = 0;
-    for rec in WarcReader::open(from, MAX_RECORD).map_err(cannot)? {
-        let rec = rec.map_err(cannot)?;
-        if rec
-            .field("WARC-Record-ID")
-            .is_some_and(|id| ids.contains(id))
-        {
-            warc.adopt(&rec)
+) -> anyhow::Result<(HashSet<String>, Option<String>)> {
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", from.display());
+    let mut adopted = HashSet::new();
+    let records = match WarcReader::open(from, MAX_RECORD) {
+        Ok(r) => r,
+        Err(e) => return Ok((adopted, Some(cannot(e)))),
+    };
+    for rec in records {
+        let rec = match rec {
+            Ok(rec) => rec,
+            Err(e) => return Ok((adopted, Some(cannot(e)))),
+        };
+        if let Some(id) = rec.field("WARC-Record-ID").filter(|id| wanted.contains(id)) {
+            warc.adopt(&rec, false)
                 .with_context(|| "cannot write the WARC file")?;
-            adopted += 1;
+            adopted.insert(id.to_string());
         }
     }
-    Ok(adopted)
+    Ok((adopted, None))
 }
 
 /// Where the HTTP response `message` for `url` (as [`super::record`]

@@ -94,7 +94,13 @@ struct Entry {
     depth: Option<u32>,
     /// Whether it may be on this machine or its network: see [`reached`].
     trusted: bool,
+    /// How many frames it is inside: a frame's page is read for its own
+    /// requisites only [`MAX_FRAMES`] deep (a page may frame itself).
+    frames: u8,
 }
+
+/// How deep frames inside frames are collected.
+const MAX_FRAMES: u8 = 2;
 
 /// Whether `url`, referenced by `page` (which the entry `from` fetched),
 /// may be on this machine or its network: when `page` is there itself, or
@@ -180,8 +186,8 @@ struct Run<'p> {
     /// run then takes into its own WARC file ([`Run::adopted`]).
     dying: HashMap<i64, String>,
     /// The records of `dying` collections that this run's revisits refer
-    /// to, by collection.
-    adopted: HashMap<i64, HashSet<String>>,
+    /// to, by collection: each record's id and the URL remembered with it.
+    adopted: HashMap<i64, HashMap<String, String>>,
     /// Each URL asked this run: what it led to, or none.
     asked: HashMap<String, Option<Got>>,
     /// Files written and not yet booked.
@@ -399,18 +405,16 @@ impl Run<'_> {
                         )
                         .map_err(warc_err)?;
                     written_record = Some(id);
-                    // A record of a run being removed comes into this one.
-                    let holder = match self.dying.contains_key(&m.collection) {
-                        true => {
-                            self.adopted
-                                .entry(m.collection)
-                                .or_default()
-                                .insert(record.clone());
-                            self.run.id
-                        }
-                        false => m.collection,
-                    };
-                    answer_record = Some((record, date, holder));
+                    // A record of a run being removed comes into this one
+                    // at its end; until then its old run holds it (a run
+                    // that stops short takes nothing in).
+                    if self.dying.contains_key(&m.collection) {
+                        self.adopted
+                            .entry(m.collection)
+                            .or_default()
+                            .insert(record.clone(), url.to_string());
+                    }
+                    answer_record = Some((record, date, m.collection));
                 }
                 _ => {
                     let message = record::response_message(ex);
@@ -610,7 +614,12 @@ pub fn collect(
         run_root,
         warc,
         live,
-        dying: dying.iter().map(|c| (c.id, runs::warc_path(c))).collect(),
+        // The run carried from and removed at the end is going too.
+        dying: dying
+            .iter()
+            .chain(&after_carrying)
+            .map(|c| (c.id, runs::warc_path(c)))
+            .collect(),
         adopted: HashMap::new(),
         asked: HashMap::new(),
         to_book: Vec::new(),
@@ -666,30 +675,66 @@ pub fn collect(
     // What this run retrieved comes first; the entries not due follow.
     let retrieved = pages.len();
     let mut carried_files = 0;
+    let mut problems = Vec::new();
+    // Records of the run carried from, when it goes, keep their ids.
+    let mut carried_ids = HashSet::new();
     if let Some(last) = &carry_from {
         let (files, carried) = carry(&store, mirror, last, &run, not_due, &pages)?;
-        let urls = files.iter().filter_map(|f| f.url.clone()).collect();
-        let last_warc = mirror.join(format!("{}.warc.gz", last.dir));
-        carry::carry_records(&last_warc, urls, &mut warc)?;
+        let urls: HashSet<String> = files.iter().filter_map(|f| f.url.clone()).collect();
+        let last_warc = mirror.join(runs::warc_path(last));
+        let goes = after_carrying.is_some();
+        carried_ids = carry::carry_records(&last_warc, urls.clone(), &mut warc, goes)?;
+        if goes {
+            let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+            store.move_url_records(last.id, run.id, &urls)?;
+        }
         store.book_files(run.id, &files)?;
         carried_files = files.len();
         pages.extend(carried);
     }
-    // The records of the runs being removed that this run's revisits refer to.
-    for c in &dying {
-        if let Some(ids) = adopted.get(&c.id) {
-            carry::adopt_records(&mirror.join(runs::warc_path(c)), ids, &mut warc)?;
+    // The records of the runs being removed that this run's revisits refer
+    // to; the URLs they archive are then remembered with this run.
+    for c in dying.iter().chain(&after_carrying) {
+        let Some(records) = adopted.get(&c.id) else {
+            continue;
+        };
+        let wanted: HashSet<&str> = records
+            .keys()
+            .map(String::as_str)
+            .filter(|id| !carried_ids.contains(*id))
+            .collect();
+        let file = mirror.join(runs::warc_path(c));
+        let (found, damaged) = carry::adopt_records(&file, &wanted, &mut warc)?;
+        let urls: Vec<&str> = found
+            .iter()
+            .filter_map(|id| records.get(id).map(String::as_str))
+            .collect();
+        store.move_url_records(c.id, run.id, &urls)?;
+        let missing = wanted.len() - found.len();
+        if missing > 0 || damaged.is_some() {
+            problems.push(format!(
+                "{}: {missing} of the {} records this run's revisits name were not found{}; those URLs are fetched whole next time",
+                file.display(),
+                wanted.len(),
+                damaged.map_or(String::new(), |d| format!(" ({d})"))
+            ));
         }
     }
-    // The run's log, as wget writes its own into its WARC file.
-    let profile_path = key.clone();
+    // The run's log, as wget writes its own into its WARC file. It names
+    // the profile's file, not where it lives, and no local file: a web
+    // archive may be published.
+    let profile_name = profile
+        .source
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
     let requested = requests.to_string();
     let not_collected: Vec<String> = failed
         .iter()
+        .filter(|(u, _)| !u.starts_with("file:"))
         .map(|(u, why)| format!("{u}: {why}"))
         .collect();
     let mut log = vec![
-        ("profile", profile_path.as_str()),
+        ("profile", profile_name.as_str()),
         ("run", run.dir.as_str()),
         ("requests", requested.as_str()),
         ("status", if stopped { "stopped" } else { "finished" }),
@@ -708,7 +753,6 @@ pub fn collect(
         None => Vec::new(),
     };
     store.save_main_pages(run.id, &pages)?;
-    let mut problems = Vec::new();
     let detected = index::detect(
         asker,
         profile,
@@ -782,6 +826,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
             item: i,
             depth: Some(it.depth),
             trusted: it.trusted,
+            frames: 0,
         })
         .collect();
     // The pages each item has queued (its budget is `max_pages`), and
@@ -868,12 +913,19 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                                 item: e.item,
                                 depth: None,
                                 trusted,
+                                frames: e.frames,
                             });
                         }
                     }
                 }
+                // Not a frame's page, or one framed too deep.
+                if !is(got.content_type.as_deref(), "text/html") || e.frames >= MAX_FRAMES {
+                    continue;
+                }
             }
             let depth = e.depth.unwrap_or(0);
+            // What this page needs is inside one frame more when it is a frame.
+            let inside = e.frames + u8::from(e.depth.is_none());
             let Some((got, _)) = saved else {
                 if is_main {
                     let why = r
@@ -929,6 +981,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                                 item: e.item,
                                 depth: None,
                                 trusted,
+                                frames: inside,
                             });
                         }
                     }
@@ -957,6 +1010,7 @@ fn retrieve(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), Stri
                             item: e.item,
                             depth: Some(depth - 1),
                             trusted,
+                            frames: 0,
                         });
                     }
                     _ => {}

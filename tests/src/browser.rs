@@ -25,7 +25,14 @@ pub struct Browser {
     /// Every event heard so far (`method`, `params`).
     pub events: Vec<(String, Value)>,
     _profile: tempfile::TempDir,
+    /// One Chromium at a time in a test binary: several at once on a small
+    /// machine, beside the rest of the suite, left DevTools silent for
+    /// 30 s.
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// Held by the running [`Browser`].
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Chromium's path: `$CHROMIUM`, or Debian's `/usr/bin/chromium`; `None`
 /// (with a note) when it is not installed, a failure under CI, whose
@@ -57,6 +64,8 @@ impl Browser {
     /// `--host-resolver-rules=MAP *.example 127.0.0.1`, for a test web's
     /// host names) and open one blank page.
     pub fn start_with(path: &std::path::Path, extra: &[&str]) -> Browser {
+        // A test that failed with the browser held it: the next may go on.
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
         let profile = tempfile::tempdir().unwrap();
         let mut child = Command::new(path)
             .args([
@@ -104,6 +113,7 @@ impl Browser {
             next: 0,
             events: Vec::new(),
             _profile: profile,
+            _turn: turn,
         };
         let target = b.call_browser("Target.createTarget", json!({"url": "about:blank"}));
         let attached = b.call_browser(

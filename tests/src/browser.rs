@@ -210,6 +210,15 @@ impl Browser {
         self.wait_for("Page.loadEventFired", seen);
     }
 
+    /// Wait until the page has drawn two frames: input is routed by what
+    /// was drawn, and a key pressed before a busy headless Chromium has
+    /// drawn the new page can reach nothing.
+    pub fn settle(&mut self) {
+        self.eval(
+            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
+        );
+    }
+
     /// Wait for a page load after the first `seen` events (a form
     /// submitted with the keyboard).
     pub fn wait_for_load_after(&mut self, seen: usize) {

@@ -88,6 +88,7 @@ fn the_search_page_works_in_chromium_with_the_keyboard_and_nothing_failing() {
     b.call("Input.insertText", serde_json::json!({"text": "worm"}));
     assert_eq!(b.eval("document.querySelector('#q').value"), "worm");
     assert_eq!(b.eval("document.hasFocus()"), true);
+    b.settle();
     let loads = b.events.len();
     b.call("Input.dispatchKeyEvent", serde_json::json!({"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r", "unmodifiedText": "\r"}));
     b.call("Input.dispatchKeyEvent", serde_json::json!({"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}));

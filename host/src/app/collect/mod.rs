@@ -178,13 +178,13 @@ struct Run<'p> {
     run_root: std::path::PathBuf,
     mirror: MirrorWriter,
     warc: WarcWriter<BufWriter<std::fs::File>>,
-    /// Collections whose files (and WARC) are kept: a revisit may refer to
-    /// their records.
+    /// Collections whose WARC files are there while the run goes on: a
+    /// revisit may refer to their records.
     live: HashSet<i64>,
-    /// Collections removed for this run whose WARC file (and bodies) stay
-    /// until it ends: a revisit may refer to their records too, which this
-    /// run then takes into its own WARC file ([`Run::adopted`]).
-    dying: HashMap<i64, String>,
+    /// Those of `live` removed once the run ends (their files but the WARC
+    /// went before it wrote): the records this run's revisits name are
+    /// taken into its own WARC file ([`Run::adopted`]).
+    dying: HashSet<i64>,
     /// The records of `dying` collections that this run's revisits refer
     /// to, by collection: each record's id and the URL remembered with it.
     adopted: HashMap<i64, HashMap<String, String>>,
@@ -214,7 +214,7 @@ impl Run<'_> {
     fn validators(&mut self, url: &Url) -> Option<Validators> {
         let m = self.store.url_memory(url.as_str()).ok()??;
         self.before.insert(url.to_string(), m.clone());
-        let usable = self.kept(m.collection)
+        let usable = self.live.contains(&m.collection)
             && m.warc_record.is_some()
             && !converted(m.content_type.as_deref())
             && object_path(&objects_dir(&self.profile.mirror), &m.digest).exists();
@@ -222,11 +222,6 @@ impl Run<'_> {
             etag: m.etag,
             last_modified: m.last_modified,
         })
-    }
-
-    /// Whether the records of collection `c` may be referred to.
-    fn kept(&self, c: i64) -> bool {
-        self.live.contains(&c) || self.dying.contains_key(&c)
     }
 
     /// Book a file of `bytes` just written in `category` for `url`.
@@ -380,7 +375,9 @@ impl Run<'_> {
                         .unwrap_or_default();
                     let d = spinneret_core::digest::sha256_hex(&b);
                     let same = memory.as_ref().is_some_and(|m| {
-                        m.digest == d && m.warc_record.is_some() && self.kept(m.collection)
+                        m.digest == d
+                            && m.warc_record.is_some()
+                            && self.live.contains(&m.collection)
                     });
                     (b, d, same.then_some(Revisit::IdenticalPayload))
                 }
@@ -408,7 +405,7 @@ impl Run<'_> {
                     // A record of a run being removed comes into this one
                     // at its end; until then its old run holds it (a run
                     // that stops short takes nothing in).
-                    if self.dying.contains_key(&m.collection) {
+                    if self.dying.contains(&m.collection) {
                         self.adopted
                             .entry(m.collection)
                             .or_default()
@@ -574,13 +571,8 @@ pub fn collect(
         }
     }
     let run = store.begin_collection(&key, unix_now())?;
-    let live: HashSet<i64> = store
-        .live_collections(&key)?
-        .iter()
-        .map(|c| c.id)
-        .filter(|id| after_carrying.as_ref().is_none_or(|c| c.id != *id))
-        .filter(|id| !dying.iter().any(|c| c.id == *id))
-        .collect();
+    // Every earlier run still booked has its WARC file until this one ends.
+    let live: HashSet<i64> = store.live_collections(&key)?.iter().map(|c| c.id).collect();
     let warc_path = runs::warc_path(&run);
     std::fs::create_dir_all(mirror.join(&run.dir))
         .with_context(|| format!("cannot create {}", mirror.join(&run.dir).display()))?;
@@ -615,11 +607,7 @@ pub fn collect(
         warc,
         live,
         // The run carried from and removed at the end is going too.
-        dying: dying
-            .iter()
-            .chain(&after_carrying)
-            .map(|c| (c.id, runs::warc_path(c)))
-            .collect(),
+        dying: dying.iter().chain(&after_carrying).map(|c| c.id).collect(),
         adopted: HashMap::new(),
         asked: HashMap::new(),
         to_book: Vec::new(),

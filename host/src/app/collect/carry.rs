@@ -1,6 +1,7 @@
 //! Per-entry schedules (`watch`): a profile's entries by key with their
 //! schedules, the profile cut down to the entries due, and the others'
-//! pages and files carried forward from the last run into the new one.
+//! pages and files carried forward from the last run into the new one;
+//! and the web-archive records a run takes from the runs it replaces.
 
 use crate::snatch::mirror::category_dir;
 use crate::snatch::profile::Profile;
@@ -163,7 +164,7 @@ pub(super) fn carry_records<W: std::io::Write>(
 /// WARC file at `from`, whose run is being removed: this run's revisits
 /// refer to them. The ids copied, and what went wrong reading `from` (a
 /// file cut short keeps what came before the cut), if anything.
-pub(super) fn adopt_records<W: std::io::Write>(
+fn adopt_records<W: std::io::Write>(
     from: &std::path::Path,
     wanted: &HashSet<&str>,
     warc: &mut WarcWriter<W>,
@@ -186,6 +187,50 @@ pub(super) fn adopt_records<W: std::io::Write>(
         }
     }
     Ok((adopted, None))
+}
+
+/// Copy into `warc` the records of the `replaced` runs that this run's
+/// revisits name (`adopted`: by run, each record's id and its URL), but
+/// those carried already (`carried`), and remember their URLs with run
+/// `to`. What went wrong, as problem lines (a record not found: its URL is
+/// fetched whole next time).
+pub(super) fn take_in_records<W: std::io::Write>(
+    store: &Store,
+    mirror: &std::path::Path,
+    replaced: &[CollectionRow],
+    adopted: &HashMap<i64, HashMap<String, String>>,
+    carried: &HashSet<String>,
+    to: i64,
+    warc: &mut WarcWriter<W>,
+) -> anyhow::Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for c in replaced {
+        let Some(records) = adopted.get(&c.id) else {
+            continue;
+        };
+        let wanted: HashSet<&str> = records
+            .keys()
+            .map(String::as_str)
+            .filter(|id| !carried.contains(*id))
+            .collect();
+        let file = mirror.join(crate::snatch::runs::warc_path(c));
+        let (found, damaged) = adopt_records(&file, &wanted, warc)?;
+        let urls: Vec<&str> = found
+            .iter()
+            .filter_map(|id| records.get(id).map(String::as_str))
+            .collect();
+        store.move_url_records(c.id, to, &urls)?;
+        let missing = wanted.len() - found.len();
+        if missing > 0 || damaged.is_some() {
+            problems.push(format!(
+                "{}: {missing} of the {} records this run's revisits name were not found{}; those URLs are fetched whole next time",
+                file.display(),
+                wanted.len(),
+                damaged.map_or(String::new(), |d| format!(" ({d})"))
+            ));
+        }
+    }
+    Ok(problems)
 }
 
 /// Where the HTTP response `message` for `url` (as [`super::record`]

@@ -486,18 +486,15 @@ pub fn collect(
     let earlier = store.live_collections(&key)?;
     let carry_from = earlier.first().filter(|_| !not_due.is_empty()).cloned();
     let mut cleaned = 0;
-    let mut after_carrying = None;
-    let mut dying = Vec::new();
-    for c in earlier
+    // The runs this one replaces: gone, WARC files and all, once it ends.
+    let replaced: Vec<CollectionRow> = earlier
         .iter()
         .skip(profile.keep_runs.saturating_sub(1) as usize)
-    {
-        match &carry_from {
-            Some(last) if last.id == c.id => after_carrying = Some(c.clone()),
-            _ => {
-                cleaned += runs::remove_all_but_warc(&store, mirror, c)?;
-                dying.push(c.clone());
-            }
+        .cloned()
+        .collect();
+    for c in &replaced {
+        if carry_from.as_ref().is_none_or(|last| last.id != c.id) {
+            cleaned += runs::remove_all_but_warc(&store, mirror, c)?;
         }
     }
     let run = store.begin_collection(&key, unix_now())?;
@@ -536,8 +533,7 @@ pub fn collect(
         run_root,
         warc,
         live,
-        // The run carried from and removed at the end is going too.
-        dying: dying.iter().chain(&after_carrying).map(|c| c.id).collect(),
+        dying: replaced.iter().map(|c| c.id).collect(),
         adopted: HashMap::new(),
         asked: HashMap::new(),
         to_book: Vec::new(),
@@ -593,14 +589,13 @@ pub fn collect(
     // What this run retrieved comes first; the entries not due follow.
     let retrieved = pages.len();
     let mut carried_files = 0;
-    let mut problems = Vec::new();
     // Records of the run carried from, when it goes, keep their ids.
     let mut carried_ids = HashSet::new();
     if let Some(last) = &carry_from {
         let (files, carried) = carry(&store, mirror, last, &run, not_due, &pages)?;
         let urls: HashSet<String> = files.iter().filter_map(|f| f.url.clone()).collect();
         let last_warc = mirror.join(runs::warc_path(last));
-        let goes = after_carrying.is_some();
+        let goes = replaced.iter().any(|c| c.id == last.id);
         carried_ids = carry::carry_records(&last_warc, urls.clone(), &mut warc, goes)?;
         if goes {
             let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
@@ -610,60 +605,22 @@ pub fn collect(
         carried_files = files.len();
         pages.extend(carried);
     }
-    // The records of the runs being removed that this run's revisits refer
-    // to; the URLs they archive are then remembered with this run.
-    for c in dying.iter().chain(&after_carrying) {
-        let Some(records) = adopted.get(&c.id) else {
-            continue;
-        };
-        let wanted: HashSet<&str> = records
-            .keys()
-            .map(String::as_str)
-            .filter(|id| !carried_ids.contains(*id))
-            .collect();
-        let file = mirror.join(runs::warc_path(c));
-        let (found, damaged) = carry::adopt_records(&file, &wanted, &mut warc)?;
-        let urls: Vec<&str> = found
-            .iter()
-            .filter_map(|id| records.get(id).map(String::as_str))
-            .collect();
-        store.move_url_records(c.id, run.id, &urls)?;
-        let missing = wanted.len() - found.len();
-        if missing > 0 || damaged.is_some() {
-            problems.push(format!(
-                "{}: {missing} of the {} records this run's revisits name were not found{}; those URLs are fetched whole next time",
-                file.display(),
-                wanted.len(),
-                damaged.map_or(String::new(), |d| format!(" ({d})"))
-            ));
-        }
-    }
-    // The run's log, as wget writes its own into its WARC file. It names
-    // the profile's file, not where it lives, and no local file: a web
-    // archive may be published.
-    let profile_name = profile
-        .source
-        .file_name()
-        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    let requested = requests.to_string();
-    let not_collected: Vec<String> = failed
-        .iter()
-        .filter(|(u, _)| !u.starts_with("file:"))
-        .map(|(u, why)| format!("{u}: {why}"))
-        .collect();
-    let mut log = vec![
-        ("profile", profile_name.as_str()),
-        ("run", run.dir.as_str()),
-        ("requests", requested.as_str()),
-        ("status", if stopped { "stopped" } else { "finished" }),
-    ];
-    log.extend(not_collected.iter().map(|n| ("not-collected", n.as_str())));
+    // The records of the runs replaced that this run's revisits name; the
+    // URLs they archive are then remembered with this run.
+    let mut problems = carry::take_in_records(
+        &store,
+        mirror,
+        &replaced,
+        &adopted,
+        &carried_ids,
+        run.id,
+        &mut warc,
+    )?;
+    let log = record::run_log(profile, &run, requests, &failed, stopped);
+    let log: Vec<(&str, &str)> = log.iter().map(|(k, v)| (*k, v.as_str())).collect();
     warc.metadata("metadata://spinneret/collect/log", None, &log, unix_now())?;
     warc.finish()?;
-    if let Some(last) = &after_carrying {
-        cleaned += runs::remove_collection(&store, mirror, last)?;
-    }
-    for c in &dying {
+    for c in &replaced {
         cleaned += runs::remove_collection(&store, mirror, c)?;
     }
     let previous = match store.previous_collection(&key, run.id)? {

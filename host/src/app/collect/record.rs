@@ -1,8 +1,9 @@
-//! The HTTP messages of an exchange as a WARC file holds them: the request
-//! as sent and the response as received. The fetcher hands the body over
-//! decoded, so the response's `Content-Encoding` and `Transfer-Encoding`
-//! are dropped and its `Content-Length` is the stored body's: a replay tool
-//! serves exactly the bytes the record holds.
+//! What spinneret writes into a run's WARC file: the HTTP messages of an
+//! exchange (the request as sent and the response as received), and the
+//! run's log. The fetcher hands the body over decoded, so the response's
+//! `Content-Encoding` and `Transfer-Encoding` are dropped and its
+//! `Content-Length` is the stored body's: a replay tool serves exactly the
+//! bytes the record holds.
 
 use super::fetch::Exchange;
 
@@ -60,4 +61,35 @@ pub fn response_message(ex: &Exchange) -> Vec<u8> {
     let mut m = response_head(ex, Some(body.len()));
     m.extend_from_slice(body);
     m
+}
+
+/// The fields of a run's log record, as wget writes its log into its WARC
+/// file: the profile's file name (not where it lives, and no local file:
+/// a web archive may be published), the run, the requests made, whether
+/// it finished, and each web URL not collected with why.
+pub fn run_log(
+    profile: &crate::snatch::profile::Profile,
+    run: &spinneret_store::CollectionRow,
+    requests: u64,
+    failed: &[(String, String)],
+    stopped: bool,
+) -> Vec<(&'static str, String)> {
+    let name = profile
+        .source
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let status = if stopped { "stopped" } else { "finished" };
+    let mut log = vec![
+        ("profile", name),
+        ("run", run.dir.clone()),
+        ("requests", requests.to_string()),
+        ("status", status.to_string()),
+    ];
+    log.extend(
+        failed
+            .iter()
+            .filter(|(u, _)| !u.starts_with("file:"))
+            .map(|(u, why)| ("not-collected", format!("{u}: {why}"))),
+    );
+    log
 }

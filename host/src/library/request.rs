@@ -1,5 +1,5 @@
 //! What every request to the library goes through: who asks (a
-//! [`Visitor`]: the client cookie, a moderator's session, the peer), the
+//! `Visitor`: the client cookie, a moderator's session, the peer), the
 //! form it sends and its CSRF check, the store it reads and writes, and
 //! how it is answered (a page with its cookie and policy, a redirect, a
 //! refusal).

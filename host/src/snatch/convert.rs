@@ -281,33 +281,6 @@ fn decode_entities(v: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// The delay and the URL of a refresh's `content` (`5; url=next.html`,
-/// `0;URL='next.html'`, as the HTML standard reads it), if it names one.
-fn refresh_target(content: &str) -> Option<(&str, &str)> {
-    let content = content.trim();
-    let digits = content
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(content.len());
-    let (delay, rest) = content.split_at(digits);
-    let rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ';' || c == ',');
-    // `url=` before the URL may be left out, and a URL may begin with
-    // "url" (`0; urls/next.html`).
-    let rest = match rest.get(..3) {
-        Some(u) if u.eq_ignore_ascii_case("url") => {
-            match rest[3..].trim_start().strip_prefix('=') {
-                Some(after) => after.trim_start(),
-                None => rest,
-            }
-        }
-        _ => rest,
-    };
-    let target = match rest.chars().next() {
-        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
-        _ => rest.trim_end(),
-    };
-    (!delay.is_empty() && !target.is_empty()).then_some((delay, target))
-}
-
 /// A page (from `page`) with `visit` asked about each URL reference, with
 /// what it is for and the base it is relative to (a `<base href>` is
 /// honoured and removed).
@@ -362,7 +335,10 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
             let content = el.get_attribute("content").unwrap_or_default();
             let content = decode_entities(&content);
-            if let Some((delay, target)) = refresh.then(|| refresh_target(&content)).flatten() {
+            if let Some((delay, target)) = refresh
+                .then(|| spinneret_crawl::parse::html::refresh_target(&content))
+                .flatten()
+            {
                 let answer = (visit.borrow_mut())(Role::Link, target, &base.borrow());
                 if let Some(new) = answer.filter(|new| new != target) {
                     el.set_attribute("content", &format!("{delay}; url={new}"))?;
@@ -594,17 +570,6 @@ mod tests {
                 (Role::Requisite, "https://e.org/sprite.svg".to_string()),
                 (Role::Requisite, "https://e.org/icons.svg".to_string()),
             ]
-        );
-        assert_eq!(refresh_target("0;url=a b"), Some(("0", "a b")));
-        assert_eq!(refresh_target("1, x.html"), Some(("1", "x.html")));
-        assert_eq!(refresh_target("url=x.html"), None);
-        assert_eq!(
-            refresh_target("0; urls/next.html"),
-            Some(("0", "urls/next.html"))
-        );
-        assert_eq!(
-            refresh_target("0; URL-list.html"),
-            Some(("0", "URL-list.html"))
         );
     }
 

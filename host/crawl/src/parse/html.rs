@@ -74,17 +74,31 @@ fn truncate_chars(mut s: String, max: usize) -> String {
     s
 }
 
-/// The URL of a `<meta http-equiv="refresh" content="5; url=/next">`.
-pub fn refresh_target(content: &str) -> Option<&str> {
-    let (_, rest) = content.split_once([';', ','])?;
-    let rest = rest.trim_start();
-    let rest = if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case("url") {
-        rest[3..].trim_start().strip_prefix('=')?.trim_start()
-    } else {
-        rest
+/// The delay and the URL of a `<meta http-equiv="refresh">`'s `content`
+/// (`5; url=/next`, `0;URL='next.html'`, as the HTML standard reads it),
+/// if it names one: `url=` may be left out, and a URL may begin with
+/// "url" (`0; urls/next.html`).
+pub fn refresh_target(content: &str) -> Option<(&str, &str)> {
+    let content = content.trim();
+    let digits = content
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(content.len());
+    let (delay, rest) = content.split_at(digits);
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ';' || c == ',');
+    let rest = match rest.get(..3) {
+        Some(u) if u.eq_ignore_ascii_case("url") => {
+            match rest[3..].trim_start().strip_prefix('=') {
+                Some(after) => after.trim_start(),
+                None => rest,
+            }
+        }
+        _ => rest,
     };
-    let rest = rest.trim_matches(|c| c == '"' || c == '\'').trim();
-    (!rest.is_empty()).then_some(rest)
+    let target = match rest.chars().next() {
+        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
+        _ => rest.trim_end(),
+    };
+    (!delay.is_empty() && !target.is_empty()).then_some((delay, target))
 }
 
 /// The candidates of a `srcset` attribute, as the HTML standard reads
@@ -300,7 +314,7 @@ impl State {
         }
         if let Some(header) = header {
             if header == "refresh"
-                && let Some(target) = refresh_target(content)
+                && let Some((_, target)) = refresh_target(content)
             {
                 self.push(target, RefKind::Refresh, String::new(), line);
             }
@@ -483,7 +497,18 @@ mod tests {
         let f = extract(r#"<meta http-equiv="refresh" content="0; URL='/moved/here.html'">"#);
         assert_eq!(kinds(&f), vec![("/moved/here.html", RefKind::Refresh, "")]);
         assert_eq!(refresh_target("5"), None);
-        assert_eq!(refresh_target("3;url=next.html"), Some("next.html"));
+        assert_eq!(refresh_target("3;url=next.html"), Some(("3", "next.html")));
+        assert_eq!(refresh_target("0;url=a b"), Some(("0", "a b")));
+        assert_eq!(refresh_target("1, x.html"), Some(("1", "x.html")));
+        assert_eq!(refresh_target("url=x.html"), None);
+        assert_eq!(
+            refresh_target("0; urls/next.html"),
+            Some(("0", "urls/next.html"))
+        );
+        assert_eq!(
+            refresh_target("0; URL-list.html"),
+            Some(("0", "URL-list.html"))
+        );
     }
 
     #[test]

@@ -32,9 +32,6 @@ fn ensure_wasm_target(target_dir: &std::path::Path) {
         return;
     }
     let toolchain = std::env::var("RUSTUP_TOOLCHAIN").ok();
-    println!(
-        "cargo:warning=the {WASM_TARGET} target is not installed for this toolchain; adding it with rustup (once)"
-    );
     let mut rustup = std::process::Command::new("rustup");
     rustup.args(["target", "add", WASM_TARGET]);
     if let Some(toolchain) = &toolchain {
@@ -44,7 +41,12 @@ fn ensure_wasm_target(target_dir: &std::path::Path) {
         .map(|dir| dir.display().to_string())
         .unwrap_or_else(|| format!("the sysroot of `{rustc}`"));
     match rustup.status() {
-        Ok(status) if status.success() && has_target() => {}
+        // Said once it is true: cargo shows a build script's warnings only
+        // when the script ends, and again on every build that reuses its
+        // output, where "adding it" would read as if it were still missing.
+        Ok(status) if status.success() && has_target() => println!(
+            "cargo:warning=the {WASM_TARGET} target was missing from this toolchain and was added with `rustup target add` (the built-in plugins are built for it)"
+        ),
         Ok(status) => panic!(
             "`rustup target add {WASM_TARGET}` failed ({status}); the built-in plugins need the \
              {WASM_TARGET} standard library ({location}). Run `rustup target add {WASM_TARGET}` \

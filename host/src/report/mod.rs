@@ -410,12 +410,14 @@ fn report_share(
     mine: &[usize],
 ) -> anyhow::Result<Vec<(usize, TaskReport)>> {
     let (run, n, reach) = (stage.run, stage.plugins_of.len(), &stage.reach);
-    let _snapshot = store.read_snapshot()?;
     let mut is_mine = vec![false; n];
     for &t in mine {
         is_mine[t] = true;
     }
-    let keep = |id: i64| reach.members(id).iter().any(|&(t, _)| is_mine[t as usize]);
+    // The scans read the URLs this share's tasks reached, no others.
+    let keep = store.scan_set(reach.reached_by(|t| is_mine[t as usize]))?;
+    let keep = Some(&keep);
+    let _snapshot = store.read_snapshot()?;
     let mut out: Vec<TaskReport> = (0..n).map(|_| TaskReport::default()).collect();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let (reply_tx, replies) = mpsc::channel::<Reply>();

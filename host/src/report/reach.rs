@@ -150,6 +150,17 @@ impl Reach {
         members.push((t, role));
     }
 
+    /// The URLs that one of the tasks `of` says yes to reached.
+    pub fn reached_by<'a>(
+        &'a self,
+        of: impl Fn(u32) -> bool + 'a,
+    ) -> impl Iterator<Item = i64> + 'a {
+        self.members
+            .iter()
+            .filter(move |(_, m)| m.iter().any(|&(t, _)| of(t)))
+            .map(|(&id, _)| id)
+    }
+
     /// The tasks that reached URL `id`, with their roles.
     pub fn members(&self, id: i64) -> &[(u32, Role)] {
         self.members.get(&id).map_or(&[], |m| m.as_slice())

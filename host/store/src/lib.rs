@@ -23,7 +23,7 @@ pub use outbox::{Mail, QueuedMail};
 
 pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 
-pub use run_view::{Links, Scan, StoredDocument, UrlSummary};
+pub use run_view::{Links, Scan, ScanSet, StoredDocument, UrlSummary};
 use rusqlite::{Connection, OptionalExtension, params};
 use spinneret_core::document::RefKind;
 use spinneret_core::model::TaskRecord;

@@ -57,6 +57,14 @@ pub enum Scan {
     Documents,
 }
 
+/// The URL ids a connection's scans of a run are limited to (a temporary
+/// table of that connection): SQLite skips the others before joining,
+/// decoding or sorting anything of them.
+#[derive(Debug)]
+pub struct ScanSet {
+    _private: (),
+}
+
 /// A document's stored `links` column, read.
 pub(super) fn parse_links(doc: i64, json: &str) -> Result<Links, StoreError> {
     serde_json::from_str(json).map_err(|e| {
@@ -149,15 +157,36 @@ impl Store {
             .optional()?)
     }
 
+    /// Limit this connection's scans that name the set to the URL ids
+    /// `ids` (replacing what an earlier call kept). Call it before a read
+    /// snapshot begins: it writes a temporary table, in memory.
+    pub fn scan_set(&self, ids: impl IntoIterator<Item = i64>) -> Result<ScanSet, StoreError> {
+        self.conn.execute_batch(
+            "PRAGMA temp_store = MEMORY;
+             CREATE TEMP TABLE IF NOT EXISTS scan_set (id INTEGER PRIMARY KEY);
+             DELETE FROM temp.scan_set;",
+        )?;
+        let tx = self.conn.unchecked_transaction()?;
+        {
+            let mut insert = tx.prepare("INSERT OR IGNORE INTO temp.scan_set (id) VALUES (?1)")?;
+            for id in ids {
+                insert.execute([id])?;
+            }
+        }
+        tx.commit()?;
+        Ok(ScanSet { _private: () })
+    }
+
     /// Read the results of `run` in URL order, one at a time, as `scan`
     /// says, and hand each to `each` with its URL id (and its document,
-    /// for scans with documents, when one is stored). Those whose id `keep`
-    /// refuses are skipped before anything else of them is read.
+    /// for scans with documents, when one is stored). With `only`, the
+    /// URLs not in that set (made by [`Store::scan_set`] on this
+    /// connection) are skipped before anything of them is read.
     pub fn scan_run<E: From<StoreError>>(
         &self,
         run: i64,
         scan: Scan,
-        keep: impl Fn(i64) -> bool,
+        only: Option<&ScanSet>,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
     ) -> Result<(), E> {
         let (documents, only_documents) = match scan {
@@ -175,19 +204,20 @@ impl Store {
                 "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)",
             ),
         };
+        let in_set = match only {
+            Some(_) => "AND r.url_id IN temp.scan_set",
+            None => "",
+        };
         let sql = format!(
             "SELECT r.url_id, {RESULT_COLUMNS}, {documents} FROM results r
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
              LEFT JOIN documents d ON d.url_id = r.url_id
-             WHERE r.run_id = ?1 {only_documents} ORDER BY u.url"
+             WHERE r.run_id = ?1 {only_documents} {in_set} ORDER BY u.url"
         );
         let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
         let mut rows = st.query(params![run]).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
             let id: i64 = row.get(0).map_err(StoreError::from)?;
-            if !keep(id) {
-                continue;
-            }
             let result = result_from_row(row, 1).map_err(StoreError::from)?;
             let links: Option<String> = row.get(26).map_err(StoreError::from)?;
             let document = match links {

@@ -168,30 +168,45 @@ fn spread(mut xs: Vec<f64>) -> (f64, f64, f64) {
     (xs[xs.len() / 2], xs[0], xs[xs.len() - 1])
 }
 
-/// `--overhead N`: N crawls without the crawl plugins and N with `plugins`,
-/// taking turns (so that a machine busier for a while slows both alike),
-/// and what the plugins cost in wall time.
-fn overhead(bench: &Bench, runs: usize, plugins: &[&str]) -> anyhow::Result<()> {
+/// `--overhead N`: N bare crawls and N with `plugins` (and, with
+/// `reports`, the report stage's default plugins), taking turns (so that a
+/// machine busier for a while slows both alike), and what the plugins cost
+/// in wall time.
+fn overhead(bench: &Bench, runs: usize, plugins: &[&str], reports: bool) -> anyhow::Result<()> {
     let (mut without, mut with) = (Vec::new(), Vec::new());
     let mut last = None;
     for i in 0..runs {
         eprint!("\rrun {} of {runs} ...", i + 1);
         without.push(bench.crawl(&[], false)?.secs);
-        let c = bench.crawl(plugins, false)?;
+        let c = bench.crawl(plugins, reports)?;
         with.push(c.secs);
         last = Some(c);
     }
     eprintln!();
     let (base, base_min, base_max) = spread(without);
     let (plug, plug_min, plug_max) = spread(with);
-    println!("crawl plugins  {}", plugins.join(", "));
+    println!(
+        "crawl plugins  {}",
+        match plugins.is_empty() {
+            true => "none".to_string(),
+            false => plugins.join(", "),
+        }
+    );
+    println!(
+        "report stage   {}",
+        match reports {
+            true => "the default plugins (maintenance, momspider-index, json-report)",
+            false => "none",
+        }
+    );
     println!("runs           {runs} each, taking turns");
     println!("without        median {base:.2} s (least {base_min:.2}, most {base_max:.2})");
     println!("with           median {plug:.2} s (least {plug_min:.2}, most {plug_max:.2})");
     println!(
-        "overhead       {:+.1}% of the medians ({:+.1}% of the least)",
+        "overhead       {:+.1}% of the medians ({:+.1}% of the least; {:.2}x the bare crawl)",
         (plug / base - 1.0) * 100.0,
-        (plug_min / base_min - 1.0) * 100.0
+        (plug_min / base_min - 1.0) * 100.0,
+        plug / base
     );
     if let Some(c) = last {
         println!("plugin calls of the last crawl with them:");
@@ -279,6 +294,8 @@ fn main() -> anyhow::Result<()> {
                   the crawl and the report stage are printed apart, with each plugin call's cost;\n\
                   --overhead RUNS crawls RUNS times without the crawl plugins and RUNS times with\n\
                   them (all, or those named with --plugin), taking turns, and prints the medians\n\
+                  (with --reports and no --plugin: the bare crawl against the default run, its\n\
+                  report stage included)\n\
                   and what the plugins cost (a busy machine varies by 10% and more from run to\n\
                   run: 9 runs or more give a figure to trust);\n\
                   --mirror DEPTH mirrors the web with `spinneret collect` (one item per site,\n\
@@ -377,11 +394,13 @@ fn main() -> anyhow::Result<()> {
     if let Some(runs) = arg(&args, "--overhead") {
         let runs: usize = runs.parse()?;
         anyhow::ensure!(runs > 0, "--overhead needs at least one run");
-        let plugins = match plugins.is_empty() {
+        // With --reports alone, what the default run costs over the bare
+        // crawl: the report stage's plugins, no crawl plugin.
+        let plugins = match plugins.is_empty() && !reports {
             true => CRAWL_PLUGINS.to_vec(),
             false => plugins,
         };
-        return overhead(&bench, runs, &plugins);
+        return overhead(&bench, runs, &plugins, reports);
     }
     let c = bench.crawl(&plugins, reports)?;
     println!("pages          {} (of {pages})", c.gets);

@@ -58,6 +58,9 @@ pub struct RunOutcome {
     pub notes: Vec<String>,
     /// The store the run is in.
     pub store: PathBuf,
+    /// Each task whose reporters wrote a report, with its output directory
+    /// and the reporters, in the configuration's order.
+    pub reports: Vec<(String, PathBuf, Vec<String>)>,
 }
 
 /// Run `config` once: crawl, report, mail. `Err` is a run that could not
@@ -126,6 +129,7 @@ pub fn run_once(
         problems: Vec::new(),
         notes: Vec::new(),
         store: store.path().to_path_buf(),
+        reports: Vec::new(),
     };
     let hook_failures = hooks.take_failures();
     if let Err(e) = hooks.save_kv(&store) {
@@ -156,6 +160,19 @@ pub fn run_once(
             started.elapsed().as_secs_f64(),
             outcome.crawl.elapsed.as_secs_f64()
         );
+        for task in &config.tasks {
+            let plugins: Vec<String> = reports
+                .written
+                .iter()
+                .filter(|(t, _)| *t == task.name)
+                .map(|(_, p)| p.clone())
+                .collect();
+            if !plugins.is_empty() {
+                outcome
+                    .reports
+                    .push((task.name.clone(), task.output.clone(), plugins));
+            }
+        }
         for (task, f) in &reports.failures {
             outcome.problems.push(format!("task {task}: {f}"));
             outcome.plugin_failed = true;
@@ -229,11 +246,15 @@ fn notify_owners(
     for e in &report.errors {
         outcome.problems.push(format!("mail: {e}"));
     }
-    tracing::info!(
+    // Said when there was mail to speak of (most runs have none).
+    let line = format!(
         "mail: {composed} message(s) written, {} sent, {} kept for the next run",
-        report.sent,
-        report.kept
+        report.sent, report.kept
     );
+    match composed + report.sent + report.kept {
+        0 => tracing::debug!("{line}"),
+        _ => tracing::info!("{line}"),
+    }
     Ok(())
 }
 

@@ -55,9 +55,10 @@ pub struct Cli {
     /// More log output (-v: debug, -vv: trace).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
-    /// Only errors on stderr, no progress bar.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
-    quiet: bool,
+    /// Less output: -q: errors and a one-line summary, no progress bar;
+    /// -qq: nothing but a fatal error (the exit status tells).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true, conflicts_with = "verbose")]
+    quiet: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -418,7 +419,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             &args.config,
             args.schedule,
             &args.overrides,
-            cli.quiet,
+            cli.quiet > 0,
             args.strict_plugins,
         ),
         Command::Crawl(args) => {
@@ -556,13 +557,13 @@ fn convert(args: &ConvertArgs) -> anyhow::Result<u8> {
 /// A run as the terminal shows it: a progress bar while it crawls, mail
 /// printed to standard output.
 struct Terminal {
-    quiet: bool,
+    quiet: u8,
     bar: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl RunObserver for Terminal {
     fn crawl_started(&mut self, progress: Arc<Progress>) {
-        self.bar = output::start_progress(progress, self.quiet);
+        self.bar = output::start_progress(progress, self.quiet > 0);
     }
 
     fn crawl_finished(&mut self) {
@@ -578,7 +579,7 @@ impl RunObserver for Terminal {
 fn run_crawl(
     config: &Config,
     options: &CrawlOptions,
-    quiet: bool,
+    quiet: u8,
     strict_plugins: bool,
     mail: MailMode,
 ) -> anyhow::Result<u8> {
@@ -590,7 +591,7 @@ fn run_crawl(
 fn crawl_once(
     config: &Config,
     options: &CrawlOptions,
-    quiet: bool,
+    quiet: u8,
     strict_plugins: bool,
     mail: MailMode,
 ) -> anyhow::Result<(u8, bool)> {
@@ -605,8 +606,35 @@ fn crawl_once(
     }
     let report = &outcome.crawl;
     let plugin_failed = outcome.plugin_failed;
-    if !quiet {
+    if quiet == 1 {
+        match one_line_summary(&outcome) {
+            Ok(line) => outln!("{line}"),
+            Err(e) => eprintln!("spinneret: cannot read the run's summary: {e:#}"),
+        }
+    }
+    if quiet == 0 {
         out!("{}", crawl::print_summary(&report.tasks));
+        // What to fix, and where: the links a reader cannot follow with the
+        // pages they are on, then where each task's reports are.
+        let store_arg = format!(
+            " --store {}",
+            shell_word(&outcome.store.display().to_string())
+        );
+        let mut buf = Vec::new();
+        let listed = spinneret_store::Store::open(&outcome.store)
+            .map_err(anyhow::Error::from)
+            .and_then(|store| results::write_problems(&mut buf, &store, report.run, &store_arg));
+        match listed {
+            Ok(()) => out!("{}", String::from_utf8_lossy(&buf)),
+            Err(e) => eprintln!("spinneret: cannot list the broken links: {e:#}"),
+        }
+        if !outcome.reports.is_empty() {
+            outln!("\nreports:");
+            for (task, dir, plugins) in &outcome.reports {
+                outln!("  {task}: {}/ ({})", dir.display(), plugins.join(", "));
+            }
+            outln!();
+        }
         let reused = match report.reused {
             0 => String::new(),
             n => format!(
@@ -634,6 +662,45 @@ fn crawl_once(
         EXIT_OK
     };
     Ok((code, report.interrupted))
+}
+
+/// A run in one line, for `-q`: its number, its tasks, the URLs a reader
+/// cannot follow (each counted once, however many tasks reached it), and
+/// where its store is.
+fn one_line_summary(outcome: &crate::app::run::RunOutcome) -> anyhow::Result<String> {
+    let report = &outcome.crawl;
+    let store = spinneret_store::Store::open(&outcome.store)?;
+    let rows = store.run_results_in(report.run, &[Category::Broken, Category::Blocked])?;
+    let broken = rows
+        .iter()
+        .filter(|r| r.category == Category::Broken)
+        .count();
+    Ok(format!(
+        "run {}: {} task(s), {} requests, {broken} broken, {} blocked{}; store {}",
+        report.run,
+        report.tasks.len(),
+        report.requests,
+        rows.len() - broken,
+        if report.interrupted {
+            "; interrupted"
+        } else {
+            ""
+        },
+        outcome.store.display()
+    ))
+}
+
+/// `word` as a shell reads it back: as it is when it is plain, else in
+/// single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:,@%=".contains(c));
+    match plain {
+        true => word.to_string(),
+        false => format!("'{}'", word.replace('\'', "'\\''")),
+    }
 }
 
 /// Default settings with the `From` address of `--from` (else EMAIL), for

@@ -26,12 +26,13 @@ impl Write for LogWriter {
 }
 
 /// Set up logging: `verbosity` 0 is warnings and the crawl's own notes, each `-v` more, `-q` less.
-pub fn init_logging(verbose: u8, quiet: bool) {
+pub fn init_logging(verbose: u8, quiet: u8) {
     let level = match (quiet, verbose) {
-        (true, _) => "error",
-        (false, 0) => "warn,spinneret=info",
-        (false, 1) => "info,spinneret=debug",
-        (false, _) => "debug,spinneret=trace",
+        (2.., _) => "off",
+        (1, _) => "error",
+        (0, 0) => "warn,spinneret=info",
+        (0, 1) => "info,spinneret=debug",
+        (0, _) => "debug,spinneret=trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SPINNERET_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 use spinneret_core::model::{Category, CheckResult};
-use spinneret_store::Store;
+use spinneret_store::{Referrers, Store};
 use std::io::Write;
 
 /// The JSON Lines schema name and version.
@@ -27,6 +27,43 @@ pub struct ResultLine<'a> {
     pub result: &'a CheckResult,
     /// `checked_at` as RFC 3339.
     pub checked: String,
+    /// Every document of the run that refers to the URL, with the anchor
+    /// text, in URL order.
+    pub referrers: Vec<ReferrerLine<'a>>,
+}
+
+/// A document that refers to a URL, in [`ResultLine::referrers`].
+#[derive(Serialize)]
+pub struct ReferrerLine<'a> {
+    /// The referring document's URL.
+    pub document: &'a str,
+    /// The reference's anchor text (or alt text), empty when it has none.
+    pub text: &'a str,
+}
+
+/// How many referring documents the text listing shows for a URL.
+pub const REFERRERS_SHOWN: usize = 3;
+
+/// The referring documents of `url` as the text listings show them:
+/// indented lines, at most [`REFERRERS_SHOWN`], then how many more.
+pub fn write_referrers(
+    out: &mut dyn Write,
+    referrers: &Referrers,
+    url: &str,
+    indent: &str,
+) -> std::io::Result<()> {
+    let all = referrers.of(url);
+    let n = all.len();
+    for (document, text) in all.take(REFERRERS_SHOWN) {
+        match text.is_empty() {
+            true => writeln!(out, "{indent}from {document}")?,
+            false => writeln!(out, "{indent}from {document} (\"{text}\")")?,
+        }
+    }
+    if n > REFERRERS_SHOWN {
+        writeln!(out, "{indent}and {} more", n - REFERRERS_SHOWN)?;
+    }
+    Ok(())
 }
 
 fn rfc3339(ts: i64) -> String {
@@ -71,6 +108,7 @@ pub fn print_results(
     }
     let broken = rows.iter().any(|(r, _)| r.category == Category::Broken);
     if json {
+        let referrers = store.run_referrers(run.id, None)?;
         for (r, role) in &rows {
             let line = ResultLine {
                 schema: RESULT_SCHEMA,
@@ -79,6 +117,10 @@ pub fn print_results(
                 role: role.as_deref(),
                 result: r,
                 checked: rfc3339(r.checked_at),
+                referrers: referrers
+                    .of(&r.url)
+                    .map(|(document, text)| ReferrerLine { document, text })
+                    .collect(),
             };
             serde_json::to_writer(&mut *out, &line)?;
             writeln!(out)?;
@@ -98,6 +140,13 @@ pub fn print_results(
             .cmp(&rank(b.0.category))
             .then_with(|| a.0.url.cmp(&b.0.url))
     });
+    // The pages to fix: where each URL that is not ok is referred to from.
+    let not_ok: Vec<&str> = rows
+        .iter()
+        .filter(|(r, _)| r.category != Category::Ok)
+        .map(|(r, _)| r.url.as_str())
+        .collect();
+    let referrers = store.run_referrers(run.id, Some(&not_ok))?;
     writeln!(
         out,
         "run {} ({}), started {}{}",
@@ -107,25 +156,74 @@ pub fn print_results(
         task.map(|t| format!(", task {t}")).unwrap_or_default()
     )?;
     for (r, role) in &rows {
-        let status = r.status.map_or("-".to_string(), |s| s.to_string());
-        let detail = match r.category {
-            Category::Moved => format!("-> {}", r.final_url.as_deref().unwrap_or("?")),
-            _ => r.error.clone().unwrap_or_default(),
-        };
-        let role = role
-            .as_deref()
-            .map(|x| format!(" [{x}]"))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "{:<11} {:>4} {:<4} {}{} {}",
-            r.category.as_str(),
-            status,
-            r.method.unwrap_or("-"),
-            r.url,
-            role,
-            detail
-        )?;
+        write_row(out, r, role.as_deref())?;
+        if r.category != Category::Ok {
+            write_referrers(out, &referrers, &r.url, "    ")?;
+        }
     }
     Ok(broken)
+}
+
+/// One result as the text listings show it: category, status, method, URL,
+/// the task's role (with `--task`), and where it moved or why it failed.
+fn write_row(out: &mut dyn Write, r: &CheckResult, role: Option<&str>) -> std::io::Result<()> {
+    let status = r.status.map_or("-".to_string(), |s| s.to_string());
+    let detail = match r.category {
+        Category::Moved => format!("-> {}", r.final_url.as_deref().unwrap_or("?")),
+        _ => r.error.clone().unwrap_or_default(),
+    };
+    let role = role.map(|x| format!(" [{x}]")).unwrap_or_default();
+    writeln!(
+        out,
+        "{:<11} {:>4} {:<4} {}{} {}",
+        r.category.as_str(),
+        status,
+        r.method.unwrap_or("-"),
+        r.url,
+        role,
+        detail
+    )
+}
+
+/// How many broken and blocked URLs a crawl lists as it ends.
+pub const PROBLEMS_SHOWN: usize = 30;
+
+/// The broken and blocked URLs of `run`, each with the pages that refer
+/// to it (at most [`PROBLEMS_SHOWN`], then the command that lists them
+/// all), as a crawl ends; nothing when there are none.
+pub fn write_problems(
+    out: &mut dyn Write,
+    store: &Store,
+    run: i64,
+    store_arg: &str,
+) -> anyhow::Result<()> {
+    let rows = store.run_results_in(run, &[Category::Broken, Category::Blocked])?;
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = rows
+        .iter()
+        .take(PROBLEMS_SHOWN)
+        .map(|r| r.url.as_str())
+        .collect();
+    let referrers = store.run_referrers(run, Some(&shown))?;
+    let count = |c: Category| rows.iter().filter(|r| r.category == c).count();
+    writeln!(
+        out,
+        "\nbroken: {}, blocked: {} (a reader cannot follow these links):",
+        count(Category::Broken),
+        count(Category::Blocked)
+    )?;
+    for r in rows.iter().take(PROBLEMS_SHOWN) {
+        write_row(out, r, None)?;
+        write_referrers(out, &referrers, &r.url, "    ")?;
+    }
+    if rows.len() > PROBLEMS_SHOWN {
+        writeln!(
+            out,
+            "and {} more: spinneret results{store_arg} --category broken --category blocked",
+            rows.len() - PROBLEMS_SHOWN
+        )?;
+    }
+    Ok(())
 }

@@ -116,7 +116,7 @@ pub fn run(
         crawl_once(
             &sub,
             &CrawlOptions::default(),
-            quiet,
+            u8::from(quiet),
             strict_plugins,
             MailMode::Send,
         )

@@ -326,6 +326,38 @@ pub struct Config {
     pub library: LibrarySettings,
 }
 
+/// The directory of `check`'s reports for the task of `top`, under the
+/// directory `check` writes into: the host (and port) and the path, in
+/// letters, digits, `.` and `-` (`www.example.org_docs`; `local_srv_www`
+/// for a `file:` tree), at most 100 bytes, distinct from those `taken`.
+fn check_directory(top: &Url, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut name = match (top.host_str(), top.port()) {
+        (Some(h), Some(p)) if !h.is_empty() => format!("{h}-{p}"),
+        (Some(h), None) if !h.is_empty() => h.to_string(),
+        _ => "local".to_string(),
+    };
+    for segment in top.path().split('/').filter(|s| !s.is_empty()) {
+        name.push('_');
+        name.extend(segment.chars().map(|c| {
+            match c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                true => c,
+                false => '-',
+            }
+        }));
+    }
+    let mut name: String = name.trim_start_matches('.').chars().take(100).collect();
+    if name.is_empty() {
+        name.push_str("site");
+    }
+    let base = name.clone();
+    let mut n = 1;
+    while !taken.insert(name.clone()) {
+        n += 1;
+        name = format!("{base}-{n}");
+    }
+    name
+}
+
 impl Config {
     /// The crawl of all the tasks, or of the one named `task` (`--task`).
     pub fn crawl_plan(
@@ -407,6 +439,7 @@ impl Config {
     /// A configuration for a one-off check of some top URLs with default settings,
     /// one `site` task per URL.
     pub fn for_check(urls: &[Url], output: PathBuf) -> Config {
+        let mut taken = std::collections::HashSet::new();
         let tasks = urls
             .iter()
             .map(|u| TaskConfig {
@@ -415,7 +448,7 @@ impl Config {
                 top: u.clone(),
                 more_tops: Vec::new(),
                 email: None,
-                output: output.clone(),
+                output: output.join(check_directory(u, &mut taken)),
                 exclude: Vec::new(),
                 changed_days: 7,
                 expiring_days: 7,

@@ -165,7 +165,7 @@ impl<'c> Worker<'c> {
                     let started = std::time::Instant::now();
                     match session.finish() {
                         Ok(()) => {
-                            tracing::info!(
+                            tracing::debug!(
                                 "{}: {name} finished its report in {} in {:.2?}",
                                 task.setup.config.name,
                                 task.setup.config.output.display(),

@@ -23,7 +23,7 @@ pub use outbox::{Mail, QueuedMail};
 
 pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 
-pub use run_view::{Links, Scan, ScanSet, StoredDocument, UrlSummary};
+pub use run_view::{Links, Referrers, Scan, ScanSet, StoredDocument, UrlSummary};
 use rusqlite::{Connection, OptionalExtension, params};
 use spinneret_core::document::RefKind;
 use spinneret_core::model::TaskRecord;
@@ -578,6 +578,27 @@ impl Store {
                 output_dir: r.get(4)?,
             })
         })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The results of a run in these categories, in URL order.
+    pub fn run_results_in(
+        &self,
+        run: i64,
+        categories: &[Category],
+    ) -> Result<Vec<CheckResult>, StoreError> {
+        let names: Vec<String> = categories
+            .iter()
+            .map(|c| format!("'{}'", c.as_str()))
+            .collect();
+        let sql = format!(
+            "SELECT {RESULT_COLUMNS} FROM results r
+             JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
+             WHERE r.run_id = ?1 AND r.category IN ({}) ORDER BY u.url",
+            names.join(", ")
+        );
+        let mut st = self.conn.prepare(&sql)?;
+        let rows = st.query_map(params![run], |r| result_from_row(r, 0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

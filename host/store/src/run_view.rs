@@ -65,6 +65,30 @@ pub struct ScanSet {
     _private: (),
 }
 
+/// The documents of a run that refer to each URL, with the anchor text of
+/// each reference: what a person needs to fix a broken link.
+#[derive(Debug, Default)]
+pub struct Referrers {
+    /// The referring documents' URLs, each once.
+    documents: Vec<Box<str>>,
+    /// By target URL (chosen by the web: the default, keyed hasher), the
+    /// referring documents (indexes into `documents`, in URL order) with
+    /// the anchor text.
+    by_target: std::collections::HashMap<Box<str>, Vec<(u32, Box<str>)>>,
+}
+
+impl Referrers {
+    /// The documents that refer to `url`, in URL order, each with the
+    /// reference's anchor text (empty when it has none).
+    pub fn of(&self, url: &str) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        self.by_target
+            .get(url)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|(d, text)| (&*self.documents[*d as usize], &**text))
+    }
+}
+
 /// A document's stored `links` column, read.
 pub(super) fn parse_links(doc: i64, json: &str) -> Result<Links, StoreError> {
     serde_json::from_str(json).map_err(|e| {
@@ -101,6 +125,74 @@ impl Store {
             ))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Which documents of `run` (of any task) refer to each URL, with the
+    /// anchor texts: for the URLs `only` names, or for every URL.
+    pub fn run_referrers(&self, run: i64, only: Option<&[&str]>) -> Result<Referrers, StoreError> {
+        // The targets wanted, by id, with their URLs.
+        let mut targets: HashMap<i64, Box<str>> = HashMap::default();
+        match only {
+            Some(urls) => {
+                let mut st = self
+                    .conn
+                    .prepare_cached("SELECT id FROM urls WHERE url = ?1")?;
+                for &url in urls {
+                    if let Some(id) = st.query_row([url], |r| r.get(0)).optional()? {
+                        targets.insert(id, url.into());
+                    }
+                }
+                if targets.is_empty() {
+                    return Ok(Referrers::default());
+                }
+            }
+            None => {
+                let mut st = self.conn.prepare(
+                    "SELECT r.url_id, u.url FROM results r JOIN urls u ON u.id = r.url_id
+                     WHERE r.run_id = ?1",
+                )?;
+                let rows = st.query_map([run], |r| Ok((r.get(0)?, r.get::<_, String>(1)?)))?;
+                for row in rows {
+                    let (id, url) = row?;
+                    targets.insert(id, url.into());
+                }
+            }
+        }
+        let mut referrers = Referrers::default();
+        let mut st = self.conn.prepare(
+            "SELECT u.id, u.url, d.links FROM urls u JOIN documents d ON d.url_id = u.id
+             WHERE u.id IN (SELECT url_id FROM task_documents WHERE run_id = ?1) ORDER BY u.url",
+        )?;
+        let mut rows = st.query([run])?;
+        while let Some(row) = rows.next()? {
+            let doc: i64 = row.get(0)?;
+            let links = parse_links(doc, &row.get::<_, String>(2)?)?;
+            let mut number = None;
+            for (target, _, text) in links {
+                let Some(url) = targets.get(&target) else {
+                    continue;
+                };
+                let n = *number.get_or_insert_with(|| {
+                    referrers.documents.push(String::new().into());
+                    referrers.documents.len() as u32 - 1
+                });
+                let list = referrers.by_target.entry(url.clone()).or_default();
+                // A document refers to a URL once, though it may do so in
+                // several ways (a link and an image): the first text that says something.
+                match list.last_mut() {
+                    Some((d, t)) if *d == n => {
+                        if t.is_empty() {
+                            *t = text.into();
+                        }
+                    }
+                    _ => list.push((n, text.into())),
+                }
+            }
+            if let Some(n) = number {
+                referrers.documents[n as usize] = row.get::<_, String>(1)?.into();
+            }
+        }
+        Ok(referrers)
     }
 
     /// The documents of each task of `run`: (task id, document URL id).

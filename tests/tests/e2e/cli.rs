@@ -34,6 +34,76 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
     );
     let row: Vec<&str> = stdout.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(row, vec!["A", "5", "21", "4", "2", "1", "1", "11", "2"]);
+    // Then what a person acts on: each link a reader cannot follow, with
+    // the page it is on and its text, and where the reports are.
+    let a = |path: &str| web.url("a.example", path);
+    let after_table: Vec<&str> = stdout.lines().skip(2).collect();
+    let expected = [
+        String::new(),
+        "broken: 4, blocked: 1 (a reader cannot follow these links):".to_string(),
+        format!(
+            "broken       404 GET  {} HTTP 404 Not Found",
+            a("/docs/faq.html")
+        ),
+        format!("    from {} (\"FAQ\")", a("/docs/index.html")),
+        format!(
+            "blocked      403 GET  {} HTTP 403 Forbidden",
+            a("/forbidden.html")
+        ),
+        format!("    from {} (\"Forbidden\")", a("/index.html")),
+        format!(
+            "broken       302 GET  {} redirect loop: {} -> {} -> {}",
+            a("/loop1.html"),
+            a("/loop1.html"),
+            a("/loop2.html"),
+            a("/loop1.html")
+        ),
+        format!("    from {} (\"A loop\")", a("/index.html")),
+        format!(
+            "broken       404 GET  {} HTTP 404 Not Found",
+            a("/missing.html")
+        ),
+        format!("    from {} (\"A missing page\")", a("/index.html")),
+        format!(
+            "broken       404 HEAD {} HTTP 404 Not Found",
+            web.url("b.example", "/gone.html")
+        ),
+        format!("    from {} (\"B's gone page\")", a("/index.html")),
+        String::new(),
+        "reports:".to_string(),
+        format!(
+            "  A: {}/ (momspider-index, json-report)",
+            setup.path().join("reports").join("A").display()
+        ),
+        String::new(),
+    ];
+    assert_eq!(after_table[..expected.len()], expected, "{stdout}");
+    assert!(
+        after_table[expected.len()].starts_with("run 1: "),
+        "{stdout}"
+    );
+    // The plugins' timings are for -v.
+    assert!(
+        !text(&out.stderr).contains("finished its report"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // -q: one line; -qq: nothing.
+    let out = spinneret(&["-q", "crawl", setup.config_path.to_str().unwrap()]);
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "run 2: 1 task(s), 18 requests, 4 broken, 1 blocked; store {}\n",
+            setup.path().join("store.db").display()
+        )
+    );
+    let out = spinneret(&["-qq", "crawl", setup.config_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        (text(&out.stdout), text(&out.stderr)),
+        (String::new(), String::new())
+    );
 }
 
 #[test]
@@ -46,9 +116,9 @@ fn crawl_exits_0_when_nothing_is_broken() {
         ),
     ));
     let setup = Setup::new(&web, TASK);
-    let out = spinneret(&["-q", "crawl", setup.config_path.to_str().unwrap()]);
+    let out = spinneret(&["-qq", "crawl", setup.config_path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(out.stdout.is_empty(), "-q prints nothing");
+    assert!(out.stdout.is_empty(), "-qq prints nothing");
 }
 
 #[test]
@@ -163,6 +233,30 @@ fn results_as_json_lines_follow_the_schema() {
             .iter()
             .all(|l| l["task"] == "A" && l["role"] == "leaf")
     );
+    // Each URL with every document of the run that refers to it.
+    let referrers: Vec<&serde_json::Value> = broken.iter().map(|l| &l["referrers"]).collect();
+    let from = |path: &str, text: &str| serde_json::json!([{"document": web.url("a.example", path), "text": text}]);
+    assert_eq!(
+        referrers,
+        vec![
+            &from("/docs/index.html", "FAQ"),
+            &from("/index.html", "A loop"),
+            &from("/index.html", "A missing page"),
+            &from("/index.html", "B's gone page"),
+        ]
+    );
+    let guide = lines
+        .iter()
+        .find(|l| l["url"] == web.url("a.example", "/docs/guide.html"))
+        .unwrap();
+    assert_eq!(
+        guide["referrers"],
+        serde_json::json!([
+            {"document": web.url("a.example", "/about.html"), "text": "Guide"},
+            {"document": web.url("a.example", "/docs/index.html"), "text": "Guide"},
+        ]),
+        "every referring document, in URL order"
+    );
 
     let table = text(&spinneret(&["results", "-c", config, "--category", "moved"]).stdout);
     let rows: Vec<&str> = table.lines().skip(1).collect();
@@ -175,9 +269,17 @@ fn results_as_json_lines_follow_the_schema() {
                 web.url("a.example", "/docs/guide.html")
             ),
             format!(
+                "    from {} (\"A chain\")",
+                web.url("a.example", "/index.html")
+            ),
+            format!(
                 "moved        200 GET  {} -> {}",
                 web.url("a.example", "/old.html"),
                 web.url("a.example", "/new.html")
+            ),
+            format!(
+                "    from {} (\"An old page\")",
+                web.url("a.example", "/index.html")
             ),
         ],
         "{table}"
@@ -217,6 +319,51 @@ fn check_needs_no_configuration() {
     let ua = web.requests()[0].header("user-agent").unwrap().to_string();
     assert!(ua.starts_with("spinneret/"), "{ua}");
     assert_eq!(spinneret(&["check", "gopher://x/"]).status.code(), Some(2));
+}
+
+#[test]
+fn check_writes_each_sites_reports_apart_and_says_where() {
+    let web = TestWeb::start(maintenance_web());
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("check.db");
+    let (a, b) = (
+        web.url("a.example", "/docs/index.html"),
+        web.url("b.example", "/page.html"),
+    );
+    // Reports go under $TMPDIR/spinneret-check, a directory per top.
+    let out = command()
+        .env("TMPDIR", dir.path())
+        .args(["check", &a, &b, "--store", store.to_str().unwrap()])
+        .args([
+            "--resolve",
+            "a.example=127.0.0.1",
+            "--resolve",
+            "b.example=127.0.0.1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let port = web.port();
+    let base = dir.path().join("spinneret-check");
+    let (dir_a, dir_b) = (
+        base.join(format!("a.example-{port}_docs_index.html")),
+        base.join(format!("b.example-{port}_page.html")),
+    );
+    let stdout = text(&out.stdout);
+    for (top, d) in [(&a, &dir_a), (&b, &dir_b)] {
+        assert!(
+            stdout.contains(&format!(
+                "  {top}: {}/ (momspider-index, json-report)\n",
+                d.display()
+            )),
+            "{stdout}"
+        );
+        let index = std::fs::read_to_string(d.join("index.html")).unwrap();
+        assert!(
+            index.contains(&format!("<title>MOMspider index of {top}</title>")),
+            "each index its own: {index:.400}"
+        );
+    }
 }
 
 #[test]

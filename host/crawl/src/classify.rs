@@ -250,6 +250,7 @@ mod tests {
         let timeout = FetchError::Timeout(Duration::from_secs(5));
         let refused = FetchError::Connect("refused".into());
         let other = FetchError::Other("builder".into());
+        let nxdomain = FetchError::NoSuchHost("Name or service not known".into());
         let vetoed = FetchError::Vetoed("hook said no".into());
         let later = httpdate::fmt_http_date(now + Duration::from_secs(7));
         let second = JobState { attempt: 1, ..GET };
@@ -314,6 +315,15 @@ mod tests {
                 GET,
                 Answer::Failed(&other),
                 done(Category::Broken, Some("request failed: builder")),
+            ),
+            (
+                "a name DNS says does not exist is broken at once",
+                GET,
+                Answer::Failed(&nxdomain),
+                done(
+                    Category::Broken,
+                    Some("no such host: Name or service not known"),
+                ),
             ),
             (
                 "a hook's veto is avoided, with its reason",

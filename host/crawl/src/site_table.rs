@@ -384,10 +384,11 @@ impl SiteTable {
             RobotsFetch::Unavailable {
                 reason,
                 unreachable,
+                retryable,
             } => {
                 site.robots_failures += 1;
                 let key = &site.key;
-                if site.robots_failures <= p.retries {
+                if retryable && site.robots_failures <= p.retries {
                     let at = Instant::now() + backoff(site.robots_failures);
                     tracing::info!(
                         "robots.txt of {key} unavailable ({reason}); trying again later"
@@ -619,6 +620,7 @@ mod tests {
             let failed = || RobotsFetch::Unavailable {
                 reason: "connection refused".into(),
                 unreachable,
+                retryable: true,
             };
             for attempt in 1..=2 {
                 t.start_robots(s, now);
@@ -637,6 +639,28 @@ mod tests {
                 Some((category, reason.to_string()))
             );
         }
+    }
+
+    #[test]
+    fn a_host_that_does_not_exist_is_given_up_at_once() {
+        let now = Instant::now();
+        let mut t = table();
+        let s = t.site_of(&url("http://nx.test/"));
+        t.start_robots(s, now);
+        let nxdomain = RobotsFetch::Unavailable {
+            reason: "no such host: Name or service not known".into(),
+            unreachable: true,
+            retryable: false,
+        };
+        assert_eq!(t.robots_answered(s, nxdomain, 0), None);
+        assert_eq!(t.robots_turn(s, now), RobotsTurn::Go, "not tried again");
+        assert_eq!(
+            t.refusal(s, &url("http://nx.test/x")),
+            Some((
+                Category::Broken,
+                "site nx.test:80 cannot be reached: no such host: Name or service not known".into()
+            ))
+        );
     }
 
     #[test]

@@ -160,6 +160,11 @@ pub enum FetchError {
     /// No complete answer in the time allowed.
     #[error("timed out after {0:?}")]
     Timeout(Duration),
+    /// The host name does not exist: DNS said so (not a resolver that
+    /// could not be asked, which is [`FetchError::Connect`]). It will not
+    /// exist a second later, so it is not retried.
+    #[error("no such host: {0}")]
+    NoSuchHost(String),
     /// The connection could not be made (DNS, refused, TLS).
     #[error("connection failed: {0}")]
     Connect(String),
@@ -181,7 +186,10 @@ pub enum FetchError {
 impl FetchError {
     /// Whether trying again later may help.
     pub fn is_retryable(&self) -> bool {
-        !matches!(self, FetchError::Other(_) | FetchError::Vetoed(_))
+        !matches!(
+            self,
+            FetchError::Other(_) | FetchError::Vetoed(_) | FetchError::NoSuchHost(_)
+        )
     }
 }
 
@@ -209,6 +217,29 @@ fn protocol_error(e: &reqwest::Error) -> Option<String> {
         cur = err.source();
     }
     None
+}
+
+/// Whether `e` says that DNS answered that the name does not exist
+/// (getaddrinfo's `EAI_NONAME` or `EAI_NODATA`, as each system words it;
+/// std reports them only as text), rather than that it could not be asked
+/// (`EAI_AGAIN`, "Temporary failure in name resolution": worth a retry).
+fn no_such_host(e: &dyn std::error::Error) -> bool {
+    const SAID: [&str; 5] = [
+        "Name or service not known",                    // glibc EAI_NONAME
+        "No address associated with hostname",          // glibc EAI_NODATA
+        "nodename nor servname provided, or not known", // BSD, macOS
+        "No such host is known",                        // Windows
+        "Name does not resolve",                        // musl
+    ];
+    let mut cur: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = cur {
+        let text = err.to_string();
+        if SAID.iter().any(|s| text.contains(s)) {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// The error chain of an error as one line, most specific last.
@@ -412,6 +443,8 @@ impl Fetcher {
     fn map_err(&self, e: &reqwest::Error) -> FetchError {
         if e.is_timeout() {
             FetchError::Timeout(self.timeout)
+        } else if e.is_connect() && no_such_host(e) {
+            FetchError::NoSuchHost(chain(e))
         } else if e.is_connect() {
             FetchError::Connect(chain(e))
         } else if e.is_body() || e.is_decode() {
@@ -436,6 +469,22 @@ impl Fetcher {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_name_that_does_not_exist_is_told_from_a_resolver_that_failed() {
+        let lookup = |why: &str| {
+            std::io::Error::other(format!("failed to lookup address information: {why}"))
+        };
+        assert!(no_such_host(&lookup("Name or service not known")));
+        assert!(no_such_host(&lookup("No address associated with hostname")));
+        assert!(!no_such_host(&lookup(
+            "Temporary failure in name resolution"
+        )));
+        assert!(!no_such_host(&std::io::Error::other("Connection refused")));
+        assert!(!FetchError::NoSuchHost("x".into()).is_retryable());
+        assert!(FetchError::Connect("Temporary failure in name resolution".into()).is_retryable());
+    }
+
     use super::*;
 
     #[test]

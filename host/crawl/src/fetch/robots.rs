@@ -40,6 +40,9 @@ pub enum RobotsFetch {
         reason: String,
         /// Whether the server could not be reached at all (rather than answering 5xx).
         unreachable: bool,
+        /// Whether asking again may help (not for a host name DNS says
+        /// does not exist).
+        retryable: bool,
     },
 }
 
@@ -90,6 +93,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
                 return RobotsFetch::Unavailable {
                     reason: e.to_string(),
                     unreachable: true,
+                    retryable: e.is_retryable(),
                 };
             }
         };
@@ -120,6 +124,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
                             "robots.txt redirected to {next}, which is never requested (not http or https)"
                         ),
                         unreachable: false,
+                        retryable: false,
                     };
                 }
                 Some(next) => url = next,
@@ -143,6 +148,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
                 return RobotsFetch::Unavailable {
                     reason: format!("robots.txt answered {s}"),
                     unreachable: false,
+                    retryable: true,
                 };
             }
         }

@@ -4,12 +4,16 @@
 //! against the sitemap's URL, in order, without duplicates, at most 50,000
 //! (the protocol's limit).
 //!
-//! It accepts XML resources (`application/xml`, `text/xml`, `+xml` types)
-//! whose URL path names a sitemap (contains `sitemap`), unless the `paths`
-//! setting lists other path endings to accept.
+//! A sitemap is recognised by its content: it reads every XML resource
+//! (`application/xml`, `text/xml`, `+xml` types) whatever its path, and
+//! one whose root element is `<urlset>` or `<sitemapindex>` is a sitemap;
+//! another XML document (a feed, an SVG image) has no references for it,
+//! unless its path names a sitemap (contains `sitemap`), which is then an
+//! error worth a look. A `text/plain` resource whose path names a sitemap
+//! is read as the protocol's text sitemap: one URL per line.
 //!
-//! Configuration: `paths` (a list of path suffixes; default: any path
-//! containing `sitemap`).
+//! Configuration: `paths` (a list of path suffixes): only XML resources
+//! whose path ends so are read.
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
@@ -31,8 +35,9 @@ fn line_of(body: &[u8], pos: u64) -> usize {
 }
 
 impl Sitemap {
-    /// The `<loc>` entries of a sitemap or sitemap index, and which it is.
-    pub fn entries(body: &[u8]) -> Result<(bool, Vec<String>), String> {
+    /// The `<loc>` entries of a sitemap or sitemap index, and which it is;
+    /// `None` for an XML document whose root element is neither.
+    pub fn entries(body: &[u8]) -> Result<Option<(bool, Vec<String>)>, String> {
         let mut reader = Reader::from_reader(body);
         reader.config_mut().trim_text(true);
         let mut buf = Vec::new();
@@ -47,12 +52,15 @@ impl Sitemap {
                 .read_event_into(&mut buf)
                 .map_err(|e| at(&reader, &e))?;
             match event {
-                Event::Start(e) => match e.local_name().as_ref() {
-                    b"urlset" if index.is_none() => index = Some(false),
-                    b"sitemapindex" if index.is_none() => index = Some(true),
-                    b"loc" => loc = Some(String::new()),
-                    _ => {}
-                },
+                // The root element says what the document is.
+                Event::Start(e) | Event::Empty(e) if index.is_none() => {
+                    match e.local_name().as_ref() {
+                        b"urlset" => index = Some(false),
+                        b"sitemapindex" => index = Some(true),
+                        _ => return Ok(None),
+                    }
+                }
+                Event::Start(e) if e.local_name().as_ref() == b"loc" => loc = Some(String::new()),
                 Event::End(e) if e.local_name().as_ref() == b"loc" => {
                     if let Some(l) = loc.take() {
                         out.push(l.trim().to_string());
@@ -85,13 +93,46 @@ impl Sitemap {
             }
             buf.clear();
         }
-        match index {
-            Some(i) => Ok((i, out)),
-            None => {
-                Err("not a sitemap: the root element is neither <urlset> nor <sitemapindex>".into())
-            }
-        }
+        Ok(index.map(|i| (i, out)))
     }
+}
+
+/// The kinds of resource the parser tells apart by type.
+enum Media {
+    Xml,
+    Text,
+    Other,
+}
+
+fn media(content_type: &str) -> Media {
+    match spinneret_sdk::http::media_type(content_type).as_str() {
+        "application/xml" | "text/xml" => Media::Xml,
+        ct if ct.ends_with("+xml") => Media::Xml,
+        "text/plain" => Media::Text,
+        _ => Media::Other,
+    }
+}
+
+/// A URL's path, lower-cased.
+fn path_of(url: &str) -> String {
+    urls::Url::parse(url)
+        .map(|u| u.path().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// Whether a URL's path names a sitemap.
+fn names_a_sitemap(url: &str) -> bool {
+    path_of(url).contains("sitemap")
+}
+
+/// The URLs of a text sitemap: each line that holds an http or https URL.
+fn text_entries(body: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(body)
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("http://") || l.starts_with("https://"))
+        .map(str::to_string)
+        .collect()
 }
 
 impl Parser for Sitemap {
@@ -114,19 +155,33 @@ impl Parser for Sitemap {
     }
 
     fn accepts(&self, content_type: &str, url: &str) -> bool {
-        let ct = spinneret_sdk::http::media_type(content_type);
-        let xml = ct == "application/xml" || ct == "text/xml" || ct.ends_with("+xml");
-        let path = urls::Url::parse(url)
-            .map(|u| u.path().to_ascii_lowercase())
-            .unwrap_or_default();
-        xml && match &self.paths {
-            Some(p) => p.iter().any(|s| path.ends_with(&s.to_ascii_lowercase())),
-            None => path.contains("sitemap"),
+        match media(content_type) {
+            Media::Xml => match &self.paths {
+                Some(p) => {
+                    let path = path_of(url);
+                    p.iter().any(|s| path.ends_with(&s.to_ascii_lowercase()))
+                }
+                None => true,
+            },
+            Media::Text => self.paths.is_none() && names_a_sitemap(url),
+            Media::Other => false,
         }
     }
 
-    fn parse(&mut self, url: &str, _content_type: &str, body: &[u8]) -> Result<Parsed, String> {
-        let (index, locs) = Self::entries(body).map_err(|e| format!("{url}: {e}"))?;
+    fn parse(&mut self, url: &str, content_type: &str, body: &[u8]) -> Result<Parsed, String> {
+        let (index, locs) = match media(content_type) {
+            Media::Text => (false, text_entries(body)),
+            _ => match Self::entries(body).map_err(|e| format!("{url}: {e}"))? {
+                Some(found) => found,
+                None if self.paths.is_some() || names_a_sitemap(url) => {
+                    return Err(format!(
+                        "{url}: not a sitemap: the root element is neither <urlset> nor <sitemapindex>"
+                    ));
+                }
+                // Another kind of XML document: nothing of a sitemap's in it.
+                None => (false, Vec::new()),
+            },
+        };
         let mut seen = std::collections::HashSet::new();
         let mut references = Vec::new();
         for loc in locs {
@@ -243,17 +298,51 @@ mod tests {
     }
 
     #[test]
-    fn accepts_xml_sitemaps_only() {
+    fn a_sitemap_is_known_by_its_root_element_or_a_text_sitemap_by_its_path() {
         let p = parser();
+        // Every XML resource is read, whatever its path.
         assert!(p.accepts(
             "application/xml; charset=utf-8",
             "http://a.example/sitemap.xml"
         ));
-        assert!(p.accepts("text/xml", "http://a.example/sitemaps/news.xml"));
+        assert!(p.accepts("text/xml", "http://a.example/pages.xml"));
+        assert!(p.accepts("application/rss+xml", "http://a.example/feed"));
         assert!(!p.accepts("text/html", "http://a.example/sitemap.html"));
-        assert!(!p.accepts("application/xml", "http://a.example/feed.xml"));
+        // A text sitemap needs its path to say so.
+        assert!(p.accepts("text/plain", "http://a.example/sitemap.txt"));
+        assert!(!p.accepts("text/plain", "http://a.example/notes.txt"));
+
+        // A sitemap at a path that does not say so is read by its root.
+        let body = br#"<?xml version="1.0"?><!-- pages --><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/a.html</loc></url></urlset>"#;
+        let found = parser()
+            .parse("http://a.example/pages.xml", "text/xml", body)
+            .unwrap();
+        assert_eq!(targets(&found), ["http://a.example/a.html"]);
+        // Another XML document has no references, and is no error.
+        let feed = parser()
+            .parse(
+                "http://a.example/feed.xml",
+                "application/rss+xml",
+                b"<rss><channel><link>http://a.example/x</link></channel></rss>",
+            )
+            .unwrap();
+        assert!(found.title.is_none() && feed.references.is_empty());
+        // The protocol's text sitemap: a URL a line.
+        let text = parser()
+            .parse(
+                "http://a.example/sitemap.txt",
+                "text/plain",
+                b"http://a.example/1.html\r\n\n  https://a.example/2.html  \nnot a url\n",
+            )
+            .unwrap();
+        assert_eq!(
+            targets(&text),
+            ["http://a.example/1.html", "https://a.example/2.html"]
+        );
+
         let custom = Sitemap::configure(serde_json::json!({"paths": ["/pages.xml"]})).unwrap();
         assert!(custom.accepts("text/xml", "http://a.example/pages.xml"));
         assert!(!custom.accepts("text/xml", "http://a.example/sitemap.xml"));
+        assert!(!custom.accepts("text/plain", "http://a.example/sitemap.txt"));
     }
 }

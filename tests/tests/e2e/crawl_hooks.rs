@@ -573,3 +573,65 @@ fn strict_plugins_counts_failures_during_the_crawl() {
         common::expect_exit(&out, 3);
     }
 }
+
+#[test]
+fn the_sitemap_parser_knows_a_sitemap_by_its_root_element_whatever_its_path() {
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .page(
+                    "/index.html",
+                    &page(
+                        "Home",
+                        None,
+                        r#"<a href="pages">Pages</a> <a href="feed.xml">Feed</a>"#,
+                    ),
+                )
+                .route(
+                    "/pages",
+                    Route::file(
+                        "text/xml; charset=utf-8",
+                        r#"<?xml version="1.0"?><urlset><url><loc>listed.html</loc></url></urlset>"#,
+                    ),
+                )
+                .route(
+                    "/feed.xml",
+                    Route::file(
+                        "application/rss+xml",
+                        r#"<rss><channel><link>http://a.example:{PORT}/not-a-reference.html</link></channel></rss>"#,
+                    ),
+                )
+                .page("/listed.html", &page("Listed", None, "")),
+        ),
+    );
+    let a = |p: &str| web.url("a.example", p);
+    let setup = Setup::new(
+        &web,
+        &task(
+            "/index.html",
+            "[[plugin]]\nname = \"sitemap\"\nsource = \"builtin:sitemap\"\n",
+        ),
+    );
+    let stderr = crawl(&setup);
+    let checked: Vec<String> = setup.results().into_keys().collect();
+    assert_eq!(
+        checked,
+        vec![
+            a("/feed.xml"),
+            a("/index.html"),
+            a("/listed.html"),
+            a("/pages")
+        ],
+        "the sitemap's page is checked; the feed's <link> is no reference"
+    );
+    // The feed, not a sitemap, is no plugin failure.
+    assert!(!stderr.contains("plugin"), "{stderr}");
+    let store = setup.store();
+    let run = store.last_run().unwrap().unwrap().id;
+    let findings = store.findings(run, None).unwrap();
+    assert!(
+        findings.iter().all(|f| f.kind != "plugin-failure"),
+        "{findings:?}"
+    );
+}

@@ -78,7 +78,9 @@ enum Command {
     Check(CheckArgs),
     /// Show what the last run found, from the store.
     Results(ResultsArgs),
-    /// Write and examine plugins: `new`, `inspect`, `builtins`.
+    /// Write, examine and share plugins: `new`, `inspect`, `builtins`;
+    /// `pack`, `keygen`, `sign`, `trust`, `push`; `install`, `list`, `info`,
+    /// `remove`, `update`.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
     /// Run the tasks of a configuration, or the entries of a WebSnatcher

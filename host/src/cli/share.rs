@@ -365,7 +365,19 @@ fn run_inner(cmd: ShareCommand) -> anyhow::Result<()> {
                         .as_ref()
                         .is_none_or(|want| &v.manifest.version == want)
                 })
-                .ok_or_else(|| anyhow::anyhow!("{} is not installed", a.name))?;
+                .ok_or_else(|| {
+                    // A built-in of that name is what the user may mean.
+                    match spinneret_plugin_host::builtin::names().any(|b| b == name) {
+                        true => anyhow::anyhow!(
+                            "{} is not installed, but spinneret has a built-in plugin of that name: `builtin:{name}` (see `spinneret plugin inspect builtin:{name}`; its settings are in docs/plugins.md)",
+                            a.name
+                        ),
+                        false => anyhow::anyhow!(
+                            "{} is not installed (`spinneret plugin list` shows what is; `spinneret plugin builtins` the built-ins)",
+                            a.name
+                        ),
+                    }
+                })?;
             let m = &v.manifest;
             outln!("{} {}", m.name, m.version);
             for (label, value) in [

@@ -233,6 +233,19 @@ fn pack_sign_install_list_info_and_crawl_with_it() {
     assert_eq!(&cols[..3], ["link-report", "1.2.0", "reporter"], "{list}");
     let info = w.ok(&["plugin", "info", "link-report"]);
     assert!(info.contains("memory: 32 MiB per instance"), "{info}");
+    // A name that is a built-in's, not an installed plugin's, says so.
+    assert_eq!(
+        w.refused(&["plugin", "info", "searxng"]),
+        "spinneret: searxng is not installed, but spinneret has a built-in plugin of that name: `builtin:searxng` (see `spinneret plugin inspect builtin:searxng`; its settings are in docs/plugins.md)\n"
+    );
+    let help = w.ok(&["plugin", "--help"]);
+    assert!(
+        help.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .starts_with("Write, examine and share plugins: `new`, `inspect`, `builtins`; `pack`, `keygen`, `sign`, `trust`, `push`; `install`"),
+        "the sharing commands are named first: {help}"
+    );
     assert!(info.contains("network: none"), "{info}");
     assert!(
         info.contains(&format!("source       {}", bundle.display())),

@@ -15,7 +15,10 @@ pub fn category(c: Category) -> &'static str {
     }
 }
 
-/// `anchor`, `image`, `stylesheet`, … (the WIT case names).
+/// `anchor`, `image`, `stylesheet`, … (the WIT case names). The
+/// maintenance index shows MOMspider's reference types instead (`get`,
+/// `query`, `img`, …); the project's `docs/writing-plugins.md` maps one to
+/// the other.
 pub fn ref_kind(k: RefKind) -> &'static str {
     match k {
         RefKind::Anchor => "anchor",

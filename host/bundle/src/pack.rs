@@ -11,6 +11,10 @@ use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::identify::declared;
 use std::path::{Path, PathBuf};
 
+/// The line of the README `plugin new` writes that says it is the
+/// template's (pack refuses a README that still has it).
+pub const TEMPLATE_README_MARK: &str = "spinneret plugin new: this README is the template's.";
+
 /// Where `cargo build --release --target wasm32-wasip2` puts the component
 /// of a plugin crate named `name` in `dir`: under `CARGO_TARGET_DIR` when
 /// it is set (as cargo itself does), else under `dir/target`.
@@ -99,6 +103,32 @@ pub fn pack(engine: &PluginEngine, input: &Path) -> Result<Bundle, BundleError> 
             )));
         }
     };
+    // What `plugin new` wrote as an example is not for users to read.
+    let mut template = Vec::new();
+    if readme
+        .as_deref()
+        .is_some_and(|r| r.contains(TEMPLATE_README_MARK))
+    {
+        template.push(format!(
+            "{} is still the template's: say what the plugin does and how to configure it, and delete the comment at its top",
+            dir.join("README.md").display()
+        ));
+    }
+    let d = &manifest.description;
+    if d.starts_with("A spinneret ") && d.ends_with(" plugin") && d.split_whitespace().count() == 4
+    {
+        template.push(format!(
+            "{}'s description is still the template's (\"{}\"): say in a line what the plugin does",
+            manifest_path.display(),
+            manifest.description
+        ));
+    }
+    if !template.is_empty() {
+        return Err(BundleError::Invalid(format!(
+            "not packed: users read these before they install a plugin:\n  {}",
+            template.join("\n  ")
+        )));
+    }
     manifest.readme_sha256 = readme.as_deref().map(|r| sha256_hex(r.as_bytes()));
     Ok(Bundle::new(manifest, component, readme, None))
 }

@@ -75,6 +75,12 @@ pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
                         "next:\n  cd {}\n  cargo test\n  cargo build --release --target wasm32-wasip2",
                         dir.display()
                     );
+                    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+                        outln!(
+                            "(plugins share one build of their dependencies with a common target directory,\n \
+                             e.g. `export CARGO_TARGET_DIR=~/.cache/spinneret-plugins`: see its README)"
+                        );
+                    }
                     Ok(super::EXIT_OK)
                 }
                 Err(e) => {

@@ -93,16 +93,44 @@ fn a_plugin_from_the_template_runs_in_a_crawl() {
         "{shown}"
     );
 
-    // The template's manifest packs as it is; the world and API come from
-    // the component.
+    // The template's README and description are examples: not packed
+    // until the author says what the plugin does.
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/plugin-new-test");
-    let out = crate::common::command()
-        .env("CARGO_TARGET_DIR", &target)
-        .current_dir(tmp.path())
-        .args(["plugin", "pack", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let packed = crate::common::expect_exit(&out, 0);
+    let pack = || {
+        crate::common::command()
+            .env("CARGO_TARGET_DIR", &target)
+            .current_dir(tmp.path())
+            .args(["plugin", "pack", dir.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let refused = crate::common::expect_exit(&pack(), 2);
+    assert_eq!(
+        refused,
+        format!(
+            "spinneret: not packed: users read these before they install a plugin:\n  \
+             {0}/README.md is still the template's: say what the plugin does and how to configure it, and delete the comment at its top\n  \
+             {0}/plugin.toml's description is still the template's (\"A spinneret reporter plugin\"): say in a line what the plugin does\n",
+            dir.display()
+        )
+    );
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let start = readme.find("<!--").unwrap();
+    let end = readme.find("-->").unwrap() + 3;
+    let readme = format!(
+        "{}Counts the links of each category.{}",
+        &readme[..start],
+        &readme[end..]
+    );
+    std::fs::write(dir.join("README.md"), readme).unwrap();
+    let manifest = std::fs::read_to_string(dir.join("plugin.toml")).unwrap();
+    std::fs::write(
+        dir.join("plugin.toml"),
+        manifest.replace("A spinneret reporter plugin", "Counts links per category"),
+    )
+    .unwrap();
+    // Now it packs; the world and API come from the component.
+    let packed = crate::common::expect_exit(&pack(), 0);
     let bundle = spinneret_bundle::Bundle::read(&tmp.path().join("link-count-0.1.0.spkg"))
         .unwrap_or_else(|e| panic!("{e}\n{packed}"));
     assert_eq!(bundle.manifest.kind.as_deref(), Some("reporter"));

@@ -96,19 +96,34 @@ impl<'de> Deserialize<'de> for ByteSize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DurationIn<const MIN_MS: u64, const MAX_MS: u64>(pub Duration);
 
-impl<'de, const MIN_MS: u64, const MAX_MS: u64> Deserialize<'de> for DurationIn<MIN_MS, MAX_MS> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let HumanDuration(v) = HumanDuration::deserialize(d)?;
+impl<const MIN_MS: u64, const MAX_MS: u64> DurationIn<MIN_MS, MAX_MS> {
+    /// `v`, when it is in range.
+    pub fn check(v: Duration) -> Result<Self, String> {
         let (min, max) = (Duration::from_millis(MIN_MS), Duration::from_millis(MAX_MS));
         if v < min || v > max {
-            return Err(de::Error::custom(format!(
+            return Err(format!(
                 "{} is out of range; expected from {} to {}",
                 humantime::format_duration(v),
                 humantime::format_duration(min),
                 humantime::format_duration(max)
-            )));
+            ));
         }
         Ok(DurationIn(v))
+    }
+
+    /// A duration as written on a command line ("2s", "500ms"), in range.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let v = humantime::parse_duration(s.trim()).map_err(|e| {
+            format!("`{s}` is not a duration ({e}); write e.g. \"2s\" or \"500ms\"")
+        })?;
+        Self::check(v)
+    }
+}
+
+impl<'de, const MIN_MS: u64, const MAX_MS: u64> Deserialize<'de> for DurationIn<MIN_MS, MAX_MS> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let HumanDuration(v) = HumanDuration::deserialize(d)?;
+        Self::check(v).map_err(de::Error::custom)
     }
 }
 
@@ -156,15 +171,30 @@ pub mod ms {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounded<const MIN: u64, const MAX: u64>(pub u64);
 
-impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for Bounded<MIN, MAX> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = i64::deserialize(d)?;
+impl<const MIN: u64, const MAX: u64> Bounded<MIN, MAX> {
+    /// `v`, when it is in range.
+    pub fn check(v: i64) -> Result<Self, String> {
         if v < MIN as i64 || v as u64 > MAX {
-            return Err(de::Error::custom(format!(
+            return Err(format!(
                 "{v} is out of range; expected a whole number from {MIN} to {MAX}"
-            )));
+            ));
         }
         Ok(Bounded(v as u64))
+    }
+
+    /// A number as written on a command line, in range.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let v = s
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| format!("`{s}` is not a whole number"))?;
+        Self::check(v)
+    }
+}
+
+impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for Bounded<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Self::check(i64::deserialize(d)?).map_err(de::Error::custom)
     }
 }
 

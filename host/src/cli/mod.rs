@@ -181,6 +181,18 @@ pub(crate) struct Overrides {
     /// can be).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     max_age: Option<std::time::Duration>,
+    /// Wait this long between two requests to one site ("1s"; the
+    /// configuration's `per_site_delay`, 1s by default; 0s to 1h).
+    #[arg(long, value_name = "DURATION", value_parser = config::PerSiteDelay::parse)]
+    delay: Option<config::PerSiteDelay>,
+    /// Give up on a request after this long ("30s"; the configuration's
+    /// `timeout`; 100ms to 1h).
+    #[arg(long, value_name = "DURATION", value_parser = config::Timeout::parse)]
+    timeout: Option<config::Timeout>,
+    /// Traverse documents at most this many links from each task's top (a
+    /// task's `max_depth`, 50 by default; 1 to 100000).
+    #[arg(long, value_name = "N", value_parser = config::MaxDepth::parse)]
+    max_depth: Option<config::MaxDepth>,
 }
 
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
@@ -198,6 +210,17 @@ impl Overrides {
         }
         if let Some(age) = self.max_age {
             settings.result_max_age = age;
+        }
+        if let Some(d) = self.delay {
+            settings.per_site_delay = d.0;
+        }
+        if let Some(t) = self.timeout {
+            settings.timeout = t.0;
+        }
+        if let Some(depth) = self.max_depth {
+            for task in &mut config.tasks {
+                task.bounds.max_depth = depth.0 as u32;
+            }
         }
         if let Some(from) = &self.from {
             config::check_email(from).map_err(|e| format!("--from: {e}"))?;

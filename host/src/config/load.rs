@@ -13,6 +13,13 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use url::Url;
 
+/// `per_site_delay`'s range (the command line's `--delay` too).
+pub type PerSiteDelay = DurationIn<0, { ms::HOUR }>;
+/// `timeout`'s range (`--timeout`).
+pub type Timeout = DurationIn<100, { ms::HOUR }>;
+/// A task's `max_depth` range (`--max-depth`).
+pub type MaxDepth = Bounded<1, 100_000>;
+
 /// A configuration that cannot be used, with where and why.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -54,10 +61,10 @@ struct RawConfig {
     accept: Option<Spanned<String>>,
     concurrency: Option<Bounded<1, 4096>>,
     per_site_connections: Option<Bounded<1, 64>>,
-    per_site_delay: Option<DurationIn<0, { ms::HOUR }>>,
+    per_site_delay: Option<PerSiteDelay>,
     max_crawl_delay: Option<DurationIn<0, { ms::DAY }>>,
     connect_timeout: Option<DurationIn<100, { 10 * ms::MINUTE }>>,
-    timeout: Option<DurationIn<100, { ms::HOUR }>>,
+    timeout: Option<Timeout>,
     retries: Option<Bounded<0, 10>>,
     max_retry_after: Option<DurationIn<0, { ms::DAY }>>,
     max_body: Option<SizeIn<1024, { 4 << 30 }>>,
@@ -133,7 +140,7 @@ struct RawTask {
     email_changed: Option<Spanned<Bounded<0, 36500>>>,
     email_expired: Option<Spanned<Bounded<0, 36500>>>,
     schedule: Option<Spanned<String>>,
-    max_depth: Option<Bounded<1, 100_000>>,
+    max_depth: Option<MaxDepth>,
     levels: Option<Spanned<Bounded<1, 100_000>>>,
     max_documents: Option<Bounded<1, 1_000_000_000>>,
 }

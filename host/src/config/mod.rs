@@ -14,7 +14,10 @@ mod to_toml;
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
 pub use library::{LibrarySettings, Moderator};
 pub(crate) use load::line_col;
-pub use load::{ConfigError, check_email, library_dir, load_file, load_str, parse_top};
+pub use load::{
+    ConfigError, MaxDepth, PerSiteDelay, Timeout, check_email, library_dir, load_file, load_str,
+    parse_top,
+};
 pub use mail::{MailSettings, Password, TlsMode};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use to_toml::to_toml;

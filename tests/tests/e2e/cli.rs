@@ -537,3 +537,71 @@ fn the_bundled_examples_run_as_the_readme_says() {
     assert!(run.join("index.html").is_file());
     assert!(copy.join("mirror/runs/0001.warc.gz").is_file());
 }
+
+#[test]
+fn check_takes_the_common_settings_as_flags() {
+    let web = TestWeb::start(maintenance_web());
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("check.db");
+    let top = web.url("a.example", "/docs/index.html");
+    let check = |extra: &[&str]| {
+        command()
+            .env("TMPDIR", dir.path())
+            .args(["check", &top, "--store", store.to_str().unwrap()])
+            .args([
+                "--resolve",
+                "a.example=127.0.0.1",
+                "--resolve",
+                "b.example=127.0.0.1",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = check(&["--max-depth", "1", "--delay", "0s", "--timeout", "2s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let row: Vec<&str> = stdout.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(
+        row[1], "3",
+        "the top, and the documents one link from it: {stdout}"
+    );
+    assert_eq!(
+        stdout.lines().nth(2).unwrap(),
+        format!(
+            "{top}: reached its max_depth (1 links from the top) at {}; documents beyond it are tested as leaves, not traversed",
+            web.url("a.example", "/docs/report.pdf")
+        )
+    );
+    let out = check(&[]);
+    let row: Vec<String> = text(&out.stdout)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert_eq!(row[1], "5", "without the flag, the default depth: {row:?}");
+    for (flag, value, why) in [
+        (
+            "--timeout",
+            "0s",
+            "--timeout <DURATION>': 0s is out of range; expected from 100ms to 1h",
+        ),
+        (
+            "--delay",
+            "2h",
+            "--delay <DURATION>': 2h is out of range; expected from 0s to 1h",
+        ),
+        (
+            "--max-depth",
+            "0",
+            "--max-depth <N>': 0 is out of range; expected a whole number from 1 to 100000",
+        ),
+        ("--delay", "soon", "`soon` is not a duration"),
+    ] {
+        let out = check(&[flag, value]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+    }
+}

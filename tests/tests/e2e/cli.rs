@@ -490,6 +490,31 @@ fn the_bundled_examples_run_as_the_readme_says() {
     let config = copy.join("spinneret.toml");
     let out = spinneret(&["crawl", config.to_str().unwrap()]);
     expect_exit(&out, 1);
+    // The README's quick start shows this output, with `/…/example` for
+    // where the example is and the run's time left out.
+    let readme = std::fs::read_to_string(example.join("../README.md")).expect("the README");
+    let shown = readme
+        .split("crawl example/spinneret.toml`):\n\n```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README's quick start shows the example's output");
+    let real = text(&out.stdout).replace(
+        &copy.canonicalize().unwrap().display().to_string(),
+        "/…/example",
+    );
+    let untimed = |t: &str| {
+        t.lines()
+            .map(|l| match l.find(" requests in ") {
+                Some(i) => l[..i].to_string(),
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        untimed(shown),
+        untimed(&real),
+        "README's quick start against:\n{real}"
+    );
     let out = spinneret(&[
         "results",
         "-c",

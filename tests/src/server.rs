@@ -196,7 +196,7 @@ impl Web {
 }
 
 /// The request headers kept in the log.
-pub const LOGGED_HEADERS: [&str; 9] = [
+pub const LOGGED_HEADERS: [&str; 11] = [
     "user-agent",
     "accept",
     "from",
@@ -206,6 +206,8 @@ pub const LOGGED_HEADERS: [&str; 9] = [
     "accept-encoding",
     "host",
     "x-checked-by",
+    "x-test",
+    "authorization",
 ];
 
 /// One request the server saw.

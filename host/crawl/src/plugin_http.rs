@@ -47,12 +47,18 @@ impl PoliteHttp {
     ) -> Result<PoliteHttp, crate::CrawlError> {
         let (rules, _) =
             crate::policy::load_rules(&settings.rule_files, std::time::SystemTime::now())?;
+        // A plugin's requests never carry the user's `[[request]]` headers
+        // and credentials: those are for the crawl's own requests.
+        let fetch = crate::fetch::FetchSettings {
+            requests: Vec::new(),
+            ..settings.fetch.clone()
+        };
         Ok(PoliteHttp {
-            fetcher: Fetcher::new(&settings.fetch)?,
+            fetcher: Fetcher::new(&fetch)?,
             public: std::sync::OnceLock::new(),
             fetch_settings: crate::fetch::FetchSettings {
                 public_only: true,
-                ..settings.fetch.clone()
+                ..fetch
             },
             handle,
             robot_name: settings.robot_name.clone(),

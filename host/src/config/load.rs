@@ -82,11 +82,26 @@ struct RawConfig {
     schedule: Option<Spanned<String>>,
     #[serde(default)]
     resolve: BTreeMap<String, Spanned<String>>,
+    #[serde(default, rename = "request")]
+    requests: Vec<Spanned<RawRequest>>,
     #[serde(default, rename = "task")]
     tasks: Vec<RawTask>,
     #[serde(default, rename = "plugin")]
     plugins: Vec<RawPlugin>,
     library: Option<super::library::RawLibrary>,
+}
+
+/// A `[[request]]` table: what goes with the requests under a prefix.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequest {
+    prefix: Spanned<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, Spanned<String>>,
+    user: Option<String>,
+    password: Option<Spanned<toml::Value>>,
+    password_env: Option<Spanned<String>>,
+    password_file: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -223,7 +238,14 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         })?;
         resolve.insert(host.to_ascii_lowercase(), ip);
     }
+    let requests = raw
+        .requests
+        .into_iter()
+        .map(|r| request_rule(r, rel))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|(span, m)| at(span, m))?;
     let settings = Settings {
+        requests,
         user_agent: raw
             .user_agent
             .map_or(defaults.user_agent, |a| a.into_inner().trim().to_string()),
@@ -578,6 +600,119 @@ fn schedule(
     raw.as_ref()
         .map(|s| spinneret_core::schedule::Schedule::parse(s.get_ref()).map_err(|m| (s.span(), m)))
         .transpose()
+}
+
+/// Headers a `[[request]]` table may not set: they frame the request, or
+/// spinneret sets them from other settings.
+const HEADERS_NOT_SET: [&str; 7] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "user-agent",
+    "from",
+    "authorization",
+];
+
+/// A `[[request]]` table, checked, with its password read now (from the
+/// environment variable or the file it names: never the configuration).
+fn request_rule(
+    raw: Spanned<RawRequest>,
+    rel: &dyn Fn(&str) -> PathBuf,
+) -> Result<spinneret_crawl::fetch::RequestRule, (Option<Range<usize>>, String)> {
+    let span = raw.span();
+    let r = raw.into_inner();
+    if let Some(p) = &r.password {
+        return Err((
+            Some(p.span()),
+            "a password is never read from the configuration; name where it is with password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
+        ));
+    }
+    let prefix = Url::parse(r.prefix.get_ref().trim())
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+        .ok_or_else(|| {
+            (
+                Some(r.prefix.span()),
+                format!(
+                    "`{}` is not an http or https URL; write where the headers go, e.g. \"https://intranet.example.org/\"",
+                    r.prefix.get_ref()
+                ),
+            )
+        })?;
+    let mut headers = Vec::new();
+    for (name, value) in &r.headers {
+        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err((Some(value.span()), format!("`{name}` is not a header name")));
+        }
+        if HEADERS_NOT_SET.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err((
+                Some(value.span()),
+                format!(
+                    "`{name}` is not set here: spinneret sets it (user_agent and from are settings; for Authorization give user and password_env or password_file)"
+                ),
+            ));
+        }
+        if http::HeaderValue::from_str(value.get_ref()).is_err() {
+            return Err((
+                Some(value.span()),
+                format!("the value of `{name}` is not a valid header value"),
+            ));
+        }
+        headers.push((name.clone(), value.get_ref().clone()));
+    }
+    let password = match (&r.password_env, &r.password_file) {
+        (Some(_), Some(_)) => {
+            return Err((
+                Some(span),
+                "give password_env or password_file, not both".into(),
+            ));
+        }
+        (Some(var), None) => Some(std::env::var(var.get_ref()).map_err(|_| {
+            (
+                Some(var.span()),
+                format!(
+                    "the password variable {} (password_env) is not set",
+                    var.get_ref()
+                ),
+            )
+        })?),
+        (None, Some(file)) => {
+            let path = rel(file.get_ref());
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                (
+                    Some(file.span()),
+                    format!(
+                        "cannot read the password file {} (password_file): {e}",
+                        path.display()
+                    ),
+                )
+            })?;
+            Some(text.lines().next().unwrap_or("").to_string())
+        }
+        (None, None) => None,
+    };
+    let basic_auth = match (r.user, password) {
+        (Some(user), Some(password)) => Some((user, password)),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err((
+                Some(span),
+                "a user but no password: add password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err((
+                Some(span),
+                "a password is named but no user; add user = \"...\"".into(),
+            ));
+        }
+    };
+    Ok(spinneret_crawl::fetch::RequestRule {
+        prefix,
+        headers,
+        basic_auth,
+    })
 }
 
 /// The `[mail]` table; the password only by reference.

@@ -221,6 +221,9 @@ pub struct Settings {
     pub schedule: Option<spinneret_core::schedule::Schedule>,
     /// Host names resolved to fixed addresses instead of DNS (like curl's `--resolve`).
     pub resolve: BTreeMap<String, IpAddr>,
+    /// Headers and basic authentication for the requests under a prefix
+    /// (`[[request]]`), the passwords read at load.
+    pub requests: Vec<spinneret_crawl::fetch::RequestRule>,
 }
 
 impl Settings {
@@ -248,6 +251,7 @@ impl Settings {
                 // A crawl checks what its tasks reach, intranets included;
                 // a collection asks for public addresses where it must.
                 public_only: false,
+                requests: self.requests.clone(),
             },
             rule_files: spinneret_crawl::policy::RuleFiles {
                 avoid_files: self.avoid_files.clone(),
@@ -307,6 +311,7 @@ impl Default for Settings {
             mail: MailSettings::default(),
             schedule: None,
             resolve: BTreeMap::new(),
+            requests: Vec::new(),
         }
     }
 }

@@ -630,3 +630,76 @@ fn check_takes_the_common_settings_as_flags() {
         assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
     }
 }
+
+#[test]
+fn request_tables_send_headers_and_basic_auth_under_their_prefix_only() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(
+        &web,
+        &format!(
+            "{TASK}\n[[request]]\nprefix = \"http://a.example:{{PORT}}/docs/\"\nheaders = {{ \"X-Test\" = \"yes\" }}\nuser = \"checker\"\npassword_env = \"SPINNERET_TEST_PASSWORD\"\n"
+        ),
+    );
+    let config = setup.config_path.to_str().unwrap();
+    let out = command()
+        .env("SPINNERET_TEST_PASSWORD", "s3cret")
+        .args(["-qq", "crawl", config])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let requests = web.requests();
+    let (mut under, mut elsewhere) = (0, 0);
+    for r in &requests {
+        let docs = r.host.starts_with("a.example") && r.path.starts_with("/docs/");
+        let sent = (r.header("x-test"), r.header("authorization"));
+        if docs {
+            under += 1;
+            assert_eq!(
+                sent,
+                (Some("yes"), Some("Basic Y2hlY2tlcjpzM2NyZXQ=")),
+                "{} {}",
+                r.host,
+                r.path
+            );
+        } else {
+            elsewhere += 1;
+            assert_eq!(sent, (None, None), "{} {}", r.host, r.path);
+        }
+    }
+    assert!(
+        under >= 3 && elsewhere >= 10,
+        "{under} under the prefix, {elsewhere} elsewhere"
+    );
+
+    // The password is never in the file, and one that cannot be read stops
+    // the run before a request, naming the table's line.
+    let out = spinneret(&["crawl", config]);
+    assert_eq!(out.status.code(), Some(2));
+    let line = std::fs::read_to_string(&setup.config_path)
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("password_env"))
+        .unwrap()
+        + 1;
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "spinneret.toml:{line}:16: the password variable SPINNERET_TEST_PASSWORD (password_env) is not set"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    let text_of = std::fs::read_to_string(&setup.config_path)
+        .unwrap()
+        .replace(
+            "password_env = \"SPINNERET_TEST_PASSWORD\"",
+            "password = \"s3cret\"",
+        );
+    std::fs::write(&setup.config_path, text_of).unwrap();
+    let out = spinneret(&["crawl", config]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("a password is never read from the configuration"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -44,6 +44,54 @@ pub struct FetchSettings {
     /// machine or its network is refused ([`public_dns::PublicOnly`]);
     /// the names of `resolve` are still the user's.
     pub public_only: bool,
+    /// Headers and credentials sent to the URLs under a prefix (the
+    /// configuration's `[[request]]` tables), in order.
+    pub requests: Vec<RequestRule>,
+}
+
+/// What is sent with every request under a URL prefix: headers, and HTTP
+/// basic authentication. A prefix holds on its origin only (scheme, host
+/// and port the same, the path under the prefix's), so a redirect to
+/// another host never takes the credentials along.
+#[derive(Clone)]
+pub struct RequestRule {
+    /// Where it applies.
+    pub prefix: url::Url,
+    /// Headers to add (name, value), checked when the rule was made.
+    pub headers: Vec<(String, String)>,
+    /// A user name and its password, for `Authorization: Basic`.
+    pub basic_auth: Option<(String, String)>,
+}
+
+impl RequestRule {
+    /// Whether `url` is under the rule's prefix.
+    pub fn applies(&self, url: &url::Url) -> bool {
+        url.scheme() == self.prefix.scheme()
+            && url.host_str() == self.prefix.host_str()
+            && url.port_or_known_default() == self.prefix.port_or_known_default()
+            && url.path().starts_with(self.prefix.path())
+    }
+}
+
+// Never the password, in a log or an error.
+impl std::fmt::Debug for RequestRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestRule")
+            .field("prefix", &self.prefix.as_str())
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field(
+                "basic_auth",
+                &self.basic_auth.as_ref().map(|(user, _)| user),
+            )
+            .finish()
+    }
 }
 
 /// The request method.
@@ -198,6 +246,7 @@ impl FetchError {
 pub struct Fetcher {
     client: reqwest::Client,
     timeout: Duration,
+    requests: std::sync::Arc<[RequestRule]>,
 }
 
 /// What went wrong in the HTTP exchange itself, when that is what happened:
@@ -321,6 +370,7 @@ impl Fetcher {
                 .build()
                 .map_err(|e| crate::CrawlError::Client(e.to_string()))?,
             timeout: settings.timeout,
+            requests: settings.requests.clone().into(),
         })
     }
 
@@ -367,6 +417,14 @@ impl Fetcher {
             }
             if let Some(lm) = &v.last_modified {
                 rb = rb.header(header::IF_MODIFIED_SINCE, lm.as_str());
+            }
+        }
+        for rule in self.requests.iter().filter(|r| r.applies(&req.url)) {
+            for (name, value) in &rule.headers {
+                rb = rb.header(name.as_str(), value.as_str());
+            }
+            if let Some((user, password)) = &rule.basic_auth {
+                rb = rb.basic_auth(user, Some(password));
             }
         }
         for (name, value) in &req.extra_headers {
@@ -469,6 +527,29 @@ impl Fetcher {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_request_rule_holds_under_its_prefix_on_its_origin_only() {
+        let rule = RequestRule {
+            prefix: url::Url::parse("https://intranet.example.org/docs/").unwrap(),
+            headers: vec![("X-Token".into(), "t".into())],
+            basic_auth: Some(("checker".into(), "secret".into())),
+        };
+        let under = |u: &str| rule.applies(&url::Url::parse(u).unwrap());
+        assert!(under("https://intranet.example.org/docs/a.html"));
+        assert!(under("https://intranet.example.org:443/docs/"));
+        assert!(!under("https://intranet.example.org/other/"));
+        assert!(!under("http://intranet.example.org/docs/a.html"));
+        assert!(!under("https://intranet.example.org:8443/docs/a.html"));
+        assert!(!under(
+            "https://intranet.example.org.evil.example/docs/a.html"
+        ));
+        let shown = format!("{rule:?}");
+        assert!(
+            shown.contains("checker") && !shown.contains("secret") && !shown.contains("\"t\""),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn a_name_that_does_not_exist_is_told_from_a_resolver_that_failed() {

@@ -59,6 +59,7 @@ mod tests {
             resolve: Default::default(),
             max_body: 1024,
             public_only,
+            requests: Vec::new(),
         })
         .unwrap();
         let req = FetchRequest {

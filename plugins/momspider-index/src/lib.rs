@@ -433,19 +433,36 @@ fn capitalise(s: &str) -> String {
     }
 }
 
-/// The run's options (a JSON object) as `key = value` pairs.
+/// The run's options (a JSON object the host writes) as a person reads
+/// them: "every task, a new run; User-Agent: spinneret/0.1". Keys this
+/// version does not know are shown as `key: value`.
 fn options_text(options: &str) -> String {
-    match serde_json::from_str::<Value>(options) {
-        Ok(Value::Object(m)) if !m.is_empty() => m
-            .iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => format!("{k} = {s}"),
-                v => format!("{k} = {v}"),
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-        _ => "defaults".to_string(),
+    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(options) else {
+        return "defaults".to_string();
+    };
+    let mut parts = Vec::new();
+    parts.push(match m.get("task") {
+        Some(Value::String(t)) => format!("only the task {t} (--task)"),
+        _ => "every task".to_string(),
+    });
+    parts.push(match m.get("resume") {
+        Some(Value::Bool(true)) => "an interrupted run resumed (--resume)".to_string(),
+        _ => "a new run".to_string(),
+    });
+    let mut text = parts.join(", ");
+    if let Some(Value::String(agent)) = m.get("user_agent") {
+        text.push_str(&format!("; User-Agent: {agent}"));
     }
+    for (k, v) in m
+        .iter()
+        .filter(|(k, _)| !["task", "resume", "user_agent"].contains(&k.as_str()))
+    {
+        match v {
+            Value::String(s) => text.push_str(&format!("; {k}: {s}")),
+            v => text.push_str(&format!("; {k}: {v}")),
+        }
+    }
+    text
 }
 
 const STYLE: &str =
@@ -756,6 +773,19 @@ mod tests {
         assert!(html.find("<h3 id=\"changes-content-changed\">").unwrap() < failure);
         assert!(html.contains("<tr id=\"f2\"><td><a href=\"http://a.example/\">http://a.example/</a></td><td>a plugin failed</td><td><a href=\"#d1\">its entry</a></td></tr>"));
         assert!(html.ends_with("</tbody>\n</table>\n</section>\n</body>\n</html>\n"));
+    }
+
+    #[test]
+    fn the_runs_options_read_as_words() {
+        assert_eq!(
+            options_text(r#"{"resume":false,"task":null,"user_agent":"spinneret-example/0.1"}"#),
+            "every task, a new run; User-Agent: spinneret-example/0.1"
+        );
+        assert_eq!(
+            options_text(r#"{"resume":true,"task":"Docs","user_agent":"a/1","depth":3}"#),
+            "only the task Docs (--task), an interrupted run resumed (--resume); User-Agent: a/1; depth: 3"
+        );
+        assert_eq!(options_text("not json"), "defaults");
     }
 
     #[test]

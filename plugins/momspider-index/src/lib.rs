@@ -180,6 +180,7 @@ impl MomspiderIndex {
         let _ = write!(
             h,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <meta name=\"generator\" content=\"spinneret {version}\">\n\
              <title>{t}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
             version = escape(&run.host_version),
@@ -465,14 +466,17 @@ fn options_text(options: &str) -> String {
     text
 }
 
+// Readable on a phone (long URLs wrap, a wide table scrolls within itself
+// rather than widening the page) and on a wide screen (lines kept short).
 const STYLE: &str =
     "body { font-family: sans-serif; max-width: 72rem; margin: 1rem auto; padding: 0 1rem; }
-table { border-collapse: collapse; margin: .5rem 0; }
-th, td { border: 1px solid #ccc; padding: .2rem .4rem; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: .5rem 0; display: block; max-width: 100%; overflow-x: auto; }
+th, td { border: 1px solid #ccc; padding: .2rem .4rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
+dd, li, p { overflow-wrap: anywhere; }
 tr.broken td { background: #fdd; }
 tr.moved td { background: #ffd; }
 tr.blocked td, tr.avoided td { background: #eee; }
-dl { display: grid; grid-template-columns: max-content auto; gap: 0 1rem; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 1rem; }
 dt { font-weight: bold; }
 article.document { border-top: 2px solid #888; margin-top: 1.5rem; }
 ";

@@ -465,28 +465,8 @@ fn a_reader_that_goes_away_is_no_error() {
 /// into a mirror with an index, missing the two it links to on purpose.
 #[test]
 fn the_bundled_examples_run_as_the_readme_says() {
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../example");
-    let dir = tempfile::tempdir().unwrap();
+    let (example, dir) = crate::common::example_copy();
     let copy = dir.path();
-    // What the repository holds of it: no store, report or mirror of an
-    // earlier run.
-    let mut todo = vec![std::path::PathBuf::new()];
-    while let Some(rel) = todo.pop() {
-        for e in std::fs::read_dir(example.join(&rel)).unwrap().flatten() {
-            let name = rel.join(e.file_name());
-            let top = rel.as_os_str().is_empty();
-            let s = name.to_string_lossy();
-            if top && (s == "mirror" || s == "report" || s.contains(".db")) {
-                continue;
-            }
-            if e.file_type().unwrap().is_dir() {
-                std::fs::create_dir_all(copy.join(&name)).unwrap();
-                todo.push(name);
-            } else {
-                std::fs::copy(e.path(), copy.join(&name)).unwrap();
-            }
-        }
-    }
     let config = copy.join("spinneret.toml");
     let out = spinneret(&["crawl", config.to_str().unwrap()]);
     expect_exit(&out, 1);

@@ -125,3 +125,29 @@ pub fn serve(args: &[&std::ffi::OsStr]) -> Served {
     std::thread::spawn(move || for _ in lines {});
     Served { child, base }
 }
+
+/// The bundled example (its path) and a copy of it in a temporary
+/// directory, as the repository holds it: no store, report or mirror of an
+/// earlier run (so a test leaves the working tree clean).
+pub fn example_copy() -> (std::path::PathBuf, tempfile::TempDir) {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../example");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut todo = vec![std::path::PathBuf::new()];
+    while let Some(rel) = todo.pop() {
+        for e in std::fs::read_dir(example.join(&rel)).unwrap().flatten() {
+            let name = rel.join(e.file_name());
+            let top = rel.as_os_str().is_empty();
+            let s = name.to_string_lossy();
+            if top && (s == "mirror" || s == "report" || s.contains(".db")) {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                std::fs::create_dir_all(dir.path().join(&name)).unwrap();
+                todo.push(name);
+            } else {
+                std::fs::copy(e.path(), dir.path().join(&name)).unwrap();
+            }
+        }
+    }
+    (example, dir)
+}

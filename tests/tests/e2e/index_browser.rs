@@ -12,19 +12,8 @@ fn the_examples_index_reads_on_a_phone_and_a_wide_screen() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../example");
-    let dir = tempfile::tempdir().unwrap();
+    let (_, dir) = crate::common::example_copy();
     let copy = dir.path();
-    std::fs::create_dir_all(copy.join("web/docs")).unwrap();
-    std::fs::create_dir_all(copy.join("web/images")).unwrap();
-    for f in ["spinneret.toml", "avoid.txt"] {
-        std::fs::copy(example.join(f), copy.join(f)).unwrap();
-    }
-    for e in walk(&example.join("web")) {
-        let rel = e.strip_prefix(example.join("web")).unwrap();
-        std::fs::create_dir_all(copy.join("web").join(rel).parent().unwrap()).unwrap();
-        std::fs::copy(&e, copy.join("web").join(rel)).unwrap();
-    }
     let out = spinneret(&[
         "-qq",
         "crawl",
@@ -71,16 +60,4 @@ fn the_examples_index_reads_on_a_phone_and_a_wide_screen() {
         "the entry {target} exists"
     );
     assert_eq!(b.problems(), Vec::<String>::new());
-}
-
-/// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        match e.file_type().unwrap().is_dir() {
-            true => files.extend(walk(&e.path())),
-            false => files.push(e.path()),
-        }
-    }
-    files
 }

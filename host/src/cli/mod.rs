@@ -582,13 +582,14 @@ fn convert(args: &ConvertArgs) -> anyhow::Result<u8> {
 /// A run as the terminal shows it: a progress bar while it crawls, mail
 /// printed to standard output.
 struct Terminal {
-    quiet: u8,
+    /// No progress display (`-q`, `-qq`).
+    quiet: bool,
     bar: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl RunObserver for Terminal {
     fn crawl_started(&mut self, progress: Arc<Progress>) {
-        self.bar = output::start_progress(progress, self.quiet > 0);
+        self.bar = output::start_progress(progress, self.quiet);
     }
 
     fn crawl_finished(&mut self) {
@@ -624,7 +625,10 @@ fn crawl_once(
         crawl: options.clone(),
         mail,
     };
-    let mut observer = Terminal { quiet, bar: None };
+    let mut observer = Terminal {
+        quiet: quiet > 0,
+        bar: None,
+    };
     let outcome = crate::app::run::run_once(config, &options, &mut observer)?;
     for line in outcome.problems.iter().chain(&outcome.notes) {
         eprintln!("spinneret: {line}");

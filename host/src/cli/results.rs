@@ -44,14 +44,10 @@ pub struct ReferrerLine<'a> {
 /// How many referring documents the text listing shows for a URL.
 pub const REFERRERS_SHOWN: usize = 3;
 
-/// The referring documents of `url` as the text listings show them:
-/// indented lines, at most [`REFERRERS_SHOWN`], then how many more.
-pub fn write_referrers(
-    out: &mut dyn Write,
-    referrers: &Referrers,
-    url: &str,
-    indent: &str,
-) -> std::io::Result<()> {
+/// The referring documents of `url` as the text listings show them under
+/// its row: indented lines, at most [`REFERRERS_SHOWN`], then how many more.
+fn write_referrers(out: &mut dyn Write, referrers: &Referrers, url: &str) -> std::io::Result<()> {
+    let indent = "    ";
     let all = referrers.of(url);
     let n = all.len();
     for (document, text) in all.take(REFERRERS_SHOWN) {
@@ -158,7 +154,7 @@ pub fn print_results(
     for (r, role) in &rows {
         write_row(out, r, role.as_deref())?;
         if r.category != Category::Ok {
-            write_referrers(out, &referrers, &r.url, "    ")?;
+            write_referrers(out, &referrers, &r.url)?;
         }
     }
     Ok(broken)
@@ -216,7 +212,7 @@ pub fn write_problems(
     )?;
     for r in rows.iter().take(PROBLEMS_SHOWN) {
         write_row(out, r, None)?;
-        write_referrers(out, &referrers, &r.url, "    ")?;
+        write_referrers(out, &referrers, &r.url)?;
     }
     if rows.len() > PROBLEMS_SHOWN {
         writeln!(

@@ -98,7 +98,7 @@ struct RawRequest {
     prefix: Spanned<String>,
     #[serde(default)]
     headers: BTreeMap<String, Spanned<String>>,
-    user: Option<String>,
+    username: Option<String>,
     password: Option<Spanned<toml::Value>>,
     password_env: Option<Spanned<String>>,
     password_file: Option<Spanned<String>>,
@@ -622,12 +622,14 @@ fn request_rule(
 ) -> Result<spinneret_crawl::fetch::RequestRule, (Option<Range<usize>>, String)> {
     let span = raw.span();
     let r = raw.into_inner();
-    if let Some(p) = &r.password {
-        return Err((
-            Some(p.span()),
-            "a password is never read from the configuration; name where it is with password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
-        ));
-    }
+    let source = password_source(
+        "a password",
+        r.password.as_ref(),
+        r.password_env.as_ref().map(|v| v.get_ref().as_str()),
+        r.password_file.as_ref().map(|f| f.get_ref().as_str()),
+        &span,
+        rel,
+    )?;
     let prefix = Url::parse(r.prefix.get_ref().trim())
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
@@ -649,7 +651,7 @@ fn request_rule(
             return Err((
                 Some(value.span()),
                 format!(
-                    "`{name}` is not set here: spinneret sets it (user_agent and from are settings; for Authorization give user and password_env or password_file)"
+                    "`{name}` is not set here: spinneret sets it (user_agent and from are settings; for Authorization give username and password_env or password_file)"
                 ),
             ));
         }
@@ -661,50 +663,38 @@ fn request_rule(
         }
         headers.push((name.clone(), value.get_ref().clone()));
     }
-    let password = match (&r.password_env, &r.password_file) {
-        (Some(_), Some(_)) => {
-            return Err((
-                Some(span),
-                "give password_env or password_file, not both".into(),
-            ));
-        }
-        (Some(var), None) => Some(std::env::var(var.get_ref()).map_err(|_| {
-            (
-                Some(var.span()),
+    // Read now, so that a password that cannot be had stops the run
+    // before its first request, at the line that names it.
+    let password = match &source {
+        Some(p) => Some(p.value().map_err(|e| match (p, e) {
+            (Password::Env(var), _) => (
+                r.password_env.as_ref().map(Spanned::span),
+                format!("the password variable {var} (password_env) is not set"),
+            ),
+            (Password::File(path), e) => (
+                r.password_file.as_ref().map(Spanned::span),
                 format!(
-                    "the password variable {} (password_env) is not set",
-                    var.get_ref()
+                    "cannot read the password file {} (password_file): {}",
+                    path.display(),
+                    e.map_or_else(String::new, |e| e.to_string())
                 ),
-            )
+            ),
         })?),
-        (None, Some(file)) => {
-            let path = rel(file.get_ref());
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                (
-                    Some(file.span()),
-                    format!(
-                        "cannot read the password file {} (password_file): {e}",
-                        path.display()
-                    ),
-                )
-            })?;
-            Some(text.lines().next().unwrap_or("").to_string())
-        }
-        (None, None) => None,
+        None => None,
     };
-    let basic_auth = match (r.user, password) {
+    let basic_auth = match (r.username, password) {
         (Some(user), Some(password)) => Some((user, password)),
         (None, None) => None,
         (Some(_), None) => {
             return Err((
                 Some(span),
-                "a user but no password: add password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
+                "a username but no password: add password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
             ));
         }
         (None, Some(_)) => {
             return Err((
                 Some(span),
-                "a password is named but no user; add user = \"...\"".into(),
+                "a password is named but no username; add username = \"...\"".into(),
             ));
         }
     };
@@ -715,6 +705,37 @@ fn request_rule(
     })
 }
 
+/// Where a table's password is (`[mail]`, `[[request]]`): the variable
+/// of `password_env` or the file of `password_file`, not both; a
+/// `password` key (`literal`) is refused, as a password is never in the
+/// configuration. `what` names the password in that refusal.
+fn password_source(
+    what: &str,
+    literal: Option<&Spanned<toml::Value>>,
+    env: Option<&str>,
+    file: Option<&str>,
+    table: &Range<usize>,
+    rel: &dyn Fn(&str) -> PathBuf,
+) -> Result<Option<Password>, (Option<Range<usize>>, String)> {
+    if let Some(p) = literal {
+        return Err((
+            Some(p.span()),
+            format!(
+                "{what} is never read from the configuration; name where it is with password_env = \"VARIABLE\" or password_file = \"PATH\""
+            ),
+        ));
+    }
+    match (env, file) {
+        (Some(_), Some(_)) => Err((
+            Some(table.clone()),
+            "give password_env or password_file, not both".into(),
+        )),
+        (Some(v), None) => Ok(Some(Password::Env(v.to_string()))),
+        (None, Some(f)) => Ok(Some(Password::File(rel(f)))),
+        (None, None) => Ok(None),
+    }
+}
+
 /// The `[mail]` table; the password only by reference.
 fn mail_settings(
     raw: Spanned<RawMail>,
@@ -723,12 +744,14 @@ fn mail_settings(
     let span = raw.span();
     let m = raw.into_inner();
     let defaults = MailSettings::default();
-    if let Some(p) = &m.password {
-        return Err((
-            Some(p.span()),
-            "the SMTP password is never read from the configuration; name where it is with password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
-        ));
-    }
+    let password = password_source(
+        "the SMTP password",
+        m.password.as_ref(),
+        m.password_env.as_deref(),
+        m.password_file.as_deref(),
+        &span,
+        rel,
+    )?;
     let tls = match &m.tls {
         Some(t) => TlsMode::from_name(t.get_ref()).ok_or_else(|| {
             (
@@ -744,17 +767,6 @@ fn mail_settings(
     if let Some(from) = &m.from {
         check_email(from.get_ref()).map_err(|e| (Some(from.span()), e))?;
     }
-    let password = match (m.password_env, m.password_file) {
-        (Some(_), Some(_)) => {
-            return Err((
-                Some(span),
-                "give password_env or password_file, not both".into(),
-            ));
-        }
-        (Some(v), None) => Some(Password::Env(v)),
-        (None, Some(f)) => Some(Password::File(rel(&f))),
-        (None, None) => None,
-    };
     if password.is_some() && m.username.is_none() {
         return Err((
             Some(span),

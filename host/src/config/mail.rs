@@ -57,21 +57,29 @@ pub enum Password {
 }
 
 impl Password {
-    /// Read the password now; the message says where it was looked for.
-    pub fn read(&self) -> Result<String, String> {
+    /// The password: the variable's value, or the file's first line. The
+    /// error is the file's (`None` for a variable that is not set).
+    pub fn value(&self) -> Result<String, Option<std::io::Error>> {
         match self {
-            Password::Env(var) => std::env::var(var).map_err(|_| {
-                format!("the SMTP password variable {var} is not set (mail.password_env)")
-            }),
+            Password::Env(var) => std::env::var(var).map_err(|_| None),
             Password::File(path) => std::fs::read_to_string(path)
                 .map(|t| t.lines().next().unwrap_or("").to_string())
-                .map_err(|e| {
-                    format!(
-                        "cannot read the SMTP password file {} (mail.password_file): {e}",
-                        path.display()
-                    )
-                }),
+                .map_err(Some),
         }
+    }
+
+    /// Read the SMTP password now; the message says where it was looked for.
+    pub fn read(&self) -> Result<String, String> {
+        self.value().map_err(|e| match (self, e) {
+            (Password::Env(var), _) => {
+                format!("the SMTP password variable {var} is not set (mail.password_env)")
+            }
+            (Password::File(path), e) => format!(
+                "cannot read the SMTP password file {} (mail.password_file): {}",
+                path.display(),
+                e.map_or_else(String::new, |e| e.to_string())
+            ),
+        })
     }
 }
 

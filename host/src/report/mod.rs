@@ -415,8 +415,7 @@ fn report_share(
         is_mine[t] = true;
     }
     // The scans read the URLs this share's tasks reached, no others.
-    let keep = store.scan_set(reach.reached_by(|t| is_mine[t as usize]))?;
-    let keep = Some(&keep);
+    let keep = &store.scan_set(reach.reached_by(|t| is_mine[t as usize]))?;
     let _snapshot = store.read_snapshot()?;
     let mut out: Vec<TaskReport> = (0..n).map(|_| TaskReport::default()).collect();
     std::thread::scope(|scope| -> anyhow::Result<()> {

@@ -591,11 +591,16 @@ impl Store {
             .iter()
             .map(|c| format!("'{}'", c.as_str()))
             .collect();
+        self.results_where(run, &format!("AND r.category IN ({})", names.join(", ")))
+    }
+
+    /// The results of `run` that `filter` (an SQL condition on `r`, ours)
+    /// keeps, in URL order.
+    fn results_where(&self, run: i64, filter: &str) -> Result<Vec<CheckResult>, StoreError> {
         let sql = format!(
             "SELECT {RESULT_COLUMNS} FROM results r
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
-             WHERE r.run_id = ?1 AND r.category IN ({}) ORDER BY u.url",
-            names.join(", ")
+             WHERE r.run_id = ?1 {filter} ORDER BY u.url"
         );
         let mut st = self.conn.prepare(&sql)?;
         let rows = st.query_map(params![run], |r| result_from_row(r, 0))?;
@@ -611,14 +616,11 @@ impl Store {
         task: Option<i64>,
     ) -> Result<Vec<(CheckResult, Option<String>)>, StoreError> {
         let Some(task) = task else {
-            let sql = format!(
-                "SELECT NULL, {RESULT_COLUMNS} FROM results r
-                 JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
-                 WHERE r.run_id = ?1 ORDER BY u.url"
-            );
-            let mut st = self.conn.prepare(&sql)?;
-            let rows = st.query_map(params![run], |r| Ok((result_from_row(r, 1)?, None)))?;
-            return Ok(rows.collect::<Result<_, _>>()?);
+            return Ok(self
+                .results_where(run, "")?
+                .into_iter()
+                .map(|r| (r, None))
+                .collect());
         };
         Ok(self
             .task_results(run, task)?

@@ -271,14 +271,14 @@ impl Store {
 
     /// Read the results of `run` in URL order, one at a time, as `scan`
     /// says, and hand each to `each` with its URL id (and its document,
-    /// for scans with documents, when one is stored). With `only`, the
-    /// URLs not in that set (made by [`Store::scan_set`] on this
-    /// connection) are skipped before anything of them is read.
+    /// for scans with documents, when one is stored). The URLs not in the
+    /// set (made by [`Store::scan_set`] on this connection: `_set` proves
+    /// it was) are skipped before anything of them is read.
     pub fn scan_run<E: From<StoreError>>(
         &self,
         run: i64,
         scan: Scan,
-        only: Option<&ScanSet>,
+        _set: &ScanSet,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
     ) -> Result<(), E> {
         let (documents, only_documents) = match scan {
@@ -296,15 +296,11 @@ impl Store {
                 "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)",
             ),
         };
-        let in_set = match only {
-            Some(_) => "AND r.url_id IN temp.scan_set",
-            None => "",
-        };
         let sql = format!(
             "SELECT r.url_id, {RESULT_COLUMNS}, {documents} FROM results r
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
              LEFT JOIN documents d ON d.url_id = r.url_id
-             WHERE r.run_id = ?1 {only_documents} {in_set} ORDER BY u.url"
+             WHERE r.run_id = ?1 {only_documents} AND r.url_id IN temp.scan_set ORDER BY u.url"
         );
         let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
         let mut rows = st.query(params![run]).map_err(StoreError::from)?;

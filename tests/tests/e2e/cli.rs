@@ -617,7 +617,7 @@ fn request_tables_send_headers_and_basic_auth_under_their_prefix_only() {
     let setup = Setup::new(
         &web,
         &format!(
-            "{TASK}\n[[request]]\nprefix = \"http://a.example:{{PORT}}/docs/\"\nheaders = {{ \"X-Test\" = \"yes\" }}\nuser = \"checker\"\npassword_env = \"SPINNERET_TEST_PASSWORD\"\n"
+            "{TASK}\n[[request]]\nprefix = \"http://a.example:{{PORT}}/docs/\"\nheaders = {{ \"X-Test\" = \"yes\" }}\nusername = \"checker\"\npassword_env = \"SPINNERET_TEST_PASSWORD\"\n"
         ),
     );
     let config = setup.config_path.to_str().unwrap();

@@ -602,13 +602,35 @@ fn requisites_come_from_any_host_unless_the_profile_says_same_site() {
     );
 }
 
+/// `site` served on 127.0.0.1 and collected by a profile of its
+/// `/index.html` alone: the web, the profile's directory and the run.
+fn collect_index_of(
+    site: spinneret_tests::server::Site,
+) -> (
+    spinneret_tests::server::TestWeb,
+    tempfile::TempDir,
+    std::process::Output,
+) {
+    use spinneret_tests::server::{TestWeb, Web};
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let dir = tempfile::tempdir().unwrap();
+    let out = collect(
+        dir.path(),
+        &format!(
+            "[[url]]\nurl = \"http://127.0.0.1:{}/index.html\"\n",
+            web.port()
+        ),
+    );
+    (web, dir, out)
+}
+
 /// A frame's page is collected with what it needs, frames inside frames
 /// two deep: a page that frames itself again and again ends there. The
 /// run's log in the WARC names the profile's file, not where it lives.
 #[test]
 fn frames_are_collected_two_deep_and_no_deeper() {
-    use crate::common::{collect, expect_exit};
-    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use crate::common::expect_exit;
+    use spinneret_tests::server::{Route, Site};
     use std::sync::Arc;
     let site = Site::new()
         .page(
@@ -627,15 +649,7 @@ fn frames_are_collected_two_deep_and_no_deeper() {
                 format!(r#"<img src="i.png"><iframe src="{}.html"></iframe>"#, n + 1),
             ))
         }));
-    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
-    let dir = tempfile::tempdir().unwrap();
-    let out = collect(
-        dir.path(),
-        &format!(
-            "[[url]]\nurl = \"http://127.0.0.1:{}/index.html\"\n",
-            web.port()
-        ),
-    );
+    let (web, dir, out) = collect_index_of(site);
     expect_exit(&out, 0);
     let mut asked: Vec<String> = web
         .requests()
@@ -1122,7 +1136,7 @@ fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
 #[test]
 fn a_hostile_site_cannot_escape_the_mirror_collide_names_loop_or_fill_the_disk() {
     use crate::common::{expect_exit, text};
-    use spinneret_tests::server::{Route, Site, TestWeb, Web};
+    use spinneret_tests::server::{Route, Site};
     let long = "x".repeat(400);
     let page = format!(
         r#"<title>Hostile</title>
@@ -1150,15 +1164,7 @@ fn a_hostile_site_cannot_escape_the_mirror_collide_names_loop_or_fill_the_disk()
         .generated(std::sync::Arc::new(|path: &str| {
             (path != "/robots.txt").then(|| Route::file("image/png", format!("PNG {path}")))
         }));
-    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
-    let dir = tempfile::tempdir().unwrap();
-    let out = collect(
-        dir.path(),
-        &format!(
-            "[[url]]\nurl = \"http://127.0.0.1:{}/index.html\"\n",
-            web.port()
-        ),
-    );
+    let (web, dir, out) = collect_index_of(site);
     // The 10 GB image is the one failure: cut at the body cap, not saved.
     expect_exit(&out, 1);
     let stdout = text(&out.stdout);

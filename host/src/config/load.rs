@@ -83,25 +83,12 @@ struct RawConfig {
     #[serde(default)]
     resolve: BTreeMap<String, Spanned<String>>,
     #[serde(default, rename = "request")]
-    requests: Vec<Spanned<RawRequest>>,
+    requests: Vec<Spanned<super::request::RawRequest>>,
     #[serde(default, rename = "task")]
     tasks: Vec<RawTask>,
     #[serde(default, rename = "plugin")]
     plugins: Vec<RawPlugin>,
     library: Option<super::library::RawLibrary>,
-}
-
-/// A `[[request]]` table: what goes with the requests under a prefix.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawRequest {
-    prefix: Spanned<String>,
-    #[serde(default)]
-    headers: BTreeMap<String, Spanned<String>>,
-    username: Option<String>,
-    password: Option<Spanned<toml::Value>>,
-    password_env: Option<Spanned<String>>,
-    password_file: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -241,7 +228,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
     let requests = raw
         .requests
         .into_iter()
-        .map(|r| request_rule(r, rel))
+        .map(|r| super::request::request_rule(r, rel))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|(span, m)| at(span, m))?;
     let settings = Settings {
@@ -602,114 +589,11 @@ fn schedule(
         .transpose()
 }
 
-/// Headers a `[[request]]` table may not set: they frame the request, or
-/// spinneret sets them from other settings.
-const HEADERS_NOT_SET: [&str; 7] = [
-    "host",
-    "content-length",
-    "transfer-encoding",
-    "connection",
-    "user-agent",
-    "from",
-    "authorization",
-];
-
-/// A `[[request]]` table, checked, with its password read now (from the
-/// environment variable or the file it names: never the configuration).
-fn request_rule(
-    raw: Spanned<RawRequest>,
-    rel: &dyn Fn(&str) -> PathBuf,
-) -> Result<spinneret_crawl::fetch::RequestRule, (Option<Range<usize>>, String)> {
-    let span = raw.span();
-    let r = raw.into_inner();
-    let source = password_source(
-        "a password",
-        r.password.as_ref(),
-        r.password_env.as_ref().map(|v| v.get_ref().as_str()),
-        r.password_file.as_ref().map(|f| f.get_ref().as_str()),
-        &span,
-        rel,
-    )?;
-    let prefix = Url::parse(r.prefix.get_ref().trim())
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
-        .ok_or_else(|| {
-            (
-                Some(r.prefix.span()),
-                format!(
-                    "`{}` is not an http or https URL; write where the headers go, e.g. \"https://intranet.example.org/\"",
-                    r.prefix.get_ref()
-                ),
-            )
-        })?;
-    let mut headers = Vec::new();
-    for (name, value) in &r.headers {
-        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-            return Err((Some(value.span()), format!("`{name}` is not a header name")));
-        }
-        if HEADERS_NOT_SET.contains(&name.to_ascii_lowercase().as_str()) {
-            return Err((
-                Some(value.span()),
-                format!(
-                    "`{name}` is not set here: spinneret sets it (user_agent and from are settings; for Authorization give username and password_env or password_file)"
-                ),
-            ));
-        }
-        if http::HeaderValue::from_str(value.get_ref()).is_err() {
-            return Err((
-                Some(value.span()),
-                format!("the value of `{name}` is not a valid header value"),
-            ));
-        }
-        headers.push((name.clone(), value.get_ref().clone()));
-    }
-    // Read now, so that a password that cannot be had stops the run
-    // before its first request, at the line that names it.
-    let password = match &source {
-        Some(p) => Some(p.value().map_err(|e| match (p, e) {
-            (Password::Env(var), _) => (
-                r.password_env.as_ref().map(Spanned::span),
-                format!("the password variable {var} (password_env) is not set"),
-            ),
-            (Password::File(path), e) => (
-                r.password_file.as_ref().map(Spanned::span),
-                format!(
-                    "cannot read the password file {} (password_file): {}",
-                    path.display(),
-                    e.map_or_else(String::new, |e| e.to_string())
-                ),
-            ),
-        })?),
-        None => None,
-    };
-    let basic_auth = match (r.username, password) {
-        (Some(user), Some(password)) => Some((user, password)),
-        (None, None) => None,
-        (Some(_), None) => {
-            return Err((
-                Some(span),
-                "a username but no password: add password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
-            ));
-        }
-        (None, Some(_)) => {
-            return Err((
-                Some(span),
-                "a password is named but no username; add username = \"...\"".into(),
-            ));
-        }
-    };
-    Ok(spinneret_crawl::fetch::RequestRule {
-        prefix,
-        headers,
-        basic_auth,
-    })
-}
-
 /// Where a table's password is (`[mail]`, `[[request]]`): the variable
 /// of `password_env` or the file of `password_file`, not both; a
 /// `password` key (`literal`) is refused, as a password is never in the
 /// configuration. `what` names the password in that refusal.
-fn password_source(
+pub(super) fn password_source(
     what: &str,
     literal: Option<&Spanned<toml::Value>>,
     env: Option<&str>,

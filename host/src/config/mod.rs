@@ -9,6 +9,7 @@ mod library;
 mod load;
 mod mail;
 pub(crate) mod plugin_source;
+mod request;
 mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};

@@ -1,0 +1,130 @@
+//! A `[[request]]` table: headers and HTTP basic authentication for the
+//! requests under a URL prefix, read into the fetcher's
+//! [`RequestRule`](spinneret_crawl::fetch::RequestRule), the password read
+//! when the configuration is loaded (from where the table says: never the
+//! configuration itself).
+
+use super::Password;
+use super::load::password_source;
+use serde::Deserialize;
+use serde_spanned::Spanned;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::PathBuf;
+use url::Url;
+
+/// A `[[request]]` table: what goes with the requests under a prefix.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRequest {
+    prefix: Spanned<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, Spanned<String>>,
+    username: Option<String>,
+    password: Option<Spanned<toml::Value>>,
+    password_env: Option<Spanned<String>>,
+    password_file: Option<Spanned<String>>,
+}
+
+/// Headers a `[[request]]` table may not set: they frame the request, or
+/// spinneret sets them from other settings.
+const HEADERS_NOT_SET: [&str; 7] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "user-agent",
+    "from",
+    "authorization",
+];
+
+/// A `[[request]]` table, checked, with its password read now (from the
+/// environment variable or the file it names: never the configuration).
+pub(super) fn request_rule(
+    raw: Spanned<RawRequest>,
+    rel: &dyn Fn(&str) -> PathBuf,
+) -> Result<spinneret_crawl::fetch::RequestRule, (Option<Range<usize>>, String)> {
+    let span = raw.span();
+    let r = raw.into_inner();
+    let source = password_source(
+        "a password",
+        r.password.as_ref(),
+        r.password_env.as_ref().map(|v| v.get_ref().as_str()),
+        r.password_file.as_ref().map(|f| f.get_ref().as_str()),
+        &span,
+        rel,
+    )?;
+    let prefix = Url::parse(r.prefix.get_ref().trim())
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+        .ok_or_else(|| {
+            (
+                Some(r.prefix.span()),
+                format!(
+                    "`{}` is not an http or https URL; write where the headers go, e.g. \"https://intranet.example.org/\"",
+                    r.prefix.get_ref()
+                ),
+            )
+        })?;
+    let mut headers = Vec::new();
+    for (name, value) in &r.headers {
+        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err((Some(value.span()), format!("`{name}` is not a header name")));
+        }
+        if HEADERS_NOT_SET.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err((
+                Some(value.span()),
+                format!(
+                    "`{name}` is not set here: spinneret sets it (user_agent and from are settings; for Authorization give username and password_env or password_file)"
+                ),
+            ));
+        }
+        if http::HeaderValue::from_str(value.get_ref()).is_err() {
+            return Err((
+                Some(value.span()),
+                format!("the value of `{name}` is not a valid header value"),
+            ));
+        }
+        headers.push((name.clone(), value.get_ref().clone()));
+    }
+    // Read now, so that a password that cannot be had stops the run
+    // before its first request, at the line that names it.
+    let password = match &source {
+        Some(p) => Some(p.value().map_err(|e| match (p, e) {
+            (Password::Env(var), _) => (
+                r.password_env.as_ref().map(Spanned::span),
+                format!("the password variable {var} (password_env) is not set"),
+            ),
+            (Password::File(path), e) => (
+                r.password_file.as_ref().map(Spanned::span),
+                format!(
+                    "cannot read the password file {} (password_file): {}",
+                    path.display(),
+                    e.map_or_else(String::new, |e| e.to_string())
+                ),
+            ),
+        })?),
+        None => None,
+    };
+    let basic_auth = match (r.username, password) {
+        (Some(user), Some(password)) => Some((user, password)),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err((
+                Some(span),
+                "a username but no password: add password_env = \"VARIABLE\" or password_file = \"PATH\"".into(),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err((
+                Some(span),
+                "a password is named but no username; add username = \"...\"".into(),
+            ));
+        }
+    };
+    Ok(spinneret_crawl::fetch::RequestRule {
+        prefix,
+        headers,
+        basic_auth,
+    })
+}

@@ -72,6 +72,9 @@ pub struct CrawlTask<'a> {
     pub more_tops: &'a [Url],
     /// URL prefixes leafed for this task alone.
     pub exclude: &'a [String],
+    /// URL patterns whose URLs get no request for this task (the
+    /// configuration's global ones and the task's own).
+    pub patterns: &'a crate::policy::patterns::UrlPatterns,
     /// How far and how much it traverses.
     pub bounds: TaskBounds,
 }

@@ -193,6 +193,17 @@ pub(crate) struct Overrides {
     /// task's `max_depth`, 50 by default; 1 to 100000).
     #[arg(long, value_name = "N", value_parser = config::MaxDepth::parse)]
     max_depth: Option<config::MaxDepth>,
+    /// Make no request for URLs this regular expression matches anywhere
+    /// (repeatable; beside the configuration's `exclude_regex`). They are
+    /// recorded as avoided, with the pattern. A task's tops are always
+    /// requested.
+    #[arg(long, value_name = "REGEX")]
+    exclude: Vec<String>,
+    /// Request URLs this regular expression matches even when an
+    /// `--exclude` pattern matches them (repeatable). Given without any
+    /// exclude pattern, only the URLs it matches are requested.
+    #[arg(long, value_name = "REGEX")]
+    include: Vec<String>,
 }
 
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
@@ -220,6 +231,20 @@ impl Overrides {
         if let Some(depth) = self.max_depth {
             for task in &mut config.tasks {
                 task.bounds.max_depth = depth.0 as u32;
+            }
+        }
+        let compile = |list: &[String], flag: &str| -> Result<Vec<config::UrlPattern>, String> {
+            list.iter()
+                .map(|p| config::UrlPattern::new(p, flag).map_err(|e| format!("{flag}: {e}")))
+                .collect()
+        };
+        let patterns = config::UrlPatterns {
+            include: compile(&self.include, "--include")?,
+            exclude: compile(&self.exclude, "--exclude")?,
+        };
+        if !patterns.is_empty() {
+            for task in &mut config.tasks {
+                task.patterns = task.patterns.with(&patterns);
             }
         }
         if let Some(from) = &self.from {

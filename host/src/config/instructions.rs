@@ -355,6 +355,7 @@ fn finish_block(b: Block, abs_dir: &Path) -> Result<TaskConfig, (usize, String)>
         email: b.email,
         output,
         exclude: b.exclude,
+        patterns: super::UrlPatterns::default(),
         changed_days: b.changed_days.unwrap_or(7),
         expiring_days: b.expiring_days.unwrap_or(7),
         default_plugins: true,

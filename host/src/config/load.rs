@@ -2,7 +2,7 @@
 
 use super::{
     Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, Settings, TaskConfig,
-    TaskKind, TlsMode,
+    TaskKind, TlsMode, UrlPattern, UrlPatterns,
 };
 use serde::Deserialize;
 use serde_spanned::Spanned;
@@ -84,6 +84,10 @@ struct RawConfig {
     resolve: BTreeMap<String, Spanned<String>>,
     #[serde(default, rename = "request")]
     requests: Vec<Spanned<super::request::RawRequest>>,
+    #[serde(default)]
+    exclude_regex: Vec<Spanned<String>>,
+    #[serde(default)]
+    include_regex: Vec<Spanned<String>>,
     #[serde(default, rename = "task")]
     tasks: Vec<RawTask>,
     #[serde(default, rename = "plugin")]
@@ -129,6 +133,10 @@ struct RawTask {
     output: Option<String>,
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
+    #[serde(default)]
+    exclude_regex: Vec<Spanned<String>>,
+    #[serde(default)]
+    include_regex: Vec<Spanned<String>>,
     changed_days: Option<Spanned<Bounded<0, 36500>>>,
     expiring_days: Option<Spanned<Bounded<0, 36500>>>,
     default_plugins: Option<bool>,
@@ -231,6 +239,21 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         .map(|r| super::request::request_rule(r, rel))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|(span, m)| at(span, m))?;
+    // A pattern's origin names its key and line, for the reason a URL it
+    // excludes is recorded with.
+    let patterns = |list: &[Spanned<String>], key: &str| -> Result<Vec<UrlPattern>, ConfigError> {
+        list.iter()
+            .map(|p| {
+                let (line, _) = line_col(text, p.span().start);
+                UrlPattern::new(p.get_ref(), &format!("{key}, {name}:{line}"))
+                    .map_err(|m| at(Some(p.span()), format!("{key}: {m}")))
+            })
+            .collect()
+    };
+    let global_patterns = UrlPatterns {
+        include: patterns(&raw.include_regex, "include_regex")?,
+        exclude: patterns(&raw.exclude_regex, "exclude_regex")?,
+    };
     let settings = Settings {
         requests,
         user_agent: raw
@@ -394,6 +417,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             })?;
             exclude.push(prefix.to_string());
         }
+        let own_patterns = UrlPatterns {
+            include: patterns(&t.include_regex, "include_regex")?,
+            exclude: patterns(&t.exclude_regex, "exclude_regex")?,
+        };
         let index_path = t.index_file.as_ref().map(|f| rel(f.get_ref()));
         let output = match (&t.output, &index_path) {
             (Some(o), _) => rel(o),
@@ -455,6 +482,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             email: t.email.map(Spanned::into_inner),
             output,
             exclude,
+            patterns: global_patterns.with(&own_patterns),
             changed_days,
             expiring_days,
             default_plugins: t.default_plugins.unwrap_or(true),

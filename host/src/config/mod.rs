@@ -74,6 +74,10 @@ pub struct TaskConfig {
     pub output: PathBuf,
     /// URL prefixes leafed (HEAD only) for this task alone.
     pub exclude: Vec<String>,
+    /// URL patterns whose URLs get no request: the configuration's global
+    /// `exclude_regex`/`include_regex`, the task's own, and the command
+    /// line's `--exclude`/`--include`.
+    pub patterns: UrlPatterns,
     /// A document modified within this many days counts as "recently modified".
     pub changed_days: u32,
     /// An owned document whose Expires is within this many days counts as "expiring".
@@ -91,6 +95,7 @@ pub struct TaskConfig {
 }
 
 pub use spinneret_crawl::TaskBounds;
+pub use spinneret_crawl::policy::patterns::{UrlPattern, UrlPatterns};
 
 /// The task's maintenance index (seed 000: `IndexFile`, `IndexURL`, `IndexTitle`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -158,6 +163,7 @@ impl TaskConfig {
             top: &self.top,
             more_tops: &self.more_tops,
             exclude: &self.exclude,
+            patterns: &self.patterns,
             bounds: self.bounds,
         }
     }
@@ -459,6 +465,7 @@ impl Config {
                 email: None,
                 output: output.join(check_directory(u, &mut taken)),
                 exclude: Vec::new(),
+                patterns: UrlPatterns::default(),
                 changed_days: 7,
                 expiring_days: 7,
                 default_plugins: true,

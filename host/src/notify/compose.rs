@@ -109,6 +109,7 @@ mod tests {
             email: Some("www@ics.example".into()),
             output: "/srv/MOM".into(),
             exclude: Vec::new(),
+            patterns: Default::default(),
             changed_days: 7,
             expiring_days: 2,
             default_plugins: true,

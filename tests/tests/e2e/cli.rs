@@ -2,6 +2,7 @@
 //! errors, the summary, `results` as a table and as JSON Lines, `check`.
 
 use crate::common::{command, expect_exit, spinneret, text};
+use spinneret_core::model::Category;
 use spinneret_tests::fixtures::{maintenance_web, page};
 use spinneret_tests::harness::Setup;
 use spinneret_tests::server::{Site, TestWeb, Web};
@@ -679,6 +680,110 @@ fn request_tables_send_headers_and_basic_auth_under_their_prefix_only() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("a password is never read from the configuration"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn url_patterns_keep_urls_from_being_requested_and_say_which_pattern() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(
+        &web,
+        "exclude_regex = ['\\.png$']\n\
+         [[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n\
+         exclude_regex = ['/docs/', 'b\\.example']\ninclude_regex = ['gone']\n\
+         [[task]]\nname = \"D\"\nkind = \"tree\"\ntop = \"http://a.example:{PORT}/docs/index.html\"\n",
+    );
+    let config = setup.config_path.to_str().unwrap();
+    let written = std::fs::read_to_string(&setup.config_path).unwrap();
+    let line_of = |needle: &str| {
+        let n = written.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        format!("{config}:{n}")
+    };
+    let out = spinneret(&["-qq", "crawl", config, "--exclude", "loop"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+
+    // Nothing excluded was asked for; what another task (D) traverses,
+    // and what an include pattern brings back, was.
+    let asked: Vec<(String, String)> = web
+        .requests()
+        .into_iter()
+        .map(|r| (r.host, r.path))
+        .collect();
+    let was_asked = |host: &str, path: &str| asked.iter().any(|(h, p)| h == host && p == path);
+    for (host, path) in [
+        ("a.example", "/logo.png"),
+        ("a.example", "/loop1.html"),
+        ("b.example", "/page.html"),
+    ] {
+        assert!(!was_asked(host, path), "{host}{path} was requested");
+    }
+    for (host, path) in [
+        ("a.example", "/docs/index.html"),
+        ("a.example", "/docs/guide.html"),
+        ("b.example", "/gone.html"),
+    ] {
+        assert!(was_asked(host, path), "{host}{path} was not requested");
+    }
+
+    let results = setup.results();
+    let reason = |host: &str, path: &str| {
+        let r = &results[&web.url(host, path)];
+        (r.category, r.error.clone().unwrap_or_default())
+    };
+    assert_eq!(
+        reason("a.example", "/logo.png"),
+        (
+            Category::Avoided,
+            format!(
+                "excluded by the pattern `\\.png$` (exclude_regex, {})",
+                line_of("exclude_regex = ['\\.png$']")
+            )
+        )
+    );
+    assert_eq!(
+        reason("b.example", "/page.html"),
+        (
+            Category::Avoided,
+            format!(
+                "excluded by the pattern `b\\.example` (exclude_regex, {})",
+                line_of("exclude_regex = ['/docs/'")
+            )
+        )
+    );
+    assert_eq!(
+        reason("a.example", "/loop1.html"),
+        (
+            Category::Avoided,
+            "excluded by the pattern `loop` (--exclude)".to_string()
+        )
+    );
+    assert_eq!(reason("b.example", "/gone.html").0, Category::Broken);
+    assert_eq!(reason("a.example", "/docs/index.html").0, Category::Ok);
+
+    // A pattern that is not a regular expression is a located error.
+    let bad = Setup::new(&web, &format!("{TASK}exclude_regex = ['(unclosed']\n"));
+    let out = spinneret(&["crawl", bad.config_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    let bad_text = std::fs::read_to_string(&bad.config_path).unwrap();
+    let line = bad_text
+        .lines()
+        .position(|l| l.contains("(unclosed"))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains(&format!(
+            "{}:{line}:18: exclude_regex: `(unclosed` is not a regular expression the crawler can use (unclosed group)",
+            bad.config_path.display()
+        )),
+        "{stderr}"
+    );
+    let out = spinneret(&["crawl", config, "--include", "a{99999}{99999}"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--include: `a{99999}{99999}` is not a regular expression"),
         "{}",
         text(&out.stderr)
     );

@@ -99,7 +99,7 @@ pub(super) struct Engine<'a> {
     /// URLs a task did not request for reasons of its own (a form's action,
     /// a local file outside its tree), with the reason: settled as not
     /// checked at the end unless another task had them checked.
-    held_back: Vec<(UrlIdx, String)>,
+    held_back: Vec<(UrlIdx, Category, String)>,
     reaches: HashMap<(u32, UrlIdx), Reach>,
     /// The policies' verdicts and the documents' depths.
     verdicts: Verdicts,
@@ -196,7 +196,8 @@ impl<'a> Engine<'a> {
             more_tops.dedup();
             engine.tasks.push(TaskRt {
                 id: engine.ids.tasks[t.name()],
-                scope: Scope::new(t.name(), t.kind(), t.top, t.exclude),
+                scope: Scope::new(t.name(), t.kind(), t.top, t.exclude)
+                    .with_patterns(t.patterns.clone()),
                 top,
                 more_tops,
                 info: spinneret_plugin_host::reporter::task_info(&t.record),
@@ -391,7 +392,13 @@ impl<'a> Engine<'a> {
                 // Not requested for this task's own reasons (a form's action,
                 // a local file outside its tree): another task may still have
                 // it checked, so it is not settled for every task now.
-                self.held_back.push((u, r));
+                self.held_back.push((u, Category::NotChecked, r));
+                request = false;
+            }
+            Decision::Excluded(r) => {
+                // Excluded by this task's patterns: another task may
+                // still have it requested.
+                self.held_back.push((u, Category::Avoided, r));
                 request = false;
             }
             Decision::NotChecked(r) => self.unrequested(u, Category::NotChecked, &r),
@@ -508,9 +515,9 @@ impl<'a> Engine<'a> {
     fn settle_held_back(&mut self) -> bool {
         let held = std::mem::take(&mut self.held_back);
         let mut any = false;
-        for (u, reason) in held {
+        for (u, category, reason) in held {
             if self.frontier.get(u).state == UrlState::New {
-                self.unrequested(u, Category::NotChecked, &reason);
+                self.unrequested(u, category, &reason);
                 any = true;
             } else if self.frontier.get(u).state == UrlState::Done {
                 self.done_queue.push_back(u);

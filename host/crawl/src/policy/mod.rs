@@ -4,6 +4,7 @@
 //! avoid/leaf rules. robots.txt needs the site's file, so it is applied when a
 //! request is about to leave (see the crawl engine); everything else here.
 
+pub mod patterns;
 pub mod robots;
 pub mod robots_files;
 pub mod robots_rfc9309;
@@ -66,6 +67,9 @@ pub enum Decision {
     Leaf(String),
     /// Make no request.
     Avoid(String),
+    /// Make no request for this task (one of its URL patterns excludes
+    /// it); another task may still have it requested.
+    Excluded(String),
     /// Record it; the crawler cannot or must not request it.
     NotChecked(String),
 }
@@ -76,7 +80,7 @@ impl Decision {
         match self {
             Decision::Traverse => "document",
             Decision::Leaf(_) => "leaf",
-            Decision::Avoid(_) => "avoided",
+            Decision::Avoid(_) | Decision::Excluded(_) => "avoided",
             Decision::NotChecked(_) => "not_checked",
         }
     }
@@ -85,7 +89,10 @@ impl Decision {
     pub fn reason(&self) -> Option<&str> {
         match self {
             Decision::Traverse => None,
-            Decision::Leaf(r) | Decision::Avoid(r) | Decision::NotChecked(r) => Some(r),
+            Decision::Leaf(r)
+            | Decision::Avoid(r)
+            | Decision::Excluded(r)
+            | Decision::NotChecked(r) => Some(r),
         }
     }
 }
@@ -122,6 +129,12 @@ pub fn decide(
     }
     if kind == RefKind::Form {
         return Decision::NotChecked("form actions are not requested".into());
+    }
+    // The tops are requested whatever the patterns say.
+    if referrer.is_some()
+        && let Some(why) = scope.excluded_by_pattern(url.as_str())
+    {
+        return Decision::Excluded(why);
     }
     let global = rules.lookup(url.as_str());
     if let Some(rule) = global

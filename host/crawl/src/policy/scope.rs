@@ -1,5 +1,6 @@
 //! Task scope: the boundary of a task's infostructure (seed 000, section 5.1).
 
+use super::patterns::UrlPatterns;
 use spinneret_core::model::TaskKind;
 use spinneret_core::urls;
 use url::Url;
@@ -13,6 +14,7 @@ pub struct Scope {
     top_scheme: String,
     top_dir: String,
     exclude: Vec<String>,
+    patterns: UrlPatterns,
 }
 
 impl Scope {
@@ -26,7 +28,20 @@ impl Scope {
             top_scheme: top.scheme().to_string(),
             top_dir: urls::directory_of(top).to_string(),
             exclude: exclude.to_vec(),
+            patterns: UrlPatterns::default(),
         }
+    }
+
+    /// The scope with URL patterns (`exclude_regex`, `include_regex`):
+    /// the URLs they exclude get no request for this task.
+    pub fn with_patterns(mut self, patterns: UrlPatterns) -> Scope {
+        self.patterns = patterns;
+        self
+    }
+
+    /// Why the task's URL patterns exclude `url`, if they do.
+    pub fn excluded_by_pattern(&self, url: &str) -> Option<String> {
+        self.patterns.excludes(url)
     }
 
     /// Whether `url` may be a document of this infostructure, judged from the URL alone.

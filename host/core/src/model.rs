@@ -48,14 +48,99 @@ impl Category {
         .find(|c| c.as_str() == s)
     }
 
-    /// The category of a final HTTP status (after any redirects).
-    pub fn of_status(status: u16, redirected: bool) -> Category {
+    /// The category of a final HTTP status (after any redirects); the
+    /// statuses in `accepted` count as 2xx do.
+    pub fn of_status(status: u16, redirected: bool, accepted: AcceptedStatuses) -> Category {
         match status {
+            _ if accepted.contains(status) && redirected => Category::Moved,
+            _ if accepted.contains(status) => Category::Ok,
             200..=299 | 304 if redirected => Category::Moved,
             200..=299 | 304 => Category::Ok,
             401 | 403 | 429 => Category::Blocked,
             _ => Category::Broken,
         }
+    }
+}
+
+/// HTTP statuses a run counts as ok beside 2xx (`accept_status`,
+/// `--accept`: lychee's `--accept`), as a set of the codes 100 to 999.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AcceptedStatuses([u64; 15]);
+
+impl AcceptedStatuses {
+    /// No status beside 2xx.
+    pub const NONE: AcceptedStatuses = AcceptedStatuses([0; 15]);
+
+    /// Whether `status` is in the set.
+    pub fn contains(&self, status: u16) -> bool {
+        let Some(i) = status.checked_sub(100).filter(|i| *i < 900) else {
+            return false;
+        };
+        self.0[usize::from(i / 64)] & (1 << (i % 64)) != 0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    /// Add `status` (100 to 999).
+    fn insert(&mut self, status: u16) {
+        let i = status - 100;
+        self.0[usize::from(i / 64)] |= 1 << (i % 64);
+    }
+
+    /// Add the statuses of `list`: codes and ranges separated by commas,
+    /// a range written `500..=599`, `500..600` (its end left out) or
+    /// `500-599`. The error says which item is wrong and why.
+    pub fn add_list(&mut self, list: &str) -> Result<(), String> {
+        for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let code = |s: &str| -> Result<u16, String> {
+                match s.trim().parse::<u16>() {
+                    Ok(n) if (100..=999).contains(&n) => Ok(n),
+                    _ => Err(format!(
+                        "`{item}` is not a status or a range of statuses; write codes from 100 to 999 such as \"403\", \"500..=599\" or \"200-299\""
+                    )),
+                }
+            };
+            let (first, last) = if let Some((a, b)) = item.split_once("..=") {
+                (code(a)?, code(b)?)
+            } else if let Some((a, b)) = item.split_once("..") {
+                (code(a)?, code(b)?.saturating_sub(1))
+            } else if let Some((a, b)) = item.split_once('-') {
+                (code(a)?, code(b)?)
+            } else {
+                let c = code(item)?;
+                (c, c)
+            };
+            if first > last {
+                return Err(format!("`{item}` is an empty range of statuses"));
+            }
+            (first..=last).for_each(|s| self.insert(s));
+        }
+        Ok(())
+    }
+
+    /// The set as a list to read back (`403, 500..=599`).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let mut s = 100;
+        while s <= 999 {
+            if !self.contains(s) {
+                s += 1;
+                continue;
+            }
+            let start = s;
+            while s < 999 && self.contains(s + 1) {
+                s += 1;
+            }
+            parts.push(match start == s {
+                true => start.to_string(),
+                false => format!("{start}..={s}"),
+            });
+            s += 1;
+        }
+        parts.join(", ")
     }
 }
 
@@ -196,16 +281,43 @@ mod tests {
 
     #[test]
     fn status_categories() {
-        assert_eq!(Category::of_status(200, false), Category::Ok);
-        assert_eq!(Category::of_status(200, true), Category::Moved);
-        assert_eq!(Category::of_status(304, false), Category::Ok);
-        assert_eq!(Category::of_status(404, false), Category::Broken);
-        assert_eq!(Category::of_status(404, true), Category::Broken);
-        assert_eq!(Category::of_status(403, false), Category::Blocked);
-        assert_eq!(Category::of_status(429, false), Category::Blocked);
-        assert_eq!(Category::of_status(500, false), Category::Broken);
+        let none = AcceptedStatuses::NONE;
+        assert_eq!(Category::of_status(200, false, none), Category::Ok);
+        assert_eq!(Category::of_status(200, true, none), Category::Moved);
+        assert_eq!(Category::of_status(304, false, none), Category::Ok);
+        assert_eq!(Category::of_status(404, false, none), Category::Broken);
+        assert_eq!(Category::of_status(404, true, none), Category::Broken);
+        assert_eq!(Category::of_status(403, false, none), Category::Blocked);
+        assert_eq!(Category::of_status(429, false, none), Category::Blocked);
+        assert_eq!(Category::of_status(500, false, none), Category::Broken);
+        let mut some = AcceptedStatuses::NONE;
+        some.add_list("403, 500..=502,999").unwrap();
+        assert_eq!(Category::of_status(403, false, some), Category::Ok);
+        assert_eq!(Category::of_status(501, true, some), Category::Moved);
+        assert_eq!(Category::of_status(503, false, some), Category::Broken);
         for c in ["ok", "moved", "broken", "blocked", "avoided", "not_checked"] {
             assert_eq!(Category::from_name(c).unwrap().as_str(), c);
+        }
+    }
+
+    #[test]
+    fn accepted_statuses_read_codes_and_ranges() {
+        let mut a = AcceptedStatuses::NONE;
+        assert!(a.is_empty());
+        a.add_list("403, 429 ,500..=503, 520..523, 100-101,")
+            .unwrap();
+        assert_eq!(a.describe(), "100..=101, 403, 429, 500..=503, 520..=522");
+        assert!(!a.contains(999) && !a.contains(0) && !a.contains(65535));
+        for (bad, why) in [
+            ("40x", "`40x` is not a status"),
+            ("99", "`99` is not a status"),
+            ("1000", "`1000` is not a status"),
+            ("503..=500", "`503..=500` is an empty range"),
+            ("500..500", "`500..500` is an empty range"),
+        ] {
+            let mut none = AcceptedStatuses::NONE;
+            let e = none.add_list(bad).unwrap_err();
+            assert!(e.starts_with(why), "{bad}: {e}");
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::fetch::retry::{backoff, head_needs_get, is_retryable_status, parse_retry_after};
 use crate::fetch::{FetchError, Method};
-use spinneret_core::model::Category;
+use spinneret_core::model::{AcceptedStatuses, Category};
 use std::time::{Duration, SystemTime};
 
 /// Where the job stands when its answer comes.
@@ -50,6 +50,8 @@ pub struct Limits {
     pub retries: u32,
     /// The longest `Retry-After` waited for.
     pub max_retry_after: Duration,
+    /// Statuses counted as ok beside 2xx (never retried).
+    pub accepted: AcceptedStatuses,
 }
 
 /// What the engine does next with the job.
@@ -108,7 +110,10 @@ pub fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTi
     }
     // Why a retryable answer was not retried, when the server asked too much.
     let mut gave_up = None;
-    if is_retryable_status(status) && job.attempt < limits.retries {
+    if is_retryable_status(status)
+        && !limits.accepted.contains(status)
+        && job.attempt < limits.retries
+    {
         match retry_after.and_then(|v| parse_retry_after(v, now)) {
             Some(w) if w > limits.max_retry_after => {
                 gave_up = Some(format!(
@@ -140,7 +145,7 @@ pub fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTi
     let done = match reclassified {
         Some((category, reason)) => (category, Some(reason.to_string())),
         None => {
-            let category = Category::of_status(status, job.redirected);
+            let category = Category::of_status(status, job.redirected, limits.accepted);
             let error = (!matches!(category, Category::Ok | Category::Moved))
                 .then(|| status_text(status) + gave_up.as_deref().unwrap_or_default());
             (category, error)
@@ -222,6 +227,7 @@ mod tests {
     const LIMITS: Limits = Limits {
         retries: 2,
         max_retry_after: Duration::from_secs(60),
+        accepted: AcceptedStatuses::NONE,
     };
 
     fn status(status: u16) -> Answer<'static> {
@@ -442,6 +448,38 @@ mod tests {
         for (case, job, answer, want) in table {
             assert_eq!(classify(job, answer, LIMITS, now), want, "{case}");
         }
+    }
+
+    #[test]
+    fn accepted_statuses_are_ok_and_not_retried() {
+        let mut accepted = AcceptedStatuses::NONE;
+        accepted.add_list("403, 503").unwrap();
+        let limits = Limits { accepted, ..LIMITS };
+        let now = SystemTime::UNIX_EPOCH;
+        for code in [403, 503] {
+            assert_eq!(
+                classify(GET, status(code), limits, now),
+                Next::Done(Category::Ok, None),
+                "{code}"
+            );
+            let redirected = JobState {
+                redirected: true,
+                ..GET
+            };
+            assert_eq!(
+                classify(redirected, status(code), limits, now),
+                Next::Done(Category::Moved, None),
+                "{code} after a redirect"
+            );
+        }
+        assert_eq!(
+            classify(GET, status(404), limits, now),
+            Next::Done(Category::Broken, Some("HTTP 404 Not Found".into()))
+        );
+        assert!(matches!(
+            classify(GET, status(503), LIMITS, now),
+            Next::Retry { .. }
+        ));
     }
 
     #[test]

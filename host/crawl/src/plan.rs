@@ -6,7 +6,7 @@
 use crate::fetch::FetchSettings;
 use crate::policy::RuleFiles;
 use crate::policy::robots::RobotsMode;
-use spinneret_core::model::{TaskKind, TaskRecord};
+use spinneret_core::model::{AcceptedStatuses, TaskKind, TaskRecord};
 use std::path::Path;
 use std::time::Duration;
 use url::Url;
@@ -38,6 +38,8 @@ pub struct CrawlSettings {
     pub max_retry_after: Duration,
     /// A result younger than this is reused without a request.
     pub result_max_age: Duration,
+    /// Statuses counted as ok beside 2xx (`accept_status`, `--accept`).
+    pub accept_status: AcceptedStatuses,
 }
 
 /// How far and how much a task traverses, so that a trap (`/1/2/3/…`,

@@ -193,6 +193,11 @@ pub(crate) struct Overrides {
     /// task's `max_depth`, 50 by default; 1 to 100000).
     #[arg(long, value_name = "N", value_parser = config::MaxDepth::parse)]
     max_depth: Option<config::MaxDepth>,
+    /// Count these statuses as ok beside 2xx: codes and ranges, e.g.
+    /// `403,429` or `500..=599` (repeatable; beside the configuration's
+    /// `accept_status`). They are not retried.
+    #[arg(long, value_name = "STATUSES")]
+    accept: Vec<String>,
     /// Make no request for URLs this regular expression matches anywhere
     /// (repeatable; beside the configuration's `exclude_regex`). They are
     /// recorded as avoided, with the pattern. A task's tops are always
@@ -227,6 +232,12 @@ impl Overrides {
         }
         if let Some(t) = self.timeout {
             settings.timeout = t.0;
+        }
+        for list in &self.accept {
+            settings
+                .accept_status
+                .add_list(list)
+                .map_err(|e| format!("--accept: {e}"))?;
         }
         if let Some(depth) = self.max_depth {
             for task in &mut config.tasks {

@@ -6,6 +6,7 @@ use super::{
 };
 use serde::Deserialize;
 use serde_spanned::Spanned;
+use spinneret_core::model::AcceptedStatuses;
 use spinneret_core::values::{Bounded, DurationIn, SizeIn, ms};
 use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
@@ -70,6 +71,7 @@ struct RawConfig {
     max_body: Option<SizeIn<1024, { 4 << 30 }>>,
     store: Option<String>,
     result_max_age: Option<DurationIn<0, { 3650 * ms::DAY }>>,
+    accept_status: Option<Spanned<toml::Value>>,
     robots_expiry: Option<DurationIn<{ ms::MINUTE }, { 3650 * ms::DAY }>>,
     robots_rules: Option<Spanned<String>>,
     #[serde(default)]
@@ -153,6 +155,28 @@ struct RawTask {
     max_depth: Option<MaxDepth>,
     levels: Option<Spanned<Bounded<1, 100_000>>>,
     max_documents: Option<Bounded<1, 1_000_000_000>>,
+}
+
+/// `accept_status`: a status (`403`), a list of codes and ranges in a
+/// string (`"403, 500..=599"`), or an array of either.
+fn accept_status(value: &toml::Value) -> Result<AcceptedStatuses, String> {
+    let mut set = AcceptedStatuses::NONE;
+    let items = match value {
+        toml::Value::Array(items) => items.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    for item in items {
+        match item {
+            toml::Value::Integer(n) => set.add_list(&n.to_string())?,
+            toml::Value::String(s) => set.add_list(s)?,
+            _ => {
+                return Err(
+                    "accept_status takes statuses and ranges, e.g. [403, \"500..=599\"]".into(),
+                );
+            }
+        }
+    }
+    Ok(set)
 }
 
 /// A `web` task's recursion depth when it names none: the top, the
@@ -297,6 +321,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
         store: raw.store.as_deref().map_or(defaults.store, rel),
         result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
+        accept_status: match &raw.accept_status {
+            None => defaults.accept_status,
+            Some(v) => accept_status(v.get_ref()).map_err(|m| at(Some(v.span()), m))?,
+        },
         robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
         robots_rules: match &raw.robots_rules {
             None => defaults.robots_rules,

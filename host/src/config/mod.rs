@@ -207,6 +207,8 @@ pub struct Settings {
     /// A result younger than this is reused without a request (default 0:
     /// every run tests every URL, conditionally where it can).
     pub result_max_age: Duration,
+    /// Statuses counted as ok beside 2xx (`accept_status`, `--accept`).
+    pub accept_status: spinneret_core::model::AcceptedStatuses,
     /// How long a robots.txt holds when the server sends no cache headers (the draft says 7 days).
     pub robots_expiry: Duration,
     /// Which reading of robots.txt decides: both the draft and RFC 9309
@@ -276,6 +278,7 @@ impl Settings {
             retries: self.retries,
             max_retry_after: self.max_retry_after,
             result_max_age: self.result_max_age,
+            accept_status: self.accept_status,
         }
     }
 }
@@ -309,6 +312,7 @@ impl Default for Settings {
             max_body: 10 << 20,
             store: default_store_path(),
             result_max_age: Duration::ZERO,
+            accept_status: spinneret_core::model::AcceptedStatuses::NONE,
             robots_expiry: Duration::from_secs(7 * 24 * 3600),
             robots_rules: Default::default(),
             avoid_files: Vec::new(),

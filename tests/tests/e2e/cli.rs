@@ -788,3 +788,69 @@ fn url_patterns_keep_urls_from_being_requested_and_say_which_pattern() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn accepted_statuses_count_as_ok() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, &format!("accept_status = 403\n{TASK}"));
+    let config = setup.config_path.to_str().unwrap();
+    let out = spinneret(&["-qq", "crawl", config]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let results = setup.results();
+    let forbidden = &results[&web.url("a.example", "/forbidden.html")];
+    assert_eq!(
+        (
+            forbidden.category,
+            forbidden.status,
+            forbidden.error.as_deref()
+        ),
+        (Category::Ok, Some(403), None)
+    );
+    let missing = &results[&web.url("a.example", "/missing.html")];
+    assert_eq!(missing.category, Category::Broken);
+
+    // --accept adds to the configuration's.
+    let out = spinneret(&["-qq", "crawl", config, "--accept", "404,410..=410"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the redirect loop is still broken"
+    );
+    let results = setup.results();
+    for path in ["/forbidden.html", "/missing.html"] {
+        assert_eq!(
+            results[&web.url("a.example", path)].category,
+            Category::Ok,
+            "{path}"
+        );
+    }
+    assert_eq!(
+        results[&web.url("b.example", "/gone.html")].category,
+        Category::Ok
+    );
+    assert_eq!(
+        results[&web.url("a.example", "/loop1.html")].category,
+        Category::Broken
+    );
+
+    let bad = Setup::new(&web, &format!("accept_status = [403, \"40x\"]\n{TASK}"));
+    let out = spinneret(&["crawl", bad.config_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let bad_text = std::fs::read_to_string(&bad.config_path).unwrap();
+    let line = bad_text.lines().position(|l| l.contains("40x")).unwrap() + 1;
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "{}:{line}:17: `40x` is not a status or a range of statuses",
+            bad.config_path.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = spinneret(&["crawl", config, "--accept", "500..=400"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--accept: `500..=400` is an empty range of statuses"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -117,6 +117,7 @@ impl Engine<'_> {
         let limits = Limits {
             retries: self.settings.retries,
             max_retry_after: self.settings.max_retry_after,
+            accepted: self.settings.accept_status,
         };
         let answer = match &result {
             Err(e) => Answer::Failed(e),
@@ -285,7 +286,7 @@ impl Engine<'_> {
                 let fdoc = parsed.as_ref().map(|d| self.doc_info(d, owner.clone()));
                 let mut fr = result;
                 fr.url = job.request.to_string();
-                fr.category = Category::of_status(resp.status, false);
+                fr.category = Category::of_status(resp.status, false, self.settings.accept_status);
                 fr.redirects.clear();
                 fr.final_url = None;
                 fr.attempts = 0;

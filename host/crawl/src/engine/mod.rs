@@ -476,7 +476,7 @@ impl<'a> Engine<'a> {
             return false;
         }
         let referrer = e.referrer.map(|r| self.frontier.get(r).url.to_string());
-        let category = Category::of_status(status, false);
+        let category = Category::of_status(status, false, self.settings.accept_status);
         let mut result =
             CheckResult::unrequested(e.url.as_str(), category, "", referrer, unix_now());
         result.method = Some("GET");

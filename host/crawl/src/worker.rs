@@ -6,7 +6,7 @@ use super::hooks::{BeforeRequest, CrawlHooks};
 use super::sites::Job;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
 use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher, ResponseHeaders};
-use crate::parse::{is_html, parse_html};
+use crate::parse::{is_html, parse_html_under};
 use spinneret_core::digest::sha256_hex;
 use spinneret_core::document::ParsedDocument;
 use spinneret_core::model::Category;
@@ -178,9 +178,14 @@ pub enum AfterVerdicts {
     },
 }
 
-fn hash_and_parse(url: &Url, content_type: Option<&str>, body: &[u8]) -> (String, ParsedDocument) {
+fn hash_and_parse(
+    url: &Url,
+    content_type: Option<&str>,
+    body: &[u8],
+    root: Option<&Url>,
+) -> (String, ParsedDocument) {
     let hash = sha256_hex(body);
-    (hash, parse_html(url, content_type, body))
+    (hash, parse_html_under(url, content_type, body, root))
 }
 
 /// What the request hooks' `verdict` on `req` does to it: adds their
@@ -302,11 +307,14 @@ pub async fn fetch(
             let (h, doc) = if body.bytes.len() > INLINE_PARSE_LIMIT {
                 let url = req.url.clone();
                 let bytes = body.bytes.clone();
-                tokio::task::spawn_blocking(move || hash_and_parse(&url, ct.as_deref(), &bytes))
-                    .await
-                    .unwrap_or_default()
+                let root = fetcher.root_dir().cloned();
+                tokio::task::spawn_blocking(move || {
+                    hash_and_parse(&url, ct.as_deref(), &bytes, root.as_ref())
+                })
+                .await
+                .unwrap_or_default()
             } else {
-                hash_and_parse(&req.url, ct.as_deref(), &body.bytes)
+                hash_and_parse(&req.url, ct.as_deref(), &body.bytes, fetcher.root_dir())
             };
             hash = Some(h);
             parsed = Some(Box::new(doc));

@@ -193,6 +193,11 @@ pub(crate) struct Overrides {
     /// task's `max_depth`, 50 by default; 1 to 100000).
     #[arg(long, value_name = "N", value_parser = config::MaxDepth::parse)]
     max_depth: Option<config::MaxDepth>,
+    /// The directory a local tree is deployed from: root-relative links
+    /// (`/p1.html`) of its `file:` pages resolve against it, as the web
+    /// server would (the configuration's `root_dir`).
+    #[arg(long, value_name = "DIR")]
+    root_dir: Option<PathBuf>,
     /// Count these statuses as ok beside 2xx: codes and ranges, e.g.
     /// `403,429` or `500..=599` (repeatable; beside the configuration's
     /// `accept_status`). They are not retried.
@@ -232,6 +237,10 @@ impl Overrides {
         }
         if let Some(t) = self.timeout {
             settings.timeout = t.0;
+        }
+        if let Some(dir) = &self.root_dir {
+            settings.root_dir =
+                Some(config::root_dir(dir).map_err(|e| format!("--root-dir: {e}"))?);
         }
         for list in &self.accept {
             settings
@@ -411,8 +420,9 @@ struct CrawlArgs {
 
 #[derive(Args, Debug)]
 struct CheckArgs {
-    /// The top URLs (http, https or file).
-    #[arg(required = true, value_name = "URL")]
+    /// The top URLs (http, https or file), or paths of local trees (a
+    /// directory stands for its index.html).
+    #[arg(required = true, value_name = "URL|PATH")]
     urls: Vec<String>,
     #[command(flatten)]
     overrides: Overrides,
@@ -523,10 +533,27 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                     }
                     Ok(u) => {
                         eprintln!(
-                            "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs",
+                            "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs, or a path",
                             u.scheme()
                         );
                         return Ok(EXIT_USAGE);
+                    }
+                    // A path: a local tree, as a file: top (a directory's index.html).
+                    Err(url::ParseError::RelativeUrlWithoutBase) => {
+                        let path = std::path::Path::new(raw);
+                        if !path.exists() {
+                            eprintln!(
+                                "spinneret: `{raw}` is neither a URL nor an existing file or directory"
+                            );
+                            return Ok(EXIT_USAGE);
+                        }
+                        match config::parse_top(raw, std::path::Path::new(".")) {
+                            Ok(u) => urls.push(u),
+                            Err(e) => {
+                                eprintln!("spinneret: {e}");
+                                return Ok(EXIT_USAGE);
+                            }
+                        }
                     }
                     Err(e) => {
                         eprintln!("spinneret: `{raw}` is not a URL ({e})");

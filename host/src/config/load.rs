@@ -72,6 +72,7 @@ struct RawConfig {
     store: Option<String>,
     result_max_age: Option<DurationIn<0, { 3650 * ms::DAY }>>,
     accept_status: Option<Spanned<toml::Value>>,
+    root_dir: Option<Spanned<String>>,
     robots_expiry: Option<DurationIn<{ ms::MINUTE }, { 3650 * ms::DAY }>>,
     robots_rules: Option<Spanned<String>>,
     #[serde(default)]
@@ -155,6 +156,18 @@ struct RawTask {
     max_depth: Option<MaxDepth>,
     levels: Option<Spanned<Bounded<1, 100_000>>>,
     max_documents: Option<Bounded<1, 1_000_000_000>>,
+}
+
+/// A local tree's root directory (`root_dir`, `--root-dir`): it must exist.
+pub fn root_dir(path: &Path) -> Result<PathBuf, String> {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match path.is_dir() {
+        true => Ok(path),
+        false => Err(format!(
+            "the root directory {} is not a directory; give the directory a local tree is deployed from",
+            path.display()
+        )),
+    }
 }
 
 /// `accept_status`: a status (`403`), a list of codes and ranges in a
@@ -321,6 +334,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
         store: raw.store.as_deref().map_or(defaults.store, rel),
         result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
+        root_dir: match &raw.root_dir {
+            None => None,
+            Some(d) => Some(root_dir(&rel(d.get_ref())).map_err(|m| at(Some(d.span()), m))?),
+        },
         accept_status: match &raw.accept_status {
             None => defaults.accept_status,
             Some(v) => accept_status(v.get_ref()).map_err(|m| at(Some(v.span()), m))?,

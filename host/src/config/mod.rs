@@ -17,7 +17,7 @@ pub use library::{LibrarySettings, Moderator};
 pub(crate) use load::line_col;
 pub use load::{
     ConfigError, MaxDepth, PerSiteDelay, Timeout, check_email, library_dir, load_file, load_str,
-    parse_top,
+    parse_top, root_dir,
 };
 pub use mail::{MailSettings, Password, TlsMode};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
@@ -209,6 +209,10 @@ pub struct Settings {
     pub result_max_age: Duration,
     /// Statuses counted as ok beside 2xx (`accept_status`, `--accept`).
     pub accept_status: spinneret_core::model::AcceptedStatuses,
+    /// The root directory of a local tree (`root_dir`, `--root-dir`), an
+    /// absolute path: root-relative references of its `file:` documents
+    /// resolve against it.
+    pub root_dir: Option<PathBuf>,
     /// How long a robots.txt holds when the server sends no cache headers (the draft says 7 days).
     pub robots_expiry: Duration,
     /// Which reading of robots.txt decides: both the draft and RFC 9309
@@ -261,6 +265,10 @@ impl Settings {
                 // a collection asks for public addresses where it must.
                 public_only: false,
                 requests: self.requests.clone(),
+                root_dir: self
+                    .root_dir
+                    .as_deref()
+                    .and_then(|d| Url::from_directory_path(d).ok()),
             },
             rule_files: spinneret_crawl::policy::RuleFiles {
                 avoid_files: self.avoid_files.clone(),
@@ -313,6 +321,7 @@ impl Default for Settings {
             store: default_store_path(),
             result_max_age: Duration::ZERO,
             accept_status: spinneret_core::model::AcceptedStatuses::NONE,
+            root_dir: None,
             robots_expiry: Duration::from_secs(7 * 24 * 3600),
             robots_rules: Default::default(),
             avoid_files: Vec::new(),

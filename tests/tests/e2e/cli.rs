@@ -854,3 +854,86 @@ fn accepted_statuses_count_as_ok() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("sub")).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        "<title>Home</title><a href=\"/p1.html\">one</a> <a href=\"/sub/p2.html\">two</a> <a href=\"/missing.html\">gone</a>",
+    )
+    .unwrap();
+    std::fs::write(site.join("p1.html"), "<title>One</title>").unwrap();
+    std::fs::write(
+        site.join("sub/p2.html"),
+        "<title>Two</title><a href=\"/index.html\">home</a>",
+    )
+    .unwrap();
+    let store = dir.path().join("check.db");
+    let check = |extra: &[&str]| {
+        command()
+            .current_dir(dir.path())
+            .env("TMPDIR", dir.path())
+            .args(["-qq", "check", "site", "--store", store.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
+
+    let out = check(&["--root-dir", "site"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let results =
+        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
+    let seen: Vec<(String, Category)> = results
+        .values()
+        .map(|r| (r.url.clone(), r.category))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (file("index.html"), Category::Ok),
+            (file("missing.html"), Category::Broken),
+            (file("p1.html"), Category::Ok),
+            (file("sub/p2.html"), Category::Ok),
+        ]
+    );
+
+    // Without the root, the links point at the file system's root: not
+    // opened, with the hint.
+    let out = check(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let results =
+        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
+    let p1 = &results["file:///p1.html"];
+    assert_eq!(p1.category, Category::NotChecked);
+    assert!(
+        p1.error
+            .as_deref()
+            .unwrap()
+            .contains("give the tree's root with --root-dir"),
+        "{:?}",
+        p1.error
+    );
+
+    for (args, why) in [
+        (
+            &["-qq", "check", "no-such-site"][..],
+            "`no-such-site` is neither a URL nor an existing file or directory",
+        ),
+        (
+            &["-qq", "check", "site", "--root-dir", "nowhere"][..],
+            "--root-dir: the root directory",
+        ),
+    ] {
+        let out = command()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+    }
+}

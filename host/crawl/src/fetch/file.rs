@@ -2,7 +2,10 @@
 //!
 //! A directory serves its `index.html`; the modification time stands in for
 //! `Last-Modified`; a missing file is a 404 and an unreadable one a 403, so the
-//! rest of the crawler treats local trees like any site.
+//! rest of the crawler treats local trees like any site. A file is read
+//! whole each time, never answered 304 to a conditional request: reading it
+//! costs no more than asking, and its parse then follows this run's settings
+//! (a root directory given since the last run, say).
 
 use super::{Body, FetchError, FetchRequest, FetchResponse, Method, ResponseHeaders};
 use std::time::Instant;
@@ -43,26 +46,12 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
             super::BodyWanted::Always(_) => true,
             super::BodyWanted::IfHtml => crate::parse::is_html(Some(&content_type)),
         };
-    let not_modified = req
-        .validators
-        .as_ref()
-        .and_then(|v| v.last_modified.as_deref())
-        .is_some_and(|lm| Some(lm) == last_modified.as_deref());
     let headers = ResponseHeaders {
         content_type: Some(content_type),
         content_length: Some(meta.len()),
         last_modified,
         ..ResponseHeaders::default()
     };
-    if not_modified {
-        return Ok(FetchResponse {
-            status: 304,
-            headers,
-            body: None,
-            elapsed: start.elapsed(),
-            raw_headers: Vec::new(),
-        });
-    }
     let body = if wants_body {
         // At most one byte past the cap is read: a device or a huge file
         // costs no more than a capped body.

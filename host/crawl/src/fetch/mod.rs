@@ -47,6 +47,11 @@ pub struct FetchSettings {
     /// Headers and credentials sent to the URLs under a prefix (the
     /// configuration's `[[request]]` tables), in order.
     pub requests: Vec<RequestRule>,
+    /// The root of a local tree (`root_dir`, `--root-dir`), as a `file:`
+    /// directory URL: a root-relative reference (`/p1.html`) of a `file:`
+    /// document under it resolves against it, as the web server it is
+    /// deployed to would.
+    pub root_dir: Option<url::Url>,
 }
 
 /// What is sent with every request under a URL prefix: headers, and HTTP
@@ -247,6 +252,7 @@ pub struct Fetcher {
     client: reqwest::Client,
     timeout: Duration,
     requests: std::sync::Arc<[RequestRule]>,
+    root_dir: Option<std::sync::Arc<url::Url>>,
 }
 
 /// What went wrong in the HTTP exchange itself, when that is what happened:
@@ -371,7 +377,14 @@ impl Fetcher {
                 .map_err(|e| crate::CrawlError::Client(e.to_string()))?,
             timeout: settings.timeout,
             requests: settings.requests.clone().into(),
+            root_dir: settings.root_dir.clone().map(std::sync::Arc::new),
         })
+    }
+
+    /// The root of a local tree that root-relative references of its
+    /// documents resolve against, if one was given.
+    pub fn root_dir(&self) -> Option<&url::Url> {
+        self.root_dir.as_deref()
     }
 
     /// Make one request.

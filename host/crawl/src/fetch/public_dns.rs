@@ -60,6 +60,7 @@ mod tests {
             max_body: 1024,
             public_only,
             requests: Vec::new(),
+            root_dir: None,
         })
         .unwrap();
         let req = FetchRequest {

@@ -19,12 +19,33 @@ pub fn is_html(content_type: Option<&str>) -> bool {
 
 /// Parse an HTML body fetched from `url`.
 pub fn parse_html(url: &Url, content_type: Option<&str>, body: &[u8]) -> ParsedDocument {
+    parse_html_under(url, content_type, body, None)
+}
+
+/// Parse an HTML body fetched from `url`, a `file:` document of the local
+/// tree whose root is `root` (a `file:` directory URL) if one is given:
+/// its root-relative references (`/p1.html`, and a `<base href="/…">`)
+/// resolve against that root instead of the file system's.
+pub fn parse_html_under(
+    url: &Url,
+    content_type: Option<&str>,
+    body: &[u8],
+    root: Option<&Url>,
+) -> ParsedDocument {
     let decoded = charset::decode_html(body, content_type);
     let facts = html::extract(&decoded.text);
+    // The root applies to the documents of the tree only.
+    let root = root.filter(|r| url.scheme() == "file" && url.as_str().starts_with(r.as_str()));
+    let under_root = |href: &str| -> Option<Result<Url, url::ParseError>> {
+        let rest = href.trim_start().strip_prefix('/')?;
+        let root = root?;
+        (!rest.starts_with('/') && !rest.starts_with('\\'))
+            .then(|| spinneret_core::urls::resolve(root, rest))
+    };
     let base = facts
         .base
         .as_deref()
-        .and_then(|b| url.join(b).ok())
+        .and_then(|b| under_root(b).unwrap_or_else(|| url.join(b)).ok())
         .filter(|b| b != url);
     let effective = base.as_ref().unwrap_or(url);
     // Unique by target and kind. The set holds positions in `references`,
@@ -40,7 +61,9 @@ pub fn parse_html(url: &Url, content_type: Option<&str>, body: &[u8]) -> ParsedD
     }
     let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
     for r in facts.references {
-        let target = match spinneret_core::urls::resolve(effective, &r.href) {
+        let resolved = under_root(&r.href)
+            .unwrap_or_else(|| spinneret_core::urls::resolve(effective, &r.href));
+        let target = match resolved {
             Ok(u) => Ok(u),
             Err(e) => Err(BadUrl {
                 raw: r.href,
@@ -120,6 +143,44 @@ mod tests {
             ]
         );
         assert_eq!(doc.references[0].text, "X");
+    }
+
+    #[test]
+    fn root_relative_references_of_a_local_tree_resolve_against_its_root() {
+        let root = Url::parse("file:///srv/site/").unwrap();
+        let page = Url::parse("file:///srv/site/docs/page.html").unwrap();
+        let body = b"<a href=\"/p1.html\">1</a><a href=\"//cdn.example/x.js\">cdn</a>\
+              <a href=\"up.html\">up</a><img src=\" /img/a.png\">";
+        let targets = |doc: &ParsedDocument| -> Vec<String> {
+            doc.references
+                .iter()
+                .map(|r| r.target.as_ref().unwrap().to_string())
+                .collect()
+        };
+        let under = parse_html_under(&page, Some("text/html"), body, Some(&root));
+        assert_eq!(
+            targets(&under),
+            [
+                "file:///srv/site/p1.html",
+                "file://cdn.example/x.js",
+                "file:///srv/site/docs/up.html",
+                "file:///srv/site/img/a.png",
+            ]
+        );
+        // Without a root, and for a document outside the root, as the file system has it.
+        let plain = parse_html(&page, Some("text/html"), body);
+        assert_eq!(targets(&plain)[0], "file:///p1.html");
+        let elsewhere = Url::parse("file:///home/u/page.html").unwrap();
+        let outside = parse_html_under(&elsewhere, Some("text/html"), body, Some(&root));
+        assert_eq!(targets(&outside)[0], "file:///p1.html");
+        // A root-relative base moves under the root too.
+        let based = parse_html_under(
+            &page,
+            Some("text/html"),
+            b"<base href=\"/docs/v2/\"><a href=\"x.html\">x</a>",
+            Some(&root),
+        );
+        assert_eq!(targets(&based), ["file:///srv/site/docs/v2/x.html"]);
     }
 
     #[test]

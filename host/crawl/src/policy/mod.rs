@@ -123,7 +123,7 @@ pub fn decide(
         }
         if !scope.holds_local(url) {
             return Decision::NotChecked(
-                "local file outside the task's tree (file: URLs are opened only at or below the top's directory)".into(),
+                "local file outside the task's tree (file: URLs are opened only at or below the top's directory; for root-relative links such as /page.html, give the tree's root with --root-dir or root_dir)".into(),
             );
         }
     }

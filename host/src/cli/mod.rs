@@ -193,6 +193,11 @@ pub(crate) struct Overrides {
     /// task's `max_depth`, 50 by default; 1 to 100000).
     #[arg(long, value_name = "N", value_parser = config::MaxDepth::parse)]
     max_depth: Option<config::MaxDepth>,
+    /// Send this header with every request to the sites of the tops
+    /// ("Name: value", repeatable), never to other sites; per URL prefix,
+    /// and with credentials, in a configuration's `[[request]]` tables.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    headers: Vec<String>,
     /// The directory a local tree is deployed from: root-relative links
     /// (`/p1.html`) of its `file:` pages resolve against it, as the web
     /// server would (the configuration's `root_dir`).
@@ -237,6 +242,21 @@ impl Overrides {
         }
         if let Some(t) = self.timeout {
             settings.timeout = t.0;
+        }
+        if !self.headers.is_empty() {
+            let headers = self
+                .headers
+                .iter()
+                .map(|h| config::header_argument(h))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("--header: {e}"))?;
+            let tops = config
+                .tasks
+                .iter()
+                .flat_map(|t| std::iter::once(&t.top).chain(&t.more_tops));
+            settings
+                .requests
+                .extend(config::header_rules(&headers, tops));
         }
         if let Some(dir) = &self.root_dir {
             settings.root_dir =

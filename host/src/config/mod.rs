@@ -20,6 +20,7 @@ pub use load::{
     parse_top, root_dir,
 };
 pub use mail::{MailSettings, Password, TlsMode};
+pub use request::{header_argument, header_rules};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use to_toml::to_toml;
 

@@ -38,6 +38,57 @@ const HEADERS_NOT_SET: [&str; 7] = [
     "authorization",
 ];
 
+/// Whether `name: value` may be sent as a header of the user's (a
+/// `[[request]]` table's, `--header`); the error says why not.
+pub(super) fn check_header(name: &str, value: &str) -> Result<(), String> {
+    if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(format!("`{name}` is not a header name"));
+    }
+    if HEADERS_NOT_SET.contains(&name.to_ascii_lowercase().as_str()) {
+        return Err(format!(
+            "`{name}` is not set here: spinneret sets it (user_agent and from are settings; for Authorization give username and password_env or password_file in a [[request]] table)"
+        ));
+    }
+    if http::HeaderValue::from_str(value).is_err() {
+        return Err(format!("the value of `{name}` is not a valid header value"));
+    }
+    Ok(())
+}
+
+/// A `--header "Name: value"` argument, checked: its name and value.
+pub fn header_argument(arg: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = arg.split_once(':') else {
+        return Err(format!(
+            "`{arg}` is not a header; write \"Name: value\", e.g. \"Accept-Language: en\""
+        ));
+    };
+    let (name, value) = (name.trim(), value.trim());
+    check_header(name, value)?;
+    Ok((name.to_string(), value.to_string()))
+}
+
+/// The rules that send `headers` (from `--header`) to the origins of
+/// `tops` (http and https only): a header given on the command line goes
+/// to the sites being checked, never to the other sites they link to.
+pub fn header_rules<'a>(
+    headers: &[(String, String)],
+    tops: impl Iterator<Item = &'a Url>,
+) -> Vec<spinneret_crawl::fetch::RequestRule> {
+    let origins: std::collections::BTreeSet<String> = tops
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .map(|u| u.origin().ascii_serialization())
+        .collect();
+    origins
+        .into_iter()
+        .filter_map(|o| Url::parse(&format!("{o}/")).ok())
+        .map(|prefix| spinneret_crawl::fetch::RequestRule {
+            prefix,
+            headers: headers.to_vec(),
+            basic_auth: None,
+        })
+        .collect()
+}
+
 /// A `[[request]]` table, checked, with its password read now (from the
 /// environment variable or the file it names: never the configuration).
 pub(super) fn request_rule(
@@ -68,23 +119,7 @@ pub(super) fn request_rule(
         })?;
     let mut headers = Vec::new();
     for (name, value) in &r.headers {
-        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-            return Err((Some(value.span()), format!("`{name}` is not a header name")));
-        }
-        if HEADERS_NOT_SET.contains(&name.to_ascii_lowercase().as_str()) {
-            return Err((
-                Some(value.span()),
-                format!(
-                    "`{name}` is not set here: spinneret sets it (user_agent and from are settings; for Authorization give username and password_env or password_file)"
-                ),
-            ));
-        }
-        if http::HeaderValue::from_str(value.get_ref()).is_err() {
-            return Err((
-                Some(value.span()),
-                format!("the value of `{name}` is not a valid header value"),
-            ));
-        }
+        check_header(name, value.get_ref()).map_err(|m| (Some(value.span()), m))?;
         headers.push((name.clone(), value.get_ref().clone()));
     }
     // Read now, so that a password that cannot be had stops the run

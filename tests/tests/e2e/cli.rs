@@ -937,3 +937,56 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
         assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
     }
 }
+
+#[test]
+fn header_flags_go_to_the_tops_sites_only() {
+    let web = TestWeb::start(maintenance_web());
+    let dir = tempfile::tempdir().unwrap();
+    let top = web.url("a.example", "/index.html");
+    let check = |extra: &[&str]| {
+        command()
+            .env("TMPDIR", dir.path())
+            .args(["-qq", "check", &top, "--delay", "0s"])
+            .args(["--store", dir.path().join("c.db").to_str().unwrap()])
+            .args([
+                "--resolve",
+                "a.example=127.0.0.1",
+                "--resolve",
+                "b.example=127.0.0.1",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = check(&["--header", "X-Test: from the command line"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let requests = web.requests();
+    let (mut a, mut b) = (0, 0);
+    for r in &requests {
+        match r.host.as_str() {
+            "a.example" => {
+                a += 1;
+                assert_eq!(
+                    r.header("x-test"),
+                    Some("from the command line"),
+                    "{}",
+                    r.path
+                );
+            }
+            _ => {
+                b += 1;
+                assert_eq!(r.header("x-test"), None, "{}{}", r.host, r.path);
+            }
+        }
+    }
+    assert!(a > 5 && b > 0, "{a} requests to a.example, {b} elsewhere");
+    for (bad, why) in [
+        ("X-Test", "--header: `X-Test` is not a header; write \"Name: value\""),
+        ("User-Agent: me", "--header: `User-Agent` is not set here"),
+        ("Bad Name: x", "--header: `Bad Name` is not a header name"),
+    ] {
+        let out = check(&["--header", bad]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+    }
+}

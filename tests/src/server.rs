@@ -196,7 +196,8 @@ impl Web {
 }
 
 /// The request headers kept in the log.
-pub const LOGGED_HEADERS: [&str; 11] = [
+pub const LOGGED_HEADERS: [&str; 12] = [
+    "cookie",
     "user-agent",
     "accept",
     "from",

@@ -47,10 +47,11 @@ impl PoliteHttp {
     ) -> Result<PoliteHttp, crate::CrawlError> {
         let (rules, _) =
             crate::policy::load_rules(&settings.rule_files, std::time::SystemTime::now())?;
-        // A plugin's requests never carry the user's `[[request]]` headers
-        // and credentials: those are for the crawl's own requests.
+        // A plugin's requests never carry the user's `[[request]]` headers,
+        // credentials and cookies: those are for the crawl's own requests.
         let fetch = crate::fetch::FetchSettings {
             requests: Vec::new(),
+            cookies: None,
             ..settings.fetch.clone()
         };
         Ok(PoliteHttp {

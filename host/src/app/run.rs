@@ -131,6 +131,15 @@ pub fn run_once(
         store: store.path().to_path_buf(),
         reports: Vec::new(),
     };
+    // The cookies the sites set, kept for the next run (and curl, wget).
+    if let Some(jar) = &config.settings.cookie_jar
+        && let Err(e) = jar.save()
+    {
+        outcome.problems.push(format!(
+            "{}: the cookie jar could not be written: {e}",
+            jar.path().display()
+        ));
+    }
     let hook_failures = hooks.take_failures();
     if let Err(e) = hooks.save_kv(&store) {
         outcome.problems.push(format!(

@@ -198,6 +198,11 @@ pub(crate) struct Overrides {
     /// and with credentials, in a configuration's `[[request]]` tables.
     #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
     headers: Vec<String>,
+    /// A cookie jar in the Netscape format (curl's, wget's): its cookies
+    /// go with the crawl's requests, and the cookies the sites set are
+    /// written back to it after the run (a missing file is created).
+    #[arg(long, value_name = "FILE")]
+    cookie_jar: Option<PathBuf>,
     /// The directory a local tree is deployed from: root-relative links
     /// (`/p1.html`) of its `file:` pages resolve against it, as the web
     /// server would (the configuration's `root_dir`).
@@ -257,6 +262,12 @@ impl Overrides {
             settings
                 .requests
                 .extend(config::header_rules(&headers, tops));
+        }
+        if let Some(jar) = &self.cookie_jar {
+            settings.cookie_jar = Some(
+                spinneret_crawl::fetch::cookies::CookieJar::open(jar)
+                    .map_err(|e| format!("--cookie-jar: {e}"))?,
+            );
         }
         if let Some(dir) = &self.root_dir {
             settings.root_dir =

@@ -73,6 +73,7 @@ struct RawConfig {
     result_max_age: Option<DurationIn<0, { 3650 * ms::DAY }>>,
     accept_status: Option<Spanned<toml::Value>>,
     root_dir: Option<Spanned<String>>,
+    cookie_jar: Option<Spanned<String>>,
     robots_expiry: Option<DurationIn<{ ms::MINUTE }, { 3650 * ms::DAY }>>,
     robots_rules: Option<Spanned<String>>,
     #[serde(default)]
@@ -337,6 +338,13 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         root_dir: match &raw.root_dir {
             None => None,
             Some(d) => Some(root_dir(&rel(d.get_ref())).map_err(|m| at(Some(d.span()), m))?),
+        },
+        cookie_jar: match &raw.cookie_jar {
+            None => None,
+            Some(j) => Some(
+                spinneret_crawl::fetch::cookies::CookieJar::open(&rel(j.get_ref()))
+                    .map_err(|m| at(Some(j.span()), m))?,
+            ),
         },
         accept_status: match &raw.accept_status {
             None => defaults.accept_status,

@@ -214,6 +214,9 @@ pub struct Settings {
     /// absolute path: root-relative references of its `file:` documents
     /// resolve against it.
     pub root_dir: Option<PathBuf>,
+    /// The cookie jar (`cookie_jar`, `--cookie-jar`), read: the crawl sends
+    /// its cookies and writes it back with the ones the sites set.
+    pub cookie_jar: Option<spinneret_crawl::fetch::cookies::CookieJar>,
     /// How long a robots.txt holds when the server sends no cache headers (the draft says 7 days).
     pub robots_expiry: Duration,
     /// Which reading of robots.txt decides: both the draft and RFC 9309
@@ -270,6 +273,7 @@ impl Settings {
                     .root_dir
                     .as_deref()
                     .and_then(|d| Url::from_directory_path(d).ok()),
+                cookies: self.cookie_jar.clone(),
             },
             rule_files: spinneret_crawl::policy::RuleFiles {
                 avoid_files: self.avoid_files.clone(),
@@ -323,6 +327,7 @@ impl Default for Settings {
             result_max_age: Duration::ZERO,
             accept_status: spinneret_core::model::AcceptedStatuses::NONE,
             root_dir: None,
+            cookie_jar: None,
             robots_expiry: Duration::from_secs(7 * 24 * 3600),
             robots_rules: Default::default(),
             avoid_files: Vec::new(),

@@ -981,7 +981,10 @@ fn header_flags_go_to_the_tops_sites_only() {
     }
     assert!(a > 5 && b > 0, "{a} requests to a.example, {b} elsewhere");
     for (bad, why) in [
-        ("X-Test", "--header: `X-Test` is not a header; write \"Name: value\""),
+        (
+            "X-Test",
+            "--header: `X-Test` is not a header; write \"Name: value\"",
+        ),
         ("User-Agent: me", "--header: `User-Agent` is not set here"),
         ("Bad Name: x", "--header: `Bad Name` is not a header name"),
     ] {
@@ -989,4 +992,98 @@ fn header_flags_go_to_the_tops_sites_only() {
         assert_eq!(out.status.code(), Some(2));
         assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
     }
+}
+
+#[test]
+fn a_cookie_jar_is_sent_to_its_sites_and_keeps_what_they_set() {
+    use spinneret_tests::server::Route;
+    let web = TestWeb::start(
+        Web::new()
+            .site(
+                "a.example",
+                Site::new()
+                    .route(
+                        "/index.html",
+                        Route::html(page(
+                            "Home",
+                            None,
+                            "<a href=\"p.html\">p</a> <a href=\"http://b.example:{PORT}/q.html\">q</a>",
+                        ))
+                        .header("Set-Cookie", "visit=1; Path=/; Max-Age=86400"),
+                    )
+                    .page("/p.html", &page("P", None, "")),
+            )
+            .site("b.example", Site::new().page("/q.html", &page("Q", None, ""))),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let jar = dir.path().join("cookies.txt");
+    std::fs::write(
+        &jar,
+        "# Netscape HTTP Cookie File\na.example\tFALSE\t/\tFALSE\t0\tmember\tyes\n",
+    )
+    .unwrap();
+    let out = command()
+        .env("TMPDIR", dir.path())
+        .args(["-qq", "check", &web.url("a.example", "/index.html")])
+        .args(["--store", dir.path().join("c.db").to_str().unwrap()])
+        .args(["--cookie-jar", jar.to_str().unwrap(), "--delay", "0s"])
+        .args([
+            "--resolve",
+            "a.example=127.0.0.1",
+            "--resolve",
+            "b.example=127.0.0.1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let cookie_of = |host: &str, path: &str| {
+        web.requests()
+            .into_iter()
+            .find(|r| r.host == host && r.path == path && r.method == "GET")
+            .and_then(|r| r.header("cookie").map(String::from))
+    };
+    assert_eq!(
+        cookie_of("a.example", "/index.html").as_deref(),
+        Some("member=yes")
+    );
+    let later = cookie_of("a.example", "/p.html").unwrap_or_default();
+    assert!(
+        later.contains("member=yes") && later.contains("visit=1"),
+        "the cookie the top set goes with the next request: {later}"
+    );
+    assert!(
+        web.requests()
+            .iter()
+            .filter(|r| r.host == "b.example")
+            .all(|r| r.header("cookie").is_none()),
+        "another site gets none"
+    );
+    let kept = std::fs::read_to_string(&jar).unwrap();
+    let lines: Vec<&str> = kept.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 2, "{kept}");
+    assert_eq!(lines[0], "a.example\tFALSE\t/\tFALSE\t0\tmember\tyes");
+    assert!(
+        lines[1].starts_with("a.example\tFALSE\t/\tFALSE\t") && lines[1].ends_with("\tvisit\t1"),
+        "{kept}"
+    );
+
+    std::fs::write(&jar, "a.example\tmaybe\n").unwrap();
+    let out = command()
+        .args([
+            "check",
+            "http://a.example/",
+            "--cookie-jar",
+            jar.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "--cookie-jar: {}:1: not a cookie line: it has 2 tab-separated fields",
+            jar.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
 }

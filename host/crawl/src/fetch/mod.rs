@@ -6,6 +6,7 @@
 //! deflate and brotli, and caps the body *after* decoding so a compression bomb
 //! stops at the cap. `file://` URLs are served from the local file system.
 
+pub mod cookies;
 mod file;
 pub mod politeness;
 pub mod public_dns;
@@ -52,6 +53,9 @@ pub struct FetchSettings {
     /// document under it resolves against it, as the web server it is
     /// deployed to would.
     pub root_dir: Option<url::Url>,
+    /// The cookie jar the crawl's requests send from and keep into
+    /// (`cookie_jar`, `--cookie-jar`), if any.
+    pub cookies: Option<cookies::CookieJar>,
 }
 
 /// What is sent with every request under a URL prefix: headers, and HTTP
@@ -370,6 +374,9 @@ impl Fetcher {
         }
         for (host, ip) in &settings.resolve {
             builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));
+        }
+        if let Some(jar) = &settings.cookies {
+            builder = builder.cookie_provider(jar.store());
         }
         Ok(Fetcher {
             client: builder

@@ -61,6 +61,7 @@ mod tests {
             public_only,
             requests: Vec::new(),
             root_dir: None,
+            cookies: None,
         })
         .unwrap();
         let req = FetchRequest {

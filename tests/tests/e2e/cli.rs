@@ -1,7 +1,7 @@
 //! The command line as a user runs it: exit codes, located configuration
 //! errors, the summary, `results` as a table and as JSON Lines, `check`.
 
-use crate::common::{command, expect_exit, spinneret, text};
+use crate::common::{command, expect_exit, expect_refusal, spinneret, text};
 use spinneret_core::model::Category;
 use spinneret_tests::fixtures::{maintenance_web, page};
 use spinneret_tests::harness::Setup;
@@ -141,11 +141,9 @@ fn configuration_errors_exit_2_with_file_line_and_column() {
     )
     .unwrap();
     let out = spinneret(&["crawl", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains(&format!("{}:5:16: -1 is out of range", path.display())),
-        "{}",
-        text(&out.stderr)
+    expect_refusal(
+        &out,
+        &format!("{}:5:16: -1 is out of range", path.display()),
     );
 
     let out = spinneret(&["crawl", dir.path().join("absent.toml").to_str().unwrap()]);
@@ -607,8 +605,7 @@ fn check_takes_the_common_settings_as_flags() {
         ("--delay", "soon", "`soon` is not a duration"),
     ] {
         let out = check(&[flag, value]);
-        assert_eq!(out.status.code(), Some(2));
-        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+        expect_refusal(&out, why);
     }
 }
 
@@ -677,12 +674,7 @@ fn request_tables_send_headers_and_basic_auth_under_their_prefix_only() {
         );
     std::fs::write(&setup.config_path, text_of).unwrap();
     let out = spinneret(&["crawl", config]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("a password is never read from the configuration"),
-        "{}",
-        text(&out.stderr)
-    );
+    expect_refusal(&out, "a password is never read from the configuration");
 }
 
 #[test]
@@ -781,11 +773,9 @@ fn url_patterns_keep_urls_from_being_requested_and_say_which_pattern() {
         "{stderr}"
     );
     let out = spinneret(&["crawl", config, "--include", "a{99999}{99999}"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--include: `a{99999}{99999}` is not a regular expression"),
-        "{}",
-        text(&out.stderr)
+    expect_refusal(
+        &out,
+        "--include: `a{99999}{99999}` is not a regular expression",
     );
 }
 
@@ -847,12 +837,7 @@ fn accepted_statuses_count_as_ok() {
         text(&out.stderr)
     );
     let out = spinneret(&["crawl", config, "--accept", "500..=400"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--accept: `500..=400` is an empty range of statuses"),
-        "{}",
-        text(&out.stderr)
-    );
+    expect_refusal(&out, "--accept: `500..=400` is an empty range of statuses");
 }
 
 #[test]
@@ -933,8 +918,7 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
             .args(args)
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+        expect_refusal(&out, why);
     }
 }
 
@@ -989,8 +973,7 @@ fn header_flags_go_to_the_tops_sites_only() {
         ("Bad Name: x", "--header: `Bad Name` is not a header name"),
     ] {
         let out = check(&["--header", bad]);
-        assert_eq!(out.status.code(), Some(2));
-        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+        expect_refusal(&out, why);
     }
 }
 
@@ -1077,13 +1060,11 @@ fn a_cookie_jar_is_sent_to_its_sites_and_keeps_what_they_set() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains(&format!(
+    expect_refusal(
+        &out,
+        &format!(
             "--cookie-jar: {}:1: not a cookie line: it has 2 tab-separated fields",
             jar.display()
-        )),
-        "{}",
-        text(&out.stderr)
+        ),
     );
 }

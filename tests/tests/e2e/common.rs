@@ -40,6 +40,14 @@ pub fn expect_exit(out: &Output, code: i32) -> String {
     stderr
 }
 
+/// Assert that `out` is a refusal (exit status 2) whose message says
+/// `why`; its standard error.
+pub fn expect_refusal(out: &Output, why: &str) -> String {
+    let stderr = expect_exit(out, 2);
+    assert!(stderr.contains(why), "expected `{why}` in: {stderr}");
+    stderr
+}
+
 /// Bytes as text, lossily.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -11,7 +11,13 @@ pub const TEMP_PREFIX: &str = ".spinneret-new-";
 /// new one, never half of either: write a temporary file beside it, flush
 /// it to disk, rename it over.
 pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
-    replace(path, text.as_ref(), true)
+    replace(path, text.as_ref(), true, 0o644)
+}
+
+/// [`write_atomically`], for a file of credentials (a cookie jar): readable
+/// and writable by its owner only.
+pub fn write_private(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
+    replace(path, text.as_ref(), true, 0o600)
 }
 
 /// Replace `path` with `text` through a temporary file renamed over it, so
@@ -20,21 +26,24 @@ pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<
 /// (a mirror's pages), where one flush a file would cost more than the
 /// fetching.
 pub fn write_replacing(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
-    replace(path, text.as_ref(), false)
+    replace(path, text.as_ref(), false, 0o644)
 }
 
-fn replace(path: &Path, text: &[u8], durable: bool) -> std::io::Result<()> {
+fn replace(path: &Path, text: &[u8], durable: bool, mode: u32) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    // Readable by others, as a file written in place would be: the files
-    // written this way (avoid and sites files, plugin bundles) are shared.
+    // Readable by others (0644), as a file written in place would be: most
+    // files written this way (avoid and sites files, plugin bundles) are
+    // shared; credentials are written 0600.
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX);
     #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(mode));
+    #[cfg(not(unix))]
+    let _ = mode;
     let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(text)?;
     if durable {

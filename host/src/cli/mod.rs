@@ -269,6 +269,10 @@ impl Overrides {
                     .map_err(|e| format!("--cookie-jar: {e}"))?,
             );
         }
+        // The cookies the tops' sites set are kept, no other site's.
+        if let Some(jar) = &mut settings.cookie_jar {
+            jar.keep_from(config.tasks.iter().map(|t| &t.top));
+        }
         if let Some(dir) = &self.root_dir {
             settings.root_dir =
                 Some(config::root_dir(dir).map_err(|e| format!("--root-dir: {e}"))?);
@@ -573,8 +577,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                     Err(url::ParseError::RelativeUrlWithoutBase) => {
                         let path = std::path::Path::new(raw);
                         if !path.exists() {
+                            let host = raw.split('/').next().unwrap_or("");
+                            let hint = match host.contains('.') && !host.starts_with('.') {
+                                true => format!("; for a site, write https://{raw}"),
+                                false => String::new(),
+                            };
                             eprintln!(
-                                "spinneret: `{raw}` is neither a URL nor an existing file or directory"
+                                "spinneret: `{raw}` is neither a URL nor an existing file or directory{hint}"
                             );
                             return Ok(EXIT_USAGE);
                         }

@@ -1068,3 +1068,64 @@ fn a_cookie_jar_is_sent_to_its_sites_and_keeps_what_they_set() {
         ),
     );
 }
+
+#[test]
+fn url_patterns_hold_for_redirects_spare_the_top_and_include_alone_keeps_only_its_own() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, TASK);
+    let config = setup.config_path.to_str().unwrap();
+    let out = spinneret(&[
+        "-qq",
+        "crawl",
+        config,
+        "--exclude",
+        "guide",
+        "--exclude",
+        r"index\.html",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let asked = |path: &str| {
+        web.requests()
+            .iter()
+            .any(|r| r.host == "a.example" && r.path == path)
+    };
+    assert!(
+        asked("/index.html"),
+        "the top is requested though a pattern matches it"
+    );
+    assert!(asked("/chain1.html") && asked("/chain2.html"));
+    assert!(!asked("/docs/index.html") && !asked("/docs/guide.html"));
+    let results = setup.results();
+    let chain = &results[&web.url("a.example", "/chain1.html")];
+    assert_eq!(
+        (chain.category, chain.error.clone().unwrap_or_default()),
+        (
+            Category::Avoided,
+            format!(
+                "redirected to {}, excluded by the pattern `guide` (--exclude)",
+                web.url("a.example", "/docs/guide.html")
+            )
+        )
+    );
+
+    let out = spinneret(&["-qq", "crawl", config, "--include", "about"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let results = setup.results();
+    let requested: Vec<&str> = results
+        .values()
+        .filter(|r| r.status.is_some())
+        .map(|r| r.url.as_str())
+        .collect();
+    assert_eq!(
+        requested,
+        [
+            web.url("a.example", "/about.html"),
+            web.url("a.example", "/index.html")
+        ]
+    );
+    let missing = &results[&web.url("a.example", "/missing.html")];
+    assert_eq!(
+        missing.error.as_deref(),
+        Some("matches no include pattern (`about`, --include)")
+    );
+}

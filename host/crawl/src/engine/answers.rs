@@ -193,7 +193,16 @@ impl Engine<'_> {
         });
         let origin = &self.frontier.get(job.url).url;
         let next = match next_hop(origin, &from, location, &job.hops, &self.rules) {
-            Ok(next) => next,
+            // A hop every task that reached the URL excludes by its
+            // patterns is not requested either.
+            Ok(next) => match self.excluded_by_every_task(job.url, &next) {
+                Some(why) => {
+                    let reason = format!("redirected to {next}, {why}");
+                    self.finish_job(job, Some(resp), Category::Avoided, Some(reason), None, None);
+                    return;
+                }
+                None => next,
+            },
             Err(end) => {
                 let (category, reason) = match end {
                     ChainEnd::Broken(r) => (Category::Broken, r),
@@ -209,6 +218,25 @@ impl Engine<'_> {
         job.validators = None;
         job.attempt = 0;
         self.requeue(site, job, None);
+    }
+
+    /// Why `next` is excluded by the patterns of every task that reached
+    /// `u`, if it is (the first such task's reason).
+    fn excluded_by_every_task(&self, u: UrlIdx, next: &url::Url) -> Option<String> {
+        let e = self.frontier.get(u);
+        let mut why = None;
+        for (t, task) in self.tasks.iter().enumerate() {
+            if !e.reached.contains(t) {
+                continue;
+            }
+            match task.scope.excluded_by_pattern(next.as_str()) {
+                Some(reason) => {
+                    why.get_or_insert(reason);
+                }
+                None => return None,
+            }
+        }
+        why
     }
 
     /// Record the end of a job: its result, its document, and the redirect target's content.

@@ -28,6 +28,32 @@ const HEADER: &str =
 pub struct CookieJar {
     path: PathBuf,
     store: Arc<CookieStoreMutex>,
+    /// The hosts whose cookies are kept.
+    keep_from: Arc<[String]>,
+}
+
+/// The jar as the HTTP client sees it: it sends the jar's cookies where
+/// they belong, and keeps only the cookies of the jar's hosts.
+pub struct JarProvider {
+    store: Arc<CookieStoreMutex>,
+    keep_from: Arc<[String]>,
+}
+
+impl reqwest::cookie::CookieStore for JarProvider {
+    fn set_cookies(
+        &self,
+        cookie_headers: &mut dyn Iterator<Item = &reqwest::header::HeaderValue>,
+        url: &Url,
+    ) {
+        let host = url.host_str().unwrap_or("");
+        if self.keep_from.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+            self.store.set_cookies(cookie_headers, url);
+        }
+    }
+
+    fn cookies(&self, url: &Url) -> Option<reqwest::header::HeaderValue> {
+        self.store.cookies(url)
+    }
 }
 
 // Never the cookies' values, in a log or an error.
@@ -45,33 +71,60 @@ impl CookieJar {
     /// and the line that cannot be read.
     pub fn open(path: &Path) -> Result<CookieJar, String> {
         let mut store = CookieStore::new();
-        match std::fs::metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(format!(
-                    "{}: cannot read the cookie jar: {e}",
-                    path.display()
-                ));
+        let cannot =
+            |e: std::io::Error| format!("{}: cannot read the cookie jar: {e}", path.display());
+        let bytes = match std::fs::File::open(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(cannot(e)),
+            Ok(f) => {
+                // Bounded whatever the file is (a FIFO says nothing of its size).
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(f, MAX_JAR_BYTES + 1),
+                    &mut bytes,
+                )
+                .map_err(cannot)?;
+                bytes
             }
-            Ok(m) if m.len() > MAX_JAR_BYTES => {
-                return Err(format!(
-                    "{}: the cookie jar is {} bytes, more than the {MAX_JAR_BYTES} read",
-                    path.display(),
-                    m.len()
-                ));
-            }
-            Ok(_) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("{}: cannot read the cookie jar: {e}", path.display()))?;
-                for (i, line) in text.lines().enumerate() {
-                    read_line(&mut store, line)
-                        .map_err(|why| format!("{}:{}: {why}", path.display(), i + 1))?;
-                }
-            }
+        };
+        if bytes.len() as u64 > MAX_JAR_BYTES {
+            return Err(format!(
+                "{}: the cookie jar is more than the {MAX_JAR_BYTES} bytes read",
+                path.display()
+            ));
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("{}: the cookie jar is not UTF-8 text", path.display()))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        for (i, line) in text.lines().enumerate() {
+            read_line(&mut store, line)
+                .map_err(|why| format!("{}:{}: {why}", path.display(), i + 1))?;
         }
         Ok(CookieJar {
             path: path.to_path_buf(),
             store: Arc::new(CookieStoreMutex::new(store)),
+            keep_from: Arc::from([]),
+        })
+    }
+
+    /// Keep the cookies that these hosts set (the tasks' tops' hosts), and
+    /// no other site's: a crawl's requests reach many sites, whose cookies
+    /// (trackers, or a `Domain=com`) must not fill the user's jar or go to
+    /// other sites.
+    pub fn keep_from<'a>(&mut self, tops: impl Iterator<Item = &'a Url>) {
+        let mut hosts: Vec<String> = tops
+            .filter_map(|u| u.host_str().map(str::to_ascii_lowercase))
+            .collect();
+        hosts.sort();
+        hosts.dedup();
+        self.keep_from = hosts.into();
+    }
+
+    /// What the HTTP client sends from and keeps into.
+    pub fn provider(&self) -> Arc<JarProvider> {
+        Arc::new(JarProvider {
+            store: self.store.clone(),
+            keep_from: self.keep_from.clone(),
         })
     }
 
@@ -80,17 +133,20 @@ impl CookieJar {
         &self.path
     }
 
-    /// The store the HTTP client reads and fills.
-    pub fn store(&self) -> Arc<CookieStoreMutex> {
-        self.store.clone()
-    }
-
     /// The unexpired cookies in the Netscape format, sorted by domain,
     /// path and name so that the file changes only when the cookies do.
     pub fn to_text(&self) -> String {
         let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
         let mut lines: Vec<String> = store
             .iter_unexpired()
+            // A field with a tab or another control character would break
+            // the line (a site may set one): such a cookie is not kept.
+            .filter(|c| {
+                let path: &str = &c.path;
+                ![c.name(), c.value(), path]
+                    .iter()
+                    .any(|f| f.chars().any(char::is_control))
+            })
             .filter_map(|c| {
                 let (domain, subdomains) = match &c.domain {
                     CookieDomain::HostOnly(d) => (d.clone(), "FALSE"),
@@ -128,18 +184,11 @@ impl CookieJar {
         text
     }
 
-    /// Write the jar back to its file (through a temporary file, so a
-    /// crash leaves the old jar or the new one), readable by its owner only:
-    /// cookies are credentials.
+    /// Write the jar back to its file (through a temporary file flushed to
+    /// disk, so a crash leaves the old jar or the new one), readable by its
+    /// owner only: cookies are credentials.
     pub fn save(&self) -> std::io::Result<()> {
-        let dir = match self.path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut tmp, self.to_text().as_bytes())?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
-        Ok(())
+        spinneret_core::fs::write_private(&self.path, self.to_text())
     }
 }
 
@@ -157,7 +206,7 @@ fn read_line(store: &mut CookieStore, line: &str) -> Result<(), String> {
     let fields: Vec<&str> = line.split('\t').collect();
     let [domain, subdomains, path, secure, expires, name, rest @ ..] = fields.as_slice() else {
         return Err(format!(
-            "not a cookie line: it has {} tab-separated fields, not 7 (domain, subdomains, path, secure, expiry, name, value)",
+            "not a cookie line: it has {} tab-separated fields, not 7 (domain, subdomains, path, secure, expiry, name, value; the value may be left out)",
             fields.len()
         ));
     };
@@ -206,6 +255,7 @@ fn read_line(store: &mut CookieStore, line: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use reqwest::cookie::CookieStore as _;
 
     const FAR: i64 = 4_102_444_800; // 2100-01-01
 
@@ -218,8 +268,7 @@ mod tests {
     }
 
     fn sent(jar: &CookieJar, url: &str) -> Option<String> {
-        use reqwest::cookie::CookieStore as _;
-        jar.store()
+        jar.provider()
             .cookies(&Url::parse(url).unwrap())
             .map(|v| v.to_str().unwrap().to_string())
     }
@@ -268,7 +317,7 @@ mod tests {
     #[test]
     fn a_bad_line_is_named() {
         let e = jar("a.example\tTRUE\t/\n").unwrap_err();
-        assert!(e.ends_with("cookies.txt:1: not a cookie line: it has 3 tab-separated fields, not 7 (domain, subdomains, path, secure, expiry, name, value)"), "{e}");
+        assert!(e.ends_with("cookies.txt:1: not a cookie line: it has 3 tab-separated fields, not 7 (domain, subdomains, path, secure, expiry, name, value; the value may be left out)"), "{e}");
         let e = jar("\na.example\tYES\t/\tFALSE\t0\tn\tv\n").unwrap_err();
         assert!(
             e.ends_with(":2: `YES` is not TRUE or FALSE (whether subdomains match)"),
@@ -285,17 +334,31 @@ mod tests {
     fn a_missing_jar_is_empty_and_is_written_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("new.txt");
-        let jar = CookieJar::open(&path).unwrap();
-        {
-            use reqwest::cookie::CookieStore as _;
-            let set = reqwest::header::HeaderValue::from_static("k=v; Path=/; Max-Age=3600");
-            jar.store().set_cookies(
-                &mut std::iter::once(&set),
-                &Url::parse("http://a.example/p").unwrap(),
-            );
-        }
+        let mut jar = CookieJar::open(&path).unwrap();
+        let top = Url::parse("http://a.example/").unwrap();
+        jar.keep_from(std::iter::once(&top));
+        let provider = jar.provider();
+        let set = |header: &'static str, url: &str| {
+            let value = reqwest::header::HeaderValue::from_static(header);
+            provider.set_cookies(&mut std::iter::once(&value), &Url::parse(url).unwrap());
+        };
+        set("k=v; Path=/; Max-Age=3600", "http://a.example/p");
+        // Another site's cookies, and a field that would break the line, are not kept.
+        set("t=1; Path=/; Max-Age=3600", "http://tracker.example/");
+        set("x=1; Path=/\tY; Max-Age=3600", "http://a.example/");
         jar.save().unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text.lines().filter(|l| !l.starts_with('#')).count(),
+            1,
+            "{text}"
+        );
         let line = text.lines().last().unwrap();
         assert!(line.starts_with("a.example\tFALSE\t/\tFALSE\t"), "{text}");
         assert!(line.ends_with("\tk\tv"), "{text}");

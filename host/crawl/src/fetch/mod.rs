@@ -376,7 +376,7 @@ impl Fetcher {
             builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));
         }
         if let Some(jar) = &settings.cookies {
-            builder = builder.cookie_provider(jar.store());
+            builder = builder.cookie_provider(jar.provider());
         }
         Ok(Fetcher {
             client: builder

@@ -36,16 +36,31 @@ pub fn parse_html_under(
     let facts = html::extract(&decoded.text);
     // The root applies to the documents of the tree only.
     let root = root.filter(|r| url.scheme() == "file" && url.as_str().starts_with(r.as_str()));
-    let under_root = |href: &str| -> Option<Result<Url, url::ParseError>> {
-        let rest = href.trim_start().strip_prefix('/')?;
+    // A root-relative `href` read against `base`, when `base` is a `file:`
+    // URL under the root: the reference as the URL parser reads it (tabs
+    // and newlines dropped, `\` in the path a `/`), then under the root.
+    let under_root = |href: &str, base: &Url| -> Option<Result<Url, url::ParseError>> {
         let root = root?;
-        (!rest.starts_with('/') && !rest.starts_with('\\'))
-            .then(|| spinneret_core::urls::resolve(root, rest))
+        if base.scheme() != "file" || !base.as_str().starts_with(root.as_str()) {
+            return None;
+        }
+        let mut in_path = true;
+        let clean: String = href
+            .trim()
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .map(|c| {
+                in_path &= !matches!(c, '?' | '#');
+                if in_path && c == '\\' { '/' } else { c }
+            })
+            .collect();
+        let rest = clean.strip_prefix('/')?;
+        (!rest.starts_with('/')).then(|| spinneret_core::urls::resolve(root, rest))
     };
     let base = facts
         .base
         .as_deref()
-        .and_then(|b| under_root(b).unwrap_or_else(|| url.join(b)).ok())
+        .and_then(|b| under_root(b, url).unwrap_or_else(|| url.join(b)).ok())
         .filter(|b| b != url);
     let effective = base.as_ref().unwrap_or(url);
     // Unique by target and kind. The set holds positions in `references`,
@@ -61,7 +76,7 @@ pub fn parse_html_under(
     }
     let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
     for r in facts.references {
-        let resolved = under_root(&r.href)
+        let resolved = under_root(&r.href, effective)
             .unwrap_or_else(|| spinneret_core::urls::resolve(effective, &r.href));
         let target = match resolved {
             Ok(u) => Ok(u),
@@ -150,7 +165,8 @@ mod tests {
         let root = Url::parse("file:///srv/site/").unwrap();
         let page = Url::parse("file:///srv/site/docs/page.html").unwrap();
         let body = b"<a href=\"/p1.html\">1</a><a href=\"//cdn.example/x.js\">cdn</a>\
-              <a href=\"up.html\">up</a><img src=\" /img/a.png\">";
+              <a href=\"up.html\">up</a><img src=\" /img/a.png\">\
+              <a href=\"\\p3.html?q=a\\b\">3</a><a href=\"/\t/cdn.example/y.js\">tab</a>";
         let targets = |doc: &ParsedDocument| -> Vec<String> {
             doc.references
                 .iter()
@@ -165,6 +181,8 @@ mod tests {
                 "file://cdn.example/x.js",
                 "file:///srv/site/docs/up.html",
                 "file:///srv/site/img/a.png",
+                "file:///srv/site/p3.html?q=a\\b",
+                "file://cdn.example/y.js",
             ]
         );
         // Without a root, and for a document outside the root, as the file system has it.
@@ -181,6 +199,14 @@ mod tests {
             Some(&root),
         );
         assert_eq!(targets(&based), ["file:///srv/site/docs/v2/x.html"]);
+        // A base on the web is the web's: the root does not apply.
+        let web_base = parse_html_under(
+            &page,
+            Some("text/html"),
+            b"<base href=\"https://www.example.org/\"><a href=\"/x.html\">x</a>",
+            Some(&root),
+        );
+        assert_eq!(targets(&web_base), ["https://www.example.org/x.html"]);
     }
 
     #[test]

@@ -130,10 +130,8 @@ pub fn decide(
     if kind == RefKind::Form {
         return Decision::NotChecked("form actions are not requested".into());
     }
-    // The tops are requested whatever the patterns say.
-    if referrer.is_some()
-        && let Some(why) = scope.excluded_by_pattern(url.as_str())
-    {
+    // The task's top is requested whatever the patterns say.
+    if let Some(why) = scope.excluded_by_pattern(url.as_str()) {
         return Decision::Excluded(why);
     }
     let global = rules.lookup(url.as_str());

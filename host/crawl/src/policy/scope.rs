@@ -15,6 +15,7 @@ pub struct Scope {
     top_dir: String,
     exclude: Vec<String>,
     patterns: UrlPatterns,
+    top: String,
 }
 
 impl Scope {
@@ -29,6 +30,7 @@ impl Scope {
             top_dir: urls::directory_of(top).to_string(),
             exclude: exclude.to_vec(),
             patterns: UrlPatterns::default(),
+            top: top.to_string(),
         }
     }
 
@@ -39,8 +41,13 @@ impl Scope {
         self
     }
 
-    /// Why the task's URL patterns exclude `url`, if they do.
+    /// Why the task's URL patterns exclude `url`, if they do. The task's
+    /// top is never excluded (further tops, which anyone may post to a
+    /// library, are).
     pub fn excluded_by_pattern(&self, url: &str) -> Option<String> {
+        if url == self.top {
+            return None;
+        }
         self.patterns.excludes(url)
     }
 

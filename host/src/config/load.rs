@@ -629,10 +629,6 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         Some(l) => super::library::library_settings(l).map_err(|(span, m)| at(span, m))?,
         None => Default::default(),
     };
-    let mut settings = settings;
-    if let Some(jar) = &mut settings.cookie_jar {
-        jar.keep_from(tasks.iter().map(|t| &t.top));
-    }
     Ok(Config {
         source: None,
         settings,

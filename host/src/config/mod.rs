@@ -410,9 +410,14 @@ impl Config {
                 }
             },
         };
+        let mut settings = self.settings.crawl();
+        // The cookies the tops' sites set are kept, no other site's.
+        if let Some(jar) = &mut settings.fetch.cookies {
+            jar.keep_from(tasks.iter().map(|t| &t.top));
+        }
         Ok(spinneret_crawl::CrawlPlan {
             source: self.source.as_deref(),
-            settings: self.settings.crawl(),
+            settings,
             tasks: tasks.into_iter().map(TaskConfig::crawl_task).collect(),
         })
     }

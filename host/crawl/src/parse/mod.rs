@@ -34,35 +34,20 @@ pub fn parse_html_under(
 ) -> ParsedDocument {
     let decoded = charset::decode_html(body, content_type);
     let facts = html::extract(&decoded.text);
-    // The root applies to the documents of the tree only.
-    let root = root.filter(|r| url.scheme() == "file" && url.as_str().starts_with(r.as_str()));
-    // A root-relative `href` read against `base`, when `base` is a `file:`
-    // URL under the root: the reference as the URL parser reads it (tabs
-    // and newlines dropped, `\` in the path a `/`), then under the root.
-    let under_root = |href: &str, base: &Url| -> Option<Result<Url, url::ParseError>> {
-        let root = root?;
-        if base.scheme() != "file" || !base.as_str().starts_with(root.as_str()) {
-            return None;
-        }
-        let mut in_path = true;
-        let clean: String = href
-            .trim()
-            .chars()
-            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-            .map(|c| {
-                in_path &= !matches!(c, '?' | '#');
-                if in_path && c == '\\' { '/' } else { c }
-            })
-            .collect();
-        let rest = clean.strip_prefix('/')?;
-        (!rest.starts_with('/')).then(|| spinneret_core::urls::resolve(root, rest))
-    };
     let base = facts
         .base
         .as_deref()
-        .and_then(|b| under_root(b, url).unwrap_or_else(|| url.join(b)).ok())
+        .and_then(|b| {
+            tree_root(url, root)
+                .and_then(|r| root_relative(b, r))
+                .unwrap_or_else(|| url.join(b))
+                .ok()
+        })
         .filter(|b| b != url);
     let effective = base.as_ref().unwrap_or(url);
+    // Whether the references read under the root: decided once, by the
+    // effective base (a `<base href="https://…">` keeps its meaning).
+    let refs_root = tree_root(effective, root);
     // Unique by target and kind. The set holds positions in `references`,
     // not another copy of each URL (a page may have 200,000 links).
     let mut seen = hashbrown::HashTable::<usize>::new();
@@ -76,7 +61,8 @@ pub fn parse_html_under(
     }
     let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
     for r in facts.references {
-        let resolved = under_root(&r.href, effective)
+        let resolved = refs_root
+            .and_then(|root| root_relative(&r.href, root))
             .unwrap_or_else(|| spinneret_core::urls::resolve(effective, &r.href));
         let target = match resolved {
             Ok(u) => Ok(u),
@@ -122,6 +108,33 @@ pub fn parse_html_under(
         bad_html: bad_html::with_encoding(facts.bad_html, decoded.had_errors),
         references,
     }
+}
+
+/// `root`, when `base` is a `file:` URL under it: the local tree's root
+/// that root-relative references read against.
+fn tree_root<'r>(base: &Url, root: Option<&'r Url>) -> Option<&'r Url> {
+    root.filter(|r| base.scheme() == "file" && base.as_str().starts_with(r.as_str()))
+}
+
+/// `href` resolved under `root` when it is root-relative (`/p1.html`, not
+/// `//host/…`), read as the URL parser reads it: tabs and newlines dropped,
+/// `\` in the path a `/`. `None` for any other reference.
+fn root_relative(href: &str, root: &Url) -> Option<Result<Url, url::ParseError>> {
+    let href = href.trim();
+    if !href.starts_with(['/', '\\']) {
+        return None;
+    }
+    let mut in_path = true;
+    let clean: String = href
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .map(|c| {
+            in_path &= !matches!(c, '?' | '#');
+            if in_path && c == '\\' { '/' } else { c }
+        })
+        .collect();
+    let rest = clean.strip_prefix('/')?;
+    (!rest.starts_with('/')).then(|| spinneret_core::urls::resolve(root, rest))
 }
 
 #[cfg(test)]
@@ -173,9 +186,16 @@ mod tests {
                 .map(|r| r.target.as_ref().unwrap().to_string())
                 .collect()
         };
-        let under = parse_html_under(&page, Some("text/html"), body, Some(&root));
+        let under_root = |html: &[u8]| {
+            targets(&parse_html_under(
+                &page,
+                Some("text/html"),
+                html,
+                Some(&root),
+            ))
+        };
         assert_eq!(
-            targets(&under),
+            under_root(body),
             [
                 "file:///srv/site/p1.html",
                 "file://cdn.example/x.js",
@@ -192,21 +212,15 @@ mod tests {
         let outside = parse_html_under(&elsewhere, Some("text/html"), body, Some(&root));
         assert_eq!(targets(&outside)[0], "file:///p1.html");
         // A root-relative base moves under the root too.
-        let based = parse_html_under(
-            &page,
-            Some("text/html"),
-            b"<base href=\"/docs/v2/\"><a href=\"x.html\">x</a>",
-            Some(&root),
+        assert_eq!(
+            under_root(b"<base href=\"/docs/v2/\"><a href=\"x.html\">x</a>"),
+            ["file:///srv/site/docs/v2/x.html"]
         );
-        assert_eq!(targets(&based), ["file:///srv/site/docs/v2/x.html"]);
         // A base on the web is the web's: the root does not apply.
-        let web_base = parse_html_under(
-            &page,
-            Some("text/html"),
-            b"<base href=\"https://www.example.org/\"><a href=\"/x.html\">x</a>",
-            Some(&root),
+        assert_eq!(
+            under_root(b"<base href=\"https://www.example.org/\"><a href=\"/x.html\">x</a>"),
+            ["https://www.example.org/x.html"]
         );
-        assert_eq!(targets(&web_base), ["https://www.example.org/x.html"]);
     }
 
     #[test]

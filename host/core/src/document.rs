@@ -153,4 +153,12 @@ pub struct ParsedDocument {
     pub bad_html: Vec<(&'static str, u32)>,
     /// Unique references (by target and kind), first anchor text kept, in document order.
     pub references: Vec<Reference>,
+    /// The places in it a fragment can point at (each `id` and `<a name>`);
+    /// `None` when they are not known (too many, or a parser plugin's parse).
+    pub anchors: Option<Vec<String>>,
+    /// The fragments its links point at: (place in `references`, the
+    /// fragment as the URL has it, percent-encoded), each pair once. Only
+    /// `<a>` and `<area>` links, and not `#top`, text directives (`#:~:`) or
+    /// an application's routes (`#/…`, `#!…`).
+    pub fragments: Vec<(usize, String)>,
 }

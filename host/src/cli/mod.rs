@@ -629,9 +629,16 @@ fn crawl_once(
             outln!("interrupted: continue with `spinneret crawl --resume CONFIG`");
         }
     }
+    // A link to a place that is not there fails a run as a broken link does.
+    let fragments_broken = || {
+        spinneret_store::Store::open(&outcome.store)
+            .map_err(anyhow::Error::from)
+            .and_then(|store| results::broken_fragments(&store, report.run))
+            .is_ok_and(|found| !found.is_empty())
+    };
     let code = if plugin_failed && strict_plugins {
         EXIT_PLUGIN
-    } else if report.any_broken() {
+    } else if report.any_broken() || fragments_broken() {
         EXIT_BROKEN
     } else {
         EXIT_OK

@@ -186,8 +186,61 @@ pub const PROBLEMS_SHOWN: usize = 30;
 
 /// The broken and blocked URLs of `run`, each with the pages that refer
 /// to it (at most [`PROBLEMS_SHOWN`], then the command that lists them
-/// all), as a crawl ends; nothing when there are none.
+/// all), then the links whose fragment names no place in their page, as a
+/// crawl ends; nothing when there are none.
 pub fn write_problems(
+    out: &mut dyn Write,
+    store: &Store,
+    run: i64,
+    store_arg: &str,
+) -> anyhow::Result<()> {
+    write_unfollowable(out, store, run, store_arg)?;
+    write_broken_fragments(out, &broken_fragments(store, run)?)
+}
+
+/// The links of `run` whose fragment names no place in their page (the
+/// `broken-fragment` findings), each (link, page with it) once however
+/// many tasks found it.
+pub fn broken_fragments(store: &Store, run: i64) -> anyhow::Result<Vec<(String, String, String)>> {
+    let mut found: Vec<(String, String, String)> = store
+        .findings(run, None)?
+        .into_iter()
+        .filter(|f| f.kind == crate::report::fragments::BROKEN_FRAGMENT_KIND)
+        .map(|f| (f.url, f.referrer.unwrap_or_default(), f.message))
+        .collect();
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+/// `found` (link, page with it, message), at most [`PROBLEMS_SHOWN`].
+fn write_broken_fragments(
+    out: &mut dyn Write,
+    found: &[(String, String, String)],
+) -> anyhow::Result<()> {
+    if found.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nbroken fragments: {} (the page is there, the place in it is not):",
+        found.len()
+    )?;
+    for (link, page, message) in found.iter().take(PROBLEMS_SHOWN) {
+        writeln!(out, "{link}\n    {message}\n    from {page}")?;
+    }
+    if found.len() > PROBLEMS_SHOWN {
+        writeln!(
+            out,
+            "and {} more: see the tasks' maintenance indexes (the broken-fragment table)",
+            found.len() - PROBLEMS_SHOWN
+        )?;
+    }
+    Ok(())
+}
+
+/// The broken and blocked URLs of `run` with their referrers.
+fn write_unfollowable(
     out: &mut dyn Write,
     store: &Store,
     run: i64,

@@ -76,6 +76,7 @@ struct RawConfig {
     cookie_jar: Option<Spanned<String>>,
     robots_expiry: Option<DurationIn<{ ms::MINUTE }, { 3650 * ms::DAY }>>,
     robots_rules: Option<Spanned<String>>,
+    check_fragments: Option<bool>,
     #[serde(default)]
     avoid_files: Vec<Spanned<String>>,
     avoid_file: Option<String>,
@@ -351,6 +352,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             Some(v) => accept_status(v.get_ref()).map_err(|m| at(Some(v.span()), m))?,
         },
         robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
+        check_fragments: raw.check_fragments.unwrap_or(defaults.check_fragments),
         robots_rules: match &raw.robots_rules {
             None => defaults.robots_rules,
             Some(m) => spinneret_crawl::policy::robots::RobotsMode::from_name(m.get_ref().trim()).ok_or_else(|| {

@@ -222,6 +222,10 @@ pub struct Settings {
     /// Which reading of robots.txt decides: both the draft and RFC 9309
     /// (the default), or one of them.
     pub robots_rules: spinneret_crawl::policy::robots::RobotsMode,
+    /// Whether a link's `#fragment` must name a place (an `id`, an `<a
+    /// name>`) in the HTML document it points at; a missing one is a
+    /// `broken-fragment` finding.
+    pub check_fragments: bool,
     /// Avoid/leaf files in the MOMspider format that are only read (the system's).
     pub avoid_files: Vec<PathBuf>,
     /// The user's avoid file (seed 000, Appendix C): read, and rewritten after
@@ -330,6 +334,7 @@ impl Default for Settings {
             cookie_jar: None,
             robots_expiry: Duration::from_secs(7 * 24 * 3600),
             robots_rules: Default::default(),
+            check_fragments: true,
             avoid_files: Vec::new(),
             avoid_file: None,
             system_sites: Vec::new(),

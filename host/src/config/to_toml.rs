@@ -150,6 +150,9 @@ fn settings(s: &Settings, out: &mut String) {
     if s.result_max_age != d.result_max_age {
         let _ = writeln!(out, "result_max_age = {}", duration(s.result_max_age));
     }
+    if s.check_fragments != d.check_fragments {
+        let _ = writeln!(out, "check_fragments = {}", s.check_fragments);
+    }
     if s.robots_rules != d.robots_rules {
         let _ = writeln!(out, "robots_rules = {}", q(s.robots_rules.as_str()));
     }

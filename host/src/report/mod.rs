@@ -23,6 +23,7 @@
 
 pub mod bad_html;
 pub mod detect;
+pub mod fragments;
 pub mod load;
 pub mod reach;
 pub mod worker;
@@ -305,6 +306,10 @@ pub fn run_reporters(
                 m
             }),
         bad_html: store.bad_html_of_run(run)?,
+        broken_fragments: match config.settings.check_fragments {
+            true => store.broken_fragments_of_run(run)?,
+            false => Vec::new(),
+        },
         registry,
         kv: kv.clone(),
     };
@@ -381,6 +386,8 @@ struct Stage<'c> {
     crawl_failed: HashMap<&'c str, Vec<&'c PluginFailure>>,
     /// The run's documents with syntax faults.
     bad_html: Vec<spinneret_store::BadDocument>,
+    /// The run's links whose fragment names no place in their target.
+    broken_fragments: Vec<spinneret_store::BrokenFragment>,
     registry: &'c Arc<Registry>,
     kv: Arc<load::KvSpaces>,
 }
@@ -462,6 +469,13 @@ fn report_share(
             for &(t, role) in reach.members(d.url_id) {
                 if role == Role::Document && is_mine[t as usize] {
                     crawl_findings[t as usize].push(bad_html::finding(&d.url, &d.faults));
+                }
+            }
+        }
+        for b in &stage.broken_fragments {
+            for &(t, role) in reach.members(b.source_id) {
+                if role == Role::Document && is_mine[t as usize] {
+                    crawl_findings[t as usize].push(fragments::finding(b));
                 }
             }
         }

@@ -7,6 +7,7 @@
 
 mod archive;
 mod collections;
+mod fragments;
 mod library;
 mod lock;
 mod outbox;
@@ -17,6 +18,7 @@ mod writer;
 
 pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument};
 pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
+pub use fragments::BrokenFragment;
 pub use library::{LibraryError, LibraryNode, PointerCheck, Posting, PostingKind, PostingText};
 pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};

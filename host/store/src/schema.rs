@@ -281,4 +281,15 @@ CREATE TRIGGER library_deleted AFTER DELETE ON library
     r#"
 CREATE INDEX library_by_title ON library (parent, title COLLATE NOCASE, seq);
 "#,
+    // 10: fragments. What a link's `#fragment` may name in a document (its
+    // ids and `<a name>`s), and the fragments a document's links point at,
+    // so a link to a place that is not there is found.
+    r#"
+-- JSON ["id", ...]; NULL when not known (more than the parse keeps, a
+-- parser plugin's parse, or a parse from before this column).
+ALTER TABLE documents ADD COLUMN anchors TEXT;
+-- JSON [[target_url_id, "fragment"], ...] for its <a>/<area> links with a
+-- fragment, percent-encoded as in the URL; NULL when it has none.
+ALTER TABLE documents ADD COLUMN fragments TEXT;
+"#,
 ];

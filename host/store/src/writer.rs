@@ -57,6 +57,10 @@ pub struct DocumentRecord {
     bad_html: Vec<(&'static str, u32)>,
     /// (target URL, or what was written when it is no URL; kind; anchor text).
     links: Vec<(Box<str>, RefKind, Box<str>)>,
+    /// Its `id`s and `<a name>`s as JSON; `None` when not known.
+    anchors: Option<String>,
+    /// The fragments its links point at: (place in `links`, fragment).
+    fragments: Vec<(usize, Box<str>)>,
 }
 
 impl From<ParsedDocument> for DocumentRecord {
@@ -82,6 +86,14 @@ impl From<ParsedDocument> for DocumentRecord {
             parse_errors: doc.parse_errors,
             bad_html: doc.bad_html,
             links,
+            anchors: doc
+                .anchors
+                .map(|a| serde_json::to_string(&a).unwrap_or_else(|_| "[]".into())),
+            fragments: doc
+                .fragments
+                .into_iter()
+                .map(|(i, f)| (i, f.into_boxed_str()))
+                .collect(),
         }
     }
 }
@@ -296,9 +308,19 @@ fn apply(
                 Some(serde_json::to_string(&doc.http_equiv).unwrap_or_default())
             };
             let mut links = String::with_capacity(doc.links.len() * 48 + 2);
+            let mut fragments = String::new();
+            let mut next_fragment = 0;
             links.push('[');
             for (i, (target, kind, text)) in doc.links.iter().enumerate() {
                 let id = url_id_cached(tx, ids, target)?;
+                // The fragments come by reference (the parse sorts them).
+                while let Some((_, f)) = doc.fragments.get(next_fragment).filter(|(at, _)| *at == i)
+                {
+                    next_fragment += 1;
+                    fragments.push(if fragments.is_empty() { '[' } else { ',' });
+                    let f = serde_json::to_string(f).unwrap_or_else(|_| "\"\"".into());
+                    let _ = write!(fragments, "[{id},{f}]");
+                }
                 if i > 0 {
                     links.push(',');
                 }
@@ -307,12 +329,14 @@ fn apply(
                 links.push(']');
             }
             links.push(']');
+            let fragments = (!fragments.is_empty()).then(|| fragments + "]");
             let bad_html =
                 (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO documents (url_id, run_id, title, owner, expires, base,
-                   encoding, parse_errors, decode_errors, http_equiv, links, bad_html, seq)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                   encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
+                   anchors, fragments, seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
                    -- What the search index reads (title, references, bad
                    -- HTML) unchanged: the document keeps its change number,
                    -- so re-reading an unchanged page costs the index nothing.
@@ -334,6 +358,8 @@ fn apply(
                 http_equiv,
                 links,
                 bad_html,
+                doc.anchors,
+                fragments,
             ])?;
         }
         StoreOp::TaskDocument {

@@ -49,6 +49,7 @@ fn change_heading(kind: &str) -> String {
         "recently-modified" => "Recently modified".into(),
         "content-changed" => "Content changed".into(),
         "bad-html" => "Bad HTML".into(),
+        "broken-fragment" => "Broken fragments".into(),
         other => capitalise(&other.replace('-', " ")),
     }
 }

@@ -1129,3 +1129,109 @@ fn url_patterns_hold_for_redirects_spare_the_top_and_include_alone_keeps_only_it
         Some("matches no include pattern (`about`, --include)")
     );
 }
+
+#[test]
+fn a_link_to_a_place_a_page_does_not_have_is_a_broken_fragment() {
+    let web = TestWeb::start(
+        Web::new()
+            .site(
+                "a.example",
+                Site::new()
+                    .page(
+                        "/index.html",
+                        &page(
+                            "Home",
+                            None,
+                            "<a name=\"local\"></a>\
+                             <a href=\"target.html#intro\">intro</a>\
+                             <a href=\"target.html#café\">accented</a>\
+                             <a href=\"target.html#missing\">missing</a>\
+                             <a href=\"target.html#top\">top</a>\
+                             <a href=\"target.html#/route\">route</a>\
+                             <a href=\"#local\">here</a> <a href=\"#nowhere\">nowhere</a>\
+                             <img src=\"target.html#not-a-place\" alt=\"img\">\
+                             <a href=\"http://b.example:{PORT}/out.html#zzz\">out</a>",
+                        ),
+                    )
+                    .page(
+                        "/target.html",
+                        &page(
+                            "Target",
+                            None,
+                            "<h2 id=\"intro\">I</h2><p id=\"café\">C</p>",
+                        ),
+                    ),
+            )
+            .site(
+                "b.example",
+                Site::new().page("/out.html", &page("Out", None, "")),
+            ),
+    );
+    let setup = Setup::new(&web, TASK);
+    let out = command()
+        .args(["crawl"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    // A broken fragment fails the run as a broken link does.
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let home = web.url("a.example", "/index.html");
+    let target = web.url("a.example", "/target.html");
+    let store = setup.store();
+    let run = store.last_run().unwrap().unwrap().id;
+    let found: Vec<(String, Option<String>, String)> = store
+        .findings(run, None)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.kind == "broken-fragment")
+        .map(|f| (f.url, f.referrer, f.message))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                format!("{target}#missing"),
+                Some(home.clone()),
+                format!("no element with id or name \"missing\" in {target}")
+            ),
+            (
+                format!("{home}#nowhere"),
+                Some(home.clone()),
+                format!("no element with id or name \"nowhere\" in {home}")
+            ),
+        ],
+        "#top, routes, an image's fragment, a page not parsed (b.example's, a leaf) and \
+         the ids and names that are there are not broken fragments"
+    );
+    // The run's closing list says so, with the page to fix.
+    assert!(
+        stdout.contains(&format!(
+            "broken fragments: 2 (the page is there, the place in it is not):\n\
+             {home}#nowhere\n    no element with id or name \"nowhere\" in {home}\n    from {home}\n\
+             {target}#missing\n    no element with id or name \"missing\" in {target}\n    from {home}\n"
+        )),
+        "{stdout}"
+    );
+    // The maintenance index has their table.
+    let index = std::fs::read_to_string(setup.path().join("reports/A/index.html")).unwrap();
+    assert!(index.contains("Broken fragments"), "the index's table");
+
+    // Turned off, they are not looked for.
+    let off = Setup::new(&web, &format!("check_fragments = false\n{TASK}"));
+    let out = command()
+        .args(["-qq", "crawl"])
+        .arg(&off.config_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let store = off.store();
+    let run = store.last_run().unwrap().unwrap().id;
+    assert!(
+        !store
+            .findings(run, None)
+            .unwrap()
+            .iter()
+            .any(|f| f.kind == "broken-fragment")
+    );
+}

@@ -18,6 +18,11 @@ use std::cell::RefCell;
 const MAX_ANCHOR_TEXT: usize = 256;
 /// The most characters of a title kept.
 const MAX_TITLE: usize = 512;
+/// The most bytes of `id` and `<a name>` values kept per document, all
+/// together: a document with more has its anchors unknown (no fragment of
+/// it is checked) rather than a partial list that would call good ones
+/// broken.
+const MAX_ANCHOR_BYTES: usize = 256 * 1024;
 
 /// What the tokenizer pass found in one HTML document.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -37,6 +42,10 @@ pub struct HtmlFacts {
     /// The syntax faults found, by kind ([`super::bad_html::KINDS`]), with
     /// counts; `no-title` is added once the title is known.
     pub bad_html: Vec<(&'static str, u32)>,
+    /// The places a fragment can point at: every `id`, and every `<a
+    /// name>`, in document order (duplicates kept); `None` when there were
+    /// more than the bound (see [`MAX_ANCHOR_BYTES`]).
+    pub anchors: Option<Vec<String>>,
 }
 
 #[derive(Default)]
@@ -50,6 +59,8 @@ struct State {
     in_title: bool,
     title: String,
     bad: BadHtml,
+    /// Bytes of anchors kept so far.
+    anchor_bytes: usize,
 }
 
 struct Sink {
@@ -162,10 +173,31 @@ impl State {
         self.facts.references.len() - 1
     }
 
+    /// Keep `value` as a place fragments may point at (an `id`, an `<a name>`).
+    fn anchor(&mut self, value: &str) {
+        let Some(anchors) = self.facts.anchors.as_mut() else {
+            return;
+        };
+        self.anchor_bytes += value.len();
+        if self.anchor_bytes > MAX_ANCHOR_BYTES {
+            self.facts.anchors = None;
+        } else if !value.is_empty() {
+            anchors.push(value.to_string());
+        }
+    }
+
     fn start_tag(&mut self, tag: &Tag, line: u64) -> TokenSinkResult<()> {
         let name: &str = &tag.name;
         if !tag.self_closing {
             self.bad.start(name);
+        }
+        if let Some(id) = attr(tag, "id") {
+            self.anchor(id);
+        }
+        if name == "a"
+            && let Some(n) = attr(tag, "name")
+        {
+            self.anchor(n);
         }
         match name {
             "a" | "area" => {
@@ -378,7 +410,13 @@ impl TokenSink for Sink {
 /// Tokenize `text` and collect the facts.
 pub fn extract(text: &str) -> HtmlFacts {
     let sink = Sink {
-        state: RefCell::new(State::default()),
+        state: RefCell::new(State {
+            facts: HtmlFacts {
+                anchors: Some(Vec::new()),
+                ..HtmlFacts::default()
+            },
+            ..State::default()
+        }),
     };
     let tok = Tokenizer::new(sink, TokenizerOpts::default());
     let input = BufferQueue::default();

@@ -60,7 +60,12 @@ pub fn parse_html_under(
         (target, r.kind)
     }
     let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
+    let mut fragments: Vec<(usize, String)> = Vec::new();
     for r in facts.references {
+        let fragment = match r.kind {
+            RefKind::Anchor | RefKind::Area => checked_fragment(&r.href),
+            _ => None,
+        };
         let resolved = refs_root
             .and_then(|root| root_relative(&r.href, root))
             .unwrap_or_else(|| spinneret_core::urls::resolve(effective, &r.href));
@@ -77,16 +82,25 @@ pub fn parse_html_under(
             text: r.text,
         };
         let hash = hasher.hash_one(key(&reference));
-        if seen
-            .find(hash, |&i| key(&references[i]) == key(&reference))
-            .is_none()
+        let at = match seen.find(hash, |&i| key(&references[i]) == key(&reference)) {
+            Some(&i) => i,
+            None => {
+                seen.insert_unique(hash, references.len(), |&i| {
+                    hasher.hash_one(key(&references[i]))
+                });
+                references.push(reference);
+                references.len() - 1
+            }
+        };
+        if let Some(f) = fragment
+            && references[at].target.is_ok()
         {
-            seen.insert_unique(hash, references.len(), |&i| {
-                hasher.hash_one(key(&references[i]))
-            });
-            references.push(reference);
+            fragments.push((at, f));
         }
     }
+    // By reference, each pair once.
+    fragments.sort_unstable();
+    fragments.dedup();
     let mut expires_meta = None;
     let mut http_equiv = Vec::new();
     for (k, v) in facts.http_equiv {
@@ -107,7 +121,28 @@ pub fn parse_html_under(
         parse_errors: facts.parse_errors + u32::from(decoded.had_errors),
         bad_html: bad_html::with_encoding(facts.bad_html, decoded.had_errors),
         references,
+        anchors: facts.anchors,
+        fragments,
     }
+}
+
+/// The fragment of the link `href` that names a place in the target
+/// document, percent-encoded as the URL parser writes it (`#caf%C3%A9`);
+/// `None` for no fragment, an empty one, `#top` (which the HTML standard
+/// scrolls to without an element), a text directive (`#:~:text=…`) and an
+/// application's route (`#/settings`, `#!/home`), which no element names.
+fn checked_fragment(href: &str) -> Option<String> {
+    let (_, raw) = href.split_once('#')?;
+    let joined = Url::parse("http://f.invalid/")
+        .ok()?
+        .join(&format!("#{raw}"))
+        .ok()?;
+    let f = joined.fragment()?;
+    let skipped = f.is_empty()
+        || f.eq_ignore_ascii_case("top")
+        || f.starts_with(":~:")
+        || f.starts_with(['/', '!']);
+    (!skipped).then(|| f.to_string())
 }
 
 /// `root`, when `base` is a `file:` URL under it: the local tree's root
@@ -171,6 +206,58 @@ mod tests {
             ]
         );
         assert_eq!(doc.references[0].text, "X");
+    }
+
+    #[test]
+    fn places_and_the_fragments_links_point_at_are_kept() {
+        let url = Url::parse("http://a.example/page.html").unwrap();
+        let doc = parse_html(
+            &url,
+            Some("text/html"),
+            "<h1 id=\"intro\">I</h1><a name=\"old-style\"></a><p id=\"\">empty</p>\
+              <a href=\"other.html#sec\">1</a><a href=\"other.html#sec\">again</a>\
+              <a href=\"other.html#caf\u{e9}\">2</a><a href=\"other.html\">3</a>\
+              <a href=\"#top\">top</a><a href=\"#/app\">route</a><a href=\"#!x\">bang</a>\
+              <a href=\"#:~:text=hi\">directive</a><a href=\"#\">empty</a>\
+              <img src=\"pic.png#xywh=1,2,3,4\"><area href=\"#intro\">"
+                .as_bytes(),
+        );
+        assert_eq!(
+            doc.anchors.as_deref(),
+            Some(&["intro".to_string(), "old-style".to_string()][..])
+        );
+        let fragments: Vec<(String, &str)> = doc
+            .fragments
+            .iter()
+            .map(|(i, f)| {
+                (
+                    doc.references[*i].target.as_ref().unwrap().to_string(),
+                    f.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            fragments,
+            vec![
+                ("http://a.example/other.html".to_string(), "caf%C3%A9"),
+                ("http://a.example/other.html".to_string(), "sec"),
+                ("http://a.example/page.html".to_string(), "intro"),
+            ],
+            "one per link and fragment; not #top, routes, directives, empty ones or images'"
+        );
+    }
+
+    #[test]
+    fn a_document_with_too_many_places_has_them_unknown() {
+        let url = Url::parse("http://a.example/page.html").unwrap();
+        let body: String = (0..30_000)
+            .map(|i| format!("<p id=\"place-{i:06}\">"))
+            .collect();
+        let doc = parse_html(&url, Some("text/html"), body.as_bytes());
+        assert_eq!(
+            doc.anchors, None,
+            "a partial list would call good links broken"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The command line as a user runs it: exit codes, located configuration
 //! errors, the summary, `results` as a table and as JSON Lines, `check`.
 
-use crate::common::{command, expect_exit, expect_refusal, spinneret, text};
+use crate::common::{command, expect_exit, expect_refusal, last_findings, spinneret, text};
 use spinneret_core::model::Category;
 use spinneret_tests::fixtures::{maintenance_web, page};
 use spinneret_tests::harness::Setup;
@@ -1178,13 +1178,8 @@ fn a_link_to_a_place_a_page_does_not_have_is_a_broken_fragment() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
     let home = web.url("a.example", "/index.html");
     let target = web.url("a.example", "/target.html");
-    let store = setup.store();
-    let run = store.last_run().unwrap().unwrap().id;
-    let found: Vec<(String, Option<String>, String)> = store
-        .findings(run, None)
-        .unwrap()
+    let found: Vec<(String, Option<String>, String)> = last_findings(&setup, "broken-fragment")
         .into_iter()
-        .filter(|f| f.kind == "broken-fragment")
         .map(|f| (f.url, f.referrer, f.message))
         .collect();
     assert_eq!(
@@ -1225,13 +1220,5 @@ fn a_link_to_a_place_a_page_does_not_have_is_a_broken_fragment() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let store = off.store();
-    let run = store.last_run().unwrap().unwrap().id;
-    assert!(
-        !store
-            .findings(run, None)
-            .unwrap()
-            .iter()
-            .any(|f| f.kind == "broken-fragment")
-    );
+    assert!(last_findings(&off, "broken-fragment").is_empty());
 }

@@ -56,17 +56,24 @@ pub fn text(b: &[u8]) -> String {
 /// The last run's plugin failures in `setup`'s store, as (URL, plugin,
 /// message), sorted.
 pub fn plugin_failures(setup: &Setup) -> Vec<(String, String, String)> {
-    let store = setup.store();
-    let run_id = store.last_run().unwrap().unwrap().id;
-    let mut failures: Vec<_> = store
-        .findings(run_id, None)
-        .unwrap()
+    let mut failures: Vec<_> = last_findings(setup, "plugin-failure")
         .into_iter()
-        .filter(|f| f.kind == "plugin-failure")
         .map(|f| (f.url, f.source, f.message))
         .collect();
     failures.sort();
     failures
+}
+
+/// The last run's findings of `kind` in `setup`'s store, in their order.
+pub fn last_findings(setup: &Setup, kind: &str) -> Vec<spinneret_store::FindingRow> {
+    let store = setup.store();
+    let run_id = store.last_run().unwrap().unwrap().id;
+    store
+        .findings(run_id, None)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.kind == kind)
+        .collect()
 }
 
 /// The run a plugin test hands a reporter: run 1, started at 0.

@@ -44,6 +44,10 @@ pub fn reuse(
     if this_run {
         return Reuse::Settle(None);
     }
+    if need_get && cached.doc_predates_fragments {
+        // Parsed before the store kept places and fragments: read again.
+        return Reuse::Ignore;
+    }
     if now - r.checked_at < max_age.as_secs() as i64 {
         return Reuse::Settle(Some(Source::Reused));
     }
@@ -54,7 +58,9 @@ pub fn reuse(
 /// when it has none, or when a GET would be answered 304 on the strength
 /// of a HEAD (whose result holds no document).
 pub fn validators(cached: &CachedResult, get: bool) -> Option<Validators> {
-    let usable = !get || cached.is_document || cached.result.method == Some("GET");
+    let usable = !get
+        || (cached.is_document || cached.result.method == Some("GET"))
+            && !cached.doc_predates_fragments;
     let v = Validators {
         etag: cached.result.etag.clone(),
         last_modified: cached.result.last_modified.clone(),
@@ -84,6 +90,7 @@ mod tests {
             result,
             doc_owner: None,
             is_document: false,
+            doc_predates_fragments: false,
         }
     }
 
@@ -116,9 +123,18 @@ mod tests {
             ),
             (
                 "an old document is revalidated as a document",
-                document,
+                document.clone(),
                 true,
                 Reuse::Revalidate,
+            ),
+            (
+                "a document parsed before places and fragments were kept is read again",
+                CachedResult {
+                    doc_predates_fragments: true,
+                    ..document.clone()
+                },
+                true,
+                Reuse::Ignore,
             ),
             (
                 "a HEAD that worked does not settle a document candidate",
@@ -158,6 +174,20 @@ mod tests {
         assert_eq!(etag(validators(&head, false)), Some("\"v1\"".into()));
         assert_eq!(etag(validators(&head, true)), None, "a HEAD's for a GET");
         assert_eq!(etag(validators(&get, true)), Some("\"v1\"".into()));
+        let before_fragments = CachedResult {
+            is_document: true,
+            doc_predates_fragments: true,
+            ..get.clone()
+        };
+        assert_eq!(
+            etag(validators(&before_fragments, true)),
+            None,
+            "a parse from before fragments were kept is not revalidated"
+        );
+        assert!(
+            validators(&before_fragments, false).is_some(),
+            "a leaf's HEAD is"
+        );
         let mut none = get.clone();
         none.result.etag = None;
         assert!(

@@ -317,6 +317,12 @@ pub async fn fetch(
                 hash_and_parse(&req.url, ct.as_deref(), &body.bytes, fetcher.root_dir())
             };
             hash = Some(h);
+            let mut doc = doc;
+            if body.truncated {
+                // The places past the cut are not known: a partial list
+                // would call good fragments broken.
+                doc.anchors = None;
+            }
             parsed = Some(Box::new(doc));
         } else {
             hash = Some(sha256_hex(&body.bytes));

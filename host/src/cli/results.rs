@@ -205,7 +205,10 @@ pub fn broken_fragments(store: &Store, run: i64) -> anyhow::Result<Vec<(String, 
     let mut found: Vec<(String, String, String)> = store
         .findings(run, None)?
         .into_iter()
-        .filter(|f| f.kind == crate::report::fragments::BROKEN_FRAGMENT_KIND)
+        // The host's own, not a plugin's finding of the same name.
+        .filter(|f| {
+            f.kind == crate::report::fragments::BROKEN_FRAGMENT_KIND && f.source == "spinneret"
+        })
         .map(|f| (f.url, f.referrer.unwrap_or_default(), f.message))
         .collect();
     found.sort();

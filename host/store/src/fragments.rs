@@ -4,8 +4,7 @@
 
 use crate::{Store, StoreError};
 use rusqlite::OptionalExtension;
-use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// A link whose fragment names no place in its target.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,65 +31,88 @@ fn names_a_place(anchors: &HashSet<String>, fragment: &str) -> bool {
 
 impl Store {
     /// The links of the documents run `run` checked whose fragment names
-    /// no place in the target, for the targets the run found ok and whose
-    /// places are known (an HTML document spinneret parsed, in this run or,
-    /// unchanged since, an earlier one); by the linking document's URL.
+    /// no place in the target, for the targets the run found ok and read
+    /// as documents (parsed in this run, or unchanged since an earlier
+    /// parse: a 304) whose places are known; each (document, target,
+    /// fragment) once, by the linking document's URL, then its links' order.
     pub fn broken_fragments_of_run(&self, run: i64) -> Result<Vec<BrokenFragment>, StoreError> {
         let mut sources = self.conn.prepare(
             "SELECT d.url_id, u.url, d.fragments FROM results r
              JOIN documents d ON d.url_id = r.url_id
              JOIN urls u ON u.id = d.url_id
-             WHERE r.run_id = ?1 AND d.fragments IS NOT NULL
+             WHERE r.run_id = ?1 AND d.fragments IS NOT NULL AND d.fragments != '[]'
              ORDER BY u.url",
         )?;
+        // A target's stored parse counts only when this run read it as a
+        // document (a page that is now a leaf, or no longer HTML, keeps
+        // an older parse in `documents`).
         let mut target_of = self.conn.prepare(
             "SELECT u.url, d.anchors FROM results r
              JOIN documents d ON d.url_id = r.url_id
              JOIN urls u ON u.id = r.url_id
              WHERE r.run_id = ?1 AND r.url_id = ?2 AND r.category = 'ok'
-               AND d.anchors IS NOT NULL",
+               AND d.anchors IS NOT NULL
+               AND (d.run_id = ?1 OR EXISTS (SELECT 1 FROM task_documents t
+                                             WHERE t.run_id = ?1 AND t.url_id = r.url_id))",
         )?;
-        // Each target's URL and places, read once; `None`: not checked.
-        let mut targets: HashMap<i64, Option<(String, HashSet<String>)>> = HashMap::new();
-        let mut out = Vec::new();
+        // Every link with a fragment: (target, linking document, its place
+        // among them, fragment); the documents' URLs once each.
+        let mut pages: Vec<(i64, String)> = Vec::new();
+        let mut links: Vec<(i64, usize, usize, String)> = Vec::new();
         let mut rows = sources.query([run])?;
         while let Some(row) = rows.next()? {
-            let source_id: i64 = row.get(0)?;
-            let source: String = row.get(1)?;
             let json: String = row.get(2)?;
-            let Ok(links) = serde_json::from_str::<Vec<(i64, String)>>(&json) else {
-                tracing::warn!("{source}: its stored fragments are unreadable; not checked");
+            let url: String = row.get(1)?;
+            let Ok(found) = serde_json::from_str::<Vec<(i64, String)>>(&json) else {
+                tracing::warn!("{url}: its stored fragments are unreadable; not checked");
                 continue;
             };
-            for (target_id, fragment) in links {
-                let known = match targets.entry(target_id) {
-                    Entry::Occupied(e) => e.into_mut(),
-                    Entry::Vacant(e) => {
-                        let found = target_of
-                            .query_row(rusqlite::params![run, target_id], |r| {
-                                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-                            })
-                            .optional()?
-                            .and_then(|(url, anchors)| {
-                                let anchors = serde_json::from_str::<Vec<String>>(&anchors).ok()?;
-                                Some((url, anchors.into_iter().collect()))
-                            });
-                        e.insert(found)
-                    }
-                };
-                if let Some((target, anchors)) = known
-                    && !names_a_place(anchors, &fragment)
-                {
-                    out.push(BrokenFragment {
-                        source_id,
-                        source: source.clone(),
-                        target: target.clone(),
-                        fragment,
-                    });
+            let page = pages.len();
+            links.extend(
+                found
+                    .into_iter()
+                    .enumerate()
+                    .map(|(at, (target, f))| (target, page, at, f)),
+            );
+            pages.push((row.get(0)?, url));
+        }
+        // By target, so that one target's places are held at a time; each
+        // (target, document, fragment) once.
+        links.sort_unstable_by(|a, b| (a.0, a.1, &a.3, a.2).cmp(&(b.0, b.1, &b.3, b.2)));
+        links.dedup_by(|a, b| (a.0, a.1, &a.3) == (b.0, b.1, &b.3));
+        let mut broken: Vec<(usize, usize, BrokenFragment)> = Vec::new();
+        for group in links.chunk_by(|a, b| a.0 == b.0) {
+            let target_id = group[0].0;
+            let Some((target, anchors)) = target_of
+                .query_row(rusqlite::params![run, target_id], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })
+                .optional()?
+            else {
+                continue;
+            };
+            let Ok(anchors) = serde_json::from_str::<Vec<String>>(&anchors) else {
+                continue;
+            };
+            let anchors: HashSet<String> = anchors.into_iter().collect();
+            for (_, page, at, fragment) in group {
+                if !names_a_place(&anchors, fragment) {
+                    let (source_id, source) = &pages[*page];
+                    broken.push((
+                        *page,
+                        *at,
+                        BrokenFragment {
+                            source_id: *source_id,
+                            source: source.clone(),
+                            target: target.clone(),
+                            fragment: fragment.clone(),
+                        },
+                    ));
                 }
             }
         }
-        Ok(out)
+        broken.sort_unstable_by_key(|(page, at, _)| (*page, *at));
+        Ok(broken.into_iter().map(|(_, _, b)| b).collect())
     }
 }
 

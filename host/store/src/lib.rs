@@ -148,6 +148,10 @@ pub struct CachedResult {
     pub doc_owner: Option<String>,
     /// Whether it was parsed as an HTML document (its links are in the store).
     pub is_document: bool,
+    /// Whether that parse is from before the store kept a document's places
+    /// and its links' fragments (schema 10): the document is fetched again
+    /// in full, not revalidated, so its fragments are checked.
+    pub doc_predates_fragments: bool,
 }
 
 /// A run, as listed.
@@ -248,6 +252,19 @@ pub struct CachedSite {
 pub struct Store {
     path: PathBuf,
     conn: Connection,
+}
+
+/// The query of [`Store::latest_result`] (one text, so that its cached
+/// statement is found again).
+fn latest_result_sql() -> String {
+    format!(
+        "SELECT r.run_id, d.owner, d.url_id IS NOT NULL,
+           d.url_id IS NOT NULL AND d.fragments IS NULL, {RESULT_COLUMNS}
+         FROM urls u JOIN results r ON r.url_id = u.id
+         LEFT JOIN urls ref ON ref.id = r.referrer_id
+         LEFT JOIN documents d ON d.url_id = u.id
+         WHERE u.url = ?1 ORDER BY r.run_id DESC LIMIT 1"
+    )
 }
 
 const RESULT_COLUMNS: &str = "u.url, r.category, r.method, r.status, r.error, r.content_type,
@@ -452,22 +469,16 @@ impl Store {
 
     /// The newest result of `url` from any run.
     pub fn latest_result(&self, url: &str) -> Result<Option<CachedResult>, StoreError> {
-        let sql = format!(
-            "SELECT r.run_id, d.owner, d.url_id IS NOT NULL, {RESULT_COLUMNS}
-             FROM urls u JOIN results r ON r.url_id = u.id
-             LEFT JOIN urls ref ON ref.id = r.referrer_id
-             LEFT JOIN documents d ON d.url_id = u.id
-             WHERE u.url = ?1 ORDER BY r.run_id DESC LIMIT 1"
-        );
         Ok(self
             .conn
-            .prepare_cached(&sql)?
+            .prepare_cached(&latest_result_sql())?
             .query_row([url], |row| {
                 Ok(CachedResult {
                     run: row.get(0)?,
                     doc_owner: row.get(1)?,
                     is_document: row.get(2)?,
-                    result: result_from_row(row, 3)?,
+                    doc_predates_fragments: row.get(3)?,
+                    result: result_from_row(row, 4)?,
                 })
             })
             .optional()?)
@@ -819,14 +830,7 @@ mod tests {
                     .is_some()
             );
         }
-        let sql = format!(
-            "SELECT r.run_id, d.owner, d.url_id IS NOT NULL, {RESULT_COLUMNS}
-             FROM urls u JOIN results r ON r.url_id = u.id
-             LEFT JOIN urls ref ON ref.id = r.referrer_id
-             LEFT JOIN documents d ON d.url_id = u.id
-             WHERE u.url = ?1 ORDER BY r.run_id DESC LIMIT 1"
-        );
-        let st = store.conn.prepare_cached(&sql).unwrap();
+        let st = store.conn.prepare_cached(&latest_result_sql()).unwrap();
         assert_eq!(st.get_status(rusqlite::StatementStatus::RePrepare), 0);
     }
 

@@ -289,7 +289,8 @@ CREATE INDEX library_by_title ON library (parent, title COLLATE NOCASE, seq);
 -- parser plugin's parse, or a parse from before this column).
 ALTER TABLE documents ADD COLUMN anchors TEXT;
 -- JSON [[target_url_id, "fragment"], ...] for its <a>/<area> links with a
--- fragment, percent-encoded as in the URL; NULL when it has none.
+-- fragment, percent-encoded as in the URL ([] for none); NULL for a parse
+-- from before this column, which the next crawl fetches again in full.
 ALTER TABLE documents ADD COLUMN fragments TEXT;
 "#,
 ];

@@ -86,9 +86,7 @@ impl From<ParsedDocument> for DocumentRecord {
             parse_errors: doc.parse_errors,
             bad_html: doc.bad_html,
             links,
-            anchors: doc
-                .anchors
-                .map(|a| serde_json::to_string(&a).unwrap_or_else(|_| "[]".into())),
+            anchors: doc.anchors.and_then(|a| serde_json::to_string(&a).ok()),
             fragments: doc
                 .fragments
                 .into_iter()
@@ -329,7 +327,12 @@ fn apply(
                 links.push(']');
             }
             links.push(']');
-            let fragments = (!fragments.is_empty()).then(|| fragments + "]");
+            // `[]` when it has none: NULL is kept for a parse from before
+            // fragments were kept (schema 10), which the crawl reads again.
+            let fragments = match fragments.is_empty() {
+                true => "[]".to_string(),
+                false => fragments + "]",
+            };
             let bad_html =
                 (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
             tx.prepare_cached(

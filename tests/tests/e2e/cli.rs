@@ -1,7 +1,7 @@
 //! The command line as a user runs it: exit codes, located configuration
 //! errors, the summary, `results` as a table and as JSON Lines, `check`.
 
-use crate::common::{command, expect_exit, expect_refusal, last_findings, spinneret, text};
+use crate::common::{command, crawl, expect_exit, expect_refusal, last_findings, spinneret, text};
 use spinneret_core::model::Category;
 use spinneret_tests::fixtures::{maintenance_web, page};
 use spinneret_tests::harness::Setup;
@@ -1221,4 +1221,61 @@ fn a_link_to_a_place_a_page_does_not_have_is_a_broken_fragment() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(last_findings(&off, "broken-fragment").is_empty());
+}
+
+#[test]
+fn a_store_from_before_fragments_were_kept_reads_its_documents_again() {
+    use spinneret_tests::server::Route;
+    let home = page(
+        "Home",
+        None,
+        "<a href=\"target.html#intro\">ok</a><a href=\"target.html#gone\">missing</a>",
+    );
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .route("/index.html", Route::html(home).etag("\"h1\""))
+                .route(
+                    "/target.html",
+                    Route::html(page("Target", None, "<h2 id=\"intro\">I</h2>")).etag("\"t1\""),
+                ),
+        ),
+    );
+    let setup = Setup::new(&web, TASK);
+    expect_exit(&crawl(&setup, &[]), 1);
+    assert_eq!(last_findings(&setup, "broken-fragment").len(), 1);
+    // The store as an older spinneret left it: its parses have no places
+    // and no fragments (schema 9's columns).
+    let db = rusqlite::Connection::open(setup.path().join("store.db")).unwrap();
+    db.execute("UPDATE documents SET anchors = NULL, fragments = NULL", [])
+        .unwrap();
+    drop(db);
+    web.clear_log();
+    expect_exit(&crawl(&setup, &[]), 1);
+    let found: Vec<String> = last_findings(&setup, "broken-fragment")
+        .into_iter()
+        .map(|f| f.url)
+        .collect();
+    assert_eq!(found, vec![web.url("a.example", "/target.html#gone")]);
+    // Both documents were fetched in full, not revalidated into a 304
+    // that would keep the old parse.
+    let conditional: Vec<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.header("if-none-match").is_some())
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(conditional, Vec::<String>::new());
+    // From then on they are revalidated again, and their fragments still checked.
+    web.clear_log();
+    expect_exit(&crawl(&setup, &[]), 1);
+    assert!(
+        web.requests()
+            .iter()
+            .filter(|r| r.method == "GET")
+            .all(|r| r.header("if-none-match").is_some()),
+        "the third run revalidates"
+    );
+    assert_eq!(last_findings(&setup, "broken-fragment").len(), 1);
 }

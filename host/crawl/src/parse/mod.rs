@@ -63,7 +63,9 @@ pub fn parse_html_under(
     let mut fragments: Vec<(usize, String)> = Vec::new();
     for r in facts.references {
         let fragment = match r.kind {
-            RefKind::Anchor | RefKind::Area => checked_fragment(&r.href),
+            RefKind::Anchor | RefKind::Area if fragments.len() < MAX_FRAGMENTS => {
+                checked_fragment(&r.href)
+            }
             _ => None,
         };
         let resolved = refs_root
@@ -126,11 +128,16 @@ pub fn parse_html_under(
     }
 }
 
+/// The most fragments of links kept per document: a page of a million
+/// `#aN` links is checked for its first ones (fewer checks, never a wrong one).
+const MAX_FRAGMENTS: usize = 10_000;
+
 /// The fragment of the link `href` that names a place in the target
-/// document, percent-encoded as the URL parser writes it (`#caf%C3%A9`);
-/// `None` for no fragment, an empty one, `#top` (which the HTML standard
-/// scrolls to without an element), a text directive (`#:~:text=…`) and an
-/// application's route (`#/settings`, `#!/home`), which no element names.
+/// document, percent-encoded as the URL parser writes it (`#caf%C3%A9`),
+/// without a text directive (`#intro:~:text=…` names `intro`, as a browser
+/// reads it); `None` for no fragment, an empty one, `#top` (which the HTML
+/// standard scrolls to without an element) and an application's route
+/// (`#/settings`, `#!/home`), which no element names.
 fn checked_fragment(href: &str) -> Option<String> {
     let (_, raw) = href.split_once('#')?;
     let joined = Url::parse("http://f.invalid/")
@@ -138,10 +145,9 @@ fn checked_fragment(href: &str) -> Option<String> {
         .join(&format!("#{raw}"))
         .ok()?;
     let f = joined.fragment()?;
-    let skipped = f.is_empty()
-        || f.eq_ignore_ascii_case("top")
-        || f.starts_with(":~:")
-        || f.starts_with(['/', '!']);
+    let f = f.split(":~:").next().unwrap_or("");
+    let decoded = percent_encoding::percent_decode_str(f).decode_utf8_lossy();
+    let skipped = f.is_empty() || decoded.eq_ignore_ascii_case("top") || f.starts_with(['/', '!']);
     (!skipped).then(|| f.to_string())
 }
 
@@ -219,6 +225,7 @@ mod tests {
               <a href=\"other.html#caf\u{e9}\">2</a><a href=\"other.html\">3</a>\
               <a href=\"#top\">top</a><a href=\"#/app\">route</a><a href=\"#!x\">bang</a>\
               <a href=\"#:~:text=hi\">directive</a><a href=\"#\">empty</a>\
+              <a href=\"other.html#part:~:text=hi\">place and directive</a><a href=\"#%74op\">top</a>\
               <img src=\"pic.png#xywh=1,2,3,4\"><area href=\"#intro\">"
                 .as_bytes(),
         );
@@ -240,6 +247,7 @@ mod tests {
             fragments,
             vec![
                 ("http://a.example/other.html".to_string(), "caf%C3%A9"),
+                ("http://a.example/other.html".to_string(), "part"),
                 ("http://a.example/other.html".to_string(), "sec"),
                 ("http://a.example/page.html".to_string(), "intro"),
             ],

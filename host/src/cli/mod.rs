@@ -587,6 +587,17 @@ fn crawl_once(
             Err(e) => eprintln!("spinneret: cannot read the run's summary: {e:#}"),
         }
     }
+    // Links to a place that is not there, read once: listed with the
+    // problems, and they fail the run as a broken link does.
+    let broken_fragments = spinneret_store::Store::open(&outcome.store)
+        .map_err(anyhow::Error::from)
+        .and_then(|store| results::broken_fragments(&store, report.run))
+        .unwrap_or_else(|e| {
+            if quiet < 2 {
+                eprintln!("spinneret: cannot read the run's broken fragments: {e:#}");
+            }
+            Vec::new()
+        });
     if quiet == 0 {
         out!("{}", crawl::print_summary(&report.tasks));
         // What to fix, and where: the links a reader cannot follow with the
@@ -598,7 +609,10 @@ fn crawl_once(
         let mut buf = Vec::new();
         let listed = spinneret_store::Store::open(&outcome.store)
             .map_err(anyhow::Error::from)
-            .and_then(|store| results::write_problems(&mut buf, &store, report.run, &store_arg));
+            .and_then(|store| {
+                results::write_problems(&mut buf, &store, report.run, &store_arg)?;
+                results::write_broken_fragments(&mut buf, &broken_fragments)
+            });
         match listed {
             Ok(()) => out!("{}", String::from_utf8_lossy(&buf)),
             Err(e) => eprintln!("spinneret: cannot list the broken links: {e:#}"),
@@ -629,16 +643,9 @@ fn crawl_once(
             outln!("interrupted: continue with `spinneret crawl --resume CONFIG`");
         }
     }
-    // A link to a place that is not there fails a run as a broken link does.
-    let fragments_broken = || {
-        spinneret_store::Store::open(&outcome.store)
-            .map_err(anyhow::Error::from)
-            .and_then(|store| results::broken_fragments(&store, report.run))
-            .is_ok_and(|found| !found.is_empty())
-    };
     let code = if plugin_failed && strict_plugins {
         EXIT_PLUGIN
-    } else if report.any_broken() || fragments_broken() {
+    } else if report.any_broken() || !broken_fragments.is_empty() {
         EXIT_BROKEN
     } else {
         EXIT_OK

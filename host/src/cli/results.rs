@@ -184,20 +184,6 @@ fn write_row(out: &mut dyn Write, r: &CheckResult, role: Option<&str>) -> std::i
 /// How many broken and blocked URLs a crawl lists as it ends.
 pub const PROBLEMS_SHOWN: usize = 30;
 
-/// The broken and blocked URLs of `run`, each with the pages that refer
-/// to it (at most [`PROBLEMS_SHOWN`], then the command that lists them
-/// all), then the links whose fragment names no place in their page, as a
-/// crawl ends; nothing when there are none.
-pub fn write_problems(
-    out: &mut dyn Write,
-    store: &Store,
-    run: i64,
-    store_arg: &str,
-) -> anyhow::Result<()> {
-    write_unfollowable(out, store, run, store_arg)?;
-    write_broken_fragments(out, &broken_fragments(store, run)?)
-}
-
 /// The links of `run` whose fragment names no place in their page (the
 /// `broken-fragment` findings), each (link, page with it) once however
 /// many tasks found it.
@@ -216,8 +202,9 @@ pub fn broken_fragments(store: &Store, run: i64) -> anyhow::Result<Vec<(String, 
     Ok(found)
 }
 
-/// `found` (link, page with it, message), at most [`PROBLEMS_SHOWN`].
-fn write_broken_fragments(
+/// `found` (link, page with it, message), at most [`PROBLEMS_SHOWN`], as
+/// a crawl ends (after [`write_problems`]); nothing when there are none.
+pub fn write_broken_fragments(
     out: &mut dyn Write,
     found: &[(String, String, String)],
 ) -> anyhow::Result<()> {
@@ -242,8 +229,10 @@ fn write_broken_fragments(
     Ok(())
 }
 
-/// The broken and blocked URLs of `run` with their referrers.
-fn write_unfollowable(
+/// The broken and blocked URLs of `run`, each with the pages that refer
+/// to it (at most [`PROBLEMS_SHOWN`], then the command that lists them
+/// all), as a crawl ends; nothing when there are none.
+pub fn write_problems(
     out: &mut dyn Write,
     store: &Store,
     run: i64,

@@ -465,18 +465,23 @@ fn report_share(
         // 1. The detectors, and the crawl's plugin failures.
         let crawl_failed = &stage.crawl_failed;
         let mut crawl_findings: Vec<Vec<wit::Finding>> = vec![Vec::new(); n];
+        // The share's tasks that URL `id` is a document of: a document's
+        // faults and broken fragments are findings of those tasks.
+        let documents_of = |id: i64| {
+            reach
+                .members(id)
+                .iter()
+                .filter(|&&(t, role)| role == Role::Document && is_mine[t as usize])
+                .map(|&(t, _)| t as usize)
+        };
         for d in &stage.bad_html {
-            for &(t, role) in reach.members(d.url_id) {
-                if role == Role::Document && is_mine[t as usize] {
-                    crawl_findings[t as usize].push(bad_html::finding(&d.url, &d.faults));
-                }
+            for t in documents_of(d.url_id) {
+                crawl_findings[t].push(bad_html::finding(&d.url, &d.faults));
             }
         }
         for b in &stage.broken_fragments {
-            for &(t, role) in reach.members(b.source_id) {
-                if role == Role::Document && is_mine[t as usize] {
-                    crawl_findings[t as usize].push(fragments::finding(b));
-                }
+            for t in documents_of(b.source_id) {
+                crawl_findings[t].push(fragments::finding(b));
             }
         }
         let needing =

@@ -503,7 +503,12 @@ fn report_share(
                 keep,
                 |id, result, document| -> anyhow::Result<()> {
                     let members = reach.members(id);
-                    if let Some(fs) = crawl_failed.get(result.url.as_str()) {
+                    // (Looked up only when there are any: the key is hashed.)
+                    let failed = match crawl_failed.is_empty() {
+                        true => None,
+                        false => crawl_failed.get(result.url.as_str()),
+                    };
+                    if let Some(fs) = failed {
                         for &(t, _) in members.iter().filter(|&&(t, _)| is_mine[t as usize]) {
                             crawl_findings[t as usize]
                                 .extend(fs.iter().map(|f| detect::failure_finding(f, &result.url)));

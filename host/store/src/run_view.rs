@@ -57,9 +57,10 @@ pub enum Scan {
     Documents,
 }
 
-/// The URL ids a connection's scans of a run are limited to (a temporary
-/// table of that connection): SQLite skips the others before joining,
-/// decoding or sorting anything of them.
+/// The URL ids a connection's scans of a run are limited to, sorted by URL
+/// once (a temporary table of that connection, its row numbers in URL
+/// order): each scan walks it in order, so SQLite neither looks at the
+/// other URLs nor sorts anything.
 #[derive(Debug)]
 pub struct ScanSet {
     _private: (),
@@ -250,21 +251,30 @@ impl Store {
     }
 
     /// Limit this connection's scans that name the set to the URL ids
-    /// `ids` (replacing what an earlier call kept). Call it before a read
-    /// snapshot begins: it writes a temporary table, in memory.
+    /// `ids` (replacing what an earlier call kept), and sort them by URL
+    /// once for all the scans. Call it before a read snapshot begins: it
+    /// writes temporary tables, in memory.
     pub fn scan_set(&self, ids: impl IntoIterator<Item = i64>) -> Result<ScanSet, StoreError> {
         self.conn.execute_batch(
             "PRAGMA temp_store = MEMORY;
-             CREATE TEMP TABLE IF NOT EXISTS scan_set (id INTEGER PRIMARY KEY);
+             CREATE TEMP TABLE IF NOT EXISTS scan_ids (id INTEGER PRIMARY KEY);
+             CREATE TEMP TABLE IF NOT EXISTS scan_set (rank INTEGER PRIMARY KEY, id INTEGER NOT NULL);
+             DELETE FROM temp.scan_ids;
              DELETE FROM temp.scan_set;",
         )?;
         let tx = self.conn.unchecked_transaction()?;
         {
-            let mut insert = tx.prepare("INSERT OR IGNORE INTO temp.scan_set (id) VALUES (?1)")?;
+            let mut insert = tx.prepare("INSERT OR IGNORE INTO temp.scan_ids (id) VALUES (?1)")?;
             for id in ids {
                 insert.execute([id])?;
             }
         }
+        // Row numbers follow the SELECT's order: URL order.
+        tx.execute_batch(
+            "INSERT INTO temp.scan_set (id)
+               SELECT u.id FROM temp.scan_ids i JOIN urls u ON u.id = i.id ORDER BY u.url;
+             DELETE FROM temp.scan_ids;",
+        )?;
         tx.commit()?;
         Ok(ScanSet { _private: () })
     }
@@ -297,10 +307,12 @@ impl Store {
             ),
         };
         let sql = format!(
-            "SELECT r.url_id, {RESULT_COLUMNS}, {documents} FROM results r
+            // CROSS JOIN keeps the set the outer loop: its rows are in URL order.
+            "SELECT r.url_id, {RESULT_COLUMNS}, {documents} FROM temp.scan_set s
+             CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
              LEFT JOIN documents d ON d.url_id = r.url_id
-             WHERE r.run_id = ?1 {only_documents} AND r.url_id IN temp.scan_set ORDER BY u.url"
+             WHERE 1 {only_documents} ORDER BY s.rank"
         );
         let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
         let mut rows = st.query(params![run]).map_err(StoreError::from)?;

@@ -46,3 +46,14 @@ pub fn severity(s: Severity) -> &'static str {
         Severity::Error => "error",
     }
 }
+
+/// Why a check came out as it did, as a person reads it: the error the
+/// host recorded (`HTTP 404 Not Found`, `connection refused: …`), else the
+/// status (`HTTP 301`), else the category's name.
+pub fn reason(outcome: &crate::types::CheckResult) -> std::borrow::Cow<'_, str> {
+    match (&outcome.error, outcome.status) {
+        (Some(e), _) => e.as_str().into(),
+        (None, Some(s)) => format!("HTTP {s}").into(),
+        (None, None) => category(outcome.category).into(),
+    }
+}

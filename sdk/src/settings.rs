@@ -33,9 +33,42 @@ pub fn strings(plugin: &str, config: &serde_json::Value, key: &str) -> Result<Ve
         .collect()
 }
 
+/// The setting `key` of `config` as a file name in the task's output
+/// directory: `default` when absent, refused with a message naming the
+/// plugin when it is not a non-empty string.
+pub fn file_name(
+    plugin: &str,
+    config: &serde_json::Value,
+    key: &str,
+    default: &str,
+) -> Result<String, String> {
+    match config.get(key) {
+        None => Ok(default.to_string()),
+        Some(serde_json::Value::String(f)) if !f.trim().is_empty() => Ok(f.clone()),
+        Some(other) => Err(format!(
+            "{plugin}: `{key}` must be a file name, not {other}"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_a_file_name() {
+        let c = serde_json::json!({"file": "out.xml", "empty": "", "n": 3});
+        assert_eq!(file_name("p", &c, "file", "d.xml").unwrap(), "out.xml");
+        assert_eq!(file_name("p", &c, "none", "d.xml").unwrap(), "d.xml");
+        assert_eq!(
+            file_name("p", &c, "empty", "d.xml").unwrap_err(),
+            "p: `empty` must be a file name, not \"\""
+        );
+        assert_eq!(
+            file_name("p", &c, "n", "d.xml").unwrap_err(),
+            "p: `n` must be a file name, not 3"
+        );
+    }
 
     #[test]
     fn reads_a_list_of_strings() {

@@ -1,5 +1,6 @@
 //! The command line: `spinneret crawl`, `check`, `results` and `plugin`.
 
+mod format;
 mod library;
 mod output;
 mod overrides;
@@ -294,6 +295,22 @@ struct CrawlArgs {
     /// queued; messages already waiting in the outbox stay there).
     #[arg(long)]
     dry_run_mail: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// How a run is shown.
+#[derive(Args, Debug)]
+struct OutputArgs {
+    /// What to print on standard output: `text` (the summary, the broken
+    /// links and where the reports are) or a report of the run, written by
+    /// its built-in reporter into each task's report directory and printed,
+    /// the tasks' together: `json` (JSON Lines), `markdown` (for a
+    /// pull-request comment or $GITHUB_STEP_SUMMARY), `junit` (JUnit XML,
+    /// for CI test views) or `csv`. With a report format the text goes to
+    /// standard error; the exit status is the same.
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    format: format::Format,
 }
 
 #[derive(Args, Debug)]
@@ -307,6 +324,8 @@ struct CheckArgs {
     /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
     #[arg(long, value_name = "HOST=ADDRESS")]
     resolve: Vec<String>,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -372,7 +391,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             args.strict_plugins,
         ),
         Command::Crawl(args) => {
-            let config = match load_config(&args.config, &args.overrides) {
+            let mut config = match load_config(&args.config, &args.overrides) {
                 Ok(c) => c,
                 Err(e) => {
                     eprintln!("spinneret: {e}");
@@ -400,7 +419,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             } else {
                 MailMode::Send
             };
-            run_crawl(&config, &options, cli.quiet, args.strict_plugins, mail)
+            let format = args.output.format;
+            format.add_to(&mut config);
+            run_crawl(
+                &config,
+                &options,
+                cli.quiet,
+                args.strict_plugins,
+                mail,
+                format,
+            )
         }
         Command::Check(args) => {
             let mut urls = Vec::new();
@@ -453,12 +481,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 eprintln!("spinneret: {e}");
                 return Ok(EXIT_USAGE);
             }
+            args.output.format.add_to(&mut config);
             run_crawl(
                 &config,
                 &CrawlOptions::default(),
                 cli.quiet,
                 false,
                 MailMode::Send,
+                args.output.format,
             )
         }
         Command::Results(args) => {
@@ -547,25 +577,29 @@ impl RunObserver for Terminal {
     }
 }
 
-/// Crawl with a progress display and Ctrl-C handling; print the summary.
+/// Crawl with a progress display and Ctrl-C handling; print the summary
+/// (or the run's report in `format`).
 fn run_crawl(
     config: &Config,
     options: &CrawlOptions,
     quiet: u8,
     strict_plugins: bool,
     mail: MailMode,
+    format: format::Format,
 ) -> anyhow::Result<u8> {
-    crawl_once(config, options, quiet, strict_plugins, mail).map(|(code, _)| code)
+    crawl_once(config, options, quiet, strict_plugins, mail, format).map(|(code, _)| code)
 }
 
 /// One crawl, its reports and mail: the exit code, and whether it was
-/// stopped by a signal.
+/// stopped by a signal. The text goes to standard output, or with a
+/// report `format` to standard error, the report to standard output.
 fn crawl_once(
     config: &Config,
     options: &CrawlOptions,
     quiet: u8,
     strict_plugins: bool,
     mail: MailMode,
+    format: format::Format,
 ) -> anyhow::Result<(u8, bool)> {
     let options = RunOptions {
         crawl: options.clone(),
@@ -581,9 +615,11 @@ fn crawl_once(
     }
     let report = &outcome.crawl;
     let plugin_failed = outcome.plugin_failed;
+    // What a person reads: on standard output, unless a report takes it.
+    let mut text = String::new();
     if quiet == 1 {
         match one_line_summary(&outcome) {
-            Ok(line) => outln!("{line}"),
+            Ok(line) => text.push_str(&format!("{line}\n")),
             Err(e) => eprintln!("spinneret: cannot read the run's summary: {e:#}"),
         }
     }
@@ -599,48 +635,16 @@ fn crawl_once(
             Vec::new()
         });
     if quiet == 0 {
-        out!("{}", crawl::print_summary(&report.tasks));
-        // What to fix, and where: the links a reader cannot follow with the
-        // pages they are on, then where each task's reports are.
-        let store_arg = format!(
-            " --store {}",
-            shell_word(&outcome.store.display().to_string())
-        );
-        let mut buf = Vec::new();
-        let listed = spinneret_store::Store::open(&outcome.store)
-            .map_err(anyhow::Error::from)
-            .and_then(|store| {
-                results::write_problems(&mut buf, &store, report.run, &store_arg)?;
-                results::write_broken_fragments(&mut buf, &broken_fragments)
-            });
-        match listed {
-            Ok(()) => out!("{}", String::from_utf8_lossy(&buf)),
-            Err(e) => eprintln!("spinneret: cannot list the broken links: {e:#}"),
-        }
-        if !outcome.reports.is_empty() {
-            outln!("\nreports:");
-            for (task, dir, plugins) in &outcome.reports {
-                outln!("  {task}: {}/ ({})", dir.display(), plugins.join(", "));
+        text.push_str(&closing_text(config, &outcome, &broken_fragments));
+    }
+    match format {
+        format::Format::Text => out!("{text}"),
+        report_format => {
+            eprint!("{text}");
+            match report_format.document(config, &outcome.reports) {
+                Ok(document) => out!("{document}"),
+                Err(e) => eprintln!("spinneret: {e}"),
             }
-            outln!();
-        }
-        let reused = match report.reused {
-            0 => String::new(),
-            n => format!(
-                "; {n} results reused from earlier runs (younger than {}; --max-age 0 tests them again)",
-                humantime::format_duration(config.settings.result_max_age)
-            ),
-        };
-        outln!(
-            "run {}{}: {} requests in {:.1}s{reused}; store {}",
-            report.run,
-            if report.resumed { " (resumed)" } else { "" },
-            report.requests,
-            report.elapsed.as_secs_f64(),
-            outcome.store.display()
-        );
-        if report.interrupted {
-            outln!("interrupted: continue with `spinneret crawl --resume CONFIG`");
         }
     }
     let code = if plugin_failed && strict_plugins {
@@ -651,6 +655,68 @@ fn crawl_once(
         EXIT_OK
     };
     Ok((code, report.interrupted))
+}
+
+/// What a run prints when it ends: the summary table, the links a reader
+/// cannot follow with the pages they are on, where each task's reports
+/// are, and the run's line.
+fn closing_text(
+    config: &Config,
+    outcome: &crate::app::run::RunOutcome,
+    broken_fragments: &[(String, String, String)],
+) -> String {
+    use std::fmt::Write as _;
+    let report = &outcome.crawl;
+    let mut text = crawl::print_summary(&report.tasks);
+    // What to fix, and where: the links a reader cannot follow with the
+    // pages they are on, then where each task's reports are.
+    let store_arg = format!(
+        " --store {}",
+        shell_word(&outcome.store.display().to_string())
+    );
+    let mut buf = Vec::new();
+    let listed = spinneret_store::Store::open(&outcome.store)
+        .map_err(anyhow::Error::from)
+        .and_then(|store| {
+            results::write_problems(&mut buf, &store, report.run, &store_arg)?;
+            results::write_broken_fragments(&mut buf, broken_fragments)
+        });
+    match listed {
+        Ok(()) => text.push_str(&String::from_utf8_lossy(&buf)),
+        Err(e) => eprintln!("spinneret: cannot list the broken links: {e:#}"),
+    }
+    if !outcome.reports.is_empty() {
+        text.push_str("\nreports:\n");
+        for (task, dir, plugins) in &outcome.reports {
+            let _ = writeln!(
+                text,
+                "  {task}: {}/ ({})",
+                dir.display(),
+                plugins.join(", ")
+            );
+        }
+        text.push('\n');
+    }
+    let reused = match report.reused {
+        0 => String::new(),
+        n => format!(
+            "; {n} results reused from earlier runs (younger than {}; --max-age 0 tests them again)",
+            humantime::format_duration(config.settings.result_max_age)
+        ),
+    };
+    let _ = writeln!(
+        text,
+        "run {}{}: {} requests in {:.1}s{reused}; store {}",
+        report.run,
+        if report.resumed { " (resumed)" } else { "" },
+        report.requests,
+        report.elapsed.as_secs_f64(),
+        outcome.store.display()
+    );
+    if report.interrupted {
+        text.push_str("interrupted: continue with `spinneret crawl --resume CONFIG`\n");
+    }
+    text
 }
 
 /// A run in one line, for `-q`: its number, its tasks, the URLs a reader

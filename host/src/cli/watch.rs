@@ -119,6 +119,7 @@ pub fn run(
             u8::from(quiet),
             strict_plugins,
             MailMode::Send,
+            super::format::Format::Text,
         )
     };
     watch((config, plan), reload, crawl, quiet)

@@ -174,7 +174,10 @@ mod tests {
             fixtures::run(784_111_777),
             fixtures::task("Site", "http://a.example/"),
             vec![
-                (fixtures::result("http://a.example/", Category::Ok), Role::Document),
+                (
+                    fixtures::result("http://a.example/", Category::Ok),
+                    Role::Document,
+                ),
                 (broken, Role::Leaf),
                 (moved, Role::Leaf),
             ],

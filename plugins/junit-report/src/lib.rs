@@ -56,10 +56,7 @@ pub fn push_xml_escaped(out: &mut String, text: &str) {
 
 /// The count of `key` in a list of counts.
 fn count<K: PartialEq>(counts: &[(K, u64)], key: &K) -> u64 {
-    counts
-        .iter()
-        .find(|(k, _)| k == key)
-        .map_or(0, |(_, n)| *n)
+    counts.iter().find(|(k, _)| k == key).map_or(0, |(_, n)| *n)
 }
 
 impl JunitReport {
@@ -220,7 +217,10 @@ mod tests {
             fixtures::run(784_111_777),
             fixtures::task("Site <&>", "http://a.example/"),
             vec![
-                (fixtures::result("http://a.example/", Category::Ok), Role::Document),
+                (
+                    fixtures::result("http://a.example/", Category::Ok),
+                    Role::Document,
+                ),
                 (broken, Role::Leaf),
                 (blocked, Role::Leaf),
                 (avoided, Role::Avoided),

@@ -69,10 +69,7 @@ pub fn push_url(out: &mut String, url: &str) {
 
 /// The count of `key` in a list of counts.
 fn count<K: PartialEq>(counts: &[(K, u64)], key: &K) -> u64 {
-    counts
-        .iter()
-        .find(|(k, _)| k == key)
-        .map_or(0, |(_, n)| *n)
+    counts.iter().find(|(k, _)| k == key).map_or(0, |(_, n)| *n)
 }
 
 /// "1 broken fragment", "2 broken fragments".
@@ -114,7 +111,12 @@ impl Reporter for MarkdownReport {
             })?,
         };
         Ok(MarkdownReport {
-            file: spinneret_sdk::settings::file_name("markdown-report", &config, "file", "report.md")?,
+            file: spinneret_sdk::settings::file_name(
+                "markdown-report",
+                &config,
+                "file",
+                "report.md",
+            )?,
             max_rows,
             rows: 0,
             left_out: 0,
@@ -234,10 +236,16 @@ mod tests {
         blocked.error = Some("HTTP 403 <b>Forbidden</b>".into());
         blocked.referrer = Some("http://a.example/".into());
         vec![
-            (fixtures::result("http://a.example/", Category::Ok), Role::Document),
+            (
+                fixtures::result("http://a.example/", Category::Ok),
+                Role::Document,
+            ),
             (broken, Role::Leaf),
             (blocked, Role::Leaf),
-            (fixtures::result("mailto:x@a.example", Category::NotChecked), Role::NotChecked),
+            (
+                fixtures::result("mailto:x@a.example", Category::NotChecked),
+                Role::NotChecked,
+            ),
         ]
     }
 
@@ -281,8 +289,14 @@ mod tests {
         )
         .unwrap();
         let text = h.output.text("report.md").unwrap();
-        assert!(text.contains("**1 broken**, **1 blocked**, 0 broken fragments;"), "{text}");
-        assert!(text.contains("| blocked | <http://a.example/a\\|b> |"), "{text}");
+        assert!(
+            text.contains("**1 broken**, **1 blocked**, 0 broken fragments;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| blocked | <http://a.example/a\\|b> |"),
+            "{text}"
+        );
         assert!(!text.contains("| broken |"), "{text}");
         assert!(
             text.ends_with("\n… and 1 more (`max_rows` is 1): every one is in the task's `report.jsonl`, or run `spinneret results`.\n"),
@@ -292,16 +306,20 @@ mod tests {
         h.run_task(
             fixtures::run(784_111_777),
             fixtures::task("Site", "http://a.example/"),
-            vec![(fixtures::result("http://a.example/", Category::Ok), Role::Document)],
+            vec![(
+                fixtures::result("http://a.example/", Category::Ok),
+                Role::Document,
+            )],
             vec![],
             vec![],
         )
         .unwrap();
-        assert!(h
-            .output
-            .text("report.md")
-            .unwrap()
-            .ends_with("No broken links, blocked links or broken fragments.\n"));
+        assert!(
+            h.output
+                .text("report.md")
+                .unwrap()
+                .ends_with("No broken links, blocked links or broken fragments.\n")
+        );
         assert!(
             MarkdownReport::configure(serde_json::json!({"max_rows": 0}))
                 .err()

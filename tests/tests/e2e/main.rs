@@ -8,6 +8,7 @@ mod cli;
 mod containment;
 mod crawl_hooks;
 mod fetch_behaviour;
+mod formats;
 mod index_browser;
 mod legacy_api;
 mod library;

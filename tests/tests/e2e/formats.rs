@@ -1,0 +1,211 @@
+//! `--format`: the run's report on standard output, read back by the tools
+//! made for it: JUnit XML by `junitparser` (PyPI; `.ci/run` installs it),
+//! CSV by Python's `csv` module, and Markdown as the exact text.
+
+use crate::common::{command, text};
+use spinneret_tests::fixtures::page;
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+use std::process::{Command, Output, Stdio};
+
+/// Two tasks: `A` reaches a page, a missing one, a forbidden one, a link
+/// to a place its target lacks and a mail address; `B` one page of its own.
+const TASKS: &str = "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n\
+                     [[task]]\nname = \"B\"\nkind = \"tree\"\ntop = \"http://a.example:{PORT}/b/index.html\"\n";
+
+fn web() -> TestWeb {
+    TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .page(
+                    "/index.html",
+                    &page(
+                        "Home",
+                        None,
+                        "<a href=\"about.html\">about</a> <a href=\"gone.html\">gone</a> \
+                         <a href=\"secret.html\">secret</a> <a href=\"about.html#missing\">missing</a> \
+                         <a href=\"about.html#team\">team</a> <a href=\"mailto:x@a.example\">mail</a>",
+                    ),
+                )
+                .page("/about.html", &page("About", None, "<h2 id=\"team\">Team</h2>"))
+                .page("/b/index.html", &page("B", None, ""))
+                .route("/gone.html", Route::status(404))
+                .route("/secret.html", Route::status(403)),
+        ),
+    )
+}
+
+/// `spinneret crawl CONFIG --format FORMAT`.
+fn crawl(setup: &Setup, format: &str) -> Output {
+    command()
+        .arg("crawl")
+        .arg(&setup.config_path)
+        .args(["--format", format])
+        .output()
+        .expect("run spinneret")
+}
+
+/// Run `python3 -c script` with `input` on its standard input; its
+/// standard output, or `None` when `module` cannot be imported (a failure
+/// under CI, where `.ci/run` installs it).
+fn python(module: &str, script: &str, input: &[u8]) -> Option<String> {
+    let has = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the Python module {module} is missing; .ci/run installs it"
+        );
+        eprintln!("SKIPPED: the Python module {module} is missing; the check did not run");
+        return None;
+    }
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "python: {}", text(&out.stderr));
+    Some(text(&out.stdout))
+}
+
+#[test]
+fn junit_is_read_by_junitparser_with_a_failure_per_broken_link_and_fragment() {
+    let web = web();
+    let setup = Setup::new(&web, TASKS);
+    let out = crawl(&setup, "junit");
+    // The same exit status as the text; the text went to standard error.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("broken: 1, blocked: 1"),
+        "{}",
+        text(&out.stderr)
+    );
+    let script = r#"
+import sys
+from junitparser import JUnitXml, Failure, Skipped
+xml = JUnitXml.fromstring(sys.stdin.buffer.read())
+for suite in xml:
+    print(f"suite {suite.name} tests={suite.tests} failures={suite.failures} skipped={suite.skipped}")
+    for case in suite:
+        results = " ".join(f"{type(r).__name__}({r.type}: {r.message})" for r in case.result)
+        print(f"  {case.classname} {case.name} {results}".rstrip())
+"#;
+    let Some(read) = python("junitparser", script, &out.stdout) else {
+        return;
+    };
+    let a = |path: &str| web.url("a.example", path);
+    let expected = format!(
+        "suite A tests=6 failures=2 skipped=2\n\
+         \x20 A {about}\n\
+         \x20 A {gone} Failure(broken: HTTP 404 Not Found)\n\
+         \x20 A {index}\n\
+         \x20 A {secret} Skipped(blocked: blocked: HTTP 403 Forbidden)\n\
+         \x20 A mailto:x@a.example Skipped(not_checked: mailto references are not checked)\n\
+         \x20 A {about}#missing Failure(broken-fragment: no element with id or name \"missing\" in {about})\n\
+         suite B tests=1 failures=0 skipped=0\n\
+         \x20 B {b}\n",
+        about = a("/about.html"),
+        gone = a("/gone.html"),
+        index = a("/index.html"),
+        secret = a("/secret.html"),
+        b = a("/b/index.html"),
+    );
+    assert_eq!(read, expected, "{}", text(&out.stdout));
+    // Each task's file stays in its report directory, as the text says.
+    let stderr = text(&out.stderr);
+    let dir = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("  A: "))
+        .and_then(|l| l.split_once("/ ("))
+        .map(|(dir, _)| dir.to_string())
+        .expect("where task A's reports are");
+    let junit = std::path::Path::new(&dir).join("junit.xml");
+    assert!(
+        std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("<testsuite name=\"A\""),
+        "{}",
+        junit.display()
+    );
+}
+
+#[test]
+fn csv_is_read_by_pythons_csv_module_with_one_header() {
+    let web = web();
+    let setup = Setup::new(&web, TASKS);
+    let out = crawl(&setup, "csv");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let script = r#"
+import csv, io, sys
+for row in csv.reader(io.StringIO(sys.stdin.read(), newline="")):
+    print("|".join(row[:8]))
+"#;
+    let Some(read) = python("csv", script, &out.stdout) else {
+        return;
+    };
+    let a = |path: &str| web.url("a.example", path);
+    let (about, index) = (a("/about.html"), a("/index.html"));
+    let expected = format!(
+        "task|url|role|category|status|reason|final_url|referrer\n\
+         A|{about}|document|ok|200|||{index}\n\
+         A|{gone}|leaf|broken|404|HTTP 404 Not Found||{index}\n\
+         A|{index}|document|ok|200|||\n\
+         A|{secret}|leaf|blocked|403|HTTP 403 Forbidden||{index}\n\
+         A|mailto:x@a.example|not_checked|not_checked||mailto references are not checked||{index}\n\
+         A|{about}#missing||broken_fragment||no element with id or name \"missing\" in {about}||{index}\n\
+         B|{b}|document|ok|200|||\n",
+        gone = a("/gone.html"),
+        secret = a("/secret.html"),
+        b = a("/b/index.html"),
+    );
+    assert_eq!(read, expected, "{}", text(&out.stdout));
+}
+
+#[test]
+fn markdown_lists_what_a_reader_cannot_follow() {
+    let web = web();
+    let index = web.url("a.example", "/index.html");
+    let store = tempfile::tempdir().unwrap();
+    let out = command()
+        .env("TMPDIR", store.path())
+        .args(["check", &index, "--format", "markdown", "--store"])
+        .arg(store.path().join("s.db"))
+        .args(["--resolve", "a.example=127.0.0.1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    let a = |path: &str| web.url("a.example", path);
+    // The run's date is the one part that changes.
+    let (head, rest) = md.split_once(" in run 1 (").expect("the counts line");
+    let (_, rest) = rest.split_once(" UTC): ").expect("the run's date");
+    let task = md
+        .strip_prefix("## spinneret: ")
+        .and_then(|t| t.split_once('\n'))
+        .map(|(t, _)| t.to_string())
+        .unwrap();
+    assert_eq!(
+        head,
+        format!("## spinneret: {task}\n\n5 URLs checked from <{index}>")
+    );
+    assert_eq!(
+        rest,
+        format!(
+            "**1 broken**, **1 blocked**, **1 broken fragment**; 2 ok, 0 moved, 0 avoided, 1 not checked.\n\n\
+             | | Link | Why | Found on |\n|---|---|---|---|\n\
+             | broken | <{gone}> | HTTP 404 Not Found | <{index}> |\n\
+             | blocked | <{secret}> | HTTP 403 Forbidden | <{index}> |\n\
+             | broken fragment | <{about}#missing> | no element with id or name \"missing\" in {about} | <{index}> |\n",
+            gone = a("/gone.html"),
+            secret = a("/secret.html"),
+            about = a("/about.html"),
+        )
+    );
+}

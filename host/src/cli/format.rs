@@ -30,6 +30,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format's name, as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Junit => "junit",
+            Format::Csv => "csv",
+        }
+    }
+
     /// The built-in reporter that writes the format, and its file's name
     /// when its configuration names none.
     fn reporter(self) -> Option<(&'static str, &'static str)> {
@@ -42,83 +53,133 @@ impl Format {
         }
     }
 
-    /// Make every task of `config` run the format's reporter, unless the
-    /// configuration has it already (then its own settings hold).
+    /// Make every task of `config` run the format's reporter: the tasks
+    /// that have it already keep their own entry (and its settings); the
+    /// others get one more entry, under a name no other entry has.
     pub fn add_to(self, config: &mut Config) {
         let Some((builtin, _)) = self.reporter() else {
             return;
         };
         let source = PluginSource::Builtin(builtin.to_string());
-        if config.plugins.iter().any(|p| p.source == source) {
+        let uncovered: Vec<String> = config
+            .tasks
+            .iter()
+            .filter(|t| !config.plugins_for(t).iter().any(|p| p.source == source))
+            .map(|t| t.name.clone())
+            .collect();
+        if uncovered.is_empty() {
             return;
         }
+        let taken = |n: &str| config.plugins.iter().any(|p| p.name == n);
+        let name = std::iter::once(builtin.to_string())
+            .chain((2..).map(|i| format!("{builtin}-{i}")))
+            .find(|n| !taken(n))
+            .expect("an unused name");
+        let tasks = match uncovered.len() == config.tasks.len() {
+            true => None,
+            false => Some(uncovered),
+        };
         config.plugins.push(PluginConfig {
-            name: builtin.to_string(),
+            name,
             source,
             config: serde_json::json!({}),
             grants: Default::default(),
-            tasks: None,
+            tasks,
             defined_at: None,
         });
     }
 
-    /// The format's files of the run, one per task that wrote it: `reports`
-    /// are the run's (task, output directory, reporters that wrote).
-    fn files(self, config: &Config, reports: &[(String, PathBuf, Vec<String>)]) -> Vec<PathBuf> {
-        let Some((builtin, default_file)) = self.reporter() else {
-            return Vec::new();
-        };
-        let source = PluginSource::Builtin(builtin.to_string());
-        let entry = config.plugins.iter().find(|p| p.source == source);
-        let name = entry.map_or(builtin, |p| p.name.as_str());
-        let file = entry
-            .and_then(|p| p.config.get("file"))
-            .and_then(|f| f.as_str())
-            .unwrap_or(default_file);
-        reports
-            .iter()
-            .filter(|(_, _, written)| written.iter().any(|w| w == name))
-            .map(|(_, dir, _)| dir.join(file))
-            .collect()
-    }
-
     /// The run's report in this format: each task's file, put together
-    /// (JUnit's suites under one root, CSV's header once). `Err` names a
-    /// task's file that cannot be read.
+    /// (JUnit's suites under one root, CSV's header once), and the tasks
+    /// of `ran` that have none (their reporter failed). `reports` are the
+    /// run's (task, output directory, reporters that wrote).
     pub fn document(
         self,
         config: &Config,
+        ran: &[String],
         reports: &[(String, PathBuf, Vec<String>)],
-    ) -> Result<String, String> {
+    ) -> (String, Vec<String>) {
+        let Some((builtin, default_file)) = self.reporter() else {
+            return (String::new(), Vec::new());
+        };
+        let source = PluginSource::Builtin(builtin.to_string());
+        let mut read: Vec<PathBuf> = Vec::new();
         let mut parts = Vec::new();
-        for path in self.files(config, reports) {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
-            parts.push(text);
+        let mut missing = Vec::new();
+        for name in ran {
+            let found = config
+                .tasks
+                .iter()
+                .find(|t| &t.name == name)
+                .and_then(|task| {
+                    let (_, dir, written) = reports.iter().find(|(t, _, _)| t == name)?;
+                    // The task's own entry for the format's reporter, if it wrote.
+                    let entry = config
+                        .plugins_for(task)
+                        .into_iter()
+                        .find(|p| p.source == source && written.contains(&p.name))?;
+                    let file = entry
+                        .config
+                        .get("file")
+                        .and_then(|f| f.as_str())
+                        .unwrap_or(default_file)
+                        .to_string();
+                    Some(dir.join(file))
+                });
+            match found {
+                // Tasks that share an output directory share the file.
+                Some(path) if read.contains(&path) => {}
+                Some(path) => match std::fs::read_to_string(&path) {
+                    Ok(text) => {
+                        parts.push(text);
+                        read.push(path);
+                    }
+                    Err(e) => {
+                        eprintln!("spinneret: cannot read the report {}: {e}", path.display());
+                        missing.push(name.clone());
+                    }
+                },
+                None => missing.push(name.clone()),
+            }
         }
-        Ok(self.join(&parts))
+        (self.join(&parts), missing)
     }
 
     /// Several tasks' files as one document.
     fn join(self, parts: &[String]) -> String {
         match (self, parts) {
+            (Format::Junit, []) => {
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\"/>\n"
+                    .into()
+            }
             (_, []) => String::new(),
             (_, [one]) => one.clone(),
             (Format::Junit, _) => {
-                // Each file is a declaration, `<testsuites …>`, its suite's
-                // lines and `</testsuites>`, each on lines of their own.
-                let mut out = String::from(
-                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\">\n",
-                );
+                // Each file is a declaration, `<testsuites …>` with its
+                // totals, its suite's lines and `</testsuites>`, each on
+                // lines of their own (no line end inside an element).
+                let mut totals = [0u64; 4];
+                let mut suites = String::new();
                 for p in parts {
                     let lines: Vec<&str> = p.lines().collect();
                     if lines.len() >= 3 {
+                        for (total, name) in totals.iter_mut().zip(JUNIT_TOTALS) {
+                            *total += attribute(lines[1], name).unwrap_or(0);
+                        }
                         for l in &lines[2..lines.len() - 1] {
-                            out.push_str(l);
-                            out.push('\n');
+                            suites.push_str(l);
+                            suites.push('\n');
                         }
                     }
                 }
+                let mut out = String::from(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\"",
+                );
+                for (total, name) in totals.iter().zip(JUNIT_TOTALS) {
+                    out.push_str(&format!(" {name}=\"{total}\""));
+                }
+                out.push_str(">\n");
+                out.push_str(&suites);
                 out.push_str("</testsuites>\n");
                 out
             }
@@ -136,6 +197,16 @@ impl Format {
     }
 }
 
+/// The totals of a JUnit `<testsuites>` element, added up when several
+/// tasks' suites are put under one.
+const JUNIT_TOTALS: [&str; 4] = ["tests", "failures", "errors", "skipped"];
+
+/// The number in attribute `name` of the element on `line`.
+fn attribute(line: &str, name: &str) -> Option<u64> {
+    let (_, rest) = line.split_once(&format!(" {name}=\""))?;
+    rest.split('"').next()?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,12 +215,13 @@ mod tests {
     fn several_tasks_make_one_document() {
         let junit = |suite: &str| {
             format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\" tests=\"1\">\n<testsuite name=\"{suite}\">\n<testcase name=\"u\" classname=\"{suite}\"></testcase>\n</testsuite>\n</testsuites>\n"
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n<testsuite name=\"{suite}\">\n<testcase name=\"u\" classname=\"{suite}\"></testcase>\n</testsuite>\n</testsuites>\n"
             )
         };
         assert_eq!(
             Format::Junit.join(&[junit("A"), junit("B")]),
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\">\n\
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <testsuites name=\"spinneret\" tests=\"2\" failures=\"2\" errors=\"0\" skipped=\"0\">\n\
              <testsuite name=\"A\">\n<testcase name=\"u\" classname=\"A\"></testcase>\n</testsuite>\n\
              <testsuite name=\"B\">\n<testcase name=\"u\" classname=\"B\"></testcase>\n</testsuite>\n\
              </testsuites>\n"
@@ -164,5 +236,10 @@ mod tests {
         );
         assert_eq!(Format::Json.join(&["a\n".into(), "b\n".into()]), "a\nb\n");
         assert_eq!(Format::Junit.join(&[junit("A")]), junit("A"));
+        // No task wrote one: still a document a reader takes.
+        assert_eq!(
+            Format::Junit.join(&[]),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\"/>\n"
+        );
     }
 }

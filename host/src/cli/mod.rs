@@ -51,7 +51,7 @@ pub const EXIT_PLUGIN: u8 = 3;
     max_term_width = 100
 )]
 #[command(
-    after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors, 3 when a plugin failed and --strict-plugins was given.\n\
+    after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors, 3 when a plugin failed and --strict-plugins was given (or --format's report of a task is missing).\n\
 Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json\n  spinneret plugin new link-count --kind reporter"
 )]
 pub struct Cli {
@@ -308,7 +308,8 @@ struct OutputArgs {
     /// the tasks' together: `json` (JSON Lines), `markdown` (for a
     /// pull-request comment or $GITHUB_STEP_SUMMARY), `junit` (JUnit XML,
     /// for CI test views) or `csv`. With a report format the text goes to
-    /// standard error; the exit status is the same.
+    /// standard error; the exit status is the same, or 3 when a task's
+    /// report in the format is missing (its reporter failed).
     #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
     format: format::Format,
 }
@@ -637,17 +638,27 @@ fn crawl_once(
     if quiet == 0 {
         text.push_str(&closing_text(config, &outcome, &broken_fragments));
     }
+    // A task without its report in the format fails the run: what was
+    // asked for is not all there.
+    let mut report_missing = false;
     match format {
         format::Format::Text => out!("{text}"),
         report_format => {
             eprint!("{text}");
-            match report_format.document(config, &outcome.reports) {
-                Ok(document) => out!("{document}"),
-                Err(e) => eprintln!("spinneret: {e}"),
+            let ran: Vec<String> = report.tasks.iter().map(|t| t.name.clone()).collect();
+            let (document, missing) = report_format.document(config, &ran, &outcome.reports);
+            out!("{document}");
+            if !missing.is_empty() {
+                eprintln!(
+                    "spinneret: no {} report for the task(s) {} (its reporter failed; see above); exit status {EXIT_PLUGIN}",
+                    report_format.name(),
+                    missing.join(", ")
+                );
+                report_missing = true;
             }
         }
     }
-    let code = if plugin_failed && strict_plugins {
+    let code = if (plugin_failed && strict_plugins) || report_missing {
         EXIT_PLUGIN
     } else if report.any_broken() || !broken_fragments.is_empty() {
         EXIT_BROKEN

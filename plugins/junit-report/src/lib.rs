@@ -35,10 +35,12 @@ pub struct JunitReport {
     task: String,
 }
 
-/// Append `text` to `out` escaped for XML content and attribute values.
-/// Characters XML 1.0 cannot carry (most control characters, U+FFFE,
-/// U+FFFF) become U+FFFD: a page's text or a server's message must not
-/// make the report unreadable.
+/// Append `text` to `out` escaped for XML content and attribute values:
+/// tabs and line ends as character references (a parser would make them
+/// spaces in an attribute, and no element spans lines), and characters
+/// XML 1.0 cannot carry (other control characters, U+FFFE, U+FFFF) as
+/// U+FFFD: a page's text or a server's message must not make the report
+/// unreadable.
 pub fn push_xml_escaped(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
@@ -47,7 +49,9 @@ pub fn push_xml_escaped(out: &mut String, text: &str) {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
+            '\t' => out.push_str("&#9;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
             c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
@@ -149,7 +153,7 @@ impl Reporter for JunitReport {
     fn on_result(
         &mut self,
         r: CheckResult,
-        role: Role,
+        _role: Role,
         out: &mut dyn Output,
     ) -> Result<(), String> {
         let mut x = String::with_capacity(256);
@@ -159,14 +163,15 @@ impl Reporter for JunitReport {
             Category::Broken => {
                 outcome_element(&mut x, "failure", "broken", &reason, r.referrer.as_deref())
             }
-            Category::Blocked | Category::Avoided | Category::NotChecked => {
-                let kind = names::category(r.category);
-                let message = match role {
-                    Role::Document | Role::Leaf => format!("{kind}: {reason}"),
-                    Role::Avoided | Role::NotChecked => reason.into_owned(),
-                };
-                outcome_element(&mut x, "skipped", kind, &message, None)
-            }
+            // The type says which (a leaf not requested has the role
+            // that says why, so the role adds nothing).
+            Category::Blocked | Category::Avoided | Category::NotChecked => outcome_element(
+                &mut x,
+                "skipped",
+                names::category(r.category),
+                &reason,
+                None,
+            ),
             Category::Ok | Category::Moved => {}
         }
         x.push_str("</testcase>\n");
@@ -263,7 +268,7 @@ mod tests {
                     "<testcase name=\"http://a.example/private/x\" {c}><skipped type=\"avoided\" message=\"robots.txt: Disallow: /private/\"/></testcase>"
                 ),
                 format!(
-                    "<testcase name=\"http://a.example/secret\" {c}><skipped type=\"blocked\" message=\"blocked: HTTP 403 Forbidden\"/></testcase>"
+                    "<testcase name=\"http://a.example/secret\" {c}><skipped type=\"blocked\" message=\"HTTP 403 Forbidden\"/></testcase>"
                 ),
                 format!(
                     "<testcase name=\"http://a.example/#nowhere\" {c}><failure type=\"broken-fragment\" message=\"no element with id or name &quot;nowhere&quot; in http://a.example/\">referred to from http://a.example/</failure></testcase>"
@@ -278,6 +283,9 @@ mod tests {
     fn characters_xml_cannot_carry_are_replaced() {
         let mut x = String::new();
         push_xml_escaped(&mut x, "a\u{1}b\u{FFFF}c'\td");
-        assert_eq!(x, "a\u{FFFD}b\u{FFFD}c&apos;\td");
+        assert_eq!(x, "a\u{FFFD}b\u{FFFD}c&apos;&#9;d");
+        let mut x = String::new();
+        push_xml_escaped(&mut x, "line\r\nnext");
+        assert_eq!(x, "line&#13;&#10;next");
     }
 }

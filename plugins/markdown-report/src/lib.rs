@@ -10,11 +10,13 @@
 //!   and the page that first refers to it; at most `max_rows` rows (the
 //!   line after the table says how many more there are and where they are).
 //!
-//! Text from the web is escaped (a page cannot add markup, a table cell or
-//! a link of its own); http and https URLs are links, others are text.
+//! Text from the web cannot add markup, a table cell, a link or a mention
+//! (`@team`) of its own: the reasons, and URLs that are not http or https,
+//! are code spans; http and https URLs are links.
 //! Written to `report.md` in the task's output directory as the host hands
 //! the items over. Configuration: `file` (default `report.md`), `max_rows`
-//! (default 500; GitHub refuses a comment over 65,536 characters).
+//! (default 500 a task; GitHub refuses a comment over 65,536 characters,
+//! which long URLs or several tasks can pass: lower it for comments).
 
 use serde_json::Value;
 use spinneret_sdk::reporter::*;
@@ -50,8 +52,37 @@ pub fn push_text(out: &mut String, text: &str) {
     }
 }
 
+/// Append `text` to `out` as a code span inside a table cell: nothing in it
+/// is markup, a link or a mention. Its fence is longer than any run of
+/// backticks in it; `|` is escaped (a table splits cells before it reads
+/// code spans), line ends made spaces.
+pub fn push_code(out: &mut String, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = text.starts_with('`') || text.ends_with('`');
+    out.push_str(&fence);
+    if pad {
+        out.push(' ');
+    }
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    if pad {
+        out.push(' ');
+    }
+    out.push_str(&fence);
+}
+
 /// Append `url` to `out`: a link when it is http or https and an
-/// autolink can carry it whole, else text.
+/// autolink can carry it whole, else a code span.
 pub fn push_url(out: &mut String, url: &str) {
     let web = url.starts_with("http://") || url.starts_with("https://");
     let plain = !url
@@ -63,7 +94,7 @@ pub fn push_url(out: &mut String, url: &str) {
         out.push_str(&url.replace('|', "\\|"));
         out.push('>');
     } else {
-        push_text(out, url);
+        push_code(out, url);
     }
 }
 
@@ -91,7 +122,7 @@ impl MarkdownReport {
         let mut r = format!("| {what} | ");
         push_url(&mut r, url);
         r.push_str(" | ");
-        push_text(&mut r, why);
+        push_code(&mut r, why);
         r.push_str(" | ");
         if let Some(f) = from {
             push_url(&mut r, f);
@@ -212,7 +243,7 @@ impl Reporter for MarkdownReport {
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
         if self.left_out > 0 {
             let more = format!(
-                "\n… and {} more (`max_rows` is {}): every one is in the task's `report.jsonl`, or run `spinneret results`.\n",
+                "\n… and {} more (`max_rows` is {}): `spinneret results` lists them all.\n",
                 self.left_out, self.max_rows
             );
             out.append(&self.file, more.as_bytes())?;
@@ -271,9 +302,9 @@ mod tests {
              4 URLs checked from <http://a.example/> in run 1 (1994-11-06 08:49:37 UTC): \
              **1 broken**, **1 blocked**, **1 broken fragment**; 1 ok, 0 moved, 0 avoided, 1 not checked.\n\n\
              | | Link | Why | Found on |\n|---|---|---|---|\n\
-             | blocked | <http://a.example/a\\|b> | HTTP 403 \\<b\\>Forbidden\\</b\\> | <http://a.example/> |\n\
-             | broken | <http://a.example/gone> | HTTP 404 Not Found | <http://a.example/> |\n\
-             | broken fragment | <http://a.example/#nowhere> | no element with id or name \"nowhere\" in http://a.example/ | <http://a.example/> |\n"
+             | blocked | <http://a.example/a\\|b> | `HTTP 403 <b>Forbidden</b>` | <http://a.example/> |\n\
+             | broken | <http://a.example/gone> | `HTTP 404 Not Found` | <http://a.example/> |\n\
+             | broken fragment | <http://a.example/#nowhere> | `no element with id or name \"nowhere\" in http://a.example/` | <http://a.example/> |\n"
         );
     }
 
@@ -299,7 +330,9 @@ mod tests {
         );
         assert!(!text.contains("| broken |"), "{text}");
         assert!(
-            text.ends_with("\n… and 1 more (`max_rows` is 1): every one is in the task's `report.jsonl`, or run `spinneret results`.\n"),
+            text.ends_with(
+                "\n… and 1 more (`max_rows` is 1): `spinneret results` lists them all.\n"
+            ),
             "{text}"
         );
         let mut h = ReporterHarness::<MarkdownReport>::new("").unwrap();
@@ -335,9 +368,16 @@ mod tests {
         assert_eq!(s, "\\[x\\](javascript:alert(1)) \\| \\`y\\` \\#");
         let mut s = String::new();
         push_url(&mut s, "javascript:alert(1)");
-        assert_eq!(s, "javascript:alert(1)");
+        assert_eq!(s, "`javascript:alert(1)`");
         let mut s = String::new();
         push_url(&mut s, "http://a.example/<x>");
-        assert_eq!(s, "http://a.example/\\<x\\>");
+        assert_eq!(s, "`http://a.example/<x>`");
+        // A reason naming a place cannot link or mention.
+        let mut s = String::new();
+        push_code(&mut s, "no \"@acme/x\" or http://evil.example/ | ``a``\n");
+        assert_eq!(s, "```no \"@acme/x\" or http://evil.example/ \\| ``a`` ```");
+        let mut s = String::new();
+        push_code(&mut s, "`edge`");
+        assert_eq!(s, "`` `edge` ``");
     }
 }

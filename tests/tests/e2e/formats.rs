@@ -106,7 +106,7 @@ for suite in xml:
          \x20 A {about}\n\
          \x20 A {gone} Failure(broken: HTTP 404 Not Found)\n\
          \x20 A {index}\n\
-         \x20 A {secret} Skipped(blocked: blocked: HTTP 403 Forbidden)\n\
+         \x20 A {secret} Skipped(blocked: HTTP 403 Forbidden)\n\
          \x20 A mailto:x@a.example Skipped(not_checked: mailto references are not checked)\n\
          \x20 A {about}#missing Failure(broken-fragment: no element with id or name \"missing\" in {about})\n\
          suite B tests=1 failures=0 skipped=0\n\
@@ -200,12 +200,72 @@ fn markdown_lists_what_a_reader_cannot_follow() {
         format!(
             "**1 broken**, **1 blocked**, **1 broken fragment**; 2 ok, 0 moved, 0 avoided, 1 not checked.\n\n\
              | | Link | Why | Found on |\n|---|---|---|---|\n\
-             | broken | <{gone}> | HTTP 404 Not Found | <{index}> |\n\
-             | blocked | <{secret}> | HTTP 403 Forbidden | <{index}> |\n\
-             | broken fragment | <{about}#missing> | no element with id or name \"missing\" in {about} | <{index}> |\n",
+             | broken | <{gone}> | `HTTP 404 Not Found` | <{index}> |\n\
+             | blocked | <{secret}> | `HTTP 403 Forbidden` | <{index}> |\n\
+             | broken fragment | <{about}#missing> | `no element with id or name \"missing\" in {about}` | <{index}> |\n",
             gone = a("/gone.html"),
             secret = a("/secret.html"),
             about = a("/about.html"),
         )
     );
+}
+
+#[test]
+fn a_tasks_own_entry_keeps_its_settings_and_a_missing_report_fails_the_run() {
+    let web = web();
+    // Task A's junit-report writes a.xml; B has none configured, so
+    // `--format junit` adds one for B alone.
+    let setup = Setup::new(
+        &web,
+        &format!(
+            "{TASKS}[[plugin]]\nname = \"mine\"\nsource = \"builtin:junit-report\"\ntasks = [\"A\"]\n\
+             [plugin.config]\nfile = \"a.xml\"\n"
+        ),
+    );
+    let out = crawl(&setup, "junit");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let xml = text(&out.stdout);
+    assert!(
+        xml.starts_with(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <testsuites name=\"spinneret\" tests=\"7\" failures=\"2\" errors=\"0\" skipped=\"2\">\n\
+             <testsuite name=\"A\""
+        ),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<testsuite name=\"B\"").count(), 1, "{xml}");
+    let stderr = text(&out.stderr);
+    let reporters = |task: &str| {
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("  {task}: ")))
+            .and_then(|l| l.split_once("/ ("))
+            .map(|(dir, plugins)| (dir.to_string(), plugins.to_string()))
+            .expect("where the task's reports are")
+    };
+    let (a_dir, a_plugins) = reporters("A");
+    assert!(a_plugins.starts_with("mine, "), "{stderr}");
+    assert!(reporters("B").1.starts_with("junit-report, "), "{stderr}");
+    assert!(
+        std::path::Path::new(&a_dir).join("a.xml").is_file(),
+        "{a_dir}"
+    );
+    // A reporter that cannot write its report (an output cap of 100 bytes):
+    // what was asked for is not all there, and the run says so.
+    let setup = Setup::new(
+        &web,
+        &format!(
+            "{TASKS}[[plugin]]\nname = \"small\"\nsource = \"builtin:junit-report\"\ntasks = [\"A\"]\noutput = \"100B\"\n"
+        ),
+    );
+    let out = crawl(&setup, "junit");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("spinneret: no junit report for the task(s) A (its reporter failed; see above); exit status 3"),
+        "{stderr}"
+    );
+    let xml = text(&out.stdout);
+    assert!(xml.contains("<testsuite name=\"B\""), "{xml}");
+    assert!(!xml.contains("<testsuite name=\"A\""), "{xml}");
 }

@@ -49,6 +49,29 @@ pub fn finding_kind_rank(kind: &str) -> (usize, &str) {
     }
 }
 
+/// The kind of the host's own finding for a link whose fragment names no
+/// place in its target (`page.html#section` with no `id="section"` there):
+/// its `url` is the link, its `referrer` the page with the link.
+pub const BROKEN_FRAGMENT: &str = "broken-fragment";
+
+/// How many URLs of the task `counts` are in `category`.
+pub fn category_count(counts: &TaskCounts, category: Category) -> u64 {
+    counts
+        .by_category
+        .iter()
+        .find(|(c, _)| *c == category)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// How many findings of `kind` the task has, as `counts` tells.
+pub fn finding_count(counts: &TaskCounts, kind: &str) -> u64 {
+    counts
+        .findings
+        .iter()
+        .find(|(k, _)| k == kind)
+        .map_or(0, |(_, n)| *n)
+}
+
 /// Every kind of item, documents with their targets: what a reporter wants
 /// unless it says otherwise.
 pub fn every_item() -> Wants {

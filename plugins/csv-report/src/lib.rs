@@ -21,9 +21,6 @@ use serde_json::Value;
 use spinneret_sdk::reporter::*;
 use spinneret_sdk::{dates, names};
 
-/// The kind of the host's finding for a link to a missing place.
-const BROKEN_FRAGMENT: &str = "broken-fragment";
-
 /// The header row.
 pub const HEADER: &str = "task,url,role,category,status,reason,final_url,referrer,content_type,last_modified,checked_at\r\n";
 

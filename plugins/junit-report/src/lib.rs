@@ -25,9 +25,6 @@ use spinneret_sdk::reporter::*;
 use spinneret_sdk::{dates, names};
 use std::fmt::Write as _;
 
-/// The kind of the host's finding for a link to a missing place.
-const BROKEN_FRAGMENT: &str = "broken-fragment";
-
 /// The reporter's settings and the task being written.
 pub struct JunitReport {
     file: String,
@@ -56,11 +53,6 @@ pub fn push_xml_escaped(out: &mut String, text: &str) {
             c => out.push(c),
         }
     }
-}
-
-/// The count of `key` in a list of counts.
-fn count<K: PartialEq>(counts: &[(K, u64)], key: &K) -> u64 {
-    counts.iter().find(|(k, _)| k == key).map_or(0, |(_, n)| *n)
 }
 
 impl JunitReport {
@@ -117,12 +109,12 @@ impl Reporter for JunitReport {
         out: &mut dyn Output,
     ) -> Result<(), String> {
         self.task = task.name.clone();
-        let fragments = count(&counts.findings, &BROKEN_FRAGMENT.to_string());
+        let fragments = finding_count(&counts, BROKEN_FRAGMENT);
         let tests = counts.urls + fragments;
-        let failures = count(&counts.by_category, &Category::Broken) + fragments;
+        let failures = category_count(&counts, Category::Broken) + fragments;
         let skipped = [Category::Blocked, Category::Avoided, Category::NotChecked]
             .iter()
-            .map(|c| count(&counts.by_category, c))
+            .map(|&c| category_count(&counts, c))
             .sum::<u64>();
         let mut x = String::with_capacity(1024);
         x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

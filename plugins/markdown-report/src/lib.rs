@@ -23,9 +23,6 @@ use spinneret_sdk::reporter::*;
 use spinneret_sdk::{dates, names};
 use std::fmt::Write as _;
 
-/// The kind of the host's finding for a link to a missing place.
-const BROKEN_FRAGMENT: &str = "broken-fragment";
-
 /// The reporter's settings and what it keeps of the task being written.
 pub struct MarkdownReport {
     file: String,
@@ -98,11 +95,6 @@ pub fn push_url(out: &mut String, url: &str) {
     }
 }
 
-/// The count of `key` in a list of counts.
-fn count<K: PartialEq>(counts: &[(K, u64)], key: &K) -> u64 {
-    counts.iter().find(|(k, _)| k == key).map_or(0, |(_, n)| *n)
-}
-
 /// "1 broken fragment", "2 broken fragments".
 fn counted(n: u64, one: &str, many: &str) -> String {
     match n {
@@ -168,8 +160,8 @@ impl Reporter for MarkdownReport {
     ) -> Result<(), String> {
         self.rows = 0;
         self.left_out = 0;
-        let by = |c: Category| count(&counts.by_category, &c);
-        let fragments = count(&counts.findings, &BROKEN_FRAGMENT.to_string());
+        let by = |c: Category| category_count(&counts, c);
+        let fragments = finding_count(&counts, BROKEN_FRAGMENT);
         let (broken, blocked) = (by(Category::Broken), by(Category::Blocked));
         let mut m = String::from("## spinneret: ");
         push_text(&mut m, &task.name);

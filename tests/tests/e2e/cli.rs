@@ -377,9 +377,12 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
         listed,
         vec![
             "builtin:arxiv search-engine",
+            "builtin:csv-report reporter",
             "builtin:duckduckgo search-engine",
             "builtin:json-report reporter",
+            "builtin:junit-report reporter",
             "builtin:maintenance change-detector",
+            "builtin:markdown-report reporter",
             "builtin:mediawiki search-engine",
             "builtin:momspider-index reporter",
             "builtin:searxng search-engine",

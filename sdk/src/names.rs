@@ -57,3 +57,16 @@ pub fn reason(outcome: &crate::types::CheckResult) -> std::borrow::Cow<'_, str> 
         (None, None) => category(outcome.category).into(),
     }
 }
+
+/// `document`, `leaf`, `avoided` or `not_checked`: a task's role for a URL
+/// it reached, as reports write it.
+#[cfg(feature = "reporter")]
+pub fn role(r: crate::reporter::Role) -> &'static str {
+    use crate::reporter::Role;
+    match r {
+        Role::Document => "document",
+        Role::Leaf => "leaf",
+        Role::Avoided => "avoided",
+        Role::NotChecked => "not_checked",
+    }
+}

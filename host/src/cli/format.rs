@@ -31,14 +31,10 @@ pub enum Format {
 
 impl Format {
     /// The format's name, as `--format` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Json => "json",
-            Format::Markdown => "markdown",
-            Format::Junit => "junit",
-            Format::Csv => "csv",
-        }
+    pub fn name(self) -> String {
+        use clap::ValueEnum as _;
+        self.to_possible_value()
+            .map_or_else(|| format!("{self:?}"), |v| v.get_name().to_string())
     }
 
     /// The built-in reporter that writes the format, and its file's name

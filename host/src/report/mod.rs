@@ -503,12 +503,7 @@ fn report_share(
                 keep,
                 |id, result, document| -> anyhow::Result<()> {
                     let members = reach.members(id);
-                    // (Looked up only when there are any: the key is hashed.)
-                    let failed = match crawl_failed.is_empty() {
-                        true => None,
-                        false => crawl_failed.get(result.url.as_str()),
-                    };
-                    if let Some(fs) = failed {
+                    if let Some(fs) = crawl_failed.get(result.url.as_str()) {
                         for &(t, _) in members.iter().filter(|&&(t, _)| is_mine[t as usize]) {
                             crawl_findings[t as usize]
                                 .extend(fs.iter().map(|f| detect::failure_finding(f, &result.url)));

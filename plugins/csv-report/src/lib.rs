@@ -30,15 +30,6 @@ pub struct CsvReport {
     task: String,
 }
 
-fn role_name(r: Role) -> &'static str {
-    match r {
-        Role::Document => "document",
-        Role::Leaf => "leaf",
-        Role::Avoided => "avoided",
-        Role::NotChecked => "not_checked",
-    }
-}
-
 /// Append `field` to `row` as one CSV field: quoted when it holds a comma,
 /// a quote or a line end (its quotes doubled), with a `'` in front when a
 /// spreadsheet would take it for a formula.
@@ -112,7 +103,7 @@ impl Reporter for CsvReport {
         let line = row(&[
             &self.task,
             &r.url,
-            role_name(role),
+            names::role(role),
             names::category(r.category),
             &status,
             &reason,

@@ -37,15 +37,6 @@ pub struct JsonReport {
     open_document: Option<u32>,
 }
 
-fn role_name(r: Role) -> &'static str {
-    match r {
-        Role::Document => "document",
-        Role::Leaf => "leaf",
-        Role::Avoided => "avoided",
-        Role::NotChecked => "not_checked",
-    }
-}
-
 /// One JSON line, newline included.
 /// Write `v` as JSON to the end of `text`, with a newline.
 fn push_line(text: &mut Vec<u8>, v: &impl Serialize) {
@@ -119,16 +110,9 @@ impl JsonReport {
 
 impl Reporter for JsonReport {
     fn configure(config: Value) -> Result<Self, String> {
-        let file = match config.get("file") {
-            None => "report.jsonl".to_string(),
-            Some(Value::String(f)) if !f.is_empty() => f.clone(),
-            Some(other) => {
-                return Err(format!(
-                    "json-report: `file` must be a file name, not {other}"
-                ));
-            }
-        };
         spinneret_sdk::settings::check_keys("json-report", &config, &["file"])?;
+        let file =
+            spinneret_sdk::settings::file_name("json-report", &config, "file", "report.jsonl")?;
         Ok(JsonReport {
             file,
             urls: 0,
@@ -192,7 +176,7 @@ impl Reporter for JsonReport {
             &UrlLine {
                 ty: "url",
                 url: &r.url,
-                role: role_name(role),
+                role: names::role(role),
                 category: names::category(r.category),
                 method: r.method.as_deref(),
                 status: r.status,

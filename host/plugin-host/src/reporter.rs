@@ -56,30 +56,36 @@ pub struct ReporterSession {
 
 /// Convert a stored result for the plugin.
 pub fn to_wit_result(r: &CheckResult) -> wit::CheckResult {
+    into_wit_result(r.clone())
+}
+
+/// Convert a stored result for the plugin, moving its strings (the report
+/// stage converts every result of a run: no copy of each).
+pub fn into_wit_result(r: CheckResult) -> wit::CheckResult {
     wit::CheckResult {
-        url: r.url.clone(),
+        url: r.url,
         category: to_wit_category(r.category),
         method: r.method.map(str::to_string),
         status: r.status,
-        error: r.error.clone(),
-        content_type: r.content_type.clone(),
+        error: r.error,
+        content_type: r.content_type,
         size: r.size,
-        content_hash: r.content_hash.clone(),
-        etag: r.etag.clone(),
-        last_modified: r.last_modified.clone(),
-        expires: r.expires.clone(),
-        owner: r.owner.clone(),
+        content_hash: r.content_hash,
+        etag: r.etag,
+        last_modified: r.last_modified,
+        expires: r.expires,
+        owner: r.owner,
         redirects: r
             .redirects
-            .iter()
+            .into_iter()
             .map(|h| wit::Hop {
-                url: h.url.clone(),
+                url: h.url,
                 status: h.status,
             })
             .collect(),
-        final_url: r.final_url.clone(),
+        final_url: r.final_url,
         elapsed_ms: r.elapsed_ms,
-        referrer: r.referrer.clone(),
+        referrer: r.referrer,
         checked_at: r.checked_at,
     }
 }

@@ -37,7 +37,7 @@ use spinneret_plugin_host::detector::{DetectorComparison, DetectorNeeds, Detecto
 use spinneret_plugin_host::entry::PluginConfig;
 use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::reporter::{
-    Place, Reached, Role, TaskDocument, TaskFinding, Wants, task_info, to_wit_kind, to_wit_result,
+    Place, Reached, Role, TaskDocument, TaskFinding, Wants, into_wit_result, task_info, to_wit_kind,
 };
 use spinneret_plugin_host::sandbox::PluginFailure;
 use spinneret_store::{FindingRow, Scan, Store, StoreError, StoredDocument};
@@ -103,38 +103,38 @@ fn report_plugins(config: &Config, task: &TaskConfig, in_crawl: &[String]) -> Ve
         .collect()
 }
 
-/// A stored document as the plugins see it; the URLs of its references
-/// come from the run's results (or the store, for a target the run has no
-/// result for).
+/// A stored document as the plugins see it, its strings moved; the URLs of
+/// its references come from the run's results (or the store, for a target
+/// the run has no result for).
 fn wit_document(
     store: &Store,
     reach: &Reach,
     url: &str,
-    d: &StoredDocument,
+    d: StoredDocument,
 ) -> Result<wit::Document, StoreError> {
     let references = d
         .links
-        .iter()
-        .map(|(target, kind, text)| {
-            let target = match reach.url(*target) {
+        .into_iter()
+        .map(|(target, kind, anchor_text)| {
+            let target = match reach.url(target) {
                 Some(u) => u.to_string(),
-                None => store.url_by_id(*target)?.unwrap_or_default(),
+                None => store.url_by_id(target)?.unwrap_or_default(),
             };
             Ok(wit::Reference {
                 target,
                 kind: to_wit_kind(
-                    spinneret_core::document::RefKind::from_name(kind)
+                    spinneret_core::document::RefKind::from_name(&kind)
                         .unwrap_or(spinneret_core::document::RefKind::Link),
                 ),
-                anchor_text: text.clone(),
+                anchor_text,
             })
         })
         .collect::<Result<_, StoreError>>()?;
     Ok(wit::Document {
         url: url.to_string(),
-        title: d.title.clone(),
-        owner: d.owner.clone(),
-        expires: d.expires.clone(),
+        title: d.title,
+        owner: d.owner,
+        expires: d.expires,
         parse_errors: d.parse_errors,
         references,
     })
@@ -517,26 +517,27 @@ fn report_share(
                         false => None,
                     };
                     let previous = previous.map(|p| DetectorSnapshot {
-                        outcome: to_wit_result(&p),
+                        outcome: into_wit_result(p),
                         document: None,
                     });
-                    let outcome = to_wit_result(&result);
-                    let document = match &document {
+                    let document = match document {
                         Some(d) if members.iter().any(|(_, r)| *r == Role::Document) => {
                             Some(wit_document(store, reach, &result.url, d)?)
                         }
                         _ => None,
                     };
-                    for &(t, role) in members {
-                        let t = t as usize;
-                        if detects[t].is_none() {
-                            continue;
-                        }
+                    let takers: SmallVec<[(usize, Role); 2]> = members
+                        .iter()
+                        .map(|&(t, role)| (t as usize, role))
+                        .filter(|&(t, _)| detects[t].is_some())
+                        .collect();
+                    let snapshots = copies((previous, into_wit_result(result)), takers.len());
+                    for ((t, role), (previous, outcome)) in takers.into_iter().zip(snapshots) {
                         let document = document.as_ref().filter(|_| role == Role::Document);
                         let comparison = DetectorComparison {
-                            previous: previous.clone(),
+                            previous,
                             current: DetectorSnapshot {
-                                outcome: outcome.clone(),
+                                outcome,
                                 document: match needing(t, DetectorNeeds::REFERENCES) {
                                     true => document.cloned(),
                                     false => document.map(doc_head),
@@ -610,16 +611,14 @@ fn report_share(
                         {
                             return Ok(());
                         }
-                        let outcome = to_wit_result(&result);
-                        for &(t, role) in members {
-                            let t = t as usize;
-                            if !wanting(t, Wants::RESULTS) {
-                                continue;
-                            }
-                            let reached = Reached {
-                                outcome: outcome.clone(),
-                                role,
-                            };
+                        let takers: SmallVec<[(usize, Role); 2]> = members
+                            .iter()
+                            .map(|&(t, role)| (t as usize, role))
+                            .filter(|&(t, _)| wanting(t, Wants::RESULTS))
+                            .collect();
+                        let outcomes = copies(into_wit_result(result), takers.len());
+                        for ((t, role), outcome) in takers.into_iter().zip(outcomes) {
+                            let reached = Reached { outcome, role };
                             dispatch.push(t, &mut batches[t], reached, Work::Results)?;
                         }
                         Ok(())
@@ -672,15 +671,17 @@ fn report_share(
                     if takers.is_empty() {
                         return Ok(());
                     }
-                    let mut doc = Some(wit_document(store, reach, &result.url, &d)?);
-                    let mut outcome = Some(to_wit_result(&result));
+                    // The targets' ids, before the document's strings move.
+                    let links: Vec<i64> = d.links.iter().map(|l| l.0).collect();
+                    let mut doc = Some(wit_document(store, reach, &result.url, d)?);
+                    let mut outcome = Some(into_wit_result(result));
                     for (k, &(t, number)) in takers.iter().enumerate() {
                         let last_taker = k + 1 == takers.len();
                         let doc_ref = doc.as_ref().expect("taken by the last taker only");
                         if let Some(p) = places[t].get_mut(&id) {
                             p.0 = Some(number);
                         }
-                        for (j, (target, _, _)) in d.links.iter().enumerate() {
+                        for (j, target) in links.iter().enumerate() {
                             if let Some(p) = places[t].get_mut(target) {
                                 p.1.push(Place {
                                     document: number,
@@ -688,11 +689,10 @@ fn report_share(
                                 });
                             }
                         }
-                        let targets =
-                            |links: &[(i64, String, String)]| match wanting(t, Wants::TARGETS) {
-                                true => links.iter().map(|l| reach.target(t, l.0)).collect(),
-                                false => Vec::new(),
-                            };
+                        let targets = |links: &[i64]| match wanting(t, Wants::TARGETS) {
+                            true => links.iter().map(|&l| reach.target(t, l)).collect(),
+                            false => Vec::new(),
+                        };
                         let (batch, held) = &mut batches[t];
                         if doc_ref.references.len() <= REFERENCES_PER_CALL {
                             // One part: the last taker gets the document itself.
@@ -705,7 +705,7 @@ fn report_share(
                                 number,
                                 document: document.expect("present until the last taker"),
                                 outcome: outcome.expect("present until the last taker"),
-                                targets: targets(&d.links),
+                                targets: targets(&links),
                                 first_reference: 0,
                                 last_part: true,
                             });
@@ -713,7 +713,7 @@ fn report_share(
                             let parts = doc_ref
                                 .references
                                 .chunks(REFERENCES_PER_CALL)
-                                .zip(d.links.chunks(REFERENCES_PER_CALL));
+                                .zip(links.chunks(REFERENCES_PER_CALL));
                             let last = doc_ref.references.len().div_ceil(REFERENCES_PER_CALL) - 1;
                             for (i, (references, links)) in parts.enumerate() {
                                 *held += references.len() + 1;
@@ -798,6 +798,16 @@ fn report_share(
         .collect())
 }
 
+/// `value` once for each of `n` takers: a copy for each but the last,
+/// which gets `value` itself.
+fn copies<T: Clone>(value: T, n: usize) -> impl Iterator<Item = T> {
+    let mut value = Some(value);
+    (1..=n).filter_map(move |i| match i == n {
+        true => value.take(),
+        false => value.clone(),
+    })
+}
+
 /// A document's fields but its references.
 fn doc_head(d: &wit::Document) -> wit::Document {
     wit::Document {
@@ -807,5 +817,26 @@ fn doc_head(d: &wit::Document) -> wit::Document {
         expires: d.expires.clone(),
         parse_errors: d.parse_errors,
         references: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_taker_gets_the_value_once_the_last_without_a_copy() {
+        assert_eq!(copies(String::from("x"), 0).count(), 0);
+        assert_eq!(copies(String::from("x"), 1).collect::<Vec<_>>(), ["x"]);
+        assert_eq!(copies(7, 3).collect::<Vec<_>>(), [7, 7, 7]);
+    }
+
+    #[test]
+    fn the_heaviest_tasks_are_shared_out_first() {
+        assert_eq!(
+            share_out(&[(0, 10), (1, 1), (2, 9), (3, 1)], 2),
+            [vec![0, 3], vec![1, 2]]
+        );
+        assert_eq!(share_out(&[(0, 5)], 4), [vec![0]]);
     }
 }

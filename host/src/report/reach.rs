@@ -150,15 +150,17 @@ impl Reach {
         members.push((t, role));
     }
 
-    /// The URLs that one of the tasks `of` says yes to reached.
-    pub fn reached_by<'a>(
-        &'a self,
-        of: impl Fn(u32) -> bool + 'a,
-    ) -> impl Iterator<Item = i64> + 'a {
-        self.members
+    /// The URLs that one of the tasks `of` says yes to reached, in URL
+    /// order (the order the report stage reads them in).
+    pub fn reached_by(&self, of: impl Fn(u32) -> bool) -> Vec<i64> {
+        let mut ids: Vec<(&str, i64)> = self
+            .members
             .iter()
-            .filter(move |(_, m)| m.iter().any(|&(t, _)| of(t)))
-            .map(|(&id, _)| id)
+            .filter(|(_, m)| m.iter().any(|&(t, _)| of(t)))
+            .filter_map(|(&id, _)| self.url(id).map(|u| (u, id)))
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter().map(|(_, id)| id).collect()
     }
 
     /// The tasks that reached URL `id`, with their roles.
@@ -190,7 +192,9 @@ impl Reach {
 
     /// The ids of those of `urls` the run has a result for.
     pub fn ids_of<'u>(&self, urls: impl IntoIterator<Item = &'u str>) -> HashMap<&'u str, i64> {
-        let wanted: std::collections::HashSet<&str> = urls.into_iter().collect();
+        // Every URL of the run is looked up: foldhash (randomly seeded, so
+        // URLs a remote party chose cannot collide on purpose cheaply).
+        let wanted: foldhash::HashSet<&str> = urls.into_iter().collect();
         if wanted.is_empty() {
             return HashMap::new();
         }

@@ -191,12 +191,14 @@ impl Reach {
     }
 
     /// The ids of those of `urls` the run has a result for.
-    pub fn ids_of<'u>(&self, urls: impl IntoIterator<Item = &'u str>) -> HashMap<&'u str, i64> {
-        // Every URL of the run is looked up: foldhash (randomly seeded, so
-        // URLs a remote party chose cannot collide on purpose cheaply).
-        let wanted: foldhash::HashSet<&str> = urls.into_iter().collect();
+    pub fn ids_of<'u>(
+        &self,
+        urls: impl IntoIterator<Item = &'u str>,
+    ) -> std::collections::HashMap<&'u str, i64> {
+        // Keyed by URLs, which the web chose: the keyed default hasher.
+        let wanted: std::collections::HashSet<&str> = urls.into_iter().collect();
         if wanted.is_empty() {
-            return HashMap::new();
+            return std::collections::HashMap::new();
         }
         self.urls
             .iter()

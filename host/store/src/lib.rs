@@ -835,6 +835,62 @@ mod tests {
     }
 
     #[test]
+    fn a_scan_reads_its_set_in_the_order_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let ids = store.begin_run(None, "{}", &[]).unwrap();
+        let writer = store.writer().unwrap();
+        let urls = [
+            "http://a.example/b",
+            "http://a.example/é",
+            "http://a.example/a",
+        ];
+        for url in urls {
+            let r = CheckResult::unrequested(url, Category::Ok, "", None, 0);
+            writer.send(StoreOp::Result {
+                run: ids.run,
+                result: Box::new(r),
+            });
+        }
+        writer.close().unwrap();
+        let id = |url: &str| -> i64 {
+            store
+                .conn
+                .query_row("SELECT id FROM urls WHERE url = ?1", [url], |r| r.get(0))
+                .unwrap()
+        };
+        // URL order as Rust sorts strings (bytes), which is SQLite's BINARY
+        // order too; the report stage numbers documents in it.
+        let mut sorted = urls.to_vec();
+        sorted.sort_unstable();
+        let by_sql: Vec<String> = store
+            .conn
+            .prepare("SELECT url FROM urls ORDER BY url")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(by_sql, sorted);
+        for order in [sorted.clone(), urls.to_vec()] {
+            let set = store.scan_set(order.iter().map(|u| id(u))).unwrap();
+            let mut read = Vec::new();
+            store
+                .scan_run(
+                    ids.run,
+                    Scan::Results,
+                    &set,
+                    |_, r, _| -> Result<(), StoreError> {
+                        read.push(r.url);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            assert_eq!(read, order);
+        }
+    }
+
+    #[test]
     fn schema_is_migrated_once_and_newer_stores_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.db");

@@ -57,10 +57,10 @@ pub enum Scan {
     Documents,
 }
 
-/// The URL ids a connection's scans of a run are limited to, sorted by URL
-/// once (a temporary table of that connection, its row numbers in URL
-/// order): each scan walks it in order, so SQLite neither looks at the
-/// other URLs nor sorts anything.
+/// The URL ids a connection's scans of a run are limited to, in the order
+/// the caller sorted them (URL order, for the report stage): a temporary
+/// table of that connection, ranked. Each scan walks it by rank, so SQLite
+/// neither looks at the other URLs nor sorts anything.
 #[derive(Debug)]
 pub struct ScanSet {
     _private: (),
@@ -251,10 +251,11 @@ impl Store {
     }
 
     /// Limit this connection's scans that name the set to the URL ids
-    /// `ids`, read in the order given (the caller sorts them by URL, from
-    /// the URLs it holds already: cheaper than a join and a sort here),
-    /// replacing what an earlier call kept. Call it before a read snapshot
-    /// begins: it writes a temporary table, in memory.
+    /// `ids`, each once, read in the order given (the caller sorts them by
+    /// URL, from the URLs it holds already: cheaper than a join and a sort
+    /// here; an id given twice is read twice), replacing what an earlier
+    /// call kept. Call it before a read snapshot begins: it writes a
+    /// temporary table, in memory.
     pub fn scan_set(&self, ids: impl IntoIterator<Item = i64>) -> Result<ScanSet, StoreError> {
         self.conn.execute_batch(
             "PRAGMA temp_store = MEMORY;
@@ -301,7 +302,7 @@ impl Store {
             ),
         };
         let sql = format!(
-            // CROSS JOIN keeps the set the outer loop: its rows are in URL order.
+            // CROSS JOIN keeps the set the outer loop, walked by rank.
             "SELECT r.url_id, {RESULT_COLUMNS}, {documents} FROM temp.scan_set s
              CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id

@@ -802,26 +802,27 @@ mod tests {
         }
     }
 
-    #[test]
-    fn cached_statements_are_not_compiled_again_on_each_use() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
+    /// A store in `dir` with a run that found each of `urls` ok; the run's id.
+    fn store_with_results(dir: &std::path::Path, urls: &[String]) -> (Store, i64) {
+        let store = Store::open(&dir.join("s.db")).unwrap();
         let ids = store.begin_run(None, "{}", &[]).unwrap();
         let writer = store.writer().unwrap();
-        for i in 0..20 {
-            let r = CheckResult::unrequested(
-                &format!("http://a.example/{i}"),
-                Category::Ok,
-                "",
-                None,
-                0,
-            );
+        for url in urls {
+            let r = CheckResult::unrequested(url, Category::Ok, "", None, 0);
             writer.send(StoreOp::Result {
                 run: ids.run,
                 result: Box::new(r),
             });
         }
         writer.close().unwrap();
+        (store, ids.run)
+    }
+
+    #[test]
+    fn cached_statements_are_not_compiled_again_on_each_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let urls: Vec<String> = (0..20).map(|i| format!("http://a.example/{i}")).collect();
+        let (store, _) = store_with_results(dir.path(), &urls);
         for i in 0..20 {
             assert!(
                 store
@@ -837,22 +838,12 @@ mod tests {
     #[test]
     fn a_scan_reads_its_set_in_the_order_given() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let ids = store.begin_run(None, "{}", &[]).unwrap();
-        let writer = store.writer().unwrap();
         let urls = [
             "http://a.example/b",
             "http://a.example/é",
             "http://a.example/a",
         ];
-        for url in urls {
-            let r = CheckResult::unrequested(url, Category::Ok, "", None, 0);
-            writer.send(StoreOp::Result {
-                run: ids.run,
-                result: Box::new(r),
-            });
-        }
-        writer.close().unwrap();
+        let (store, run) = store_with_results(dir.path(), &urls.map(String::from));
         let id = |url: &str| -> i64 {
             store
                 .conn
@@ -877,7 +868,7 @@ mod tests {
             let mut read = Vec::new();
             store
                 .scan_run(
-                    ids.run,
+                    run,
                     Scan::Results,
                     &set,
                     |_, r, _| -> Result<(), StoreError> {

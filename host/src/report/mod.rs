@@ -526,11 +526,7 @@ fn report_share(
                         }
                         _ => None,
                     };
-                    let takers: SmallVec<[(usize, Role); 2]> = members
-                        .iter()
-                        .map(|&(t, role)| (t as usize, role))
-                        .filter(|&(t, _)| detects[t].is_some())
-                        .collect();
+                    let takers = takers(members, |t| detects[t].is_some());
                     let snapshots = copies((previous, into_wit_result(result)), takers.len());
                     for ((t, role), (previous, outcome)) in takers.into_iter().zip(snapshots) {
                         let document = document.as_ref().filter(|_| role == Role::Document);
@@ -611,11 +607,7 @@ fn report_share(
                         {
                             return Ok(());
                         }
-                        let takers: SmallVec<[(usize, Role); 2]> = members
-                            .iter()
-                            .map(|&(t, role)| (t as usize, role))
-                            .filter(|&(t, _)| wanting(t, Wants::RESULTS))
-                            .collect();
+                        let takers = takers(members, |t| wanting(t, Wants::RESULTS));
                         let outcomes = copies(into_wit_result(result), takers.len());
                         for ((t, role), outcome) in takers.into_iter().zip(outcomes) {
                             let reached = Reached { outcome, role };
@@ -796,6 +788,15 @@ fn report_share(
         .iter()
         .map(|&t| (t, std::mem::take(&mut out[t])))
         .collect())
+}
+
+/// The tasks among `members` that `taking` says yes to, with their roles.
+fn takers(members: &[(u32, Role)], taking: impl Fn(usize) -> bool) -> SmallVec<[(usize, Role); 2]> {
+    members
+        .iter()
+        .map(|&(t, role)| (t as usize, role))
+        .filter(|&(t, _)| taking(t))
+        .collect()
 }
 
 /// `value` once for each of `n` takers: a copy for each but the last,

@@ -823,13 +823,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let urls: Vec<String> = (0..20).map(|i| format!("http://a.example/{i}")).collect();
         let (store, _) = store_with_results(dir.path(), &urls);
-        for i in 0..20 {
-            assert!(
-                store
-                    .latest_result(&format!("http://a.example/{i}"))
-                    .unwrap()
-                    .is_some()
-            );
+        for url in &urls {
+            assert!(store.latest_result(url).unwrap().is_some());
         }
         let st = store.conn.prepare_cached(&latest_result_sql()).unwrap();
         assert_eq!(st.get_status(rusqlite::StatementStatus::RePrepare), 0);

@@ -9,6 +9,11 @@ pub trait Output {
     /// Add to the end of the new version of a file, which replaces the old
     /// one when the report finishes well (a report written as it goes).
     fn append(&mut self, path: &str, contents: &[u8]) -> Result<(), String>;
+    /// Add what has been appended to `part` to the end of the new version
+    /// of `path`, and drop `part`: a report written in sections out of
+    /// order (a table written as findings come, put above the documents
+    /// written before them) without holding a section in memory.
+    fn append_file(&mut self, path: &str, part: &str) -> Result<(), String>;
     /// Whether a file exists (without reading it).
     fn exists(&self, path: &str) -> bool;
     /// Read a file written earlier (e.g. by the previous run).
@@ -57,6 +62,10 @@ impl Output for HostOutput {
         }
         Ok(())
     }
+    fn append_file(&mut self, path: &str, part: &str) -> Result<(), String> {
+        self.flush()?;
+        host::append_file(path, part)
+    }
     fn exists(&self, path: &str) -> bool {
         host::exists(path)
     }
@@ -80,11 +89,11 @@ mod host {
         not(feature = "reporter")
     ))]
     pub use crate::collection_index::bindings::spinneret::plugin::output::{
-        append, exists, read, rename, write,
+        append, append_file, exists, read, rename, write,
     };
     #[cfg(all(target_arch = "wasm32", feature = "reporter"))]
     pub use crate::reporter::bindings::spinneret::plugin::output::{
-        append, exists, read, rename, write,
+        append, append_file, exists, read, rename, write,
     };
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -96,6 +105,10 @@ mod host {
     }
     #[cfg(not(target_arch = "wasm32"))]
     pub fn append(_path: &str, _contents: &[u8]) -> Result<(), String> {
+        Err(NATIVE.into())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn append_file(_path: &str, _part: &str) -> Result<(), String> {
         Err(NATIVE.into())
     }
     #[cfg(not(target_arch = "wasm32"))]

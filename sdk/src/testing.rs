@@ -68,6 +68,20 @@ impl crate::output::Output for MemoryOutput {
             .extend_from_slice(contents);
         Ok(())
     }
+    fn append_file(&mut self, path: &str, part: &str) -> Result<(), String> {
+        if path == part {
+            return Err(format!("cannot append {part} to itself"));
+        }
+        let bytes = self
+            .pending
+            .remove(part)
+            .ok_or_else(|| format!("{part} has not been appended to in this report"))?;
+        self.pending
+            .entry(path.to_string())
+            .or_default()
+            .extend_from_slice(&bytes);
+        Ok(())
+    }
     fn exists(&self, path: &str) -> bool {
         self.files.contains_key(path)
     }
@@ -213,6 +227,11 @@ pub struct ReporterHarness<R: crate::reporter::Reporter> {
     pub output: MemoryOutput,
     /// The most references a document part carries (the host's is 1024).
     pub part_size: usize,
+    /// Per document URL, the source line of each of its references, in
+    /// order: handed over as [`crate::reporter::TaskDocument`]'s `lines`
+    /// when the reporter wants them (a document not here gets zeros, as
+    /// from a parser that does not know).
+    pub lines: std::collections::HashMap<String, Vec<u32>>,
 }
 
 #[cfg(feature = "reporter")]
@@ -223,6 +242,7 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
             reporter: R::configure(parse_config(config)?)?,
             output: MemoryOutput::default(),
             part_size: 1024,
+            lines: std::collections::HashMap::new(),
         })
     }
 
@@ -307,6 +327,17 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
                     reference: j as u32 + 1,
                 });
             }
+            let all_lines: Vec<u32> = match wanted(wants, Wants::LINES) {
+                true => (0..d.references.len())
+                    .map(|j| {
+                        self.lines
+                            .get(&d.url)
+                            .and_then(|l| l.get(j).copied())
+                            .unwrap_or(0)
+                    })
+                    .collect(),
+                false => Vec::new(),
+            };
             let parts: Vec<&[Reference]> = match d.references.is_empty() {
                 true => vec![&[]],
                 false => d.references.chunks(self.part_size.max(1)).collect(),
@@ -340,6 +371,13 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
                     targets,
                     first_reference: (i * self.part_size.max(1)) as u32,
                     last_part: i == last,
+                    lines: match all_lines.is_empty() {
+                        true => Vec::new(),
+                        false => {
+                            let first = i * self.part_size.max(1);
+                            all_lines[first..first + part.len()].to_vec()
+                        }
+                    },
                 };
                 self.reporter.on_document(part, out)?;
             }

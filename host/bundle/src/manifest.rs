@@ -333,7 +333,8 @@ mod tests {
         assert!(Manifest::api_compatible(&v("0.2.9")));
         assert!(!Manifest::api_compatible(&v("0.1.0")));
         assert!(Manifest::api_compatible(&v("0.3.0")));
-        assert!(!Manifest::api_compatible(&v("0.4.0")));
+        assert!(Manifest::api_compatible(&v("0.4.0")));
+        assert!(!Manifest::api_compatible(&v("0.5.0")));
         assert!(!Manifest::api_compatible(&v("1.1.0")));
     }
 }

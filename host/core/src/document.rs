@@ -118,6 +118,10 @@ pub struct Reference {
     pub kind: RefKind,
     /// Anchor text.
     pub text: String,
+    /// The line of the document it is on, from 1 (the first place a
+    /// reference repeated is written); 0 when not known (a parser plugin's
+    /// parse).
+    pub line: u32,
 }
 
 /// A reference that could not be resolved to a URL.

@@ -596,6 +596,8 @@ impl CrawlHooks {
                     }),
                 kind: ref_kind(r.kind),
                 text: r.anchor_text,
+                // The parser API gives no lines.
+                line: 0,
             })
             .filter(|r| {
                 let key = (

@@ -5,14 +5,14 @@
 //! module, and shared by its other worlds, so [`super::capabilities::PluginState`]
 //! implements them once per version (the same code, through a macro).
 //!
-//! The `types` interface is the same in 0.2.0 and 0.3.0, so 0.2.0's is
-//! mapped onto 0.3.0's Rust types: a check result or a document is one type
-//! whichever version a plugin speaks, and only the types each plugin
-//! interface defines itself are converted for a 0.2 plugin (in the runner of
-//! its world). The newest version's modules are re-exported here: the
-//! runners, the conversions and the SDK speak it.
+//! The `types` interface is the same in 0.2.0, 0.3.0 and 0.4.0, so the older
+//! versions' are mapped onto 0.4.0's Rust types: a check result or a
+//! document is one type whichever version a plugin speaks, and only the
+//! types each plugin interface defines itself are converted for an older
+//! plugin (in the runner of its world). The newest version's modules are
+//! re-exported here: the runners, the conversions and the SDK speak it.
 
-pub use since_v0_3_0::*;
+pub use since_v0_4_0::*;
 
 /// The bindings of one version's package: its `reporter` world (with the
 /// host imports every world shares) and its other worlds, which reuse them.
@@ -61,34 +61,54 @@ macro_rules! version_bindings {
     };
 }
 
-/// `spinneret:plugin@0.3.0`, from `wit/since_v0.3.0/`: the newest.
-pub mod since_v0_3_0 {
-    version_bindings!("../../wit/since_v0.3.0");
+/// The `collection-index` world of one version (from 0.3.0 on), reusing the
+/// host imports of its `reporter` module.
+macro_rules! collection_index_bindings {
+    ($path:literal) => {
+        /// The `collection-index` world.
+        #[allow(missing_docs)]
+        pub mod collection_index {
+            wasmtime::component::bindgen!({
+                path: $path,
+                world: "collection-index",
+                imports: { default: trappable },
+                with: {
+                    "spinneret:plugin/types": super::host::types,
+                    "spinneret:plugin/log": super::host::log,
+                    "spinneret:plugin/clock": super::host::clock,
+                    "spinneret:plugin/kv": super::host::kv,
+                    "spinneret:plugin/http": super::host::http,
+                    "spinneret:plugin/output": super::host::output,
+                },
+            });
+        }
+    };
+}
 
-    /// The `collection-index` world, new in 0.3.0 (so in no older module).
-    #[allow(missing_docs)]
-    pub mod collection_index {
-        wasmtime::component::bindgen!({
-            path: "../../wit/since_v0.3.0",
-            world: "collection-index",
-            imports: { default: trappable },
-            with: {
-                "spinneret:plugin/types": super::host::types,
-                "spinneret:plugin/log": super::host::log,
-                "spinneret:plugin/clock": super::host::clock,
-                "spinneret:plugin/kv": super::host::kv,
-                "spinneret:plugin/http": super::host::http,
-                "spinneret:plugin/output": super::host::output,
-            },
-        });
-    }
+/// `spinneret:plugin@0.4.0`, from `wit/since_v0.4.0/`: the newest.
+pub mod since_v0_4_0 {
+    version_bindings!("../../wit/since_v0.4.0");
+
+    collection_index_bindings!("../../wit/since_v0.4.0");
+}
+
+/// `spinneret:plugin@0.3.0`, from `wit/since_v0.3.0/`, its `types` mapped
+/// onto 0.4.0's (the interface did not change).
+pub mod since_v0_3_0 {
+    version_bindings!(
+        "../../wit/since_v0.3.0",
+        "spinneret:plugin/types" => crate::bindings::since_v0_4_0::host::types
+    );
+
+    // The `collection-index` world is new in 0.3.0 (so in no older module).
+    collection_index_bindings!("../../wit/since_v0.3.0");
 }
 
 /// `spinneret:plugin@0.2.0`, from `wit/since_v0.2.0/`, its `types` mapped
-/// onto 0.3.0's (the interface did not change).
+/// onto 0.4.0's (the interface did not change).
 pub mod since_v0_2_0 {
     version_bindings!(
         "../../wit/since_v0.2.0",
-        "spinneret:plugin/types" => crate::bindings::since_v0_3_0::host::types
+        "spinneret:plugin/types" => crate::bindings::since_v0_4_0::host::types
     );
 }

@@ -13,10 +13,94 @@ use super::sandbox::{PluginFailure, Sandbox};
 use std::path::PathBuf;
 use wasmtime::component::HasSelf;
 
+use super::bindings::since_v0_3_0::collection_index::exports::spinneret::plugin::collection_index_api as v3;
+use super::bindings::since_v0_3_0::collection_index::{
+    CollectionIndex as CollectionIndex3, CollectionIndexPre as CollectionIndexPre3,
+};
+
 /// A collection-index plugin ready to run.
 pub struct CollectionIndexPlugin {
     sandbox: Sandbox,
-    pre: CollectionIndexPre<PluginState>,
+    pre: Pre,
+}
+
+/// The pre-instantiated component, under the API version it was built against.
+enum Pre {
+    V0_3(CollectionIndexPre3<PluginState>),
+    V0_4(CollectionIndexPre<PluginState>),
+}
+
+/// A run, its pages and its gone pages as plugin API 0.3.0 types them (the
+/// same records, generated apart).
+fn to_v3(
+    run: &Collection,
+    pages: &[MainPage],
+    gone: &[GonePage],
+) -> (v3::Collection, Vec<v3::MainPage>, Vec<v3::GonePage>) {
+    let run = v3::Collection {
+        id: run.id,
+        profile: run.profile.clone(),
+        started_at: run.started_at,
+        warc: run.warc.clone(),
+        interests: run
+            .interests
+            .iter()
+            .map(|i| v3::Interest {
+                category: i.category.clone(),
+                engines: i.engines.clone(),
+            })
+            .collect(),
+        host_version: run.host_version.clone(),
+    };
+    let pages = pages
+        .iter()
+        .map(|p| v3::MainPage {
+            category: p.category.clone(),
+            url: p.url.clone(),
+            title: p.title.clone(),
+            local: p.local.clone(),
+            bytes: p.bytes,
+            found_by: p
+                .found_by
+                .iter()
+                .map(|f| v3::FoundBy {
+                    engine: f.engine.clone(),
+                    rank: f.rank,
+                })
+                .collect(),
+            change: match p.change {
+                Change::New => v3::Change::New,
+                Change::Changed => v3::Change::Changed,
+                Change::Unchanged => v3::Change::Unchanged,
+                Change::NotRetrieved => v3::Change::NotRetrieved,
+                Change::Carried => v3::Change::Carried,
+            },
+            findings: p.findings.clone(),
+            problem: p.problem.clone(),
+        })
+        .collect();
+    let gone = gone
+        .iter()
+        .map(|g| v3::GonePage {
+            category: g.category.clone(),
+            url: g.url.clone(),
+            title: g.title.clone(),
+        })
+        .collect();
+    (run, pages, gone)
+}
+
+/// Instantiate `$pre` in `$store` and call its `configure`, then `$then`
+/// with the bound instance's interface; the same code for each version.
+macro_rules! configured {
+    ($sb:expr, $store:expr, $pre:expr, |$api:ident| $then:expr) => {{
+        let sb = $sb;
+        let b = sb.call($store, "instantiate", |s| $pre.instantiate(s))?;
+        let $api = b.spinneret_plugin_collection_index_api();
+        sb.call($store, "configure", |s| $api.call_configure(s, sb.config()))?
+            .map_err(|e| sb.failed("configure", e.message))?;
+        $then
+    }};
 }
 
 impl CollectionIndexPlugin {
@@ -27,12 +111,28 @@ impl CollectionIndexPlugin {
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
     ) -> wasmtime::Result<CollectionIndexPlugin> {
-        if sandbox.api_of(component)? != ApiVersion::V0_3 {
-            wasmtime::bail!("the `collection-index` world exists since plugin API 0.3.0");
-        }
         let mut linker = sandbox.linker()?;
-        CollectionIndex::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
-        let pre = CollectionIndexPre::new(linker.instantiate_pre(component)?)?;
+        let pre = match sandbox.api_of(component)? {
+            ApiVersion::V0_2 => {
+                wasmtime::bail!("the `collection-index` world exists since plugin API 0.3.0")
+            }
+            ApiVersion::V0_3 => {
+                CollectionIndex3::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                    &mut linker,
+                    |s| s,
+                )?;
+                Pre::V0_3(CollectionIndexPre3::new(
+                    linker.instantiate_pre(component)?,
+                )?)
+            }
+            ApiVersion::V0_4 => {
+                CollectionIndex::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                    &mut linker,
+                    |s| s,
+                )?;
+                Pre::V0_4(CollectionIndexPre::new(linker.instantiate_pre(component)?)?)
+            }
+        };
         Ok(CollectionIndexPlugin { sandbox, pre })
     }
 
@@ -41,24 +141,15 @@ impl CollectionIndexPlugin {
         self.sandbox.name()
     }
 
-    /// A fresh instance in `store`, configured.
-    fn configured(
-        &self,
-        store: &mut wasmtime::Store<PluginState>,
-    ) -> Result<CollectionIndex, PluginFailure> {
-        let sb = &self.sandbox;
-        let b = sb.call(store, "instantiate", |s| self.pre.instantiate(s))?;
-        let api = b.spinneret_plugin_collection_index_api();
-        sb.call(store, "configure", |s| api.call_configure(s, sb.config()))?
-            .map_err(|e| sb.failed("configure", e.message))?;
-        Ok(b)
-    }
-
     /// Instantiate the plugin and call its `configure` only (no output
     /// directory): whether it accepts its configuration.
     pub fn configure_only(&self) -> Result<(), PluginFailure> {
         let mut store = self.sandbox.store(None);
-        self.configured(&mut store).map(drop)
+        let store = &mut store;
+        match &self.pre {
+            Pre::V0_3(pre) => configured!(&self.sandbox, store, pre, |_api| Ok(())),
+            Pre::V0_4(pre) => configured!(&self.sandbox, store, pre, |_api| Ok(())),
+        }
     }
 
     /// Have the plugin write the index of `run` at each of `paths` in
@@ -74,12 +165,23 @@ impl CollectionIndexPlugin {
     ) -> Result<(), PluginFailure> {
         let sb = &self.sandbox;
         let mut store = sb.store(Some(OutputDir::new(mirror, output_cap)));
-        let b = self.configured(&mut store)?;
-        let api = b.spinneret_plugin_collection_index_api();
-        sb.call(&mut store, "write-index", |s| {
-            api.call_write_index(s, run, pages, gone, paths)
-        })?
-        .map_err(|e| sb.failed("write-index", e.message))?;
+        let store = &mut store;
+        let written = match &self.pre {
+            Pre::V0_3(pre) => {
+                let (run, pages, gone) = to_v3(run, pages, gone);
+                configured!(sb, &mut *store, pre, |api| sb.call(
+                    store,
+                    "write-index",
+                    |s| { api.call_write_index(s, &run, &pages, &gone, paths) }
+                )?)
+            }
+            Pre::V0_4(pre) => configured!(sb, &mut *store, pre, |api| sb.call(
+                store,
+                "write-index",
+                |s| { api.call_write_index(s, run, pages, gone, paths) }
+            )?),
+        };
+        written.map_err(|e| sb.failed("write-index", e.message))?;
         match store.data_mut().output.as_mut() {
             Some(out) => out.commit().map_err(|e| sb.failed("write-index", e)),
             None => Ok(()),

@@ -7,11 +7,15 @@ use super::bindings::detector::exports::spinneret::plugin::detector_api::{
 };
 use super::bindings::detector::{ChangeDetector, ChangeDetectorPre};
 use super::bindings::host::types as wit;
-use super::bindings::since_v0_2_0::detector::exports::spinneret::plugin::detector_api as old;
+use super::bindings::since_v0_2_0::detector::exports::spinneret::plugin::detector_api as v2;
 use super::bindings::since_v0_2_0::detector::{
-    ChangeDetector as OldDetector, ChangeDetectorPre as OldDetectorPre,
+    ChangeDetector as Detector2, ChangeDetectorPre as DetectorPre2,
 };
-use super::runner::{Versioned, same_flags, world};
+use super::bindings::since_v0_3_0::detector::exports::spinneret::plugin::detector_api as v3;
+use super::bindings::since_v0_3_0::detector::{
+    ChangeDetector as Detector3, ChangeDetectorPre as DetectorPre3,
+};
+use super::runner::{Versioned, by_version, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 world!(
@@ -19,7 +23,8 @@ world!(
     ChangeDetectorPre,
     spinneret_plugin_detector_api
 );
-world!(OldDetector, OldDetectorPre, spinneret_plugin_detector_api);
+world!(Detector2, DetectorPre2, spinneret_plugin_detector_api);
+world!(Detector3, DetectorPre3, spinneret_plugin_detector_api);
 
 /// What one run saw of a URL, for a detector.
 pub type DetectorSnapshot = Snapshot;
@@ -32,16 +37,9 @@ pub type DetectorNeeds = Needs;
 
 /// A change detector ready to run.
 pub struct DetectorPlugin {
-    runner: Versioned<OldDetector, ChangeDetector>,
+    runner: Versioned<Detector2, Detector3, ChangeDetector>,
     /// What it declared it needs, once asked.
     needs: Option<Needs>,
-}
-
-fn old_snapshot(s: &Snapshot) -> old::Snapshot {
-    old::Snapshot {
-        outcome: s.outcome.clone(),
-        document: s.document.clone(),
-    }
 }
 
 impl DetectorPlugin {
@@ -71,17 +69,20 @@ impl DetectorPlugin {
         if let Some(needs) = self.needs {
             return Ok(needs);
         }
-        let needs = match &mut self.runner {
-            Versioned::V0_2(r) => {
+        let needs = by_version!(
+            &mut self.runner,
+            [v2],
+            [v3],
+            |r, old| {
                 let n = r.call("declare", |b, s| {
                     b.spinneret_plugin_detector_api().call_declare(s)
                 })?;
                 same_flags!(n, old::Needs => Needs: REFERENCES)
-            }
-            Versioned::V0_3(r) => r.call("declare", |b, s| {
+            },
+            |r| r.call("declare", |b, s| {
                 b.spinneret_plugin_detector_api().call_declare(s)
             })?,
-        };
+        );
         self.needs = Some(needs);
         Ok(needs)
     }
@@ -94,8 +95,15 @@ impl DetectorPlugin {
         now: i64,
         comparisons: &[Comparison],
     ) -> Result<Vec<wit::Finding>, PluginFailure> {
-        let mut findings = match &mut self.runner {
-            Versioned::V0_2(r) => {
+        let mut findings = by_version!(
+            &mut self.runner,
+            [v2],
+            [v3],
+            |r, old| {
+                let old_snapshot = |s: &Snapshot| old::Snapshot {
+                    outcome: s.outcome.clone(),
+                    document: s.document.clone(),
+                };
                 let comparisons: Vec<old::Comparison> = comparisons
                     .iter()
                     .map(|c| old::Comparison {
@@ -107,12 +115,12 @@ impl DetectorPlugin {
                     b.spinneret_plugin_detector_api()
                         .call_compare(s, task, now, &comparisons)
                 })?
-            }
-            Versioned::V0_3(r) => r.call("compare", |b, s| {
+            },
+            |r| r.call("compare", |b, s| {
                 b.spinneret_plugin_detector_api()
                     .call_compare(s, task, now, comparisons)
             })?,
-        };
+        );
         for f in &mut findings {
             f.source = self.name().to_string();
         }

@@ -6,11 +6,15 @@ use super::bindings::fetch_hook::exports::spinneret::plugin::fetch_hook_api::{
     Interests, Reclassification, Request, RequestVerdict, Response,
 };
 use super::bindings::fetch_hook::{FetchHook, FetchHookPre};
-use super::bindings::since_v0_2_0::fetch_hook::exports::spinneret::plugin::fetch_hook_api as old;
+use super::bindings::since_v0_2_0::fetch_hook::exports::spinneret::plugin::fetch_hook_api as v2;
 use super::bindings::since_v0_2_0::fetch_hook::{
-    FetchHook as OldFetchHook, FetchHookPre as OldFetchHookPre,
+    FetchHook as FetchHook2, FetchHookPre as FetchHookPre2,
 };
-use super::runner::{Versioned, same_flags, world};
+use super::bindings::since_v0_3_0::fetch_hook::exports::spinneret::plugin::fetch_hook_api as v3;
+use super::bindings::since_v0_3_0::fetch_hook::{
+    FetchHook as FetchHook3, FetchHookPre as FetchHookPre3,
+};
+use super::runner::{Versioned, by_version, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::fetch_hook::exports::spinneret::plugin::fetch_hook_api::{
@@ -19,21 +23,21 @@ pub use super::bindings::fetch_hook::exports::spinneret::plugin::fetch_hook_api:
 };
 
 world!(FetchHook, FetchHookPre, spinneret_plugin_fetch_hook_api);
-world!(
-    OldFetchHook,
-    OldFetchHookPre,
-    spinneret_plugin_fetch_hook_api
-);
+world!(FetchHook2, FetchHookPre2, spinneret_plugin_fetch_hook_api);
+world!(FetchHook3, FetchHookPre3, spinneret_plugin_fetch_hook_api);
 
 /// A fetch hook ready to run.
-pub struct FetchHookPlugin(Versioned<OldFetchHook, FetchHook>);
+pub struct FetchHookPlugin(Versioned<FetchHook2, FetchHook3, FetchHook>);
 
-fn old_request(r: &Request) -> old::Request {
-    old::Request {
-        url: r.url.clone(),
-        method: r.method.clone(),
-        referrer: r.referrer.clone(),
-    }
+/// A request as an older version's interface `$old` types it.
+macro_rules! old_request {
+    ($old:ident, $r:expr) => {
+        $old::Request {
+            url: $r.url.clone(),
+            method: $r.method.clone(),
+            referrer: $r.referrer.clone(),
+        }
+    };
 }
 
 impl FetchHookPlugin {
@@ -57,24 +61,30 @@ impl FetchHookPlugin {
 
     /// Which calls the hook wants.
     pub fn interests(&mut self) -> Result<Interests, PluginFailure> {
-        match &mut self.0 {
-            Versioned::V0_2(r) => {
+        by_version!(
+            &mut self.0,
+            [v2],
+            [v3],
+            |r, old| {
                 let wants = r.call("declare", |b, s| {
                     b.spinneret_plugin_fetch_hook_api().call_declare(s)
                 })?;
                 Ok(same_flags!(wants, old::Interests => Interests: REQUESTS, RESPONSES))
-            }
-            Versioned::V0_3(r) => r.call("declare", |b, s| {
+            },
+            |r| r.call("declare", |b, s| {
                 b.spinneret_plugin_fetch_hook_api().call_declare(s)
             }),
-        }
+        )
     }
 
     /// Decide about a request before it is sent.
     pub fn before_request(&mut self, request: &Request) -> Result<RequestVerdict, PluginFailure> {
-        match &mut self.0 {
-            Versioned::V0_2(r) => {
-                let request = old_request(request);
+        by_version!(
+            &mut self.0,
+            [v2],
+            [v3],
+            |r, old| {
+                let request = old_request!(old, request);
                 let verdict = r.call("before-request", |b, s| {
                     b.spinneret_plugin_fetch_hook_api()
                         .call_before_request(s, &request)
@@ -83,12 +93,12 @@ impl FetchHookPlugin {
                     old::RequestVerdict::Proceed(headers) => RequestVerdict::Proceed(headers),
                     old::RequestVerdict::Veto(why) => RequestVerdict::Veto(why),
                 })
-            }
-            Versioned::V0_3(r) => r.call("before-request", |b, s| {
+            },
+            |r| r.call("before-request", |b, s| {
                 b.spinneret_plugin_fetch_hook_api()
                     .call_before_request(s, request)
             }),
-        }
+        )
     }
 
     /// Look at a response; a reclassification changes its category.
@@ -97,9 +107,12 @@ impl FetchHookPlugin {
         request: &Request,
         response: &Response,
     ) -> Result<Option<Reclassification>, PluginFailure> {
-        match &mut self.0 {
-            Versioned::V0_2(r) => {
-                let request = old_request(request);
+        by_version!(
+            &mut self.0,
+            [v2],
+            [v3],
+            |r, old| {
+                let request = old_request!(old, request);
                 let response = old::Response {
                     status: response.status,
                     content_type: response.content_type.clone(),
@@ -113,11 +126,11 @@ impl FetchHookPlugin {
                     category: c.category,
                     reason: c.reason,
                 }))
-            }
-            Versioned::V0_3(r) => r.call("after-response", |b, s| {
+            },
+            |r| r.call("after-response", |b, s| {
                 b.spinneret_plugin_fetch_hook_api()
                     .call_after_response(s, request, response)
             }),
-        }
+        )
     }
 }

@@ -3,18 +3,20 @@
 
 use super::bindings::parser::exports::spinneret::plugin::parser_api::Parsed;
 use super::bindings::parser::{Parser, ParserPre};
-use super::bindings::since_v0_2_0::parser::{Parser as OldParser, ParserPre as OldParserPre};
-use super::runner::{Versioned, world};
+use super::bindings::since_v0_2_0::parser::{Parser as Parser2, ParserPre as ParserPre2};
+use super::bindings::since_v0_3_0::parser::{Parser as Parser3, ParserPre as ParserPre3};
+use super::runner::{Versioned, by_version, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 world!(Parser, ParserPre, spinneret_plugin_parser_api);
-world!(OldParser, OldParserPre, spinneret_plugin_parser_api);
+world!(Parser2, ParserPre2, spinneret_plugin_parser_api);
+world!(Parser3, ParserPre3, spinneret_plugin_parser_api);
 
 /// What a parser read from a resource.
 pub type ParsedResource = Parsed;
 
 /// A parser ready to run.
-pub struct ParserPlugin(Versioned<OldParser, Parser>);
+pub struct ParserPlugin(Versioned<Parser2, Parser3, Parser>);
 
 impl ParserPlugin {
     /// Prepare a parser from a compiled component.
@@ -38,16 +40,17 @@ impl ParserPlugin {
     /// Whether the parser reads `content_type` at `url`.
     pub fn accepts(&mut self, content_type: &str, url: &str) -> Result<bool, PluginFailure> {
         let url = url.to_string();
-        match &mut self.0 {
-            Versioned::V0_2(r) => r.call("accepts", |b, s| {
+        by_version!(
+            &mut self.0,
+            |r| r.call("accepts", |b, s| {
                 b.spinneret_plugin_parser_api()
                     .call_accepts(s, content_type, &url)
             }),
-            Versioned::V0_3(r) => r.call("accepts", |b, s| {
+            |r| r.call("accepts", |b, s| {
                 b.spinneret_plugin_parser_api()
                     .call_accepts(s, content_type, &url)
             }),
-        }
+        )
     }
 
     /// Parse a fetched resource. A refusal (the plugin's own error) and a
@@ -59,8 +62,9 @@ impl ParserPlugin {
         body: &[u8],
     ) -> Result<Parsed, PluginFailure> {
         let url = url.to_string();
-        match &mut self.0 {
-            Versioned::V0_2(r) => r
+        by_version!(
+            &mut self.0,
+            |r| r
                 .call_refusable("parse", |b, s| {
                     b.spinneret_plugin_parser_api()
                         .call_parse(s, &url, content_type, body)
@@ -71,10 +75,10 @@ impl ParserPlugin {
                     expires: p.expires,
                     references: p.references,
                 }),
-            Versioned::V0_3(r) => r.call_refusable("parse", |b, s| {
+            |r| r.call_refusable("parse", |b, s| {
                 b.spinneret_plugin_parser_api()
                     .call_parse(s, &url, content_type, body)
             }),
-        }
+        )
     }
 }

@@ -5,9 +5,11 @@ use super::bindings::policy::exports::spinneret::plugin::policy_api::{
     Candidate, Context, ContextUse, Decision,
 };
 use super::bindings::policy::{Policy, PolicyPre};
-use super::bindings::since_v0_2_0::policy::exports::spinneret::plugin::policy_api as old;
-use super::bindings::since_v0_2_0::policy::{Policy as OldPolicy, PolicyPre as OldPolicyPre};
-use super::runner::{Versioned, same_flags, world};
+use super::bindings::since_v0_2_0::policy::exports::spinneret::plugin::policy_api as v2;
+use super::bindings::since_v0_2_0::policy::{Policy as Policy2, PolicyPre as PolicyPre2};
+use super::bindings::since_v0_3_0::policy::exports::spinneret::plugin::policy_api as v3;
+use super::bindings::since_v0_3_0::policy::{Policy as Policy3, PolicyPre as PolicyPre3};
+use super::runner::{Versioned, by_version, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
@@ -16,10 +18,11 @@ pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
 };
 
 world!(Policy, PolicyPre, spinneret_plugin_policy_api);
-world!(OldPolicy, OldPolicyPre, spinneret_plugin_policy_api);
+world!(Policy2, PolicyPre2, spinneret_plugin_policy_api);
+world!(Policy3, PolicyPre3, spinneret_plugin_policy_api);
 
 /// A policy ready to run.
-pub struct PolicyPlugin(Versioned<OldPolicy, Policy>);
+pub struct PolicyPlugin(Versioned<Policy2, Policy3, Policy>);
 
 impl PolicyPlugin {
     /// Prepare a policy from a compiled component.
@@ -42,17 +45,20 @@ impl PolicyPlugin {
 
     /// Which parts of the context its verdicts depend on.
     pub fn context_use(&mut self) -> Result<ContextUse, PluginFailure> {
-        match &mut self.0 {
-            Versioned::V0_2(r) => {
+        by_version!(
+            &mut self.0,
+            [v2],
+            [v3],
+            |r, old| {
                 let used = r.call("declare", |b, s| {
                     b.spinneret_plugin_policy_api().call_declare(s)
                 })?;
                 Ok(same_flags!(used, old::ContextUse => ContextUse: TASK, REFERRER, DEPTH))
-            }
-            Versioned::V0_3(r) => r.call("declare", |b, s| {
+            },
+            |r| r.call("declare", |b, s| {
                 b.spinneret_plugin_policy_api().call_declare(s)
             }),
-        }
+        )
     }
 
     /// Decide for each of `candidates`, found in `context`: one decision
@@ -62,8 +68,11 @@ impl PolicyPlugin {
         context: &Context,
         candidates: &[Candidate],
     ) -> Result<Vec<Decision>, PluginFailure> {
-        let decisions = match &mut self.0 {
-            Versioned::V0_2(r) => {
+        let decisions = by_version!(
+            &mut self.0,
+            [v2],
+            [v3],
+            |r, old| {
                 let context = old::Context {
                     task: context.task.clone(),
                     referrer: context.referrer.clone(),
@@ -87,12 +96,12 @@ impl PolicyPlugin {
                     old::Decision::Avoid(why) => Decision::Avoid(why),
                 })
                 .collect()
-            }
-            Versioned::V0_3(r) => r.call("decide", |b, s| {
+            },
+            |r| r.call("decide", |b, s| {
                 b.spinneret_plugin_policy_api()
                     .call_decide(s, context, candidates)
             })?,
-        };
+        );
         if decisions.len() != candidates.len() {
             return Err(self.0.sandbox().failed(
                 "decide",

@@ -11,10 +11,10 @@ pub use super::bindings::reporter::exports::spinneret::plugin::reporter_api::{
 };
 use super::bindings::reporter::spinneret::plugin::types as wit;
 use super::bindings::reporter::{Reporter, ReporterPre};
-use super::bindings::since_v0_2_0::reporter::exports::spinneret::plugin::reporter_api as old;
-use super::bindings::since_v0_2_0::reporter::{
-    Reporter as OldReporter, ReporterPre as OldReporterPre,
-};
+use super::bindings::since_v0_2_0::reporter::exports::spinneret::plugin::reporter_api as v2;
+use super::bindings::since_v0_2_0::reporter::{Reporter as Reporter2, ReporterPre as ReporterPre2};
+use super::bindings::since_v0_3_0::reporter::exports::spinneret::plugin::reporter_api as v3;
+use super::bindings::since_v0_3_0::reporter::{Reporter as Reporter3, ReporterPre as ReporterPre3};
 use super::capabilities::{OutputDir, PluginState};
 use super::runner::same_flags;
 pub use super::sandbox::PluginFailure;
@@ -35,14 +35,16 @@ pub struct ReporterPlugin {
 /// A reporter linked against the world of its API version.
 #[derive(Clone)]
 enum Pre {
-    V0_2(OldReporterPre<PluginState>),
-    V0_3(ReporterPre<PluginState>),
+    V0_2(ReporterPre2<PluginState>),
+    V0_3(ReporterPre3<PluginState>),
+    V0_4(ReporterPre<PluginState>),
 }
 
 /// A live instance of a reporter, of its API version.
 enum Bound {
-    V0_2(OldReporter),
-    V0_3(Reporter),
+    V0_2(Reporter2),
+    V0_3(Reporter3),
+    V0_4(Reporter),
 }
 
 /// One task's report in the making: a live instance of the reporter.
@@ -154,8 +156,48 @@ pub fn to_wit_category(c: Category) -> wit::Category {
     }
 }
 
+/// Match on a live instance: `$older` runs for a 0.2 or a 0.3 reporter,
+/// with `$api` its interface and `$old` the module of its version's
+/// reporter types (the same items under the same names, so the code is
+/// written once and converts field by field); `$newest` for a 0.4 one.
+macro_rules! by_version {
+    ($bound:expr, |$api:ident, $old:ident| $older:expr, |$napi:ident| $newest:expr $(,)?) => {
+        match $bound {
+            Bound::V0_2(b) => {
+                let $api = b.spinneret_plugin_reporter_api();
+                #[allow(unused_imports)]
+                use v2 as $old;
+                $older
+            }
+            Bound::V0_3(b) => {
+                let $api = b.spinneret_plugin_reporter_api();
+                #[allow(unused_imports)]
+                use v3 as $old;
+                $older
+            }
+            Bound::V0_4(b) => {
+                let $napi = b.spinneret_plugin_reporter_api();
+                $newest
+            }
+        }
+    };
+}
+
+/// A role as an older version's module `$old` types it.
+macro_rules! old_role {
+    ($old:ident, $role:expr) => {
+        match $role {
+            Role::Document => $old::Role::Document,
+            Role::Leaf => $old::Role::Leaf,
+            Role::Avoided => $old::Role::Avoided,
+            Role::NotChecked => $old::Role::NotChecked,
+        }
+    };
+}
+
 impl ReporterPlugin {
-    /// Prepare a reporter from a compiled component.
+    /// Link a compiled component against the reporter world of its API
+    /// version.
     pub fn new(
         sandbox: Sandbox,
         component: &wasmtime::component::Component,
@@ -163,15 +205,16 @@ impl ReporterPlugin {
         let mut linker = sandbox.linker()?;
         let pre = match sandbox.api_of(component)? {
             ApiVersion::V0_2 => {
-                OldReporter::add_to_linker::<PluginState, HasSelf<PluginState>>(
-                    &mut linker,
-                    |s| s,
-                )?;
-                Pre::V0_2(OldReporterPre::new(linker.instantiate_pre(component)?)?)
+                Reporter2::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+                Pre::V0_2(ReporterPre2::new(linker.instantiate_pre(component)?)?)
             }
             ApiVersion::V0_3 => {
+                Reporter3::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+                Pre::V0_3(ReporterPre3::new(linker.instantiate_pre(component)?)?)
+            }
+            ApiVersion::V0_4 => {
                 Reporter::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
-                Pre::V0_3(ReporterPre::new(linker.instantiate_pre(component)?)?)
+                Pre::V0_4(ReporterPre::new(linker.instantiate_pre(component)?)?)
             }
         };
         Ok(ReporterPlugin { sandbox, pre })
@@ -182,22 +225,21 @@ impl ReporterPlugin {
         self.sandbox.name()
     }
 
-    /// A fresh instance, configured.
+    /// A fresh instance in `store`, configured.
     fn configured(&self, store: &mut wasmtime::Store<PluginState>) -> Result<Bound, PluginFailure> {
         let sb = &self.sandbox;
+        macro_rules! configure {
+            ($pre:expr, $bound:path) => {{
+                let b = sb.call(store, "instantiate", |s| $pre.instantiate(s))?;
+                let api = b.spinneret_plugin_reporter_api();
+                let r = sb.call(store, "configure", |s| api.call_configure(s, sb.config()))?;
+                ($bound(b), r)
+            }};
+        }
         let (bound, configured) = match &self.pre {
-            Pre::V0_2(pre) => {
-                let b = sb.call(store, "instantiate", |s| pre.instantiate(s))?;
-                let api = b.spinneret_plugin_reporter_api();
-                let r = sb.call(store, "configure", |s| api.call_configure(s, sb.config()))?;
-                (Bound::V0_2(b), r)
-            }
-            Pre::V0_3(pre) => {
-                let b = sb.call(store, "instantiate", |s| pre.instantiate(s))?;
-                let api = b.spinneret_plugin_reporter_api();
-                let r = sb.call(store, "configure", |s| api.call_configure(s, sb.config()))?;
-                (Bound::V0_3(b), r)
-            }
+            Pre::V0_2(pre) => configure!(pre, Bound::V0_2),
+            Pre::V0_3(pre) => configure!(pre, Bound::V0_3),
+            Pre::V0_4(pre) => configure!(pre, Bound::V0_4),
         };
         configured.map_err(|e| sb.failed("configure", e.message))?;
         Ok(bound)
@@ -210,9 +252,9 @@ impl ReporterPlugin {
         self.configured(&mut store).map(drop)
     }
 
-    /// Begin the report of one task, writing into `output_dir` at most
-    /// `output_cap` bytes, in a fresh instance (a failure never leaks into
-    /// the next task).
+    /// Begin a task's report: a fresh instance, configured, told the run,
+    /// the task and its counts, writing into `output_dir` (at most
+    /// `output_cap` bytes in all).
     pub fn begin(
         &self,
         run: &wit::RunInfo,
@@ -224,22 +266,29 @@ impl ReporterPlugin {
         let sb = &self.sandbox;
         let mut store = sb.store(Some(OutputDir::new(output_dir, output_cap)));
         let bindings = self.configured(&mut store)?;
-        let wants = match &bindings {
-            Bound::V0_2(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                let counts = old_counts(counts);
+        let wants = by_version!(
+            &bindings,
+            |api, old| {
+                let counts = old::TaskCounts {
+                    urls: counts.urls,
+                    documents: counts.documents,
+                    references: counts.references,
+                    by_category: counts.by_category.clone(),
+                    by_role: counts
+                        .by_role
+                        .iter()
+                        .map(|(r, n)| (old_role!(old, r), *n))
+                        .collect(),
+                    findings: counts.findings.clone(),
+                };
                 sb.call(&mut store, "begin", |s| {
                     api.call_begin(s, run, task, &counts)
                 })?
                 .map(|w| same_flags!(w, old::Wants => Wants: RESULTS, DOCUMENTS, TARGETS, FINDINGS))
-            }
-            Bound::V0_3(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                sb.call(&mut store, "begin", |s| {
-                    api.call_begin(s, run, task, counts)
-                })?
-            }
-        }
+            },
+            |api| sb.call(&mut store, "begin", |s| api
+                .call_begin(s, run, task, counts))?,
+        )
         .map_err(|e| sb.failed("begin", e.message))?;
         Ok(ReporterSession {
             wants,
@@ -256,55 +305,67 @@ impl ReporterSession {
         self.sandbox.name()
     }
 
-    /// Hand over URLs the task reached (in URL order, each once).
+    /// Hand over results of the task.
     pub fn results(&mut self, batch: &[Reached]) -> Result<(), PluginFailure> {
-        match &self.bindings {
-            Bound::V0_2(b) => {
-                let api = b.spinneret_plugin_reporter_api();
+        let (sb, store) = (&self.sandbox, &mut self.store);
+        by_version!(
+            &self.bindings,
+            |api, old| {
                 let batch: Vec<old::Reached> = batch
                     .iter()
                     .map(|r| old::Reached {
                         outcome: r.outcome.clone(),
-                        role: old_role(r.role),
+                        role: old_role!(old, r.role),
                     })
                     .collect();
-                self.sandbox.call(&mut self.store, "on-results", |s| {
-                    api.call_on_results(s, &batch)
-                })
-            }
-            Bound::V0_3(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                self.sandbox.call(&mut self.store, "on-results", |s| {
-                    api.call_on_results(s, batch)
-                })
-            }
-        }
+                sb.call(store, "on-results", |s| api.call_on_results(s, &batch))
+            },
+            |api| sb.call(store, "on-results", |s| api.call_on_results(s, batch)),
+        )
     }
 
-    /// Hand over documents of the task (or parts of them), in URL order.
+    /// Hand over documents (or parts of them) of the task. An older
+    /// reporter, whose documents have no `lines`, gets them without.
     pub fn documents(&mut self, batch: &[TaskDocument]) -> Result<(), PluginFailure> {
-        match &self.bindings {
-            Bound::V0_2(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                let batch: Vec<old::TaskDocument> = batch.iter().map(old_document).collect();
-                self.sandbox.call(&mut self.store, "on-documents", |s| {
-                    api.call_on_documents(s, &batch)
-                })
-            }
-            Bound::V0_3(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                self.sandbox.call(&mut self.store, "on-documents", |s| {
-                    api.call_on_documents(s, batch)
-                })
-            }
-        }
+        let (sb, store) = (&self.sandbox, &mut self.store);
+        by_version!(
+            &self.bindings,
+            |api, old| {
+                let batch: Vec<old::TaskDocument> = batch
+                    .iter()
+                    .map(|d| old::TaskDocument {
+                        number: d.number,
+                        document: d.document.clone(),
+                        outcome: d.outcome.clone(),
+                        targets: d
+                            .targets
+                            .iter()
+                            .map(|t| old::Target {
+                                category: t.category,
+                                status: t.status,
+                                error: t.error.clone(),
+                                final_url: t.final_url.clone(),
+                                last_modified: t.last_modified.clone(),
+                                document: t.document,
+                                title: t.title.clone(),
+                            })
+                            .collect(),
+                        first_reference: d.first_reference,
+                        last_part: d.last_part,
+                    })
+                    .collect();
+                sb.call(store, "on-documents", |s| api.call_on_documents(s, &batch))
+            },
+            |api| sb.call(store, "on-documents", |s| api.call_on_documents(s, batch)),
+        )
     }
 
     /// Hand over findings of the task, grouped by kind.
     pub fn findings(&mut self, batch: &[TaskFinding]) -> Result<(), PluginFailure> {
-        match &self.bindings {
-            Bound::V0_2(b) => {
-                let api = b.spinneret_plugin_reporter_api();
+        let (sb, store) = (&self.sandbox, &mut self.store);
+        by_version!(
+            &self.bindings,
+            |api, old| {
                 let batch: Vec<old::TaskFinding> = batch
                     .iter()
                     .map(|f| old::TaskFinding {
@@ -321,83 +382,25 @@ impl ReporterSession {
                             .collect(),
                     })
                     .collect();
-                self.sandbox.call(&mut self.store, "on-findings", |s| {
-                    api.call_on_findings(s, &batch)
-                })
-            }
-            Bound::V0_3(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                self.sandbox.call(&mut self.store, "on-findings", |s| {
-                    api.call_on_findings(s, batch)
-                })
-            }
-        }
+                sb.call(store, "on-findings", |s| api.call_on_findings(s, &batch))
+            },
+            |api| sb.call(store, "on-findings", |s| api.call_on_findings(s, batch)),
+        )
     }
 
     /// Finish the report: the files the reporter appended to replace their
     /// old versions. (A session dropped unfinished throws them away.)
     pub fn finish(mut self) -> Result<(), PluginFailure> {
-        let sb = &self.sandbox;
-        let finished = match &self.bindings {
-            Bound::V0_2(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                sb.call(&mut self.store, "finish", |s| api.call_finish(s))?
-            }
-            Bound::V0_3(b) => {
-                let api = b.spinneret_plugin_reporter_api();
-                sb.call(&mut self.store, "finish", |s| api.call_finish(s))?
-            }
-        };
+        let (sb, store) = (&self.sandbox, &mut self.store);
+        let finished = by_version!(
+            &self.bindings,
+            |api, _old| sb.call(store, "finish", |s| api.call_finish(s))?,
+            |api| sb.call(store, "finish", |s| api.call_finish(s))?,
+        );
         finished.map_err(|e| sb.failed("finish", e.message))?;
         match self.store.data_mut().output.as_mut() {
             Some(out) => out.commit().map_err(|e| sb.failed("finish", e)),
             None => Ok(()),
         }
-    }
-}
-
-// Plugin API 0.2.0's reporter types: the same shapes as 0.3.0's, generated
-// apart.
-
-fn old_role(role: Role) -> old::Role {
-    match role {
-        Role::Document => old::Role::Document,
-        Role::Leaf => old::Role::Leaf,
-        Role::Avoided => old::Role::Avoided,
-        Role::NotChecked => old::Role::NotChecked,
-    }
-}
-
-fn old_counts(c: &TaskCounts) -> old::TaskCounts {
-    old::TaskCounts {
-        urls: c.urls,
-        documents: c.documents,
-        references: c.references,
-        by_category: c.by_category.clone(),
-        by_role: c.by_role.iter().map(|(r, n)| (old_role(*r), *n)).collect(),
-        findings: c.findings.clone(),
-    }
-}
-
-fn old_document(d: &TaskDocument) -> old::TaskDocument {
-    old::TaskDocument {
-        number: d.number,
-        document: d.document.clone(),
-        outcome: d.outcome.clone(),
-        targets: d
-            .targets
-            .iter()
-            .map(|t| old::Target {
-                category: t.category,
-                status: t.status,
-                error: t.error.clone(),
-                final_url: t.final_url.clone(),
-                last_modified: t.last_modified.clone(),
-                document: t.document,
-                title: t.title.clone(),
-            })
-            .collect(),
-        first_reference: d.first_reference,
-        last_part: d.last_part,
     }
 }

@@ -99,22 +99,25 @@ impl<W: World> Runner<W> {
 }
 
 /// A plugin of one world, run under the API version its component was
-/// built against: `Old` is the world's 0.2.0 bindings, `New` its 0.3.0 ones.
-/// Each world's runner matches on it, converting the types its interface
-/// defines for an old plugin.
-pub enum Versioned<Old: World, New: World> {
+/// built against: `V2`, `V3` and `V4` are the world's 0.2.0, 0.3.0 and
+/// 0.4.0 bindings. Each world's runner matches on it, converting the types
+/// its interface defines for an older plugin.
+pub enum Versioned<V2: World, V3: World, V4: World> {
     /// Built against plugin API 0.2.x.
-    V0_2(Runner<Old>),
+    V0_2(Runner<V2>),
     /// Built against plugin API 0.3.x.
-    V0_3(Runner<New>),
+    V0_3(Runner<V3>),
+    /// Built against plugin API 0.4.x.
+    V0_4(Runner<V4>),
 }
 
-impl<Old: World, New: World> Versioned<Old, New> {
+impl<V2: World, V3: World, V4: World> Versioned<V2, V3, V4> {
     /// Link a compiled component against the world of its own API version.
     pub fn new(sandbox: Sandbox, component: &Component) -> wasmtime::Result<Self> {
         Ok(match sandbox.api_of(component)? {
             ApiVersion::V0_2 => Versioned::V0_2(Runner::new(sandbox, component)?),
             ApiVersion::V0_3 => Versioned::V0_3(Runner::new(sandbox, component)?),
+            ApiVersion::V0_4 => Versioned::V0_4(Runner::new(sandbox, component)?),
         })
     }
 
@@ -123,6 +126,7 @@ impl<Old: World, New: World> Versioned<Old, New> {
         match self {
             Versioned::V0_2(r) => r.sandbox(),
             Versioned::V0_3(r) => r.sandbox(),
+            Versioned::V0_4(r) => r.sandbox(),
         }
     }
 
@@ -131,12 +135,13 @@ impl<Old: World, New: World> Versioned<Old, New> {
         match self {
             Versioned::V0_2(r) => r.start(),
             Versioned::V0_3(r) => r.start(),
+            Versioned::V0_4(r) => r.start(),
         }
     }
 }
 
-/// A flags value of plugin API 0.2.0 as its 0.3.0 twin, flag by flag (the
-/// two types are generated apart, with the same flags):
+/// A flags value of an older plugin API as its newer twin, flag by flag
+/// (the two types are generated apart, with the same flags):
 /// `same_flags!(n, old::Needs => Needs: REFERENCES)`.
 macro_rules! same_flags {
     ($value:expr, $old:ty => $new:ty: $($flag:ident),+) => {{
@@ -187,3 +192,40 @@ macro_rules! world {
     };
 }
 pub(crate) use world;
+
+/// Match on a [`Versioned`] runner: `$older` runs for a 0.2 or a 0.3
+/// plugin with `$old` naming that version's interface module (`[v2]` or
+/// `[v3]`, in scope where the macro is used), and `$newest` for a 0.4
+/// plugin. The older versions' interfaces have the same items under the
+/// same names, so `$older` is written once and type-checked against each:
+/// it converts an older plugin's values field by field where it builds them.
+macro_rules! by_version {
+    (
+        $versioned:expr, [$($v2:tt)+], [$($v3:tt)+],
+        |$r:ident, $old:ident| $older:expr,
+        |$n:ident| $newest:expr $(,)?
+    ) => {
+        match $versioned {
+            $crate::runner::Versioned::V0_2($r) => {
+                #[allow(unused_imports)]
+                use $($v2)+ as $old;
+                $older
+            }
+            $crate::runner::Versioned::V0_3($r) => {
+                #[allow(unused_imports)]
+                use $($v3)+ as $old;
+                $older
+            }
+            $crate::runner::Versioned::V0_4($n) => $newest,
+        }
+    };
+    // Older code that names no type of its version's interface.
+    ($versioned:expr, |$r:ident| $older:expr, |$n:ident| $newest:expr $(,)?) => {
+        match $versioned {
+            $crate::runner::Versioned::V0_2($r) => $older,
+            $crate::runner::Versioned::V0_3($r) => $older,
+            $crate::runner::Versioned::V0_4($n) => $newest,
+        }
+    };
+}
+pub(crate) use by_version;

@@ -6,11 +6,15 @@ use super::bindings::search_engine::exports::spinneret::plugin::search_engine_ap
     Answer, Hit, OptionSupport, SearchOptions,
 };
 use super::bindings::search_engine::{SearchEngine, SearchEnginePre};
-use super::bindings::since_v0_2_0::search_engine::exports::spinneret::plugin::search_engine_api as old;
+use super::bindings::since_v0_2_0::search_engine::exports::spinneret::plugin::search_engine_api as v2;
 use super::bindings::since_v0_2_0::search_engine::{
-    SearchEngine as OldEngine, SearchEnginePre as OldEnginePre,
+    SearchEngine as Engine2, SearchEnginePre as EnginePre2,
 };
-use super::runner::{Versioned, world};
+use super::bindings::since_v0_3_0::search_engine::exports::spinneret::plugin::search_engine_api as v3;
+use super::bindings::since_v0_3_0::search_engine::{
+    SearchEngine as Engine3, SearchEnginePre as EnginePre3,
+};
+use super::runner::{Versioned, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 pub use super::bindings::search_engine::exports::spinneret::plugin::search_engine_api::{
@@ -23,11 +27,24 @@ world!(
     SearchEnginePre,
     spinneret_plugin_search_engine_api
 );
-world!(OldEngine, OldEnginePre, spinneret_plugin_search_engine_api);
+world!(Engine2, EnginePre2, spinneret_plugin_search_engine_api);
+world!(Engine3, EnginePre3, spinneret_plugin_search_engine_api);
+
+/// An older version's hit as the newest's (the same fields), as a closure.
+macro_rules! new_hit {
+    () => {
+        |h| Hit {
+            rank: h.rank,
+            url: h.url,
+            title: h.title,
+            snippet: h.snippet,
+        }
+    };
+}
 
 /// A search engine ready to run.
 pub struct SearchEnginePlugin {
-    runner: Versioned<OldEngine, SearchEngine>,
+    runner: Versioned<Engine2, Engine3, SearchEngine>,
     supports: Option<OptionSupport>,
 }
 
@@ -101,7 +118,13 @@ impl SearchEnginePlugin {
                 r.start()?;
                 OptionSupport::LANGUAGE | OptionSupport::PAGE
             }
-            Versioned::V0_3(r) => r.call("supports", |b, s| {
+            Versioned::V0_3(r) => {
+                let s = r.call("supports", |b, s| {
+                    b.spinneret_plugin_search_engine_api().call_supports(s)
+                })?;
+                same_flags!(s, v3::OptionSupport => OptionSupport: LANGUAGE, PAGE, PHRASE, EXCLUDE, SITE)
+            }
+            Versioned::V0_4(r) => r.call("supports", |b, s| {
                 b.spinneret_plugin_search_engine_api().call_supports(s)
             })?,
         };
@@ -117,7 +140,7 @@ impl SearchEnginePlugin {
     ) -> Result<String, PluginFailure> {
         match &mut self.runner {
             Versioned::V0_2(r) => {
-                let options = old::SearchOptions {
+                let options = v2::SearchOptions {
                     max_results: options.max_results,
                     language: options.language.clone(),
                     page: options.page,
@@ -127,7 +150,21 @@ impl SearchEnginePlugin {
                         .call_query_url(s, keywords, &options)
                 })
             }
-            Versioned::V0_3(r) => r.call_refusable("query-url", |b, s| {
+            Versioned::V0_3(r) => {
+                let options = v3::SearchOptions {
+                    max_results: options.max_results,
+                    language: options.language.clone(),
+                    page: options.page,
+                    phrase: options.phrase.clone(),
+                    exclude: options.exclude.clone(),
+                    site: options.site.clone(),
+                };
+                r.call_refusable("query-url", |b, s| {
+                    b.spinneret_plugin_search_engine_api()
+                        .call_query_url(s, keywords, &options)
+                })
+            }
+            Versioned::V0_4(r) => r.call_refusable("query-url", |b, s| {
                 b.spinneret_plugin_search_engine_api()
                     .call_query_url(s, keywords, options)
             }),
@@ -147,18 +184,21 @@ impl SearchEnginePlugin {
                     b.spinneret_plugin_search_engine_api()
                         .call_parse_results(s, body, content_type)
                 })?;
-                Ok(Answer::Hits(
-                    hits.into_iter()
-                        .map(|h| Hit {
-                            rank: h.rank,
-                            url: h.url,
-                            title: h.title,
-                            snippet: h.snippet,
-                        })
-                        .collect(),
-                ))
+                Ok(Answer::Hits(hits.into_iter().map(new_hit!()).collect()))
             }
-            Versioned::V0_3(r) => r.call_refusable("parse-results", |b, s| {
+            Versioned::V0_3(r) => {
+                let answer = r.call_refusable("parse-results", |b, s| {
+                    b.spinneret_plugin_search_engine_api()
+                        .call_parse_results(s, body, content_type)
+                })?;
+                Ok(match answer {
+                    v3::Answer::Hits(hits) => {
+                        Answer::Hits(hits.into_iter().map(new_hit!()).collect())
+                    }
+                    v3::Answer::NoResults(why) => Answer::NoResults(why),
+                })
+            }
+            Versioned::V0_4(r) => r.call_refusable("parse-results", |b, s| {
                 b.spinneret_plugin_search_engine_api()
                     .call_parse_results(s, body, content_type)
             }),

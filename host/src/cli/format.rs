@@ -27,6 +27,14 @@ pub enum Format {
     /// CSV with a header row: a row per URL and per broken fragment
     /// (`csv-report`), for a spreadsheet.
     Csv,
+    /// SARIF 2.1.0: a run per task, a result per finding at the file and
+    /// line of each link to its URL (`sarif-report`), for code scanning
+    /// (GitHub's `upload-sarif`) and the SARIF viewers of editors.
+    Sarif,
+    /// GitHub Actions workflow commands: an annotation per finding at the
+    /// file and line of each link to its URL (`github-annotations`), for a
+    /// workflow's step to print.
+    Github,
 }
 
 impl Format {
@@ -46,12 +54,31 @@ impl Format {
             Format::Markdown => Some(("markdown-report", "report.md")),
             Format::Junit => Some(("junit-report", "junit.xml")),
             Format::Csv => Some(("csv-report", "report.csv")),
+            Format::Sarif => Some(("sarif-report", "report.sarif")),
+            Format::Github => Some(("github-annotations", "annotations.txt")),
+        }
+    }
+
+    /// The settings of the entry [`Format::add_to`] adds. SARIF and GitHub
+    /// annotations name a local tree's files relative to their `base`:
+    /// the current directory (a repository's root, in CI), as a `file:` URL.
+    fn settings(self) -> serde_json::Value {
+        let base = match self {
+            Format::Sarif | Format::Github => std::env::current_dir()
+                .ok()
+                .and_then(|dir| url::Url::from_directory_path(dir).ok()),
+            Format::Text | Format::Json | Format::Markdown | Format::Junit | Format::Csv => None,
+        };
+        match base {
+            Some(base) => serde_json::json!({ "base": base.as_str() }),
+            None => serde_json::json!({}),
         }
     }
 
     /// Make every task of `config` run the format's reporter: the tasks
     /// that have it already keep their own entry (and its settings); the
-    /// others get one more entry, under a name no other entry has.
+    /// others get one more entry, under a name no other entry has, with
+    /// the format's [settings](Format::settings).
     pub fn add_to(self, config: &mut Config) {
         let Some((builtin, _)) = self.reporter() else {
             return;
@@ -78,7 +105,7 @@ impl Format {
         config.plugins.push(PluginConfig {
             name,
             source,
-            config: serde_json::json!({}),
+            config: self.settings(),
             grants: Default::default(),
             tasks,
             defined_at: None,
@@ -86,9 +113,10 @@ impl Format {
     }
 
     /// The run's report in this format: each task's file, put together
-    /// (JUnit's suites under one root, CSV's header once), and the tasks
-    /// of `ran` that have none (their reporter failed). `reports` are the
-    /// run's (task, output directory, reporters that wrote).
+    /// (JUnit's suites under one root, CSV's header once, SARIF's runs in
+    /// one log), and the tasks of `ran` that have none (their reporter
+    /// failed). `reports` are the run's (task, output directory, reporters
+    /// that wrote).
     pub fn document(
         self,
         config: &Config,
@@ -148,6 +176,7 @@ impl Format {
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\"/>\n"
                     .into()
             }
+            (Format::Sarif, [] | [_, _, ..]) => sarif_log(parts),
             (_, []) => String::new(),
             (_, [one]) => one.clone(),
             (Format::Junit, _) => {
@@ -188,9 +217,57 @@ impl Format {
                 out
             }
             (Format::Markdown, _) => parts.join("\n"),
+            (Format::Github, _) => {
+                // A line per annotation: each file's last line ended.
+                let mut out = String::new();
+                for p in parts {
+                    out.push_str(p);
+                    if !p.is_empty() && !p.ends_with('\n') {
+                        out.push('\n');
+                    }
+                }
+                out
+            }
             _ => parts.concat(),
         }
     }
+}
+
+/// The JSON schema a SARIF log names (as `sarif-report` writes it).
+const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Several tasks' SARIF logs as one: their runs, in order, in one log (a
+/// run a line). A file that is not a SARIF log is left out, with a
+/// message.
+fn sarif_log(parts: &[String]) -> String {
+    let mut out = format!("{{\"$schema\":\"{SARIF_SCHEMA}\",\"version\":\"2.1.0\",\"runs\":[");
+    let mut first = true;
+    for p in parts {
+        let runs = match serde_json::from_str::<serde_json::Value>(p) {
+            Ok(serde_json::Value::Object(mut log)) => match log.remove("runs") {
+                Some(serde_json::Value::Array(runs)) => runs,
+                _ => {
+                    eprintln!("spinneret: a SARIF report has no runs; it is left out");
+                    continue;
+                }
+            },
+            Ok(_) => {
+                eprintln!("spinneret: a SARIF report is not a SARIF log; it is left out");
+                continue;
+            }
+            Err(e) => {
+                eprintln!("spinneret: a SARIF report is not JSON ({e}); it is left out");
+                continue;
+            }
+        };
+        for run in runs {
+            out.push_str(if first { "\n" } else { ",\n" });
+            first = false;
+            out.push_str(&run.to_string());
+        }
+    }
+    out.push_str(if first { "]}\n" } else { "\n]}\n" });
+    out
 }
 
 /// The totals of a JUnit `<testsuites>` element, added up when several
@@ -236,6 +313,80 @@ mod tests {
         assert_eq!(
             Format::Junit.join(&[]),
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\"/>\n"
+        );
+    }
+
+    #[test]
+    fn sarif_logs_merge_their_runs_and_annotations_follow_each_other() {
+        // As sarif-report writes a log: the head, a run's parts and the
+        // end on lines of their own.
+        let log = |task: &str| {
+            format!(
+                "{{\"$schema\":\"{SARIF_SCHEMA}\",\"version\":\"2.1.0\",\"runs\":[\n\
+                 {{\"automationDetails\":{{\"id\":\"{task}/\"}},\"results\":[\n\
+                 {{\"message\":{{\"text\":\"x\\ny\"}},\"ruleId\":\"broken\"}}\n\
+                 ],\"tool\":{{\"driver\":{{\"name\":\"spinneret\"}}}}}}\n\
+                 ]}}\n"
+            )
+        };
+        let run = |task: &str| {
+            format!(
+                "{{\"automationDetails\":{{\"id\":\"{task}/\"}},\"results\":[{{\"message\":{{\"text\":\"x\\ny\"}},\"ruleId\":\"broken\"}}],\"tool\":{{\"driver\":{{\"name\":\"spinneret\"}}}}}}"
+            )
+        };
+        let merged = Format::Sarif.join(&[log("A"), log("B")]);
+        assert_eq!(
+            merged,
+            format!(
+                "{{\"$schema\":\"{SARIF_SCHEMA}\",\"version\":\"2.1.0\",\"runs\":[\n{},\n{}\n]}}\n",
+                run("A"),
+                run("B")
+            )
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&merged).unwrap();
+        assert_eq!(parsed["runs"][1]["automationDetails"]["id"], "B/");
+        assert_eq!(parsed["runs"][0]["results"][0]["message"]["text"], "x\ny");
+        // One task's log is printed as it is; one that is not JSON is left out.
+        assert_eq!(Format::Sarif.join(&[log("A")]), log("A"));
+        assert_eq!(
+            Format::Sarif.join(&[log("A"), "{\"runs\":".into()]),
+            format!(
+                "{{\"$schema\":\"{SARIF_SCHEMA}\",\"version\":\"2.1.0\",\"runs\":[\n{}\n]}}\n",
+                run("A")
+            )
+        );
+        // No task wrote one: still a log a reader takes.
+        assert_eq!(
+            Format::Sarif.join(&[]),
+            format!("{{\"$schema\":\"{SARIF_SCHEMA}\",\"version\":\"2.1.0\",\"runs\":[]}}\n")
+        );
+        assert_eq!(
+            Format::Github.join(&[
+                "::error title=Broken link::a\n".into(),
+                String::new(),
+                "::warning title=Moved link::b".into(),
+                "::notice title=Bad HTML::c\n".into(),
+            ]),
+            "::error title=Broken link::a\n::warning title=Moved link::b\n::notice title=Bad HTML::c\n"
+        );
+        assert_eq!(Format::Github.join(&[]), "");
+    }
+
+    #[test]
+    fn sarif_and_github_name_files_relative_to_the_current_directory() {
+        let base = url::Url::from_directory_path(std::env::current_dir().unwrap()).unwrap();
+        for format in [Format::Sarif, Format::Github] {
+            assert_eq!(
+                format.settings(),
+                serde_json::json!({ "base": base.as_str() })
+            );
+        }
+        assert_eq!(Format::Junit.settings(), serde_json::json!({}));
+        assert_eq!(Format::Sarif.name(), "sarif");
+        assert_eq!(Format::Github.name(), "github");
+        assert_eq!(
+            Format::Github.reporter(),
+            Some(("github-annotations", "annotations.txt"))
         );
     }
 }

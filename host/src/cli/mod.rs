@@ -307,9 +307,12 @@ struct OutputArgs {
     /// its built-in reporter into each task's report directory and printed,
     /// the tasks' together: `json` (JSON Lines), `markdown` (for a
     /// pull-request comment or $GITHUB_STEP_SUMMARY), `junit` (JUnit XML,
-    /// for CI test views) or `csv`. With a report format the text goes to
-    /// standard error; the exit status is the same, or 3 when a task's
-    /// report in the format is missing (its reporter failed).
+    /// for CI test views), `csv`, `sarif` (SARIF 2.1.0, for code scanning)
+    /// or `github` (GitHub Actions annotations; `sarif` and `github` name
+    /// a local tree's files relative to the current directory). With a
+    /// report format the text goes to standard error; the exit status is
+    /// the same, or 3 when a task's report in the format is missing (its
+    /// reporter failed).
     #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
     format: format::Format,
 }

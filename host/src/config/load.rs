@@ -1062,7 +1062,7 @@ mod tests {
         .to_string();
         assert!(
             err.starts_with(
-                "test.toml:7:10: there is no built-in plugin `nope`; the built-ins are: arxiv, csv-report, duckduckgo, json-report, junit-report, maintenance"
+                "test.toml:7:10: there is no built-in plugin `nope`; the built-ins are: arxiv, csv-report, duckduckgo, github-annotations, json-report, junit-report, maintenance"
             ),
             "{err}"
         );

@@ -640,12 +640,16 @@ fn report_share(
             }
             let mut batches: Vec<(Vec<TaskDocument>, usize)> =
                 (0..n).map(|_| (Vec::new(), 0)).collect();
+            let scan = match reporting.iter().any(|&t| wanting(t, Wants::LINES)) {
+                true => Scan::DocumentsWithLines,
+                false => Scan::Documents,
+            };
             store.scan_run(
                 run,
-                Scan::Documents,
+                scan,
                 keep,
                 |id, result, document| -> anyhow::Result<()> {
-                    let Some(d) = document else {
+                    let Some(mut d) = document else {
                         return Ok(());
                     };
                     // The tasks it is a document of that want documents, by number.
@@ -663,8 +667,9 @@ fn report_share(
                     if takers.is_empty() {
                         return Ok(());
                     }
-                    // The targets' ids, before the document's strings move.
+                    // The targets' ids and the lines, before the document's strings move.
                     let links: Vec<i64> = d.links.iter().map(|l| l.0).collect();
+                    let lines = std::mem::take(&mut d.lines);
                     let mut doc = Some(wit_document(store, reach, &result.url, d)?);
                     let mut outcome = Some(into_wit_result(result));
                     for (k, &(t, number)) in takers.iter().enumerate() {
@@ -685,6 +690,12 @@ fn report_share(
                             true => links.iter().map(|&l| reach.target(t, l)).collect(),
                             false => Vec::new(),
                         };
+                        // The lines of the references `range` (0 where unknown).
+                        let lines_of =
+                            |range: std::ops::Range<usize>| match wanting(t, Wants::LINES) {
+                                true => range.map(|j| lines.get(j).copied().unwrap_or(0)).collect(),
+                                false => Vec::new(),
+                            };
                         let (batch, held) = &mut batches[t];
                         if doc_ref.references.len() <= REFERENCES_PER_CALL {
                             // One part: the last taker gets the document itself.
@@ -700,6 +711,7 @@ fn report_share(
                                 targets: targets(&links),
                                 first_reference: 0,
                                 last_part: true,
+                                lines: lines_of(0..links.len()),
                             });
                         } else {
                             let parts = doc_ref
@@ -719,6 +731,10 @@ fn report_share(
                                     targets: targets(links),
                                     first_reference: (i * REFERENCES_PER_CALL) as u32,
                                     last_part: i == last,
+                                    lines: lines_of(
+                                        i * REFERENCES_PER_CALL
+                                            ..i * REFERENCES_PER_CALL + links.len(),
+                                    ),
                                 });
                                 if *held >= REFERENCES_PER_CALL {
                                     *held = 0;

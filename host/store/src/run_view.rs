@@ -41,6 +41,10 @@ pub struct StoredDocument {
     pub parse_errors: u32,
     /// Its unique references, in document order: (target URL id, kind, anchor text).
     pub links: Links,
+    /// The line of each of `links`, from 1 (0 when not known); empty
+    /// unless the scan reads lines ([`Scan::DocumentsWithLines`]) and the
+    /// parse knew them.
+    pub lines: Vec<u32>,
 }
 
 /// What a scan of the run reads of each URL.
@@ -55,6 +59,8 @@ pub enum Scan {
     ResultsAndDocumentHeads,
     /// The results of the tasks' documents, each with its document.
     Documents,
+    /// Like `Documents`, each document with the line of each reference.
+    DocumentsWithLines,
 }
 
 /// The URL ids a connection's scans of a run are limited to, in the order
@@ -92,9 +98,18 @@ impl Referrers {
 
 /// A document's stored `links` column, read.
 pub(super) fn parse_links(doc: i64, json: &str) -> Result<Links, StoreError> {
+    parse_column(doc, "links", json)
+}
+
+/// A document's JSON column `what`, read.
+fn parse_column<T: serde::de::DeserializeOwned>(
+    doc: i64,
+    what: &str,
+    json: &str,
+) -> Result<T, StoreError> {
     serde_json::from_str(json).map_err(|e| {
         StoreError::Io(format!(
-            "the stored links of document #{doc} are damaged: {e}"
+            "the stored {what} of document #{doc} are damaged: {e}"
         ))
     })
 }
@@ -286,19 +301,26 @@ impl Store {
         _set: &ScanSet,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
     ) -> Result<(), E> {
+        const ONLY_DOCUMENTS: &str =
+            "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)";
         let (documents, only_documents) = match scan {
-            Scan::Results => ("NULL, NULL, NULL, NULL, NULL", ""),
-            Scan::ResultsAndDocuments => {
-                ("d.title, d.owner, d.expires, d.parse_errors, d.links", "")
-            }
+            Scan::Results => ("NULL, NULL, NULL, NULL, NULL, NULL", ""),
+            Scan::ResultsAndDocuments => (
+                "d.title, d.owner, d.expires, d.parse_errors, d.links, NULL",
+                "",
+            ),
             Scan::ResultsAndDocumentHeads => (
                 "d.title, d.owner, d.expires, d.parse_errors, \
-                 CASE WHEN d.url_id IS NULL THEN NULL ELSE '[]' END",
+                 CASE WHEN d.url_id IS NULL THEN NULL ELSE '[]' END, NULL",
                 "",
             ),
             Scan::Documents => (
-                "d.title, d.owner, d.expires, d.parse_errors, d.links",
-                "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)",
+                "d.title, d.owner, d.expires, d.parse_errors, d.links, NULL",
+                ONLY_DOCUMENTS,
+            ),
+            Scan::DocumentsWithLines => (
+                "d.title, d.owner, d.expires, d.parse_errors, d.links, d.lines",
+                ONLY_DOCUMENTS,
             ),
         };
         let sql = format!(
@@ -322,6 +344,10 @@ impl Store {
                     expires: row.get(24).map_err(StoreError::from)?,
                     parse_errors: row.get(25).map_err(StoreError::from)?,
                     links: parse_links(id, &json)?,
+                    lines: match row.get::<_, Option<String>>(27).map_err(StoreError::from)? {
+                        Some(lines) => parse_column(id, "lines", &lines)?,
+                        None => Vec::new(),
+                    },
                 }),
                 None => None,
             };

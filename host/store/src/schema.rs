@@ -293,4 +293,12 @@ ALTER TABLE documents ADD COLUMN anchors TEXT;
 -- from before this column, which the next crawl fetches again in full.
 ALTER TABLE documents ADD COLUMN fragments TEXT;
 "#,
+    // 11: the line of each link, for reports that point at a file (SARIF,
+    // CI annotations, an editor's file:line).
+    r#"
+-- JSON [line, ...], one per entry of `links`, from 1 (0 when not known);
+-- NULL when no line is known (a parser plugin's parse, or a parse from
+-- before this column).
+ALTER TABLE documents ADD COLUMN lines TEXT;
+"#,
 ];

@@ -57,6 +57,8 @@ pub struct DocumentRecord {
     bad_html: Vec<(&'static str, u32)>,
     /// (target URL, or what was written when it is no URL; kind; anchor text).
     links: Vec<(Box<str>, RefKind, Box<str>)>,
+    /// The line of each of `links`, from 1; 0 when not known.
+    lines: Vec<u32>,
     /// Its `id`s and `<a name>`s as JSON; `None` when not known.
     anchors: Option<String>,
     /// The fragments its links point at: (place in `links`, fragment).
@@ -68,6 +70,7 @@ impl From<ParsedDocument> for DocumentRecord {
         // A new vector, not the parse's reused in place (`collect` would
         // keep its larger allocation alive).
         let mut links = Vec::with_capacity(doc.references.len());
+        let lines = doc.references.iter().map(|r| r.line).collect();
         links.extend(doc.references.into_iter().map(|r| {
             let target = match r.target {
                 Ok(u) => String::from(u),
@@ -86,6 +89,7 @@ impl From<ParsedDocument> for DocumentRecord {
             parse_errors: doc.parse_errors,
             bad_html: doc.bad_html,
             links,
+            lines,
             anchors: doc.anchors.and_then(|a| serde_json::to_string(&a).ok()),
             fragments: doc
                 .fragments
@@ -335,11 +339,24 @@ fn apply(
             };
             let bad_html =
                 (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
+            // NULL when no line is known (a parser plugin's parse).
+            let lines = doc.lines.iter().any(|&l| l > 0).then(|| {
+                let mut json = String::with_capacity(doc.lines.len() * 4 + 2);
+                json.push('[');
+                for (i, line) in doc.lines.iter().enumerate() {
+                    if i > 0 {
+                        json.push(',');
+                    }
+                    let _ = write!(json, "{line}");
+                }
+                json.push(']');
+                json
+            });
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO documents (url_id, run_id, title, owner, expires, base,
                    encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
-                   anchors, fragments, seq)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                   anchors, fragments, lines, seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
                    -- What the search index reads (title, references, bad
                    -- HTML) unchanged: the document keeps its change number,
                    -- so re-reading an unchanged page costs the index nothing.
@@ -363,6 +380,7 @@ fn apply(
                 bad_html,
                 doc.anchors,
                 fragments,
+                lines,
             ])?;
         }
         StoreOp::TaskDocument {

@@ -5,6 +5,11 @@
 //!   to the one prior version of the index;
 //! - a summary: counts per category and per interesting change, each
 //!   change kind linked to its table;
+//! - the problems, right under the summary, so they are in the first
+//!   screen of a long index: a compact table of the broken and blocked
+//!   links, the moved documents and the expiring ones (at most
+//!   [`PROBLEM_ROWS`] of each kind, the rest in their change table), each
+//!   with the first page that refers to it;
 //! - for each document of the task (in URL order, anchored `d1`, `d2`, …):
 //!   a link to it, its title, Last-Modified, Expires and Owner, and its
 //!   unique references (rows anchored `d1-1`, `d1-2`, …), each with its
@@ -22,8 +27,11 @@
 //! the counts at `begin`, joins each reference with what the run found at
 //! its target, and says where each finding's URL is referred to from, so
 //! the reporter keeps only each document's title (for the change tables)
-//! and a task of a million URLs fits its memory cap. The new index
-//! replaces the old when it is complete.
+//! and a task of a million URLs fits its memory cap. The findings come
+//! after the documents, but the problems go above them: the documents and
+//! the change tables are written to two parts of their own as they come,
+//! and put after the problems at `finish` (`Output::append_file`). The new
+//! index replaces the old when it is complete.
 //!
 //! Configuration: `file` (default `index.html`), `prior` (default: the
 //! file's name with `.prior` before its extension, e.g. `index.prior.html`:
@@ -54,6 +62,18 @@ fn change_heading(kind: &str) -> String {
     }
 }
 
+/// The most rows of one kind the problems table shows; the others are in
+/// the kind's change table.
+pub const PROBLEM_ROWS: u64 = 50;
+
+/// The finding kinds the problems table lists, with the word for each.
+const PROBLEM_KINDS: [(&str, &str); 4] = [
+    ("broken", "broken"),
+    ("blocked", "blocked"),
+    ("moved", "moved"),
+    ("expiring", "expiring"),
+];
+
 /// The reporter's settings and what it keeps of one task while it writes.
 pub struct MomspiderIndex {
     file: String,
@@ -74,6 +94,12 @@ struct Task {
     /// Where the change tables are: how many of the kinds to list are
     /// written, and whether a kind's table is open.
     changes: Option<(usize, bool)>,
+    /// The problems table: whether it is open, and the kind of its last
+    /// rows with how many of them it shows.
+    problems: (bool, Option<(String, u64)>),
+    /// The parts the documents and the change tables are written to.
+    documents_part: String,
+    changes_part: String,
 }
 
 /// A category as the index shows it (`not checked`) and as a class name
@@ -272,7 +298,7 @@ impl MomspiderIndex {
                 k = escape(&kind),
             );
         }
-        h.push_str("</ul>\n</section>\n<section id=\"documents\">\n<h2>Documents</h2>\n");
+        h.push_str("</ul>\n</section>\n");
         h
     }
 
@@ -347,6 +373,96 @@ impl MomspiderIndex {
 }
 
 impl Task {
+    /// A row of the problems table for `f`, when its kind is one the table
+    /// lists and the kind has not yet shown [`PROBLEM_ROWS`]; the table is
+    /// opened first if need be, and the kind before it ended.
+    fn problem_row(&mut self, h: &mut String, f: &TaskFinding) {
+        let Some(&(kind, word)) = PROBLEM_KINDS.iter().find(|(k, _)| *k == f.finding.kind) else {
+            return;
+        };
+        if !self.problems.0 {
+            h.push_str(
+                "<table class=\"problems\">\n<thead><tr><th>Problem</th><th>URL</th>\
+                 <th>What</th><th>Linked from</th></tr></thead>\n<tbody>\n",
+            );
+            self.problems.0 = true;
+        }
+        if self.problems.1.as_ref().map(|(k, _)| k.as_str()) != Some(kind) {
+            self.more_problems(h);
+            self.problems.1 = Some((kind.to_string(), 0));
+        }
+        let Some((_, shown)) = self.problems.1.as_mut() else {
+            return;
+        };
+        if *shown >= PROBLEM_ROWS {
+            return;
+        }
+        *shown += 1;
+        let _ = write!(
+            h,
+            "<tr class=\"{word}\"><td>{word}</td><td><a href=\"{u}\">{u}</a></td><td>{msg}</td><td>",
+            u = escape(&f.finding.url),
+            msg = escape(&f.finding.message),
+        );
+        match f.referred_from.first() {
+            Some(p) => {
+                let title = self
+                    .titles
+                    .get(p.document as usize - 1)
+                    .map_or("", |s| s.as_ref());
+                let _ = write!(
+                    h,
+                    "<a href=\"#d{}-{}\">{}</a>",
+                    p.document,
+                    p.reference,
+                    escape(title)
+                );
+                if f.referred_from.len() > 1 {
+                    let _ = write!(
+                        h,
+                        " and <a href=\"#f{}\">{} more</a>",
+                        f.number,
+                        f.referred_from.len() - 1
+                    );
+                }
+            }
+            None => {
+                let _ = write!(h, "<a href=\"#f{}\">details</a>", f.number);
+            }
+        }
+        h.push_str("</td></tr>\n");
+    }
+
+    /// After the last row of a kind: a row saying how many more of it the
+    /// change table lists, when the problems table left some out.
+    fn more_problems(&self, h: &mut String) {
+        if let Some((kind, shown)) = &self.problems.1 {
+            let all = found(&self.findings, kind);
+            if all > *shown {
+                let _ = writeln!(
+                    h,
+                    "<tr class=\"more\"><td colspan=\"4\">{} more: see <a href=\"#changes-{k}\">{}</a></td></tr>",
+                    all - shown,
+                    escape(&change_heading(kind)),
+                    k = escape(kind),
+                );
+            }
+        }
+    }
+
+    /// End the problems section: the table closed, or said to be empty.
+    fn end_problems(&mut self, h: &mut String) {
+        match self.problems.0 {
+            true => {
+                self.more_problems(h);
+                h.push_str("</tbody>\n</table>\n</section>\n");
+            }
+            false => h.push_str(
+                "<p>No broken or blocked links, no moved documents and none expiring.</p>\n</section>\n",
+            ),
+        }
+    }
+
     /// End the open document's entry, if one is open.
     fn close_document(&mut self, h: &mut String) {
         match self.open_document.take() {
@@ -480,6 +596,8 @@ tr.blocked td, tr.avoided td { background: #eee; }
 dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 1rem; }
 dt { font-weight: bold; }
 article.document { border-top: 2px solid #888; margin-top: 1.5rem; }
+tr.expiring td { background: #fed; }
+tr.more td { font-style: italic; }
 ";
 
 impl Reporter for MomspiderIndex {
@@ -514,14 +632,24 @@ impl Reporter for MomspiderIndex {
     ) -> Result<(), String> {
         // The index there now becomes the prior version when this one is done.
         let prior_exists = out.exists(&self.file) || out.exists(&self.prior);
-        let head = self.head(&run, &task, &counts, clock::now(), prior_exists);
-        self.task = Some(Task {
+        let mut head = self.head(&run, &task, &counts, clock::now(), prior_exists);
+        head.push_str("<section id=\"problems\">\n<h2>Problems</h2>\n");
+        let t = Task {
             findings: counts.findings,
             titles: Vec::with_capacity(counts.documents.min(1 << 20) as usize),
             open_document: None,
             changes: None,
-        });
-        out.append(&self.file, head.as_bytes())
+            problems: (false, None),
+            documents_part: format!("{}.documents.part", self.file),
+            changes_part: format!("{}.changes.part", self.file),
+        };
+        out.append(&self.file, head.as_bytes())?;
+        out.append(
+            &t.documents_part,
+            b"<section id=\"documents\">\n<h2>Documents</h2>\n",
+        )?;
+        self.task = Some(t);
+        Ok(())
     }
 
     /// The counts come at `begin` and each reference comes with its
@@ -559,7 +687,7 @@ impl Reporter for MomspiderIndex {
         if part.last_part {
             t.close_document(&mut h);
         }
-        out.append(&self.file, h.as_bytes())
+        out.append(&t.documents_part, h.as_bytes())
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
@@ -568,6 +696,12 @@ impl Reporter for MomspiderIndex {
             .as_mut()
             .ok_or("momspider-index: a finding before begin")?;
         let mut h = String::new();
+        t.close_document(&mut h);
+        out.append(&t.documents_part, h.as_bytes())?;
+        h.clear();
+        t.problem_row(&mut h, &f);
+        out.append(&self.file, h.as_bytes())?;
+        h.clear();
         let kinds = change_kinds(&t.findings);
         let current = t
             .changes
@@ -601,7 +735,7 @@ impl Reporter for MomspiderIndex {
             u = escape(&f.finding.url),
             msg = escape(&f.finding.message),
         );
-        out.append(&self.file, h.as_bytes())
+        out.append(&t.changes_part, h.as_bytes())
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
@@ -609,10 +743,19 @@ impl Reporter for MomspiderIndex {
             .task
             .take()
             .ok_or("momspider-index: finish before begin")?;
+        // The problems, then the documents, then the change tables.
         let mut h = String::new();
+        t.close_document(&mut h);
+        out.append(&t.documents_part, h.as_bytes())?;
+        h.clear();
+        t.end_problems(&mut h);
+        out.append(&self.file, h.as_bytes())?;
+        out.append_file(&self.file, &t.documents_part)?;
+        h.clear();
         t.changes_until(&mut h, None);
         h.push_str("</section>\n</body>\n</html>\n");
-        out.append(&self.file, h.as_bytes())?;
+        out.append(&t.changes_part, h.as_bytes())?;
+        out.append_file(&self.file, &t.changes_part)?;
         // Keep the one prior version of the index (the new one takes its
         // place when this call returns).
         if out.exists(&self.file) {
@@ -718,6 +861,90 @@ mod tests {
         assert!(
             html.contains("<h3 id=\"changes-expiring\">Expiring documents (0)</h3>\n<p>None.</p>")
         );
+        // The problems, right under the summary and above the documents,
+        // each with the first page that refers to it.
+        let problems = html.find("<section id=\"problems\">").unwrap();
+        assert!(html.find("<section id=\"summary\">").unwrap() < problems);
+        assert!(problems < html.find("<section id=\"documents\">").unwrap());
+        assert!(html.contains(
+            "<section id=\"problems\">\n<h2>Problems</h2>\n<table class=\"problems\">\n<thead><tr><th>Problem</th><th>URL</th><th>What</th><th>Linked from</th></tr></thead>\n<tbody>\n\
+             <tr class=\"broken\"><td>broken</td><td><a href=\"http://a.example/gone\">http://a.example/gone</a></td><td>broken: HTTP 404 Not Found</td><td><a href=\"#d1-2\">Home &amp; &lt;Away&gt;</a></td></tr>\n\
+             <tr class=\"moved\"><td>moved</td><td><a href=\"http://a.example/old\">http://a.example/old</a></td><td>moved to http://a.example/new (301)</td><td><a href=\"#d1-3\">Home &amp; &lt;Away&gt;</a></td></tr>\n\
+             </tbody>\n</table>\n</section>\n<section id=\"documents\">\n<h2>Documents</h2>\n<article class=\"document\" id=\"d1\">"
+        ), "{html}");
+        // The documents and change tables, written to parts as they came,
+        // are in the index, and no part is left beside it.
+        assert!(
+            html.find("<section id=\"documents\">").unwrap()
+                < html.find("<section id=\"changes\">").unwrap()
+        );
+        assert_eq!(h.output.files.keys().collect::<Vec<_>>(), ["index.html"]);
+        assert!(html.ends_with("</section>\n</body>\n</html>\n"));
+    }
+
+    #[test]
+    fn the_problems_table_shows_the_first_of_each_kind_and_counts_the_rest() {
+        let top = "http://a.example/";
+        let mut h = ReporterHarness::<MomspiderIndex>::new("{}").unwrap();
+        let gone: Vec<String> = (0..PROBLEM_ROWS + 3)
+            .map(|i| format!("http://a.example/gone{i:03}"))
+            .collect();
+        let refs: Vec<(&str, RefKind, &str)> = gone
+            .iter()
+            .map(|t| (t.as_str(), RefKind::Anchor, "x"))
+            .collect();
+        let mut findings: Vec<Finding> = gone
+            .iter()
+            .map(|u| fixtures::finding("broken", u, Some(top), "broken: HTTP 404"))
+            .collect();
+        findings.push(fixtures::finding(
+            "blocked",
+            "http://b.example/",
+            None,
+            "blocked: HTTP 403",
+        ));
+        h.run_task(
+            fixtures::run(784_111_777),
+            fixtures::task("T", top),
+            vec![(fixtures::result(top, Category::Ok), Role::Document)],
+            vec![fixtures::document(top, "Home", &refs)],
+            findings,
+        )
+        .unwrap();
+        let html = h.output.text("index.html").unwrap();
+        let problems = &html[html.find("<section id=\"problems\">").unwrap()
+            ..html.find("<section id=\"documents\">").unwrap()];
+        assert_eq!(
+            problems.matches("<tr class=\"broken\">").count() as u64,
+            PROBLEM_ROWS
+        );
+        assert!(problems.contains("gone049"));
+        assert!(!problems.contains("gone050"));
+        assert!(problems.contains(
+            "<tr class=\"more\"><td colspan=\"4\">3 more: see <a href=\"#changes-broken\">Broken links</a></td></tr>\n\
+             <tr class=\"blocked\"><td>blocked</td><td><a href=\"http://b.example/\">http://b.example/</a></td><td>blocked: HTTP 403</td><td><a href=\"#f54\">details</a></td></tr>\n</tbody>"
+        ), "{problems}");
+        // The change table lists every one.
+        assert!(html.contains("<h3 id=\"changes-broken\">Broken links (53)</h3>"));
+        assert!(html.contains("gone052"));
+    }
+
+    #[test]
+    fn an_index_without_problems_says_so() {
+        let top = "http://a.example/";
+        let mut h = ReporterHarness::<MomspiderIndex>::new("{}").unwrap();
+        h.run_task(
+            fixtures::run(784_111_777),
+            fixtures::task("T", top),
+            vec![(fixtures::result(top, Category::Ok), Role::Document)],
+            vec![fixtures::document(top, "Home", &[])],
+            Vec::new(),
+        )
+        .unwrap();
+        let html = h.output.text("index.html").unwrap();
+        assert!(html.contains(
+            "<section id=\"problems\">\n<h2>Problems</h2>\n<p>No broken or blocked links, no moved documents and none expiring.</p>\n</section>\n<section id=\"documents\">"
+        ), "{html}");
     }
 
     #[test]

@@ -379,12 +379,14 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
             "builtin:arxiv search-engine",
             "builtin:csv-report reporter",
             "builtin:duckduckgo search-engine",
+            "builtin:github-annotations reporter",
             "builtin:json-report reporter",
             "builtin:junit-report reporter",
             "builtin:maintenance change-detector",
             "builtin:markdown-report reporter",
             "builtin:mediawiki search-engine",
             "builtin:momspider-index reporter",
+            "builtin:sarif-report reporter",
             "builtin:searxng search-engine",
             "builtin:sitemap parser",
             "builtin:soft-404 fetch-hook",
@@ -397,9 +399,9 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
     assert_eq!(out.status.code(), Some(0));
     let shown = text(&out.stdout);
     assert!(
-        shown.contains("  world:   reporter\n  api:     0.3.0")
+        shown.contains("  world:   reporter\n  api:     0.4.0")
             && shown.contains(
-                "spinneret:plugin/reporter-api@0.3.0: configure, begin, on-results, on-documents, on-findings, finish"
+                "spinneret:plugin/reporter-api@0.4.0: configure, begin, on-results, on-documents, on-findings, finish"
             ),
         "{shown}"
     );

@@ -82,6 +82,7 @@ pub fn parse_html_under(
             target,
             kind: r.kind,
             text: r.text,
+            line: u32::try_from(r.line).unwrap_or(u32::MAX),
         };
         let hash = hasher.hash_one(key(&reference));
         let at = match seen.find(hash, |&i| key(&references[i]) == key(&reference)) {

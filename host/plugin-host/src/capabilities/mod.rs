@@ -9,14 +9,14 @@
 //! - [`output`]: a reporter's output directory, with a byte cap.
 //!
 //! Each is written once, against the newest API; plugins built against
-//! plugin API 0.2.0 reach the same code through `v0_2`.
+//! plugin APIs 0.2.0 and 0.3.0 reach the same code through `older`.
 
 pub mod clock;
 pub mod http;
 pub mod kv;
 pub mod log;
+mod older;
 pub mod output;
-mod v0_2;
 
 pub use http::{HostHttp, HttpAnswer, PluginHttp};
 pub use kv::KvSpace;

@@ -92,7 +92,12 @@ impl OutputDir {
                 if let Some(dir) = tmp.parent() {
                     std::fs::create_dir_all(dir)?;
                 }
-                std::fs::File::create(&tmp)
+                std::fs::File::options()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&tmp)
             })();
             match opened {
                 Ok(file) => {
@@ -105,6 +110,33 @@ impl OutputDir {
         Ok(file
             .write_all(contents)
             .map_err(|e| format!("cannot write {path}: {e}")))
+    }
+
+    /// Add the new version of `part` to the end of the new version of
+    /// `path` (started if need be) and drop `part`'s. The bytes were counted
+    /// against the cap when they were appended to `part`; moving them costs
+    /// nothing more.
+    fn append_file(&mut self, path: &str, part: &str) -> Result<(), String> {
+        use std::io::{Seek, SeekFrom};
+        if path == part {
+            return Err(format!("cannot append {part} to itself"));
+        }
+        self.resolve(part)?;
+        let Some((tmp, mut from)) = self.pending.remove(part) else {
+            return Err(format!("{part} has not been appended to in this report"));
+        };
+        let moved = (|| -> Result<(), String> {
+            // An empty append starts `path`'s new version if need be.
+            self.append(path, &[]).map_err(|e| e.to_string())??;
+            let (_, to) = self.pending.get_mut(path).expect("started above");
+            from.seek(SeekFrom::Start(0))
+                .and_then(|_| std::io::copy(&mut from, to))
+                .map(drop)
+                .map_err(|e| format!("cannot append {part} to {path}: {e}"))
+        })();
+        drop(from);
+        let _ = std::fs::remove_file(&tmp);
+        moved
     }
 
     /// Put the new version of every file appended to in place of the old.
@@ -160,6 +192,13 @@ impl output::Host for PluginState {
             Some(out) => out.append(&path, &contents),
             None => Ok(Err("this plugin has no output directory".into())),
         }
+    }
+
+    fn append_file(&mut self, path: String, part: String) -> wasmtime::Result<Result<(), String>> {
+        Ok(match self.output.as_mut() {
+            Some(out) => out.append_file(&path, &part),
+            None => Err("this plugin has no output directory".into()),
+        })
     }
 
     fn exists(&mut self, path: String) -> wasmtime::Result<bool> {
@@ -223,5 +262,49 @@ mod tests {
         for bad in ["", "../x", "/etc/passwd", "a/../../x", "a\\b", "./x"] {
             assert!(out.resolve(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_part_is_appended_to_a_file_and_dropped() {
+        let dir =
+            std::env::temp_dir().join(format!("spinneret-append-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut out = OutputDir::new(dir.clone(), 1 << 20);
+        out.append("index.html", b"<h1>head</h1>\n")
+            .unwrap()
+            .unwrap();
+        out.append("documents.part", b"<p>documents</p>\n")
+            .unwrap()
+            .unwrap();
+        out.append("index.html", b"<p>problems</p>\n")
+            .unwrap()
+            .unwrap();
+        out.append_file("index.html", "documents.part").unwrap();
+        out.append("index.html", b"</body>\n").unwrap().unwrap();
+        // A part is moved once: it is gone after.
+        assert_eq!(
+            out.append_file("index.html", "documents.part").unwrap_err(),
+            "documents.part has not been appended to in this report"
+        );
+        assert!(out.append_file("index.html", "index.html").is_err());
+        assert!(out.append_file("index.html", "../x").is_err());
+        // A part may start a file's new version.
+        out.append("b.part", b"b").unwrap().unwrap();
+        out.append_file("b.txt", "b.part").unwrap();
+        out.commit().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("index.html")).unwrap(),
+            "<h1>head</h1>\n<p>problems</p>\n<p>documents</p>\n</body>\n"
+        );
+        assert_eq!(std::fs::read_to_string(dir.join("b.txt")).unwrap(), "b");
+        // No part, and no pending file, is left behind.
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["b.txt", "index.html"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -76,6 +76,8 @@ pub mod names;
 pub mod output;
 #[cfg(feature = "parser")]
 pub mod parser;
+#[cfg(feature = "reporter")]
+pub mod places;
 #[cfg(feature = "policy")]
 pub mod policy;
 #[cfg(feature = "reporter")]

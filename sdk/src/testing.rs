@@ -212,6 +212,107 @@ pub mod fixtures {
             options: "{}".to_string(),
         }
     }
+
+    /// What a report that points at files (SARIF, CI annotations) must
+    /// place: a task over a local tree, `file:///w/site/`, whose index links
+    /// to a sub-page (whose name has a space), to a missing file, to a place
+    /// in the sub-page that is not there, and to a moved web page; the
+    /// sub-page shows the missing file as an image and has no title. Lines:
+    /// the index's links are on lines 3, 7, 9 and an unknown one, the
+    /// sub-page's on line 5. Run it with [`super::ReporterHarness::run_case`].
+    #[cfg(feature = "reporter")]
+    pub fn linked_file_tree() -> super::TaskCase {
+        use std::collections::HashMap;
+        let found =
+            |kind: &str, url: &str, referrer: Option<&str>, message: &str, severity: Severity| {
+                let mut f = finding(kind, url, referrer, message);
+                f.severity = severity;
+                f
+            };
+        let mut lines = HashMap::new();
+        let index = "file:///w/site/index.html";
+        let sub = "file:///w/site/sub/a%20b.html";
+        let gone = "file:///w/site/gone.html";
+        lines.insert(index.into(), vec![3, 7, 9, 0]);
+        lines.insert(sub.into(), vec![5]);
+        let mut broken = result(gone, Category::Broken);
+        broken.error = Some("file not found".into());
+        super::TaskCase {
+            task: task("Site", index),
+            results: vec![
+                (result(index, Category::Ok), crate::reporter::Role::Document),
+                (result(sub, Category::Ok), crate::reporter::Role::Document),
+                (broken, crate::reporter::Role::Leaf),
+                (
+                    result("http://b.example/old", Category::Moved),
+                    crate::reporter::Role::Leaf,
+                ),
+            ],
+            documents: vec![
+                document(
+                    index,
+                    "Home",
+                    &[
+                        (sub, RefKind::Anchor, "A B"),
+                        (gone, RefKind::Anchor, "gone"),
+                        (
+                            "file:///w/site/sub/a%20b.html#team",
+                            RefKind::Anchor,
+                            "team",
+                        ),
+                        ("http://b.example/old", RefKind::Anchor, "old"),
+                    ],
+                ),
+                document(sub, "A B", &[(gone, RefKind::Image, "")]),
+            ],
+            findings: vec![
+                found(
+                    "broken",
+                    gone,
+                    Some(index),
+                    "broken: file not found",
+                    Severity::Error,
+                ),
+                found(
+                    crate::reporter::BROKEN_FRAGMENT,
+                    "file:///w/site/sub/a%20b.html#team",
+                    Some(index),
+                    "no element with id or name \"team\" in file:///w/site/sub/a%20b.html",
+                    Severity::Warning,
+                ),
+                found(
+                    "bad-html",
+                    sub,
+                    None,
+                    "no-title ×1 (the document has no title)",
+                    Severity::Info,
+                ),
+                found(
+                    "moved",
+                    "http://b.example/old",
+                    Some(index),
+                    "moved to http://b.example/new (301)",
+                    Severity::Warning,
+                ),
+            ],
+            lines,
+        }
+    }
+}
+
+/// One task's items, as [`ReporterHarness::run_case`] hands them over.
+#[cfg(feature = "reporter")]
+pub struct TaskCase {
+    /// The task.
+    pub task: crate::reporter::TaskInfo,
+    /// Its results, with roles.
+    pub results: Vec<(crate::reporter::CheckResult, crate::reporter::Role)>,
+    /// Its documents.
+    pub documents: Vec<crate::reporter::Document>,
+    /// Its findings.
+    pub findings: Vec<crate::reporter::Finding>,
+    /// The lines of the documents' references, as [`ReporterHarness::lines`].
+    pub lines: std::collections::HashMap<String, Vec<u32>>,
 }
 
 /// Drive a reporter as the host does, into a [`MemoryOutput`]: results in
@@ -244,6 +345,17 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
             part_size: 1024,
             lines: std::collections::HashMap::new(),
         })
+    }
+
+    /// One task's report from a prepared case (e.g.
+    /// [`fixtures::linked_file_tree`]), its lines included.
+    pub fn run_case(
+        &mut self,
+        run: crate::reporter::RunInfo,
+        case: TaskCase,
+    ) -> Result<(), String> {
+        self.lines = case.lines;
+        self.run_task(run, case.task, case.results, case.documents, case.findings)
     }
 
     /// One task's report: results (with roles), documents, findings, then

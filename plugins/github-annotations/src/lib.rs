@@ -44,9 +44,7 @@ use spinneret_sdk::reporter::*;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-pub mod places;
-
-use places::{Places, Spot};
+use spinneret_sdk::places::{self, Places, Spot};
 
 /// The reporter's settings and what it keeps of the task being written.
 pub struct GithubAnnotations {
@@ -252,74 +250,8 @@ mod tests {
             ReporterHarness::<GithubAnnotations>::new(r#"{"base": "file:///w/site"}"#).unwrap();
         // The index comes in two parts: its fourth link is in the second.
         h.part_size = 3;
-        let index = "file:///w/site/index.html";
-        let sub = "file:///w/site/sub/a%20b.html";
-        let gone = "file:///w/site/gone.html";
-        h.lines.insert(index.into(), vec![3, 7, 9, 0]);
-        h.lines.insert(sub.into(), vec![5]);
-        let mut broken = fixtures::result(gone, Category::Broken);
-        broken.error = Some("file not found".into());
-        h.run_task(
-            fixtures::run(784_111_777),
-            fixtures::task("Site", index),
-            vec![
-                (fixtures::result(index, Category::Ok), Role::Document),
-                (fixtures::result(sub, Category::Ok), Role::Document),
-                (broken, Role::Leaf),
-                (
-                    fixtures::result("http://b.example/old", Category::Moved),
-                    Role::Leaf,
-                ),
-            ],
-            vec![
-                fixtures::document(
-                    index,
-                    "Home",
-                    &[
-                        (sub, RefKind::Anchor, "A B"),
-                        (gone, RefKind::Anchor, "gone"),
-                        (
-                            "file:///w/site/sub/a%20b.html#team",
-                            RefKind::Anchor,
-                            "team",
-                        ),
-                        ("http://b.example/old", RefKind::Anchor, "old"),
-                    ],
-                ),
-                fixtures::document(sub, "A B", &[(gone, RefKind::Image, "")]),
-            ],
-            vec![
-                finding(
-                    "broken",
-                    gone,
-                    Some(index),
-                    "broken: file not found",
-                    Severity::Error,
-                ),
-                finding(
-                    BROKEN_FRAGMENT,
-                    "file:///w/site/sub/a%20b.html#team",
-                    Some(index),
-                    "no element with id or name \"team\" in file:///w/site/sub/a%20b.html",
-                    Severity::Warning,
-                ),
-                finding(
-                    "bad-html",
-                    sub,
-                    None,
-                    "no-title ×1 (the document has no title)",
-                    Severity::Info,
-                ),
-                finding(
-                    "moved",
-                    "http://b.example/old",
-                    Some(index),
-                    "moved to http://b.example/new (301)",
-                    Severity::Warning,
-                ),
-            ],
-        )
-        .unwrap();
+        h.run_case(fixtures::run(784_111_777), fixtures::linked_file_tree())
+            .unwrap();
         // The file names are decoded; the `%` of a URL in a message is escaped.
         assert_eq!(
             h.output.text("annotations.txt").unwrap(),

@@ -45,9 +45,7 @@ use spinneret_sdk::reporter::*;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-pub mod places;
-
-use places::Places;
+use spinneret_sdk::places::{self, Places};
 
 /// The JSON schema the log names.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -356,74 +354,7 @@ mod tests {
         let mut h = ReporterHarness::<SarifReport>::new(r#"{"base": "file:///w/site"}"#).unwrap();
         // The index comes in two parts: its fourth link is in the second.
         h.part_size = 3;
-        let index = "file:///w/site/index.html";
-        let sub = "file:///w/site/sub/a%20b.html";
-        let gone = "file:///w/site/gone.html";
-        h.lines.insert(index.into(), vec![3, 7, 9, 0]);
-        h.lines.insert(sub.into(), vec![5]);
-        let mut broken = fixtures::result(gone, Category::Broken);
-        broken.error = Some("file not found".into());
-        h.run_task(
-            run(),
-            fixtures::task("Site", index),
-            vec![
-                (fixtures::result(index, Category::Ok), Role::Document),
-                (fixtures::result(sub, Category::Ok), Role::Document),
-                (broken, Role::Leaf),
-                (
-                    fixtures::result("http://b.example/old", Category::Moved),
-                    Role::Leaf,
-                ),
-            ],
-            vec![
-                fixtures::document(
-                    index,
-                    "Home",
-                    &[
-                        (sub, RefKind::Anchor, "A B"),
-                        (gone, RefKind::Anchor, "gone"),
-                        (
-                            "file:///w/site/sub/a%20b.html#team",
-                            RefKind::Anchor,
-                            "team",
-                        ),
-                        ("http://b.example/old", RefKind::Anchor, "old"),
-                    ],
-                ),
-                fixtures::document(sub, "A B", &[(gone, RefKind::Image, "")]),
-            ],
-            vec![
-                finding(
-                    "broken",
-                    gone,
-                    Some(index),
-                    "broken: file not found",
-                    Severity::Error,
-                ),
-                finding(
-                    BROKEN_FRAGMENT,
-                    "file:///w/site/sub/a%20b.html#team",
-                    Some(index),
-                    "no element with id or name \"team\" in file:///w/site/sub/a%20b.html",
-                    Severity::Warning,
-                ),
-                finding(
-                    "bad-html",
-                    sub,
-                    None,
-                    "no-title ×1 (the document has no title)",
-                    Severity::Info,
-                ),
-                finding(
-                    "moved",
-                    "http://b.example/old",
-                    Some(index),
-                    "moved to http://b.example/new (301)",
-                    Severity::Warning,
-                ),
-            ],
-        )
-        .unwrap();
+        h.run_case(run(), fixtures::linked_file_tree()).unwrap();
         let text = h.output.text("report.sarif").unwrap();
         assert_eq!(
             lines(&text),

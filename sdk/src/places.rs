@@ -1,12 +1,12 @@
-//! Where a finding is shown: what a report keeps while the documents come,
-//! so that each finding can name the file and line of every link to its
-//! URL without the report holding every reference, and how a `file:` URL
-//! is named relative to the configured `base`. (The same module is in
-//! `sarif-report` and `github-annotations`.)
+//! Where a finding is shown, for reports that point at a file and line
+//! (`sarif-report`, `github-annotations`): what a report keeps while the
+//! documents come, so that each finding can name the file and line of
+//! every link to its URL without the report holding every reference, and
+//! how a `file:` URL is named relative to a configured `base`.
 
+use crate::reporter::*;
+use crate::urls::Url;
 use serde_json::Value;
-use spinneret_sdk::reporter::*;
-use spinneret_sdk::urls::Url;
 use std::collections::HashMap;
 
 /// The finding kinds about following a link, shown at each link to the

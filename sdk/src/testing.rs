@@ -117,6 +117,19 @@ pub mod fixtures {
         }
     }
 
+    /// A finding of `kind` about `url`, of `severity`.
+    pub fn finding_with(
+        kind: &str,
+        url: &str,
+        referrer: Option<&str>,
+        message: &str,
+        severity: Severity,
+    ) -> Finding {
+        let mut f = finding(kind, url, referrer, message);
+        f.severity = severity;
+        f
+    }
+
     /// A policy's candidate: `url` referred to by an ordinary link.
     #[cfg(feature = "policy")]
     pub fn candidate(url: &str) -> crate::policy::Candidate {
@@ -223,12 +236,6 @@ pub mod fixtures {
     #[cfg(feature = "reporter")]
     pub fn linked_file_tree() -> super::TaskCase {
         use std::collections::HashMap;
-        let found =
-            |kind: &str, url: &str, referrer: Option<&str>, message: &str, severity: Severity| {
-                let mut f = finding(kind, url, referrer, message);
-                f.severity = severity;
-                f
-            };
         let mut lines = HashMap::new();
         let index = "file:///w/site/index.html";
         let sub = "file:///w/site/sub/a%20b.html";
@@ -266,33 +273,97 @@ pub mod fixtures {
                 document(sub, "A B", &[(gone, RefKind::Image, "")]),
             ],
             findings: vec![
-                found(
+                finding_with(
                     "broken",
                     gone,
                     Some(index),
                     "broken: file not found",
                     Severity::Error,
                 ),
-                found(
+                finding_with(
                     crate::reporter::BROKEN_FRAGMENT,
                     "file:///w/site/sub/a%20b.html#team",
                     Some(index),
                     "no element with id or name \"team\" in file:///w/site/sub/a%20b.html",
                     Severity::Warning,
                 ),
-                found(
+                finding_with(
                     "bad-html",
                     sub,
                     None,
                     "no-title ×1 (the document has no title)",
                     Severity::Info,
                 ),
-                found(
+                finding_with(
                     "moved",
                     "http://b.example/old",
                     Some(index),
                     "moved to http://b.example/new (301)",
                     Severity::Warning,
+                ),
+            ],
+            lines,
+        }
+    }
+
+    /// The web's counterpart of [`linked_file_tree`]: a page,
+    /// `http://a.example/`, whose links on lines 4 and 6 go to a missing
+    /// page and a forbidden one, with a broken fragment as the host tells
+    /// it (the page with the link, no link named) and a plugin's failure.
+    #[cfg(feature = "reporter")]
+    pub fn linked_web_page() -> super::TaskCase {
+        let mut lines = std::collections::HashMap::new();
+        let top = "http://a.example/";
+        lines.insert(top.into(), vec![4, 6]);
+        let mut gone = result("http://a.example/gone", Category::Broken);
+        gone.error = Some("HTTP 404 Not Found".into());
+        let mut secret = result("http://a.example/secret", Category::Blocked);
+        secret.error = Some("HTTP 403 Forbidden".into());
+        super::TaskCase {
+            task: task("Web", top),
+            results: vec![
+                (result(top, Category::Ok), crate::reporter::Role::Document),
+                (gone, crate::reporter::Role::Leaf),
+                (secret, crate::reporter::Role::Leaf),
+            ],
+            documents: vec![document(
+                top,
+                "Home",
+                &[
+                    ("http://a.example/gone", RefKind::Anchor, "gone"),
+                    ("http://a.example/secret", RefKind::Anchor, "secret"),
+                ],
+            )],
+            findings: vec![
+                finding_with(
+                    "broken",
+                    "http://a.example/gone",
+                    Some(top),
+                    "broken: HTTP 404 Not Found",
+                    Severity::Error,
+                ),
+                finding_with(
+                    "blocked",
+                    "http://a.example/secret",
+                    Some(top),
+                    "blocked: HTTP 403 Forbidden",
+                    Severity::Warning,
+                ),
+                // As the host tells a broken fragment: no link named,
+                // only the page with it.
+                finding_with(
+                    crate::reporter::BROKEN_FRAGMENT,
+                    "http://a.example/other#x",
+                    Some(top),
+                    "no element with id or name \"x\" in http://a.example/other",
+                    Severity::Warning,
+                ),
+                finding_with(
+                    "plugin-failure",
+                    top,
+                    None,
+                    "soft-404: cut off at its deadline",
+                    Severity::Error,
                 ),
             ],
             lines,

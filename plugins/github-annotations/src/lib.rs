@@ -232,18 +232,6 @@ mod tests {
     use super::*;
     use spinneret_sdk::testing::{ReporterHarness, fixtures};
 
-    fn finding(
-        kind: &str,
-        url: &str,
-        referrer: Option<&str>,
-        message: &str,
-        severity: Severity,
-    ) -> Finding {
-        let mut f = fixtures::finding(kind, url, referrer, message);
-        f.severity = severity;
-        f
-    }
-
     #[test]
     fn an_annotation_at_each_link_with_its_file_and_line() {
         let mut h =
@@ -266,62 +254,8 @@ mod tests {
     #[test]
     fn a_site_on_the_web_is_named_in_the_messages() {
         let mut h = ReporterHarness::<GithubAnnotations>::new(r#"{"base": "file:///w/"}"#).unwrap();
-        let top = "http://a.example/";
-        h.lines.insert(top.into(), vec![4, 6]);
-        let mut gone = fixtures::result("http://a.example/gone", Category::Broken);
-        gone.error = Some("HTTP 404 Not Found".into());
-        let mut secret = fixtures::result("http://a.example/secret", Category::Blocked);
-        secret.error = Some("HTTP 403 Forbidden".into());
-        h.run_task(
-            fixtures::run(784_111_777),
-            fixtures::task("Web", top),
-            vec![
-                (fixtures::result(top, Category::Ok), Role::Document),
-                (gone, Role::Leaf),
-                (secret, Role::Leaf),
-            ],
-            vec![fixtures::document(
-                top,
-                "Home",
-                &[
-                    ("http://a.example/gone", RefKind::Anchor, "gone"),
-                    ("http://a.example/secret", RefKind::Anchor, "secret"),
-                ],
-            )],
-            vec![
-                finding(
-                    "broken",
-                    "http://a.example/gone",
-                    Some(top),
-                    "broken: HTTP 404 Not Found",
-                    Severity::Error,
-                ),
-                finding(
-                    "blocked",
-                    "http://a.example/secret",
-                    Some(top),
-                    "blocked: HTTP 403 Forbidden",
-                    Severity::Warning,
-                ),
-                // As the host tells a broken fragment: no link named,
-                // only the page with it.
-                finding(
-                    BROKEN_FRAGMENT,
-                    "http://a.example/other#x",
-                    Some(top),
-                    "no element with id or name \"x\" in http://a.example/other",
-                    Severity::Warning,
-                ),
-                finding(
-                    "plugin-failure",
-                    top,
-                    None,
-                    "soft-404: cut off at its deadline",
-                    Severity::Error,
-                ),
-            ],
-        )
-        .unwrap();
+        h.run_case(fixtures::run(784_111_777), fixtures::linked_web_page())
+            .unwrap();
         assert_eq!(
             h.output.text("annotations.txt").unwrap(),
             "::error title=Broken link::http://a.example/gone: broken: HTTP 404 Not Found (linked from http://a.example/, line 4)\n\
@@ -374,14 +308,14 @@ mod tests {
                 ),
             ],
             vec![
-                finding(
+                fixtures::finding_with(
                     "broken",
                     "http://a.example/%41,:",
                     Some(outside),
                     "broken: HTTP 404 \"Not\r\nFound\"",
                     Severity::Error,
                 ),
-                finding(
+                fixtures::finding_with(
                     "note:a,b",
                     page,
                     None,

@@ -330,18 +330,6 @@ mod tests {
         run
     }
 
-    fn finding(
-        kind: &str,
-        url: &str,
-        referrer: Option<&str>,
-        message: &str,
-        severity: Severity,
-    ) -> Finding {
-        let mut f = fixtures::finding(kind, url, referrer, message);
-        f.severity = severity;
-        f
-    }
-
     /// The log's lines, after checking that it is one JSON document.
     fn lines(text: &str) -> Vec<&str> {
         let parsed: Result<Value, _> = serde_json::from_str(text);
@@ -380,62 +368,7 @@ mod tests {
     #[test]
     fn a_site_on_the_web_is_located_by_absolute_urls() {
         let mut h = ReporterHarness::<SarifReport>::new("").unwrap();
-        let top = "http://a.example/";
-        h.lines.insert(top.into(), vec![4, 6]);
-        let mut gone = fixtures::result("http://a.example/gone", Category::Broken);
-        gone.error = Some("HTTP 404 Not Found".into());
-        let mut secret = fixtures::result("http://a.example/secret", Category::Blocked);
-        secret.error = Some("HTTP 403 Forbidden".into());
-        h.run_task(
-            run(),
-            fixtures::task("Web", top),
-            vec![
-                (fixtures::result(top, Category::Ok), Role::Document),
-                (gone, Role::Leaf),
-                (secret, Role::Leaf),
-            ],
-            vec![fixtures::document(
-                top,
-                "Home",
-                &[
-                    ("http://a.example/gone", RefKind::Anchor, "gone"),
-                    ("http://a.example/secret", RefKind::Anchor, "secret"),
-                ],
-            )],
-            vec![
-                finding(
-                    "broken",
-                    "http://a.example/gone",
-                    Some(top),
-                    "broken: HTTP 404 Not Found",
-                    Severity::Error,
-                ),
-                finding(
-                    "blocked",
-                    "http://a.example/secret",
-                    Some(top),
-                    "blocked: HTTP 403 Forbidden",
-                    Severity::Warning,
-                ),
-                // As the host tells a broken fragment: no link named,
-                // only the page with it.
-                finding(
-                    BROKEN_FRAGMENT,
-                    "http://a.example/other#x",
-                    Some(top),
-                    "no element with id or name \"x\" in http://a.example/other",
-                    Severity::Warning,
-                ),
-                finding(
-                    "plugin-failure",
-                    top,
-                    None,
-                    "soft-404: cut off at its deadline",
-                    Severity::Error,
-                ),
-            ],
-        )
-        .unwrap();
+        h.run_case(run(), fixtures::linked_web_page()).unwrap();
         let text = h.output.text("report.sarif").unwrap();
         assert_eq!(
             lines(&text)[6..],
@@ -489,7 +422,13 @@ mod tests {
             fixtures::task("T \"1\"\n", url),
             vec![(fixtures::result(url, Category::Ok), Role::Document)],
             vec![fixtures::document(url, "<T>", &[])],
-            vec![finding("note:a,b", url, None, message, Severity::Warning)],
+            vec![fixtures::finding_with(
+                "note:a,b",
+                url,
+                None,
+                message,
+                Severity::Warning,
+            )],
         )
         .unwrap();
         let text = h.output.text("report.sarif").unwrap();

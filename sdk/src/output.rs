@@ -50,6 +50,12 @@ impl Output for HostOutput {
         host::write(path, contents)
     }
     fn append(&mut self, path: &str, contents: &[u8]) -> Result<(), String> {
+        // Nothing to add: no host call, and the gathered piece of another
+        // path is not cut short (a report writing to several files in turn
+        // often has nothing for one of them).
+        if contents.is_empty() {
+            return Ok(());
+        }
         if self.buffer.as_ref().is_some_and(|(p, _)| p != path) {
             self.flush()?;
         }

@@ -474,9 +474,9 @@ impl Task {
 
     /// Write the change tables up to kind `upto`, whose table is left open
     /// (all the remaining ones when `None`): an open table closed, each kind
-    /// before it that has no finding said to have none.
+    /// before it that has no finding said to have none. (The documents'
+    /// part is closed by the caller: this writes the changes' part.)
     fn changes_until(&mut self, h: &mut String, upto: Option<&str>) {
-        self.close_document(h);
         let (mut done, open) = match self.changes {
             Some(c) => c,
             None => {

@@ -24,6 +24,7 @@ fn main() {
         "recording-policy",
         "request-hook",
         "legacy-api",
+        "legacy-api-0-3",
     ] {
         let file = build_component(name, &target_dir);
         let var = format!("TEST_PLUGIN_{}", name.replace('-', "_").to_uppercase());

@@ -1,7 +1,10 @@
-//! A plugin built against plugin API 0.2.0 keeps running on a host whose
-//! newest API is 0.3.0: each world's runner takes the 0.2 component and
-//! converts what its interface defines. The fixture (`tests/plugins/legacy-api`)
-//! is built straight from `wit/since_v0.2.0` and exports every 0.2 world.
+//! Plugins built against plugin APIs 0.2.0 and 0.3.0 keep running on a
+//! host whose newest API is 0.4.0: each world's runner takes the older
+//! component and converts what its interface defines. The fixtures are
+//! built straight from the older WIT and export every world of their
+//! version: `tests/plugins/legacy-api` from `wit/since_v0.2.0`,
+//! `tests/plugins/legacy-api-0-3` from `wit/since_v0.3.0`. The worlds the
+//! two versions define alike are tested on both.
 
 use crate::common::{expect_exit, plugin_run, plugin_task, spinneret, text};
 use spinneret_core::model::{Category, CheckResult};
@@ -19,6 +22,10 @@ use spinneret_plugin_host::search::{SearchAnswer, SearchEnginePlugin, option_nam
 use std::sync::Arc;
 
 const LEGACY: &str = env!("TEST_PLUGIN_LEGACY_API");
+const LEGACY_0_3: &str = env!("TEST_PLUGIN_LEGACY_API_0_3");
+
+/// Each fixture and the API version it was built against.
+const FIXTURES: [(&str, &str); 2] = [(LEGACY, "0.2"), (LEGACY_0_3, "0.3")];
 
 struct Legacy {
     engine: Arc<PluginEngine>,
@@ -28,8 +35,12 @@ struct Legacy {
 
 impl Legacy {
     fn load() -> Legacy {
+        Legacy::load_from(LEGACY)
+    }
+
+    fn load_from(path: &str) -> Legacy {
         let engine = Arc::new(PluginEngine::new().unwrap());
-        let component = engine.compile(&std::fs::read(LEGACY).unwrap()).unwrap();
+        let component = engine.compile(&std::fs::read(path).unwrap()).unwrap();
         Legacy {
             engine,
             component,
@@ -56,15 +67,24 @@ fn outcome(url: &str, hash: &str) -> wit::CheckResult {
 }
 
 #[test]
-fn the_fixture_was_built_against_0_2_0() {
-    let l = Legacy::load();
-    let id = identify(&l.engine, &l.component).unwrap();
-    assert_eq!((id.kind, id.api), (PluginKind::SearchEngine, (0, 2, 0)));
+fn the_fixtures_were_built_against_0_2_0_and_0_3_0() {
+    let api = |path| {
+        let l = Legacy::load_from(path);
+        let id = identify(&l.engine, &l.component).unwrap();
+        (id.kind, id.api)
+    };
+    assert_eq!(api(LEGACY), (PluginKind::SearchEngine, (0, 2, 0)));
+    assert_eq!(api(LEGACY_0_3), (PluginKind::SearchEngine, (0, 3, 0)));
 }
 
 #[test]
-fn a_0_2_reporter_is_handed_its_task() {
-    let l = Legacy::load();
+fn a_0_2_and_a_0_3_reporter_are_handed_their_task() {
+    for (path, _) in FIXTURES {
+        reporter_is_handed_its_task(&Legacy::load_from(path));
+    }
+}
+
+fn reporter_is_handed_its_task(l: &Legacy) {
     let plugin = ReporterPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
     let run = plugin_run();
     let counts = TaskCounts {
@@ -106,8 +126,13 @@ fn a_0_2_reporter_is_handed_its_task() {
 }
 
 #[test]
-fn a_0_2_detector_compares_snapshots() {
-    let l = Legacy::load();
+fn a_0_2_and_a_0_3_detector_compare_snapshots() {
+    for (path, _) in FIXTURES {
+        detector_compares_snapshots(&Legacy::load_from(path));
+    }
+}
+
+fn detector_compares_snapshots(l: &Legacy) {
     let mut d = DetectorPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
     assert_eq!(
         d.needs().unwrap().as_array(),
@@ -168,8 +193,13 @@ fn a_0_2_detector_compares_snapshots() {
 }
 
 #[test]
-fn a_0_2_policy_decides() {
-    let l = Legacy::load();
+fn a_0_2_and_a_0_3_policy_decide() {
+    for (path, _) in FIXTURES {
+        policy_decides(&Legacy::load_from(path));
+    }
+}
+
+fn policy_decides(l: &Legacy) {
     let mut p = PolicyPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
     let uses = p.context_use().unwrap();
     use spinneret_plugin_host::policy::PolicyContextUse as U;
@@ -207,8 +237,13 @@ fn a_0_2_policy_decides() {
 }
 
 #[test]
-fn a_0_2_fetch_hook_sees_requests_and_responses() {
-    let l = Legacy::load();
+fn a_0_2_and_a_0_3_fetch_hook_see_requests_and_responses() {
+    for (path, api) in FIXTURES {
+        fetch_hook_sees_requests_and_responses(&Legacy::load_from(path), api);
+    }
+}
+
+fn fetch_hook_sees_requests_and_responses(l: &Legacy, api: &str) {
     let mut h = FetchHookPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
     use spinneret_plugin_host::fetch_hook::HookInterests as I;
     assert_eq!(
@@ -226,7 +261,7 @@ fn a_0_2_fetch_hook_sees_requests_and_responses() {
     ));
     assert!(matches!(
         h.before_request(&request("http://a.example/")).unwrap(),
-        HookVerdict::Proceed(headers) if headers == [("x-legacy".to_string(), "0.2".to_string())]
+        HookVerdict::Proceed(headers) if headers == [("x-legacy".to_string(), api.to_string())]
     ));
     let response = HookResponse {
         status: 200,
@@ -244,8 +279,13 @@ fn a_0_2_fetch_hook_sees_requests_and_responses() {
 }
 
 #[test]
-fn a_0_2_parser_reads_its_format() {
-    let l = Legacy::load();
+fn a_0_2_and_a_0_3_parser_read_their_format() {
+    for (path, _) in FIXTURES {
+        parser_reads_its_format(&Legacy::load_from(path));
+    }
+}
+
+fn parser_reads_its_format(l: &Legacy) {
     let mut p = ParserPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
     assert!(p.accepts("text/uri-list", "http://a.example/l").unwrap());
     assert!(!p.accepts("text/html", "http://a.example/").unwrap());
@@ -327,4 +367,97 @@ fn a_0_2_search_engine_runs_in_the_sandbox_and_from_the_cli() {
         .map(|r| r.path)
         .collect();
     assert_eq!(asked, ["/find?q=link+rot&n=3"]);
+}
+
+#[test]
+fn a_0_3_search_engine_maps_its_options_and_says_when_it_found_nothing() {
+    let l = Legacy::load_from(LEGACY_0_3);
+    let mut s = SearchEnginePlugin::new(
+        l.sandbox(serde_json::json!({"base": "http://engine.test/"})),
+        &l.component,
+    )
+    .unwrap();
+    assert_eq!(option_names(s.supports().unwrap()), ["language", "phrase"]);
+    let mut options = spinneret::app::query::plain_options(5);
+    options.language = Some("de".into());
+    options.phrase = Some("dead links".into());
+    assert_eq!(
+        s.query_url(&["rot".into()], &options).unwrap(),
+        "http://engine.test/find?q=rot+%22dead+links%22&n=5&lang=de"
+    );
+    match s
+        .parse_results(b"http://a.example/\tA\n", "text/plain")
+        .unwrap()
+    {
+        SearchAnswer::Hits(hits) => {
+            let got: Vec<(u32, &str, &str)> = hits
+                .iter()
+                .map(|h| (h.rank, h.url.as_str(), h.title.as_str()))
+                .collect();
+            assert_eq!(got, [(1, "http://a.example/", "A")]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(
+            s.parse_results(b"No results\n", "text/plain").unwrap(),
+            SearchAnswer::NoResults(why) if why == "No results"
+        ),
+        "0.3's answer comes through as the engine's own words"
+    );
+}
+
+#[test]
+fn a_0_3_collection_index_is_handed_its_run() {
+    use spinneret_plugin_host::collection_index::{
+        Change, Collection, CollectionIndexPlugin, GonePage, Interest, MainPage,
+    };
+    let l = Legacy::load_from(LEGACY_0_3);
+    let index = CollectionIndexPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
+    let run = Collection {
+        id: 3,
+        profile: "news".into(),
+        started_at: 1_795_000_000,
+        warc: None,
+        interests: vec![Interest {
+            category: "rust".into(),
+            engines: vec!["searxng".into()],
+        }],
+        host_version: "0.1.0".into(),
+    };
+    let page = |url: &str, change| MainPage {
+        category: "rust".into(),
+        url: url.into(),
+        title: None,
+        local: None,
+        bytes: 10,
+        found_by: vec![],
+        change,
+        findings: vec![],
+        problem: None,
+    };
+    let gone = GonePage {
+        category: "rust".into(),
+        url: "http://a.example/old".into(),
+        title: None,
+    };
+    let mirror = tempfile::tempdir().unwrap();
+    index
+        .write_index(
+            &run,
+            &[
+                page("http://a.example/", Change::Carried),
+                page("http://a.example/b", Change::New),
+            ],
+            &[gone],
+            &["index.html".into(), "rust/index.html".into()],
+            mirror.path().to_path_buf(),
+            1 << 20,
+        )
+        .unwrap();
+    let stored = l.kv.changed().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&stored["index"]),
+        "profile=news pages=2 gone=1 paths=index.html,rust/index.html first=http://a.example/ (carried)"
+    );
 }

@@ -589,7 +589,7 @@ const STYLE: &str =
     "body { font-family: sans-serif; max-width: 72rem; margin: 1rem auto; padding: 0 1rem; }
 table { border-collapse: collapse; margin: .5rem 0; display: block; max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: .2rem .4rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
-dd, li, p { overflow-wrap: anywhere; }
+h1, dd, li, p { overflow-wrap: anywhere; }
 tr.broken td { background: #fdd; }
 tr.moved td { background: #ffd; }
 tr.blocked td, tr.avoided td { background: #eee; }
@@ -598,6 +598,21 @@ dt { font-weight: bold; }
 article.document { border-top: 2px solid #888; margin-top: 1.5rem; }
 tr.expiring td { background: #fed; }
 tr.more td { font-style: italic; }
+@media (max-width: 40rem) {
+  body { margin: .5rem auto; }
+  h1 { font-size: 1.3rem; margin: .3rem 0; }
+  h2 { font-size: 1.2rem; margin: .8rem 0 .3rem; }
+  h3 { font-size: 1rem; margin: .6rem 0 .2rem; }
+  #generated dl { display: block; font-size: .9rem; }
+  #generated dt { display: inline; }
+  #generated dt::after { content: \": \"; }
+  #generated dd { display: inline; margin: 0; }
+  #generated dd::after { content: \"\"; display: block; }
+  #summary tbody { display: flex; flex-wrap: wrap; gap: .2rem; }
+  #summary tr { display: flex; }
+  #summary ul { padding: 0; }
+  #summary li { display: inline-block; margin-right: .8rem; }
+}
 ";
 
 impl Reporter for MomspiderIndex {

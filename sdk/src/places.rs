@@ -1,18 +1,33 @@
 //! Where a finding is shown, for reports that point at a file and line
 //! (`sarif-report`, `github-annotations`): what a report keeps while the
-//! documents come, so that each finding can name the file and line of
-//! every link to its URL without the report holding every reference, and
-//! how a `file:` URL is named relative to a configured `base`.
+//! documents come (each document's URL and its references' lines, not the
+//! references), so that each finding can name the file and line of every
+//! link to its URL, and how a `file:` URL is named relative to a
+//! configured `base`.
 
 use crate::reporter::*;
 use crate::urls::Url;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// The finding kinds about following a link, shown at each link to the
 /// finding's URL. Any other kind (`expiring`, `bad-html`,
 /// `content-changed`, …) is about the URL itself and is shown there.
 pub const LINK_KINDS: [&str; 4] = ["broken", "blocked", "moved", BROKEN_FRAGMENT];
+
+/// The finding kinds a report that points at files leaves out unless its
+/// `omit` setting says otherwise: news, not something to fix (and a CI
+/// checkout writes every file today, so each would be "recently modified").
+pub const OMITTED_BY_DEFAULT: [&str; 1] = ["recently-modified"];
+
+/// The `omit` setting of `config`: the finding kinds the report leaves
+/// out; [`OMITTED_BY_DEFAULT`] when absent, none when `[]`. Refused, with
+/// a message naming `plugin`, when it is not a list of strings.
+pub fn omitted(plugin: &str, config: &Value) -> Result<Vec<String>, String> {
+    match config.get("omit") {
+        None => Ok(OMITTED_BY_DEFAULT.map(String::from).to_vec()),
+        Some(_) => crate::settings::strings(plugin, config, "omit"),
+    }
+}
 
 /// A place to show a finding at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,57 +41,49 @@ pub struct Spot {
     pub linking: bool,
 }
 
-/// What a task's report keeps of its documents: only what a finding can
-/// point at.
+/// What a task's report keeps of its documents to point at a reference:
+/// each document's URL and the line of each of its references, 4 bytes
+/// a reference. Every reference is kept, since a link whose target is ok
+/// can still be the place of a finding (a broken fragment).
 #[derive(Debug, Default)]
 pub struct Places {
-    /// The URL of each document with a reference a finding can be about,
-    /// by number (document 1 first); empty for the others.
+    /// The URL of each document, by number (document 1 first).
     urls: Vec<Box<str>>,
-    /// The line (never 0) of each reference a finding can be about, by
-    /// document and reference number: a reference whose target is not ok
-    /// (broken, blocked, moved, …) or has a fragment.
-    lines: HashMap<(u32, u32), u32>,
+    /// The line of each reference of each document, by number, then
+    /// reference (0 when not known); empty when none of its lines is known.
+    lines: Vec<Vec<u32>>,
 }
 
 impl Places {
-    /// Keep what findings can point at in a document, or in a part of one.
+    /// Keep the URL of a document and the lines of its references, or of
+    /// a part of them.
     pub fn add(&mut self, d: &TaskDocument) {
         let Some(i) = (d.number as usize).checked_sub(1) else {
             return;
         };
-        let mut any = false;
-        for (j, r) in d.document.references.iter().enumerate() {
-            let pointed = r.target.contains('#')
-                || d.targets
-                    .get(j)
-                    .is_none_or(|t| t.category != Some(Category::Ok));
-            if !pointed {
-                continue;
-            }
-            any = true;
-            if let Some(&line) = d.lines.get(j)
-                && line != 0
-            {
-                let reference = d.first_reference + j as u32 + 1;
-                self.lines.insert((d.number, reference), line);
-            }
+        if self.urls.len() <= i {
+            self.urls.resize(i + 1, Box::default());
+            self.lines.resize(i + 1, Vec::new());
         }
-        if any {
-            if self.urls.len() <= i {
-                self.urls.resize(i + 1, Box::default());
-            }
-            if self.urls[i].is_empty() {
-                self.urls[i] = d.document.url.as_str().into();
-            }
+        if self.urls[i].is_empty() {
+            self.urls[i] = d.document.url.as_str().into();
+        }
+        if d.lines.iter().any(|&l| l != 0) {
+            let lines = &mut self.lines[i];
+            lines.resize(d.first_reference as usize, 0);
+            lines.extend_from_slice(&d.lines);
+        }
+        if d.last_part {
+            self.lines[i].shrink_to_fit();
         }
     }
 
     /// Where to show `f`. A finding about following a link: each link to
-    /// its URL (the referring document and the link's line); when the
-    /// host names none (a broken fragment), the document that refers to
-    /// it; when there is none either (a broken top), the URL itself. Any
-    /// other finding: its URL.
+    /// its URL (the referring document and the link's line; for a broken
+    /// fragment, the referrer's link to the target page); when the host
+    /// names none (the document did not come), the referrer; when there is
+    /// none either (a broken top), the URL itself. Any other finding: its
+    /// URL.
     pub fn spots(&self, f: &TaskFinding) -> Vec<Spot> {
         let finding = &f.finding;
         if LINK_KINDS.contains(&finding.kind.as_str()) {
@@ -111,9 +118,9 @@ impl Places {
         }
         Some(Spot {
             url: url.to_string(),
-            line: self
-                .lines
-                .get(&(p.document, p.reference))
+            line: (p.reference as usize)
+                .checked_sub(1)
+                .and_then(|r| self.lines[p.document as usize - 1].get(r))
                 .copied()
                 .unwrap_or(0),
             linking: true,

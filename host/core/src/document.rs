@@ -161,8 +161,9 @@ pub struct ParsedDocument {
     /// `None` when they are not known (too many, or a parser plugin's parse).
     pub anchors: Option<Vec<String>>,
     /// The fragments its links point at: (place in `references`, the
-    /// fragment as the URL has it, percent-encoded), each pair once. Only
+    /// fragment as the URL has it, percent-encoded, and the line of the
+    /// first link to it, from 1; 0 when not known), each pair once. Only
     /// `<a>` and `<area>` links, and not `#top`, text directives (`#:~:`) or
     /// an application's routes (`#/…`, `#!…`).
-    pub fragments: Vec<(usize, String)>,
+    pub fragments: Vec<(usize, String, u32)>,
 }

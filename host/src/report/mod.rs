@@ -638,6 +638,24 @@ fn report_share(
                     }
                 }
             }
+            // A broken fragment is about the links of one document (its
+            // referrer) to the target page: its places are the referrer's
+            // references to the page, and their line is that of the first
+            // link to a place the page lacks. By referrer: (page, line).
+            let mut fragment_targets: foldhash::HashMap<i64, SmallVec<[(i64, u32); 2]>> =
+                foldhash::HashMap::default();
+            for b in &stage.broken_fragments {
+                let targets = fragment_targets.entry(b.source_id).or_default();
+                match targets.iter_mut().find(|(t, _)| *t == b.target_id) {
+                    Some((_, line)) if *line == 0 || (b.line != 0 && b.line < *line) => {
+                        *line = b.line;
+                    }
+                    Some(_) => {}
+                    None => targets.push((b.target_id, b.line)),
+                }
+            }
+            let mut fragment_places: Vec<foldhash::HashMap<(i64, i64), Vec<Place>>> =
+                vec![foldhash::HashMap::default(); n];
             let mut batches: Vec<(Vec<TaskDocument>, usize)> =
                 (0..n).map(|_| (Vec::new(), 0)).collect();
             let scan = match reporting.iter().any(|&t| wanting(t, Wants::LINES)) {
@@ -669,7 +687,18 @@ fn report_share(
                     }
                     // The targets' ids and the lines, before the document's strings move.
                     let links: Vec<i64> = d.links.iter().map(|l| l.0).collect();
-                    let lines = std::mem::take(&mut d.lines);
+                    let mut lines = std::mem::take(&mut d.lines);
+                    let fragments = fragment_targets.get(&id);
+                    if let Some(fragments) = fragments {
+                        for (j, target) in links.iter().enumerate() {
+                            if let Some(&(_, line)) = fragments.iter().find(|(t, _)| t == target)
+                                && line != 0
+                                && let Some(l) = lines.get_mut(j)
+                            {
+                                *l = line;
+                            }
+                        }
+                    }
                     let mut doc = Some(wit_document(store, reach, &result.url, d)?);
                     let mut outcome = Some(into_wit_result(result));
                     for (k, &(t, number)) in takers.iter().enumerate() {
@@ -679,11 +708,18 @@ fn report_share(
                             p.0 = Some(number);
                         }
                         for (j, target) in links.iter().enumerate() {
+                            let place = Place {
+                                document: number,
+                                reference: j as u32 + 1,
+                            };
                             if let Some(p) = places[t].get_mut(target) {
-                                p.1.push(Place {
-                                    document: number,
-                                    reference: j as u32 + 1,
-                                });
+                                p.1.push(place);
+                            }
+                            if fragments.is_some_and(|f| f.iter().any(|(t, _)| t == target)) {
+                                fragment_places[t]
+                                    .entry((id, *target))
+                                    .or_default()
+                                    .push(place);
                             }
                         }
                         let targets = |links: &[i64]| match wanting(t, Wants::TARGETS) {
@@ -753,6 +789,22 @@ fn report_share(
             for (t, (batch, _)) in batches.iter_mut().enumerate() {
                 dispatch.flush(t, batch, true, Work::Documents)?;
             }
+            // A broken fragment's finding by (referrer, target, fragment).
+            let fragment_links: foldhash::HashMap<(&str, &str, &str), (i64, i64)> = stage
+                .broken_fragments
+                .iter()
+                .map(|b| {
+                    let key = (b.source.as_str(), b.target.as_str(), b.fragment.as_str());
+                    (key, (b.source_id, b.target_id))
+                })
+                .collect();
+            let fragment_link = |f: &wit::Finding| {
+                let (target, fragment) = f.url.split_once('#')?;
+                let key = (f.referrer.as_deref()?, target, fragment);
+                (f.kind == fragments::BROKEN_FRAGMENT_KIND)
+                    .then(|| fragment_links.get(&key).copied())
+                    .flatten()
+            };
             for &t in &reporting {
                 let mut batch = Vec::new();
                 let told = match wanting(t, Wants::FINDINGS) {
@@ -760,11 +812,20 @@ fn report_share(
                     false => &[],
                 };
                 for (i, f) in told.iter().enumerate() {
-                    let (document, referred_from) = finding_ids
-                        .get(f.url.as_str())
-                        .and_then(|id| places[t].get(id))
-                        .cloned()
-                        .unwrap_or_default();
+                    let (document, referred_from) = match fragment_link(f) {
+                        Some((source, target)) => (
+                            reach.tasks[t].numbers.get(&target).copied(),
+                            fragment_places[t]
+                                .get(&(source, target))
+                                .cloned()
+                                .unwrap_or_default(),
+                        ),
+                        None => finding_ids
+                            .get(f.url.as_str())
+                            .and_then(|id| places[t].get(id))
+                            .cloned()
+                            .unwrap_or_default(),
+                    };
                     let finding = TaskFinding {
                         number: i as u32 + 1,
                         finding: f.clone(),

@@ -13,10 +13,25 @@ pub struct BrokenFragment {
     pub source_id: i64,
     /// The URL of the document with the link.
     pub source: String,
+    /// The URL id of the target document.
+    pub target_id: i64,
     /// The target document's URL (without the fragment).
     pub target: String,
     /// The fragment, as the URL has it (percent-encoded).
     pub fragment: String,
+    /// The line of the document's first link to the fragment, from 1; 0
+    /// when not known.
+    pub line: u32,
+}
+
+/// An entry of `documents.fragments`: a link's target, its fragment and
+/// the line of the first link to it; from before schema 11, without the
+/// line.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum StoredFragment {
+    WithLine(i64, String, u32),
+    Plain(i64, String),
 }
 
 /// Whether `fragment` names one of `anchors`, as the HTML standard finds
@@ -58,12 +73,12 @@ impl Store {
         // Every link with a fragment: (target, linking document, its place
         // among them, fragment); the documents' URLs once each.
         let mut pages: Vec<(i64, String)> = Vec::new();
-        let mut links: Vec<(i64, usize, usize, String)> = Vec::new();
+        let mut links: Vec<(i64, usize, usize, String, u32)> = Vec::new();
         let mut rows = sources.query([run])?;
         while let Some(row) = rows.next()? {
             let json: String = row.get(2)?;
             let url: String = row.get(1)?;
-            let Ok(found) = serde_json::from_str::<Vec<(i64, String)>>(&json) else {
+            let Ok(found) = serde_json::from_str::<Vec<StoredFragment>>(&json) else {
                 tracing::warn!("{url}: its stored fragments are unreadable; not checked");
                 continue;
             };
@@ -72,7 +87,10 @@ impl Store {
                 found
                     .into_iter()
                     .enumerate()
-                    .map(|(at, (target, f))| (target, page, at, f)),
+                    .map(|(at, stored)| match stored {
+                        StoredFragment::WithLine(target, f, line) => (target, page, at, f, line),
+                        StoredFragment::Plain(target, f) => (target, page, at, f, 0),
+                    }),
             );
             pages.push((row.get(0)?, url));
         }
@@ -95,7 +113,7 @@ impl Store {
                 continue;
             };
             let anchors: HashSet<String> = anchors.into_iter().collect();
-            for (_, page, at, fragment) in group {
+            for (_, page, at, fragment, line) in group {
                 if !names_a_place(&anchors, fragment) {
                     let (source_id, source) = &pages[*page];
                     broken.push((
@@ -104,8 +122,10 @@ impl Store {
                         BrokenFragment {
                             source_id: *source_id,
                             source: source.clone(),
+                            target_id,
                             target: target.clone(),
                             fragment: fragment.clone(),
+                            line: *line,
                         },
                     ));
                 }

@@ -294,7 +294,10 @@ ALTER TABLE documents ADD COLUMN anchors TEXT;
 ALTER TABLE documents ADD COLUMN fragments TEXT;
 "#,
     // 11: the line of each link, for reports that point at a file (SARIF,
-    // CI annotations, an editor's file:line).
+    // CI annotations, an editor's file:line). From this version, each entry
+    // of `fragments` is written with a third element, the line of the first
+    // link to that fragment ([target_url_id, "fragment", line]); the older
+    // two-element entries are read with line 0.
     r#"
 -- JSON [line, ...], one per entry of `links`, from 1 (0 when not known);
 -- NULL when no line is known (a parser plugin's parse, or a parse from

@@ -61,8 +61,9 @@ pub struct DocumentRecord {
     lines: Vec<u32>,
     /// Its `id`s and `<a name>`s as JSON; `None` when not known.
     anchors: Option<String>,
-    /// The fragments its links point at: (place in `links`, fragment).
-    fragments: Vec<(usize, Box<str>)>,
+    /// The fragments its links point at: (place in `links`, fragment,
+    /// the line of its first link or 0).
+    fragments: Vec<(usize, Box<str>, u32)>,
 }
 
 impl From<ParsedDocument> for DocumentRecord {
@@ -94,7 +95,7 @@ impl From<ParsedDocument> for DocumentRecord {
             fragments: doc
                 .fragments
                 .into_iter()
-                .map(|(i, f)| (i, f.into_boxed_str()))
+                .map(|(i, f, line)| (i, f.into_boxed_str(), line))
                 .collect(),
         }
     }
@@ -316,12 +317,15 @@ fn apply(
             for (i, (target, kind, text)) in doc.links.iter().enumerate() {
                 let id = url_id_cached(tx, ids, target)?;
                 // The fragments come by reference (the parse sorts them).
-                while let Some((_, f)) = doc.fragments.get(next_fragment).filter(|(at, _)| *at == i)
+                while let Some((_, f, line)) = doc
+                    .fragments
+                    .get(next_fragment)
+                    .filter(|(at, _, _)| *at == i)
                 {
                     next_fragment += 1;
                     fragments.push(if fragments.is_empty() { '[' } else { ',' });
                     let f = serde_json::to_string(f).unwrap_or_else(|_| "\"\"".into());
-                    let _ = write!(fragments, "[{id},{f}]");
+                    let _ = write!(fragments, "[{id},{f},{line}]");
                 }
                 if i > 0 {
                     links.push(',');

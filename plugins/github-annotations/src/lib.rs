@@ -11,9 +11,10 @@
 //! - A finding about following a link (`broken`, `blocked`, `moved`,
 //!   `broken-fragment`) is an annotation at each link to its URL: the
 //!   document with the link and the link's line (no `line` when the
-//!   parser does not know it). When the host names no link (a broken
-//!   fragment), the annotation is at the document that refers to the URL;
-//!   when there is none either (a broken top), at the URL itself.
+//!   parser does not know it); for a broken fragment, the referrer's link
+//!   to the page. When the host names no link, the annotation is at the
+//!   document that refers to the URL; when there is none either (a broken
+//!   top), at the URL itself.
 //! - Any other finding (`expiring`, `bad-html`, `content-changed`, …) is
 //!   about its URL: one annotation there, with no line.
 //! - The command is the finding's severity (`::error`, `::warning`,
@@ -32,12 +33,13 @@
 //! SARIF or JUnit report.)
 //!
 //! Lines are written as the findings come; of the documents the reporter
-//! keeps only the links a finding can be about (to a target that is not
-//! ok, or with a fragment): their lines and their documents' URLs, so a
-//! task of a million URLs fits the plugin's memory cap. Written to
-//! `annotations.txt` in the task's output directory (empty when the task
+//! keeps each document's URL and its references' lines (4 bytes a
+//! reference, not the references), so a task of a million URLs fits the
+//! plugin's memory cap. Written to `annotations.txt` in the task's output directory (empty when the task
 //! has no findings). Configuration: `file` (default `annotations.txt`),
-//! `base` (the `file:` URL of a directory).
+//! `base` (the `file:` URL of a directory), `omit` (the finding kinds left
+//! out; default `["recently-modified"]`, news rather than something to fix,
+//! which every file of a fresh checkout would be).
 
 use serde_json::Value;
 use spinneret_sdk::reporter::*;
@@ -50,7 +52,9 @@ use spinneret_sdk::places::{self, Places, Spot};
 pub struct GithubAnnotations {
     file: String,
     base: Option<String>,
-    /// The documents' URLs and the lines of the links findings can be about.
+    /// The finding kinds left out (`omit`).
+    omit: Vec<String>,
+    /// The documents' URLs and the lines of their references.
     places: Places,
     /// Annotations written for the task so far.
     written: u64,
@@ -167,7 +171,11 @@ pub fn annotation(base: Option<&str>, finding: &Finding, spot: &Spot) -> String 
 
 impl Reporter for GithubAnnotations {
     fn configure(config: Value) -> Result<Self, String> {
-        spinneret_sdk::settings::check_keys("github-annotations", &config, &["file", "base"])?;
+        spinneret_sdk::settings::check_keys(
+            "github-annotations",
+            &config,
+            &["file", "base", "omit"],
+        )?;
         Ok(GithubAnnotations {
             file: spinneret_sdk::settings::file_name(
                 "github-annotations",
@@ -176,6 +184,7 @@ impl Reporter for GithubAnnotations {
                 "annotations.txt",
             )?,
             base: places::base("github-annotations", &config)?,
+            omit: places::omitted("github-annotations", &config)?,
             places: Places::default(),
             written: 0,
         })
@@ -205,6 +214,9 @@ impl Reporter for GithubAnnotations {
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
+        if self.omit.contains(&f.finding.kind) {
+            return Ok(());
+        }
         let mut lines = String::new();
         for spot in self.places.spots(&f) {
             lines.push_str(&annotation(self.base.as_deref(), &f.finding, &spot));
@@ -283,6 +295,34 @@ mod tests {
     }
 
     #[test]
+    fn recently_modified_is_left_out_unless_omit_says_otherwise() {
+        let url = "file:///w/index.html";
+        let annotations = |config: &str| {
+            let mut h = ReporterHarness::<GithubAnnotations>::new(config).unwrap();
+            h.run_task(
+                fixtures::run(784_111_777),
+                fixtures::task("T", url),
+                vec![(fixtures::result(url, Category::Ok), Role::Document)],
+                vec![fixtures::document(url, "Home", &[])],
+                vec![fixtures::finding_with(
+                    "recently-modified",
+                    url,
+                    None,
+                    "modified today",
+                    Severity::Info,
+                )],
+            )
+            .unwrap();
+            h.output.text("annotations.txt").unwrap()
+        };
+        assert_eq!(annotations(r#"{"base": "file:///w/"}"#), "");
+        assert_eq!(
+            annotations(r#"{"base": "file:///w/", "omit": ["moved"]}"#),
+            "::notice file=index.html,title=Recently modified::file:///w/index.html: modified today\n"
+        );
+    }
+
+    #[test]
     fn hostile_text_cannot_end_the_line_or_add_a_property() {
         let mut h = ReporterHarness::<GithubAnnotations>::new(r#"{"base": "file:///w/"}"#).unwrap();
         let page = "file:///w/a,b:c%25.html";
@@ -351,7 +391,7 @@ mod tests {
         let refused = |config: Value| GithubAnnotations::configure(config).err().unwrap();
         assert_eq!(
             refused(serde_json::json!({"path": "x"})),
-            "github-annotations: unknown setting `path`; the settings are file, base"
+            "github-annotations: unknown setting `path`; the settings are file, base, omit"
         );
         assert_eq!(
             refused(serde_json::json!({"base": "/w/site"})),

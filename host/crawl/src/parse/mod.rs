@@ -60,7 +60,7 @@ pub fn parse_html_under(
         (target, r.kind)
     }
     let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
-    let mut fragments: Vec<(usize, String)> = Vec::new();
+    let mut fragments: Vec<(usize, String, u32)> = Vec::new();
     for r in facts.references {
         let fragment = match r.kind {
             RefKind::Anchor | RefKind::Area if fragments.len() < MAX_FRAGMENTS => {
@@ -78,11 +78,12 @@ pub fn parse_html_under(
                 reason: e.to_string(),
             }),
         };
+        let line = u32::try_from(r.line).unwrap_or(u32::MAX);
         let reference = Reference {
             target,
             kind: r.kind,
             text: r.text,
-            line: u32::try_from(r.line).unwrap_or(u32::MAX),
+            line,
         };
         let hash = hasher.hash_one(key(&reference));
         let at = match seen.find(hash, |&i| key(&references[i]) == key(&reference)) {
@@ -98,12 +99,12 @@ pub fn parse_html_under(
         if let Some(f) = fragment
             && references[at].target.is_ok()
         {
-            fragments.push((at, f));
+            fragments.push((at, f, line));
         }
     }
-    // By reference, each pair once.
+    // By reference, each pair once, with its first line.
     fragments.sort_unstable();
-    fragments.dedup();
+    fragments.dedup_by(|a, b| (a.0, &a.1) == (b.0, &b.1));
     let mut expires_meta = None;
     let mut http_equiv = Vec::new();
     for (k, v) in facts.http_equiv {
@@ -237,7 +238,7 @@ mod tests {
         let fragments: Vec<(String, &str)> = doc
             .fragments
             .iter()
-            .map(|(i, f)| {
+            .map(|(i, f, _)| {
                 (
                     doc.references[*i].target.as_ref().unwrap().to_string(),
                     f.as_str(),
@@ -253,6 +254,25 @@ mod tests {
                 ("http://a.example/page.html".to_string(), "intro"),
             ],
             "one per link and fragment; not #top, routes, directives, empty ones or images'"
+        );
+    }
+
+    #[test]
+    fn each_fragment_keeps_the_line_of_its_first_link() {
+        let url = Url::parse("http://a.example/page.html").unwrap();
+        let doc = parse_html(
+            &url,
+            Some("text/html"),
+            "<title>T</title>\n<a href=\"other.html\">page</a>\n\n<a href=\"other.html#b\">b</a>\n\
+             <a href=\"other.html#a\">a</a>\n<a href=\"other.html#b\">b again</a>\n"
+                .as_bytes(),
+        );
+        assert_eq!(doc.references.len(), 1, "one reference to the page");
+        assert_eq!(doc.references[0].line, 2, "the page's first link");
+        assert_eq!(
+            doc.fragments,
+            vec![(0, "a".to_string(), 5), (0, "b".to_string(), 4)],
+            "each fragment once, at its own first link"
         );
     }
 

@@ -5,6 +5,11 @@
 //! module, and shared by its other worlds, so [`super::capabilities::PluginState`]
 //! implements them once per version (the same code, through a macro).
 //!
+//! Records, variants and enums derive serde's `Serialize` and `Deserialize`
+//! with their Rust names (fields in snake case, cases in camel case), as
+//! the SDK's types are named: `spinneret plugin run` reads its fixtures
+//! and prints what a plugin returns in that form (flags do not derive).
+//!
 //! The `types` interface is the same in 0.2.0, 0.3.0 and 0.4.0, so the older
 //! versions' are mapped onto 0.4.0's Rust types: a check result or a
 //! document is one type whichever version a plugin speaks, and only the
@@ -25,6 +30,7 @@ macro_rules! version_bindings {
                 path: $path,
                 world: "reporter",
                 imports: { default: trappable },
+                additional_derives: [serde::Serialize, serde::Deserialize],
                 with: { $($iface: $module,)* },
             });
         }
@@ -41,6 +47,7 @@ macro_rules! version_bindings {
                         path: $path,
                         world: $world,
                         imports: { default: trappable },
+                        additional_derives: [serde::Serialize, serde::Deserialize],
                         with: {
                             "spinneret:plugin/types": super::host::types,
                             "spinneret:plugin/log": super::host::log,
@@ -72,6 +79,7 @@ macro_rules! collection_index_bindings {
                 path: $path,
                 world: "collection-index",
                 imports: { default: trappable },
+                additional_derives: [serde::Serialize, serde::Deserialize],
                 with: {
                     "spinneret:plugin/types": super::host::types,
                     "spinneret:plugin/log": super::host::log,

@@ -5,6 +5,7 @@ mod library;
 mod output;
 mod overrides;
 mod plugin;
+mod plugin_run;
 mod profile;
 mod results;
 mod share;

@@ -20,6 +20,14 @@ pub(super) enum PluginCommand {
     Inspect(InspectArgs),
     /// List the built-in plugins and their worlds.
     Builtins,
+    /// Call a plugin on sample input and print what it returns, as JSON.
+    ///
+    /// The fixture names the calls of the plugin's world and their
+    /// arguments, e.g. for a parser
+    /// `{"parse": {"url": "http://a.example/", "content_type": "text/html", "body": "<a href=x>x</a>"}}`;
+    /// docs/writing-plugins.md ("Trying a plugin") lists each world's. The plugin
+    /// runs in the sandbox a crawl gives it, without network access.
+    Run(super::plugin_run::RunArgs),
     #[command(flatten)]
     Share(super::share::ShareCommand),
 }
@@ -49,6 +57,7 @@ pub(super) struct InspectArgs {
 pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
     match cmd {
         PluginCommand::Share(c) => super::share::run(c),
+        PluginCommand::Run(a) => super::plugin_run::main(a),
         PluginCommand::New(a) => {
             let dir = a.dir.unwrap_or_else(|| PathBuf::from(&a.name));
             let sdk = match a.sdk_path {

@@ -18,6 +18,7 @@ mod maintenance;
 mod mirror_browser;
 mod momspider;
 mod plugin_new;
+mod plugin_run;
 mod reports;
 mod resume;
 mod robots;

@@ -29,6 +29,37 @@ pub fn omitted(plugin: &str, config: &Value) -> Result<Vec<String>, String> {
     }
 }
 
+/// The settings of a report that points at files: `file`, the file it
+/// writes; `base`, the directory its files are named relative to (see
+/// [`base`]); `omit`, the finding kinds it leaves out (see [`omitted`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileReport {
+    /// The file it writes in the task's output directory.
+    pub file: String,
+    /// The `file:` URL of the directory files are named relative to.
+    pub base: Option<String>,
+    /// The finding kinds left out.
+    pub omit: Vec<String>,
+}
+
+impl FileReport {
+    /// The settings `plugin` reads from `config`, its file `default_file`
+    /// unless `file` names another; any other setting is refused.
+    pub fn read(plugin: &str, config: &Value, default_file: &str) -> Result<FileReport, String> {
+        crate::settings::check_keys(plugin, config, &["file", "base", "omit"])?;
+        Ok(FileReport {
+            file: crate::settings::file_name(plugin, config, "file", default_file)?,
+            base: base(plugin, config)?,
+            omit: omitted(plugin, config)?,
+        })
+    }
+
+    /// Whether the report shows findings of `kind` (not in `omit`).
+    pub fn shows(&self, kind: &str) -> bool {
+        !self.omit.iter().any(|k| k == kind)
+    }
+}
+
 /// A place to show a finding at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spot {

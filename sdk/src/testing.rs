@@ -306,6 +306,24 @@ pub mod fixtures {
         }
     }
 
+    /// A task `T` of one page, `url`, with one finding about it: of
+    /// `kind`, saying `message`, at `severity`.
+    #[cfg(feature = "reporter")]
+    pub fn page_with_finding(
+        url: &str,
+        kind: &str,
+        message: &str,
+        severity: Severity,
+    ) -> super::TaskCase {
+        super::TaskCase {
+            task: task("T", url),
+            results: vec![(result(url, Category::Ok), crate::reporter::Role::Document)],
+            documents: vec![document(url, "Home", &[])],
+            findings: vec![finding_with(kind, url, None, message, severity)],
+            lines: std::collections::HashMap::new(),
+        }
+    }
+
     /// The web's counterpart of [`linked_file_tree`]: a page,
     /// `http://a.example/`, whose links on lines 4 and 6 go to a missing
     /// page and a forbidden one, with a broken fragment as the host tells

@@ -26,6 +26,7 @@ use super::output::outln;
 use anyhow::Context as _;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use spinneret_core::model::unix_now;
 use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_plugin_host::collection_index::{
     Collection, CollectionIndexPlugin, GonePage, MainPage,
@@ -180,18 +181,11 @@ fn fixture_task(top: &str) -> wit::TaskInfo {
     }
 }
 
-/// Now, in seconds since the epoch.
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// The run a call is part of when the fixture names none.
 fn fixture_run() -> wit::RunInfo {
     wit::RunInfo {
         id: 1,
-        started_at: now(),
+        started_at: unix_now(),
         previous_run: None,
         host_version: env!("CARGO_PKG_VERSION").into(),
         options: String::new(),
@@ -326,7 +320,7 @@ pub fn run(
             let task = call.task.clone().unwrap_or_else(|| fixture_task(top));
             let mut detector = DetectorPlugin::new(p.sandbox, &p.component).map_err(link)?;
             let findings = detector
-                .compare(&task, call.now.unwrap_or_else(now), &call.comparisons)
+                .compare(&task, call.now.unwrap_or_else(unix_now), &call.comparisons)
                 .map_err(failed)?;
             answers.insert("compare".into(), serde_json::to_value(findings)?);
         }
@@ -351,7 +345,7 @@ pub fn run(
             let run = call.run.clone().unwrap_or_else(|| Collection {
                 id: 1,
                 profile: "fixture".into(),
-                started_at: now(),
+                started_at: unix_now(),
                 warc: None,
                 interests: Vec::new(),
                 host_version: env!("CARGO_PKG_VERSION").into(),

@@ -46,14 +46,11 @@ use spinneret_sdk::reporter::*;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use spinneret_sdk::places::{self, Places, Spot};
+use spinneret_sdk::places::{self, FileReport, Places, Spot};
 
 /// The reporter's settings and what it keeps of the task being written.
 pub struct GithubAnnotations {
-    file: String,
-    base: Option<String>,
-    /// The finding kinds left out (`omit`).
-    omit: Vec<String>,
+    settings: FileReport,
     /// The documents' URLs and the lines of their references.
     places: Places,
     /// Annotations written for the task so far.
@@ -171,20 +168,8 @@ pub fn annotation(base: Option<&str>, finding: &Finding, spot: &Spot) -> String 
 
 impl Reporter for GithubAnnotations {
     fn configure(config: Value) -> Result<Self, String> {
-        spinneret_sdk::settings::check_keys(
-            "github-annotations",
-            &config,
-            &["file", "base", "omit"],
-        )?;
         Ok(GithubAnnotations {
-            file: spinneret_sdk::settings::file_name(
-                "github-annotations",
-                &config,
-                "file",
-                "annotations.txt",
-            )?,
-            base: places::base("github-annotations", &config)?,
-            omit: places::omitted("github-annotations", &config)?,
+            settings: FileReport::read("github-annotations", &config, "annotations.txt")?,
             places: Places::default(),
             written: 0,
         })
@@ -214,15 +199,19 @@ impl Reporter for GithubAnnotations {
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
-        if self.omit.contains(&f.finding.kind) {
+        if !self.settings.shows(&f.finding.kind) {
             return Ok(());
         }
         let mut lines = String::new();
         for spot in self.places.spots(&f) {
-            lines.push_str(&annotation(self.base.as_deref(), &f.finding, &spot));
+            lines.push_str(&annotation(
+                self.settings.base.as_deref(),
+                &f.finding,
+                &spot,
+            ));
             self.written += 1;
         }
-        out.append(&self.file, lines.as_bytes())
+        out.append(&self.settings.file, lines.as_bytes())
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
@@ -231,7 +220,7 @@ impl Reporter for GithubAnnotations {
         // A task without findings has an empty file (an empty append
         // would never reach the host).
         match self.written {
-            0 => out.write(&self.file, b""),
+            0 => out.write(&self.settings.file, b""),
             _ => Ok(()),
         }
     }
@@ -299,20 +288,13 @@ mod tests {
         let url = "file:///w/index.html";
         let annotations = |config: &str| {
             let mut h = ReporterHarness::<GithubAnnotations>::new(config).unwrap();
-            h.run_task(
-                fixtures::run(784_111_777),
-                fixtures::task("T", url),
-                vec![(fixtures::result(url, Category::Ok), Role::Document)],
-                vec![fixtures::document(url, "Home", &[])],
-                vec![fixtures::finding_with(
-                    "recently-modified",
-                    url,
-                    None,
-                    "modified today",
-                    Severity::Info,
-                )],
-            )
-            .unwrap();
+            let case = fixtures::page_with_finding(
+                url,
+                "recently-modified",
+                "modified today",
+                Severity::Info,
+            );
+            h.run_case(fixtures::run(784_111_777), case).unwrap();
             h.output.text("annotations.txt").unwrap()
         };
         assert_eq!(annotations(r#"{"base": "file:///w/"}"#), "");
@@ -399,7 +381,7 @@ mod tests {
         );
         let r =
             GithubAnnotations::configure(serde_json::json!({"base": "file:///w/site"})).unwrap();
-        assert_eq!(r.base.as_deref(), Some("file:///w/site/"));
-        assert_eq!(r.file, "annotations.txt");
+        assert_eq!(r.settings.base.as_deref(), Some("file:///w/site/"));
+        assert_eq!(r.settings.file, "annotations.txt");
     }
 }

@@ -48,7 +48,7 @@ use spinneret_sdk::reporter::*;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use spinneret_sdk::places::{self, Places};
+use spinneret_sdk::places::{self, FileReport, Places};
 
 /// The JSON schema the log names.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -58,10 +58,7 @@ pub const SRCROOT: &str = "SRCROOT";
 
 /// The reporter's settings and what it keeps of the task being written.
 pub struct SarifReport {
-    file: String,
-    base: Option<String>,
-    /// The finding kinds left out (`omit`).
-    omit: Vec<String>,
+    settings: FileReport,
     /// The task's finding kinds, in the order of the run's rules.
     kinds: Vec<String>,
     /// The documents' URLs and the lines of their references.
@@ -211,16 +208,8 @@ pub fn message_text(f: &Finding) -> String {
 
 impl Reporter for SarifReport {
     fn configure(config: Value) -> Result<Self, String> {
-        spinneret_sdk::settings::check_keys("sarif-report", &config, &["file", "base", "omit"])?;
         Ok(SarifReport {
-            file: spinneret_sdk::settings::file_name(
-                "sarif-report",
-                &config,
-                "file",
-                "report.sarif",
-            )?,
-            base: places::base("sarif-report", &config)?,
-            omit: places::omitted("sarif-report", &config)?,
+            settings: FileReport::read("sarif-report", &config, "report.sarif")?,
             kinds: Vec::new(),
             places: Places::default(),
             results: 0,
@@ -244,7 +233,7 @@ impl Reporter for SarifReport {
             .findings
             .iter()
             .map(|(k, _)| k.clone())
-            .filter(|k| !self.omit.contains(k))
+            .filter(|k| self.settings.shows(k))
             .collect();
         self.places = Places::default();
         self.results = 0;
@@ -271,7 +260,7 @@ impl Reporter for SarifReport {
             "\n]}}}},\"automationDetails\":{{\"id\":{}}}",
             json(&format!("{}/", task.name))
         );
-        if let Some(base) = &self.base {
+        if let Some(base) = &self.settings.base {
             let _ = write!(
                 s,
                 ",\"originalUriBaseIds\":{{\"{SRCROOT}\":{{\"uri\":{}}}}}",
@@ -279,7 +268,7 @@ impl Reporter for SarifReport {
             );
         }
         s.push_str(",\"results\":[\n");
-        out.append(&self.file, s.as_bytes())
+        out.append(&self.settings.file, s.as_bytes())
     }
 
     fn on_document(&mut self, d: TaskDocument, _out: &mut dyn Output) -> Result<(), String> {
@@ -288,14 +277,14 @@ impl Reporter for SarifReport {
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
-        if self.omit.contains(&f.finding.kind) {
+        if !self.settings.shows(&f.finding.kind) {
             return Ok(());
         }
         let text = message_text(&f.finding);
         let rule_index = self.kinds.iter().position(|k| *k == f.finding.kind);
         let mut s = String::with_capacity(512);
         for spot in self.places.spots(&f) {
-            let (uri, uri_base_id) = artifact(self.base.as_deref(), &spot.url);
+            let (uri, uri_base_id) = artifact(self.settings.base.as_deref(), &spot.url);
             let result = SarifResult {
                 rule_id: &f.finding.kind,
                 rule_index,
@@ -316,7 +305,7 @@ impl Reporter for SarifReport {
             self.results += 1;
             s.push_str(&json(&result));
         }
-        out.append(&self.file, s.as_bytes())
+        out.append(&self.settings.file, s.as_bytes())
     }
 
     fn finish(&mut self, out: &mut dyn Output) -> Result<(), String> {
@@ -326,7 +315,7 @@ impl Reporter for SarifReport {
             0 => b"]}\n]}\n",
             _ => b"\n]}\n]}\n",
         };
-        out.append(&self.file, end)
+        out.append(&self.settings.file, end)
     }
 }
 
@@ -431,20 +420,13 @@ mod tests {
         let url = "file:///w/index.html";
         let results = |config: &str| {
             let mut h = ReporterHarness::<SarifReport>::new(config).unwrap();
-            h.run_task(
-                run(),
-                fixtures::task("T", url),
-                vec![(fixtures::result(url, Category::Ok), Role::Document)],
-                vec![fixtures::document(url, "Home", &[])],
-                vec![fixtures::finding_with(
-                    "recently-modified",
-                    url,
-                    None,
-                    "modified today",
-                    Severity::Info,
-                )],
-            )
-            .unwrap();
+            let case = fixtures::page_with_finding(
+                url,
+                "recently-modified",
+                "modified today",
+                Severity::Info,
+            );
+            h.run_case(run(), case).unwrap();
             let log: Value = serde_json::from_str(&h.output.text("report.sarif").unwrap()).unwrap();
             let rules = log["runs"][0]["tool"]["driver"]["rules"]
                 .as_array()
@@ -551,7 +533,7 @@ mod tests {
             "sarif-report: `base` must be the file: URL of a directory, e.g. \"file:///home/me/site/\", not 3"
         );
         let r = SarifReport::configure(serde_json::json!({"base": "file:///w/a%20b/"})).unwrap();
-        assert_eq!(r.base.as_deref(), Some("file:///w/a%20b/"));
-        assert_eq!(r.file, "report.sarif");
+        assert_eq!(r.settings.base.as_deref(), Some("file:///w/a%20b/"));
+        assert_eq!(r.settings.file, "report.sarif");
     }
 }

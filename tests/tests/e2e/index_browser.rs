@@ -47,19 +47,24 @@ fn the_examples_index_reads_on_a_phone_and_a_wide_screen() {
         );
     }
     // A reference's jump to its target's entry lands on it.
-    let target = b.eval("document.querySelector('td a[href^=\"#d\"]').getAttribute('href')");
-    let target = target.as_str().unwrap().to_string();
-    b.eval("document.querySelector('td a[href^=\"#d\"]').click()");
-    assert_eq!(b.eval("location.hash"), target.as_str());
-    assert_eq!(
-        b.eval(&format!(
-            "document.getElementById('{}') !== null",
-            &target[1..]
-        )),
-        true,
-        "the entry {target} exists"
-    );
+    jump(&mut b, "document.querySelector('td a[href^=\"#d\"]')");
     assert_eq!(b.problems(), Vec::<String>::new());
+}
+
+/// Click the in-page link `link` (a script's expression): the page goes
+/// to its `#id`, and an element has that id; the id.
+fn jump(b: &mut Browser, link: &str) -> String {
+    let target = b.eval(&format!("{link}.getAttribute('href')"));
+    let target = target.as_str().unwrap().to_string();
+    b.eval(&format!("{link}.click()"));
+    assert_eq!(b.eval("location.hash"), target.as_str());
+    let id = target[1..].to_string();
+    assert_eq!(
+        b.eval(&format!("document.getElementById('{id}') !== null")),
+        true,
+        "the element {target} exists"
+    );
+    id
 }
 
 /// Where `SCREENSHOTS` (an environment variable naming a directory) asks
@@ -176,15 +181,13 @@ fn a_thousand_page_index_shows_its_problems_in_the_first_screen() {
         );
     }
     // A problem's "linked from" leads to the reference row in its page's entry.
-    let link = "document.querySelector('table.problems tbody tr td:last-child a')";
-    let target = b.eval(&format!("{link}.getAttribute('href')"));
-    let target = target.as_str().unwrap().to_string();
-    b.eval(&format!("{link}.click()"));
-    assert_eq!(b.eval("location.hash"), target.as_str());
+    let target = jump(
+        &mut b,
+        "document.querySelector('table.problems tbody tr td:last-child a')",
+    );
     assert_eq!(
         b.eval(&format!(
-            "document.getElementById('{}').innerHTML.includes('gone-100.html')",
-            &target[1..]
+            "document.getElementById('{target}').innerHTML.includes('gone-100.html')"
         )),
         true,
         "the row {target} is the link to gone-100.html"

@@ -22,6 +22,9 @@ pub struct JobState {
     pub redirected: bool,
     /// Whether it was a conditional request (the URL had validators).
     pub conditional: bool,
+    /// Whether the URL is a local file (`file://`), whose statuses stand
+    /// for what the file system said and are worded so.
+    pub local: bool,
 }
 
 /// What came back.
@@ -147,7 +150,10 @@ pub fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTi
         None => {
             let category = Category::of_status(status, job.redirected, limits.accepted);
             let error = (!matches!(category, Category::Ok | Category::Moved))
-                .then(|| status_text(status) + gave_up.as_deref().unwrap_or_default());
+                .then(|| match job.local {
+                    true => file_status_text(status),
+                    false => status_text(status),
+                } + gave_up.as_deref().unwrap_or_default());
             (category, error)
         }
     };
@@ -165,6 +171,18 @@ pub fn status_text(status: u16) -> String {
     {
         Some(reason) => format!("HTTP {status} {reason}"),
         None => format!("HTTP {status}"),
+    }
+}
+
+/// What a `file://` URL's status stands for, as the reports say it: the
+/// file fetcher answers 404 for a missing file, 403 for one it may not
+/// read and 400 for a URL that names no local path.
+pub fn file_status_text(status: u16) -> String {
+    match status {
+        404 => "file not found".to_string(),
+        403 => "permission denied".to_string(),
+        400 => "not a local file path".to_string(),
+        other => status_text(other),
     }
 }
 
@@ -219,6 +237,7 @@ mod tests {
         head_fallback: false,
         redirected: false,
         conditional: false,
+        local: false,
     };
     const HEAD: JobState = JobState {
         method: Method::Head,
@@ -288,6 +307,18 @@ mod tests {
                 GET,
                 status(403),
                 done(Category::Blocked, Some("HTTP 403 Forbidden")),
+            ),
+            (
+                "a missing local file says so",
+                JobState { local: true, ..GET },
+                status(404),
+                done(Category::Broken, Some("file not found")),
+            ),
+            (
+                "an unreadable local file is blocked",
+                JobState { local: true, ..GET },
+                status(403),
+                done(Category::Blocked, Some("permission denied")),
             ),
             (
                 "an unknown status keeps its number",

@@ -366,8 +366,8 @@ fn github_annotations_point_at_each_bad_links_file_and_line() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "::error file=site/index.html,line=5,title=Broken link::{site}gone.html: broken: HTTP 404 Not Found\n\
-             ::error file=site/sub/page.html,line=3,title=Broken link::{site}gone.html: broken: HTTP 404 Not Found\n\
+            "::error file=site/index.html,line=5,title=Broken link::{site}gone.html: broken: file not found\n\
+             ::error file=site/sub/page.html,line=3,title=Broken link::{site}gone.html: broken: file not found\n\
              ::warning file=site/index.html,line=6,title=Broken fragment::{site}about.html#missing: \
              no element with id or name \"missing\" in {site}about.html\n"
         )

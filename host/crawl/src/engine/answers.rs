@@ -113,6 +113,7 @@ impl Engine<'_> {
             head_fallback: job.head_fallback,
             redirected: !job.hops.is_empty(),
             conditional: job.validators.is_some(),
+            local: job.request.scheme() == "file",
         };
         let limits = Limits {
             retries: self.settings.retries,

@@ -2,7 +2,9 @@
 //!
 //! A directory serves its `index.html`; the modification time stands in for
 //! `Last-Modified`; a missing file is a 404 and an unreadable one a 403, so the
-//! rest of the crawler treats local trees like any site. A file is read
+//! rest of the crawler treats local trees like any site (the reports word
+//! them as the file system would: "file not found", "permission denied";
+//! see `classify::file_status_text`). A file is read
 //! whole each time, never answered 304 to a conditional request: reading it
 //! costs no more than asking, and its parse then follows this run's settings
 //! (a root directory given since the last run, say).

@@ -239,172 +239,235 @@ pub(super) fn relative_to(base_dir: &Path) -> (PathBuf, impl Fn(&str) -> PathBuf
 
 /// Parse a configuration from a string; relative paths resolve against `base_dir`.
 pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, ConfigError> {
-    let at = |span: Option<Range<usize>>, message: String| {
-        let (line, column) = span.map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-        ConfigError::At {
+    let (dir, rel) = relative_to(base_dir);
+    let reader = Reader {
+        text,
+        name,
+        dir: &dir,
+        rel: &rel,
+    };
+    let mut raw: RawConfig =
+        toml::from_str(text).map_err(|e| reader.at(e.span(), e.message().to_string()))?;
+    let global = UrlPatterns {
+        include: reader.patterns(&raw.include_regex, "include_regex")?,
+        exclude: reader.patterns(&raw.exclude_regex, "exclude_regex")?,
+    };
+    let raw_tasks = std::mem::take(&mut raw.tasks);
+    let raw_plugins = std::mem::take(&mut raw.plugins);
+    let raw_library = raw.library.take();
+    let settings = reader.settings(raw)?;
+    let mut names = HashSet::new();
+    let tasks = raw_tasks
+        .into_iter()
+        .map(|t| reader.task(t, &global, &mut names))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut plugin_names = HashSet::new();
+    let plugins = raw_plugins
+        .into_iter()
+        .map(|p| reader.plugin(p, &names, &mut plugin_names))
+        .collect::<Result<Vec<_>, _>>()?;
+    if tasks.is_empty() {
+        return Err(ConfigError::Whole {
             path: name.to_string(),
+            message: "no tasks: add at least one [[task]] with name, kind and top".into(),
+        });
+    }
+    let library = match raw_library {
+        Some(l) => super::library::library_settings(l).map_err(|(span, m)| reader.at(span, m))?,
+        None => Default::default(),
+    };
+    Ok(Config {
+        source: None,
+        settings,
+        tasks,
+        plugins,
+        library,
+    })
+}
+
+/// One configuration being read: its text and name (for located errors)
+/// and the directory its relative paths resolve against.
+struct Reader<'a> {
+    text: &'a str,
+    name: &'a str,
+    /// The configuration's directory, absolute.
+    dir: &'a Path,
+    /// A path as written, resolved against `dir`.
+    rel: &'a dyn Fn(&str) -> PathBuf,
+}
+
+impl Reader<'_> {
+    /// An error at `span` of the text (its start when there is none).
+    fn at(&self, span: Option<Range<usize>>, message: String) -> ConfigError {
+        let (line, column) = span.map(|s| line_col(self.text, s.start)).unwrap_or((1, 1));
+        ConfigError::At {
+            path: self.name.to_string(),
             line,
             column,
             message,
         }
-    };
-    let raw: RawConfig = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
-    let (abs_dir, rel) = relative_to(base_dir);
-    let rel = &rel;
+    }
 
-    let defaults = Settings::default();
-    if let Some(from) = &raw.from {
-        check_email(from.get_ref()).map_err(|m| at(Some(from.span()), m))?;
-    }
-    if let Some(agent) = &raw.user_agent {
-        check_user_agent(agent.get_ref()).map_err(|m| at(Some(agent.span()), m))?;
-    }
-    let mut resolve = BTreeMap::new();
-    for (host, addr) in &raw.resolve {
-        let ip: IpAddr = addr.get_ref().parse().map_err(|_| {
-            at(
-                Some(addr.span()),
-                format!(
-                    "`{}` is not an IP address; write e.g. \"127.0.0.1\" or \"::1\"",
-                    addr.get_ref()
-                ),
-            )
-        })?;
-        resolve.insert(host.to_ascii_lowercase(), ip);
-    }
-    let requests = raw
-        .requests
-        .into_iter()
-        .map(|r| super::request::request_rule(r, rel))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|(span, m)| at(span, m))?;
-    // A pattern's origin names its key and line, for the reason a URL it
-    // excludes is recorded with.
-    let patterns = |list: &[Spanned<String>], key: &str| -> Result<Vec<UrlPattern>, ConfigError> {
+    /// The URL patterns of the list setting `key`. A pattern's origin names
+    /// its key and line, for the reason a URL it excludes is recorded with.
+    fn patterns(
+        &self,
+        list: &[Spanned<String>],
+        key: &str,
+    ) -> Result<Vec<UrlPattern>, ConfigError> {
         list.iter()
             .map(|p| {
-                let (line, _) = line_col(text, p.span().start);
-                UrlPattern::new(p.get_ref(), &format!("{key}, {name}:{line}"))
-                    .map_err(|m| at(Some(p.span()), format!("{key}: {m}")))
+                let (line, _) = line_col(self.text, p.span().start);
+                UrlPattern::new(p.get_ref(), &format!("{key}, {}:{line}", self.name))
+                    .map_err(|m| self.at(Some(p.span()), format!("{key}: {m}")))
             })
             .collect()
-    };
-    let global_patterns = UrlPatterns {
-        include: patterns(&raw.include_regex, "include_regex")?,
-        exclude: patterns(&raw.exclude_regex, "exclude_regex")?,
-    };
-    let settings = Settings {
-        requests,
-        user_agent: raw
-            .user_agent
-            .map_or(defaults.user_agent, |a| a.into_inner().trim().to_string()),
-        from: raw.from.map(Spanned::into_inner),
-        accept: match raw.accept {
-            Some(a) => {
-                let value = a.get_ref().trim();
-                if value.is_empty() || http::HeaderValue::from_str(value).is_err() {
-                    return Err(at(
-                        Some(a.span()),
-                        format!(
-                            "`accept = {:?}` is not a valid header value; write media types such as \"text/html, */*;q=0.5\"",
-                            a.get_ref()
-                        ),
-                    ));
-                }
-                value.to_string()
-            }
-            None => defaults.accept,
-        },
-        concurrency: raw
-            .concurrency
-            .map_or(defaults.concurrency, |b| b.0 as usize),
-        per_site_connections: raw
-            .per_site_connections
-            .map_or(defaults.per_site_connections, |b| b.0 as usize),
-        per_site_delay: raw.per_site_delay.map_or(defaults.per_site_delay, |d| d.0),
-        max_crawl_delay: raw
-            .max_crawl_delay
-            .map_or(defaults.max_crawl_delay, |d| d.0),
-        connect_timeout: raw
-            .connect_timeout
-            .map_or(defaults.connect_timeout, |d| d.0),
-        timeout: raw.timeout.map_or(defaults.timeout, |d| d.0),
-        retries: raw.retries.map_or(defaults.retries, |b| b.0 as u32),
-        max_retry_after: raw
-            .max_retry_after
-            .map_or(defaults.max_retry_after, |d| d.0),
-        max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
-        store: raw.store.as_deref().map_or(defaults.store, rel),
-        result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
-        root_dir: match &raw.root_dir {
-            None => None,
-            Some(d) => Some(root_dir(&rel(d.get_ref())).map_err(|m| at(Some(d.span()), m))?),
-        },
-        cookie_jar: match &raw.cookie_jar {
-            None => None,
-            Some(j) => Some(
-                spinneret_crawl::fetch::cookies::CookieJar::open(&rel(j.get_ref()))
-                    .map_err(|m| at(Some(j.span()), m))?,
-            ),
-        },
-        accept_status: match &raw.accept_status {
-            None => defaults.accept_status,
-            Some(v) => accept_status(v.get_ref()).map_err(|m| at(Some(v.span()), m))?,
-        },
-        robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
-        check_fragments: raw.check_fragments.unwrap_or(defaults.check_fragments),
-        robots_rules: match &raw.robots_rules {
-            None => defaults.robots_rules,
-            Some(m) => spinneret_crawl::policy::robots::RobotsMode::from_name(m.get_ref().trim()).ok_or_else(|| {
-                at(
-                    Some(m.span()),
+    }
+
+    /// The run's settings: the top-level keys (the tasks, plugins and
+    /// library table taken out).
+    fn settings(&self, raw: RawConfig) -> Result<Settings, ConfigError> {
+        let defaults = Settings::default();
+        if let Some(from) = &raw.from {
+            check_email(from.get_ref()).map_err(|m| self.at(Some(from.span()), m))?;
+        }
+        if let Some(agent) = &raw.user_agent {
+            check_user_agent(agent.get_ref()).map_err(|m| self.at(Some(agent.span()), m))?;
+        }
+        let mut resolve = BTreeMap::new();
+        for (host, addr) in &raw.resolve {
+            let ip: IpAddr = addr.get_ref().parse().map_err(|_| {
+                self.at(
+                    Some(addr.span()),
                     format!(
-                        "`{}` is not a reading of robots.txt; write \"both\" (fetch only what both the 1996 draft and RFC 9309 allow), \"draft\" or \"rfc9309\"",
-                        m.get_ref()
+                        "`{}` is not an IP address; write e.g. \"127.0.0.1\" or \"::1\"",
+                        addr.get_ref()
                     ),
                 )
-            })?,
-        },
-        avoid_files: raw
-            .avoid_files
-            .iter()
-            .map(|p| {
-                let path = rel(p.get_ref());
-                match path.is_file() {
-                    true => Ok(path),
-                    false => Err(at(
-                        Some(p.span()),
-                        format!(
-                            "the avoid file {} does not exist; write its path (relative to this file) or remove it from avoid_files",
-                            path.display()
-                        ),
-                    )),
+            })?;
+            resolve.insert(host.to_ascii_lowercase(), ip);
+        }
+        let requests = raw
+            .requests
+            .into_iter()
+            .map(|r| super::request::request_rule(r, self.rel))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|(span, m)| self.at(span, m))?;
+        Ok(Settings {
+            requests,
+            user_agent: raw
+                .user_agent
+                .map_or(defaults.user_agent, |a| a.into_inner().trim().to_string()),
+            from: raw.from.map(Spanned::into_inner),
+            accept: match raw.accept {
+                Some(a) => {
+                    let value = a.get_ref().trim();
+                    if value.is_empty() || http::HeaderValue::from_str(value).is_err() {
+                        return Err(self.at(
+                            Some(a.span()),
+                            format!(
+                                "`accept = {:?}` is not a valid header value; write media types such as \"text/html, */*;q=0.5\"",
+                                a.get_ref()
+                            ),
+                        ));
+                    }
+                    value.to_string()
                 }
-            })
-            .collect::<Result<_, _>>()?,
-        avoid_file: raw.avoid_file.as_deref().map(rel),
-        system_sites: raw.system_sites.iter().map(|p| rel(p)).collect(),
-        sites_file: raw.sites_file.as_deref().map(rel),
-        mail: match raw.mail {
-            Some(m) => mail_settings(m, &rel).map_err(|(span, m)| at(span, m))?,
-            None => MailSettings::default(),
-        },
-        schedule: schedule(&raw.schedule).map_err(|(span, m)| at(Some(span), m))?,
-        resolve,
-    };
+                None => defaults.accept,
+            },
+            concurrency: raw
+                .concurrency
+                .map_or(defaults.concurrency, |b| b.0 as usize),
+            per_site_connections: raw
+                .per_site_connections
+                .map_or(defaults.per_site_connections, |b| b.0 as usize),
+            per_site_delay: raw.per_site_delay.map_or(defaults.per_site_delay, |d| d.0),
+            max_crawl_delay: raw
+                .max_crawl_delay
+                .map_or(defaults.max_crawl_delay, |d| d.0),
+            connect_timeout: raw
+                .connect_timeout
+                .map_or(defaults.connect_timeout, |d| d.0),
+            timeout: raw.timeout.map_or(defaults.timeout, |d| d.0),
+            retries: raw.retries.map_or(defaults.retries, |b| b.0 as u32),
+            max_retry_after: raw
+                .max_retry_after
+                .map_or(defaults.max_retry_after, |d| d.0),
+            max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
+            store: raw.store.as_deref().map_or(defaults.store, self.rel),
+            result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
+            root_dir: match &raw.root_dir {
+                None => None,
+                Some(d) => Some(root_dir(&(self.rel)(d.get_ref())).map_err(|m| self.at(Some(d.span()), m))?),
+            },
+            cookie_jar: match &raw.cookie_jar {
+                None => None,
+                Some(j) => Some(
+                    spinneret_crawl::fetch::cookies::CookieJar::open(&(self.rel)(j.get_ref()))
+                        .map_err(|m| self.at(Some(j.span()), m))?,
+                ),
+            },
+            accept_status: match &raw.accept_status {
+                None => defaults.accept_status,
+                Some(v) => accept_status(v.get_ref()).map_err(|m| self.at(Some(v.span()), m))?,
+            },
+            robots_expiry: raw.robots_expiry.map_or(defaults.robots_expiry, |d| d.0),
+            check_fragments: raw.check_fragments.unwrap_or(defaults.check_fragments),
+            robots_rules: match &raw.robots_rules {
+                None => defaults.robots_rules,
+                Some(m) => spinneret_crawl::policy::robots::RobotsMode::from_name(m.get_ref().trim()).ok_or_else(|| {
+                    self.at(
+                        Some(m.span()),
+                        format!(
+                            "`{}` is not a reading of robots.txt; write \"both\" (fetch only what both the 1996 draft and RFC 9309 allow), \"draft\" or \"rfc9309\"",
+                            m.get_ref()
+                        ),
+                    )
+                })?,
+            },
+            avoid_files: raw
+                .avoid_files
+                .iter()
+                .map(|p| {
+                    let path = (self.rel)(p.get_ref());
+                    match path.is_file() {
+                        true => Ok(path),
+                        false => Err(self.at(
+                            Some(p.span()),
+                            format!(
+                                "the avoid file {} does not exist; write its path (relative to this file) or remove it from avoid_files",
+                                path.display()
+                            ),
+                        )),
+                    }
+                })
+                .collect::<Result<_, _>>()?,
+            avoid_file: raw.avoid_file.as_deref().map(self.rel),
+            system_sites: raw.system_sites.iter().map(|p| (self.rel)(p)).collect(),
+            sites_file: raw.sites_file.as_deref().map(self.rel),
+            mail: match raw.mail {
+                Some(m) => mail_settings(m, self.rel).map_err(|(span, m)| self.at(span, m))?,
+                None => MailSettings::default(),
+            },
+            schedule: schedule(&raw.schedule).map_err(|(span, m)| self.at(Some(span), m))?,
+            resolve,
+        })
+    }
 
-    let mut names = HashSet::new();
-    let mut tasks = Vec::new();
-    for t in raw.tasks {
+    /// One `[[task]]` table, its patterns added to the run's `global`
+    /// ones; `names` holds the names of the tasks before it.
+    fn task(
+        &self,
+        t: RawTask,
+        global: &UrlPatterns,
+        names: &mut HashSet<String>,
+    ) -> Result<TaskConfig, ConfigError> {
         let name = t.name.get_ref().trim().to_string();
         if name.is_empty() {
-            return Err(at(
-                Some(t.name.span()),
-                "a task name cannot be empty".into(),
-            ));
+            return Err(self.at(Some(t.name.span()), "a task name cannot be empty".into()));
         }
         if !names.insert(name.clone()) {
-            return Err(at(
+            return Err(self.at(
                 Some(t.name.span()),
                 format!("a second task is named `{name}`; task names must be unique"),
             ));
@@ -416,7 +479,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             "web" => TaskKind::Web,
             "library" => TaskKind::Library,
             other => {
-                return Err(at(
+                return Err(self.at(
                     Some(t.kind.span()),
                     format!(
                         "unknown task kind `{other}`; expected `site`, `tree`, `owner`, `web` or `library`"
@@ -426,13 +489,13 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         };
         if let Some(levels) = &t.levels {
             if kind != TaskKind::Web {
-                return Err(at(
+                return Err(self.at(
                     Some(levels.span()),
                     "`levels` is the recursion depth of a `web` task; for this task write `max_depth`".into(),
                 ));
             }
             if t.max_depth.is_some() {
-                return Err(at(
+                return Err(self.at(
                     Some(levels.span()),
                     "`levels` and `max_depth` say the same; keep one".into(),
                 ));
@@ -440,29 +503,29 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         }
         let top = match (&t.top, kind) {
             (Some(top), TaskKind::Library) => {
-                return Err(at(
+                return Err(self.at(
                     Some(top.span()),
                     "a `library` task starts from the library's pages, which each run publishes into its output directory; remove `top`".into(),
                 ));
             }
             (Some(top), _) => {
-                Some(parse_top(top.get_ref(), &abs_dir).map_err(|m| at(Some(top.span()), m))?)
+                Some(parse_top(top.get_ref(), self.dir).map_err(|m| self.at(Some(top.span()), m))?)
             }
             (None, TaskKind::Library) => None,
             (None, _) => {
-                return Err(at(
+                return Err(self.at(
                     Some(t.name.span()),
                     format!("task `{name}` has no `top`: write the URL (or path) it starts from"),
                 ));
             }
         };
         if let Some(email) = &t.email {
-            check_email(email.get_ref()).map_err(|m| at(Some(email.span()), m))?;
+            check_email(email.get_ref()).map_err(|m| self.at(Some(email.span()), m))?;
         }
         let mut exclude = Vec::new();
         for e in &t.exclude {
             let prefix = Url::parse(e.get_ref()).map_err(|err| {
-                at(
+                self.at(
                     Some(e.span()),
                     format!(
                         "exclude prefix `{}` is not an absolute URL ({err})",
@@ -473,19 +536,19 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             exclude.push(prefix.to_string());
         }
         let own_patterns = UrlPatterns {
-            include: patterns(&t.include_regex, "include_regex")?,
-            exclude: patterns(&t.exclude_regex, "exclude_regex")?,
+            include: self.patterns(&t.include_regex, "include_regex")?,
+            exclude: self.patterns(&t.exclude_regex, "exclude_regex")?,
         };
-        let index_path = t.index_file.as_ref().map(|f| rel(f.get_ref()));
+        let index_path = t.index_file.as_ref().map(|f| (self.rel)(f.get_ref()));
         let output = match (&t.output, &index_path) {
-            (Some(o), _) => rel(o),
+            (Some(o), _) => (self.rel)(o),
             // The index's own directory holds the task's reports.
             (None, Some(f)) => f.parent().map(Path::to_path_buf).unwrap_or_default(),
-            (None, None) => abs_dir.join("reports").join(sanitize(&name)),
+            (None, None) => self.dir.join("reports").join(sanitize(&name)),
         };
         let top = match top {
             Some(top) => top,
-            None => library_top(&output).map_err(|m| at(Some(t.name.span()), m))?,
+            None => library_top(&output).map_err(|m| self.at(Some(t.name.span()), m))?,
         };
         let index_file = match (&index_path, &t.index_file) {
             (Some(path), Some(raw)) => {
@@ -493,7 +556,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 match path.file_name().and_then(|n| n.to_str()) {
                     Some(n) if inside => Some(n.to_string()),
                     _ => {
-                        return Err(at(
+                        return Err(self.at(
                             Some(raw.span()),
                             format!(
                                 "index_file `{}` must be a file directly inside the task's output directory ({})",
@@ -508,7 +571,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         };
         let index_url = match &t.index_url {
             Some(u) => Some(Url::parse(u.get_ref()).map_err(|e| {
-                at(
+                self.at(
                     Some(u.span()),
                     format!("index_url `{}` is not an absolute URL ({e})", u.get_ref()),
                 )
@@ -521,15 +584,15 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             "changed_days",
             "email_changed",
         )
-        .map_err(|(span, m)| at(Some(span), m))?;
+        .map_err(|(span, m)| self.at(Some(span), m))?;
         let expiring_days = days(
             &t.expiring_days,
             &t.email_expired,
             "expiring_days",
             "email_expired",
         )
-        .map_err(|(span, m)| at(Some(span), m))?;
-        tasks.push(TaskConfig {
+        .map_err(|(span, m)| self.at(Some(span), m))?;
+        Ok(TaskConfig {
             name,
             kind,
             top,
@@ -537,7 +600,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             email: t.email.map(Spanned::into_inner),
             output,
             exclude,
-            patterns: global_patterns.with(&own_patterns),
+            patterns: global.with(&own_patterns),
             changed_days,
             expiring_days,
             default_plugins: t.default_plugins.unwrap_or(true),
@@ -552,7 +615,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 changed: t.email_changed.is_some(),
                 expired: t.email_expired.is_some(),
             },
-            schedule: schedule(&t.schedule).map_err(|(span, m)| at(Some(span), m))?,
+            schedule: schedule(&t.schedule).map_err(|(span, m)| self.at(Some(span), m))?,
             bounds: {
                 let d = super::TaskBounds::default();
                 super::TaskBounds {
@@ -565,26 +628,37 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                     max_documents: t.max_documents.map_or(d.max_documents, |b| b.0),
                 }
             },
-        });
+        })
     }
-    let mut plugins = Vec::new();
-    let mut plugin_names = HashSet::new();
-    for p in raw.plugins {
-        let defined_at = format!("{name}:{}", line_col(text, p.name.span().start).0);
+
+    /// One `[[plugin]]` table; `tasks` names the run's tasks, `taken` the
+    /// plugins before it.
+    fn plugin(
+        &self,
+        p: RawPlugin,
+        tasks: &HashSet<String>,
+        taken: &mut HashSet<String>,
+    ) -> Result<PluginConfig, ConfigError> {
+        let defined_at = format!(
+            "{}:{}",
+            self.name,
+            line_col(self.text, p.name.span().start).0
+        );
         let name = p.name.get_ref().trim().to_string();
-        if name.is_empty() || !plugin_names.insert(name.clone()) {
-            return Err(at(
+        if name.is_empty() || !taken.insert(name.clone()) {
+            return Err(self.at(
                 Some(p.name.span()),
                 format!("plugin names must be unique and not empty (`{name}`)"),
             ));
         }
         // The manifest of an installed plugin bounds its grants.
-        let (source, installed) = super::plugin_source::resolve(p.source.get_ref().trim(), rel)
-            .map_err(|m| at(Some(p.source.span()), m))?;
+        let (source, installed) =
+            super::plugin_source::resolve(p.source.get_ref().trim(), self.rel)
+                .map_err(|m| self.at(Some(p.source.span()), m))?;
         if let Some(list) = &p.tasks {
             for t in list {
-                if !names.contains(t.get_ref()) {
-                    return Err(at(
+                if !tasks.contains(t.get_ref()) {
+                    return Err(self.at(
                         Some(t.span()),
                         format!("no task is named `{}`", t.get_ref()),
                     ));
@@ -610,7 +684,7 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 config.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        plugins.push(PluginConfig {
+        Ok(PluginConfig {
             name,
             source,
             config: serde_json::to_value(config).unwrap_or_default(),
@@ -619,25 +693,8 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
                 .tasks
                 .map(|l| l.into_iter().map(Spanned::into_inner).collect()),
             defined_at: Some(defined_at),
-        });
+        })
     }
-    if tasks.is_empty() {
-        return Err(ConfigError::Whole {
-            path: name.to_string(),
-            message: "no tasks: add at least one [[task]] with name, kind and top".into(),
-        });
-    }
-    let library = match raw.library {
-        Some(l) => super::library::library_settings(l).map_err(|(span, m)| at(span, m))?,
-        None => Default::default(),
-    };
-    Ok(Config {
-        source: None,
-        settings,
-        tasks,
-        plugins,
-        library,
-    })
 }
 
 /// A task's window in days: `changed_days` (default 7), or the mail

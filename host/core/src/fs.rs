@@ -3,6 +3,28 @@
 use std::io::Write;
 use std::path::Path;
 
+/// `path` made absolute (against the current directory) with its `.` and
+/// `..` components resolved by name, as a shell's `cd` reads them (symbolic
+/// links are not followed): `site/../other/` is `other/`. A path given on
+/// the command line or in a configuration becomes the `file:` URL of the
+/// file it names, not one whose `..` segments every link resolved against
+/// it would drop.
+pub fn absolute_normal(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = std::path::PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// How the temporary files [`write_atomically`] writes are named: one left
 /// by a crash can be recognised and removed.
 pub const TEMP_PREFIX: &str = ".spinneret-new-";
@@ -51,4 +73,21 @@ fn replace(path: &Path, text: &[u8], durable: bool, mode: u32) -> std::io::Resul
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_path_is_made_absolute_with_its_dots_resolved() {
+        assert_eq!(
+            absolute_normal(Path::new("/srv/site/../other/./a.html")),
+            PathBuf::from("/srv/other/a.html")
+        );
+        assert_eq!(absolute_normal(Path::new("/../x")), PathBuf::from("/x"));
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(absolute_normal(Path::new("a/../b")), here.join("b"));
+    }
 }

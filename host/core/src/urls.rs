@@ -87,6 +87,21 @@ pub fn is_checkable(url: &Url) -> bool {
     CHECKABLE_SCHEMES.contains(&url.scheme())
 }
 
+/// Why `url` is a mistyped web link, when its scheme is one letter off
+/// `http` or `https` (`htps:`, `htp:`, `htttps:`, `htpts:`): such a link
+/// leads nowhere in a browser, and is a broken link rather than one of a
+/// scheme the crawler does not check (`mailto:`, `ftp:`, `hxxp:`).
+pub fn mistyped_scheme(url: &Url) -> Option<String> {
+    let scheme = url.scheme();
+    if CHECKABLE_SCHEMES.contains(&scheme) || scheme == "shttp" {
+        return None;
+    }
+    ["https", "http"]
+        .into_iter()
+        .find(|meant| strsim::damerau_levenshtein(scheme, meant) == 1)
+        .map(|meant| format!("unknown scheme `{scheme}:`; a typo of `{meant}:`?"))
+}
+
 /// The root URL of a URL's site, e.g. `http://www.fict.org/robots.txt` for robots.
 pub fn robots_url(url: &Url) -> Option<Url> {
     if url.scheme() == "file" || url.host_str().is_none() {
@@ -112,6 +127,32 @@ pub fn directory_of(url: &Url) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_scheme_one_letter_off_the_webs_is_a_typo() {
+        let typo = |u: &str| super::mistyped_scheme(&url::Url::parse(u).unwrap());
+        assert_eq!(
+            typo("htps://example.org/").as_deref(),
+            Some("unknown scheme `htps:`; a typo of `https:`?")
+        );
+        assert_eq!(
+            typo("htp://example.org/").as_deref(),
+            Some("unknown scheme `htp:`; a typo of `http:`?")
+        );
+        assert!(typo("htpts://example.org/").is_some());
+        assert!(typo("htttps://example.org/").is_some());
+        for fine in [
+            "http://example.org/",
+            "https://example.org/",
+            "mailto:a@example.org",
+            "ftp://example.org/",
+            "hxxp://example.org/",
+            "tel:+1555",
+            "shttp://example.org/",
+        ] {
+            assert_eq!(typo(fine), None, "{fine}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -82,8 +82,8 @@ enum Command {
     Check(CheckArgs),
     /// Show what the last run found, from the store.
     Results(ResultsArgs),
-    /// Write, examine and share plugins: `new`, `inspect`, `builtins`;
-    /// `pack`, `keygen`, `sign`, `trust`, `push`; `install`, `list`, `info`,
+    /// Write, examine and share plugins: `new`, `inspect`, `run`,
+    /// `builtins`; `pack`, `keygen`, `sign`, `trust`, `push`; `install`, `list`, `info`,
     /// `remove`, `update`.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
@@ -443,9 +443,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                         urls.push(spinneret_core::urls::normalize(u))
                     }
                     Ok(u) => {
+                        // `localhost:8080/` reads as the scheme `localhost`.
+                        let host_and_port = u.path().split('/').next().is_some_and(|port| {
+                            !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+                        });
                         eprintln!(
-                            "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs, or a path",
-                            u.scheme()
+                            "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs, or a path{}",
+                            u.scheme(),
+                            match host_and_port {
+                                true => format!("; for a server, write http://{raw}"),
+                                false => String::new(),
+                            }
                         );
                         return Ok(EXIT_USAGE);
                     }
@@ -460,6 +468,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                             };
                             eprintln!(
                                 "spinneret: `{raw}` is neither a URL nor an existing file or directory{hint}"
+                            );
+                            return Ok(EXIT_USAGE);
+                        }
+                        if path.is_dir() && !path.join("index.html").is_file() {
+                            eprintln!(
+                                "spinneret: the directory `{raw}` has no index.html to start from; give one of its pages (check {}/PAGE.html)",
+                                raw.trim_end_matches('/')
                             );
                             return Ok(EXIT_USAGE);
                         }
@@ -622,12 +637,6 @@ fn crawl_once(
     let plugin_failed = outcome.plugin_failed;
     // What a person reads: on standard output, unless a report takes it.
     let mut text = String::new();
-    if quiet == 1 {
-        match one_line_summary(&outcome) {
-            Ok(line) => text.push_str(&format!("{line}\n")),
-            Err(e) => eprintln!("spinneret: cannot read the run's summary: {e:#}"),
-        }
-    }
     // Links to a place that is not there, read once: listed with the
     // problems, and they fail the run as a broken link does.
     let broken_fragments = spinneret_store::Store::open(&outcome.store)
@@ -639,6 +648,12 @@ fn crawl_once(
             }
             Vec::new()
         });
+    if quiet == 1 {
+        match one_line_summary(&outcome, broken_fragments.len()) {
+            Ok(line) => text.push_str(&format!("{line}\n")),
+            Err(e) => eprintln!("spinneret: cannot read the run's summary: {e:#}"),
+        }
+    }
     if quiet == 0 {
         text.push_str(&closing_text(config, &outcome, &broken_fragments));
     }
@@ -721,10 +736,11 @@ fn closing_text(
     };
     let _ = writeln!(
         text,
-        "run {}{}: {} requests in {:.1}s{reused}; store {}",
+        "run {}{}: {} request{} in {:.1}s{reused}; store {}",
         report.run,
         if report.resumed { " (resumed)" } else { "" },
         report.requests,
+        if report.requests == 1 { "" } else { "s" },
         report.elapsed.as_secs_f64(),
         outcome.store.display()
     );
@@ -735,9 +751,13 @@ fn closing_text(
 }
 
 /// A run in one line, for `-q`: its number, its tasks, the URLs a reader
-/// cannot follow (each counted once, however many tasks reached it), and
-/// where its store is.
-fn one_line_summary(outcome: &crate::app::run::RunOutcome) -> anyhow::Result<String> {
+/// cannot follow (each counted once, however many tasks reached it), the
+/// `broken_fragments` links to a place their page lacks (when there are
+/// any: they fail the run too), and where its store is.
+fn one_line_summary(
+    outcome: &crate::app::run::RunOutcome,
+    broken_fragments: usize,
+) -> anyhow::Result<String> {
     let report = &outcome.crawl;
     let store = spinneret_store::Store::open(&outcome.store)?;
     let rows = store.run_results_in(report.run, &[Category::Broken, Category::Blocked])?;
@@ -746,11 +766,17 @@ fn one_line_summary(outcome: &crate::app::run::RunOutcome) -> anyhow::Result<Str
         .filter(|r| r.category == Category::Broken)
         .count();
     Ok(format!(
-        "run {}: {} task(s), {} requests, {broken} broken, {} blocked{}; store {}",
+        "run {}: {} task(s), {} request{}, {broken} broken, {} blocked{}{}; store {}",
         report.run,
         report.tasks.len(),
         report.requests,
+        if report.requests == 1 { "" } else { "s" },
         rows.len() - broken,
+        match broken_fragments {
+            0 => String::new(),
+            1 => ", 1 broken fragment".to_string(),
+            n => format!(", {n} broken fragments"),
+        },
         if report.interrupted {
             "; interrupted"
         } else {

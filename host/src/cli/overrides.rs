@@ -26,7 +26,7 @@ pub(crate) struct Overrides {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     max_age: Option<std::time::Duration>,
     /// Wait this long between two requests to one site ("1s"; the
-    /// configuration's `per_site_delay`, 1s by default; 0s to 1h).
+    /// configuration's `per_site_delay`, 250ms by default; 0s to 1h).
     #[arg(long, value_name = "DURATION", value_parser = config::PerSiteDelay::parse)]
     delay: Option<config::PerSiteDelay>,
     /// Give up on a request after this long ("30s"; the configuration's

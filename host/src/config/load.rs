@@ -162,7 +162,7 @@ struct RawTask {
 
 /// A local tree's root directory (`root_dir`, `--root-dir`): it must exist.
 pub fn root_dir(path: &Path) -> Result<PathBuf, String> {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let path = spinneret_core::fs::absolute_normal(path);
     match path.is_dir() {
         true => Ok(path),
         false => Err(format!(
@@ -224,16 +224,9 @@ pub(super) fn read_with(
 
 /// `base_dir` made absolute, and a resolver of paths relative to it.
 pub(super) fn relative_to(base_dir: &Path) -> (PathBuf, impl Fn(&str) -> PathBuf) {
-    let abs_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+    let abs_dir = spinneret_core::fs::absolute_normal(base_dir);
     let dir = abs_dir.clone();
-    let rel = move |p: &str| -> PathBuf {
-        let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            dir.join(p)
-        }
-    };
+    let rel = move |p: &str| -> PathBuf { spinneret_core::fs::absolute_normal(&dir.join(p)) };
     (abs_dir, rel)
 }
 
@@ -838,8 +831,7 @@ pub fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
             u.scheme()
         )),
         Err(url::ParseError::RelativeUrlWithoutBase) => {
-            let path = base_dir.join(raw);
-            let path = std::path::absolute(&path).unwrap_or(path);
+            let path = spinneret_core::fs::absolute_normal(&base_dir.join(raw));
             let path = if path.is_dir() {
                 path.join("index.html")
             } else {

@@ -917,6 +917,14 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
             &["-qq", "check", "site", "--root-dir", "nowhere"][..],
             "--root-dir: the root directory",
         ),
+        (
+            &["-qq", "check", "site/sub/"][..],
+            "the directory `site/sub/` has no index.html to start from; give one of its pages (check site/sub/PAGE.html)",
+        ),
+        (
+            &["-qq", "check", "localhost:8080/"][..],
+            "`localhost:8080/` has scheme `localhost`; check takes http, https or file URLs, or a path; for a server, write http://localhost:8080/",
+        ),
     ] {
         let out = command()
             .current_dir(dir.path())
@@ -925,6 +933,129 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
             .unwrap();
         expect_refusal(&out, why);
     }
+}
+
+/// A path with `..` names the tree it leads to (before, `check ../site/`
+/// made a top whose `..` every link dropped, so nothing was checked and the
+/// run passed), and a root directory widens a local tree to the deployed
+/// site: a link up out of the top's directory is checked as a leaf.
+#[test]
+fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("docs")).unwrap();
+    std::fs::create_dir_all(dir.path().join("work")).unwrap();
+    std::fs::write(
+        site.join("docs/index.html"),
+        "<title>Docs</title><a href=\"a.html\">a</a> <a href=\"../p1.html\">up</a> \
+         <a href=\"../missing.html\">gone</a> <a href=\"/p1.html\">root</a> \
+         <a href=\"htps://example.org/\">typo</a>",
+    )
+    .unwrap();
+    std::fs::write(site.join("docs/a.html"), "<title>A</title>").unwrap();
+    std::fs::write(site.join("p1.html"), "<title>One</title>").unwrap();
+    let store = dir.path().join("check.db");
+    let check = |args: &[&str]| {
+        let out = command()
+            .current_dir(dir.path().join("work"))
+            .env("TMPDIR", dir.path())
+            .args(["-qq", "check", "--store", store.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let results = spinneret_tests::harness::results_of(
+            &spinneret_store::Store::open(&store).unwrap(),
+            None,
+        );
+        let seen: Vec<(String, Category)> = results
+            .values()
+            .map(|r| (r.url.clone(), r.category))
+            .collect();
+        (out, seen)
+    };
+    let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
+
+    let (out, seen) = check(&["../site/docs/", "--root-dir", "../site/"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        seen,
+        [
+            (file("docs/a.html"), Category::Ok),
+            (file("docs/index.html"), Category::Ok),
+            (file("missing.html"), Category::Broken),
+            (file("p1.html"), Category::Ok),
+            ("htps://example.org/".to_string(), Category::Broken),
+        ]
+    );
+    let results =
+        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
+    assert_eq!(
+        results["htps://example.org/"].error.as_deref(),
+        Some("not a valid URL (unknown scheme `htps:`; a typo of `https:`?)"),
+        "a mistyped scheme is a broken link, not one of a scheme not checked"
+    );
+
+    // Without a root, a link up out of the tree is not opened (it says
+    // why), but the tree itself is checked.
+    let (out, seen) = check(&["./../site/docs/../docs/"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        seen,
+        [
+            ("file:///p1.html".to_string(), Category::NotChecked),
+            (file("docs/a.html"), Category::Ok),
+            (file("docs/index.html"), Category::Ok),
+            (file("missing.html"), Category::NotChecked),
+            (file("p1.html"), Category::NotChecked),
+            ("htps://example.org/".to_string(), Category::Broken),
+        ]
+    );
+}
+
+/// A symbolic link back up a local tree (`ln -s . loop`) is not a new tree
+/// at each turn: a path through it is moved to the file it names (before,
+/// `loop/loop/…/c.html` was read some 40 levels deep, each a broken link
+/// more).
+#[test]
+fn a_symbolic_link_loop_in_a_local_tree_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::os::unix::fs::symlink(".", site.join("loop")).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        "<title>Home</title><a href=\"c.html\">c</a> <a href=\"loop/c.html\">c again</a>",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("c.html"),
+        "<title>C</title><a href=\"loop/c.html\">me</a> <a href=\"loop/gone.html\">gone</a>",
+    )
+    .unwrap();
+    let store = dir.path().join("check.db");
+    let out = command()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["-qq", "check", "site", "--store", store.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let results =
+        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
+    let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
+    let seen: Vec<(String, Category, Option<String>)> = results
+        .values()
+        .map(|r| (r.url.clone(), r.category, r.final_url.clone()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (file("c.html"), Category::Ok, None),
+            (file("index.html"), Category::Ok, None),
+            (file("loop/c.html"), Category::Moved, Some(file("c.html"))),
+            (file("loop/gone.html"), Category::Broken, None),
+        ]
+    );
 }
 
 #[test]
@@ -1212,6 +1343,18 @@ fn a_link_to_a_place_a_page_does_not_have_is_a_broken_fragment() {
              {target}#missing\n    no element with id or name \"missing\" in {target}\n    from {home}\n"
         )),
         "{stdout}"
+    );
+    // `-q`'s one line counts them: they are why it exits 1.
+    let out = command()
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let line = text(&out.stdout);
+    assert!(
+        line.contains(" blocked, 2 broken fragments; store "),
+        "{line}"
     );
     // The maintenance index has their table.
     let index = std::fs::read_to_string(setup.path().join("reports/A/index.html")).unwrap();

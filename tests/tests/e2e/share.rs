@@ -243,7 +243,7 @@ fn pack_sign_install_list_info_and_crawl_with_it() {
         help.split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
-            .starts_with("Write, examine and share plugins: `new`, `inspect`, `builtins`; `pack`, `keygen`, `sign`, `trust`, `push`; `install`"),
+            .starts_with("Write, examine and share plugins: `new`, `inspect`, `run`, `builtins`; `pack`, `keygen`, `sign`, `trust`, `push`; `install`"),
         "the sharing commands are named first: {help}"
     );
     assert!(info.contains("network: none"), "{info}");

@@ -132,7 +132,10 @@ impl Engine<'_> {
         let mut invalid = Vec::new();
         for (target, kind, _text) in links {
             match Url::parse(&target) {
-                Ok(t) => valid.push((self.intern(t), kind)),
+                Ok(t) => match spinneret_core::urls::mistyped_scheme(&t) {
+                    None => valid.push((self.intern(t), kind)),
+                    Some(why) => invalid.push((target, why)),
+                },
                 Err(e) => invalid.push((target, e.to_string())),
             }
         }

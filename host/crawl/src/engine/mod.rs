@@ -197,7 +197,8 @@ impl<'a> Engine<'a> {
             engine.tasks.push(TaskRt {
                 id: engine.ids.tasks[t.name()],
                 scope: Scope::new(t.name(), t.kind(), t.top, t.exclude)
-                    .with_patterns(t.patterns.clone()),
+                    .with_patterns(t.patterns.clone())
+                    .with_local_root(engine.fetcher.root_dir()),
                 top,
                 more_tops,
                 info: spinneret_plugin_host::reporter::task_info(&t.record),

@@ -37,6 +37,20 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
             Err(_) => return Ok(status_only(404)),
         };
     }
+    // A path through a symbolic link back up the tree (`ln -s . loop`)
+    // names a file it also names without the loop: moved there, so that
+    // `loop/loop/loop/…` is not a new tree at each turn.
+    if let Some(target) = through_a_loop(&path)
+        && let Ok(url) = url::Url::from_file_path(&target)
+    {
+        return Ok(FetchResponse {
+            headers: ResponseHeaders {
+                location: Some(url.to_string()),
+                ..ResponseHeaders::default()
+            },
+            ..status_only(301)
+        });
+    }
     let content_type = mime_guess::from_path(&path)
         .first()
         .map(|m| m.essence_str().to_string())
@@ -91,4 +105,22 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
         elapsed: start.elapsed(),
         raw_headers: Vec::new(),
     })
+}
+
+/// The file `path` names, without its loops, when `path` goes through a
+/// directory twice (a symbolic link to a directory above it): one of its
+/// directories' real paths is that of a directory before it.
+fn through_a_loop(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    if real == path {
+        return None;
+    }
+    let mut seen = Vec::new();
+    for dir in path.ancestors().skip(1) {
+        seen.push(std::fs::canonicalize(dir).ok()?);
+    }
+    let mut distinct = seen.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    (distinct.len() < seen.len()).then_some(real)
 }

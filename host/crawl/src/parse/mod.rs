@@ -72,7 +72,13 @@ pub fn parse_html_under(
             .and_then(|root| root_relative(&r.href, root))
             .unwrap_or_else(|| spinneret_core::urls::resolve(effective, &r.href));
         let target = match resolved {
-            Ok(u) => Ok(u),
+            Ok(u) => match spinneret_core::urls::mistyped_scheme(&u) {
+                None => Ok(u),
+                Some(reason) => Err(BadUrl {
+                    raw: r.href,
+                    reason,
+                }),
+            },
             Err(e) => Err(BadUrl {
                 raw: r.href,
                 reason: e.to_string(),

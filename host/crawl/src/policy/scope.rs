@@ -16,6 +16,9 @@ pub struct Scope {
     exclude: Vec<String>,
     patterns: UrlPatterns,
     top: String,
+    /// The path of the local tree's root directory (`root_dir`), when one
+    /// is given: its files may be checked too, as leaves.
+    local_root: Option<String>,
 }
 
 impl Scope {
@@ -31,7 +34,20 @@ impl Scope {
             exclude: exclude.to_vec(),
             patterns: UrlPatterns::default(),
             top: top.to_string(),
+            local_root: None,
         }
+    }
+
+    /// The scope of a local task whose tree is deployed from the directory
+    /// `root` (a `file:` URL ending in `/`): the files below `root` may be
+    /// opened too (a link up out of the top's directory, or a root-relative
+    /// one, names a file of the deployed site), as leaves unless the task's
+    /// own tree holds them.
+    pub fn with_local_root(mut self, root: Option<&Url>) -> Scope {
+        self.local_root = root
+            .filter(|r| r.scheme() == "file")
+            .map(|r| r.path().to_string());
+        self
     }
 
     /// The scope with URL patterns (`exclude_regex`, `include_regex`):
@@ -79,8 +95,9 @@ impl Scope {
     }
 
     /// Whether the `file:` URL `url` lies at or below the directory of a
-    /// local task's top: its path as the file system reads it (`%2F`
-    /// decoded) has no `..` and starts with the top's directory.
+    /// local task's top, or of its root directory when one is given: its
+    /// path as the file system reads it (`%2F` decoded) has no `..` and
+    /// starts with that directory.
     pub fn holds_local(&self, url: &Url) -> bool {
         let Ok(path) = url.to_file_path() else {
             return false;
@@ -88,7 +105,10 @@ impl Scope {
         let climbs = path
             .components()
             .any(|c| c == std::path::Component::ParentDir);
-        self.is_local() && !climbs && url.path().starts_with(&self.top_dir)
+        let below = |dir: &str| url.path().starts_with(dir);
+        self.is_local()
+            && !climbs
+            && (below(&self.top_dir) || self.local_root.as_deref().is_some_and(below))
     }
 
     /// The task-level exclusion (leaf) prefix that covers `url`, if any.
@@ -177,6 +197,21 @@ mod tests {
         assert!(!s.holds_local(&sneaky));
         let remote = scope(TaskKind::Site, "http://a.example/");
         assert!(!remote.holds_local(&u("file:///home/u/site/a.html")));
+    }
+
+    #[test]
+    fn a_root_directory_widens_a_local_tree_to_the_deployed_site() {
+        let root = u("file:///home/u/site/");
+        let s = scope(TaskKind::Tree, "file:///home/u/site/docs/index.html")
+            .with_local_root(Some(&root));
+        assert!(s.holds_local(&u("file:///home/u/site/docs/a.html")));
+        assert!(s.holds_local(&u("file:///home/u/site/missing.html")));
+        assert!(!s.holds_local(&u("file:///home/u/other.html")));
+        assert!(!s.holds_local(&u("file:///home/u/site/..%2F..%2Fetc%2Fpasswd")));
+        // The task's own tree is still the top's directory.
+        assert!(!s.may_contain(&u("file:///home/u/site/missing.html")));
+        let without = scope(TaskKind::Tree, "file:///home/u/site/docs/index.html");
+        assert!(!without.holds_local(&u("file:///home/u/site/missing.html")));
     }
 
     #[test]

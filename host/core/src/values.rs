@@ -131,22 +131,34 @@ impl<'de, const MIN_MS: u64, const MAX_MS: u64> Deserialize<'de> for DurationIn<
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SizeIn<const MIN: u64, const MAX: u64>(pub u64);
 
-impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for SizeIn<MIN, MAX> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let ByteSize(v) = ByteSize::deserialize(d)?;
+impl<const MIN: u64, const MAX: u64> SizeIn<MIN, MAX> {
+    /// `v` bytes, when it is in range.
+    pub fn check(v: u64) -> Result<Self, String> {
         if !(MIN..=MAX).contains(&v) {
-            return Err(de::Error::custom(format!(
+            return Err(format!(
                 "{v} bytes is out of range; expected from {} to {}",
                 human_size(MIN),
                 human_size(MAX)
-            )));
+            ));
         }
         Ok(SizeIn(v))
     }
+
+    /// A size as written on a command line ("50MiB", "1048576"), in range.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::check(ByteSize::parse(s)?.0)
+    }
 }
 
-/// A size in the largest binary unit that divides it.
-fn human_size(n: u64) -> String {
+impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for SizeIn<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let ByteSize(v) = ByteSize::deserialize(d)?;
+        Self::check(v).map_err(de::Error::custom)
+    }
+}
+
+/// A size in the largest binary unit that divides it: `10MiB`, `1500B`.
+pub fn human_size(n: u64) -> String {
     for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
         if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{}{unit}", n >> shift);

@@ -709,7 +709,14 @@ fn closing_text(
         .map_err(anyhow::Error::from)
         .and_then(|store| {
             results::write_problems(&mut buf, &store, report.run, &store_arg)?;
-            results::write_broken_fragments(&mut buf, broken_fragments)
+            results::write_broken_fragments(&mut buf, broken_fragments)?;
+            results::write_unchecked(
+                &mut buf,
+                &store,
+                report.run,
+                &store_arg,
+                config.settings.max_body,
+            )
         });
     match listed {
         Ok(()) => text.push_str(&String::from_utf8_lossy(&buf)),

@@ -33,6 +33,11 @@ pub(crate) struct Overrides {
     /// `timeout`; 100ms to 1h).
     #[arg(long, value_name = "DURATION", value_parser = config::Timeout::parse)]
     timeout: Option<config::Timeout>,
+    /// Read at most this much of a body ("50MiB"; the configuration's
+    /// `max_body`, 10MiB by default; 1KiB to 4GiB): a page longer than
+    /// that is parsed up to it, and said so as the run ends.
+    #[arg(long, value_name = "SIZE", value_parser = config::MaxBody::parse)]
+    max_body: Option<config::MaxBody>,
     /// Traverse documents at most this many links from each task's top (a
     /// task's `max_depth`, 50 by default; 1 to 100000).
     #[arg(long, value_name = "N", value_parser = config::MaxDepth::parse)]
@@ -100,6 +105,9 @@ impl Overrides {
         }
         if let Some(t) = self.timeout {
             settings.timeout = t.0;
+        }
+        if let Some(b) = self.max_body {
+            settings.max_body = b.0;
         }
         if !self.headers.is_empty() {
             let headers = self

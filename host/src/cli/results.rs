@@ -229,6 +229,51 @@ pub fn write_broken_fragments(
     Ok(())
 }
 
+/// What a run left unchecked that its reader may not expect, as a crawl
+/// ends: links of a local tree to files outside it (with how to have them
+/// checked), and pages cut at `max_body` (whose later links were never
+/// seen); nothing when there are none.
+pub fn write_unchecked(
+    out: &mut dyn Write,
+    store: &Store,
+    run: i64,
+    store_arg: &str,
+    max_body: u64,
+) -> anyhow::Result<()> {
+    let outside: Vec<CheckResult> = store
+        .run_results_in(run, &[Category::NotChecked])?
+        .into_iter()
+        .filter(|r| r.error.as_deref() == Some(spinneret_crawl::policy::LOCAL_OUTSIDE_TREE))
+        .collect();
+    if let Some(first) = outside.first() {
+        writeln!(
+            out,
+            "\nnot checked: {} link(s) to local files outside the tree, such as {}{}; \
+             give the tree's root with --root-dir (or root_dir) to check them \
+             (spinneret results{store_arg} --category not_checked lists them)",
+            outside.len(),
+            first.url,
+            first
+                .referrer
+                .as_deref()
+                .map(|r| format!(" (from {r})"))
+                .unwrap_or_default(),
+        )?;
+    }
+    let cut = store.run_results_cut(run)?;
+    if let Some(first) = cut.first() {
+        writeln!(
+            out,
+            "\nread in part: {} page(s) longer than max_body ({}), such as {}; \
+             links past that point were not seen (raise it with --max-body or max_body)",
+            cut.len(),
+            spinneret_core::values::human_size(max_body),
+            first.url,
+        )?;
+    }
+    Ok(())
+}
+
 /// The broken and blocked URLs of `run`, each with the pages that refer
 /// to it (at most [`PROBLEMS_SHOWN`], then the command that lists them
 /// all), as a crawl ends; nothing when there are none.

@@ -18,6 +18,8 @@ use url::Url;
 pub type PerSiteDelay = DurationIn<0, { ms::HOUR }>;
 /// `timeout`'s range (`--timeout`).
 pub type Timeout = DurationIn<100, { ms::HOUR }>;
+/// `max_body`'s range (`--max-body`).
+pub type MaxBody = SizeIn<1024, { 4 << 30 }>;
 /// A task's `max_depth` range (`--max-depth`).
 pub type MaxDepth = Bounded<1, 100_000>;
 
@@ -68,7 +70,7 @@ struct RawConfig {
     timeout: Option<Timeout>,
     retries: Option<Bounded<0, 10>>,
     max_retry_after: Option<DurationIn<0, { ms::DAY }>>,
-    max_body: Option<SizeIn<1024, { 4 << 30 }>>,
+    max_body: Option<MaxBody>,
     store: Option<String>,
     result_max_age: Option<DurationIn<0, { 3650 * ms::DAY }>>,
     accept_status: Option<Spanned<toml::Value>>,

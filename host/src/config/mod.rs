@@ -16,8 +16,8 @@ pub use instructions::{is_instruction_file, load_instructions, parse_instruction
 pub use library::{LibrarySettings, Moderator};
 pub(crate) use load::line_col;
 pub use load::{
-    ConfigError, MaxDepth, PerSiteDelay, Timeout, check_email, library_dir, load_file, load_str,
-    parse_top, root_dir,
+    ConfigError, MaxBody, MaxDepth, PerSiteDelay, Timeout, check_email, library_dir, load_file,
+    load_str, parse_top, root_dir,
 };
 pub use mail::{MailSettings, Password, TlsMode};
 pub use request::{header_argument, header_rules};

@@ -607,6 +607,12 @@ impl Store {
         self.results_where(run, &format!("AND r.category IN ({})", names.join(", ")))
     }
 
+    /// The results of a run whose body was cut at `max_body` (documents
+    /// read only in part), in URL order.
+    pub fn run_results_cut(&self, run: i64) -> Result<Vec<CheckResult>, StoreError> {
+        self.results_where(run, "AND r.truncated = 1")
+    }
+
     /// The results of `run` that `filter` (an SQL condition on `r`, ours)
     /// keeps, in URL order.
     fn results_where(&self, run: i64, filter: &str) -> Result<Vec<CheckResult>, StoreError> {

@@ -1010,6 +1010,79 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
             ("htps://example.org/".to_string(), Category::Broken),
         ]
     );
+    // The run's closing text says so, and how to have them checked.
+    let out = command()
+        .current_dir(dir.path().join("work"))
+        .env("TMPDIR", dir.path())
+        .args(["check", "../site/docs/", "--store", store.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "\nnot checked: 3 link(s) to local files outside the tree, such as file:///p1.html (from {}); \
+             give the tree's root with --root-dir (or root_dir) to check them \
+             (spinneret results --store {} --category not_checked lists them)\n",
+            file("docs/index.html"),
+            store.display()
+        )),
+        "{stdout}"
+    );
+}
+
+/// A page longer than `max_body` is parsed up to it, and the run's
+/// closing text names it: the links past the cut were never seen.
+#[test]
+fn a_page_cut_at_max_body_is_named_as_the_run_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    let filler = "<p>words</p>\n".repeat(200);
+    std::fs::write(
+        site.join("index.html"),
+        format!(
+            "<title>Long</title><a href=\"a.html\">a</a>{filler}<a href=\"late.html\">late</a>"
+        ),
+    )
+    .unwrap();
+    std::fs::write(site.join("a.html"), "<title>A</title>").unwrap();
+    let store = dir.path().join("check.db");
+    let out = command()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args([
+            "check",
+            "site",
+            "--max-body",
+            "1KiB",
+            "--store",
+            store.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let index = url::Url::from_file_path(site.join("index.html")).unwrap();
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "\nread in part: 1 page(s) longer than max_body (1KiB), such as {index}; \
+             links past that point were not seen (raise it with --max-body or max_body)\n"
+        )),
+        "{stdout}"
+    );
+    let results =
+        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
+    assert_eq!(
+        results.len(),
+        2,
+        "the top and a.html, not late.html: {results:?}"
+    );
+    let out = command()
+        .args(["-qq", "check", "site", "--max-body", "0B"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    expect_refusal(&out, "--max-body");
 }
 
 /// A symbolic link back up a local tree (`ln -s . loop`) is not a new tree

@@ -97,6 +97,10 @@ impl Decision {
     }
 }
 
+/// Why a `file:` URL outside a local task's tree (and root directory) is
+/// not opened.
+pub const LOCAL_OUTSIDE_TREE: &str = "local file outside the task's tree (file: URLs are opened only at or below the top's directory; for root-relative links such as /page.html, give the tree's root with --root-dir or root_dir)";
+
 /// Why a `file:` URL reached from an http(s) document is never opened.
 pub const LOCAL_FROM_REMOTE: &str = "local file referenced from a remote page";
 
@@ -122,9 +126,7 @@ pub fn decide(
             return Decision::NotChecked(LOCAL_FROM_REMOTE.into());
         }
         if !scope.holds_local(url) {
-            return Decision::NotChecked(
-                "local file outside the task's tree (file: URLs are opened only at or below the top's directory; for root-relative links such as /page.html, give the tree's root with --root-dir or root_dir)".into(),
-            );
+            return Decision::NotChecked(LOCAL_OUTSIDE_TREE.into());
         }
     }
     if kind == RefKind::Form {

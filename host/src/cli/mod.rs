@@ -351,7 +351,7 @@ struct ResultsArgs {
 fn parse_category(s: &str) -> Result<Category, String> {
     Category::from_name(s).ok_or_else(|| {
         format!(
-            "unknown category `{s}`; expected ok, moved, broken, blocked, avoided or not_checked"
+            "unknown category `{s}`; expected ok, moved, broken, blocked, avoided or not_checked (broken fragments are listed at the end of `spinneret results` without --category)"
         )
     })
 }

@@ -157,6 +157,13 @@ pub fn print_results(
             write_referrers(out, &referrers, &r.url)?;
         }
     }
+    // Links to a place their page lacks are findings, not URL results:
+    // listed after them, unless categories were asked for.
+    if categories.is_empty() && task.is_none() {
+        let fragments = broken_fragments(store, run.id)?;
+        write_broken_fragments(out, &fragments)?;
+        return Ok(broken || !fragments.is_empty());
+    }
     Ok(broken)
 }
 

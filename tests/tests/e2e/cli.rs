@@ -1417,6 +1417,22 @@ fn a_link_to_a_place_a_page_does_not_have_is_a_broken_fragment() {
         )),
         "{stdout}"
     );
+    // `results` lists them after the URLs, and exits 1 for them too.
+    let config = setup.config_path.to_str().unwrap();
+    let out = spinneret(&["results", "-c", config]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "\nbroken fragments: 2 (the page is there, the place in it is not):\n\
+             {home}#nowhere\n"
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    expect_refusal(
+        &spinneret(&["results", "-c", config, "--category", "broken-fragment"]),
+        "(broken fragments are listed at the end of `spinneret results` without --category)",
+    );
     // `-q`'s one line counts them: they are why it exits 1.
     let out = command()
         .args(["-q", "crawl"])

@@ -710,10 +710,12 @@ fn closing_text(
         .and_then(|store| {
             results::write_problems(&mut buf, &store, report.run, &store_arg)?;
             results::write_broken_fragments(&mut buf, broken_fragments)?;
+            let tops: Vec<&str> = config.tasks.iter().map(|t| t.top.as_str()).collect();
             results::write_unchecked(
                 &mut buf,
                 &store,
                 report.run,
+                &tops,
                 &store_arg,
                 config.settings.max_body,
             )

@@ -237,16 +237,33 @@ pub fn write_broken_fragments(
 }
 
 /// What a run left unchecked that its reader may not expect, as a crawl
-/// ends: links of a local tree to files outside it (with how to have them
-/// checked), and pages cut at `max_body` (whose later links were never
-/// seen); nothing when there are none.
+/// ends: `tops` that were read but not parsed (a Markdown file, say: no
+/// link of theirs was followed), links of a local tree to files outside
+/// it (with how to have them checked), and pages cut at `max_body` (whose
+/// later links were never seen); nothing when there are none.
 pub fn write_unchecked(
     out: &mut dyn Write,
     store: &Store,
     run: i64,
+    tops: &[&str],
     store_arg: &str,
     max_body: u64,
 ) -> anyhow::Result<()> {
+    for top in tops {
+        let Some(read) = store.latest_result(top)? else {
+            continue;
+        };
+        if read.run == run && read.result.category == Category::Ok && !read.is_document {
+            writeln!(
+                out,
+                "\nnot parsed: the top {top} is {}, not an HTML page: no link in it was followed",
+                read.result
+                    .content_type
+                    .as_deref()
+                    .unwrap_or("of no known type")
+            )?;
+        }
+    }
     let outside: Vec<CheckResult> = store
         .run_results_in(run, &[Category::NotChecked])?
         .into_iter()

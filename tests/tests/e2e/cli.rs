@@ -1030,10 +1030,11 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
     );
 }
 
-/// A page longer than `max_body` is parsed up to it, and the run's
-/// closing text names it: the links past the cut were never seen.
+/// What a check leaves unread is named as the run ends: a page longer
+/// than `max_body` is parsed up to it (the links past the cut were never
+/// seen), and a top that is not HTML is not parsed at all.
 #[test]
-fn a_page_cut_at_max_body_is_named_as_the_run_ends() {
+fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path().join("site");
     std::fs::create_dir_all(&site).unwrap();
@@ -1076,6 +1077,23 @@ fn a_page_cut_at_max_body_is_named_as_the_run_ends() {
         results.len(),
         2,
         "the top and a.html, not late.html: {results:?}"
+    );
+    // A top that is not HTML is read, and said to be left unparsed.
+    std::fs::write(site.join("notes.md"), "[a](a.html)").unwrap();
+    let out = command()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["check", "site/notes.md", "--store", store.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let notes = url::Url::from_file_path(site.join("notes.md")).unwrap();
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "\nnot parsed: the top {notes} is text/markdown, not an HTML page: no link in it was followed\n"
+        )),
+        "{}",
+        text(&out.stdout)
     );
     let out = command()
         .args(["-qq", "check", "site", "--max-body", "0B"])

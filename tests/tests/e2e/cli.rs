@@ -845,6 +845,49 @@ fn accepted_statuses_count_as_ok() {
     expect_refusal(&out, "--accept: `500..=400` is an empty range of statuses");
 }
 
+/// `spinneret check` of a local tree under `dir`: run in a directory of
+/// `dir`, reports under `dir` (`TMPDIR`), results in `dir/check.db`.
+struct LocalCheck<'a> {
+    dir: &'a std::path::Path,
+    store: std::path::PathBuf,
+}
+
+impl LocalCheck<'_> {
+    fn new(dir: &std::path::Path) -> LocalCheck<'_> {
+        LocalCheck {
+            dir,
+            store: dir.join("check.db"),
+        }
+    }
+
+    /// `spinneret ARGS --store STORE`, run in `dir/cwd`.
+    fn run(&self, cwd: &str, args: &[&str]) -> std::process::Output {
+        command()
+            .current_dir(self.dir.join(cwd))
+            .env("TMPDIR", self.dir)
+            .args(args)
+            .args(["--store", self.store.to_str().unwrap()])
+            .output()
+            .unwrap()
+    }
+
+    /// The newest run's results, by URL.
+    fn results(&self) -> std::collections::BTreeMap<String, spinneret_core::model::CheckResult> {
+        spinneret_tests::harness::results_of(
+            &spinneret_store::Store::open(&self.store).unwrap(),
+            None,
+        )
+    }
+
+    /// The newest run's URLs with their categories, in URL order.
+    fn categories(&self) -> Vec<(String, Category)> {
+        self.results()
+            .values()
+            .map(|r| (r.url.clone(), r.category))
+            .collect()
+    }
+}
+
 #[test]
 fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
     let dir = tempfile::tempdir().unwrap();
@@ -861,28 +904,14 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
         "<title>Two</title><a href=\"/index.html\">home</a>",
     )
     .unwrap();
-    let store = dir.path().join("check.db");
-    let check = |extra: &[&str]| {
-        command()
-            .current_dir(dir.path())
-            .env("TMPDIR", dir.path())
-            .args(["-qq", "check", "site", "--store", store.to_str().unwrap()])
-            .args(extra)
-            .output()
-            .unwrap()
-    };
+    let local = LocalCheck::new(dir.path());
+    let check = |extra: &[&str]| local.run(".", &[&["-qq", "check", "site"][..], extra].concat());
     let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
 
     let out = check(&["--root-dir", "site"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let results =
-        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
-    let seen: Vec<(String, Category)> = results
-        .values()
-        .map(|r| (r.url.clone(), r.category))
-        .collect();
     assert_eq!(
-        seen,
+        local.categories(),
         [
             (file("index.html"), Category::Ok),
             (file("missing.html"), Category::Broken),
@@ -895,8 +924,7 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
     // opened, with the hint.
     let out = check(&[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let results =
-        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
+    let results = local.results();
     let p1 = &results["file:///p1.html"];
     assert_eq!(p1.category, Category::NotChecked);
     assert!(
@@ -954,24 +982,10 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
     .unwrap();
     std::fs::write(site.join("docs/a.html"), "<title>A</title>").unwrap();
     std::fs::write(site.join("p1.html"), "<title>One</title>").unwrap();
-    let store = dir.path().join("check.db");
+    let local = LocalCheck::new(dir.path());
     let check = |args: &[&str]| {
-        let out = command()
-            .current_dir(dir.path().join("work"))
-            .env("TMPDIR", dir.path())
-            .args(["-qq", "check", "--store", store.to_str().unwrap()])
-            .args(args)
-            .output()
-            .unwrap();
-        let results = spinneret_tests::harness::results_of(
-            &spinneret_store::Store::open(&store).unwrap(),
-            None,
-        );
-        let seen: Vec<(String, Category)> = results
-            .values()
-            .map(|r| (r.url.clone(), r.category))
-            .collect();
-        (out, seen)
+        let out = local.run("work", &[&["-qq", "check"][..], args].concat());
+        (out, local.categories())
     };
     let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
 
@@ -987,10 +1001,8 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
             ("htps://example.org/".to_string(), Category::Broken),
         ]
     );
-    let results =
-        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
     assert_eq!(
-        results["htps://example.org/"].error.as_deref(),
+        local.results()["htps://example.org/"].error.as_deref(),
         Some("not a valid URL (unknown scheme `htps:`; a typo of `https:`?)"),
         "a mistyped scheme is a broken link, not one of a scheme not checked"
     );
@@ -1011,12 +1023,7 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
         ]
     );
     // The run's closing text says so, and how to have them checked.
-    let out = command()
-        .current_dir(dir.path().join("work"))
-        .env("TMPDIR", dir.path())
-        .args(["check", "../site/docs/", "--store", store.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = local.run("work", &["check", "../site/docs/"]);
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains(&format!(
@@ -1024,7 +1031,7 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
              give the tree's root with --root-dir (or root_dir) to check them \
              (spinneret results --store {} --category not_checked lists them)\n",
             file("docs/index.html"),
-            store.display()
+            local.store.display()
         )),
         "{stdout}"
     );
@@ -1047,20 +1054,8 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
     )
     .unwrap();
     std::fs::write(site.join("a.html"), "<title>A</title>").unwrap();
-    let store = dir.path().join("check.db");
-    let out = command()
-        .current_dir(dir.path())
-        .env("TMPDIR", dir.path())
-        .args([
-            "check",
-            "site",
-            "--max-body",
-            "1KiB",
-            "--store",
-            store.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let local = LocalCheck::new(dir.path());
+    let out = local.run(".", &["check", "site", "--max-body", "1KiB"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let index = url::Url::from_file_path(site.join("index.html")).unwrap();
     let stdout = text(&out.stdout);
@@ -1071,8 +1066,7 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
         )),
         "{stdout}"
     );
-    let results =
-        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
+    let results = local.results();
     assert_eq!(
         results.len(),
         2,
@@ -1080,12 +1074,7 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
     );
     // A top that is not HTML is read, and said to be left unparsed.
     std::fs::write(site.join("notes.md"), "[a](a.html)").unwrap();
-    let out = command()
-        .current_dir(dir.path())
-        .env("TMPDIR", dir.path())
-        .args(["check", "site/notes.md", "--store", store.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = local.run(".", &["check", "site/notes.md"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let notes = url::Url::from_file_path(site.join("notes.md")).unwrap();
     assert!(
@@ -1095,12 +1084,10 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
         "{}",
         text(&out.stdout)
     );
-    let out = command()
-        .args(["-qq", "check", "site", "--max-body", "0B"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    expect_refusal(&out, "--max-body");
+    expect_refusal(
+        &local.run(".", &["-qq", "check", "site", "--max-body", "0B"]),
+        "--max-body",
+    );
 }
 
 /// A symbolic link back up a local tree (`ln -s . loop`) is not a new tree
@@ -1123,18 +1110,12 @@ fn a_symbolic_link_loop_in_a_local_tree_is_read_once() {
         "<title>C</title><a href=\"loop/c.html\">me</a> <a href=\"loop/gone.html\">gone</a>",
     )
     .unwrap();
-    let store = dir.path().join("check.db");
-    let out = command()
-        .current_dir(dir.path())
-        .env("TMPDIR", dir.path())
-        .args(["-qq", "check", "site", "--store", store.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let local = LocalCheck::new(dir.path());
+    let out = local.run(".", &["-qq", "check", "site"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let results =
-        spinneret_tests::harness::results_of(&spinneret_store::Store::open(&store).unwrap(), None);
     let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
-    let seen: Vec<(String, Category, Option<String>)> = results
+    let seen: Vec<(String, Category, Option<String>)> = local
+        .results()
         .values()
         .map(|r| (r.url.clone(), r.category, r.final_url.clone()))
         .collect();

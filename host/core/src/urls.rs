@@ -70,15 +70,17 @@ pub fn local_host(url: &Url) -> bool {
     }
 }
 
-/// The site key of a URL: `host:port` for network schemes, `file:` for local files.
+/// The site key of a URL: `host:port` for the web's schemes, `file:` for
+/// local files, and `scheme://host:port` for any other (a `ws:` URL on
+/// the port of a web server is not that server's site: its robots.txt is
+/// asked for over http, never over `ws:`).
 pub fn site_key(url: &Url) -> String {
+    let host = url.host_str().unwrap_or("");
+    let port = url.port_or_known_default().unwrap_or(0);
     match url.scheme() {
         "file" => "file:".to_string(),
-        _ => {
-            let host = url.host_str().unwrap_or("");
-            let port = url.port_or_known_default().unwrap_or(0);
-            format!("{host}:{port}")
-        }
+        "http" | "https" => format!("{host}:{port}"),
+        other => format!("{other}://{host}:{port}"),
     }
 }
 
@@ -104,7 +106,7 @@ pub fn mistyped_scheme(url: &Url) -> Option<String> {
 
 /// The root URL of a URL's site, e.g. `http://www.fict.org/robots.txt` for robots.
 pub fn robots_url(url: &Url) -> Option<Url> {
-    if url.scheme() == "file" || url.host_str().is_none() {
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return None;
     }
     let mut robots = url.clone();
@@ -163,6 +165,14 @@ mod tests {
         assert_eq!(site_key(&u), "a.example:8443");
         let u = Url::parse("file:///tmp/x.html").unwrap();
         assert_eq!(site_key(&u), "file:");
+        // Another scheme on a web server's port is a site of its own.
+        let ws = Url::parse("ws://127.0.0.1:8731/sock").unwrap();
+        assert_eq!(site_key(&ws), "ws://127.0.0.1:8731");
+        assert_ne!(
+            site_key(&ws),
+            site_key(&Url::parse("http://127.0.0.1:8731/").unwrap())
+        );
+        assert!(robots_url(&ws).is_none());
     }
 
     #[test]

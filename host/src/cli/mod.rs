@@ -440,7 +440,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             for raw in &args.urls {
                 match Url::parse(raw) {
                     Ok(u) if spinneret_core::urls::is_checkable(&u) => {
-                        urls.push(spinneret_core::urls::normalize(u))
+                        match config::parse_top(raw, std::path::Path::new(".")) {
+                            Ok(u) => urls.push(u),
+                            Err(e) => {
+                                eprintln!("spinneret: {e}");
+                                return Ok(EXIT_USAGE);
+                            }
+                        }
                     }
                     Ok(u) => {
                         // `localhost:8080/` reads as the scheme `localhost`.
@@ -450,9 +456,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                         eprintln!(
                             "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs, or a path{}",
                             u.scheme(),
-                            match host_and_port {
-                                true => format!("; for a server, write http://{raw}"),
-                                false => String::new(),
+                            match (host_and_port, spinneret_core::urls::mistyped_scheme(&u)) {
+                                (true, _) => format!("; for a server, write http://{raw}"),
+                                (false, Some(typo)) => format!(" ({typo})"),
+                                (false, None) => String::new(),
                             }
                         );
                         return Ok(EXIT_USAGE);
@@ -462,9 +469,15 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                         let path = std::path::Path::new(raw);
                         if !path.exists() {
                             let host = raw.split('/').next().unwrap_or("");
-                            let hint = match host.contains('.') && !host.starts_with('.') {
-                                true => format!("; for a site, write https://{raw}"),
-                                false => String::new(),
+                            // `127.0.0.1:8080/x` is a server on a port (http);
+                            // `www.example.org/x` a site (https).
+                            let hint = match (
+                                host.contains(':'),
+                                host.contains('.') && !host.starts_with('.'),
+                            ) {
+                                (true, _) => format!("; for a server, write http://{raw}"),
+                                (false, true) => format!("; for a site, write https://{raw}"),
+                                (false, false) => String::new(),
                             };
                             eprintln!(
                                 "spinneret: `{raw}` is neither a URL nor an existing file or directory{hint}"
@@ -745,11 +758,10 @@ fn closing_text(
     };
     let _ = writeln!(
         text,
-        "run {}{}: {} request{} in {:.1}s{reused}; store {}",
+        "run {}{}: {} in {:.1}s{reused}; store {}",
         report.run,
         if report.resumed { " (resumed)" } else { "" },
-        report.requests,
-        if report.requests == 1 { "" } else { "s" },
+        results::count(report.requests as usize, "request", "requests"),
         report.elapsed.as_secs_f64(),
         outcome.store.display()
     );
@@ -775,11 +787,10 @@ fn one_line_summary(
         .filter(|r| r.category == Category::Broken)
         .count();
     Ok(format!(
-        "run {}: {} task(s), {} request{}, {broken} broken, {} blocked{}{}; store {}",
+        "run {}: {}, {}, {broken} broken, {} blocked{}{}; store {}",
         report.run,
-        report.tasks.len(),
-        report.requests,
-        if report.requests == 1 { "" } else { "s" },
+        results::count(report.tasks.len(), "task", "tasks"),
+        results::count(report.requests as usize, "request", "requests"),
         rows.len() - broken,
         match broken_fragments {
             0 => String::new(),

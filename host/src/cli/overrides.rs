@@ -174,6 +174,11 @@ impl Overrides {
                 ),
             }
         }
+        if self.root_dir.is_some() {
+            config
+                .tops_under_root()
+                .map_err(|e| format!("--root-dir: {e}"))?;
+        }
         Ok(())
     }
 }

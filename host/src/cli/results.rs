@@ -236,6 +236,14 @@ pub fn write_broken_fragments(
     Ok(())
 }
 
+/// `n` and the word for that many: `1 page`, `2 pages`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 /// What a run left unchecked that its reader may not expect, as a crawl
 /// ends: `tops` that were read but not parsed (a Markdown file, say: no
 /// link of theirs was followed), links of a local tree to files outside
@@ -264,18 +272,37 @@ pub fn write_unchecked(
             )?;
         }
     }
+    use spinneret_crawl::policy::{LOCAL_OUTSIDE_ROOT, LOCAL_OUTSIDE_TREE};
     let outside: Vec<CheckResult> = store
         .run_results_in(run, &[Category::NotChecked])?
         .into_iter()
-        .filter(|r| r.error.as_deref() == Some(spinneret_crawl::policy::LOCAL_OUTSIDE_TREE))
+        .filter(|r| {
+            matches!(
+                r.error.as_deref(),
+                Some(LOCAL_OUTSIDE_TREE | LOCAL_OUTSIDE_ROOT)
+            )
+        })
         .collect();
     if let Some(first) = outside.first() {
+        let (place, what_to_do) = match first.error.as_deref() {
+            Some(LOCAL_OUTSIDE_ROOT) => (
+                "the root directory",
+                "they would be outside the deployed site too",
+            ),
+            _ => (
+                "the tree",
+                "give the tree's root with --root-dir (or root_dir) to check them",
+            ),
+        };
         writeln!(
             out,
-            "\nnot checked: {} link(s) to local files outside the tree, such as {}{}; \
-             give the tree's root with --root-dir (or root_dir) to check them \
+            "\nnot checked: {} outside {place}, such as {}{}; {what_to_do} \
              (spinneret results{store_arg} --category not_checked lists them)",
-            outside.len(),
+            count(
+                outside.len(),
+                "link to a local file",
+                "links to local files"
+            ),
             first.url,
             first
                 .referrer
@@ -288,9 +315,9 @@ pub fn write_unchecked(
     if let Some(first) = cut.first() {
         writeln!(
             out,
-            "\nread in part: {} page(s) longer than max_body ({}), such as {}; \
+            "\nread in part: {} longer than max_body ({}), such as {}; \
              links past that point were not seen (raise it with --max-body or max_body)",
-            cut.len(),
+            count(cut.len(), "page", "pages"),
             spinneret_core::values::human_size(max_body),
             first.url,
         )?;

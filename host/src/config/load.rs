@@ -271,13 +271,18 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         Some(l) => super::library::library_settings(l).map_err(|(span, m)| reader.at(span, m))?,
         None => Default::default(),
     };
-    Ok(Config {
+    let config = Config {
         source: None,
         settings,
         tasks,
         plugins,
         library,
-    })
+    };
+    config.tops_under_root().map_err(|m| ConfigError::Whole {
+        path: name.to_string(),
+        message: format!("root_dir: {m}"),
+    })?;
+    Ok(config)
 }
 
 /// One configuration being read: its text and name (for located errors)
@@ -826,11 +831,23 @@ pub fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
             if u.scheme() != "file" && u.host_str().is_none_or(str::is_empty) {
                 return Err(format!("top URL `{raw}` has no host"));
             }
+            if let Some(host) = u
+                .host_str()
+                .filter(|h| u.scheme() == "file" && !h.is_empty())
+            {
+                return Err(format!(
+                    "top URL `{raw}` names the host `{host}`: a local file is file:///PATH (three slashes), e.g. file:///{host}{}",
+                    u.path()
+                ));
+            }
             Ok(spinneret_core::urls::normalize(u))
         }
         Ok(u) => Err(format!(
-            "top URL `{raw}` has scheme `{}`; the crawler starts from http, https or file URLs",
-            u.scheme()
+            "top URL `{raw}` has scheme `{}`; the crawler starts from http, https or file URLs{}",
+            u.scheme(),
+            spinneret_core::urls::mistyped_scheme(&u)
+                .map(|typo| format!(" ({typo})"))
+                .unwrap_or_default()
         )),
         Err(url::ParseError::RelativeUrlWithoutBase) => {
             let path = spinneret_core::fs::absolute_normal(&base_dir.join(raw));

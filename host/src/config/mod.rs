@@ -398,6 +398,29 @@ fn check_directory(top: &Url, taken: &mut std::collections::HashSet<String>) -> 
 }
 
 impl Config {
+    /// Whether every local task's top lies under the root directory, when
+    /// one is given: root-relative links resolve against the root, so a
+    /// tree outside it would be read half against the root, half not.
+    pub fn tops_under_root(&self) -> Result<(), String> {
+        let Some(root) = &self.settings.root_dir else {
+            return Ok(());
+        };
+        for task in &self.tasks {
+            if let Ok(top) = task.top.to_file_path()
+                && task.top.scheme() == "file"
+                && !top.starts_with(root)
+            {
+                return Err(format!(
+                    "the top of task `{}`, {}, is not under the root directory {}; give the directory its tree is deployed from",
+                    task.name,
+                    top.display(),
+                    root.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The crawl of all the tasks, or of the one named `task` (`--task`).
     pub fn crawl_plan(
         &self,

@@ -95,7 +95,7 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "run 2: 1 task(s), 18 requests, 4 broken, 1 blocked; store {}\n",
+            "run 2: 1 task, 18 requests, 4 broken, 1 blocked; store {}\n",
             setup.path().join("store.db").display()
         )
     );
@@ -946,8 +946,24 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
             "--root-dir: the root directory",
         ),
         (
+            &["-qq", "check", "site", "--root-dir", "site/sub"][..],
+            "--root-dir: the top of task",
+        ),
+        (
             &["-qq", "check", "site/sub/"][..],
             "the directory `site/sub/` has no index.html to start from; give one of its pages (check site/sub/PAGE.html)",
+        ),
+        (
+            &["-qq", "check", "file://srv/share/site/"][..],
+            "top URL `file://srv/share/site/` names the host `srv`: a local file is file:///PATH (three slashes), e.g. file:///srv/share/site/",
+        ),
+        (
+            &["-qq", "check", "htps://example.org/"][..],
+            "check takes http, https or file URLs, or a path (unknown scheme `htps:`; a typo of `https:`?)",
+        ),
+        (
+            &["-qq", "check", "127.0.0.1:9/x.html"][..],
+            "is neither a URL nor an existing file or directory; for a server, write http://127.0.0.1:9/x.html",
         ),
         (
             &["-qq", "check", "localhost:8080/"][..],
@@ -1027,7 +1043,7 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains(&format!(
-            "\nnot checked: 3 link(s) to local files outside the tree, such as file:///p1.html (from {}); \
+            "\nnot checked: 3 links to local files outside the tree, such as file:///p1.html (from {}); \
              give the tree's root with --root-dir (or root_dir) to check them \
              (spinneret results --store {} --category not_checked lists them)\n",
             file("docs/index.html"),
@@ -1061,7 +1077,7 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains(&format!(
-            "\nread in part: 1 page(s) longer than max_body (1KiB), such as {index}; \
+            "\nread in part: 1 page longer than max_body (1KiB), such as {index}; \
              links past that point were not seen (raise it with --max-body or max_body)\n"
         )),
         "{stdout}"
@@ -1088,6 +1104,63 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
         &local.run(".", &["-qq", "check", "site", "--max-body", "0B"]),
         "--max-body",
     );
+}
+
+/// A symbolic link out of a local tree is not followed (the tree is what
+/// a check may read: a link to `/etc/passwd` through one would have been
+/// read and reported ok), with or without a root directory; a directory
+/// without an index.html says so.
+#[test]
+fn a_symbolic_link_out_of_a_local_tree_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("root/site");
+    std::fs::create_dir_all(site.join("empty")).unwrap();
+    std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+    std::fs::write(dir.path().join("outside/secret.html"), "<title>S</title>").unwrap();
+    std::os::unix::fs::symlink("../../outside/secret.html", site.join("esc.html")).unwrap();
+    std::os::unix::fs::symlink("../..", site.join("up")).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        "<title>Home</title><a href=\"esc.html\">e</a> <a href=\"up/outside/secret.html\">u</a> \
+         <a href=\"empty/\">nothing</a>",
+    )
+    .unwrap();
+    let local = LocalCheck::new(dir.path());
+    let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
+    let secret = std::fs::canonicalize(dir.path().join("outside/secret.html")).unwrap();
+    for root in [None, Some("root")] {
+        let mut args = vec!["-qq", "check", "root/site"];
+        args.extend(root.map(|r| ["--root-dir", r]).into_iter().flatten());
+        let out = local.run(".", &args);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let seen: Vec<(String, Category, Option<String>)> = local
+            .results()
+            .values()
+            .map(|r| (r.url.clone(), r.category, r.error.clone()))
+            .collect();
+        let out_of_tree = Some(format!(
+            "a symbolic link out of the tree (to {}): not followed",
+            secret.display()
+        ));
+        assert_eq!(
+            seen,
+            [
+                (
+                    file("empty") + "/",
+                    Category::Broken,
+                    Some("a directory without an index.html".to_string())
+                ),
+                (file("esc.html"), Category::Avoided, out_of_tree.clone()),
+                (file("index.html"), Category::Ok, None),
+                (
+                    file("up/outside/secret.html"),
+                    Category::Avoided,
+                    out_of_tree
+                ),
+            ],
+            "root {root:?}"
+        );
+    }
 }
 
 /// A symbolic link back up a local tree (`ln -s . loop`) is not a new tree

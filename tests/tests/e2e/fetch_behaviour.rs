@@ -23,6 +23,48 @@ fn web_with(links: &[&str], routes: Vec<(&str, Route)>) -> Web {
     Web::new().site("a.example", site)
 }
 
+/// A `ws:` link to a web server's host and port does not make that server
+/// a `ws:` site: before, the site took the scheme of the first URL seen,
+/// asked for `ws://…/robots.txt`, failed, and called every later link to
+/// the server unreachable.
+#[test]
+fn a_websocket_link_does_not_take_over_its_servers_site() {
+    let web = TestWeb::start(
+        Web::new()
+            .site(
+                "a.example",
+                Site::new().page(
+                    "/index.html",
+                    &page(
+                        "Home",
+                        None,
+                        "<a href=\"ws://b.example:{PORT}/sock\">live</a>\
+                         <a href=\"http://b.example:{PORT}/ok.html\">ok</a>",
+                    ),
+                ),
+            )
+            .site(
+                "b.example",
+                Site::new().page("/ok.html", &page("Ok", None, "")),
+            ),
+    );
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    let results = setup.results();
+    let ok = &results[&web.url("b.example", "/ok.html")];
+    assert_eq!(
+        (ok.category, ok.status),
+        (Category::Ok, Some(200)),
+        "{ok:?}"
+    );
+    assert!(
+        web.requests()
+            .iter()
+            .any(|r| r.host.starts_with("b.example") && r.path == "/robots.txt"),
+        "b.example's robots.txt is asked for over http"
+    );
+}
+
 #[test]
 fn too_many_requests_waits_for_retry_after() {
     let web = TestWeb::start(web_with(

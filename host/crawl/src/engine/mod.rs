@@ -106,6 +106,9 @@ pub(super) struct Engine<'a> {
     /// The crawl's plugins, and the calls gathered this turn.
     plugins: PluginTurn,
     invalid_seen: HashSet<String>,
+    /// The invalid references each task has counted (a task counts one
+    /// once, however many of its pages make it).
+    invalid_counted: HashSet<(usize, String)>,
     stats: Vec<TaskSummary>,
     use_cache: bool,
     /// Documents an archive marked completed: not read again.
@@ -134,7 +137,11 @@ impl<'a> Engine<'a> {
         let use_cache = store.has_results()?;
         let cached_sites = store.load_sites(unix_now())?;
         let writer = store.writer()?;
-        let fetcher = Fetcher::new(&settings.fetch)?;
+        let fetcher = Fetcher::new(&settings.fetch)?.with_local_roots(
+            plan.tasks
+                .iter()
+                .flat_map(|t| std::iter::once(t.top).chain(t.more_tops.iter())),
+        );
         let (tx, rx) = mpsc::unbounded_channel();
         let site_policy = SitePolicy {
             robot_name: settings.robot_name.clone(),
@@ -173,6 +180,7 @@ impl<'a> Engine<'a> {
             ),
             plugins: PluginTurn::new(options.hooks.clone()),
             invalid_seen: HashSet::new(),
+            invalid_counted: HashSet::new(),
             stats: Vec::new(),
             use_cache,
             completed: options.completed.clone(),
@@ -633,8 +641,10 @@ impl<'a> Engine<'a> {
         }
         let source = self.frontier.get(d).url.to_string();
         for (raw, why) in invalid {
-            self.stats[t].broken += 1;
-            self.stats[t].leafed += 1;
+            if self.invalid_counted.insert((t, raw.clone())) {
+                self.stats[t].broken += 1;
+                self.stats[t].leafed += 1;
+            }
             let reason = format!("not a valid URL ({why})");
             if self.invalid_seen.insert(raw.clone()) {
                 let r = CheckResult::unrequested(

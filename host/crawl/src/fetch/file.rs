@@ -12,7 +12,11 @@
 use super::{Body, FetchError, FetchRequest, FetchResponse, Method, ResponseHeaders};
 use std::time::Instant;
 
-pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResponse, FetchError> {
+pub(super) async fn fetch(
+    req: &FetchRequest,
+    max_body: u64,
+    roots: &[std::path::PathBuf],
+) -> Result<FetchResponse, FetchError> {
     let start = Instant::now();
     let status_only = |status: u16| FetchResponse {
         status,
@@ -34,13 +38,33 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
         path.push("index.html");
         meta = match tokio::fs::metadata(&path).await {
             Ok(m) => m,
-            Err(_) => return Ok(status_only(404)),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Err(FetchError::Local(
+                    "the directory cannot be read (permission denied)".into(),
+                ));
+            }
+            Err(_) => {
+                return Err(FetchError::Local(
+                    "a directory without an index.html".into(),
+                ));
+            }
         };
+    }
+    // A symbolic link out of the task's tree (to /etc/passwd, say) is
+    // not followed: the tree is what the crawl may read.
+    if let Ok(real) = std::fs::canonicalize(&path)
+        && !roots.is_empty()
+        && !roots.iter().any(|r| real.starts_with(r))
+    {
+        return Err(FetchError::Vetoed(format!(
+            "a symbolic link out of the tree (to {}): not followed",
+            real.display()
+        )));
     }
     // A path through a symbolic link back up the tree (`ln -s . loop`)
     // names a file it also names without the loop: moved there, so that
     // `loop/loop/loop/…` is not a new tree at each turn.
-    if let Some(target) = through_a_loop(&path)
+    if let Some(target) = without_loops(&path)
         && let Ok(url) = url::Url::from_file_path(&target)
     {
         return Ok(FetchResponse {
@@ -108,19 +132,31 @@ pub(super) async fn fetch(req: &FetchRequest, max_body: u64) -> Result<FetchResp
 }
 
 /// The file `path` names, without its loops, when `path` goes through a
-/// directory twice (a symbolic link to a directory above it): one of its
-/// directories' real paths is that of a directory before it.
-fn through_a_loop(path: &std::path::Path) -> Option<std::path::PathBuf> {
-    let real = std::fs::canonicalize(path).ok()?;
-    if real == path {
-        return None;
+/// directory twice (a symbolic link to a directory above it): the path is
+/// cut from each directory to the later one that is the same directory,
+/// by name, so it keeps the tree's own spelling (`site/loop/loop/c.html`
+/// is `site/c.html`, even where `site` itself is under a symbolic link).
+fn without_loops(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut path = path.to_path_buf();
+    let mut cut = false;
+    // Each turn removes at least one component.
+    for _ in 0..path.components().count() {
+        let dirs: Vec<&std::path::Path> = path.ancestors().skip(1).collect();
+        let real: Vec<Option<std::path::PathBuf>> =
+            dirs.iter().map(|d| std::fs::canonicalize(d).ok()).collect();
+        // The deepest directory that is also one above it.
+        let repeat = (0..dirs.len()).find_map(|i| {
+            let this = real[i].as_ref()?;
+            (i + 1..dirs.len())
+                .find(|&j| real[j].as_ref() == Some(this))
+                .map(|j| (i, j))
+        });
+        let Some((deep, high)) = repeat else {
+            break;
+        };
+        let rest = path.strip_prefix(dirs[deep]).ok()?.to_path_buf();
+        path = dirs[high].join(rest);
+        cut = true;
     }
-    let mut seen = Vec::new();
-    for dir in path.ancestors().skip(1) {
-        seen.push(std::fs::canonicalize(dir).ok()?);
-    }
-    let mut distinct = seen.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    (distinct.len() < seen.len()).then_some(real)
+    cut.then_some(path)
 }

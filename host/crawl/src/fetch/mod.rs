@@ -238,6 +238,10 @@ pub enum FetchError {
     /// A fetch-hook plugin vetoed the request; the reason is its.
     #[error("{0}")]
     Vetoed(String),
+    /// A local file cannot be read as asked (a directory without an
+    /// index.html); the reason says why.
+    #[error("{0}")]
+    Local(String),
 }
 
 impl FetchError {
@@ -245,7 +249,10 @@ impl FetchError {
     pub fn is_retryable(&self) -> bool {
         !matches!(
             self,
-            FetchError::Other(_) | FetchError::Vetoed(_) | FetchError::NoSuchHost(_)
+            FetchError::Other(_)
+                | FetchError::Vetoed(_)
+                | FetchError::NoSuchHost(_)
+                | FetchError::Local(_)
         )
     }
 }
@@ -257,6 +264,9 @@ pub struct Fetcher {
     timeout: Duration,
     requests: std::sync::Arc<[RequestRule]>,
     root_dir: Option<std::sync::Arc<url::Url>>,
+    /// The real paths of the directories local files may be read from
+    /// (see [`Fetcher::with_local_roots`]); empty: no bound.
+    local_roots: std::sync::Arc<[std::path::PathBuf]>,
 }
 
 /// What went wrong in the HTTP exchange itself, when that is what happened:
@@ -385,7 +395,29 @@ impl Fetcher {
             timeout: settings.timeout,
             requests: settings.requests.clone().into(),
             root_dir: settings.root_dir.clone().map(std::sync::Arc::new),
+            local_roots: std::sync::Arc::new([]),
         })
+    }
+
+    /// The fetcher, reading local files only from the directories of these
+    /// `tops` that are `file:` URLs and from the root directory: a file
+    /// whose real path (its symbolic links followed) lies elsewhere is not
+    /// read (a link in a tree to `/etc/passwd` stays a name).
+    pub fn with_local_roots<'u>(mut self, tops: impl Iterator<Item = &'u url::Url>) -> Fetcher {
+        let dirs = tops
+            .filter(|t| t.scheme() == "file")
+            .filter_map(|t| {
+                let mut dir = t.clone();
+                dir.set_path(spinneret_core::urls::directory_of(t));
+                dir.to_file_path().ok()
+            })
+            .chain(self.root_dir.as_deref().and_then(|r| r.to_file_path().ok()));
+        let mut roots: Vec<std::path::PathBuf> =
+            dirs.filter_map(|d| std::fs::canonicalize(d).ok()).collect();
+        roots.sort();
+        roots.dedup();
+        self.local_roots = roots.into();
+        self
     }
 
     /// The root of a local tree that root-relative references of its
@@ -418,7 +450,7 @@ impl Fetcher {
         Fut: std::future::Future<Output = bool>,
     {
         if req.url.scheme() == "file" {
-            return file::fetch(req, max_body).await;
+            return file::fetch(req, max_body, &self.local_roots).await;
         }
         let start = Instant::now();
         let method = match req.method {

@@ -101,6 +101,10 @@ impl Decision {
 /// not opened.
 pub const LOCAL_OUTSIDE_TREE: &str = "local file outside the task's tree (file: URLs are opened only at or below the top's directory; for root-relative links such as /page.html, give the tree's root with --root-dir or root_dir)";
 
+/// Why a `file:` URL outside the root directory a local tree is deployed
+/// from (`root_dir`) is not opened.
+pub const LOCAL_OUTSIDE_ROOT: &str = "local file outside the root directory (file: URLs are opened only at or below root_dir, --root-dir)";
+
 /// Why a `file:` URL reached from an http(s) document is never opened.
 pub const LOCAL_FROM_REMOTE: &str = "local file referenced from a remote page";
 
@@ -126,7 +130,13 @@ pub fn decide(
             return Decision::NotChecked(LOCAL_FROM_REMOTE.into());
         }
         if !scope.holds_local(url) {
-            return Decision::NotChecked(LOCAL_OUTSIDE_TREE.into());
+            return Decision::NotChecked(
+                match scope.has_local_root() {
+                    true => LOCAL_OUTSIDE_ROOT,
+                    false => LOCAL_OUTSIDE_TREE,
+                }
+                .into(),
+            );
         }
     }
     if kind == RefKind::Form {

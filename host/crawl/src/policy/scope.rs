@@ -94,6 +94,11 @@ impl Scope {
         self.top_scheme == "file"
     }
 
+    /// Whether a root directory of the local tree was given.
+    pub fn has_local_root(&self) -> bool {
+        self.local_root.is_some()
+    }
+
     /// Whether the `file:` URL `url` lies at or below the directory of a
     /// local task's top, or of its root directory when one is given: its
     /// path as the file system reads it (`%2F` decoded) has no `..` and

@@ -47,12 +47,34 @@ pub fn load(path: &std::path::Path) -> Result<Config, ConfigError> {
     })
 }
 
-/// The default `User-Agent`: the robot's name token, its version and where to read about it.
+/// The default `User-Agent`: the robot's name token, its version and,
+/// when the project has one, where to read about it (the workspace's
+/// `repository`): `spinneret/0.1.0 (+https://…; web maintenance robot)`.
 pub fn default_user_agent() -> String {
-    format!(
-        "spinneret/{} (+https://example.invalid/spinneret; web maintenance robot)",
-        env!("CARGO_PKG_VERSION")
-    )
+    user_agent_for(env!("CARGO_PKG_VERSION"), env!("CARGO_PKG_REPOSITORY"))
+}
+
+/// The `User-Agent` of this `version` with this `home`, which is named
+/// only when it is a real address: a server's log must not send its
+/// reader to a reserved placeholder (`example.invalid`).
+fn user_agent_for(version: &str, home: &str) -> String {
+    let reserved = |host: &str| {
+        let tld = host.rsplit('.').next().unwrap_or(host);
+        // RFC 2606's reserved names.
+        matches!(tld, "invalid" | "example" | "test" | "localhost")
+            || ["example.org", "example.com", "example.net"]
+                .iter()
+                .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+    };
+    let real = Url::parse(home)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .and_then(|u| u.host_str().map(|h| !reserved(h)))
+        .unwrap_or(false);
+    match real {
+        true => format!("spinneret/{version} (+{home}; web maintenance robot)"),
+        false => format!("spinneret/{version} (web maintenance robot)"),
+    }
 }
 
 pub use spinneret_core::model::TaskKind;
@@ -534,5 +556,34 @@ impl Config {
             plugins: Vec::new(),
             library: LibrarySettings::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_agent_names_the_projects_home_only_when_it_has_a_real_one() {
+        assert_eq!(
+            user_agent_for("0.1.0", "https://example.invalid/spinneret"),
+            "spinneret/0.1.0 (web maintenance robot)"
+        );
+        assert_eq!(
+            user_agent_for("0.1.0", "https://www.example.org/spinneret"),
+            "spinneret/0.1.0 (web maintenance robot)"
+        );
+        assert_eq!(
+            user_agent_for("0.2.0", "https://spinneret.dev/"),
+            "spinneret/0.2.0 (+https://spinneret.dev/; web maintenance robot)"
+        );
+        assert_eq!(
+            user_agent_for("0.1.0", ""),
+            "spinneret/0.1.0 (web maintenance robot)"
+        );
+        // The built one follows the workspace's `repository`.
+        assert!(
+            default_user_agent().starts_with(&format!("spinneret/{} (", env!("CARGO_PKG_VERSION")))
+        );
     }
 }

@@ -52,7 +52,8 @@ pub(super) async fn fetch(
     }
     // A symbolic link out of the task's tree (to /etc/passwd, say) is
     // not followed: the tree is what the crawl may read.
-    if let Ok(real) = std::fs::canonicalize(&path)
+    let real = std::fs::canonicalize(&path).ok();
+    if let Some(real) = &real
         && !roots.is_empty()
         && !roots.iter().any(|r| real.starts_with(r))
     {
@@ -63,8 +64,10 @@ pub(super) async fn fetch(
     }
     // A path through a symbolic link back up the tree (`ln -s . loop`)
     // names a file it also names without the loop: moved there, so that
-    // `loop/loop/loop/…` is not a new tree at each turn.
-    if let Some(target) = without_loops(&path)
+    // `loop/loop/loop/…` is not a new tree at each turn. A path that is
+    // its own real path has no link to loop through.
+    if real.as_deref().is_some_and(|r| r != path.as_path())
+        && let Some(target) = without_loops(&path)
         && let Ok(url) = url::Url::from_file_path(&target)
     {
         return Ok(FetchResponse {

@@ -505,6 +505,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                     }
                 }
             }
+            // `check site/ ./site/` names one tree twice: one task.
+            let mut named = std::collections::HashSet::new();
+            urls.retain(|u| named.insert(u.clone()));
             let mut config = Config::for_check(&urls, std::env::temp_dir().join("spinneret-check"));
             if let Err(e) = args.overrides.apply(&mut config) {
                 eprintln!("spinneret: {e}");

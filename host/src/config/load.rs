@@ -164,7 +164,13 @@ struct RawTask {
 
 /// A local tree's root directory (`root_dir`, `--root-dir`): it must exist.
 pub fn root_dir(path: &Path) -> Result<PathBuf, String> {
-    let path = spinneret_core::fs::absolute_normal(path);
+    // A `file:` URL names its directory as well as its path does.
+    let from_url = path
+        .to_str()
+        .filter(|p| p.starts_with("file:"))
+        .and_then(|p| Url::parse(p).ok())
+        .and_then(|u| u.to_file_path().ok());
+    let path = spinneret_core::fs::absolute_normal(from_url.as_deref().unwrap_or(path));
     match path.is_dir() {
         true => Ok(path),
         false => Err(format!(

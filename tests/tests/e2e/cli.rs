@@ -1005,8 +1005,21 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
     };
     let file = |p: &str| url::Url::from_file_path(site.join(p)).unwrap().to_string();
 
-    let (out, seen) = check(&["../site/docs/", "--root-dir", "../site/"]);
+    let root_url = url::Url::from_directory_path(&site).unwrap().to_string();
+    let (out, seen) = check(&[
+        "../site/docs/",
+        "./../site/docs/index.html",
+        "--root-dir",
+        &root_url,
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let store = spinneret_store::Store::open(&local.store).unwrap();
+    let run = store.last_run().unwrap().unwrap();
+    assert_eq!(
+        store.run_tasks(run.id).unwrap().len(),
+        1,
+        "two paths of one tree are one task"
+    );
     assert_eq!(
         seen,
         [

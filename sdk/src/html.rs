@@ -12,6 +12,45 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Whether a report may make `url` a link a reader can click: a relative
+/// reference, or an absolute URL of `http`, `https`, `file`, `ftp` or
+/// `mailto`. A page's `javascript:`, `vbscript:` or `data:` link, however
+/// written (`JaVaScRiPt:`, a leading space, a tab inside), is not: escaped
+/// text cannot stop a browser from running a `javascript:` href, so such a
+/// URL is shown as text ([`push_link`]).
+pub fn linkable(url: &str) -> bool {
+    // What a browser reads of an href: leading C0 controls and spaces
+    // dropped, tabs and newlines removed anywhere.
+    let read: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    match read.split_once(':') {
+        // A colon after a `/`, `?` or `#` is in a path, a query or a
+        // fragment: the reference is relative.
+        Some((scheme, _)) if !scheme.contains(['/', '?', '#']) => matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "http" | "https" | "file" | "ftp" | "mailto"
+        ),
+        _ => true,
+    }
+}
+
+/// Append a link to `url` reading `text` to `out`, both escaped; a URL
+/// that is not [`linkable`] is written as its text alone.
+pub fn push_link(out: &mut String, url: &str, text: &str) {
+    if linkable(url) {
+        out.push_str("<a href=\"");
+        push_escaped(out, url);
+        out.push_str("\">");
+        push_escaped(out, text);
+        out.push_str("</a>");
+    } else {
+        push_escaped(out, text);
+    }
+}
+
 /// The entity for a byte HTML needs escaped, if it is one.
 fn entity(b: u8) -> Option<&'static str> {
     match b {
@@ -80,6 +119,43 @@ pub fn anchor_id(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_web_and_file_links_are_clickable() {
+        for fine in [
+            "http://a.example/",
+            "HTTPS://a.example/",
+            "file:///srv/site/",
+            "ftp://a.example/f",
+            "mailto:x@a.example",
+            "page.html",
+            "/p/a:b",
+            "?q=a:b",
+        ] {
+            assert!(linkable(fine), "{fine}");
+        }
+        for hostile in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            " \u{1}javascript:alert(1)",
+            "java\tscript:alert(1)",
+            "jav\nascript:alert(1)",
+            "vbscript:msgbox(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "javascript://[%0Aalert(1)",
+        ] {
+            assert!(!linkable(hostile), "{hostile:?}");
+        }
+        let mut out = String::new();
+        push_link(&mut out, "JaVaScRiPt:alert(\"x\")", "click <me>");
+        assert_eq!(out, "click &lt;me&gt;");
+        out.clear();
+        push_link(&mut out, "http://a.example/?a=1&b=2", "A & B");
+        assert_eq!(
+            out,
+            "<a href=\"http://a.example/?a=1&amp;b=2\">A &amp; B</a>"
+        );
+    }
 
     #[test]
     fn escapes_markup() {

@@ -48,15 +48,19 @@ impl Format {
     /// The built-in reporter that writes the format, and its file's name
     /// when its configuration names none.
     fn reporter(self) -> Option<(&'static str, &'static str)> {
-        match self {
-            Format::Text => None,
-            Format::Json => Some(("json-report", "report.jsonl")),
-            Format::Markdown => Some(("markdown-report", "report.md")),
-            Format::Junit => Some(("junit-report", "junit.xml")),
-            Format::Csv => Some(("csv-report", "report.csv")),
-            Format::Sarif => Some(("sarif-report", "report.sarif")),
-            Format::Github => Some(("github-annotations", "annotations.txt")),
-        }
+        let builtin = match self {
+            Format::Text => return None,
+            Format::Json => "json-report",
+            Format::Markdown => "markdown-report",
+            Format::Junit => "junit-report",
+            Format::Csv => "csv-report",
+            Format::Sarif => "sarif-report",
+            Format::Github => "github-annotations",
+        };
+        crate::config::FILE_REPORTERS
+            .iter()
+            .find(|(b, _)| *b == builtin)
+            .copied()
     }
 
     /// The settings of the entry [`Format::add_to`] adds. SARIF and GitHub

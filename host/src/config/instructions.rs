@@ -105,6 +105,8 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
     let rel = &rel;
     let mut settings = Settings::default();
     let mut seen_global: HashSet<String> = HashSet::new();
+    // The line of `AvoidFile`, for an error about the file it names.
+    let mut avoid_file_line = 0;
     let mut tasks: Vec<TaskConfig> = Vec::new();
     let mut names = HashSet::new();
     let mut block: Option<Block> = None;
@@ -212,11 +214,35 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
                     return Err(at(line_no, format!("`{d}` is given twice")));
                 }
                 match *d {
-                    "SystemAvoid" => settings.avoid_files.push(rel(need_value(d)?)),
+                    "SystemAvoid" => {
+                        let file = rel(need_value(d)?);
+                        if !file.is_file() {
+                            return Err(at(
+                                line_no,
+                                format!(
+                                    "the system avoid file {} does not exist; write its path or remove the line",
+                                    file.display()
+                                ),
+                            ));
+                        }
+                        settings.avoid_files.push(file);
+                    }
                     "SystemSites" => settings.system_sites.push(rel(need_value(d)?)),
-                    "AvoidFile" => settings.avoid_file = Some(rel(need_value(d)?)),
+                    "AvoidFile" => {
+                        settings.avoid_file = Some(rel(need_value(d)?));
+                        avoid_file_line = line_no;
+                    }
                     "SitesFile" => settings.sites_file = Some(rel(need_value(d)?)),
-                    _ => settings.robots_expiry = Duration::from_secs(u64::from(days(d)?) * 86_400),
+                    _ => {
+                        let n = days(d)?;
+                        if !(1..=3650).contains(&n) {
+                            return Err(at(
+                                line_no,
+                                format!("`SitesCheck` takes from 1 to 3650 days, not {n}"),
+                            ));
+                        }
+                        settings.robots_expiry = Duration::from_secs(u64::from(n) * 86_400);
+                    }
                 }
             }
             (None, Some(d), None) => {
@@ -307,6 +333,21 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
             "this block is never closed; end it with a line holding only `>`".into(),
         ));
     }
+    // The avoid file is written only with a sites file (robots.txt's
+    // lines go there): without one, a missing file is a typo, and every
+    // rule it was meant to hold would be lost without a word.
+    if let Some(file) = &settings.avoid_file
+        && settings.sites_file.is_none()
+        && !file.is_file()
+    {
+        return Err(at(
+            avoid_file_line,
+            format!(
+                "the avoid file {} does not exist; write its path (it is created only with a SitesFile)",
+                file.display()
+            ),
+        ));
+    }
     if tasks.is_empty() {
         return Err(ConfigError::Whole {
             path: name.to_string(),
@@ -314,13 +355,23 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
                 .into(),
         });
     }
-    Ok(Config {
+    let config = Config {
         source: None,
         settings,
         tasks,
         plugins: Vec::new(),
         library: Default::default(),
-    })
+    };
+    if let Some((a, b, path)) = config.index_clash() {
+        return Err(ConfigError::Whole {
+            path: name.to_string(),
+            message: format!(
+                "tasks `{a}` and `{b}` both write their index to {}; give each its own IndexFile",
+                path.display()
+            ),
+        });
+    }
+    Ok(config)
 }
 
 /// A closed block as a task; errors point at the block's first line.
@@ -425,12 +476,15 @@ SitesCheck  7
     #[test]
     fn appendix_a_reads_as_three_tasks() {
         assert!(is_instruction_file(APPENDIX_A));
-        let c = parse(APPENDIX_A).unwrap();
-        let s = &c.settings;
-        assert_eq!(
-            s.avoid_files,
-            [PathBuf::from("/usr/local/httpd/admin/avoid.mom")]
+        // The system avoid file must exist: one stands in for the seed's.
+        let avoid = tempfile::NamedTempFile::new().unwrap();
+        let text = APPENDIX_A.replace(
+            "/usr/local/httpd/admin/avoid.mom",
+            avoid.path().to_str().unwrap(),
         );
+        let c = parse(&text).unwrap();
+        let s = &c.settings;
+        assert_eq!(s.avoid_files, [avoid.path().to_path_buf()]);
         assert_eq!(
             s.system_sites,
             [PathBuf::from("/usr/local/httpd/admin/sites.mom")]
@@ -523,6 +577,18 @@ SitesCheck  7
             "mom.txt:1:1: `SitesCheck` takes a whole number of days, not `soon`"
         );
         assert_eq!(
+            e("SitesCheck 0\n"),
+            "mom.txt:1:1: `SitesCheck` takes from 1 to 3650 days, not 0"
+        );
+        assert_eq!(
+            e("SitesCheck 7\nSystemAvoid /nonexistent/avoid\n"),
+            "mom.txt:2:1: the system avoid file /nonexistent/avoid does not exist; write its path or remove the line"
+        );
+        assert_eq!(
+            e("AvoidFile /nonexistent/avoid\n<Site\n Name A\n TopURL http://a.example/\n>\n"),
+            "mom.txt:1:1: the avoid file /nonexistent/avoid does not exist; write its path (it is created only with a SitesFile)"
+        );
+        assert_eq!(
             e("<Site\n Name A\n TopURL http://a.example/\n EmailChanged\n>\n"),
             "mom.txt:4:1: `EmailChanged` needs a value"
         );
@@ -547,7 +613,9 @@ SitesCheck  7
 
     #[test]
     fn relative_paths_and_default_outputs() {
-        let c = parse("AvoidFile my.avoid\n<Site\n Name My Web\n TopURL http://a.example/\n Exclude http://a.example/tmp/\n>\n").unwrap();
+        // With a sites file, the avoid file need not exist yet: the run
+        // writes it.
+        let c = parse("AvoidFile my.avoid\nSitesFile my.sites\n<Site\n Name My Web\n TopURL http://a.example/\n Exclude http://a.example/tmp/\n>\n").unwrap();
         assert_eq!(
             c.settings.avoid_file.as_deref(),
             Some(Path::new("/srv/my.avoid"))

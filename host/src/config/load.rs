@@ -288,6 +288,15 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         path: name.to_string(),
         message: format!("root_dir: {m}"),
     })?;
+    if let Some((a, b, path)) = config.index_clash() {
+        return Err(ConfigError::Whole {
+            path: name.to_string(),
+            message: format!(
+                "tasks `{a}` and `{b}` both write their index to {}; give each its own index_file or output",
+                path.display()
+            ),
+        });
+    }
     Ok(config)
 }
 
@@ -471,6 +480,13 @@ impl Reader<'_> {
         let name = t.name.get_ref().trim().to_string();
         if name.is_empty() {
             return Err(self.at(Some(t.name.span()), "a task name cannot be empty".into()));
+        }
+        if name.chars().any(char::is_control) {
+            return Err(self.at(
+                Some(t.name.span()),
+                "a task name cannot hold control characters (a line break in it would reach mail headers)"
+                    .into(),
+            ));
         }
         if !names.insert(name.clone()) {
             return Err(self.at(

@@ -372,6 +372,18 @@ impl Default for Settings {
 /// The built-in plugins that run for every task unless configured otherwise.
 pub const DEFAULT_PLUGINS: &[&str] = &["maintenance", "momspider-index", "json-report"];
 
+/// The built-in reporters that write one file into a task's output
+/// directory, with its name when their configuration names none.
+pub const FILE_REPORTERS: &[(&str, &str)] = &[
+    ("momspider-index", "index.html"),
+    ("json-report", "report.jsonl"),
+    ("markdown-report", "report.md"),
+    ("junit-report", "junit.xml"),
+    ("csv-report", "report.csv"),
+    ("sarif-report", "report.sarif"),
+    ("github-annotations", "annotations.txt"),
+];
+
 /// A whole configuration: settings and tasks.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -504,7 +516,49 @@ impl Config {
                 task.index.apply_to(&mut p.config);
             }
         }
+        // Tasks that share an output directory (an instruction file's
+        // IndexFiles side by side) must not share a report file: each
+        // built-in file reporter names its file after the task's index
+        // (`ICS.html`: `ICS.jsonl`) or, without one, after the task.
+        let shared = self
+            .tasks
+            .iter()
+            .filter(|t| t.output == task.output)
+            .count()
+            > 1;
+        if shared {
+            let stem = match &task.index.file {
+                Some(f) => f
+                    .rsplit_once('.')
+                    .map_or(f.as_str(), |(s, _)| s)
+                    .to_string(),
+                None => load::sanitize(&task.name),
+            };
+            for p in &mut out {
+                let default = FILE_REPORTERS
+                    .iter()
+                    .find(|(b, _)| p.source == PluginSource::Builtin((*b).to_string()))
+                    .map(|(_, file)| *file);
+                if let (Some(default), Some(table)) = (default, p.config.as_object_mut()) {
+                    let ext = default.rsplit_once('.').map_or("", |(_, e)| e);
+                    table
+                        .entry("file")
+                        .or_insert_with(|| format!("{stem}.{ext}").into());
+                }
+            }
+        }
         out
+    }
+
+    /// Two tasks that would write their index to one file, named: the
+    /// second would overwrite the first's (and its prior version).
+    pub fn index_clash(&self) -> Option<(&str, &str, PathBuf)> {
+        self.tasks.iter().enumerate().find_map(|(i, a)| {
+            let b = self.tasks[i + 1..]
+                .iter()
+                .find(|b| b.index_path() == a.index_path())?;
+            Some((a.name.as_str(), b.name.as_str(), a.index_path()))
+        })
     }
 }
 

@@ -40,7 +40,7 @@
 //! `IndexFile` and `IndexTitle`) fill in `file` and `title`.
 
 use serde_json::Value;
-use spinneret_sdk::html::{escape, push_escaped};
+use spinneret_sdk::html::{escape, push_escaped, push_link};
 use spinneret_sdk::reporter::*;
 use spinneret_sdk::{clock, dates};
 use std::borrow::Cow;
@@ -172,11 +172,8 @@ impl MomspiderIndex {
         }
         match (category, &t.final_url, &t.error) {
             (Category::Moved, Some(f), _) => {
-                h.push_str(" → <a href=\"");
-                push_escaped(h, f);
-                h.push_str("\">");
-                push_escaped(h, f);
-                h.push_str("</a>");
+                h.push_str(" → ");
+                push_link(h, f, f);
             }
             (
                 Category::Broken | Category::Blocked | Category::Avoided | Category::NotChecked,
@@ -353,11 +350,9 @@ impl MomspiderIndex {
                 m = part.first_reference as usize + j + 1,
             );
             push_escaped(h, &reference_type(r));
-            h.push_str("</td><td><a href=\"");
-            push_escaped(h, &r.target);
-            h.push_str("\">");
-            push_escaped(h, text);
-            h.push_str("</a></td><td>");
+            h.push_str("</td><td>");
+            push_link(h, &r.target, text);
+            h.push_str("</td><td>");
             push_escaped(h, t.title.as_deref().unwrap_or(""));
             h.push_str("</td><td>");
             push_escaped(h, t.last_modified.as_deref().unwrap_or(""));
@@ -398,12 +393,9 @@ impl Task {
             return;
         }
         *shown += 1;
-        let _ = write!(
-            h,
-            "<tr class=\"{word}\"><td>{word}</td><td><a href=\"{u}\">{u}</a></td><td>{msg}</td><td>",
-            u = escape(&f.finding.url),
-            msg = escape(&f.finding.message),
-        );
+        let _ = write!(h, "<tr class=\"{word}\"><td>{word}</td><td>");
+        push_link(h, &f.finding.url, &f.finding.url);
+        let _ = write!(h, "</td><td>{}</td><td>", escape(&f.finding.message));
         match f.referred_from.first() {
             Some(p) => {
                 let title = self
@@ -742,13 +734,13 @@ impl Reporter for MomspiderIndex {
                 escape(title)
             );
         }
+        let _ = write!(h, "<tr id=\"f{}\"><td>", f.number);
+        push_link(&mut h, &f.finding.url, &f.finding.url);
         let _ = writeln!(
             h,
-            "<tr id=\"f{n}\"><td><a href=\"{u}\">{u}</a></td><td>{msg}</td><td>{}</td></tr>",
+            "</td><td>{}</td><td>{}</td></tr>",
+            escape(&f.finding.message),
             from.trim_end(),
-            n = f.number,
-            u = escape(&f.finding.url),
-            msg = escape(&f.finding.message),
         );
         out.append(&t.changes_part, h.as_bytes())
     }
@@ -842,6 +834,42 @@ mod tests {
             findings,
         )
         .unwrap();
+    }
+
+    /// A page's `javascript:` (or `data:`, `vbscript:`) link is shown as
+    /// text: a maintainer who clicks it in the index must not run the
+    /// page author's script (before, it was a live link).
+    #[test]
+    fn a_script_link_in_a_page_is_not_a_link_in_the_index() {
+        let mut h = ReporterHarness::<MomspiderIndex>::new("{}").unwrap();
+        let top = "http://a.example/";
+        let hostile = "JaVaScRiPt:alert(1)";
+        h.run_task(
+            fixtures::run(784_111_777),
+            fixtures::task("T", top),
+            vec![(fixtures::result(top, Category::Ok), Role::Document)],
+            vec![fixtures::document(
+                top,
+                "Home",
+                &[
+                    (hostile, RefKind::Anchor, "click"),
+                    (
+                        "data:text/html,<script>alert(2)</script>",
+                        RefKind::Anchor,
+                        "data",
+                    ),
+                ],
+            )],
+            vec![fixtures::finding("broken", hostile, Some(top), "broken")],
+        )
+        .unwrap();
+        let html = h.output.text("index.html").unwrap().to_ascii_lowercase();
+        assert!(!html.contains("href=\"javascript"), "{html}");
+        assert!(!html.contains("href=\"data:"), "{html}");
+        assert!(
+            html.contains("<td>click</td>"),
+            "the anchor text stays: {html}"
+        );
     }
 
     #[test]

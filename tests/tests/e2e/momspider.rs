@@ -252,7 +252,32 @@ fn each_task_writes_its_own_index_file_with_its_own_title() {
             .unwrap_or_else(|| panic!("{message}"));
         let path = url::Url::parse(link).unwrap().to_file_path().unwrap();
         assert_eq!(path, file, "{message}");
+        // Its JSON report is its own too, beside the index (before, the
+        // three tasks wrote one report.jsonl, spliced and half lost).
+        let report = std::fs::read_to_string(d.join(format!("MOM/{t}.jsonl"))).unwrap();
+        let lines: Vec<serde_json::Value> = report
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        assert_eq!(lines[0]["task"], format!("Task{t}"), "{report}");
+        assert!(report.contains(&format!("/{t}/missing.html")), "{t}");
     }
+    assert!(!d.join("MOM/report.jsonl").exists());
+
+    // Two tasks that would write one index are refused.
+    let clash = std::fs::read_to_string(d.join("mom.txt"))
+        .unwrap()
+        .replace("IndexFile MOM/b.html", "IndexFile MOM/a.html");
+    std::fs::write(d.join("mom.txt"), clash).unwrap();
+    let out = crawl(d);
+    let stderr = common::expect_exit(&out, 2);
+    assert!(
+        stderr.contains(&format!(
+            "tasks `Taska` and `Taskb` both write their index to {}; give each its own IndexFile",
+            d.join("MOM/a.html").display()
+        )),
+        "{stderr}"
+    );
 }
 
 /// MOMspider sent `From` with every request; an instruction file names no

@@ -1107,6 +1107,14 @@ mod tests {
             err.starts_with("test.toml:6:8: a second task is named `ICS`"),
             "{err}"
         );
+        let err =
+            load(&MINIMAL.replace("name = \"ICS\"", "name = \"ICS\\r\\nBcc: x@evil.example\""))
+                .unwrap_err()
+                .to_string();
+        assert!(
+            err.contains("a task name cannot hold control characters"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -233,13 +233,16 @@ pub enum Refusal {
     Wrong,
     /// Too many wrong passwords lately: try again after this long.
     TooMany(Duration),
+    /// It holds postings with passwords of their own, which moving or
+    /// deleting it would move or delete: a moderator's to do.
+    HoldsProtected,
 }
 
 impl Refusal {
     /// The HTTP status that says it: 403, or 429 while guessing is cut off.
     pub fn status(&self) -> axum::http::StatusCode {
         match self {
-            Refusal::Wrong => axum::http::StatusCode::FORBIDDEN,
+            Refusal::Wrong | Refusal::HoldsProtected => axum::http::StatusCode::FORBIDDEN,
             Refusal::TooMany(_) => axum::http::StatusCode::TOO_MANY_REQUESTS,
         }
     }
@@ -249,6 +252,10 @@ impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Refusal::Wrong => write!(f, "the password is wrong"),
+            Refusal::HoldsProtected => write!(
+                f,
+                "it holds postings protected by passwords of their own; only a moderator may move or delete it"
+            ),
             Refusal::TooMany(wait) => write!(
                 f,
                 "too many wrong passwords; try again in {} minutes",

@@ -21,8 +21,8 @@
 use super::auth::Refusal;
 use super::input::{self, Invalid};
 use super::request::{
-    Form, Library, MAX_FORM, SESSION_COOKIE, Visitor, done, failed, forged, may_change, message,
-    new_password, page, read_page, refused, set_cookie, with_store,
+    Form, Library, MAX_FORM, SESSION_COOKIE, Visitor, done, failed, forged, may_change, may_remove,
+    message, new_password, page, read_page, refused, set_cookie, with_store,
 };
 use askama::Template;
 use axum::Router;
@@ -529,7 +529,7 @@ async fn delete(lib: &Arc<Library>, v: &Visitor, vl: i64, f: &Form) -> Response 
         if p.parent != Some(vl) {
             return again(format!("\"{}\" is not in this library", p.text.title)).await;
         }
-        if let Err(r) = may_change(lib, v, p, f.get("password")).await {
+        if let Err(r) = may_remove(lib, v, p, f.get("password")).await {
             return again(format!("\"{}\" was not deleted: {r}", p.text.title)).await;
         }
     }
@@ -767,7 +767,7 @@ async fn place(
         Err(e) => return refused(&v, e, "/library"),
     };
     if op == "move"
-        && let Err(r) = may_change(&lib, &v, &p, f.get("password")).await
+        && let Err(r) = may_remove(&lib, &v, &p, f.get("password")).await
     {
         return place_form(
             &lib,

@@ -298,6 +298,29 @@ pub(super) async fn may_change(
         .unwrap_or(Err(Refusal::Wrong))
 }
 
+/// Whether visitor `v` may move or delete posting `p`: as [`may_change`],
+/// and, unless a moderator, only when nothing below it has a password of
+/// its own (the owner of a VL could otherwise take away others'
+/// protected postings with it).
+pub(super) async fn may_remove(
+    lib: &Arc<Library>,
+    v: &Visitor,
+    p: &Posting,
+    password: &str,
+) -> Result<(), Refusal> {
+    may_change(lib, v, p, password).await?;
+    if v.moderator.is_some() {
+        return Ok(());
+    }
+    let id = p.id;
+    match with_store(lib, move |s, _| s.library_protected_below(id)).await {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(Refusal::HoldsProtected),
+        // Not known to be safe: refused.
+        Err(_) => Err(Refusal::HoldsProtected),
+    }
+}
+
 /// A password given with a new posting, hashed (none when empty).
 pub(super) async fn new_password(password: &str) -> anyhow::Result<Option<String>> {
     if password.is_empty() {

@@ -367,6 +367,23 @@ impl Store {
         Ok(rows)
     }
 
+    /// Whether a posting below `id` (at any depth, `id` itself left out)
+    /// has a password: moving or deleting `id` would move or delete it.
+    pub fn library_protected_below(&self, id: i64) -> Result<bool, LibraryError> {
+        let found: bool = self
+            .conn
+            .prepare_cached(
+                "WITH RECURSIVE below(id) AS (
+                 SELECT id FROM library WHERE parent = ?1
+                 UNION ALL
+                 SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
+             SELECT EXISTS (SELECT 1 FROM library JOIN below USING (id)
+                            WHERE library.password IS NOT NULL)",
+            )?
+            .query_row([id], |r| r.get(0))?;
+        Ok(found)
+    }
+
     /// The postings of VL `vl`, alphabetically by title (then by sequence
     /// number), each pointer with what the spider last found at its URL.
     pub fn library_postings(

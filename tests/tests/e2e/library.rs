@@ -534,11 +534,41 @@ async fn postings_move_and_copy_across_the_tree() {
     assert_eq!(r.status, 303);
     assert_eq!(c.postings(science).await, vec![(1, "Physics".to_string())]);
     assert_eq!(c.postings(arts).await, vec![(1, "Physics".to_string())]);
-    // A library cannot go into itself.
+    // A library that holds a posting with a password of its own is the
+    // moderators' to move or delete: before, anyone could take the
+    // protected posting away with its open library.
     let r = c
         .post(
             &format!("/library/posting/{science}/move"),
-            &[("to", &science.to_string())],
+            &[("to", &arts.to_string())],
+        )
+        .await;
+    assert_eq!(r.status, 403);
+    assert!(
+        r.body.contains(
+            "not moved: it holds postings protected by passwords of their own; only a moderator may move or delete it"
+        ),
+        "{}",
+        r.body
+    );
+    let r = c
+        .post("/library/1/delete", &[("posting", &science.to_string())])
+        .await;
+    assert_eq!(r.status, 422);
+    assert!(
+        r.body
+            .contains("&#34;Science&#34; was not deleted: it holds postings protected"),
+        "{}",
+        r.body
+    );
+    assert_eq!(c.postings(science).await, vec![(1, "Physics".to_string())]);
+    // A library cannot go into itself.
+    c.post("/library/1/create", &[("title", "Empty")]).await;
+    let empty = c.id_of(1, "Empty").await;
+    let r = c
+        .post(
+            &format!("/library/posting/{empty}/move"),
+            &[("to", &empty.to_string())],
         )
         .await;
     assert_eq!(r.status, 422);
@@ -548,7 +578,7 @@ async fn postings_move_and_copy_across_the_tree() {
         r.body
     );
     let titles: HashMap<i64, String> = c.postings(1).await.into_iter().collect();
-    assert_eq!(titles.len(), 2);
+    assert_eq!(titles.len(), 3);
 }
 
 /// A library file with postings at the test web: the root holds a fine,

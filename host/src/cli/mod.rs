@@ -148,8 +148,9 @@ enum Command {
     /// Build or update the search index beside the store (crawls and
     /// `search` keep it up to date; this is for the rare manual case).
     Index(wwww::IndexArgs),
-    /// Serve the search page, its JSON API (/api/search) and the last
-    /// run's reports over HTTP, read-only, on loopback by default.
+    /// Serve the search page, its JSON API (/api/search), the last run's
+    /// reports (read-only) and the library (which takes posts) over HTTP,
+    /// on loopback by default.
     ///
     /// The search index is kept up to date as crawls add to the store.
     /// No page needs JavaScript; Ctrl-C stops.

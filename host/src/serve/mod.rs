@@ -106,7 +106,8 @@ pub fn serve(
         let refresher = tokio::spawn(keep_index_current(app.clone(), store_path.to_path_buf()));
         let served = axum::serve(
             listener,
-            router(app, library).into_make_service_with_connect_info::<SocketAddr>(),
+            router(app, library, listen.ip().is_loopback())
+                .into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(crate::app::run::stop_signal())
         .await;
@@ -138,7 +139,7 @@ async fn keep_index_current(app: Arc<App>, store_path: PathBuf) {
     }
 }
 
-fn router(app: Arc<App>, library: Arc<crate::library::request::Library>) -> Router {
+fn router(app: Arc<App>, library: Arc<crate::library::request::Library>, loopback: bool) -> Router {
     Router::new()
         .nest("/library", crate::library::pages::router(library))
         .route("/", get(search_page))
@@ -152,7 +153,53 @@ fn router(app: Arc<App>, library: Arc<crate::library::request::Library>) -> Rout
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(1024))
         .layer(axum::middleware::map_response(security_headers))
+        .layer(axum::middleware::from_fn_with_state(
+            loopback,
+            local_host_only,
+        ))
         .with_state(app)
+}
+
+/// A server on loopback answers requests for a loopback name only
+/// (`localhost`, `127.0.0.1`, `[::1]`, any port): a page elsewhere that
+/// points its own host name at 127.0.0.1 (DNS rebinding) would otherwise
+/// read the search and post to the library with the visitor's cookies.
+/// On another address (the user's choice, warned about) every name goes.
+async fn local_host_only(
+    State(loopback): State<bool>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if !loopback {
+        return next.run(request).await;
+    }
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if is_local_host(host) {
+        return next.run(request).await;
+    }
+    (
+        StatusCode::MISDIRECTED_REQUEST,
+        "this server answers to localhost only (it listens on loopback); open it as http://localhost:PORT/\n",
+    )
+        .into_response()
+}
+
+/// Whether a `Host` header names this machine's loopback: `localhost` or
+/// a loopback address, with or without a port.
+fn is_local_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        // `[::1]:8080`
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 async fn security_headers(mut r: Response) -> Response {
@@ -587,6 +634,31 @@ fn render(status: StatusCode, page: &impl Template) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_loopback_names_are_local_hosts() {
+        for local in [
+            "localhost",
+            "LOCALHOST:8080",
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "127.1.2.3:80",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(is_local_host(local), "{local}");
+        }
+        for foreign in [
+            "evil.example",
+            "evil.example:8080",
+            "localhost.evil.example",
+            "10.0.0.1:8080",
+            "[::ffff:10.0.0.1]:80",
+            "",
+        ] {
+            assert!(!is_local_host(foreign), "{foreign}");
+        }
+    }
 
     #[test]
     fn report_files_stay_under_their_directory() {

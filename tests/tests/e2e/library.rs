@@ -428,6 +428,44 @@ async fn a_second_editor_is_told_and_nothing_is_overwritten() {
     assert_eq!(c.postings(1).await, vec![(1, "First".to_string())]);
 }
 
+/// A server on loopback answers to loopback names only: a page that
+/// points its own name at 127.0.0.1 (DNS rebinding) reads and posts
+/// nothing (before, any Host was served, the library's forms included).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loopback_server_answers_to_loopback_names_only() {
+    let (_d, s) = served();
+    spinneret_core::tls::install_provider();
+    let http = reqwest::Client::new();
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let ask = |host: String, post: bool| {
+        let url = format!("{}/library/1", s.base);
+        let rb = match post {
+            true => http
+                .post(format!("{url}/point"))
+                .body("title=x&url=http://x.example/"),
+            false => http.get(&url),
+        };
+        rb.header(reqwest::header::HOST, host).send()
+    };
+    for host in [format!("evil.example:{port}"), "evil.example".to_string()] {
+        for post in [false, true] {
+            let r = ask(host.clone(), post).await.unwrap();
+            assert_eq!(r.status(), 421, "{host} post {post}");
+            assert!(
+                r.text()
+                    .await
+                    .unwrap()
+                    .contains("answers to localhost only"),
+                "{host}"
+            );
+        }
+    }
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+        let r = ask(host.clone(), false).await.unwrap();
+        assert_eq!(r.status(), 200, "{host}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn passwords_guard_postings_and_guessing_is_cut_off() {
     let (_d, s) = served();

@@ -73,6 +73,8 @@ fn the_search_page_works_in_chromium_with_the_keyboard_and_nothing_failing() {
         ),
         0
     );
+    // Autofocus is applied at a rendering update: after two frames.
+    b.settle();
     assert_eq!(b.eval("document.activeElement.id"), "q");
 
     // A sample search, clicked.

@@ -563,14 +563,27 @@ async fn report_file(
     }
 }
 
-/// The file `rel` under `dir`: plain path segments only, the file itself
-/// inside `dir` once links are resolved, and no larger than
-/// [`MAX_REPORT_FILE`].
+/// The kinds of file a report is made of, by extension: a task's output
+/// directory may be shared with other files (`output = "."` beside the
+/// configuration and the store), which are not the server's to hand out.
+const REPORT_KINDS: &[&str] = &[
+    "html", "htm", "css", "jsonl", "json", "md", "csv", "xml", "sarif", "txt", "png", "gif", "jpg",
+    "jpeg", "svg", "webp", "ico", "pdf",
+];
+
+/// The file `rel` under `dir`: plain path segments only (none hidden, as
+/// `.git` or `.htpasswd`), a report's kind of file ([`REPORT_KINDS`]),
+/// the file itself inside `dir` once links are resolved, and no larger
+/// than [`MAX_REPORT_FILE`].
 fn read_report(dir: &Path, rel: &str) -> Option<(Vec<u8>, String)> {
     let plain = rel
         .split('/')
-        .all(|s| !s.is_empty() && s != "." && s != ".." && !s.contains('\\'));
-    if !plain {
+        .all(|s| !s.is_empty() && !s.starts_with('.') && !s.contains('\\'));
+    let kind = Path::new(rel)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| REPORT_KINDS.contains(&e.to_ascii_lowercase().as_str()));
+    if !plain || !kind {
         return None;
     }
     let root = dir.canonicalize().ok()?;
@@ -671,6 +684,17 @@ mod tests {
         assert!(read_report(&reports, "../secret").is_none());
         assert!(read_report(&reports, "/etc/passwd").is_none());
         assert!(read_report(&reports, "a//b").is_none());
+        // An output directory shared with the store and the configuration
+        // (`output = "."`): only the reports' kinds of file, none hidden.
+        for other in ["s.db", "s.db-wal", "c.toml", ".htpasswd", "secrets.txt.bak"] {
+            std::fs::write(reports.join(other), "private").unwrap();
+            assert!(read_report(&reports, other).is_none(), "{other}");
+        }
+        std::fs::create_dir(reports.join(".git")).unwrap();
+        std::fs::write(reports.join(".git/config.txt"), "private").unwrap();
+        assert!(read_report(&reports, ".git/config.txt").is_none());
+        std::fs::write(reports.join("report.jsonl"), "{}").unwrap();
+        assert!(read_report(&reports, "report.jsonl").is_some());
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(dir.path().join("secret"), reports.join("link")).unwrap();

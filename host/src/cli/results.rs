@@ -261,7 +261,10 @@ pub fn write_unchecked(
         let Some(read) = store.latest_result(top)? else {
             continue;
         };
-        if read.run == run && read.result.category == Category::Ok && !read.is_document {
+        if read.run != run {
+            continue;
+        }
+        if read.result.category == Category::Ok && !read.is_document {
             writeln!(
                 out,
                 "\nnot parsed: the top {top} is {}, not an HTML page: no link in it was followed",
@@ -269,6 +272,14 @@ pub fn write_unchecked(
                     .content_type
                     .as_deref()
                     .unwrap_or("of no known type")
+            )?;
+        }
+        // A top robots.txt or a rule keeps out: its task checked nothing.
+        if read.result.category == Category::Avoided {
+            writeln!(
+                out,
+                "\nnot checked: the top {top} is avoided ({}): nothing of its task was checked",
+                read.result.error.as_deref().unwrap_or("no reason given")
             )?;
         }
     }

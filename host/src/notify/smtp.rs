@@ -78,10 +78,15 @@ impl Sender {
         let to = mail.recipient.parse().map_err(|e| {
             SendError::Message(format!("`{}` is not a usable address: {e}", mail.recipient))
         })?;
+        // MIME-Version says how to read the quoted-printable body (a strict
+        // reader shows it raw without); Message-ID lets a mail system and
+        // a reader tell one run's message from another's.
         let message = Message::builder()
             .from(self.from.clone())
             .to(to)
             .subject(mail.subject.clone())
+            .message_id(None)
+            .header(lettre::message::header::MIME_VERSION_1_0)
             .header(ContentType::TEXT_PLAIN)
             .body(mail.body.clone())
             .map_err(|e| SendError::Message(e.to_string()))?;

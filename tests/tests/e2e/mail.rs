@@ -44,6 +44,13 @@ fn each_owner_gets_one_message_listing_what_they_asked_for() {
         Some("spinneret: A: 4 broken, 1 blocked, 2 moved")
     );
     assert_eq!(alice.header("To").as_deref(), Some("alice@a.example"));
+    assert_eq!(alice.header("MIME-Version").as_deref(), Some("1.0"));
+    let id = alice.header("Message-ID").unwrap_or_default();
+    assert!(
+        id.starts_with('<') && id.ends_with('>') && id.contains('@'),
+        "{id:?}"
+    );
+    assert_ne!(bob.header("Message-ID").unwrap_or_default(), id);
     let body = alice.body();
     assert!(
         body.starts_with(&format!(

@@ -442,3 +442,36 @@ fn rfc9309_mode_against_googles_reference_cases() {
 /// compares non-ASCII octets percent-encoded and `%xx` of unreserved
 /// characters decoded, as spinneret does.
 const PASSING_REFERENCE_CASES: usize = 132;
+
+/// A top its site's robots.txt keeps out is said to be so as the run ends:
+/// before, the run printed an all-clear (0 broken, exit 0) with nothing
+/// checked and no word of why.
+#[test]
+fn a_top_robots_txt_keeps_out_is_named_as_the_run_ends() {
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .robots("User-agent: *\nDisallow: /\n")
+                .page("/index.html", &page("Home", None, "")),
+        ),
+    );
+    let setup = Setup::new(&web, TASK);
+    let out = crate::common::command()
+        .arg("crawl")
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "\nnot checked: the top {} is avoided (",
+            web.url("a.example", "/index.html")
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("nothing of its task was checked"),
+        "{stdout}"
+    );
+}

@@ -228,6 +228,9 @@ impl Searcher {
                 "the regular expression /{r}/ is longer than {MAX_REGEX} characters"
             )));
         }
+        for r in &regexes {
+            regex_cost(r)?;
+        }
         let parsed = self
             .parser
             .parse_query(q)
@@ -343,6 +346,49 @@ fn priors() -> &'static [Score] {
     PRIORS.get_or_init(|| (0..4096).map(prior).collect())
 }
 
+/// The most a regular expression may weigh ([`regex_weight`]) before its
+/// automaton is built: building one for `\w{5}` (Unicode's word
+/// characters, five times) took a third of a second, only to be refused
+/// by the index's size limit.
+const MAX_REGEX_WEIGHT: u64 = 1_000;
+
+/// Refuse the regular expression `r` when its automaton would be costly
+/// to build, before building it; a syntax error is left to the query
+/// parser, which says it in the query's terms.
+fn regex_cost(r: &str) -> Result<(), SearchError> {
+    let Ok(hir) = regex_syntax::Parser::new().parse(r) else {
+        return Ok(());
+    };
+    if regex_weight(&hir) > MAX_REGEX_WEIGHT {
+        return Err(SearchError::Bounds(format!(
+            "the regular expression /{r}/ is too costly to search with: a class such as \\w, \\d, \\s or [^…] spans thousands of characters; name the characters meant (e.g. [a-z0-9_]) or repeat less"
+        )));
+    }
+    Ok(())
+}
+
+/// A regular expression's weight: how many character ranges its
+/// automaton must tell apart, each class counting its ranges and each
+/// repetition its count (an open-ended one as one more than its least).
+fn regex_weight(hir: &regex_syntax::hir::Hir) -> u64 {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 0,
+        HirKind::Literal(l) => l.0.len() as u64,
+        HirKind::Class(Class::Unicode(c)) => c.ranges().len() as u64,
+        HirKind::Class(Class::Bytes(c)) => c.ranges().len() as u64,
+        HirKind::Repetition(rep) => {
+            let times = u64::from(rep.max.unwrap_or(rep.min.saturating_add(1)).max(1));
+            regex_weight(&rep.sub).saturating_mul(times)
+        }
+        HirKind::Capture(c) => regex_weight(&c.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => parts
+            .iter()
+            .map(regex_weight)
+            .fold(0u64, u64::saturating_add),
+    }
+}
+
 /// The regular expressions of a query: what stands between `:/` and the
 /// next unescaped `/`.
 fn regexes(q: &str) -> Vec<&str> {
@@ -379,6 +425,25 @@ fn regexes(q: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_costly_regular_expression_is_refused_before_it_is_built() {
+        for cheap in [
+            r"[a-z]+\.mpg",
+            r".*fi$",
+            r"(a+)+$",
+            r"(foo|bar)[0-9]{2}",
+            r"\w",
+        ] {
+            assert!(regex_cost(cheap).is_ok(), "{cheap}");
+        }
+        for costly in [r"\w{3}", r"\w{5}", r"(\d\s\w){2}"] {
+            let e = regex_cost(costly).unwrap_err().to_string();
+            assert!(e.contains("too costly to search with"), "{costly}: {e}");
+        }
+        // A syntax error is the query parser's to say.
+        assert!(regex_cost("(").is_ok());
+    }
 
     #[test]
     fn regular_expressions_are_found_for_their_bounds() {

@@ -654,11 +654,14 @@ fn crawl_once(
     let plugin_failed = outcome.plugin_failed;
     // What a person reads: on standard output, unless a report takes it.
     let mut text = String::new();
+    // The store, opened once for all that is said of the run.
+    let store = spinneret_store::Store::open(&outcome.store).map_err(anyhow::Error::from);
     // Links to a place that is not there, read once: listed with the
     // problems, and they fail the run as a broken link does.
-    let broken_fragments = spinneret_store::Store::open(&outcome.store)
-        .map_err(anyhow::Error::from)
-        .and_then(|store| results::broken_fragments(&store, report.run))
+    let broken_fragments = store
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .and_then(|store| results::broken_fragments(store, report.run))
         .unwrap_or_else(|e| {
             if quiet < 2 {
                 eprintln!("spinneret: cannot read the run's broken fragments: {e:#}");
@@ -666,13 +669,22 @@ fn crawl_once(
             Vec::new()
         });
     if quiet == 1 {
-        match one_line_summary(&outcome, broken_fragments.len()) {
+        let line = store
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e:#}"))
+            .and_then(|store| one_line_summary(store, &outcome, broken_fragments.len()));
+        match line {
             Ok(line) => text.push_str(&format!("{line}\n")),
             Err(e) => eprintln!("spinneret: cannot read the run's summary: {e:#}"),
         }
     }
     if quiet == 0 {
-        text.push_str(&closing_text(config, &outcome, &broken_fragments));
+        text.push_str(&closing_text(
+            config,
+            &outcome,
+            store.as_ref(),
+            &broken_fragments,
+        ));
     }
     // A task without its report in the format fails the run: what was
     // asked for is not all there.
@@ -710,6 +722,7 @@ fn crawl_once(
 fn closing_text(
     config: &Config,
     outcome: &crate::app::run::RunOutcome,
+    store: Result<&spinneret_store::Store, &anyhow::Error>,
     broken_fragments: &[(String, String, String)],
 ) -> String {
     use std::fmt::Write as _;
@@ -722,15 +735,15 @@ fn closing_text(
         shell_word(&outcome.store.display().to_string())
     );
     let mut buf = Vec::new();
-    let listed = spinneret_store::Store::open(&outcome.store)
-        .map_err(anyhow::Error::from)
+    let tops: Vec<&str> = config.tasks.iter().map(|t| t.top.as_str()).collect();
+    let listed = store
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
         .and_then(|store| {
-            results::write_problems(&mut buf, &store, report.run, &store_arg)?;
+            results::write_problems(&mut buf, store, report.run, &store_arg)?;
             results::write_broken_fragments(&mut buf, broken_fragments)?;
-            let tops: Vec<&str> = config.tasks.iter().map(|t| t.top.as_str()).collect();
             results::write_unchecked(
                 &mut buf,
-                &store,
+                store,
                 report.run,
                 &tops,
                 &store_arg,
@@ -780,11 +793,11 @@ fn closing_text(
 /// `broken_fragments` links to a place their page lacks (when there are
 /// any: they fail the run too), and where its store is.
 fn one_line_summary(
+    store: &spinneret_store::Store,
     outcome: &crate::app::run::RunOutcome,
     broken_fragments: usize,
 ) -> anyhow::Result<String> {
     let report = &outcome.crawl;
-    let store = spinneret_store::Store::open(&outcome.store)?;
     let rows = store.run_results_in(report.run, &[Category::Broken, Category::Blocked])?;
     let broken = rows
         .iter()
@@ -798,8 +811,10 @@ fn one_line_summary(
         rows.len() - broken,
         match broken_fragments {
             0 => String::new(),
-            1 => ", 1 broken fragment".to_string(),
-            n => format!(", {n} broken fragments"),
+            n => format!(
+                ", {}",
+                results::count(n, "broken fragment", "broken fragments")
+            ),
         },
         if report.interrupted {
             "; interrupted"

@@ -52,7 +52,7 @@ pub(super) async fn fetch(
     }
     // A symbolic link out of the task's tree (to /etc/passwd, say) is
     // not followed: the tree is what the crawl may read.
-    let real = std::fs::canonicalize(&path).ok();
+    let real = tokio::fs::canonicalize(&path).await.ok();
     if let Some(real) = &real
         && !roots.is_empty()
         && !roots.iter().any(|r| real.starts_with(r))
@@ -66,8 +66,18 @@ pub(super) async fn fetch(
     // names a file it also names without the loop: moved there, so that
     // `loop/loop/loop/…` is not a new tree at each turn. A path that is
     // its own real path has no link to loop through.
-    if real.as_deref().is_some_and(|r| r != path.as_path())
-        && let Some(target) = without_loops(&path)
+    let looped = match real.as_deref().is_some_and(|r| r != path.as_path()) {
+        // Every directory of the path is read: off the async threads.
+        true => {
+            let p = path.clone();
+            tokio::task::spawn_blocking(move || without_loops(&p))
+                .await
+                .ok()
+                .flatten()
+        }
+        false => None,
+    };
+    if let Some(target) = looped
         && let Ok(url) = url::Url::from_file_path(&target)
     {
         return Ok(FetchResponse {

@@ -8,6 +8,10 @@ use url::Url;
 /// Schemes the crawler can request itself.
 pub const CHECKABLE_SCHEMES: [&str; 3] = ["http", "https", "file"];
 
+// What a page may make a link of: the rule the SDK gives plugins' reports
+// (`spinneret_sdk::html::linkable`), from the same file.
+include!("../../../sdk/src/linkable.rs");
+
 /// Normalise a URL for identity: drop the fragment (it never reaches a server).
 ///
 /// The `url` crate already lower-cases scheme and host, removes default ports

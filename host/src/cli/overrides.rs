@@ -80,6 +80,14 @@ fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
         .map_err(|e| format!("`{s}` is not a duration ({e}); write e.g. \"6h\" or \"30m\""))
 }
 
+/// A duration above zero (`10s`, `1m`).
+pub(super) fn parse_positive_duration(s: &str) -> Result<std::time::Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err(format!("`{s}` is no time at all; write e.g. \"10s\"")),
+        d => Ok(d),
+    }
+}
+
 impl Overrides {
     /// No setting but the `From` address (for the commands that read no
     /// configuration file).

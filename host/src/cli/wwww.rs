@@ -319,6 +319,15 @@ pub(crate) struct ServeArgs {
     /// store holds; put a reverse proxy in front to share them.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     listen: std::net::SocketAddr,
+    /// Connections served at once; more wait until one closes.
+    #[arg(long, default_value_t = 256, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    max_connections: u32,
+    /// How long a client may take to send a request's headers (and how
+    /// long an idle connection stays open): slower clients are closed.
+    #[arg(long, default_value = "10s", value_name = "DURATION",
+          value_parser = super::overrides::parse_positive_duration)]
+    header_timeout: std::time::Duration,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -345,7 +354,11 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
             args.listen
         );
     }
-    crate::serve::serve(&path, args.listen, library, &mut |addr| {
+    let limits = crate::serve::Limits {
+        connections: args.max_connections as usize,
+        header_timeout: args.header_timeout,
+    };
+    crate::serve::serve(&path, args.listen, limits, library, &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");
     })?;
     Ok(EXIT_OK)

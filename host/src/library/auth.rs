@@ -63,6 +63,14 @@ pub fn is_argon2id(hash: &str) -> bool {
     })
 }
 
+/// The hash a password is checked against when the name is no
+/// moderator's: of a random password, made once, so the check costs what a
+/// real one does and matches nothing.
+fn no_one() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| hash_password(&random_hex(16)).expect("argon2id hashes any password"))
+}
+
 /// `n` random bytes, as lowercase hex.
 pub fn random_hex(n: usize) -> String {
     let mut bytes = vec![0u8; n];
@@ -169,14 +177,27 @@ impl Guard {
 
     /// Log moderator `name` in with `password` for `client`: the session
     /// id, or why not.
+    ///
+    /// Wrong passwords are counted per client, and per moderator *from
+    /// that client*: one who guesses at a moderator's name locks out
+    /// themselves, not the moderator (before, five wrong passwords from
+    /// anywhere locked the moderator out for the window). A name that is
+    /// no moderator's costs the same hash check as one that is, so the
+    /// time of the answer does not tell which names are moderators.
     pub fn log_in(&self, client: &str, name: &str, password: &str) -> Result<String, Refusal> {
-        let keys = [format!("moderator {name}"), format!("client {client}")];
+        let keys = [
+            format!("moderator {name} from {client}"),
+            format!("client {client}"),
+        ];
         let hash = self
             .moderators
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, h)| h.as_str());
-        self.attempt(&keys, || hash.is_some_and(|h| verify_password(h, password)))?;
+        self.attempt(&keys, || {
+            let checked = verify_password(hash.unwrap_or(no_one()), password);
+            hash.is_some() && checked
+        })?;
         let id = random_hex(32);
         let now = Instant::now();
         let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
@@ -318,5 +339,24 @@ mod tests {
             Err(Refusal::TooMany(_))
         ));
         assert_eq!(g.check_password(2, "b", &h, "right"), Ok(()));
+    }
+
+    #[test]
+    fn guessing_at_a_moderator_locks_out_the_guesser_not_the_moderator() {
+        let h = hash_password("right").unwrap();
+        let g = Guard::new(vec![("mod".into(), h)]);
+        for _ in 0..MAX_WRONG {
+            assert_eq!(g.log_in("10.0.0.9", "mod", "wrong"), Err(Refusal::Wrong));
+        }
+        assert!(matches!(
+            g.log_in("10.0.0.9", "mod", "right"),
+            Err(Refusal::TooMany(_))
+        ));
+        let session = g.log_in("127.0.0.1", "mod", "right").unwrap();
+        assert_eq!(g.moderator(&session).as_deref(), Some("mod"));
+        // A name no moderator has is wrong, however the password reads,
+        // and counts against the client like any other.
+        assert_eq!(g.log_in("10.0.0.8", "nobody", ""), Err(Refusal::Wrong));
+        assert_eq!(g.log_in("10.0.0.8", "nobody", "right"), Err(Refusal::Wrong));
     }
 }

@@ -23,11 +23,36 @@ impl std::fmt::Display for Invalid {
     }
 }
 
-/// `s` trimmed, with its control characters dropped; `None` when empty.
+/// Whether `c` is dropped from a typed line: a control character; a
+/// direction override, embedding or isolate (U+202A–U+202E, U+2066–U+2069),
+/// which reorders the text shown after it; or an invisible space (zero
+/// width space, word joiner, byte order mark). The joiners and direction
+/// marks that scripts need (ZWJ, ZWNJ, LRM, RLM) are kept.
+fn dropped(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200B}' | '\u{2060}' | '\u{FEFF}'
+        )
+}
+
+/// Whether `c` shows as nothing on its own: white space, or a format
+/// character such as a joiner or a direction mark.
+fn invisible(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200C}'
+                ..='\u{200F}' | '\u{3164}' | '\u{FFA0}'
+        )
+}
+
+/// `s` trimmed, with the characters [`dropped`] dropped; `None` when
+/// nothing visible is left (a title of zero-width characters is no title).
 fn line(s: &str) -> Option<String> {
-    let s: String = s.chars().filter(|c| !c.is_control()).collect();
+    let s: String = s.chars().filter(|&c| !dropped(c)).collect();
     let s = s.trim();
-    (!s.is_empty()).then(|| s.to_string())
+    s.chars().any(|c| !invisible(c)).then(|| s.to_string())
 }
 
 /// A required one-line field, at most [`MAX_LINE`] characters.
@@ -69,7 +94,14 @@ pub fn optional_url(what: &str, s: &str) -> Result<Option<String>, Invalid> {
             "the {what} `{s}` is not an http or https URL; only web addresses may be posted"
         )));
     }
-    Ok(Some(u.to_string()))
+    // Checked again as kept: percent-encoding makes a URL of letters
+    // outside ASCII up to nine times as long as typed.
+    if u.as_str().len() > MAX_URL {
+        return Err(Invalid(format!(
+            "the {what} is longer than {MAX_URL} characters once written as a URL"
+        )));
+    }
+    Ok(Some(u.into()))
 }
 
 /// A required http(s) URL.
@@ -100,6 +132,14 @@ pub fn html_text(what: &str, s: &str) -> Result<Option<String>, Invalid> {
     }
     let clean = sanitise(s);
     let clean = clean.trim();
+    // Checked again as kept: escaping makes text of `<` and `&` up to five
+    // times as long as typed.
+    if clean.len() > MAX_TEXT {
+        return Err(Invalid(format!(
+            "the {what} is longer than {} KiB once its HTML is made safe",
+            MAX_TEXT / 1024
+        )));
+    }
     Ok((!clean.is_empty()).then(|| clean.to_string()))
 }
 
@@ -326,5 +366,54 @@ mod tests {
         assert!(optional_email("a@b.example").is_ok());
         assert!(optional_email("a b@c").is_err());
         assert_eq!(title("title", " \u{7}T\u{0} ").unwrap(), "T");
+    }
+
+    /// Invisible titles and text that reorders what follows it are not
+    /// kept; a script's joiners are (before, a title of zero-width spaces
+    /// was accepted, and a direction override was kept).
+    #[test]
+    fn invisible_and_reordering_characters_are_no_title() {
+        for blank in [
+            "\u{200B}\u{200B}",
+            " \u{FEFF} ",
+            "\u{200D}\u{200E}",
+            "\u{3164}",
+            "\u{2066}",
+        ] {
+            assert_eq!(
+                title("title", blank),
+                Err(Invalid("the title is required".into())),
+                "{blank:?}"
+            );
+        }
+        assert_eq!(title("title", "abc\u{202E}fdp.exe").unwrap(), "abcfdp.exe");
+        assert_eq!(title("title", "a\u{200B}b").unwrap(), "ab");
+        // Persian with a zero-width non-joiner; an emoji family with joiners.
+        for kept in [
+            "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}",
+            "\u{1F468}\u{200D}\u{1F469}",
+        ] {
+            assert_eq!(title("title", kept).unwrap(), kept);
+        }
+    }
+
+    /// Lengths are checked on what is kept, not only on what was typed.
+    #[test]
+    fn lengths_are_checked_as_kept() {
+        let wide = format!("http://a.example/{}", "\u{E9}".repeat(1000));
+        assert!(wide.chars().count() < MAX_URL);
+        assert_eq!(
+            url("URL", &wide),
+            Err(Invalid(
+                "the URL is longer than 2048 characters once written as a URL".into()
+            ))
+        );
+        let angles = "<".repeat(MAX_TEXT / 2);
+        assert_eq!(
+            html_text("report", &angles),
+            Err(Invalid(
+                "the report is longer than 64 KiB once its HTML is made safe".into()
+            ))
+        );
     }
 }

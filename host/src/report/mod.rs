@@ -631,6 +631,11 @@ fn report_share(
             );
             let mut places: Vec<foldhash::HashMap<i64, Referred>> =
                 vec![foldhash::HashMap::default(); n];
+            // The first of each task's documents (URL id) to refer to a
+            // finding's URL: the referrer its finding names, when the run's
+            // first referrer of the URL is a page of another task.
+            let mut first_referrer: Vec<foldhash::HashMap<i64, i64>> =
+                vec![foldhash::HashMap::default(); n];
             for &t in &reporting {
                 for f in &out[t].findings {
                     if let Some(&id) = finding_ids.get(f.url.as_str()) {
@@ -714,6 +719,7 @@ fn report_share(
                             };
                             if let Some(p) = places[t].get_mut(target) {
                                 p.1.push(place);
+                                first_referrer[t].entry(*target).or_insert(id);
                             }
                             if fragments.is_some_and(|f| f.iter().any(|(t, _)| t == target)) {
                                 fragment_places[t]
@@ -805,6 +811,34 @@ fn report_share(
                     .then(|| fragment_links.get(&key).copied())
                     .flatten()
             };
+            // Findings whose referrer is no document of their task, by
+            // task: (finding, a referrer of the task's own).
+            let referrer_ids = reach.ids_of(
+                reporting
+                    .iter()
+                    .flat_map(|&t| out[t].findings.iter().filter_map(|f| f.referrer.as_deref())),
+            );
+            let mut own_referrers: foldhash::HashMap<(usize, usize), String> =
+                foldhash::HashMap::default();
+            for &t in &reporting {
+                for (i, f) in out[t].findings.iter().enumerate() {
+                    let own = |r: &str| {
+                        referrer_ids
+                            .get(r)
+                            .is_some_and(|id| reach.tasks[t].numbers.contains_key(id))
+                    };
+                    if f.referrer.as_deref().is_none_or(own) || fragment_link(f).is_some() {
+                        continue;
+                    }
+                    if let Some(url) = finding_ids
+                        .get(f.url.as_str())
+                        .and_then(|id| first_referrer[t].get(id))
+                        .and_then(|&r| reach.url(r))
+                    {
+                        own_referrers.insert((t, i), url.to_string());
+                    }
+                }
+            }
             for &t in &reporting {
                 let mut batch = Vec::new();
                 let told = match wanting(t, Wants::FINDINGS) {
@@ -826,16 +860,22 @@ fn report_share(
                             .cloned()
                             .unwrap_or_default(),
                     };
-                    let finding = TaskFinding {
+                    let mut finding = TaskFinding {
                         number: i as u32 + 1,
                         finding: f.clone(),
                         document,
                         referred_from,
                     };
+                    if let Some(r) = own_referrers.get(&(t, i)) {
+                        finding.finding.referrer = Some(r.clone());
+                    }
                     dispatch.push(t, &mut batch, finding, Work::Findings)?;
                 }
                 dispatch.flush(t, &mut batch, true, Work::Findings)?;
                 dispatch.send(Work::Finish(t))?;
+            }
+            for ((t, i), r) in own_referrers {
+                out[t].findings[i].referrer = Some(r);
             }
             tracing::debug!(
                 "report stage, share {w}: reporters fed in {:.2?}",

@@ -6,10 +6,16 @@
 //! Loopback by default. Every page is an auto-escaping template; no page
 //! needs JavaScript or loads anything from another origin, and the
 //! headers say so (`Content-Security-Policy`, `X-Content-Type-Options`,
-//! `frame-ancestors`). Requests carry no body; queries are bounded by the
-//! search ([`crate::wwww::search`]), searches in progress by a semaphore,
-//! and a report file is served only from under its task's output
-//! directory.
+//! `frame-ancestors`). Connections are bounded in number and in the time
+//! a client has to send its request ([`connections`]); requests carry no
+//! body; queries are bounded by the search ([`crate::wwww::search`]),
+//! searches in progress and waiting by [`turns`] (past that, 503), and a
+//! report file is served only from under its task's output directory.
+
+mod connections;
+mod turns;
+
+pub use connections::Limits;
 
 use crate::wwww::index::{SearchIndex, index_dir};
 use crate::wwww::search::{Answer, FIELDS, MAX_QUERY, Request, SearchError, Searcher};
@@ -31,6 +37,8 @@ use std::sync::{Arc, Mutex};
 const PAGE: usize = 10;
 /// Searches run at once; more wait their turn.
 const SEARCHES_AT_ONCE: usize = 16;
+/// Searches waiting their turn; more are refused with 503 and `Retry-After`.
+const SEARCHES_WAITING: usize = 64;
 /// The largest report file served.
 const MAX_REPORT_FILE: u64 = 64 << 20;
 /// The policy every answer carries: nothing from elsewhere, no scripts,
@@ -60,13 +68,14 @@ const SAMPLES: &[(&str, &str, &str)] = &[
 struct App {
     store: Mutex<Store>,
     searcher: Searcher,
-    searches: tokio::sync::Semaphore,
+    searches: turns::Turns,
 }
 
 /// Serve the store at `store_path` on `listen` until stopped.
 pub fn serve(
     store_path: &Path,
     listen: SocketAddr,
+    limits: Limits,
     library: crate::config::LibrarySettings,
     ready: &mut dyn FnMut(SocketAddr),
 ) -> anyhow::Result<()> {
@@ -93,7 +102,7 @@ pub fn serve(
     let app = Arc::new(App {
         store: Mutex::new(store),
         searcher: Searcher::new(&index)?,
-        searches: tokio::sync::Semaphore::new(SEARCHES_AT_ONCE),
+        searches: turns::Turns::new(SEARCHES_AT_ONCE, SEARCHES_WAITING),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -104,15 +113,15 @@ pub fn serve(
             .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
         ready(listener.local_addr()?);
         let refresher = tokio::spawn(keep_index_current(app.clone(), store_path.to_path_buf()));
-        let served = axum::serve(
+        connections::serve(
             listener,
-            router(app, library, listen.ip().is_loopback())
-                .into_make_service_with_connect_info::<SocketAddr>(),
+            router(app, library, listen.ip().is_loopback()),
+            limits,
+            crate::app::run::stop_signal(),
         )
-        .with_graceful_shutdown(crate::app::run::stop_signal())
         .await;
         refresher.abort();
-        served.map_err(anyhow::Error::from)
+        Ok(())
     })
 }
 
@@ -241,6 +250,17 @@ impl SearchParams {
         self.mode.as_deref() == Some("urls")
     }
 
+    /// What is wrong with `mode`, when it is neither of the two.
+    fn bad_mode(&self) -> Option<String> {
+        match self.mode.as_deref() {
+            None | Some("documents" | "urls") => None,
+            Some(m) => Some(format!(
+                "mode must be documents or urls, not \"{}\"",
+                m.chars().take(40).collect::<String>()
+            )),
+        }
+    }
+
     fn page(&self) -> usize {
         self.page.unwrap_or(1).clamp(1, 10_000)
     }
@@ -253,17 +273,38 @@ impl SearchParams {
     }
 }
 
-/// Run a search off the async threads, at most [`SEARCHES_AT_ONCE`] at a time.
+/// Why a search has no answer.
+enum NotRun {
+    /// Too many searches wait already: try again shortly (503).
+    Busy,
+    /// The query is refused or failed (400, with the reason).
+    Failed(SearchError),
+}
+
+impl NotRun {
+    /// The answer's status, the reason, and the `Retry-After` seconds.
+    fn status(&self) -> (StatusCode, String, Option<&'static str>) {
+        match self {
+            NotRun::Busy => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is busy with other searches; try again in a moment".into(),
+                Some("1"),
+            ),
+            NotRun::Failed(e) => (StatusCode::BAD_REQUEST, e.to_string(), None),
+        }
+    }
+}
+
+/// Run a search off the async threads, at most [`SEARCHES_AT_ONCE`] at a
+/// time and [`SEARCHES_WAITING`] waiting.
 async fn run_search(
     app: &Arc<App>,
     p: &SearchParams,
     limit: usize,
-) -> Result<(Answer, std::time::Duration), SearchError> {
-    let _turn = app
-        .searches
-        .acquire()
-        .await
-        .map_err(|_| SearchError::Bounds("the server is stopping".into()))?;
+) -> Result<(Answer, std::time::Duration), NotRun> {
+    let Some(_turn) = app.searches.take().await else {
+        return Err(NotRun::Busy);
+    };
     let app = app.clone();
     let query = p.q.clone();
     let urls = p.urls();
@@ -280,7 +321,9 @@ async fn run_search(
         app.searcher.search(&req).map(|a| (a, started.elapsed()))
     })
     .await
-    .map_err(|e| SearchError::Bounds(format!("the search failed: {e}")))?
+    .map_err(|e| SearchError::Bounds(format!("the search failed: {e}")))
+    .and_then(|r| r)
+    .map_err(NotRun::Failed)
 }
 
 #[derive(Template)]
@@ -325,7 +368,10 @@ async fn search_page(
             .collect(),
         fields: FIELDS,
     };
-    let mut status = StatusCode::OK;
+    if let Some(bad) = p.bad_mode() {
+        page.error = Some(bad);
+        return render(StatusCode::BAD_REQUEST, &page);
+    }
     if !p.q.trim().is_empty() {
         match run_search(&app, &p, PAGE).await {
             Ok((answer, took)) => {
@@ -338,12 +384,13 @@ async fn search_page(
                 page.answer = Some(answer);
             }
             Err(e) => {
-                status = StatusCode::BAD_REQUEST;
-                page.error = Some(e.to_string());
+                let (status, reason, retry) = e.status();
+                page.error = Some(reason);
+                return retry_after(render(status, &page), retry);
             }
         }
     }
-    render(status, &page)
+    render(StatusCode::OK, &page)
 }
 
 async fn api_search(
@@ -356,6 +403,9 @@ async fn api_search(
             "the parameters cannot be read; use q, mode (documents or urls), page and limit",
         );
     };
+    if let Some(bad) = p.bad_mode() {
+        return api_error(StatusCode::BAD_REQUEST, &bad);
+    }
     if p.q.chars().count() > MAX_QUERY {
         return api_error(
             StatusCode::BAD_REQUEST,
@@ -381,8 +431,20 @@ async fn api_search(
             )
                 .into_response()
         }
-        Err(e) => api_error(StatusCode::BAD_REQUEST, &e.to_string()),
+        Err(e) => {
+            let (status, reason, retry) = e.status();
+            retry_after(api_error(status, &reason), retry)
+        }
     }
+}
+
+/// `r` with a `Retry-After` of `seconds`, when given.
+fn retry_after(mut r: Response, seconds: Option<&'static str>) -> Response {
+    if let Some(after) = seconds {
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static(after));
+    }
+    r
 }
 
 fn api_error(status: StatusCode, message: &str) -> Response {

@@ -163,7 +163,7 @@ pub struct SearchIndex {
 impl SearchIndex {
     /// Open the index at `dir`, when there is one of this version.
     pub fn open(dir: &Path) -> anyhow::Result<Option<SearchIndex>> {
-        match read_mark(dir) {
+        match read_mark(dir)? {
             Some(m) if m.version == INDEX_VERSION => {}
             _ => return Ok(None),
         }
@@ -195,14 +195,23 @@ impl SearchIndex {
     }
 }
 
-fn read_mark(dir: &Path) -> Option<Mark> {
-    let text = std::fs::read_to_string(dir.join(MARK_FILE)).ok()?;
-    serde_json::from_str(&text).ok()
+/// The mark of the index at `dir`: none when there is no index or its
+/// mark is unreadable as a mark (it is rebuilt). A mark that cannot be
+/// read for another reason (no file descriptor left, say) is an error:
+/// taking it for a missing index would delete a good one.
+fn read_mark(dir: &Path) -> anyhow::Result<Option<Mark>> {
+    let path = dir.join(MARK_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(serde_json::from_str(&text).ok()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(None),
+        Err(e) => Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
+    }
 }
 
 /// Whether the index at `dir` has seen everything in `store`.
 pub fn is_current(store: &Store, dir: &Path) -> anyhow::Result<bool> {
-    Ok(read_mark(dir) == Some(current_mark(store)?))
+    Ok(read_mark(dir)? == Some(current_mark(store)?))
 }
 
 /// The mark of an index that has seen everything in `store`.
@@ -274,7 +283,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     let mark = current_mark(store)?;
     // A mark ahead of the store is of another store (one put back from a
     // copy, say): what the index holds cannot be trusted, so it is rebuilt.
-    let old = read_mark(dir)
+    let old = read_mark(dir)?
         .filter(|m| m.version == INDEX_VERSION && m.seq <= mark.seq && m.library <= mark.library);
     let existing = match (rebuild, old) {
         (false, Some(_)) => SearchIndex::open(dir)?,
@@ -596,5 +605,30 @@ mod tests {
             index_dir(Path::new("/var/lib/spinneret/spinneret.db")),
             PathBuf::from("/var/lib/spinneret/spinneret.db.search")
         );
+    }
+
+    /// `serve` out of file descriptors took an unreadable mark for a
+    /// missing index and removed the index directory to build it anew.
+    #[test]
+    fn a_mark_that_cannot_be_read_leaves_the_index_where_it_is() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store_path = tmp.path().join("s.db");
+        let store = Store::open(&store_path).unwrap();
+        let dir = index_dir(&store_path);
+        update(&store, &dir, false).unwrap();
+        assert!(is_current(&store, &dir).unwrap());
+        // A mark that is not a file fails to read as EMFILE would.
+        let mark = dir.join(MARK_FILE);
+        std::fs::remove_file(&mark).unwrap();
+        std::fs::create_dir(&mark).unwrap();
+        let e = update(&store, &dir, false).unwrap_err();
+        assert!(format!("{e:#}").starts_with("cannot read "), "{e:#}");
+        assert!(is_current(&store, &dir).is_err());
+        assert!(mark.is_dir() && dir.join("meta.json").exists());
+        // A mark that reads but is no mark is rebuilt.
+        std::fs::remove_dir(&mark).unwrap();
+        std::fs::write(&mark, "{").unwrap();
+        assert!(update(&store, &dir, false).unwrap().full);
+        assert!(is_current(&store, &dir).unwrap());
     }
 }

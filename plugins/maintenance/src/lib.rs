@@ -8,9 +8,11 @@
 //!   link's fault, but a reader may not be able to follow it either;
 //! - `recently-modified`: its `Last-Modified` is within the task's
 //!   `changed_days` of the run's start;
-//! - `expiring`: an owned document (one with an Owner) whose Expires — the
-//!   header or `<meta http-equiv=expires>` — falls within the task's
-//!   `expiring_days`, or has passed;
+//! - `expiring`: an owned object — a document of the task, which is the
+//!   owner's infostructure (an Owner task's documents are those of its
+//!   owner) — whose Expires, the header or `<meta http-equiv=expires>`,
+//!   falls within the task's `expiring_days`, or has passed; its Owner, when
+//!   it names one, is in the message. A leaf is someone else's object;
 //! - `content-changed`: its content hash differs from the previous run's.
 //!
 //! Configuration: one boolean per kind, all on by default:
@@ -141,13 +143,13 @@ impl Maintenance {
 
     fn expiring(&self, task: &TaskInfo, now: i64, current: &Snapshot) -> Option<Finding> {
         let r = &current.outcome;
-        let doc = current.document.as_ref();
-        let owner = doc
-            .and_then(|d| d.owner.clone())
-            .or_else(|| r.owner.clone())?;
-        let expires = doc
-            .and_then(|d| d.expires.clone())
-            .or_else(|| r.expires.clone())?;
+        // Only the task's own documents: a leaf is another's object.
+        let doc = current.document.as_ref()?;
+        let owner = match doc.owner.as_ref().or(r.owner.as_ref()) {
+            Some(o) => format!("; owner {o}"),
+            None => String::new(),
+        };
+        let expires = doc.expires.clone().or_else(|| r.expires.clone())?;
         let t = dates::parse(&expires)?;
         let left = t - now;
         if left > i64::from(task.expiring_days) * DAY {
@@ -155,12 +157,12 @@ impl Maintenance {
         }
         let message = if left < 0 {
             format!(
-                "expired {} ago ({expires}); owner {owner}",
+                "expired {} ago ({expires}){owner}",
                 plural(dates::days_between(t, now), "day")
             )
         } else {
             format!(
-                "expires in {} ({expires}); owner {owner}",
+                "expires in {} ({expires}){owner}",
                 plural(dates::days_between(now, t), "day")
             )
         };
@@ -324,17 +326,36 @@ mod tests {
     }
 
     #[test]
-    fn expiring_only_for_owned_documents() {
+    fn expiring_for_the_tasks_own_documents_with_or_without_an_owner() {
         let t = task("T", "http://a.example/"); // expiring_days = 7
         let mut d = detector();
-        let r = result("http://a.example/x", Category::Ok);
+        let mut r = result("http://a.example/x", Category::Ok);
         let mut doc = document("http://a.example/x", "X", &[]);
         doc.expires = Some(dates::format(NOW + 2 * DAY));
-        assert!(
-            d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))
-                .is_empty(),
-            "no owner, no finding"
+        // A document of a Site or Tree task is the owner's, named or not
+        // (before, only a page with an Owner was).
+        assert_eq!(
+            kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))),
+            [(
+                "expiring",
+                "expires in 2 days (Tue, 08 Nov 1994 08:49:37 GMT)"
+            )]
         );
+        // A leaf is someone else's, even with an Owner header.
+        let mut leaf = r.clone();
+        leaf.expires = doc.expires.clone();
+        leaf.owner = Some("someone".into());
+        assert!(d.compare(&t, NOW, None, &snapshot(leaf, None)).is_empty());
+        // The header counts when the page has no meta.
+        r.expires = doc.expires.take();
+        assert_eq!(
+            kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))),
+            [(
+                "expiring",
+                "expires in 2 days (Tue, 08 Nov 1994 08:49:37 GMT)"
+            )]
+        );
+        doc.expires = Some(dates::format(NOW + 2 * DAY));
         doc.owner = Some("fielding".into());
         assert_eq!(
             kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))),

@@ -86,6 +86,9 @@ pub struct MomspiderIndex {
 struct Task {
     /// Findings per kind, as `begin` told.
     findings: Vec<(String, u64)>,
+    /// The task's documents, as `begin` told: none when its top was not
+    /// read (avoided, broken, not HTML), and then nothing was checked.
+    documents: u64,
     /// Each document's title (its URL when untitled), by number: the change
     /// tables name the documents that refer to a URL.
     titles: Vec<Box<str>>,
@@ -449,6 +452,11 @@ impl Task {
                 self.more_problems(h);
                 h.push_str("</tbody>\n</table>\n</section>\n");
             }
+            false if self.documents == 0 => h.push_str(
+                "<p class=\"unchecked\">Nothing of this task was checked: its top was not read \
+                 as a document (the summary says what became of it), so none of its links was \
+                 tested.</p>\n</section>\n",
+            ),
             false => h.push_str(
                 "<p>No broken or blocked links, no moved documents and none expiring.</p>\n</section>\n",
             ),
@@ -643,6 +651,7 @@ impl Reporter for MomspiderIndex {
         head.push_str("<section id=\"problems\">\n<h2>Problems</h2>\n");
         let t = Task {
             findings: counts.findings,
+            documents: counts.documents,
             titles: Vec::with_capacity(counts.documents.min(1 << 20) as usize),
             open_document: None,
             changes: None,
@@ -988,6 +997,29 @@ mod tests {
         assert!(html.contains(
             "<section id=\"problems\">\n<h2>Problems</h2>\n<p>No broken or blocked links, no moved documents and none expiring.</p>\n</section>\n<section id=\"documents\">"
         ), "{html}");
+    }
+
+    /// A task whose top robots.txt keeps out read nothing: its index says
+    /// so (before, "no broken or blocked links", an all-clear).
+    #[test]
+    fn an_index_of_a_task_whose_top_was_not_read_says_nothing_was_checked() {
+        let top = "http://a.example/";
+        let mut h = ReporterHarness::<MomspiderIndex>::new("{}").unwrap();
+        let mut avoided = fixtures::result(top, Category::Avoided);
+        avoided.error = Some("robots.txt disallows it".into());
+        h.run_task(
+            fixtures::run(784_111_777),
+            fixtures::task("T", top),
+            vec![(avoided, Role::Document)],
+            Vec::new(),
+            Vec::new(),
+        )
+        .unwrap();
+        let html = h.output.text("index.html").unwrap();
+        assert!(html.contains(
+            "<h2>Problems</h2>\n<p class=\"unchecked\">Nothing of this task was checked: its top was not read as a document"
+        ), "{html}");
+        assert!(!html.contains("No broken or blocked links"), "{html}");
     }
 
     #[test]

@@ -166,3 +166,36 @@ pub fn example_copy() -> (std::path::PathBuf, tempfile::TempDir) {
     }
     (example, dir)
 }
+
+/// `GET path` from a [`Served`] server, over a connection of its own:
+/// the status, the headers (lower-case names) and the body.
+pub fn get(s: &Served, path: &str) -> (u16, Vec<(String, String)>, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    stream.read_to_end(&mut got).unwrap();
+    let got = String::from_utf8(got).unwrap();
+    let (head, body) = got.split_once("\r\n\r\n").expect("a response head");
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(n, v)| (n.to_ascii_lowercase(), v.to_string()))
+        .collect();
+    (status, headers, body.to_string())
+}

@@ -118,6 +118,55 @@ fn each_owner_gets_one_message_listing_what_they_asked_for() {
     assert!(!body.contains("Moved documents"), "{body}");
 }
 
+/// A URL two tasks link to is tested once, and its result keeps the page
+/// the crawl found it on first: each owner's message still names a page
+/// of their own task (before, one of them was sent the other's page).
+#[test]
+fn each_owner_is_told_of_a_page_of_their_own_that_refers_to_a_shared_link() {
+    use spinneret_tests::fixtures::page;
+    use spinneret_tests::server::{Site, Web};
+    let site = Site::new()
+        .page(
+            "/x/index.html",
+            &page("X", None, r#"<a href="/gone.html">Gone</a>"#),
+        )
+        .page(
+            "/y/index.html",
+            &page("Y", None, r#"<a href="deep.html">Deep</a>"#),
+        )
+        .page(
+            "/y/deep.html",
+            &page("Deep", None, r#"<a href="/gone.html">Gone</a>"#),
+        );
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let sink = SmtpSink::start();
+    let task = |name: &str, dir: &str| {
+        format!(
+            "[[task]]\nname = \"{name}\"\nkind = \"tree\"\n\
+             top = \"http://a.example:{{PORT}}/{dir}/index.html\"\n\
+             email = \"{name}@a.example\"\nemail_broken = true\n"
+        )
+    };
+    let config = format!(
+        "[mail]\nserver = \"127.0.0.1\"\nport = {}\nfrom = \"spider@test.example\"\n{}{}",
+        sink.port(),
+        task("x", "x"),
+        task("y", "y")
+    );
+    let setup = Setup::new(&web, &config);
+    common::expect_exit(&common::crawl(&setup, &[]), 1);
+    let messages = sink.messages();
+    assert_eq!(messages.len(), 2);
+    for (m, referrer) in messages.iter().zip(["/x/index.html", "/y/deep.html"]) {
+        let said = format!(
+            "  {}\n    broken: HTTP 404 Not Found\n    referred to from {}\n",
+            a(&web, "/gone.html"),
+            a(&web, referrer)
+        );
+        assert!(m.body().contains(&said), "{:?}: {}", m.to, m.body());
+    }
+}
+
 #[test]
 fn an_unreachable_server_is_reported_once_and_the_messages_wait() {
     let web = TestWeb::start(maintenance_web());

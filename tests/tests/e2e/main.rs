@@ -23,6 +23,7 @@ mod reports;
 mod resume;
 mod robots;
 mod sandbox;
+mod serve;
 mod serve_browser;
 mod share;
 mod snatch;

@@ -391,6 +391,67 @@ fn queries_beyond_the_bounds_or_unreadable_are_refused_with_the_reason() {
     assert!(err.contains("a page holds 1 to 200 results"), "{err}");
 }
 
+/// `serve`'s JSON API answers as `search --json` does, with its schema,
+/// and refuses what it cannot answer with the reason, as JSON.
+#[test]
+fn the_json_api_answers_the_seed_s_searches_and_says_what_it_refuses() {
+    let web = start();
+    let setup = Setup::new(&web, WORM_TASK);
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let s = common::serve(&["-c".as_ref(), setup.config_path.as_os_str()]);
+    let json = |path: &str| {
+        let (status, headers, body) = common::get(&s, path);
+        let kind = headers.iter().find(|(n, _)| n == "content-type");
+        assert_eq!(kind.map(|(_, v)| v.as_str()), Some("application/json"));
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["schema"], "spinneret.search/1", "{body}");
+        (status, v)
+    };
+    let u = |host: &str, path: &str| web.url(host, path);
+    let (status, v) = json("/api/search?mode=urls&q=ext%3Agif+host%3Aa");
+    assert_eq!(status, 200);
+    assert_eq!(
+        (v["mode"].as_str(), v["total"].as_u64()),
+        (Some("urls"), Some(1))
+    );
+    let hit = &v["hits"][0];
+    assert_eq!(hit["url"], u("a.example", "/photo.gif"));
+    assert_eq!(hit["anchor"], "McBryan's photo");
+    assert_eq!(hit["cited_by"], u("a.example", "/index.html"));
+    assert_eq!(hit["cited_by_title"], "Worm Home");
+    // Documents, a page at a time.
+    let (status, v) = json("/api/search?q=worm&limit=2&page=2");
+    assert_eq!(status, 200);
+    assert_eq!(
+        (v["total"].as_u64(), v["page"].as_u64()),
+        (Some(4), Some(2))
+    );
+    assert_eq!(v["hits"].as_array().unwrap().len(), 2);
+    for (query, said) in [
+        (
+            "q=worm&mode=bogus",
+            "mode must be documents or urls, not \"bogus\"",
+        ),
+        ("q=title%3A(worm", "the query cannot be read"),
+        ("q=worm&limit=1000", "a page holds 1 to 200 results"),
+        ("q=worm&page=x", "the parameters cannot be read"),
+    ] {
+        let (status, v) = json(&format!("/api/search?{query}"));
+        assert_eq!(status, 400, "{query}");
+        assert!(
+            v["error"].as_str().unwrap().starts_with(said),
+            "{query}: {v}"
+        );
+    }
+    // The page says the same of a mode it does not know.
+    let (status, _, page) = common::get(&s, "/?q=worm&mode=bogus");
+    assert_eq!(status, 400);
+    assert!(
+        page.contains("mode must be documents or urls, not &#34;bogus&#34;"),
+        "{page}"
+    );
+}
+
 #[test]
 fn the_index_is_updated_with_only_what_changed() {
     let web = start();

@@ -1,0 +1,143 @@
+//! `spinneret serve` as a server on a network: clients that connect and
+//! send nothing, trickle their headers or hold connections open cannot
+//! take it down (before, ~20,000 silent connections did).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use crate::common::{Served, serve};
+
+fn served(args: &[&str]) -> (tempfile::TempDir, Served) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let mut all: Vec<&std::ffi::OsStr> = vec!["--store".as_ref(), store.as_os_str()];
+    all.extend(args.iter().map(|a| std::ffi::OsStr::new(*a)));
+    let s = serve(&all);
+    (dir, s)
+}
+
+fn connect(s: &Served) -> TcpStream {
+    let addr = s.base.trim_start_matches("http://");
+    let stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream
+}
+
+/// All the server sends on `stream` until it closes it.
+fn read_to_close(stream: &mut TcpStream) -> String {
+    let mut got = Vec::new();
+    match stream.read_to_end(&mut got) {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        Err(e) => panic!("the server kept the connection open: {e}"),
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+
+/// A client that sends part of a request's head and then nothing is
+/// closed once its header time is up; so is one that sends nothing.
+#[test]
+fn a_client_slow_with_its_headers_is_closed_at_the_header_timeout() {
+    let (_d, s) = served(&["--header-timeout", "1s"]);
+    let mut trickle = connect(&s);
+    trickle.write_all(b"GET / HTTP/1.1\r\nHost: local").unwrap();
+    let mut silent = connect(&s);
+    // Closed without an answer to a request it never finished.
+    assert!(!read_to_close(&mut trickle).contains("200 OK"));
+    assert!(!read_to_close(&mut silent).contains("200 OK"));
+    // The server goes on answering.
+    let mut c = connect(&s);
+    c.write_all(REQUEST).unwrap();
+    let answer = read_to_close(&mut c);
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+}
+
+/// Past `--max-connections`, a connection waits until one closes, and is
+/// answered then.
+#[test]
+fn connections_past_the_cap_wait_for_one_to_close() {
+    let (_d, s) = served(&["--max-connections", "2", "--header-timeout", "60s"]);
+    let mut held = [connect(&s), connect(&s)];
+    for h in &mut held {
+        h.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+    }
+    let mut waiting = connect(&s);
+    waiting.write_all(REQUEST).unwrap();
+    // Not answered while both are held.
+    waiting.set_nonblocking(true).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let mut none = [0u8; 1];
+    match waiting.read(&mut none) {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("answered past the cap: {other:?}"),
+    }
+    waiting.set_nonblocking(false).unwrap();
+    // One held connection closes: the waiting one is answered.
+    let [first, _second] = held;
+    drop(first);
+    let answer = read_to_close(&mut waiting);
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+}
+
+/// The bounds are checked as they are given.
+#[test]
+fn bounds_that_cannot_work_are_refused() {
+    for (args, said) in [
+        (
+            ["--max-connections", "0"],
+            "invalid value '0' for '--max-connections <N>': 0 is not in 1..=65536",
+        ),
+        (
+            ["--header-timeout", "0s"],
+            "invalid value '0s' for '--header-timeout <DURATION>': `0s` is no time at all; write e.g. \"10s\"",
+        ),
+    ] {
+        let out = crate::common::spinneret(&[&["serve"][..], &args[..]].concat());
+        let stderr = crate::common::expect_exit(&out, 2);
+        assert!(stderr.contains(said), "{stderr}");
+    }
+}
+
+/// A `javascript:` URL in the store (a page's link, an imported archive's
+/// line) is shown on the search page as text, never as a link a reader
+/// could click (before, `href="javascript:…"`; the page's CSP was all
+/// that stopped it).
+#[test]
+fn a_javascript_url_in_the_store_is_shown_and_never_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let archive = dir.path().join("archive.txt");
+    std::fs::write(
+        &archive,
+        "T http://a.example/ Home\n\
+         R javascript:alert(document.cookie) http://a.example/ Click me\n\
+         R http://b.example/ http://a.example/ Click here\n\
+         C http://a.example/\n",
+    )
+    .unwrap();
+    let out = crate::common::spinneret(&[
+        "archive",
+        "import",
+        archive.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    crate::common::expect_exit(&out, 0);
+    let s = serve(&["--store".as_ref(), store.as_os_str()]);
+    let (status, _, page) = crate::common::get(&s, "/?q=anchor%3Aclick&mode=urls");
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("<a class=\"result\">Click me</a>"), "{page}");
+    assert!(
+        page.contains("<a class=\"result\" href=\"http://b.example/\">Click here</a>"),
+        "{page}"
+    );
+    assert!(
+        !page.to_ascii_lowercase().contains("href=\"javascript"),
+        "{page}"
+    );
+}

@@ -328,6 +328,17 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value = "10s", value_name = "DURATION",
           value_parser = super::overrides::parse_positive_duration)]
     header_timeout: std::time::Duration,
+    /// How long a connection stays open with no byte moving either way (a
+    /// request body stalled, an answer not read), and the most a request's
+    /// body may take to arrive.
+    #[arg(long, default_value = "30s", value_name = "DURATION",
+          value_parser = super::overrides::parse_positive_duration)]
+    idle_timeout: std::time::Duration,
+    /// Also answer requests for this host name (repeatable): on loopback
+    /// only loopback names are answered, so a reverse proxy that passes
+    /// its public name in `Host` needs it named here.
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -357,8 +368,10 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
     let limits = crate::serve::Limits {
         connections: args.max_connections as usize,
         header_timeout: args.header_timeout,
+        idle_timeout: args.idle_timeout,
     };
-    crate::serve::serve(&path, args.listen, limits, library, &mut |addr| {
+    let allowed = args.allow_host.clone();
+    crate::serve::serve(&path, args.listen, limits, allowed, library, &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");
     })?;
     Ok(EXIT_OK)

@@ -8,6 +8,11 @@
 //!   client that connects and sends nothing, trickles its headers a byte
 //!   at a time, or keeps an idle connection open between requests is
 //!   closed after it;
+//! - closed when no byte moves either way for [`Limits::idle_timeout`]
+//!   (and a [`GRACE`] second): a
+//!   client that stops sending a request's body, or stops reading the
+//!   answer, holds its place no longer than that ([`Inactive`]); and a
+//!   request's body must arrive whole within it (see `serve::router`);
 //! - a request's head is read into a bounded buffer ([`MAX_HEAD`]);
 //! - on the stop signal no connection is taken any more and those open
 //!   finish the request they are answering ([`DRAIN`] at most).
@@ -21,14 +26,22 @@ use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
 /// The largest request head read (request line and headers): a search's
 /// query is bounded far below it.
 pub const MAX_HEAD: usize = 64 << 10;
+/// How much longer than the idle timeout a connection waits on a silent
+/// peer before it is cut: a stalled request body is answered 408 at the
+/// idle timeout (by the router's deadline) before its connection goes.
+pub const GRACE: Duration = Duration::from_secs(1);
 /// How long open connections get to finish once the server is stopped.
 pub const DRAIN: Duration = Duration::from_secs(5);
 
@@ -40,6 +53,10 @@ pub struct Limits {
     /// How long a client has to send a request's head, and how long an
     /// idle connection stays open.
     pub header_timeout: Duration,
+    /// How long a connection stays open with no byte moving either way
+    /// (a request body stalled, an answer not read), and the most a
+    /// request's body may take to arrive.
+    pub idle_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -47,6 +64,7 @@ impl Default for Limits {
         Limits {
             connections: 256,
             header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -94,6 +112,7 @@ pub async fn serve(
             request.extensions_mut().insert(ConnectInfo(peer));
             router.clone().oneshot(request)
         });
+        let stream = Inactive::new(stream, limits.idle_timeout + GRACE);
         let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             if let Err(e) = connection.await {
@@ -114,6 +133,112 @@ pub async fn serve(
     }
 }
 
+/// A listener on `addr` with room for 1,024 connections waiting to be
+/// taken (the standard library asks for 128), so clients past
+/// [`Limits::connections`] wait in the backlog rather than being retried.
+pub fn listen(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = match addr {
+        std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
+}
+
+/// A connection closed (its reads and writes fail with `TimedOut`) once
+/// no byte has moved either way for its limit while it waits on the peer.
+pub struct Inactive {
+    io: TcpStream,
+    limit: Duration,
+    /// When a byte last moved.
+    last: Instant,
+    timer: Pin<Box<Sleep>>,
+}
+
+impl Inactive {
+    fn new(io: TcpStream, limit: Duration) -> Inactive {
+        let last = Instant::now();
+        Inactive {
+            io,
+            limit,
+            last,
+            timer: Box::pin(tokio::time::sleep_until(last + limit)),
+        }
+    }
+
+    /// A read or write made progress.
+    fn moved(&mut self) {
+        self.last = Instant::now();
+    }
+
+    /// A read or write waits on the peer: the timeout, once the peer has
+    /// been silent for the limit.
+    fn waiting(&mut self, cx: &mut Context<'_>) -> Option<std::io::Error> {
+        let deadline = self.last + self.limit;
+        if self.timer.deadline() != deadline {
+            self.timer.as_mut().reset(deadline);
+        }
+        self.timer.as_mut().poll(cx).is_ready().then(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no byte moved either way within the idle timeout",
+            )
+        })
+    }
+}
+
+impl AsyncRead for Inactive {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        match Pin::new(&mut self.io).poll_read(cx, buf) {
+            Poll::Ready(r) => {
+                if buf.filled().len() > before {
+                    self.moved();
+                }
+                Poll::Ready(r)
+            }
+            Poll::Pending => match self.waiting(cx) {
+                Some(e) => Poll::Ready(Err(e)),
+                None => Poll::Pending,
+            },
+        }
+    }
+}
+
+impl AsyncWrite for Inactive {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match Pin::new(&mut self.io).poll_write(cx, buf) {
+            Poll::Ready(r) => {
+                if r.as_ref().is_ok_and(|&n| n > 0) {
+                    self.moved();
+                }
+                Poll::Ready(r)
+            }
+            Poll::Pending => match self.waiting(cx) {
+                Some(e) => Poll::Ready(Err(e)),
+                None => Poll::Pending,
+            },
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
 /// A failed accept: the peer's own failure is nothing; running out of
 /// descriptors or memory is said, and the next accept waits a second for
 /// some to be freed (instead of spinning on the same error).
@@ -127,4 +252,64 @@ async fn accept_failed(e: &std::io::Error) {
     }
     tracing::warn!("cannot accept a connection: {e}");
     tokio::time::sleep(Duration::from_secs(1)).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A pair of connected sockets, the first wrapped.
+    async fn pair(limit: Duration) -> (Inactive, TcpStream) {
+        let listener = listen("127.0.0.1:0".parse().unwrap()).unwrap();
+        let peer = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (ours, _) = listener.accept().await.unwrap();
+        (Inactive::new(ours, limit), peer)
+    }
+
+    /// A peer that sends nothing, or reads nothing of what it is sent,
+    /// ends the connection once the limit has passed with no byte moving.
+    #[tokio::test]
+    async fn a_silent_peer_or_one_that_reads_nothing_times_out() {
+        let (mut ours, _silent) = pair(Duration::from_millis(200)).await;
+        let mut buf = [0u8; 16];
+        let e = ours.read(&mut buf).await.unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+
+        let (mut ours, _deaf) = pair(Duration::from_millis(200)).await;
+        let chunk = vec![b'x'; 1 << 16];
+        let mut written = 0usize;
+        let e = loop {
+            match ours.write(&chunk).await {
+                Ok(n) => written += n,
+                Err(e) => break e,
+            }
+            assert!(written < 1 << 30, "the socket took a gigabyte unread");
+        };
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+        assert!(written > 0);
+    }
+
+    /// A peer that keeps sending, however slowly, keeps the connection.
+    #[tokio::test]
+    async fn a_peer_that_keeps_sending_is_not_cut_off() {
+        let (mut ours, mut peer) = pair(Duration::from_secs(2)).await;
+        let sender = tokio::spawn(async move {
+            for _ in 0..6 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                peer.write_all(b"a").await.unwrap();
+            }
+            peer
+        });
+        let mut got = Vec::new();
+        let mut buf = [0u8; 1];
+        while got.len() < 6 {
+            let n = ours.read(&mut buf).await.unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, b"aaaaaa");
+        drop(sender.await.unwrap());
+    }
 }

@@ -76,6 +76,7 @@ pub fn serve(
     store_path: &Path,
     listen: SocketAddr,
     limits: Limits,
+    allowed_hosts: Vec<String>,
     library: crate::config::LibrarySettings,
     ready: &mut dyn FnMut(SocketAddr),
 ) -> anyhow::Result<()> {
@@ -108,14 +109,21 @@ pub fn serve(
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(listen)
-            .await
+        let listener = connections::listen(listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
         ready(listener.local_addr()?);
         let refresher = tokio::spawn(keep_index_current(app.clone(), store_path.to_path_buf()));
         connections::serve(
             listener,
-            router(app, library, listen.ip().is_loopback()),
+            router(
+                app,
+                library,
+                Arc::new(Gate {
+                    loopback: listen.ip().is_loopback(),
+                    allowed: allowed_hosts,
+                }),
+                limits.idle_timeout,
+            ),
             limits,
             crate::app::run::stop_signal(),
         )
@@ -148,7 +156,12 @@ async fn keep_index_current(app: Arc<App>, store_path: PathBuf) {
     }
 }
 
-fn router(app: Arc<App>, library: Arc<crate::library::request::Library>, loopback: bool) -> Router {
+fn router(
+    app: Arc<App>,
+    library: Arc<crate::library::request::Library>,
+    gate: Arc<Gate>,
+    deadline: std::time::Duration,
+) -> Router {
     Router::new()
         .nest("/library", crate::library::pages::router(library))
         .route("/", get(search_page))
@@ -161,12 +174,53 @@ fn router(app: Arc<App>, library: Arc<crate::library::request::Library>, loopbac
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(1024))
+        .layer(axum::middleware::from_fn_with_state(deadline, within))
         .layer(axum::middleware::map_response(security_headers))
-        .layer(axum::middleware::from_fn_with_state(
-            loopback,
-            local_host_only,
-        ))
+        .layer(axum::middleware::from_fn_with_state(gate, local_host_only))
         .with_state(app)
+}
+
+/// A request's body must arrive, and the request be answered, within
+/// `deadline` (the idle timeout): a client trickling a form's body a byte
+/// at a time holds its connection no longer (408).
+async fn within(
+    State(deadline): State<std::time::Duration>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match tokio::time::timeout(deadline, next.run(request)).await {
+        Ok(r) => r,
+        Err(_) => (
+            StatusCode::REQUEST_TIMEOUT,
+            [(header::CONNECTION, "close")],
+            format!(
+                "the request did not arrive whole within {}\n",
+                humantime::format_duration(deadline)
+            ),
+        )
+            .into_response(),
+    }
+}
+
+/// Which `Host` names the server answers to.
+struct Gate {
+    /// Whether it listens on loopback (then only loopback names, and
+    /// `allowed`, are answered).
+    loopback: bool,
+    /// Names answered besides the loopback ones (`--allow-host`: a
+    /// reverse proxy's public name, when it passes the `Host` through).
+    allowed: Vec<String>,
+}
+
+impl Gate {
+    /// Whether a request naming `host` (a `Host` header or a request
+    /// target's authority) is answered.
+    fn admits(&self, host: &str) -> bool {
+        !self.loopback
+            || is_local_host(host)
+            || split_port(host)
+                .is_some_and(|(name, _)| self.allowed.iter().any(|a| a.eq_ignore_ascii_case(name)))
+    }
 }
 
 /// A server on loopback answers requests for a loopback name only
@@ -175,19 +229,23 @@ fn router(app: Arc<App>, library: Arc<crate::library::request::Library>, loopbac
 /// read the search and post to the library with the visitor's cookies.
 /// On another address (the user's choice, warned about) every name goes.
 async fn local_host_only(
-    State(loopback): State<bool>,
+    State(gate): State<Arc<Gate>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    if !loopback {
-        return next.run(request).await;
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let host = hosts.next().and_then(|h| h.to_str().ok()).unwrap_or("");
+    if hosts.next().is_some() {
+        return (
+            StatusCode::BAD_REQUEST,
+            "a request names one host: it has two Host headers\n",
+        )
+            .into_response();
     }
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    if is_local_host(host) {
+    // An absolute request target (`GET http://name/ HTTP/1.1`) names its
+    // host too, and it is the one HTTP/1.1 says counts.
+    let target = request.uri().authority().map(|a| a.as_str().to_string());
+    if gate.admits(host) && target.as_deref().is_none_or(|t| gate.admits(t)) {
         return next.run(request).await;
     }
     (
@@ -197,18 +255,36 @@ async fn local_host_only(
         .into_response()
 }
 
-/// Whether a `Host` header names this machine's loopback: `localhost` or
-/// a loopback address, with or without a port.
-fn is_local_host(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        // `[::1]:8080`
-        Some(rest) => rest.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+/// A `Host` value's name and port (`[::1]:8080` gives `::1`), when it is
+/// well formed: a bracketed IPv6 address or a name without a colon, then
+/// nothing or `:` and a port of digits.
+fn split_port(host: &str) -> Option<(&str, Option<u16>)> {
+    let (name, rest) = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split_once(']')?,
+        None => host.find(':').map_or((host, ""), |i| host.split_at(i)),
     };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    let port = match rest {
+        "" => None,
+        p => {
+            let digits = p.strip_prefix(':')?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some(digits.parse().ok()?)
+        }
+    };
+    Some((name, port))
+}
+
+/// Whether a `Host` header names this machine's loopback: `localhost` or
+/// a loopback address, with or without a port (of digits).
+fn is_local_host(host: &str) -> bool {
+    split_port(host).is_some_and(|(name, _)| {
+        name.eq_ignore_ascii_case("localhost")
+            || name
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    })
 }
 
 async fn security_headers(mut r: Response) -> Response {
@@ -231,6 +307,11 @@ async fn security_headers(mut r: Response) -> Response {
     );
     r
 }
+
+/// What is said of parameters that cannot be read (one of them twice, a
+/// page that is no number, …).
+const UNREADABLE: &str =
+    "the parameters cannot be read; use q, mode (documents or urls), page and limit, each once";
 
 /// The search form's and the API's parameters.
 #[derive(Debug, Default, Deserialize)]
@@ -347,7 +428,10 @@ async fn search_page(
     State(app): State<Arc<App>>,
     params: Result<Query<SearchParams>, QueryRejection>,
 ) -> Response {
-    let p = params.map(|Query(p)| p).unwrap_or_default();
+    let (p, unreadable) = match params {
+        Ok(Query(p)) => (p, false),
+        Err(_) => (SearchParams::default(), true),
+    };
     let mut page = SearchPage {
         version: env!("CARGO_PKG_VERSION"),
         query: &p.q,
@@ -368,6 +452,10 @@ async fn search_page(
             .collect(),
         fields: FIELDS,
     };
+    if unreadable {
+        page.error = Some(UNREADABLE.into());
+        return render(StatusCode::BAD_REQUEST, &page);
+    }
     if let Some(bad) = p.bad_mode() {
         page.error = Some(bad);
         return render(StatusCode::BAD_REQUEST, &page);
@@ -398,10 +486,7 @@ async fn api_search(
     params: Result<Query<SearchParams>, QueryRejection>,
 ) -> Response {
     let Ok(Query(p)) = params else {
-        return api_error(
-            StatusCode::BAD_REQUEST,
-            "the parameters cannot be read; use q, mode (documents or urls), page and limit",
-        );
+        return api_error(StatusCode::BAD_REQUEST, UNREADABLE);
     };
     if let Some(bad) = p.bad_mode() {
         return api_error(StatusCode::BAD_REQUEST, &bad);
@@ -730,9 +815,35 @@ mod tests {
             "10.0.0.1:8080",
             "[::ffff:10.0.0.1]:80",
             "",
+            // Ports that are no ports (a hostile client's, not a browser's).
+            "127.0.0.1:abc",
+            "127.0.0.1:99999",
+            "localhost:evil.example",
+            "127.0.0.1:8080@evil.example",
+            "[::1]evil.example",
+            "127.0.0.1:",
         ] {
             assert!(!is_local_host(foreign), "{foreign}");
         }
+    }
+
+    #[test]
+    fn a_proxys_name_is_answered_when_allowed() {
+        let gate = Gate {
+            loopback: true,
+            allowed: vec!["search.example.org".into()],
+        };
+        assert!(gate.admits("search.example.org"));
+        assert!(gate.admits("SEARCH.example.org:443"));
+        assert!(gate.admits("localhost:8080"));
+        assert!(!gate.admits("evil.example"));
+        assert!(!gate.admits("search.example.org.evil.example"));
+        assert!(!gate.admits("search.example.org:x"));
+        let open = Gate {
+            loopback: false,
+            allowed: Vec::new(),
+        };
+        assert!(open.admits("anything.example"));
     }
 
     #[test]

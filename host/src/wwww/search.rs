@@ -191,7 +191,16 @@ impl Searcher {
                     (bm25 * p, std::cmp::Reverse(id))
                 }
             });
-        let (top, total) = searcher.search(&query, &(top, Count))?;
+        let (top, total) = searcher.search(&query, &(top, Count)).map_err(|e| match e {
+            // `url:*` asks for every entry with the field, which tantivy
+            // answers only for fast fields: say so in the query's terms.
+            tantivy::TantivyError::SchemaError(s) if s.contains("is not a fast field") => {
+                SearchError::Bounds(
+                    "`FIELD:*` (every entry with a field) cannot be searched; search for a word, a phrase or a /regular expression/ in the field".into(),
+                )
+            }
+            e => SearchError::Index(e),
+        })?;
         let mut hits = Vec::with_capacity(top.len());
         for ((score, _), addr) in top {
             hits.push(self.hit(&searcher, &*query, score, addr, req.explain)?);

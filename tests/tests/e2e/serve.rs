@@ -141,3 +141,89 @@ fn a_javascript_url_in_the_store_is_shown_and_never_linked() {
         "{page}"
     );
 }
+
+/// A client that stops sending a request's body, or trickles it, is
+/// answered 408 and closed at the idle timeout (before, the stalled one
+/// kept its connection for good: 256 of them stopped the server).
+#[test]
+fn a_request_body_stalled_or_trickled_is_cut_off_at_the_idle_timeout() {
+    let (_d, s) = served(&["--idle-timeout", "1s"]);
+    let post = b"POST /library/login HTTP/1.1\r\nHost: localhost\r\n\
+                 Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\nna";
+    let mut stalled = connect(&s);
+    stalled.write_all(post).unwrap();
+    let answer = read_to_close(&mut stalled);
+    assert!(
+        answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+        "{answer}"
+    );
+    assert!(
+        answer.ends_with("the request did not arrive whole within 1s\n"),
+        "{answer}"
+    );
+    // A byte every 100 ms is progress, but the body has the same time to
+    // arrive whole.
+    let mut trickle = connect(&s);
+    trickle.write_all(post).unwrap();
+    let writer = {
+        let mut w = trickle.try_clone().unwrap();
+        std::thread::spawn(move || {
+            for _ in 0..100 {
+                std::thread::sleep(Duration::from_millis(100));
+                if w.write_all(b"x").is_err() {
+                    break;
+                }
+            }
+        })
+    };
+    let answer = read_to_close(&mut trickle);
+    assert!(
+        answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+        "{answer}"
+    );
+    writer.join().unwrap();
+}
+
+/// What cannot be read as one request for one host is refused: two Host
+/// headers, a request target naming another host, parameters given twice;
+/// and `FIELD:*` is said in the query's terms, not tantivy's.
+#[test]
+fn ambiguous_requests_are_refused_with_the_reason() {
+    let (_d, s) = served(&["--allow-host", "search.example.org"]);
+    let ask = |raw: &str| {
+        let mut c = connect(&s);
+        c.write_all(raw.as_bytes()).unwrap();
+        read_to_close(&mut c)
+    };
+    let two =
+        ask("GET / HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+    assert!(two.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{two}");
+    assert!(
+        two.ends_with("a request names one host: it has two Host headers\n"),
+        "{two}"
+    );
+    let absolute =
+        ask("GET http://evil.example/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    assert!(
+        absolute.starts_with("HTTP/1.1 421 Misdirected Request\r\n"),
+        "{absolute}"
+    );
+    // The proxy's name, passed through, is answered; another is not.
+    let proxied = ask("GET / HTTP/1.1\r\nHost: search.example.org\r\nConnection: close\r\n\r\n");
+    assert!(proxied.starts_with("HTTP/1.1 200 OK\r\n"), "{proxied}");
+    let other = ask("GET / HTTP/1.1\r\nHost: other.example.org\r\nConnection: close\r\n\r\n");
+    assert!(
+        other.starts_with("HTTP/1.1 421 Misdirected Request\r\n"),
+        "{other}"
+    );
+
+    let (status, _, page) = crate::common::get(&s, "/?q=a&mode=urls&mode=bogus");
+    assert_eq!(status, 400);
+    assert!(page.contains("the parameters cannot be read; use q, mode (documents or urls), page and limit, each once"), "{page}");
+    let (status, _, body) = crate::common::get(&s, "/api/search?q=url%3A*");
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("`FIELD:*` (every entry with a field) cannot be searched"),
+        "{body}"
+    );
+}

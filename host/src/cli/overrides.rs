@@ -12,7 +12,7 @@ pub(crate) struct Overrides {
     /// Use this store instead of the configuration's (default where the
     /// configuration names none, as an instruction file does: the user's
     /// data directory).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::config::parse_store_path)]
     store: Option<PathBuf>,
     /// Send this address in the `From` header of every request, so that a
     /// webmaster can reach whoever runs the robot (default: the

@@ -15,7 +15,7 @@ pub(crate) struct StoreArgs {
     #[arg(long, short = 'c', value_name = "CONFIG", conflicts_with = "store")]
     pub config: Option<PathBuf>,
     /// Use this store (default: spinneret.db in the user's data directory).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::config::parse_store_path)]
     pub store: Option<PathBuf>,
 }
 

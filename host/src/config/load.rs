@@ -71,7 +71,7 @@ struct RawConfig {
     retries: Option<Bounded<0, 10>>,
     max_retry_after: Option<DurationIn<0, { ms::DAY }>>,
     max_body: Option<MaxBody>,
-    store: Option<String>,
+    store: Option<Spanned<String>>,
     result_max_age: Option<DurationIn<0, { 3650 * ms::DAY }>>,
     accept_status: Option<Spanned<toml::Value>>,
     root_dir: Option<Spanned<String>>,
@@ -409,7 +409,13 @@ impl Reader<'_> {
                 .max_retry_after
                 .map_or(defaults.max_retry_after, |d| d.0),
             max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
-            store: raw.store.as_deref().map_or(defaults.store, self.rel),
+            store: match &raw.store {
+                None => defaults.store,
+                Some(s) => match super::store_location_problem(s.get_ref()) {
+                    Some(problem) => return Err(self.at(Some(s.span()), problem)),
+                    None => (self.rel)(s.get_ref()),
+                },
+            },
             result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
             root_dir: match &raw.root_dir {
                 None => None,

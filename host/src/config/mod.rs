@@ -322,6 +322,37 @@ impl Settings {
     }
 }
 
+/// What is wrong with `store` as the store's location, when it is a URL
+/// rather than a file path (`postgres://…` made a SQLite file in a
+/// directory called `postgres:`).
+pub fn store_location_problem(store: &str) -> Option<String> {
+    let (scheme, _) = store.split_once("://")?;
+    let is_scheme = scheme.len() > 1
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !is_scheme {
+        return None;
+    }
+    Some(match scheme.to_ascii_lowercase().as_str() {
+        "postgres" | "postgresql" => format!(
+            "`{scheme}://…`: a PostgreSQL store is not built yet (docs/design/postgres-store.md plans it); give the store a file path, e.g. \"spinneret.db\""
+        ),
+        _ => format!(
+            "the store is a file path, not a `{scheme}://` URL; e.g. \"spinneret.db\" or \"/var/lib/spinneret/spinneret.db\""
+        ),
+    })
+}
+
+/// A store path given on the command line (`--store`).
+pub fn parse_store_path(s: &str) -> Result<PathBuf, String> {
+    match store_location_problem(s) {
+        Some(problem) => Err(problem),
+        None => Ok(PathBuf::from(s)),
+    }
+}
+
 /// The default store: `spinneret.db` in the user's data directory.
 pub fn default_store_path() -> PathBuf {
     dirs::data_dir()

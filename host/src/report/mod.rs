@@ -623,12 +623,14 @@ fn report_share(
                 );
             }
             // Where each finding's URL is referred to from, and whether it
-            // is a document, by URL id.
-            let finding_ids = reach.ids_of(
-                reporting
+            // is a document, by URL id; the ids of the findings' referrers
+            // too (one pass over the run's URLs for both).
+            let finding_ids = reach.ids_of(reporting.iter().flat_map(|&t| {
+                out[t]
+                    .findings
                     .iter()
-                    .flat_map(|&t| out[t].findings.iter().map(|f| f.url.as_str())),
-            );
+                    .flat_map(|f| std::iter::once(f.url.as_str()).chain(f.referrer.as_deref()))
+            }));
             let mut places: Vec<foldhash::HashMap<i64, Referred>> =
                 vec![foldhash::HashMap::default(); n];
             // The first of each task's documents (URL id) to refer to a
@@ -813,17 +815,12 @@ fn report_share(
             };
             // Findings whose referrer is no document of their task, by
             // task: (finding, a referrer of the task's own).
-            let referrer_ids = reach.ids_of(
-                reporting
-                    .iter()
-                    .flat_map(|&t| out[t].findings.iter().filter_map(|f| f.referrer.as_deref())),
-            );
             let mut own_referrers: foldhash::HashMap<(usize, usize), String> =
                 foldhash::HashMap::default();
             for &t in &reporting {
                 for (i, f) in out[t].findings.iter().enumerate() {
                     let own = |r: &str| {
-                        referrer_ids
+                        finding_ids
                             .get(r)
                             .is_some_and(|id| reach.tasks[t].numbers.contains_key(id))
                     };

@@ -343,14 +343,14 @@ impl Store {
             let links = serde_json::to_string(&links).unwrap_or_else(|_| "[]".into());
             let bad = (!d.bad_html.is_empty()).then(|| bad_html_json(&d.bad_html));
             added += tx.execute(
-                "INSERT OR IGNORE INTO documents (url_id, run_id, title, parse_errors, decode_errors,
+                "INSERT INTO documents (url_id, run_id, title, parse_errors, decode_errors,
                    links, bad_html, seq)
-                 VALUES (?1, 0, ?2, 0, 0, ?3, ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents))",
+                 VALUES (?1, 0, ?2, 0, 0, ?3, ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)) ON CONFLICT DO NOTHING",
                 params![id, d.title, links, bad],
             )?;
             if d.completed {
                 tx.execute(
-                    "INSERT OR IGNORE INTO archive_completed (url_id) VALUES (?1)",
+                    "INSERT INTO archive_completed (url_id) VALUES (?1) ON CONFLICT DO NOTHING",
                     [id],
                 )?;
             }

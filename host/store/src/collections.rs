@@ -108,11 +108,12 @@ impl Store {
     /// `runs/NNNN`; its id.
     pub fn begin_collection(&self, profile: &str, now: i64) -> Result<CollectionRow, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        tx.execute(
-            "INSERT INTO collections (profile, started_at, status, dir) VALUES (?1, ?2, 'running', '')",
+        let id: i64 = tx.query_row(
+            "INSERT INTO collections (profile, started_at, status, dir) VALUES (?1, ?2, 'running', '')
+             RETURNING id",
             params![profile, now],
+            |r| r.get(0),
         )?;
-        let id = tx.last_insert_rowid();
         let dir = format!("runs/{id:04}");
         tx.execute(
             "UPDATE collections SET dir = ?2 WHERE id = ?1",
@@ -260,9 +261,10 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         {
             let mut st = tx.prepare(
-                "INSERT OR REPLACE INTO collected_urls
+                "INSERT INTO collected_urls
                  (url, collection_id, content_type, etag, last_modified, digest, warc_record, warc_date)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT (url) DO UPDATE SET collection_id = excluded.collection_id, content_type = excluded.content_type, etag = excluded.etag, last_modified = excluded.last_modified, digest = excluded.digest, warc_record = excluded.warc_record, warc_date = excluded.warc_date",
             )?;
             for (url, m) in urls {
                 let (record, date) = m.warc_record.clone().unzip();
@@ -353,8 +355,9 @@ impl Store {
     /// Book `page` as archived (replacing an earlier copy of the same day).
     pub fn archive_page(&self, page: &ArchivedPage) -> Result<(), StoreError> {
         self.conn.execute(
-            "INSERT OR REPLACE INTO archived_pages (day, url, title, path, files, archived_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO archived_pages (day, url, title, path, files, archived_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (day, url) DO UPDATE SET title = excluded.title, path = excluded.path, files = excluded.files, archived_at = excluded.archived_at",
             params![
                 page.day,
                 page.url,

@@ -369,11 +369,12 @@ impl Store {
         options: &str,
         tasks: &[TaskRecord<'_>],
     ) -> Result<RunIds, StoreError> {
-        self.conn.execute(
-            "INSERT INTO runs (config, started_at, status, options) VALUES (?1, ?2, 'running', ?3)",
+        let run: i64 = self.conn.query_row(
+            "INSERT INTO runs (config, started_at, status, options) VALUES (?1, ?2, 'running', ?3)
+             RETURNING id",
             params![config, spinneret_core::model::unix_now(), options],
+            |r| r.get(0),
         )?;
-        let run = self.conn.last_insert_rowid();
         let tasks = self.insert_tasks(run, tasks)?;
         Ok(RunIds {
             run,
@@ -390,8 +391,8 @@ impl Store {
         let mut ids = HashMap::new();
         for t in tasks {
             self.conn.execute(
-                "INSERT OR IGNORE INTO tasks (run_id, name, kind, top_url, email, output_dir, changed_days, expiring_days)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO tasks (run_id, name, kind, top_url, email, output_dir, changed_days, expiring_days)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
                 params![
                     run,
                     t.name,
@@ -422,7 +423,7 @@ impl Store {
         let run: Option<i64> = self
             .conn
             .query_row(
-                "SELECT id FROM runs WHERE config IS ?1 ORDER BY id DESC LIMIT 1",
+                "SELECT id FROM runs WHERE config IS NOT DISTINCT FROM ?1 ORDER BY id DESC LIMIT 1",
                 [config],
                 |r| r.get(0),
             )

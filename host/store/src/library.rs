@@ -257,27 +257,31 @@ fn insert(
         }
         None => next_seq(tx, parent)?,
     };
-    tx.prepare_cached(
-        "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
-                              email, password, created_at, updated_at, version)
-         VALUES (?1, ?13, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)",
-    )?
-    .execute(params![
-        parent,
-        kind.as_str(),
-        t.title,
-        t.url,
-        t.body,
-        t.image,
-        t.create_only,
-        t.author,
-        t.email,
-        password,
-        created_at,
-        updated_at,
-        seq
-    ])?;
-    Ok(tx.last_insert_rowid())
+    Ok(tx
+        .prepare_cached(
+            "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
+                                  email, password, created_at, updated_at, version)
+             VALUES (?1, ?13, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)
+             RETURNING id",
+        )?
+        .query_row(
+            params![
+                parent,
+                kind.as_str(),
+                t.title,
+                t.url,
+                t.body,
+                t.image,
+                t.create_only,
+                t.author,
+                t.email,
+                password,
+                created_at,
+                updated_at,
+                seq
+            ],
+            |r| r.get(0),
+        )?)
 }
 
 /// The root VL's id, when there is a library.
@@ -334,13 +338,14 @@ impl Store {
             Some(id) => id,
             None => {
                 let t = now();
-                tx.execute(
+                tx.query_row(
                     "INSERT INTO library (parent, seq, kind, title, create_only, created_at,
                                           updated_at, version)
-                     VALUES (NULL, 0, 'vl', ?1, 0, ?2, ?2, 1)",
+                     VALUES (NULL, 0, 'vl', ?1, 0, ?2, ?2, 1)
+                     RETURNING id",
                     params![title, t],
-                )?;
-                tx.last_insert_rowid()
+                    |r| r.get::<_, i64>(0),
+                )?
             }
         };
         let root = get(&tx, id)?;
@@ -695,10 +700,11 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute("DELETE FROM library", [])?;
-        tx.execute(
+        let id: i64 = tx.query_row(
             "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
                                   email, password, created_at, updated_at, version, last_seq)
-             VALUES (NULL, 0, 'vl', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)",
+             VALUES (NULL, 0, 'vl', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)
+             RETURNING id",
             params![
                 root.text.title,
                 root.text.url,
@@ -712,8 +718,8 @@ impl Store {
                 root.updated_at,
                 root.last_seq
             ],
+            |r| r.get(0),
         )?;
-        let id = tx.last_insert_rowid();
         for child in &root.postings {
             graft(&tx, id, child, None)?;
         }

@@ -34,9 +34,10 @@ pub struct QueuedMail {
 impl Store {
     /// Put `mail` of `run` in the outbox.
     pub fn queue_mail(&self, run: i64, mail: &Mail) -> Result<i64, StoreError> {
-        self.conn.execute(
+        Ok(self.conn.query_row(
             "INSERT INTO outbox (run_id, task, recipient, subject, body, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             RETURNING id",
             params![
                 run,
                 mail.task,
@@ -45,8 +46,8 @@ impl Store {
                 mail.body,
                 unix_now()
             ],
-        )?;
-        Ok(self.conn.last_insert_rowid())
+            |r| r.get(0),
+        )?)
     }
 
     /// Put this run's messages in the outbox and mark the run `finished`,

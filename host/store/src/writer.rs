@@ -271,12 +271,13 @@ fn apply(
                 Some(serde_json::to_string(&r.redirects).unwrap_or_default())
             };
             let mut st = tx.prepare_cached(
-                "INSERT OR REPLACE INTO results (run_id, url_id, category, method, status, error,
+                "INSERT INTO results (run_id, url_id, category, method, status, error,
                    content_type, content_length, size, content_hash, etag, last_modified, expires,
                    owner, redirects, final_url, elapsed_ms, truncated, attempts, referrer_id,
                    checked_at, source)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22)",
+                   ?17, ?18, ?19, ?20, ?21, ?22)
+                 ON CONFLICT (run_id, url_id) DO UPDATE SET category = excluded.category, method = excluded.method, status = excluded.status, error = excluded.error, content_type = excluded.content_type, content_length = excluded.content_length, size = excluded.size, content_hash = excluded.content_hash, etag = excluded.etag, last_modified = excluded.last_modified, expires = excluded.expires, owner = excluded.owner, redirects = excluded.redirects, final_url = excluded.final_url, elapsed_ms = excluded.elapsed_ms, truncated = excluded.truncated, attempts = excluded.attempts, referrer_id = excluded.referrer_id, checked_at = excluded.checked_at, source = excluded.source",
             )?;
             st.execute(params![
                 run,
@@ -357,7 +358,7 @@ fn apply(
                 json
             });
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO documents (url_id, run_id, title, owner, expires, base,
+                "INSERT INTO documents (url_id, run_id, title, owner, expires, base,
                    encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
                    anchors, fragments, lines, seq)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
@@ -365,9 +366,10 @@ fn apply(
                    -- HTML) unchanged: the document keeps its change number,
                    -- so re-reading an unchanged page costs the index nothing.
                    COALESCE(
-                     (SELECT seq FROM documents WHERE url_id = ?1 AND title IS ?3
-                        AND links = ?11 AND bad_html IS ?12),
-                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)))",
+                     (SELECT seq FROM documents WHERE url_id = ?1 AND title IS NOT DISTINCT FROM ?3
+                        AND links = ?11 AND bad_html IS NOT DISTINCT FROM ?12),
+                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)))
+                 ON CONFLICT (url_id) DO UPDATE SET run_id = excluded.run_id, title = excluded.title, owner = excluded.owner, expires = excluded.expires, base = excluded.base, encoding = excluded.encoding, parse_errors = excluded.parse_errors, decode_errors = excluded.decode_errors, http_equiv = excluded.http_equiv, links = excluded.links, bad_html = excluded.bad_html, anchors = excluded.anchors, fragments = excluded.fragments, lines = excluded.lines, seq = excluded.seq",
             )?
             .execute(params![
                 url_id,
@@ -399,15 +401,17 @@ fn apply(
                 None => None,
             };
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO task_documents (run_id, task_id, url_id, referrer_id)
-                 VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO task_documents (run_id, task_id, url_id, referrer_id)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (run_id, task_id, url_id) DO UPDATE SET referrer_id = excluded.referrer_id",
             )?
             .execute(params![run, task, url_id, referrer_id])?;
         }
         StoreOp::Site(s) => {
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO sites (site, robots_status, robots_body, http_status, fetched_at, expires_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO sites (site, robots_status, robots_body, http_status, fetched_at, expires_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (site) DO UPDATE SET robots_status = excluded.robots_status, robots_body = excluded.robots_body, http_status = excluded.http_status, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at",
             )?
             .execute(params![
                 s.site,
@@ -422,7 +426,8 @@ fn apply(
                 .execute([&origin])?;
             for (_, prefix) in s.robots_lines.iter().filter(|(allow, _)| !allow) {
                 tx.prepare_cached(
-                    "INSERT OR REPLACE INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)",
+                    "INSERT INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)
+                     ON CONFLICT (origin, prefix) DO UPDATE SET action = excluded.action, expires_at = excluded.expires_at",
                 )?
                 .execute(params![prefix, s.expires_at, origin])?;
             }

@@ -6,7 +6,7 @@
 /// `mailto`. A page's `javascript:`, `vbscript:` or `data:` link, however
 /// written (`JaVaScRiPt:`, a leading space, a tab inside), is not: escaped
 /// text cannot stop a browser from running a `javascript:` href, so such a
-/// URL is shown as text ([`push_link`]).
+/// URL is shown as text (the SDK's `html::push_link` does so).
 pub fn linkable(url: &str) -> bool {
     // What a browser reads of an href: leading C0 controls and spaces
     // dropped, tabs and newlines removed anywhere.

@@ -10,6 +10,11 @@ use std::time::{Duration, Instant};
 
 /// Wrong passwords allowed per posting, and per client, in [`WINDOW`].
 pub const MAX_WRONG: u32 = 5;
+/// Wrong passwords allowed for one moderator from all clients together in
+/// [`WINDOW`]: many more than one client may make, so that one who guesses
+/// from one address locks out only themselves, but a bound still when the
+/// guesses come from many addresses.
+pub const MAX_WRONG_MODERATOR: u32 = 50;
 /// The window over which wrong passwords are counted.
 pub const WINDOW: Duration = Duration::from_secs(15 * 60);
 /// How long a moderator's session lasts.
@@ -63,6 +68,20 @@ pub fn is_argon2id(hash: &str) -> bool {
     })
 }
 
+/// What wrong passwords are counted against for a client at `address`:
+/// the address itself, but for IPv6 its /64, the block one machine or
+/// network is given (counting each of its 2^64 addresses apart would let
+/// it guess without bound).
+fn client_key(address: &str) -> String {
+    match address.parse::<std::net::Ipv6Addr>() {
+        Ok(v6) if v6.to_ipv4_mapped().is_none() => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        _ => address.to_string(),
+    }
+}
+
 /// The hash a password is checked against when the name is no
 /// moderator's: of a random password, made once, so the check costs what a
 /// real one does and matches nothing.
@@ -92,11 +111,11 @@ fn hex(bytes: &[u8]) -> String {
 struct Counts(HashMap<String, (u32, Instant)>);
 
 impl Counts {
-    /// How long `key` must wait, when it has had its [`MAX_WRONG`].
-    fn wait(&self, key: &str, now: Instant) -> Option<Duration> {
+    /// How long `key` must wait, when it has had its `most` wrong ones.
+    fn wait(&self, key: &str, most: u32, now: Instant) -> Option<Duration> {
         let (n, since) = self.0.get(key)?;
         let elapsed = now.duration_since(*since);
-        (*n >= MAX_WRONG && elapsed < WINDOW).then(|| WINDOW - elapsed)
+        (*n >= most && elapsed < WINDOW).then(|| WINDOW - elapsed)
     }
 
     fn add(&mut self, key: &str, now: Instant) {
@@ -171,23 +190,30 @@ impl Guard {
         hash: &str,
         password: &str,
     ) -> Result<(), Refusal> {
-        let keys = [format!("posting {posting}"), format!("client {client}")];
+        let client = client_key(client);
+        let keys = [
+            (format!("posting {posting}"), MAX_WRONG),
+            (format!("client {client}"), MAX_WRONG),
+        ];
         self.attempt(&keys, || verify_password(hash, password))
     }
 
     /// Log moderator `name` in with `password` for `client`: the session
     /// id, or why not.
     ///
-    /// Wrong passwords are counted per client, and per moderator *from
-    /// that client*: one who guesses at a moderator's name locks out
+    /// Wrong passwords are counted per client ([`MAX_WRONG`]) and per
+    /// moderator from all clients together ([`MAX_WRONG_MODERATOR`]): one
+    /// who guesses at a moderator's name from one address locks out
     /// themselves, not the moderator (before, five wrong passwords from
-    /// anywhere locked the moderator out for the window). A name that is
-    /// no moderator's costs the same hash check as one that is, so the
-    /// time of the answer does not tell which names are moderators.
+    /// anywhere locked the moderator out for the window), and guesses
+    /// spread over many addresses are still bounded. A name that is no
+    /// moderator's costs the same hash check as one that is, so the time
+    /// of the answer does not tell which names are moderators.
     pub fn log_in(&self, client: &str, name: &str, password: &str) -> Result<String, Refusal> {
+        let client = client_key(client);
         let keys = [
-            format!("moderator {name} from {client}"),
-            format!("client {client}"),
+            (format!("client {client}"), MAX_WRONG),
+            (format!("moderator {name}"), MAX_WRONG_MODERATOR),
         ];
         let hash = self
             .moderators
@@ -228,11 +254,15 @@ impl Guard {
         !self.moderators.is_empty()
     }
 
-    fn attempt(&self, keys: &[String], check: impl FnOnce() -> bool) -> Result<(), Refusal> {
+    fn attempt(&self, keys: &[(String, u32)], check: impl FnOnce() -> bool) -> Result<(), Refusal> {
         let now = Instant::now();
         {
             let wrong = self.wrong.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(wait) = keys.iter().filter_map(|k| wrong.wait(k, now)).max() {
+            if let Some(wait) = keys
+                .iter()
+                .filter_map(|(k, most)| wrong.wait(k, *most, now))
+                .max()
+            {
                 return Err(Refusal::TooMany(wait));
             }
         }
@@ -240,7 +270,7 @@ impl Guard {
             return Ok(());
         }
         let mut wrong = self.wrong.lock().unwrap_or_else(|p| p.into_inner());
-        for k in keys {
+        for (k, _) in keys {
             wrong.add(k, now);
         }
         Err(Refusal::Wrong)
@@ -354,6 +384,23 @@ mod tests {
         ));
         let session = g.log_in("127.0.0.1", "mod", "right").unwrap();
         assert_eq!(g.moderator(&session).as_deref(), Some("mod"));
+        // Addresses of one IPv6 /64 count as one client.
+        for i in 0..MAX_WRONG {
+            let address = format!("2001:db8:1:2::{i:x}");
+            assert_eq!(g.log_in(&address, "mod", "wrong"), Err(Refusal::Wrong));
+        }
+        assert!(matches!(
+            g.log_in("2001:db8:1:2::ffff", "mod", "right"),
+            Err(Refusal::TooMany(_))
+        ));
+        // Guesses spread over many addresses are bounded for the moderator.
+        for i in 0..MAX_WRONG_MODERATOR {
+            let _ = g.log_in(&format!("10.1.{}.{}", i / 200, i % 200), "mod", "wrong");
+        }
+        assert!(matches!(
+            g.log_in("10.9.9.9", "mod", "right"),
+            Err(Refusal::TooMany(_))
+        ));
         // A name no moderator has is wrong, however the password reads,
         // and counts against the client like any other.
         assert_eq!(g.log_in("10.0.0.8", "nobody", ""), Err(Refusal::Wrong));

@@ -634,14 +634,19 @@ fn report_share(
             let mut places: Vec<foldhash::HashMap<i64, Referred>> =
                 vec![foldhash::HashMap::default(); n];
             // The first of each task's documents (URL id) to refer to a
-            // finding's URL: the referrer its finding names, when the run's
-            // first referrer of the URL is a page of another task.
-            let mut first_referrer: Vec<foldhash::HashMap<i64, i64>> =
+            // finding's URL, by the URL's id: the referrer its finding names
+            // when the run's first referrer of the URL is a page of another
+            // task. For every task of the share, whatever its reporters want
+            // (the mail reads the stored findings).
+            let mut first_referrer: Vec<foldhash::HashMap<i64, Option<i64>>> =
                 vec![foldhash::HashMap::default(); n];
-            for &t in &reporting {
+            for &t in mine {
                 for f in &out[t].findings {
                     if let Some(&id) = finding_ids.get(f.url.as_str()) {
-                        places[t].insert(id, (None, Vec::new()));
+                        first_referrer[t].insert(id, None);
+                        if reports[t] {
+                            places[t].insert(id, (None, Vec::new()));
+                        }
                     }
                 }
             }
@@ -677,6 +682,17 @@ fn report_share(
                     let Some(mut d) = document else {
                         return Ok(());
                     };
+                    for &(t, role) in reach.members(id) {
+                        let firsts = &mut first_referrer[t as usize];
+                        if role != Role::Document || firsts.is_empty() {
+                            continue;
+                        }
+                        for l in &d.links {
+                            if let Some(first) = firsts.get_mut(&l.0) {
+                                first.get_or_insert(id);
+                            }
+                        }
+                    }
                     // The tasks it is a document of that want documents, by number.
                     let takers: SmallVec<[(usize, u32); 2]> = reach
                         .members(id)
@@ -721,7 +737,6 @@ fn report_share(
                             };
                             if let Some(p) = places[t].get_mut(target) {
                                 p.1.push(place);
-                                first_referrer[t].entry(*target).or_insert(id);
                             }
                             if fragments.is_some_and(|f| f.iter().any(|(t, _)| t == target)) {
                                 fragment_places[t]
@@ -817,7 +832,7 @@ fn report_share(
             // task: (finding, a referrer of the task's own).
             let mut own_referrers: foldhash::HashMap<(usize, usize), String> =
                 foldhash::HashMap::default();
-            for &t in &reporting {
+            for &t in mine {
                 for (i, f) in out[t].findings.iter().enumerate() {
                     let own = |r: &str| {
                         finding_ids
@@ -829,8 +844,8 @@ fn report_share(
                     }
                     if let Some(url) = finding_ids
                         .get(f.url.as_str())
-                        .and_then(|id| first_referrer[t].get(id))
-                        .and_then(|&r| reach.url(r))
+                        .and_then(|id| first_referrer[t].get(id).copied().flatten())
+                        .and_then(|r| reach.url(r))
                     {
                         own_referrers.insert((t, i), url.to_string());
                     }

@@ -180,16 +180,42 @@ fn router(
         .with_state(app)
 }
 
-/// A request's body must arrive, and the request be answered, within
-/// `deadline` (the idle timeout): a client trickling a form's body a byte
-/// at a time holds its connection no longer (408).
+/// A request's body must arrive whole within `deadline` (the idle
+/// timeout): a client trickling a form's body a byte at a time holds its
+/// connection no longer (408). The body is read here, up to the largest
+/// any route takes, and the route's own bound still applies; a request
+/// without a body (every search) is not timed here, so a search waiting
+/// its turn is never cut off half-run.
 async fn within(
     State(deadline): State<std::time::Duration>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    match tokio::time::timeout(deadline, next.run(request)).await {
-        Ok(r) => r,
+    let headers = request.headers();
+    let has_body = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0");
+    if !has_body {
+        return next.run(request).await;
+    }
+    let largest = crate::library::request::MAX_FORM;
+    let (parts, body) = request.into_parts();
+    match tokio::time::timeout(deadline, axum::body::to_bytes(body, largest)).await {
+        Ok(Ok(bytes)) => {
+            let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+            next.run(request).await
+        }
+        // The one failure a client still listening can meet: the bound.
+        Ok(Err(_)) => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            [(header::CONNECTION, "close")],
+            format!(
+                "the request's body is larger than any form here takes ({} KiB)\n",
+                largest / 1024
+            ),
+        )
+            .into_response(),
         Err(_) => (
             StatusCode::REQUEST_TIMEOUT,
             [(header::CONNECTION, "close")],
@@ -383,7 +409,7 @@ async fn run_search(
     p: &SearchParams,
     limit: usize,
 ) -> Result<(Answer, std::time::Duration), NotRun> {
-    let Some(_turn) = app.searches.take().await else {
+    let Some(turn) = app.searches.take().await else {
         return Err(NotRun::Busy);
     };
     let app = app.clone();
@@ -399,7 +425,9 @@ async fn run_search(
             offset,
             explain: false,
         };
-        app.searcher.search(&req).map(|a| (a, started.elapsed()))
+        let answer = app.searcher.search(&req).map(|a| (a, started.elapsed()));
+        drop(turn);
+        answer
     })
     .await
     .map_err(|e| SearchError::Bounds(format!("the search failed: {e}")))

@@ -2,12 +2,13 @@
 //! their turn, and past that a search is refused at once (503, "try
 //! again") rather than queued without end behind the ones running.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Searches running and waiting.
 pub struct Turns {
-    running: Semaphore,
+    running: Arc<Semaphore>,
     waiting: AtomicUsize,
     max_waiting: usize,
 }
@@ -26,16 +27,18 @@ impl Turns {
     /// At most `at_once` searches running and `max_waiting` waiting.
     pub fn new(at_once: usize, max_waiting: usize) -> Turns {
         Turns {
-            running: Semaphore::new(at_once),
+            running: Arc::new(Semaphore::new(at_once)),
             waiting: AtomicUsize::new(0),
             max_waiting,
         }
     }
 
     /// A turn, once one is free; `None` when too many wait already or the
-    /// server is stopping.
-    pub async fn take(&self) -> Option<SemaphorePermit<'_>> {
-        if let Ok(turn) = self.running.try_acquire() {
+    /// server is stopping. The turn is owned, so that it goes with the
+    /// search onto its blocking thread and is given back only when the
+    /// search is done, even if the request that asked is gone.
+    pub async fn take(&self) -> Option<OwnedSemaphorePermit> {
+        if let Ok(turn) = self.running.clone().try_acquire_owned() {
             return Some(turn);
         }
         let before = self.waiting.fetch_add(1, Ordering::SeqCst);
@@ -43,7 +46,7 @@ impl Turns {
         if before >= self.max_waiting {
             return None;
         }
-        self.running.acquire().await.ok()
+        self.running.clone().acquire_owned().await.ok()
     }
 }
 

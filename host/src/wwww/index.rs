@@ -283,7 +283,9 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     let mark = current_mark(store)?;
     // A mark ahead of the store is of another store (one put back from a
     // copy, say): what the index holds cannot be trusted, so it is rebuilt.
-    let old = read_mark(dir)?
+    // A rebuild reads no mark: one that cannot be read must not stand in
+    // the way of the rebuild that replaces it.
+    let old = if rebuild { None } else { read_mark(dir)? }
         .filter(|m| m.version == INDEX_VERSION && m.seq <= mark.seq && m.library <= mark.library);
     let existing = match (rebuild, old) {
         (false, Some(_)) => SearchIndex::open(dir)?,

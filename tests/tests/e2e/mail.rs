@@ -139,31 +139,44 @@ fn each_owner_is_told_of_a_page_of_their_own_that_refers_to_a_shared_link() {
             &page("Deep", None, r#"<a href="/gone.html">Gone</a>"#),
         );
     let web = TestWeb::start(Web::new().site("a.example", site));
-    let sink = SmtpSink::start();
-    let task = |name: &str, dir: &str| {
+    let task = |name: &str, dir: &str, plugins: &str| {
         format!(
             "[[task]]\nname = \"{name}\"\nkind = \"tree\"\n\
              top = \"http://a.example:{{PORT}}/{dir}/index.html\"\n\
-             email = \"{name}@a.example\"\nemail_broken = true\n"
+             email = \"{name}@a.example\"\nemail_broken = true\n{plugins}"
         )
     };
-    let config = format!(
-        "[mail]\nserver = \"127.0.0.1\"\nport = {}\nfrom = \"spider@test.example\"\n{}{}",
-        sink.port(),
-        task("x", "x"),
-        task("y", "y")
-    );
-    let setup = Setup::new(&web, &config);
-    common::expect_exit(&common::crawl(&setup, &[]), 1);
-    let messages = sink.messages();
-    assert_eq!(messages.len(), 2);
-    for (m, referrer) in messages.iter().zip(["/x/index.html", "/y/deep.html"]) {
-        let said = format!(
-            "  {}\n    broken: HTTP 404 Not Found\n    referred to from {}\n",
-            a(&web, "/gone.html"),
-            a(&web, referrer)
+    // With the default reporters, and with only a reporter that wants no
+    // documents (CSV: the report stage reads the documents for it all the
+    // same, to find each task's own referrer).
+    let only_csv = "default_plugins = false\n";
+    let plugins = "[[plugin]]\nname = \"maintenance\"\nsource = \"builtin:maintenance\"\n\
+                   [[plugin]]\nname = \"csv-report\"\nsource = \"builtin:csv-report\"\n";
+    for (own, shared) in [("", ""), (only_csv, plugins)] {
+        let sink = SmtpSink::start();
+        let config = format!(
+            "[mail]\nserver = \"127.0.0.1\"\nport = {}\nfrom = \"spider@test.example\"\n{}{}{shared}",
+            sink.port(),
+            task("x", "x", own),
+            task("y", "y", own)
         );
-        assert!(m.body().contains(&said), "{:?}: {}", m.to, m.body());
+        let setup = Setup::new(&web, &config);
+        common::expect_exit(&common::crawl(&setup, &[]), 1);
+        let messages = sink.messages();
+        assert_eq!(messages.len(), 2, "{config}");
+        for (m, referrer) in messages.iter().zip(["/x/index.html", "/y/deep.html"]) {
+            let said = format!(
+                "  {}\n    broken: HTTP 404 Not Found\n    referred to from {}\n",
+                a(&web, "/gone.html"),
+                a(&web, referrer)
+            );
+            assert!(
+                m.body().contains(&said),
+                "{config}\n{:?}: {}",
+                m.to,
+                m.body()
+            );
+        }
     }
 }
 

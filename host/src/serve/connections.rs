@@ -172,6 +172,26 @@ impl Inactive {
         self.last = Instant::now();
     }
 
+    /// What a write of the inner stream came to, with the timeout applied.
+    fn wrote(
+        &mut self,
+        cx: &mut Context<'_>,
+        written: Poll<std::io::Result<usize>>,
+    ) -> Poll<std::io::Result<usize>> {
+        match written {
+            Poll::Ready(r) => {
+                if r.as_ref().is_ok_and(|&n| n > 0) {
+                    self.moved();
+                }
+                Poll::Ready(r)
+            }
+            Poll::Pending => match self.waiting(cx) {
+                Some(e) => Poll::Ready(Err(e)),
+                None => Poll::Pending,
+            },
+        }
+    }
+
     /// A read or write waits on the peer: the timeout, once the peer has
     /// been silent for the limit.
     fn waiting(&mut self, cx: &mut Context<'_>) -> Option<std::io::Error> {
@@ -216,18 +236,8 @@ impl AsyncWrite for Inactive {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        match Pin::new(&mut self.io).poll_write(cx, buf) {
-            Poll::Ready(r) => {
-                if r.as_ref().is_ok_and(|&n| n > 0) {
-                    self.moved();
-                }
-                Poll::Ready(r)
-            }
-            Poll::Pending => match self.waiting(cx) {
-                Some(e) => Poll::Ready(Err(e)),
-                None => Poll::Pending,
-            },
-        }
+        let written = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.wrote(cx, written)
     }
 
     fn poll_write_vectored(
@@ -235,18 +245,8 @@ impl AsyncWrite for Inactive {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        match Pin::new(&mut self.io).poll_write_vectored(cx, bufs) {
-            Poll::Ready(r) => {
-                if r.as_ref().is_ok_and(|&n| n > 0) {
-                    self.moved();
-                }
-                Poll::Ready(r)
-            }
-            Poll::Pending => match self.waiting(cx) {
-                Some(e) => Poll::Ready(Err(e)),
-                None => Poll::Pending,
-            },
-        }
+        let written = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.wrote(cx, written)
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -362,13 +362,10 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
         plugins: Vec::new(),
         library: Default::default(),
     };
-    if let Some((a, b, path)) = config.index_clash() {
+    if let Some(message) = config.index_clash("IndexFile") {
         return Err(ConfigError::Whole {
             path: name.to_string(),
-            message: format!(
-                "tasks `{a}` and `{b}` both write their index to {}; give each its own IndexFile",
-                path.display()
-            ),
+            message,
         });
     }
     Ok(config)

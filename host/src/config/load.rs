@@ -288,13 +288,10 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         path: name.to_string(),
         message: format!("root_dir: {m}"),
     })?;
-    if let Some((a, b, path)) = config.index_clash() {
+    if let Some(message) = config.index_clash("index_file or output") {
         return Err(ConfigError::Whole {
             path: name.to_string(),
-            message: format!(
-                "tasks `{a}` and `{b}` both write their index to {}; give each its own index_file or output",
-                path.display()
-            ),
+            message,
         });
     }
     Ok(config)

@@ -581,14 +581,20 @@ impl Config {
         out
     }
 
-    /// Two tasks that would write their index to one file, named: the
-    /// second would overwrite the first's (and its prior version).
-    pub fn index_clash(&self) -> Option<(&str, &str, PathBuf)> {
+    /// Two tasks that would write their index to one file, said with the
+    /// setting (`setting`, as the file spells it) that tells them apart:
+    /// the second would overwrite the first's index (and its prior version).
+    pub fn index_clash(&self, setting: &str) -> Option<String> {
         self.tasks.iter().enumerate().find_map(|(i, a)| {
             let b = self.tasks[i + 1..]
                 .iter()
                 .find(|b| b.index_path() == a.index_path())?;
-            Some((a.name.as_str(), b.name.as_str(), a.index_path()))
+            Some(format!(
+                "tasks `{}` and `{}` both write their index to {}; give each its own {setting}",
+                a.name,
+                b.name,
+                a.index_path().display()
+            ))
         })
     }
 }

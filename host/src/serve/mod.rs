@@ -480,12 +480,12 @@ async fn search_page(
             .collect(),
         fields: FIELDS,
     };
-    if unreadable {
-        page.error = Some(UNREADABLE.into());
-        return render(StatusCode::BAD_REQUEST, &page);
-    }
-    if let Some(bad) = p.bad_mode() {
-        page.error = Some(bad);
+    let refused = match unreadable {
+        true => Some(UNREADABLE.to_string()),
+        false => p.bad_mode(),
+    };
+    if let Some(why) = refused {
+        page.error = Some(why);
         return render(StatusCode::BAD_REQUEST, &page);
     }
     if !p.q.trim().is_empty() {

@@ -624,8 +624,9 @@ fn report_share(
             }
             // Where each finding's URL is referred to from, and whether it
             // is a document, by URL id; the ids of the findings' referrers
-            // too (one pass over the run's URLs for both).
-            let finding_ids = reach.ids_of(reporting.iter().flat_map(|&t| {
+            // too (one pass over the run's URLs for both), for every task of
+            // the share (each needs its own referrers, reporters or not).
+            let finding_ids = reach.ids_of(mine.iter().flat_map(|&t| {
                 out[t]
                     .findings
                     .iter()

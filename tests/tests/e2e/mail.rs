@@ -137,7 +137,8 @@ fn each_owner_is_told_of_a_page_of_their_own_that_refers_to_a_shared_link() {
         .page(
             "/y/deep.html",
             &page("Deep", None, r#"<a href="/gone.html">Gone</a>"#),
-        );
+        )
+        .page("/z/index.html", &page("Z", None, "nothing linked"));
     let web = TestWeb::start(Web::new().site("a.example", site));
     let task = |name: &str, dir: &str, plugins: &str| {
         format!(
@@ -146,22 +147,44 @@ fn each_owner_is_told_of_a_page_of_their_own_that_refers_to_a_shared_link() {
              email = \"{name}@a.example\"\nemail_broken = true\n{plugins}"
         )
     };
-    // With the default reporters, and with only a reporter that wants no
+    // With the default reporters; with only a reporter that wants no
     // documents (CSV: the report stage reads the documents for it all the
-    // same, to find each task's own referrer).
-    let only_csv = "default_plugins = false\n";
-    let plugins = "[[plugin]]\nname = \"maintenance\"\nsource = \"builtin:maintenance\"\n\
-                   [[plugin]]\nname = \"csv-report\"\nsource = \"builtin:csv-report\"\n";
-    for (own, shared) in [("", ""), (only_csv, plugins)] {
+    // same, to find each task's own referrer); and with `x` and `y`
+    // reporting nothing at all, sharing the report stage's one worker with
+    // a task `z` that does.
+    let off = "default_plugins = false\n";
+    let plugin = |name: &str, tasks: &str| {
+        format!("[[plugin]]\nname = \"{name}\"\nsource = \"builtin:{name}\"\ntasks = [{tasks}]\n")
+    };
+    let both = "\"x\", \"y\"";
+    let csv = plugin("maintenance", both) + &plugin("csv-report", both);
+    let z = "[[task]]\nname = \"z\"\nkind = \"tree\"\n\
+             top = \"http://a.example:{PORT}/z/index.html\"\ndefault_plugins = false\n";
+    let z_reports = format!(
+        "{z}{}{}",
+        plugin("maintenance", "\"x\", \"y\", \"z\""),
+        plugin("momspider-index", "\"z\"")
+    );
+    for (x_own, y_own, shared) in [
+        ("", "", String::new()),
+        (off, off, csv),
+        (off, off, z_reports),
+    ] {
         let sink = SmtpSink::start();
         let config = format!(
             "[mail]\nserver = \"127.0.0.1\"\nport = {}\nfrom = \"spider@test.example\"\n{}{}{shared}",
             sink.port(),
-            task("x", "x", own),
-            task("y", "y", own)
+            task("x", "x", x_own),
+            task("y", "y", y_own)
         );
         let setup = Setup::new(&web, &config);
-        common::expect_exit(&common::crawl(&setup, &[]), 1);
+        let out = common::command()
+            .env("SPINNERET_REPORT_WORKERS", "1")
+            .args(["-q", "crawl"])
+            .arg(&setup.config_path)
+            .output()
+            .unwrap();
+        common::expect_exit(&out, 1);
         let messages = sink.messages();
         assert_eq!(messages.len(), 2, "{config}");
         for (m, referrer) in messages.iter().zip(["/x/index.html", "/y/deep.html"]) {

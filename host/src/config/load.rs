@@ -2,7 +2,7 @@
 
 use super::{
     Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, Settings, TaskConfig,
-    TaskKind, TlsMode, UrlPattern, UrlPatterns,
+    TaskKind, UrlPattern, UrlPatterns,
 };
 use serde::Deserialize;
 use serde_spanned::Spanned;
@@ -85,7 +85,7 @@ struct RawConfig {
     #[serde(default)]
     system_sites: Vec<String>,
     sites_file: Option<String>,
-    mail: Option<Spanned<RawMail>>,
+    mail: Option<Spanned<super::mail::RawMail>>,
     schedule: Option<Spanned<String>>,
     #[serde(default)]
     resolve: BTreeMap<String, Spanned<String>>,
@@ -100,20 +100,6 @@ struct RawConfig {
     #[serde(default, rename = "plugin")]
     plugins: Vec<RawPlugin>,
     library: Option<super::library::RawLibrary>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMail {
-    server: Option<String>,
-    port: Option<Bounded<1, 65535>>,
-    tls: Option<Spanned<String>>,
-    username: Option<String>,
-    password: Option<Spanned<toml::Value>>,
-    password_env: Option<String>,
-    password_file: Option<String>,
-    from: Option<Spanned<String>>,
-    timeout: Option<DurationIn<{ ms::SECOND }, { 10 * ms::MINUTE }>>,
 }
 
 #[derive(Deserialize)]
@@ -464,7 +450,7 @@ impl Reader<'_> {
             system_sites: raw.system_sites.iter().map(|p| (self.rel)(p)).collect(),
             sites_file: raw.sites_file.as_deref().map(self.rel),
             mail: match raw.mail {
-                Some(m) => mail_settings(m, self.rel).map_err(|(span, m)| self.at(span, m))?,
+                Some(m) => super::mail::mail_settings(m, self.rel).map_err(|(span, m)| self.at(span, m))?,
                 None => MailSettings::default(),
             },
             schedule: schedule(&raw.schedule).map_err(|(span, m)| self.at(Some(span), m))?,
@@ -783,54 +769,6 @@ pub(super) fn password_source(
         (None, Some(f)) => Ok(Some(Password::File(rel(f)))),
         (None, None) => Ok(None),
     }
-}
-
-/// The `[mail]` table; the password only by reference.
-fn mail_settings(
-    raw: Spanned<RawMail>,
-    rel: &dyn Fn(&str) -> PathBuf,
-) -> Result<MailSettings, (Option<Range<usize>>, String)> {
-    let span = raw.span();
-    let m = raw.into_inner();
-    let defaults = MailSettings::default();
-    let password = password_source(
-        "the SMTP password",
-        m.password.as_ref(),
-        m.password_env.as_deref(),
-        m.password_file.as_deref(),
-        &span,
-        rel,
-    )?;
-    let tls = match &m.tls {
-        Some(t) => TlsMode::from_name(t.get_ref()).ok_or_else(|| {
-            (
-                Some(t.span()),
-                format!(
-                    "unknown TLS mode `{}`; expected `none`, `starttls` or `tls`",
-                    t.get_ref()
-                ),
-            )
-        })?,
-        None => TlsMode::None,
-    };
-    if let Some(from) = &m.from {
-        check_email(from.get_ref()).map_err(|e| (Some(from.span()), e))?;
-    }
-    if password.is_some() && m.username.is_none() {
-        return Err((
-            Some(span),
-            "a password is named but no username; add username = \"...\"".into(),
-        ));
-    }
-    Ok(MailSettings {
-        server: m.server.unwrap_or(defaults.server),
-        port: m.port.map_or(tls.default_port(), |p| p.0 as u16),
-        tls,
-        username: m.username,
-        password,
-        from: m.from.map(Spanned::into_inner),
-        timeout: m.timeout.map_or(defaults.timeout, |d| d.0),
-    })
 }
 
 /// Where a `library` task's run publishes the library (the task's output

@@ -1,7 +1,13 @@
 //! How owners are mailed: the SMTP server, its TLS mode and credentials.
 //! The password is never part of the configuration itself: it comes from an
-//! environment variable or a file.
+//! environment variable or a file. The `[mail]` table is read here too
+//! ([`mail_settings`]), as `[library]` is in `library.rs`.
 
+use super::load::{check_email, password_source};
+use serde::Deserialize;
+use serde_spanned::Spanned;
+use spinneret_core::values::{Bounded, DurationIn, ms};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -114,4 +120,67 @@ impl Default for MailSettings {
             timeout: Duration::from_secs(30),
         }
     }
+}
+
+/// The `[mail]` table as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMail {
+    server: Option<String>,
+    port: Option<Bounded<1, 65535>>,
+    tls: Option<Spanned<String>>,
+    username: Option<String>,
+    password: Option<Spanned<toml::Value>>,
+    password_env: Option<String>,
+    password_file: Option<String>,
+    from: Option<Spanned<String>>,
+    timeout: Option<DurationIn<{ ms::SECOND }, { 10 * ms::MINUTE }>>,
+}
+
+/// The `[mail]` table; the password only by reference.
+pub(super) fn mail_settings(
+    raw: Spanned<RawMail>,
+    rel: &dyn Fn(&str) -> PathBuf,
+) -> Result<MailSettings, (Option<Range<usize>>, String)> {
+    let span = raw.span();
+    let m = raw.into_inner();
+    let defaults = MailSettings::default();
+    let password = password_source(
+        "the SMTP password",
+        m.password.as_ref(),
+        m.password_env.as_deref(),
+        m.password_file.as_deref(),
+        &span,
+        rel,
+    )?;
+    let tls = match &m.tls {
+        Some(t) => TlsMode::from_name(t.get_ref()).ok_or_else(|| {
+            (
+                Some(t.span()),
+                format!(
+                    "unknown TLS mode `{}`; expected `none`, `starttls` or `tls`",
+                    t.get_ref()
+                ),
+            )
+        })?,
+        None => TlsMode::None,
+    };
+    if let Some(from) = &m.from {
+        check_email(from.get_ref()).map_err(|e| (Some(from.span()), e))?;
+    }
+    if password.is_some() && m.username.is_none() {
+        return Err((
+            Some(span),
+            "a password is named but no username; add username = \"...\"".into(),
+        ));
+    }
+    Ok(MailSettings {
+        server: m.server.unwrap_or(defaults.server),
+        port: m.port.map_or(tls.default_port(), |p| p.0 as u16),
+        tls,
+        username: m.username,
+        password,
+        from: m.from.map(Spanned::into_inner),
+        timeout: m.timeout.map_or(defaults.timeout, |d| d.0),
+    })
 }

@@ -42,19 +42,57 @@ fn entity(b: u8) -> Option<&'static str> {
     }
 }
 
+/// Whether any of the eight bytes of `word` is one [`entity`] escapes
+/// (exact: the classic test for a zero byte, on the word XORed with each).
+fn has_markup(word: u64) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let zero_byte = |b: u8| {
+        let x = word ^ (ONES * b as u64);
+        x.wrapping_sub(ONES) & !x & HIGHS
+    };
+    (zero_byte(b'&') | zero_byte(b'<') | zero_byte(b'>') | zero_byte(b'"') | zero_byte(b'\'')) != 0
+}
+
+/// Where the first byte at or after `from` that HTML needs escaped is:
+/// eight bytes at a time, since most text of a report has none.
+fn next_markup(bytes: &[u8], mut from: usize) -> Option<usize> {
+    while let Some(chunk) = bytes.get(from..from + 8) {
+        let word = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
+        if has_markup(word) {
+            break;
+        }
+        from += 8;
+    }
+    let rest = bytes.get(from..)?;
+    rest.iter()
+        .position(|&b| entity(b).is_some())
+        .map(|i| from + i)
+}
+
+/// `text` in its plain runs and the entities between them, in order.
+fn escaped_pieces(text: &str, mut piece: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut plain = 0;
+    while let Some(i) = next_markup(bytes, plain) {
+        piece(&text[plain..i]);
+        piece(entity(bytes[i]).expect("a byte to escape"));
+        plain = i + 1;
+    }
+    piece(&text[plain..]);
+}
+
 /// Append `text` to `out`, escaped for HTML: the fastest way to write a
 /// large report a cell at a time (no formatting machinery, no string of
 /// its own).
 pub fn push_escaped(out: &mut String, text: &str) {
-    let mut plain = 0;
-    for (i, b) in text.bytes().enumerate() {
-        if let Some(e) = entity(b) {
-            out.push_str(&text[plain..i]);
-            out.push_str(e);
-            plain = i + 1;
-        }
-    }
-    out.push_str(&text[plain..]);
+    escaped_pieces(text, |piece| out.push_str(piece));
+}
+
+/// Append the decimal digits of `n` to `out`, without the formatting
+/// machinery (a report writes numbers in every row: ids, counts, statuses).
+pub fn push_number(out: &mut String, n: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Text escaped for HTML as it is formatted, without a string of its own:
@@ -66,16 +104,13 @@ pub struct Escaped<'a>(pub &'a str);
 
 impl std::fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = self.0;
-        let mut plain = 0;
-        for (i, b) in text.bytes().enumerate() {
-            if let Some(e) = entity(b) {
-                f.write_str(&text[plain..i])?;
-                f.write_str(e)?;
-                plain = i + 1;
+        let mut result = Ok(());
+        escaped_pieces(self.0, |piece| {
+            if result.is_ok() {
+                result = f.write_str(piece);
             }
-        }
-        f.write_str(&text[plain..])
+        });
+        result
     }
 }
 
@@ -110,6 +145,11 @@ mod tests {
             "page.html",
             "/p/a:b",
             "?q=a:b",
+            "  http://a.example/",
+            "h\tt\ntp://a.example/",
+            "longerscheme/x:y",
+            "no colon at all",
+            "",
         ] {
             assert!(linkable(fine), "{fine}");
         }
@@ -122,6 +162,9 @@ mod tests {
             "vbscript:msgbox(1)",
             "data:text/html,<script>alert(1)</script>",
             "javascript://[%0Aalert(1)",
+            "mailtox:a@b",
+            "c:/windows",
+            "httpss://a.example/",
         ] {
             assert!(!linkable(hostile), "{hostile:?}");
         }
@@ -143,6 +186,22 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;"
         );
         assert_eq!(escape("café — <ü>"), "café — &lt;ü&gt;");
+        // Escaped a word at a time: markup at every place of a word, and
+        // across the boundary of two.
+        for at in 0..20 {
+            let mut text = "x".repeat(20);
+            text.replace_range(at..at + 1, "<");
+            let want = format!("{}&lt;{}", "x".repeat(at), "x".repeat(19 - at));
+            assert_eq!(escape(&text), want, "at {at}");
+        }
+        assert_eq!(escape("ééééé&'"), "ééééé&amp;&#39;");
+        assert_eq!(escape(""), "");
+        let mut numbers = String::new();
+        push_number(&mut numbers, 0u32);
+        push_number(&mut numbers, u64::MAX);
+        push_number(&mut numbers, -12i64);
+        assert_eq!(numbers, "018446744073709551615-12");
+        assert_eq!(escape("&&&&&&&&&"), "&amp;".repeat(9));
         assert_eq!(format!("[{}]", Escaped("a<b & c")), "[a&lt;b &amp; c]");
         assert_eq!(
             anchor_id("http://a.example/x.html"),

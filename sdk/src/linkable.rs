@@ -7,21 +7,38 @@
 /// written (`JaVaScRiPt:`, a leading space, a tab inside), is not: escaped
 /// text cannot stop a browser from running a `javascript:` href, so such a
 /// URL is shown as text (the SDK's `html::push_link` does so).
+///
+/// It reads the URL as a browser reads an href (leading C0 controls and
+/// spaces dropped, tabs and newlines removed anywhere) without copying it:
+/// a report asks once per reference.
 pub fn linkable(url: &str) -> bool {
-    // What a browser reads of an href: leading C0 controls and spaces
-    // dropped, tabs and newlines removed anywhere.
-    let read: String = url
+    // The scheme, lowercased, as far as the longest allowed one (`mailto`);
+    // a longer one is none of them.
+    let mut scheme = [0u8; 6];
+    let mut len = 0;
+    let mut too_long = false;
+    let read = url
         .trim_start_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    match read.split_once(':') {
-        // A colon after a `/`, `?` or `#` is in a path, a query or a
-        // fragment: the reference is relative.
-        Some((scheme, _)) if !scheme.contains(['/', '?', '#']) => matches!(
-            scheme.to_ascii_lowercase().as_str(),
-            "http" | "https" | "file" | "ftp" | "mailto"
-        ),
-        _ => true,
+        .bytes()
+        .filter(|b| !matches!(b, b'\t' | b'\n' | b'\r'));
+    for b in read {
+        match b {
+            b':' => {
+                return !too_long
+                    && matches!(
+                        &scheme[..len],
+                        b"http" | b"https" | b"file" | b"ftp" | b"mailto"
+                    );
+            }
+            // A colon after a `/`, `?` or `#` is in a path, a query or a
+            // fragment: the reference is relative.
+            b'/' | b'?' | b'#' => return true,
+            _ if len == scheme.len() => too_long = true,
+            _ => {
+                scheme[len] = b.to_ascii_lowercase();
+                len += 1;
+            }
+        }
     }
+    true
 }

@@ -40,7 +40,7 @@
 //! `IndexFile` and `IndexTitle`) fill in `file` and `title`.
 
 use serde_json::Value;
-use spinneret_sdk::html::{escape, push_escaped, push_link};
+use spinneret_sdk::html::{escape, push_escaped, push_link, push_number};
 use spinneret_sdk::reporter::*;
 use spinneret_sdk::{clock, dates};
 use std::borrow::Cow;
@@ -171,7 +171,8 @@ impl MomspiderIndex {
         };
         h.push_str(category_names(category).0);
         if let Some(s) = t.status {
-            let _ = write!(h, " {s}");
+            h.push(' ');
+            push_number(h, s);
         }
         match (category, &t.final_url, &t.error) {
             (Category::Moved, Some(f), _) => {
@@ -347,11 +348,13 @@ impl MomspiderIndex {
             };
             // Pieces pushed one by one: this runs once per reference of
             // the task, and is most of what the index costs.
-            let _ = write!(
-                h,
-                "<tr id=\"d{n}-{m}\" class=\"{class}\"><td>",
-                m = part.first_reference as usize + j + 1,
-            );
+            h.push_str("<tr id=\"d");
+            push_number(h, n);
+            h.push('-');
+            push_number(h, part.first_reference as usize + j + 1);
+            h.push_str("\" class=\"");
+            h.push_str(class);
+            h.push_str("\"><td>");
             push_escaped(h, &reference_type(r));
             h.push_str("</td><td>");
             push_link(h, &r.target, text);
@@ -363,7 +366,9 @@ impl MomspiderIndex {
             Self::write_status(h, t);
             h.push_str("</td><td>");
             if let Some(k) = t.document {
-                let _ = write!(h, "<a href=\"#d{k}\">entry</a>");
+                h.push_str("<a href=\"#d");
+                push_number(h, k);
+                h.push_str("\">entry</a>");
             }
             h.push_str("</td></tr>\n");
         }

@@ -501,6 +501,7 @@ fn report_share(
                 run,
                 scan,
                 keep,
+                |id| reach.url(id),
                 |id, result, document| -> anyhow::Result<()> {
                     let members = reach.members(id);
                     if let Some(fs) = crawl_failed.get(result.url.as_str()) {
@@ -599,6 +600,7 @@ fn report_share(
                     run,
                     Scan::Results,
                     keep,
+                    |id| reach.url(id),
                     |id, result, _| -> anyhow::Result<()> {
                         let members = reach.members(id);
                         if !members
@@ -679,6 +681,7 @@ fn report_share(
                 run,
                 scan,
                 keep,
+                |id| reach.url(id),
                 |id, result, document| -> anyhow::Result<()> {
                     let Some(mut d) = document else {
                         return Ok(());

@@ -838,6 +838,69 @@ mod tests {
     }
 
     #[test]
+    fn a_scan_takes_the_urls_it_is_given_and_reads_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let run = store.begin_run(None, "{}", &[]).unwrap().run;
+        let writer = store.writer().unwrap();
+        let page = "http://a.example/";
+        for (url, referrer) in [
+            (page, None),
+            ("http://a.example/x", Some(page)),
+            ("http://b.example/y", Some(page)),
+        ] {
+            let r = CheckResult::unrequested(url, Category::Ok, "", referrer.map(String::from), 0);
+            writer.send(StoreOp::Result {
+                run,
+                result: Box::new(r),
+            });
+        }
+        writer.close().unwrap();
+        let ids: HashMap<i64, String> = store
+            .conn
+            .prepare("SELECT id, url FROM urls")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut order: Vec<i64> = ids.keys().copied().collect();
+        order.sort_unstable_by_key(|id| ids[id].clone());
+        let set = store.scan_set(order).unwrap();
+        // What the caller knows: every URL, none, or only the page's (the
+        // others are read from the store).
+        let only_page: HashMap<i64, String> = ids
+            .iter()
+            .filter(|(_, u)| *u == page)
+            .map(|(i, u)| (*i, u.clone()))
+            .collect();
+        for known in [ids.clone(), HashMap::new(), only_page] {
+            let url_of = |id| known.get(&id).map(String::as_str);
+            let mut read = Vec::new();
+            store
+                .scan_run(
+                    run,
+                    Scan::Results,
+                    &set,
+                    url_of,
+                    |_, r, _| -> Result<(), StoreError> {
+                        read.push((r.url, r.referrer));
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            assert_eq!(
+                read,
+                [
+                    (page.to_string(), None),
+                    ("http://a.example/x".to_string(), Some(page.to_string())),
+                    ("http://b.example/y".to_string(), Some(page.to_string())),
+                ]
+            );
+        }
+    }
+
+    #[test]
     fn a_scan_reads_its_set_in_the_order_given() {
         let dir = tempfile::tempdir().unwrap();
         let urls = [
@@ -873,6 +936,7 @@ mod tests {
                     run,
                     Scan::Results,
                     &set,
+                    |_| None,
                     |_, r, _| -> Result<(), StoreError> {
                         read.push(r.url);
                         Ok(())

@@ -293,12 +293,16 @@ impl Store {
     /// says, and hand each to `each` with its URL id (and its document,
     /// for scans with documents, when one is stored). The URLs not in the
     /// set (made by [`Store::scan_set`] on this connection: `_set` proves
-    /// it was) are skipped before anything of them is read.
-    pub fn scan_run<E: From<StoreError>>(
+    /// it was) are skipped before anything of them is read. The URLs of
+    /// the results and their referrers come from `url_of` (the caller holds
+    /// them already: two fewer lookups a row), and from the store for an id
+    /// it does not know.
+    pub fn scan_run<'u, E: From<StoreError>>(
         &self,
         run: i64,
         scan: Scan,
         _set: &ScanSet,
+        url_of: impl Fn(i64) -> Option<&'u str>,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
     ) -> Result<(), E> {
         const ONLY_DOCUMENTS: &str =
@@ -323,19 +327,34 @@ impl Store {
                 ONLY_DOCUMENTS,
             ),
         };
+        // The result's columns, its URL and its referrer's left empty (they
+        // are filled from `url_of`), the referrer's id last.
+        let results = RESULT_COLUMNS
+            .replacen("ref.url", "NULL", 1)
+            .replacen("u.url", "''", 1);
         let sql = format!(
             // CROSS JOIN keeps the set the outer loop, walked by rank.
-            "SELECT r.url_id, {RESULT_COLUMNS}, {documents} FROM temp.scan_set s
+            "SELECT r.url_id, {results}, {documents}, r.referrer_id FROM temp.scan_set s
              CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
-             JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
              LEFT JOIN documents d ON d.url_id = r.url_id
              WHERE 1 {only_documents} ORDER BY s.rank"
         );
+        let url = |id: i64| -> Result<Option<String>, StoreError> {
+            match url_of(id) {
+                Some(u) => Ok(Some(u.to_string())),
+                None => self.url_by_id(id),
+            }
+        };
         let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
         let mut rows = st.query(params![run]).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
             let id: i64 = row.get(0).map_err(StoreError::from)?;
-            let result = result_from_row(row, 1).map_err(StoreError::from)?;
+            let mut result = result_from_row(row, 1).map_err(StoreError::from)?;
+            result.url = url(id)?.unwrap_or_default();
+            result.referrer = match row.get::<_, Option<i64>>(28).map_err(StoreError::from)? {
+                Some(referrer) => url(referrer)?,
+                None => None,
+            };
             let links: Option<String> = row.get(26).map_err(StoreError::from)?;
             let document = match links {
                 Some(json) => Some(StoredDocument {

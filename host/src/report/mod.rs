@@ -514,7 +514,7 @@ fn report_share(
                         return Ok(());
                     }
                     let previous = match previous_runs {
-                        true => store.previous_result_by_id(id, run)?,
+                        true => store.previous_result_by_id(id, run, |id| reach.url(id))?,
                         false => None,
                     };
                     let previous = previous.map(|p| DetectorSnapshot {

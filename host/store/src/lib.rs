@@ -838,7 +838,7 @@ mod tests {
     }
 
     #[test]
-    fn a_scan_takes_the_urls_it_is_given_and_reads_the_others() {
+    fn a_scan_and_a_previous_result_take_the_urls_given_and_read_the_others() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("s.db")).unwrap();
         let run = store.begin_run(None, "{}", &[]).unwrap().run;
@@ -874,8 +874,19 @@ mod tests {
             .filter(|(_, u)| *u == page)
             .map(|(i, u)| (*i, u.clone()))
             .collect();
+        let later = store.begin_run(None, "{}", &[]).unwrap().run;
+        let x_id = ids
+            .iter()
+            .find(|(_, u)| *u == "http://a.example/x")
+            .map(|(i, _)| *i);
         for known in [ids.clone(), HashMap::new(), only_page] {
             let url_of = |id| known.get(&id).map(String::as_str);
+            let previous = store
+                .previous_result_by_id(x_id.unwrap(), later, url_of)
+                .unwrap()
+                .unwrap();
+            assert_eq!(previous.url, "http://a.example/x");
+            assert_eq!(previous.referrer.as_deref(), Some(page));
             let mut read = Vec::new();
             store
                 .scan_run(

@@ -25,6 +25,20 @@ pub struct UrlSummary {
     pub last_modified: Option<Box<str>>,
 }
 
+/// The columns of a result (as [`result_from_row`] reads them) with its URL
+/// and its referrer's left empty, and the referrer's id after them: for the
+/// report stage's reads, whose caller holds the run's URLs already (two
+/// lookups fewer a row); [`Store::fill_urls`] puts them in.
+static RESULT_COLUMNS_BY_ID: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let columns = RESULT_COLUMNS
+        .replacen("ref.url", "NULL", 1)
+        .replacen("u.url", "''", 1);
+    format!("{columns}, r.referrer_id")
+});
+
+/// How many columns [`RESULT_COLUMNS_BY_ID`] has; the referrer's id is the last.
+const RESULT_COLUMNS_BY_ID_LEN: usize = 22;
+
 /// A document's stored references: (target URL id, kind, anchor text), in document order.
 pub type Links = Vec<(i64, String, String)>;
 
@@ -327,43 +341,38 @@ impl Store {
                 ONLY_DOCUMENTS,
             ),
         };
-        // The result's columns, its URL and its referrer's left empty (they
-        // are filled from `url_of`), the referrer's id last.
-        let results = RESULT_COLUMNS
-            .replacen("ref.url", "NULL", 1)
-            .replacen("u.url", "''", 1);
+        let results = &*RESULT_COLUMNS_BY_ID;
         let sql = format!(
             // CROSS JOIN keeps the set the outer loop, walked by rank.
-            "SELECT r.url_id, {results}, {documents}, r.referrer_id FROM temp.scan_set s
+            "SELECT r.url_id, {results}, {documents} FROM temp.scan_set s
              CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
              LEFT JOIN documents d ON d.url_id = r.url_id
              WHERE 1 {only_documents} ORDER BY s.rank"
         );
-        let url = |id: i64| -> Result<Option<String>, StoreError> {
-            match url_of(id) {
-                Some(u) => Ok(Some(u.to_string())),
-                None => self.url_by_id(id),
-            }
-        };
         let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
         let mut rows = st.query(params![run]).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
             let id: i64 = row.get(0).map_err(StoreError::from)?;
             let mut result = result_from_row(row, 1).map_err(StoreError::from)?;
-            result.url = url(id)?.unwrap_or_default();
-            result.referrer = match row.get::<_, Option<i64>>(28).map_err(StoreError::from)? {
-                Some(referrer) => url(referrer)?,
-                None => None,
-            };
-            let links: Option<String> = row.get(26).map_err(StoreError::from)?;
+            // The referrer's id is the last of the result's columns (from 1).
+            let referrer = row
+                .get(RESULT_COLUMNS_BY_ID_LEN)
+                .map_err(StoreError::from)?;
+            self.fill_urls(&mut result, id, referrer, &url_of)?;
+            // The document's columns follow the result's.
+            let d = 1 + RESULT_COLUMNS_BY_ID_LEN;
+            let links: Option<String> = row.get(d + 4).map_err(StoreError::from)?;
             let document = match links {
                 Some(json) => Some(StoredDocument {
-                    title: row.get(22).map_err(StoreError::from)?,
-                    owner: row.get(23).map_err(StoreError::from)?,
-                    expires: row.get(24).map_err(StoreError::from)?,
-                    parse_errors: row.get(25).map_err(StoreError::from)?,
+                    title: row.get(d).map_err(StoreError::from)?,
+                    owner: row.get(d + 1).map_err(StoreError::from)?,
+                    expires: row.get(d + 2).map_err(StoreError::from)?,
+                    parse_errors: row.get(d + 3).map_err(StoreError::from)?,
                     links: parse_links(id, &json)?,
-                    lines: match row.get::<_, Option<String>>(27).map_err(StoreError::from)? {
+                    lines: match row
+                        .get::<_, Option<String>>(d + 5)
+                        .map_err(StoreError::from)?
+                    {
                         Some(lines) => parse_column(id, "lines", &lines)?,
                         None => Vec::new(),
                     },
@@ -376,22 +385,60 @@ impl Store {
     }
 
     /// The newest result of the URL with id `url` from a run before `run`:
-    /// what a change detector compares with.
-    pub fn previous_result_by_id(
+    /// what a change detector compares with. Its URL and its referrer's come
+    /// from `url_of` as [`Store::scan_run`]'s do.
+    pub fn previous_result_by_id<'u>(
         &self,
         url: i64,
         run: i64,
+        url_of: impl Fn(i64) -> Option<&'u str>,
     ) -> Result<Option<CheckResult>, StoreError> {
-        let sql = format!(
-            "SELECT {RESULT_COLUMNS} FROM results r JOIN urls u ON u.id = r.url_id
-             LEFT JOIN urls ref ON ref.id = r.referrer_id
-             WHERE r.url_id = ?1 AND r.run_id < ?2 ORDER BY r.run_id DESC LIMIT 1"
-        );
-        Ok(self
+        static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            format!(
+                "SELECT {} FROM results r
+                 WHERE r.url_id = ?1 AND r.run_id < ?2 ORDER BY r.run_id DESC LIMIT 1",
+                *RESULT_COLUMNS_BY_ID
+            )
+        });
+        let found = self
             .conn
-            .prepare_cached(&sql)?
-            .query_row(params![url, run], |r| result_from_row(r, 0))
-            .optional()?)
+            .prepare_cached(&SQL)?
+            .query_row(params![url, run], |r| {
+                Ok((
+                    result_from_row(r, 0)?,
+                    r.get::<_, Option<i64>>(RESULT_COLUMNS_BY_ID_LEN - 1)?,
+                ))
+            })
+            .optional()?;
+        let Some((mut result, referrer)) = found else {
+            return Ok(None);
+        };
+        self.fill_urls(&mut result, url, referrer, &url_of)?;
+        Ok(Some(result))
+    }
+
+    /// Put the URL of a result read with [`RESULT_COLUMNS_BY_ID`] (of id
+    /// `id`) and its referrer's (of id `referrer`) in: from `url_of`, or
+    /// from the store for an id it does not know.
+    fn fill_urls<'u>(
+        &self,
+        result: &mut CheckResult,
+        id: i64,
+        referrer: Option<i64>,
+        url_of: &impl Fn(i64) -> Option<&'u str>,
+    ) -> Result<(), StoreError> {
+        let url = |id: i64| -> Result<Option<String>, StoreError> {
+            match url_of(id) {
+                Some(u) => Ok(Some(u.to_string())),
+                None => self.url_by_id(id),
+            }
+        };
+        result.url = url(id)?.unwrap_or_default();
+        result.referrer = match referrer {
+            Some(referrer) => url(referrer)?,
+            None => None,
+        };
+        Ok(())
     }
 
     /// The URL of id `id`.

@@ -38,6 +38,22 @@ pub enum Work<'c> {
     Finish(usize),
 }
 
+impl Work<'_> {
+    /// The task (its place in the run) the work is for.
+    pub fn task(&self) -> usize {
+        match self {
+            Work::Start(t, _)
+            | Work::Compare(t, _)
+            | Work::Detected(t)
+            | Work::Begin(t, _)
+            | Work::Results(t, _)
+            | Work::Documents(t, _)
+            | Work::Findings(t, _)
+            | Work::Finish(t) => *t,
+        }
+    }
+}
+
 /// What a worker sends back.
 pub enum Reply {
     /// A task's plugins are loaded: whether it has detectors and reporters.

@@ -80,10 +80,12 @@ pub enum Scan {
 /// The URL ids a connection's scans of a run are limited to, in the order
 /// the caller sorted them (URL order, for the report stage): a temporary
 /// table of that connection, ranked. Each scan walks it by rank, so SQLite
-/// neither looks at the other URLs nor sorts anything.
+/// neither looks at the other URLs nor sorts anything. A connection keeps
+/// two: [`Store::scan_set`] and [`Store::document_scan_set`].
 #[derive(Debug)]
 pub struct ScanSet {
-    _private: (),
+    /// Its temporary table.
+    table: &'static str,
 }
 
 /// The documents of a run that refer to each URL, with the anchor text of
@@ -286,28 +288,49 @@ impl Store {
     /// call kept. Call it before a read snapshot begins: it writes a
     /// temporary table, in memory.
     pub fn scan_set(&self, ids: impl IntoIterator<Item = i64>) -> Result<ScanSet, StoreError> {
-        self.conn.execute_batch(
+        self.fill_scan_set("scan_set", ids)
+    }
+
+    /// A second set, as [`Store::scan_set`] makes one, for a scan of
+    /// documents whose order is not the URLs' (the report stage reads the
+    /// documents of several workers' tasks in turns); replacing what an
+    /// earlier call kept, but not the first set.
+    pub fn document_scan_set(
+        &self,
+        ids: impl IntoIterator<Item = i64>,
+    ) -> Result<ScanSet, StoreError> {
+        self.fill_scan_set("document_scan_set", ids)
+    }
+
+    fn fill_scan_set(
+        &self,
+        table: &'static str,
+        ids: impl IntoIterator<Item = i64>,
+    ) -> Result<ScanSet, StoreError> {
+        self.conn.execute_batch(&format!(
             "PRAGMA temp_store = MEMORY;
-             CREATE TEMP TABLE IF NOT EXISTS scan_set (rank INTEGER PRIMARY KEY, id INTEGER NOT NULL);
-             DELETE FROM temp.scan_set;",
-        )?;
+             CREATE TEMP TABLE IF NOT EXISTS {table} (rank INTEGER PRIMARY KEY, id INTEGER NOT NULL);
+             DELETE FROM temp.{table};"
+        ))?;
         let tx = self.conn.unchecked_transaction()?;
         {
             // Ranks in increasing order: each row is appended to the table.
-            let mut insert = tx.prepare("INSERT INTO temp.scan_set (rank, id) VALUES (?1, ?2)")?;
+            let mut insert = tx.prepare(&format!(
+                "INSERT INTO temp.{table} (rank, id) VALUES (?1, ?2)"
+            ))?;
             for (rank, id) in ids.into_iter().enumerate() {
                 insert.execute([rank as i64, id])?;
             }
         }
         tx.commit()?;
-        Ok(ScanSet { _private: () })
+        Ok(ScanSet { table })
     }
 
     /// Read the results of `run` in the set's order, one at a time, as `scan`
     /// says, and hand each to `each` with its URL id (and its document,
     /// for scans with documents, when one is stored). The URLs not in the
-    /// set (made by [`Store::scan_set`] on this connection: `_set` proves
-    /// it was) are skipped before anything of them is read. The URLs of
+    /// set (made by [`Store::scan_set`] or [`Store::document_scan_set`] on
+    /// this connection: `set` proves it was) are skipped before anything of them is read. The URLs of
     /// the results and their referrers come from `url_of` (the caller holds
     /// them already: two fewer lookups a row), and from the store for an id
     /// it does not know.
@@ -315,7 +338,7 @@ impl Store {
         &self,
         run: i64,
         scan: Scan,
-        _set: &ScanSet,
+        set: &ScanSet,
         url_of: impl Fn(i64) -> Option<&'u str>,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -342,9 +365,10 @@ impl Store {
             ),
         };
         let results = &*RESULT_COLUMNS_BY_ID;
+        let table = set.table;
         let sql = format!(
             // CROSS JOIN keeps the set the outer loop, walked by rank.
-            "SELECT r.url_id, {results}, {documents} FROM temp.scan_set s
+            "SELECT r.url_id, {results}, {documents} FROM temp.{table} s
              CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
              LEFT JOIN documents d ON d.url_id = r.url_id
              WHERE 1 {only_documents} ORDER BY s.rank"

@@ -400,3 +400,59 @@ fn the_host_the_sdk_and_the_wit_agree_on_the_order_of_finding_kinds() {
     assert_eq!(promised, spinneret::report::FINDING_KIND_ORDER);
     assert_eq!(promised, spinneret_sdk::reporter::FINDING_KIND_ORDER);
 }
+
+/// The documents of a task's JSON report, in the order written.
+fn report_documents(setup: &Setup, task: &str) -> Vec<String> {
+    std::fs::read_to_string(setup.path().join(format!("reports/{task}/report.jsonl")))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["type"] == "document")
+        .map(|l| l["url"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn tasks_on_two_workers_sharing_documents_each_get_theirs_in_url_order() {
+    let web = TestWeb::start(maintenance_web());
+    let a = |p: &str| web.url("a.example", p);
+    // Three tasks over two workers (one reader hands both their URLs): the
+    // tree's documents are the site's too, whichever worker keeps each.
+    let config = format!(
+        "{TASK}\n[[task]]\nname = \"Docs\"\nkind = \"tree\"\ntop = \"http://a.example:{{PORT}}/docs/index.html\"\n\n\
+         [[task]]\nname = \"Again\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n"
+    );
+    let setup = Setup::new(&web, &config);
+    let out = common::command()
+        .env("SPINNERET_REPORT_WORKERS", "2")
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    common::expect_exit(&out, 1);
+    let site = report_documents(&setup, "A");
+    let mut sorted = site.clone();
+    sorted.sort();
+    assert_eq!(site, sorted, "the site's documents in URL order");
+    assert!(site.contains(&a("/docs/guide.html")), "{site:?}");
+    assert_eq!(report_documents(&setup, "Again"), site);
+    assert_eq!(
+        report_documents(&setup, "Docs"),
+        [a("/docs/guide.html"), a("/docs/index.html")]
+    );
+    // The index numbers them in the same order.
+    for task in ["A", "Docs", "Again"] {
+        let index = Index::read(&setup.path().join(format!("reports/{task}/index.html")));
+        let numbered: Vec<String> = (1..=index.entries().len())
+            .map(|n| {
+                index
+                    .entries()
+                    .into_iter()
+                    .find(|(_, id)| *id == format!("d{n}"))
+                    .map(|(url, _)| url)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(numbered, report_documents(&setup, task), "{task}");
+    }
+}

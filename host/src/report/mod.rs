@@ -295,21 +295,12 @@ pub fn run_reporters(
         .iter()
         .map(|&t| (t, reach.tasks[t].weight()))
         .collect();
-    // A reader for every two workers (the last alone with an odd number),
-    // its tasks shared out among them.
-    let readers = workers.div_ceil(2);
-    let shares: Vec<Vec<Vec<usize>>> = share_out(&weights, readers)
-        .into_iter()
-        .enumerate()
-        .map(|(i, mine)| {
-            let weights: Vec<(usize, u64)> = weights
-                .iter()
-                .copied()
-                .filter(|(t, _)| mine.contains(t))
-                .collect();
-            let alone = workers % 2 == 1 && i + 1 == readers;
-            share_out(&weights, if alone { 1 } else { 2 })
-        })
+    // The tasks shared out among the workers, and a reader for every two
+    // of them (the last alone with an odd number): each worker has its
+    // share of the work whoever reads for it.
+    let shares: Vec<Vec<Vec<usize>>> = share_out(&weights, workers)
+        .chunks(2)
+        .map(<[Vec<usize>]>::to_vec)
         .collect();
     // Each share reads through its own connection (one cannot be shared
     // between threads), opened here so that a failure stops the stage early.
@@ -508,11 +499,11 @@ fn report_share(
             dispatch.send(Work::Start(t, Box::new(setup)))?;
         }
         for _ in mine {
-            if let Ok(Reply::Started {
+            if let Reply::Started {
                 task,
                 detects: d,
                 reports: r,
-            }) = replies.recv()
+            } = next_reply(&replies)?
             {
                 detects[task] = d;
                 reports[task] = r;
@@ -613,11 +604,11 @@ fn report_share(
             dispatch.send(Work::Detected(t))?;
         }
         for _ in mine {
-            if let Ok(Reply::Detected {
+            if let Reply::Detected {
                 task,
                 findings: found,
                 failures: failed,
-            }) = replies.recv()
+            } = next_reply(&replies)?
             {
                 let mut all = std::mem::take(&mut crawl_findings[task]);
                 all.extend(found);
@@ -645,7 +636,7 @@ fn report_share(
             // What each task's reporters want handed over.
             let mut wants = vec![Wants::empty(); n];
             for _ in &reporting {
-                if let Ok(Reply::Begun { task, wants: w }) = replies.recv() {
+                if let Reply::Begun { task, wants: w } = next_reply(&replies)? {
                     wants[task] = w;
                 }
             }
@@ -1031,6 +1022,15 @@ fn in_turns(lists: &[Vec<i64>]) -> Vec<i64> {
         }
     }
     order
+}
+
+/// The next reply of a share's workers: an error once one of them stopped
+/// (it panicked), rather than a wait for replies that will not come.
+fn next_reply(replies: &mpsc::Receiver<Reply>) -> anyhow::Result<Reply> {
+    match replies.recv() {
+        Ok(Reply::Stopped) | Err(_) => Err(anyhow::anyhow!("a worker of the report stage stopped")),
+        Ok(reply) => Ok(reply),
+    }
 }
 
 /// The tasks among `members` that `taking` says yes to, with their roles.

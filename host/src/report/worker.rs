@@ -90,6 +90,21 @@ pub enum Reply {
         /// The reporters that failed.
         failures: Vec<PluginFailure>,
     },
+    /// The worker panicked: no more replies come from it. (Its reader
+    /// shares the reply channel with other workers, which keep it open, so
+    /// without this it would wait for replies that never come.)
+    Stopped,
+}
+
+/// Sends [`Reply::Stopped`] when dropped by a panicking thread.
+struct StopNotice(mpsc::Sender<Reply>);
+
+impl Drop for StopNotice {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = self.0.send(Reply::Stopped);
+        }
+    }
 }
 
 /// What a worker needs to know of a task.
@@ -135,6 +150,7 @@ impl<'c> Worker<'c> {
 
     /// Do the work handed over until the reading thread is done.
     pub fn serve(mut self, work: mpsc::Receiver<Work<'c>>, reply: mpsc::Sender<Reply>) {
+        let _notice = StopNotice(reply.clone());
         for w in work {
             if let Some(r) = self.handle(w)
                 && reply.send(r).is_err()
@@ -358,4 +374,29 @@ fn without_references(batch: &[DetectorComparison]) -> Vec<DetectorComparison> {
             },
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_that_panics_says_it_stopped() {
+        let (tx, rx) = mpsc::channel();
+        let other = tx.clone();
+        let died = std::thread::spawn(move || {
+            let _notice = StopNotice(tx);
+            panic!("a bug in a worker");
+        })
+        .join();
+        assert!(died.is_err());
+        // Another worker still holds the channel open: the notice is what
+        // tells the reader.
+        assert!(matches!(rx.try_recv(), Ok(Reply::Stopped)));
+        drop(other);
+        // A worker that ends well sends nothing.
+        let (tx, rx) = mpsc::channel::<Reply>();
+        drop(StopNotice(tx));
+        assert!(rx.try_recv().is_err());
+    }
 }

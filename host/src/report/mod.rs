@@ -545,12 +545,13 @@ fn report_share(
             } else {
                 Scan::Results
             };
-            store.scan_run(
+            store.scan_run_with_previous(
                 run,
                 scan,
                 keep,
                 |id| reach.url(id),
-                |id, result, document| -> anyhow::Result<()> {
+                previous_runs,
+                |id, result, previous, document| -> anyhow::Result<()> {
                     let members = reach.members(id);
                     if let Some(fs) = crawl_failed.get(result.url.as_str()) {
                         for &(t, _) in members.iter().filter(|&&(t, _)| is_mine[t as usize]) {
@@ -561,10 +562,6 @@ fn report_share(
                     if !members.iter().any(|&(t, _)| detects[t as usize].is_some()) {
                         return Ok(());
                     }
-                    let previous = match previous_runs {
-                        true => store.previous_result_by_id(id, run, |id| reach.url(id))?,
-                        false => None,
-                    };
                     let previous = previous.map(|p| DetectorSnapshot {
                         outcome: into_wit_result(p),
                         document: None,

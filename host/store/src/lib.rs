@@ -838,24 +838,39 @@ mod tests {
     }
 
     #[test]
-    fn a_scan_and_a_previous_result_take_the_urls_given_and_read_the_others() {
+    fn a_scan_and_its_previous_results_take_the_urls_given_and_read_the_others() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let run = store.begin_run(None, "{}", &[]).unwrap().run;
-        let writer = store.writer().unwrap();
         let page = "http://a.example/";
-        for (url, referrer) in [
-            (page, None),
-            ("http://a.example/x", Some(page)),
-            ("http://b.example/y", Some(page)),
-        ] {
-            let r = CheckResult::unrequested(url, Category::Ok, "", referrer.map(String::from), 0);
-            writer.send(StoreOp::Result {
-                run,
-                result: Box::new(r),
-            });
+        // Three runs: the first finds the three URLs, the second none of
+        // them, the third the first two again (one now broken) and a new one.
+        let mut runs = Vec::new();
+        let found: [&[(&str, Option<&str>, Category)]; 3] = [
+            &[
+                (page, None, Category::Ok),
+                ("http://a.example/x", Some(page), Category::Ok),
+                ("http://b.example/y", Some(page), Category::Ok),
+            ],
+            &[],
+            &[
+                (page, None, Category::Ok),
+                ("http://a.example/x", Some(page), Category::Broken),
+                ("http://c.example/z", Some(page), Category::Ok),
+            ],
+        ];
+        for results in found {
+            let run = store.begin_run(None, "{}", &[]).unwrap().run;
+            let writer = store.writer().unwrap();
+            for &(url, referrer, category) in results {
+                let r = CheckResult::unrequested(url, category, "", referrer.map(String::from), 0);
+                writer.send(StoreOp::Result {
+                    run,
+                    result: Box::new(r),
+                });
+            }
+            writer.close().unwrap();
+            runs.push(run);
         }
-        writer.close().unwrap();
         let ids: HashMap<i64, String> = store
             .conn
             .prepare("SELECT id, url FROM urls")
@@ -874,23 +889,13 @@ mod tests {
             .filter(|(_, u)| *u == page)
             .map(|(i, u)| (*i, u.clone()))
             .collect();
-        let later = store.begin_run(None, "{}", &[]).unwrap().run;
-        let x_id = ids
-            .iter()
-            .find(|(_, u)| *u == "http://a.example/x")
-            .map(|(i, _)| *i);
+        let of = |r: CheckResult| (r.url, r.referrer, r.category);
         for known in [ids.clone(), HashMap::new(), only_page] {
             let url_of = |id| known.get(&id).map(String::as_str);
-            let previous = store
-                .previous_result_by_id(x_id.unwrap(), later, url_of)
-                .unwrap()
-                .unwrap();
-            assert_eq!(previous.url, "http://a.example/x");
-            assert_eq!(previous.referrer.as_deref(), Some(page));
             let mut read = Vec::new();
             store
                 .scan_run(
-                    run,
+                    runs[0],
                     Scan::Results,
                     &set,
                     url_of,
@@ -906,6 +911,44 @@ mod tests {
                     (page.to_string(), None),
                     ("http://a.example/x".to_string(), Some(page.to_string())),
                     ("http://b.example/y".to_string(), Some(page.to_string())),
+                ]
+            );
+            // The third run's results, each with the newest earlier one (the
+            // first run's: the second had none), none for a new URL.
+            let mut read = Vec::new();
+            store
+                .scan_run_with_previous(
+                    runs[2],
+                    Scan::Results,
+                    &set,
+                    url_of,
+                    true,
+                    |_, r, previous, _| -> Result<(), StoreError> {
+                        read.push((of(r), previous.map(of)));
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            let x = "http://a.example/x".to_string();
+            assert_eq!(
+                read,
+                [
+                    (
+                        (page.to_string(), None, Category::Ok),
+                        Some((page.to_string(), None, Category::Ok))
+                    ),
+                    (
+                        (x.clone(), Some(page.to_string()), Category::Broken),
+                        Some((x, Some(page.to_string()), Category::Ok))
+                    ),
+                    (
+                        (
+                            "http://c.example/z".to_string(),
+                            Some(page.to_string()),
+                            Category::Ok
+                        ),
+                        None
+                    ),
                 ]
             );
         }

@@ -330,10 +330,10 @@ impl Store {
     /// says, and hand each to `each` with its URL id (and its document,
     /// for scans with documents, when one is stored). The URLs not in the
     /// set (made by [`Store::scan_set`] or [`Store::document_scan_set`] on
-    /// this connection: `set` proves it was) are skipped before anything of them is read. The URLs of
-    /// the results and their referrers come from `url_of` (the caller holds
-    /// them already: two fewer lookups a row), and from the store for an id
-    /// it does not know.
+    /// this connection: `set` proves it was) are skipped before anything of
+    /// them is read. The URLs of the results and their referrers come from
+    /// `url_of` (the caller holds them already: two fewer lookups a row),
+    /// and from the store for an id it does not know.
     pub fn scan_run<'u, E: From<StoreError>>(
         &self,
         run: i64,
@@ -341,6 +341,41 @@ impl Store {
         set: &ScanSet,
         url_of: impl Fn(i64) -> Option<&'u str>,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.scan_rows(run, scan, set, url_of, false, |id, result, _, document| {
+            each(id, result, document)
+        })
+    }
+
+    /// [`Store::scan_run`], each result with, when `previous` is asked,
+    /// the newest result of its URL from a run before `run` (what a change
+    /// detector compares with), read in the same pass rather than by a
+    /// query a row.
+    pub fn scan_run_with_previous<'u, E: From<StoreError>>(
+        &self,
+        run: i64,
+        scan: Scan,
+        set: &ScanSet,
+        url_of: impl Fn(i64) -> Option<&'u str>,
+        previous: bool,
+        each: impl FnMut(i64, CheckResult, Option<CheckResult>, Option<StoredDocument>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.scan_rows(run, scan, set, url_of, previous, each)
+    }
+
+    fn scan_rows<'u, E: From<StoreError>>(
+        &self,
+        run: i64,
+        scan: Scan,
+        set: &ScanSet,
+        url_of: impl Fn(i64) -> Option<&'u str>,
+        with_previous: bool,
+        mut each: impl FnMut(
+            i64,
+            CheckResult,
+            Option<CheckResult>,
+            Option<StoredDocument>,
+        ) -> Result<(), E>,
     ) -> Result<(), E> {
         const ONLY_DOCUMENTS: &str =
             "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)";
@@ -366,11 +401,22 @@ impl Store {
         };
         let results = &*RESULT_COLUMNS_BY_ID;
         let table = set.table;
+        // The previous result's columns after the document's, from the
+        // newest run before this one that has the URL (an index seek a row).
+        let (previous, previous_join) = match with_previous {
+            true => (
+                format!(", {}", results.replace("r.", "p.")),
+                "LEFT JOIN results p ON p.url_id = r.url_id AND p.run_id =
+                 (SELECT MAX(q.run_id) FROM results q WHERE q.url_id = r.url_id AND q.run_id < ?1)",
+            ),
+            false => (String::new(), ""),
+        };
         let sql = format!(
             // CROSS JOIN keeps the set the outer loop, walked by rank.
-            "SELECT r.url_id, {results}, {documents} FROM temp.{table} s
+            "SELECT r.url_id, {results}, {documents}{previous} FROM temp.{table} s
              CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
              LEFT JOIN documents d ON d.url_id = r.url_id
+             {previous_join}
              WHERE 1 {only_documents} ORDER BY s.rank"
         );
         let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
@@ -403,42 +449,24 @@ impl Store {
                 }),
                 None => None,
             };
-            each(id, result, document)?;
+            // The previous result's columns follow the document's six.
+            let p = d + 6;
+            let previous = match with_previous
+                && row.get_ref(p + 1).map_err(StoreError::from)? != rusqlite::types::ValueRef::Null
+            {
+                true => {
+                    let mut previous = result_from_row(row, p).map_err(StoreError::from)?;
+                    let referrer = row
+                        .get(p + RESULT_COLUMNS_BY_ID_LEN - 1)
+                        .map_err(StoreError::from)?;
+                    self.fill_urls(&mut previous, id, referrer, &url_of)?;
+                    Some(previous)
+                }
+                false => None,
+            };
+            each(id, result, previous, document)?;
         }
         Ok(())
-    }
-
-    /// The newest result of the URL with id `url` from a run before `run`:
-    /// what a change detector compares with. Its URL and its referrer's come
-    /// from `url_of` as [`Store::scan_run`]'s do.
-    pub fn previous_result_by_id<'u>(
-        &self,
-        url: i64,
-        run: i64,
-        url_of: impl Fn(i64) -> Option<&'u str>,
-    ) -> Result<Option<CheckResult>, StoreError> {
-        static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-            format!(
-                "SELECT {} FROM results r
-                 WHERE r.url_id = ?1 AND r.run_id < ?2 ORDER BY r.run_id DESC LIMIT 1",
-                *RESULT_COLUMNS_BY_ID
-            )
-        });
-        let found = self
-            .conn
-            .prepare_cached(&SQL)?
-            .query_row(params![url, run], |r| {
-                Ok((
-                    result_from_row(r, 0)?,
-                    r.get::<_, Option<i64>>(RESULT_COLUMNS_BY_ID_LEN - 1)?,
-                ))
-            })
-            .optional()?;
-        let Some((mut result, referrer)) = found else {
-            return Ok(None);
-        };
-        self.fill_urls(&mut result, url, referrer, &url_of)?;
-        Ok(Some(result))
     }
 
     /// Put the URL of a result read with [`RESULT_COLUMNS_BY_ID`] (of id

@@ -30,16 +30,18 @@ pub fn push_link(out: &mut String, url: &str, text: &str) {
     }
 }
 
+/// The bytes HTML needs escaped, each with its entity.
+const ENTITIES: [(u8, &str); 5] = [
+    (b'&', "&amp;"),
+    (b'<', "&lt;"),
+    (b'>', "&gt;"),
+    (b'"', "&quot;"),
+    (b'\'', "&#39;"),
+];
+
 /// The entity for a byte HTML needs escaped, if it is one.
 fn entity(b: u8) -> Option<&'static str> {
-    match b {
-        b'&' => Some("&amp;"),
-        b'<' => Some("&lt;"),
-        b'>' => Some("&gt;"),
-        b'"' => Some("&quot;"),
-        b'\'' => Some("&#39;"),
-        _ => None,
-    }
+    ENTITIES.iter().find(|(m, _)| *m == b).map(|(_, e)| *e)
 }
 
 /// Whether any of the eight bytes of `word` is one [`entity`] escapes
@@ -47,11 +49,10 @@ fn entity(b: u8) -> Option<&'static str> {
 fn has_markup(word: u64) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let zero_byte = |b: u8| {
+    ENTITIES.iter().any(|&(b, _)| {
         let x = word ^ (ONES * b as u64);
-        x.wrapping_sub(ONES) & !x & HIGHS
-    };
-    (zero_byte(b'&') | zero_byte(b'<') | zero_byte(b'>') | zero_byte(b'"') | zero_byte(b'\'')) != 0
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    })
 }
 
 /// Where the first byte at or after `from` that HTML needs escaped is:

@@ -448,19 +448,19 @@ fn report_share(
     // The documents pass takes the workers' documents in turns: in URL
     // order a site's documents, all of one task, come together, and would
     // keep one worker busy while the other waits.
-    let documents_of_worker: Vec<Vec<i64>> = (0..groups.len())
-        .map(|g| {
-            reached
-                .iter()
-                .copied()
-                .filter(|&id| {
-                    reach.members(id).iter().any(|&(t, role)| {
-                        role == Role::Document && is_mine[t as usize] && worker_of[t as usize] == g
-                    })
-                })
-                .collect()
-        })
-        .collect();
+    let mut documents_of_worker: Vec<Vec<i64>> = vec![Vec::new(); groups.len()];
+    for &id in &reached {
+        for &(t, role) in reach.members(id) {
+            if role != Role::Document || !is_mine[t as usize] {
+                continue;
+            }
+            // Once for a worker, however many of its tasks it is a document of.
+            let list = &mut documents_of_worker[worker_of[t as usize]];
+            if list.last() != Some(&id) {
+                list.push(id);
+            }
+        }
+    }
     let documents_in_turns = &store.document_scan_set(in_turns(&documents_of_worker))?;
     let keep = &store.scan_set(reached)?;
     let _snapshot = store.read_snapshot()?;

@@ -28,7 +28,7 @@ pub struct UrlSummary {
 /// The columns of a result (as [`result_from_row`] reads them) with its URL
 /// and its referrer's left empty, and the referrer's id after them: for the
 /// report stage's reads, whose caller holds the run's URLs already (two
-/// lookups fewer a row); [`Store::fill_urls`] puts them in.
+/// lookups fewer a row); [`Store::result_at`] puts them in.
 static RESULT_COLUMNS_BY_ID: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     let columns = RESULT_COLUMNS
         .replacen("ref.url", "NULL", 1)
@@ -342,28 +342,16 @@ impl Store {
         url_of: impl Fn(i64) -> Option<&'u str>,
         mut each: impl FnMut(i64, CheckResult, Option<StoredDocument>) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.scan_rows(run, scan, set, url_of, false, |id, result, _, document| {
+        self.scan_run_with_previous(run, scan, set, url_of, false, |id, result, _, document| {
             each(id, result, document)
         })
     }
 
-    /// [`Store::scan_run`], each result with, when `previous` is asked,
-    /// the newest result of its URL from a run before `run` (what a change
-    /// detector compares with), read in the same pass rather than by a
-    /// query a row.
+    /// [`Store::scan_run`], each result with, when `with_previous` is
+    /// asked, the newest result of its URL from a run before `run` (what a
+    /// change detector compares with), read in the same pass rather than by
+    /// a query a row.
     pub fn scan_run_with_previous<'u, E: From<StoreError>>(
-        &self,
-        run: i64,
-        scan: Scan,
-        set: &ScanSet,
-        url_of: impl Fn(i64) -> Option<&'u str>,
-        previous: bool,
-        each: impl FnMut(i64, CheckResult, Option<CheckResult>, Option<StoredDocument>) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.scan_rows(run, scan, set, url_of, previous, each)
-    }
-
-    fn scan_rows<'u, E: From<StoreError>>(
         &self,
         run: i64,
         scan: Scan,
@@ -423,12 +411,8 @@ impl Store {
         let mut rows = st.query(params![run]).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
             let id: i64 = row.get(0).map_err(StoreError::from)?;
-            let mut result = result_from_row(row, 1).map_err(StoreError::from)?;
-            // The referrer's id is the last of the result's columns (from 1).
-            let referrer = row
-                .get(RESULT_COLUMNS_BY_ID_LEN)
-                .map_err(StoreError::from)?;
-            self.fill_urls(&mut result, id, referrer, &url_of)?;
+            let url = self.known_url(id, &url_of)?.unwrap_or_default();
+            let result = self.result_at(row, 1, url, &url_of)?;
             // The document's columns follow the result's.
             let d = 1 + RESULT_COLUMNS_BY_ID_LEN;
             let links: Option<String> = row.get(d + 4).map_err(StoreError::from)?;
@@ -454,14 +438,7 @@ impl Store {
             let previous = match with_previous
                 && row.get_ref(p + 1).map_err(StoreError::from)? != rusqlite::types::ValueRef::Null
             {
-                true => {
-                    let mut previous = result_from_row(row, p).map_err(StoreError::from)?;
-                    let referrer = row
-                        .get(p + RESULT_COLUMNS_BY_ID_LEN - 1)
-                        .map_err(StoreError::from)?;
-                    self.fill_urls(&mut previous, id, referrer, &url_of)?;
-                    Some(previous)
-                }
+                true => Some(self.result_at(row, p, result.url.clone(), &url_of)?),
                 false => None,
             };
             each(id, result, previous, document)?;
@@ -469,28 +446,37 @@ impl Store {
         Ok(())
     }
 
-    /// Put the URL of a result read with [`RESULT_COLUMNS_BY_ID`] (of id
-    /// `id`) and its referrer's (of id `referrer`) in: from `url_of`, or
-    /// from the store for an id it does not know.
-    fn fill_urls<'u>(
+    /// The URL of id `id`: from `url_of` (what the caller holds), or from
+    /// the store for an id it does not know.
+    fn known_url<'u>(
         &self,
-        result: &mut CheckResult,
         id: i64,
-        referrer: Option<i64>,
         url_of: &impl Fn(i64) -> Option<&'u str>,
-    ) -> Result<(), StoreError> {
-        let url = |id: i64| -> Result<Option<String>, StoreError> {
-            match url_of(id) {
-                Some(u) => Ok(Some(u.to_string())),
-                None => self.url_by_id(id),
-            }
-        };
-        result.url = url(id)?.unwrap_or_default();
-        result.referrer = match referrer {
-            Some(referrer) => url(referrer)?,
+    ) -> Result<Option<String>, StoreError> {
+        match url_of(id) {
+            Some(u) => Ok(Some(u.to_string())),
+            None => self.url_by_id(id),
+        }
+    }
+
+    /// The result whose [`RESULT_COLUMNS_BY_ID`] begin at column `at` of
+    /// `row`, of URL `url`, its referrer's URL found as [`Store::known_url`]
+    /// finds one.
+    fn result_at<'u>(
+        &self,
+        row: &rusqlite::Row<'_>,
+        at: usize,
+        url: String,
+        url_of: &impl Fn(i64) -> Option<&'u str>,
+    ) -> Result<CheckResult, StoreError> {
+        let mut result = result_from_row(row, at)?;
+        result.url = url;
+        // The referrer's id is the last of the columns.
+        result.referrer = match row.get::<_, Option<i64>>(at + RESULT_COLUMNS_BY_ID_LEN - 1)? {
+            Some(referrer) => self.known_url(referrer, url_of)?,
             None => None,
         };
-        Ok(())
+        Ok(result)
     }
 
     /// The URL of id `id`.

@@ -24,12 +24,27 @@ pub fn collect(dir: &std::path::Path, profile: &str) -> Output {
 
 /// `spinneret -q crawl CONFIG EXTRA...` on a test setup.
 pub fn crawl(setup: &Setup, extra: &[&str]) -> Output {
-    command()
-        .args(["-q", "crawl"])
-        .arg(&setup.config_path)
-        .args(extra)
+    crawl_command(setup, extra)
         .output()
         .expect("run spinneret crawl")
+}
+
+/// [`crawl`] with the report stage's plugins on `workers` threads
+/// (`SPINNERET_REPORT_WORKERS`), whatever the machine's cores.
+pub fn crawl_with_report_workers(setup: &Setup, workers: usize) -> Output {
+    crawl_command(setup, &[])
+        .env("SPINNERET_REPORT_WORKERS", workers.to_string())
+        .output()
+        .expect("run spinneret crawl")
+}
+
+fn crawl_command(setup: &Setup, extra: &[&str]) -> Command {
+    let mut command = command();
+    command
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .args(extra);
+    command
 }
 
 /// Asserts the exit status (showing stderr when it differs) and returns

@@ -178,12 +178,7 @@ fn each_owner_is_told_of_a_page_of_their_own_that_refers_to_a_shared_link() {
             task("y", "y", y_own)
         );
         let setup = Setup::new(&web, &config);
-        let out = common::command()
-            .env("SPINNERET_REPORT_WORKERS", "1")
-            .args(["-q", "crawl"])
-            .arg(&setup.config_path)
-            .output()
-            .unwrap();
+        let out = common::crawl_with_report_workers(&setup, 1);
         common::expect_exit(&out, 1);
         let messages = sink.messages();
         assert_eq!(messages.len(), 2, "{config}");

@@ -423,12 +423,7 @@ fn tasks_on_two_workers_sharing_documents_each_get_theirs_in_url_order() {
          [[task]]\nname = \"Again\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n"
     );
     let setup = Setup::new(&web, &config);
-    let out = common::command()
-        .env("SPINNERET_REPORT_WORKERS", "2")
-        .args(["-q", "crawl"])
-        .arg(&setup.config_path)
-        .output()
-        .unwrap();
+    let out = common::crawl_with_report_workers(&setup, 2);
     common::expect_exit(&out, 1);
     let site = report_documents(&setup, "A");
     let mut sorted = site.clone();

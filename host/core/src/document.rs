@@ -105,8 +105,12 @@ pub struct RawReference {
     pub kind: RefKind,
     /// Anchor text (or alt/title text), whitespace collapsed.
     pub text: String,
-    /// Line in the document.
+    /// The line of the document it is written on, from 1.
     pub line: u64,
+    /// The column its value starts at on that line, from 1, in characters
+    /// (of its tag's `<` when the value is written with a character
+    /// reference); 0 when not known.
+    pub column: u32,
 }
 
 /// A reference resolved against the document's base.
@@ -122,6 +126,9 @@ pub struct Reference {
     /// reference repeated is written); 0 when not known (a parser plugin's
     /// parse).
     pub line: u32,
+    /// The column of that line its value starts at, from 1, in characters;
+    /// 0 when not known.
+    pub column: u32,
 }
 
 /// A reference that could not be resolved to a URL.
@@ -161,9 +168,9 @@ pub struct ParsedDocument {
     /// `None` when they are not known (too many, or a parser plugin's parse).
     pub anchors: Option<Vec<String>>,
     /// The fragments its links point at: (place in `references`, the
-    /// fragment as the URL has it, percent-encoded, and the line of the
-    /// first link to it, from 1; 0 when not known), each pair once. Only
+    /// fragment as the URL has it, percent-encoded, and the line and column
+    /// of the first link to it, from 1; 0 when not known), each pair once. Only
     /// `<a>` and `<area>` links, and not `#top`, text directives (`#:~:`) or
     /// an application's routes (`#/…`, `#!…`).
-    pub fragments: Vec<(usize, String, u32)>,
+    pub fragments: Vec<(usize, String, u32, u32)>,
 }

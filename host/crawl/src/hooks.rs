@@ -596,8 +596,9 @@ impl CrawlHooks {
                     }),
                 kind: ref_kind(r.kind),
                 text: r.anchor_text,
-                // The parser API gives no lines.
+                // The parser API gives no places.
                 line: 0,
+                column: 0,
             })
             .filter(|r| {
                 let key = (

@@ -22,14 +22,17 @@ pub struct BrokenFragment {
     /// The line of the document's first link to the fragment, from 1; 0
     /// when not known.
     pub line: u32,
+    /// The column of that link's value on its line, from 1; 0 when not known.
+    pub column: u32,
 }
 
 /// An entry of `documents.fragments`: a link's target, its fragment and
-/// the line of the first link to it; from before schema 11, without the
-/// line.
+/// the line and column of the first link to it; from before schema 12,
+/// without the column, and before schema 11, without the line.
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
 enum StoredFragment {
+    WithPlace(i64, String, u32, u32),
     WithLine(i64, String, u32),
     Plain(i64, String),
 }
@@ -73,7 +76,7 @@ impl Store {
         // Every link with a fragment: (target, linking document, its place
         // among them, fragment); the documents' URLs once each.
         let mut pages: Vec<(i64, String)> = Vec::new();
-        let mut links: Vec<(i64, usize, usize, String, u32)> = Vec::new();
+        let mut links: Vec<(i64, usize, usize, String, (u32, u32))> = Vec::new();
         let mut rows = sources.query([run])?;
         while let Some(row) = rows.next()? {
             let json: String = row.get(2)?;
@@ -88,8 +91,13 @@ impl Store {
                     .into_iter()
                     .enumerate()
                     .map(|(at, stored)| match stored {
-                        StoredFragment::WithLine(target, f, line) => (target, page, at, f, line),
-                        StoredFragment::Plain(target, f) => (target, page, at, f, 0),
+                        StoredFragment::WithPlace(target, f, line, column) => {
+                            (target, page, at, f, (line, column))
+                        }
+                        StoredFragment::WithLine(target, f, line) => {
+                            (target, page, at, f, (line, 0))
+                        }
+                        StoredFragment::Plain(target, f) => (target, page, at, f, (0, 0)),
                     }),
             );
             pages.push((row.get(0)?, url));
@@ -113,7 +121,7 @@ impl Store {
                 continue;
             };
             let anchors: HashSet<String> = anchors.into_iter().collect();
-            for (_, page, at, fragment, line) in group {
+            for (_, page, at, fragment, (line, column)) in group {
                 if !names_a_place(&anchors, fragment) {
                     let (source_id, source) = &pages[*page];
                     broken.push((
@@ -126,6 +134,7 @@ impl Store {
                             target: target.clone(),
                             fragment: fragment.clone(),
                             line: *line,
+                            column: *column,
                         },
                     ));
                 }

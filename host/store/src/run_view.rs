@@ -59,6 +59,9 @@ pub struct StoredDocument {
     /// unless the scan reads lines ([`Scan::DocumentsWithLines`]) and the
     /// parse knew them.
     pub lines: Vec<u32>,
+    /// The column of each of `links` on its line, from 1 (0 when not
+    /// known); empty unless the scan reads lines and the parse knew them.
+    pub columns: Vec<u32>,
 }
 
 /// What a scan of the run reads of each URL.
@@ -73,7 +76,7 @@ pub enum Scan {
     ResultsAndDocumentHeads,
     /// The results of the tasks' documents, each with its document.
     Documents,
-    /// Like `Documents`, each document with the line of each reference.
+    /// Like `Documents`, each document with the line and column of each reference.
     DocumentsWithLines,
 }
 
@@ -368,22 +371,22 @@ impl Store {
         const ONLY_DOCUMENTS: &str =
             "AND r.url_id IN (SELECT url_id FROM task_documents WHERE run_id = ?1)";
         let (documents, only_documents) = match scan {
-            Scan::Results => ("NULL, NULL, NULL, NULL, NULL, NULL", ""),
+            Scan::Results => ("NULL, NULL, NULL, NULL, NULL, NULL, NULL", ""),
             Scan::ResultsAndDocuments => (
-                "d.title, d.owner, d.expires, d.parse_errors, d.links, NULL",
+                "d.title, d.owner, d.expires, d.parse_errors, d.links, NULL, NULL",
                 "",
             ),
             Scan::ResultsAndDocumentHeads => (
                 "d.title, d.owner, d.expires, d.parse_errors, \
-                 CASE WHEN d.url_id IS NULL THEN NULL ELSE '[]' END, NULL",
+                 CASE WHEN d.url_id IS NULL THEN NULL ELSE '[]' END, NULL, NULL",
                 "",
             ),
             Scan::Documents => (
-                "d.title, d.owner, d.expires, d.parse_errors, d.links, NULL",
+                "d.title, d.owner, d.expires, d.parse_errors, d.links, NULL, NULL",
                 ONLY_DOCUMENTS,
             ),
             Scan::DocumentsWithLines => (
-                "d.title, d.owner, d.expires, d.parse_errors, d.links, d.lines",
+                "d.title, d.owner, d.expires, d.parse_errors, d.links, d.lines, d.columns",
                 ONLY_DOCUMENTS,
             ),
         };
@@ -430,11 +433,18 @@ impl Store {
                         Some(lines) => parse_column(id, "lines", &lines)?,
                         None => Vec::new(),
                     },
+                    columns: match row
+                        .get::<_, Option<String>>(d + 6)
+                        .map_err(StoreError::from)?
+                    {
+                        Some(columns) => parse_column(id, "columns", &columns)?,
+                        None => Vec::new(),
+                    },
                 }),
                 None => None,
             };
-            // The previous result's columns follow the document's six.
-            let p = d + 6;
+            // The previous result's columns follow the document's seven.
+            let p = d + 7;
             let previous = match with_previous
                 && row.get_ref(p + 1).map_err(StoreError::from)? != rusqlite::types::ValueRef::Null
             {

@@ -304,4 +304,16 @@ ALTER TABLE documents ADD COLUMN fragments TEXT;
 -- before this column).
 ALTER TABLE documents ADD COLUMN lines TEXT;
 "#,
+    // 12: the column of each link, beside its line (plugin API 0.5 hands
+    // both to reporters). From this version each entry of `fragments` is
+    // written with a fourth element, the column of the first link to that
+    // fragment ([target_url_id, "fragment", line, column]); the older
+    // entries are read with column 0.
+    r#"
+-- JSON [column, ...], one per entry of `links`: where the link's value
+-- starts on its line, from 1, in characters (0 when not known); NULL when
+-- no column is known (a parser plugin's parse, or a parse from before
+-- this column).
+ALTER TABLE documents ADD COLUMN columns TEXT;
+"#,
 ];

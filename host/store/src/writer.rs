@@ -59,11 +59,13 @@ pub struct DocumentRecord {
     links: Vec<(Box<str>, RefKind, Box<str>)>,
     /// The line of each of `links`, from 1; 0 when not known.
     lines: Vec<u32>,
+    /// The column of each of `links` on its line, from 1; 0 when not known.
+    columns: Vec<u32>,
     /// Its `id`s and `<a name>`s as JSON; `None` when not known.
     anchors: Option<String>,
     /// The fragments its links point at: (place in `links`, fragment,
-    /// the line of its first link or 0).
-    fragments: Vec<(usize, Box<str>, u32)>,
+    /// the line and column of its first link or 0).
+    fragments: Vec<(usize, Box<str>, u32, u32)>,
 }
 
 impl From<ParsedDocument> for DocumentRecord {
@@ -72,6 +74,7 @@ impl From<ParsedDocument> for DocumentRecord {
         // keep its larger allocation alive).
         let mut links = Vec::with_capacity(doc.references.len());
         let lines = doc.references.iter().map(|r| r.line).collect();
+        let columns = doc.references.iter().map(|r| r.column).collect();
         links.extend(doc.references.into_iter().map(|r| {
             let target = match r.target {
                 Ok(u) => String::from(u),
@@ -91,14 +94,31 @@ impl From<ParsedDocument> for DocumentRecord {
             bad_html: doc.bad_html,
             links,
             lines,
+            columns,
             anchors: doc.anchors.and_then(|a| serde_json::to_string(&a).ok()),
             fragments: doc
                 .fragments
                 .into_iter()
-                .map(|(i, f, line)| (i, f.into_boxed_str(), line))
+                .map(|(i, f, line, column)| (i, f.into_boxed_str(), line, column))
                 .collect(),
         }
     }
+}
+
+/// `numbers` as a JSON array, or `None` when none is known (all 0).
+fn numbers_json(numbers: &[u32]) -> Option<String> {
+    numbers.iter().any(|&n| n > 0).then(|| {
+        let mut json = String::with_capacity(numbers.len() * 4 + 2);
+        json.push('[');
+        for (i, n) in numbers.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            let _ = write!(json, "{n}");
+        }
+        json.push(']');
+        json
+    })
 }
 
 /// One write.
@@ -318,15 +338,15 @@ fn apply(
             for (i, (target, kind, text)) in doc.links.iter().enumerate() {
                 let id = url_id_cached(tx, ids, target)?;
                 // The fragments come by reference (the parse sorts them).
-                while let Some((_, f, line)) = doc
+                while let Some((_, f, line, column)) = doc
                     .fragments
                     .get(next_fragment)
-                    .filter(|(at, _, _)| *at == i)
+                    .filter(|(at, _, _, _)| *at == i)
                 {
                     next_fragment += 1;
                     fragments.push(if fragments.is_empty() { '[' } else { ',' });
                     let f = serde_json::to_string(f).unwrap_or_else(|_| "\"\"".into());
-                    let _ = write!(fragments, "[{id},{f},{line}]");
+                    let _ = write!(fragments, "[{id},{f},{line},{column}]");
                 }
                 if i > 0 {
                     links.push(',');
@@ -344,24 +364,14 @@ fn apply(
             };
             let bad_html =
                 (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
-            // NULL when no line is known (a parser plugin's parse).
-            let lines = doc.lines.iter().any(|&l| l > 0).then(|| {
-                let mut json = String::with_capacity(doc.lines.len() * 4 + 2);
-                json.push('[');
-                for (i, line) in doc.lines.iter().enumerate() {
-                    if i > 0 {
-                        json.push(',');
-                    }
-                    let _ = write!(json, "{line}");
-                }
-                json.push(']');
-                json
-            });
+            // NULL when none is known (a parser plugin's parse).
+            let lines = numbers_json(&doc.lines);
+            let columns = numbers_json(&doc.columns);
             tx.prepare_cached(
                 "INSERT INTO documents (url_id, run_id, title, owner, expires, base,
                    encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
-                   anchors, fragments, lines, seq)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                   anchors, fragments, lines, columns, seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
                    -- What the search index reads (title, references, bad
                    -- HTML) unchanged: the document keeps its change number,
                    -- so re-reading an unchanged page costs the index nothing.
@@ -369,7 +379,7 @@ fn apply(
                      (SELECT seq FROM documents WHERE url_id = ?1 AND title IS NOT DISTINCT FROM ?3
                         AND links = ?11 AND bad_html IS NOT DISTINCT FROM ?12),
                      (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)))
-                 ON CONFLICT (url_id) DO UPDATE SET run_id = excluded.run_id, title = excluded.title, owner = excluded.owner, expires = excluded.expires, base = excluded.base, encoding = excluded.encoding, parse_errors = excluded.parse_errors, decode_errors = excluded.decode_errors, http_equiv = excluded.http_equiv, links = excluded.links, bad_html = excluded.bad_html, anchors = excluded.anchors, fragments = excluded.fragments, lines = excluded.lines, seq = excluded.seq",
+                 ON CONFLICT (url_id) DO UPDATE SET run_id = excluded.run_id, title = excluded.title, owner = excluded.owner, expires = excluded.expires, base = excluded.base, encoding = excluded.encoding, parse_errors = excluded.parse_errors, decode_errors = excluded.decode_errors, http_equiv = excluded.http_equiv, links = excluded.links, bad_html = excluded.bad_html, anchors = excluded.anchors, fragments = excluded.fragments, lines = excluded.lines, columns = excluded.columns, seq = excluded.seq",
             )?
             .execute(params![
                 url_id,
@@ -387,6 +397,7 @@ fn apply(
                 doc.anchors,
                 fragments,
                 lines,
+                columns,
             ])?;
         }
         StoreOp::TaskDocument {

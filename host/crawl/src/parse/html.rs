@@ -6,6 +6,7 @@
 //! raw-text states for `script`, `style` and friends as a tree builder would.
 
 use super::bad_html::BadHtml;
+use super::position;
 use super::{RawReference, RefKind};
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
@@ -13,6 +14,7 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use std::cell::RefCell;
+use std::rc::Rc;
 
 /// The most characters of anchor text kept per reference.
 const MAX_ANCHOR_TEXT: usize = 256;
@@ -61,10 +63,19 @@ struct State {
     bad: BadHtml,
     /// Bytes of anchors kept so far.
     anchor_bytes: usize,
+    /// Where the start tag being read ends in the text (a byte offset), or
+    /// [`position::UNKNOWN`].
+    tag_end: usize,
+    /// The end of the tag each of `facts.references` came from.
+    ends: Vec<usize>,
 }
 
 struct Sink {
     state: RefCell<State>,
+    /// The tokenizer's input: what is left of it tells where a tag ends.
+    input: Rc<BufferQueue>,
+    /// The text's length in bytes.
+    total: usize,
 }
 
 fn attr<'a>(tag: &'a Tag, name: &str) -> Option<&'a str> {
@@ -169,7 +180,9 @@ impl State {
             kind,
             text,
             line,
+            column: 0,
         });
+        self.ends.push(self.tag_end);
         self.facts.references.len() - 1
     }
 
@@ -393,7 +406,14 @@ impl TokenSink for Sink {
         let mut st = self.state.borrow_mut();
         match token {
             Token::TagToken(tag) => match tag.kind {
-                TagKind::StartTag => return st.start_tag(&tag, line),
+                TagKind::StartTag => {
+                    // The tag has just been read up to its `>`: it ends
+                    // where the unread rest of the one input buffer begins.
+                    let rest = self.input.peek_front_chunk_mut().map_or(0, |b| b.len());
+                    let end = self.total - rest.min(self.total);
+                    st.tag_end = end;
+                    return st.start_tag(&tag, line);
+                }
                 TagKind::EndTag => st.end_tag(&tag),
             },
             Token::CharacterTokens(t) => st.text(&t),
@@ -409,21 +429,39 @@ impl TokenSink for Sink {
 
 /// Tokenize `text` and collect the facts.
 pub fn extract(text: &str) -> HtmlFacts {
+    let input = Rc::new(BufferQueue::default());
+    input.push_back(StrTendril::from_slice(text));
     let sink = Sink {
         state: RefCell::new(State {
             facts: HtmlFacts {
                 anchors: Some(Vec::new()),
                 ..HtmlFacts::default()
             },
+            tag_end: position::UNKNOWN,
             ..State::default()
         }),
+        input: Rc::clone(&input),
+        total: text.len(),
     };
     let tok = Tokenizer::new(sink, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(text));
     let _ = tok.feed(&input);
     tok.end();
     let mut st = tok.sink.state.into_inner();
+    // Each reference's line and column, from where its tag ends; where
+    // that is not known, the tokenizer's line stands.
+    let values: Vec<&str> = st
+        .facts
+        .references
+        .iter()
+        .map(|r| r.href.as_str())
+        .collect();
+    let places = position::places(text, &st.ends, &values);
+    for (r, place) in st.facts.references.iter_mut().zip(places) {
+        if let Some((line, column)) = place {
+            r.line = line;
+            r.column = column;
+        }
+    }
     if st.in_title && st.facts.title.is_none() {
         st.facts.title = Some(truncate_chars(collapse_ws(&st.title), MAX_TITLE));
     }

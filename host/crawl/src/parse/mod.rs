@@ -4,6 +4,7 @@
 pub mod bad_html;
 pub mod charset;
 pub mod html;
+pub mod position;
 
 use spinneret_core::document::{BadUrl, ParsedDocument, RawReference, RefKind, Reference};
 use std::hash::BuildHasher;
@@ -60,7 +61,7 @@ pub fn parse_html_under(
         (target, r.kind)
     }
     let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
-    let mut fragments: Vec<(usize, String, u32)> = Vec::new();
+    let mut fragments: Vec<(usize, String, u32, u32)> = Vec::new();
     for r in facts.references {
         let fragment = match r.kind {
             RefKind::Anchor | RefKind::Area if fragments.len() < MAX_FRAGMENTS => {
@@ -90,6 +91,7 @@ pub fn parse_html_under(
             kind: r.kind,
             text: r.text,
             line,
+            column: r.column,
         };
         let hash = hasher.hash_one(key(&reference));
         let at = match seen.find(hash, |&i| key(&references[i]) == key(&reference)) {
@@ -105,10 +107,10 @@ pub fn parse_html_under(
         if let Some(f) = fragment
             && references[at].target.is_ok()
         {
-            fragments.push((at, f, line));
+            fragments.push((at, f, line, r.column));
         }
     }
-    // By reference, each pair once, with its first line.
+    // By reference, each pair once, with its first place.
     fragments.sort_unstable();
     fragments.dedup_by(|a, b| (a.0, &a.1) == (b.0, &b.1));
     let mut expires_meta = None;
@@ -244,7 +246,7 @@ mod tests {
         let fragments: Vec<(String, &str)> = doc
             .fragments
             .iter()
-            .map(|(i, f, _)| {
+            .map(|(i, f, _, _)| {
                 (
                     doc.references[*i].target.as_ref().unwrap().to_string(),
                     f.as_str(),
@@ -264,7 +266,7 @@ mod tests {
     }
 
     #[test]
-    fn each_fragment_keeps_the_line_of_its_first_link() {
+    fn each_fragment_keeps_the_place_of_its_first_link() {
         let url = Url::parse("http://a.example/page.html").unwrap();
         let doc = parse_html(
             &url,
@@ -275,10 +277,45 @@ mod tests {
         );
         assert_eq!(doc.references.len(), 1, "one reference to the page");
         assert_eq!(doc.references[0].line, 2, "the page's first link");
+        assert_eq!(doc.references[0].column, 10, "where its value starts");
         assert_eq!(
             doc.fragments,
-            vec![(0, "a".to_string(), 5), (0, "b".to_string(), 4)],
+            vec![(0, "a".to_string(), 5, 10), (0, "b".to_string(), 4, 10)],
             "each fragment once, at its own first link"
+        );
+    }
+
+    #[test]
+    fn each_reference_has_the_line_and_column_of_its_value() {
+        let url = Url::parse("http://a.example/page.html").unwrap();
+        let doc = parse_html(
+            &url,
+            Some("text/html"),
+            "<title>T</title>\r\n<p>Voilà: <a href=\"a.html\">a</a> <A HREF = 'b.html'>b</A>\r\n\
+             <img\n  alt=\"x\"\n  src=\"c.png\"><a href=\"d&amp;e.html\">d</a>\n\
+             <meta http-equiv=refresh content=\"5; url=f.html\">"
+                .as_bytes(),
+        );
+        let places: Vec<(&str, u32, u32)> = doc
+            .references
+            .iter()
+            .map(|r| (r.target.as_ref().unwrap().path(), r.line, r.column))
+            .collect();
+        assert_eq!(
+            places,
+            vec![
+                ("/a.html", 2, 20),
+                ("/b.html", 2, 45),
+                // The value's line, not the line of its tag's `>`.
+                ("/c.png", 5, 8),
+                // Written with a character reference: its tag's `<`.
+                ("/d&e.html", 5, 15),
+                (
+                    "/f.html",
+                    6,
+                    1 + "<meta http-equiv=refresh content=\"5; url=".len() as u32
+                ),
+            ]
         );
     }
 

@@ -25,6 +25,7 @@ fn main() {
         "request-hook",
         "legacy-api",
         "legacy-api-0-3",
+        "legacy-api-0-4",
     ] {
         let file = build_component(name, &target_dir);
         let var = format!("TEST_PLUGIN_{}", name.replace('-', "_").to_uppercase());

@@ -5,7 +5,7 @@
 #![allow(missing_docs, clippy::all)]
 
 wit_bindgen::generate!({
-    path: "../wit/since_v0.4.0",
+    path: "../wit/since_v0.5.0",
     world: "host",
     generate_all,
 });

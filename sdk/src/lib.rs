@@ -2,7 +2,7 @@
 //!
 //! Everything a spinneret plugin author depends on:
 //!
-//! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit/since_v0.4.0`, the newest API): the
+//! - the bindings to the `spinneret:plugin` WIT worlds (in `../wit/since_v0.5.0`, the newest API): the
 //!   shared [`types`] always, and one module per plugin kind behind a cargo
 //!   feature of the same name — [`reporter`](crate::reporter),
 //!   `detector`, `fetch-hook`, `parser`, `policy`, `search-engine`;
@@ -43,14 +43,14 @@
 macro_rules! kind_bindings {
     ($world:literal, $export_macro:literal, $module:literal) => {
         wit_bindgen::generate!({
-            path: "../wit/since_v0.4.0",
+            path: "../wit/since_v0.5.0",
             world: $world,
             with: {
-                "spinneret:plugin/types@0.4.0": crate::bindings::spinneret::plugin::types,
-                "spinneret:plugin/log@0.4.0": crate::bindings::spinneret::plugin::log,
-                "spinneret:plugin/clock@0.4.0": crate::bindings::spinneret::plugin::clock,
-                "spinneret:plugin/kv@0.4.0": crate::bindings::spinneret::plugin::kv,
-                "spinneret:plugin/http@0.4.0": crate::bindings::spinneret::plugin::http,
+                "spinneret:plugin/types@0.5.0": crate::bindings::spinneret::plugin::types,
+                "spinneret:plugin/log@0.5.0": crate::bindings::spinneret::plugin::log,
+                "spinneret:plugin/clock@0.5.0": crate::bindings::spinneret::plugin::clock,
+                "spinneret:plugin/kv@0.5.0": crate::bindings::spinneret::plugin::kv,
+                "spinneret:plugin/http@0.5.0": crate::bindings::spinneret::plugin::http,
             },
             pub_export_macro: true,
             export_macro_name: $export_macro,
@@ -89,7 +89,7 @@ pub mod testing;
 pub mod urls;
 
 /// The plugin API version this SDK builds against (the WIT package version).
-pub const API_VERSION: &str = "0.4.0";
+pub const API_VERSION: &str = "0.5.0";
 
 /// The types every plugin kind shares (`spinneret:plugin/types`).
 pub mod types {

@@ -1,7 +1,8 @@
 //! Where a finding is shown, for reports that point at a file and line
 //! (`sarif-report`, `github-annotations`): what a report keeps while the
-//! documents come (each document's URL and its references' lines, not the
-//! references), so that each finding can name the file and line of every
+//! documents come (each document's URL and its references' lines and
+//! columns, not the references), so that each finding can name the file,
+//! line and column of every
 //! link to its URL, and how a `file:` URL is named relative to a
 //! configured `base`.
 
@@ -67,45 +68,50 @@ pub struct Spot {
     pub url: String,
     /// The link's line in the document's source, from 1; 0 when not known.
     pub line: u32,
+    /// The column the link's value starts at on that line, from 1, in
+    /// characters (Unicode scalar values); 0 when not known.
+    pub column: u32,
     /// Whether `url` is a document that links to the finding's URL (and
     /// not that URL itself).
     pub linking: bool,
 }
 
 /// What a task's report keeps of its documents to point at a reference:
-/// each document's URL and the line of each of its references, 4 bytes
-/// a reference. Every reference is kept, since a link whose target is ok
+/// each document's URL and the line and column of each of its references,
+/// 8 bytes a reference. Every reference is kept, since a link whose target is ok
 /// can still be the place of a finding (a broken fragment).
 #[derive(Debug, Default)]
 pub struct Places {
     /// The URL of each document, by number (document 1 first).
     urls: Vec<Box<str>>,
-    /// The line of each reference of each document, by number, then
-    /// reference (0 when not known); empty when none of its lines is known.
-    lines: Vec<Vec<u32>>,
+    /// The line and column of each reference of each document, by number,
+    /// then reference (0 when not known); empty when none of its lines is
+    /// known.
+    places: Vec<Vec<(u32, u32)>>,
 }
 
 impl Places {
-    /// Keep the URL of a document and the lines of its references, or of
-    /// a part of them.
+    /// Keep the URL of a document and the lines and columns of its
+    /// references, or of a part of them.
     pub fn add(&mut self, d: &TaskDocument) {
         let Some(i) = (d.number as usize).checked_sub(1) else {
             return;
         };
         if self.urls.len() <= i {
             self.urls.resize(i + 1, Box::default());
-            self.lines.resize(i + 1, Vec::new());
+            self.places.resize(i + 1, Vec::new());
         }
         if self.urls[i].is_empty() {
             self.urls[i] = d.document.url.as_str().into();
         }
         if d.lines.iter().any(|&l| l != 0) {
-            let lines = &mut self.lines[i];
-            lines.resize(d.first_reference as usize, 0);
-            lines.extend_from_slice(&d.lines);
+            let places = &mut self.places[i];
+            places.resize(d.first_reference as usize, (0, 0));
+            let column = |j: usize| d.columns.get(j).copied().unwrap_or(0);
+            places.extend(d.lines.iter().enumerate().map(|(j, &l)| (l, column(j))));
         }
         if d.last_part {
-            self.lines[i].shrink_to_fit();
+            self.places[i].shrink_to_fit();
         }
     }
 
@@ -130,6 +136,7 @@ impl Places {
                 return vec![Spot {
                     url: referrer.clone(),
                     line: 0,
+                    column: 0,
                     linking: true,
                 }];
             }
@@ -137,6 +144,7 @@ impl Places {
         vec![Spot {
             url: finding.url.clone(),
             line: 0,
+            column: 0,
             linking: false,
         }]
     }
@@ -147,13 +155,15 @@ impl Places {
         if url.is_empty() {
             return None;
         }
+        let (line, column) = (p.reference as usize)
+            .checked_sub(1)
+            .and_then(|r| self.places[p.document as usize - 1].get(r))
+            .copied()
+            .unwrap_or((0, 0));
         Some(Spot {
             url: url.to_string(),
-            line: (p.reference as usize)
-                .checked_sub(1)
-                .and_then(|r| self.lines[p.document as usize - 1].get(r))
-                .copied()
-                .unwrap_or(0),
+            line,
+            column,
             linking: true,
         })
     }

@@ -230,18 +230,21 @@ pub mod fixtures {
     /// place: a task over a local tree, `file:///w/site/`, whose index links
     /// to a sub-page (whose name has a space), to a missing file, to a place
     /// in the sub-page that is not there, and to a moved web page; the
-    /// sub-page shows the missing file as an image and has no title. Lines:
-    /// the index's links are on lines 3, 7, 9 and an unknown one, the
-    /// sub-page's on line 5. Run it with [`super::ReporterHarness::run_case`].
+    /// sub-page shows the missing file as an image and has no title. Places:
+    /// the index's links are at 3:12, 7:5, 9:14 and an unknown one, the
+    /// sub-page's at 5:6. Run it with [`super::ReporterHarness::run_case`].
     #[cfg(feature = "reporter")]
     pub fn linked_file_tree() -> super::TaskCase {
         use std::collections::HashMap;
         let mut lines = HashMap::new();
+        let mut columns = HashMap::new();
         let index = "file:///w/site/index.html";
         let sub = "file:///w/site/sub/a%20b.html";
         let gone = "file:///w/site/gone.html";
         lines.insert(index.into(), vec![3, 7, 9, 0]);
+        columns.insert(index.into(), vec![12, 5, 14, 0]);
         lines.insert(sub.into(), vec![5]);
+        columns.insert(sub.into(), vec![6]);
         let mut broken = result(gone, Category::Broken);
         broken.error = Some("file not found".into());
         super::TaskCase {
@@ -303,6 +306,7 @@ pub mod fixtures {
                 ),
             ],
             lines,
+            columns,
         }
     }
 
@@ -321,18 +325,21 @@ pub mod fixtures {
             documents: vec![document(url, "Home", &[])],
             findings: vec![finding_with(kind, url, None, message, severity)],
             lines: std::collections::HashMap::new(),
+            columns: std::collections::HashMap::new(),
         }
     }
 
     /// The web's counterpart of [`linked_file_tree`]: a page,
-    /// `http://a.example/`, whose links on lines 4 and 6 go to a missing
+    /// `http://a.example/`, whose links at 4:10 and 6:7 go to a missing
     /// page and a forbidden one, with a broken fragment as the host tells
     /// it (the page with the link, no link named) and a plugin's failure.
     #[cfg(feature = "reporter")]
     pub fn linked_web_page() -> super::TaskCase {
         let mut lines = std::collections::HashMap::new();
+        let mut columns = std::collections::HashMap::new();
         let top = "http://a.example/";
         lines.insert(top.into(), vec![4, 6]);
+        columns.insert(top.into(), vec![10, 7]);
         let mut gone = result("http://a.example/gone", Category::Broken);
         gone.error = Some("HTTP 404 Not Found".into());
         let mut secret = result("http://a.example/secret", Category::Blocked);
@@ -385,6 +392,7 @@ pub mod fixtures {
                 ),
             ],
             lines,
+            columns,
         }
     }
 }
@@ -402,6 +410,8 @@ pub struct TaskCase {
     pub findings: Vec<crate::reporter::Finding>,
     /// The lines of the documents' references, as [`ReporterHarness::lines`].
     pub lines: std::collections::HashMap<String, Vec<u32>>,
+    /// Their columns, as [`ReporterHarness::columns`].
+    pub columns: std::collections::HashMap<String, Vec<u32>>,
 }
 
 /// Drive a reporter as the host does, into a [`MemoryOutput`]: results in
@@ -422,6 +432,10 @@ pub struct ReporterHarness<R: crate::reporter::Reporter> {
     /// when the reporter wants them (a document not here gets zeros, as
     /// from a parser that does not know).
     pub lines: std::collections::HashMap<String, Vec<u32>>,
+    /// Per document URL, the source column of each of its references, in
+    /// order: handed over as `columns` beside the lines (zeros where not
+    /// given).
+    pub columns: std::collections::HashMap<String, Vec<u32>>,
 }
 
 #[cfg(feature = "reporter")]
@@ -433,6 +447,7 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
             output: MemoryOutput::default(),
             part_size: 1024,
             lines: std::collections::HashMap::new(),
+            columns: std::collections::HashMap::new(),
         })
     }
 
@@ -444,6 +459,7 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
         case: TaskCase,
     ) -> Result<(), String> {
         self.lines = case.lines;
+        self.columns = case.columns;
         self.run_task(run, case.task, case.results, case.documents, case.findings)
     }
 
@@ -528,17 +544,21 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
                     reference: j as u32 + 1,
                 });
             }
-            let all_lines: Vec<u32> = match wanted(wants, Wants::LINES) {
-                true => (0..d.references.len())
-                    .map(|j| {
-                        self.lines
-                            .get(&d.url)
-                            .and_then(|l| l.get(j).copied())
-                            .unwrap_or(0)
-                    })
-                    .collect(),
-                false => Vec::new(),
+            // Each reference's line or column from `given`, 0 where not given.
+            let place = |given: &std::collections::HashMap<String, Vec<u32>>| -> Vec<u32> {
+                match wanted(wants, Wants::LINES) {
+                    true => (0..d.references.len())
+                        .map(|j| {
+                            given
+                                .get(&d.url)
+                                .and_then(|l| l.get(j).copied())
+                                .unwrap_or(0)
+                        })
+                        .collect(),
+                    false => Vec::new(),
+                }
             };
+            let (all_lines, all_columns) = (place(&self.lines), place(&self.columns));
             let parts: Vec<&[Reference]> = match d.references.is_empty() {
                 true => vec![&[]],
                 false => d.references.chunks(self.part_size.max(1)).collect(),
@@ -577,6 +597,13 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
                         false => {
                             let first = i * self.part_size.max(1);
                             all_lines[first..first + part.len()].to_vec()
+                        }
+                    },
+                    columns: match all_columns.is_empty() {
+                        true => Vec::new(),
+                        false => {
+                            let first = i * self.part_size.max(1);
+                            all_columns[first..first + part.len()].to_vec()
                         }
                     },
                 };

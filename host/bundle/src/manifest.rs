@@ -334,7 +334,8 @@ mod tests {
         assert!(!Manifest::api_compatible(&v("0.1.0")));
         assert!(Manifest::api_compatible(&v("0.3.0")));
         assert!(Manifest::api_compatible(&v("0.4.0")));
-        assert!(!Manifest::api_compatible(&v("0.5.0")));
+        assert!(Manifest::api_compatible(&v("0.5.0")));
+        assert!(!Manifest::api_compatible(&v("0.6.0")));
         assert!(!Manifest::api_compatible(&v("1.1.0")));
     }
 }

@@ -21,14 +21,22 @@ pub enum ApiVersion {
     /// `spinneret:plugin@0.4.0` (`wit/since_v0.4.0/`): reporters gained each
     /// reference's source line and `output.append-file`.
     V0_4,
+    /// `spinneret:plugin@0.5.0` (`wit/since_v0.5.0/`): reporters gained each
+    /// reference's source column.
+    V0_5,
 }
 
 impl ApiVersion {
     /// Every version this host runs, oldest first.
-    pub const ALL: [ApiVersion; 3] = [ApiVersion::V0_2, ApiVersion::V0_3, ApiVersion::V0_4];
+    pub const ALL: [ApiVersion; 4] = [
+        ApiVersion::V0_2,
+        ApiVersion::V0_3,
+        ApiVersion::V0_4,
+        ApiVersion::V0_5,
+    ];
 
     /// The newest: what the SDK and the built-in plugins build against.
-    pub const LATEST: ApiVersion = ApiVersion::V0_4;
+    pub const LATEST: ApiVersion = ApiVersion::V0_5;
 
     /// The WIT package version this variant stands for.
     pub fn number(self) -> (u64, u64, u64) {
@@ -36,6 +44,7 @@ impl ApiVersion {
             ApiVersion::V0_2 => (0, 2, 0),
             ApiVersion::V0_3 => (0, 3, 0),
             ApiVersion::V0_4 => (0, 4, 0),
+            ApiVersion::V0_5 => (0, 5, 0),
         }
     }
 
@@ -89,10 +98,11 @@ mod tests {
         assert_eq!(ApiVersion::for_component((0, 1, 0)), None);
         assert_eq!(ApiVersion::for_component((0, 3, 1)), Some(ApiVersion::V0_3));
         assert_eq!(ApiVersion::for_component((0, 4, 2)), Some(ApiVersion::V0_4));
-        assert_eq!(ApiVersion::for_component((0, 5, 0)), None);
+        assert_eq!(ApiVersion::for_component((0, 5, 0)), Some(ApiVersion::V0_5));
+        assert_eq!(ApiVersion::for_component((0, 6, 0)), None);
         assert_eq!(ApiVersion::for_component((1, 0, 0)), None);
-        assert_eq!(ApiVersion::supported(), "0.2.x, 0.3.x, 0.4.x");
-        assert_eq!(ApiVersion::LATEST.folder(), "since_v0.4.0");
+        assert_eq!(ApiVersion::supported(), "0.2.x, 0.3.x, 0.4.x, 0.5.x");
+        assert_eq!(ApiVersion::LATEST.folder(), "since_v0.5.0");
     }
 
     #[test]

@@ -10,14 +10,14 @@
 //! the SDK's types are named: `spinneret plugin run` reads its fixtures
 //! and prints what a plugin returns in that form (flags do not derive).
 //!
-//! The `types` interface is the same in 0.2.0, 0.3.0 and 0.4.0, so the older
-//! versions' are mapped onto 0.4.0's Rust types: a check result or a
+//! The `types` interface is the same in 0.2.0 to 0.5.0, so the older
+//! versions' are mapped onto 0.5.0's Rust types: a check result or a
 //! document is one type whichever version a plugin speaks, and only the
 //! types each plugin interface defines itself are converted for an older
 //! plugin (in the runner of its world). The newest version's modules are
 //! re-exported here: the runners, the conversions and the SDK speak it.
 
-pub use since_v0_4_0::*;
+pub use since_v0_5_0::*;
 
 /// The bindings of one version's package: its `reporter` world (with the
 /// host imports every world shares) and its other worlds, which reuse them.
@@ -93,19 +93,30 @@ macro_rules! collection_index_bindings {
     };
 }
 
-/// `spinneret:plugin@0.4.0`, from `wit/since_v0.4.0/`: the newest.
+/// `spinneret:plugin@0.5.0`, from `wit/since_v0.5.0/`: the newest.
+pub mod since_v0_5_0 {
+    version_bindings!("../../wit/since_v0.5.0");
+
+    collection_index_bindings!("../../wit/since_v0.5.0");
+}
+
+/// `spinneret:plugin@0.4.0`, from `wit/since_v0.4.0/`, its `types` mapped
+/// onto 0.5.0's (the interface did not change).
 pub mod since_v0_4_0 {
-    version_bindings!("../../wit/since_v0.4.0");
+    version_bindings!(
+        "../../wit/since_v0.4.0",
+        "spinneret:plugin/types" => crate::bindings::since_v0_5_0::host::types
+    );
 
     collection_index_bindings!("../../wit/since_v0.4.0");
 }
 
 /// `spinneret:plugin@0.3.0`, from `wit/since_v0.3.0/`, its `types` mapped
-/// onto 0.4.0's (the interface did not change).
+/// onto 0.5.0's (the interface did not change).
 pub mod since_v0_3_0 {
     version_bindings!(
         "../../wit/since_v0.3.0",
-        "spinneret:plugin/types" => crate::bindings::since_v0_4_0::host::types
+        "spinneret:plugin/types" => crate::bindings::since_v0_5_0::host::types
     );
 
     // The `collection-index` world is new in 0.3.0 (so in no older module).
@@ -113,10 +124,10 @@ pub mod since_v0_3_0 {
 }
 
 /// `spinneret:plugin@0.2.0`, from `wit/since_v0.2.0/`, its `types` mapped
-/// onto 0.4.0's (the interface did not change).
+/// onto 0.5.0's (the interface did not change).
 pub mod since_v0_2_0 {
     version_bindings!(
         "../../wit/since_v0.2.0",
-        "spinneret:plugin/types" => crate::bindings::since_v0_4_0::host::types
+        "spinneret:plugin/types" => crate::bindings::since_v0_5_0::host::types
     );
 }

@@ -17,6 +17,10 @@ use super::bindings::since_v0_3_0::collection_index::exports::spinneret::plugin:
 use super::bindings::since_v0_3_0::collection_index::{
     CollectionIndex as CollectionIndex3, CollectionIndexPre as CollectionIndexPre3,
 };
+use super::bindings::since_v0_4_0::collection_index::exports::spinneret::plugin::collection_index_api as v4;
+use super::bindings::since_v0_4_0::collection_index::{
+    CollectionIndex as CollectionIndex4, CollectionIndexPre as CollectionIndexPre4,
+};
 
 /// A collection-index plugin ready to run.
 pub struct CollectionIndexPlugin {
@@ -27,67 +31,68 @@ pub struct CollectionIndexPlugin {
 /// The pre-instantiated component, under the API version it was built against.
 enum Pre {
     V0_3(CollectionIndexPre3<PluginState>),
-    V0_4(CollectionIndexPre<PluginState>),
+    V0_4(CollectionIndexPre4<PluginState>),
+    V0_5(CollectionIndexPre<PluginState>),
 }
 
-/// A run, its pages and its gone pages as plugin API 0.3.0 types them (the
-/// same records, generated apart).
-fn to_v3(
-    run: &Collection,
-    pages: &[MainPage],
-    gone: &[GonePage],
-) -> (v3::Collection, Vec<v3::MainPage>, Vec<v3::GonePage>) {
-    let run = v3::Collection {
-        id: run.id,
-        profile: run.profile.clone(),
-        started_at: run.started_at,
-        warc: run.warc.clone(),
-        interests: run
-            .interests
-            .iter()
-            .map(|i| v3::Interest {
-                category: i.category.clone(),
-                engines: i.engines.clone(),
-            })
-            .collect(),
-        host_version: run.host_version.clone(),
-    };
-    let pages = pages
-        .iter()
-        .map(|p| v3::MainPage {
-            category: p.category.clone(),
-            url: p.url.clone(),
-            title: p.title.clone(),
-            local: p.local.clone(),
-            bytes: p.bytes,
-            found_by: p
-                .found_by
+/// A run, its pages and its gone pages as an older plugin API (`$old`:
+/// `v3` or `v4`) types them (the same records, generated apart).
+macro_rules! to_older {
+    ($old:ident, $run:expr, $pages:expr, $gone:expr) => {{
+        use $old as old;
+        let (run, pages, gone): (&Collection, &[MainPage], &[GonePage]) = ($run, $pages, $gone);
+        let run = old::Collection {
+            id: run.id,
+            profile: run.profile.clone(),
+            started_at: run.started_at,
+            warc: run.warc.clone(),
+            interests: run
+                .interests
                 .iter()
-                .map(|f| v3::FoundBy {
-                    engine: f.engine.clone(),
-                    rank: f.rank,
+                .map(|i| old::Interest {
+                    category: i.category.clone(),
+                    engines: i.engines.clone(),
                 })
                 .collect(),
-            change: match p.change {
-                Change::New => v3::Change::New,
-                Change::Changed => v3::Change::Changed,
-                Change::Unchanged => v3::Change::Unchanged,
-                Change::NotRetrieved => v3::Change::NotRetrieved,
-                Change::Carried => v3::Change::Carried,
-            },
-            findings: p.findings.clone(),
-            problem: p.problem.clone(),
-        })
-        .collect();
-    let gone = gone
-        .iter()
-        .map(|g| v3::GonePage {
-            category: g.category.clone(),
-            url: g.url.clone(),
-            title: g.title.clone(),
-        })
-        .collect();
-    (run, pages, gone)
+            host_version: run.host_version.clone(),
+        };
+        let pages: Vec<old::MainPage> = pages
+            .iter()
+            .map(|p| old::MainPage {
+                category: p.category.clone(),
+                url: p.url.clone(),
+                title: p.title.clone(),
+                local: p.local.clone(),
+                bytes: p.bytes,
+                found_by: p
+                    .found_by
+                    .iter()
+                    .map(|f| old::FoundBy {
+                        engine: f.engine.clone(),
+                        rank: f.rank,
+                    })
+                    .collect(),
+                change: match p.change {
+                    Change::New => old::Change::New,
+                    Change::Changed => old::Change::Changed,
+                    Change::Unchanged => old::Change::Unchanged,
+                    Change::NotRetrieved => old::Change::NotRetrieved,
+                    Change::Carried => old::Change::Carried,
+                },
+                findings: p.findings.clone(),
+                problem: p.problem.clone(),
+            })
+            .collect();
+        let gone: Vec<old::GonePage> = gone
+            .iter()
+            .map(|g| old::GonePage {
+                category: g.category.clone(),
+                url: g.url.clone(),
+                title: g.title.clone(),
+            })
+            .collect();
+        (run, pages, gone)
+    }};
 }
 
 /// Instantiate `$pre` in `$store` and call its `configure`, then `$then`
@@ -126,11 +131,20 @@ impl CollectionIndexPlugin {
                 )?)
             }
             ApiVersion::V0_4 => {
+                CollectionIndex4::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                    &mut linker,
+                    |s| s,
+                )?;
+                Pre::V0_4(CollectionIndexPre4::new(
+                    linker.instantiate_pre(component)?,
+                )?)
+            }
+            ApiVersion::V0_5 => {
                 CollectionIndex::add_to_linker::<PluginState, HasSelf<PluginState>>(
                     &mut linker,
                     |s| s,
                 )?;
-                Pre::V0_4(CollectionIndexPre::new(linker.instantiate_pre(component)?)?)
+                Pre::V0_5(CollectionIndexPre::new(linker.instantiate_pre(component)?)?)
             }
         };
         Ok(CollectionIndexPlugin { sandbox, pre })
@@ -149,6 +163,7 @@ impl CollectionIndexPlugin {
         match &self.pre {
             Pre::V0_3(pre) => configured!(&self.sandbox, store, pre, |_api| Ok(())),
             Pre::V0_4(pre) => configured!(&self.sandbox, store, pre, |_api| Ok(())),
+            Pre::V0_5(pre) => configured!(&self.sandbox, store, pre, |_api| Ok(())),
         }
     }
 
@@ -168,14 +183,22 @@ impl CollectionIndexPlugin {
         let store = &mut store;
         let written = match &self.pre {
             Pre::V0_3(pre) => {
-                let (run, pages, gone) = to_v3(run, pages, gone);
+                let (run, pages, gone) = to_older!(v3, run, pages, gone);
                 configured!(sb, &mut *store, pre, |api| sb.call(
                     store,
                     "write-index",
                     |s| { api.call_write_index(s, &run, &pages, &gone, paths) }
                 )?)
             }
-            Pre::V0_4(pre) => configured!(sb, &mut *store, pre, |api| sb.call(
+            Pre::V0_4(pre) => {
+                let (run, pages, gone) = to_older!(v4, run, pages, gone);
+                configured!(sb, &mut *store, pre, |api| sb.call(
+                    store,
+                    "write-index",
+                    |s| { api.call_write_index(s, &run, &pages, &gone, paths) }
+                )?)
+            }
+            Pre::V0_5(pre) => configured!(sb, &mut *store, pre, |api| sb.call(
                 store,
                 "write-index",
                 |s| { api.call_write_index(s, run, pages, gone, paths) }

@@ -15,6 +15,10 @@ use super::bindings::since_v0_3_0::detector::exports::spinneret::plugin::detecto
 use super::bindings::since_v0_3_0::detector::{
     ChangeDetector as Detector3, ChangeDetectorPre as DetectorPre3,
 };
+use super::bindings::since_v0_4_0::detector::exports::spinneret::plugin::detector_api as v4;
+use super::bindings::since_v0_4_0::detector::{
+    ChangeDetector as Detector4, ChangeDetectorPre as DetectorPre4,
+};
 use super::runner::{Versioned, by_version, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
@@ -25,6 +29,7 @@ world!(
 );
 world!(Detector2, DetectorPre2, spinneret_plugin_detector_api);
 world!(Detector3, DetectorPre3, spinneret_plugin_detector_api);
+world!(Detector4, DetectorPre4, spinneret_plugin_detector_api);
 
 /// What one run saw of a URL, for a detector.
 pub type DetectorSnapshot = Snapshot;
@@ -37,7 +42,7 @@ pub type DetectorNeeds = Needs;
 
 /// A change detector ready to run.
 pub struct DetectorPlugin {
-    runner: Versioned<Detector2, Detector3, ChangeDetector>,
+    runner: Versioned<Detector2, Detector3, Detector4, ChangeDetector>,
     /// What it declared it needs, once asked.
     needs: Option<Needs>,
 }
@@ -73,6 +78,7 @@ impl DetectorPlugin {
             &mut self.runner,
             [v2],
             [v3],
+            [v4],
             |r, old| {
                 let n = r.call("declare", |b, s| {
                     b.spinneret_plugin_detector_api().call_declare(s)
@@ -99,6 +105,7 @@ impl DetectorPlugin {
             &mut self.runner,
             [v2],
             [v3],
+            [v4],
             |r, old| {
                 let old_snapshot = |s: &Snapshot| old::Snapshot {
                     outcome: s.outcome.clone(),

@@ -14,6 +14,10 @@ use super::bindings::since_v0_3_0::fetch_hook::exports::spinneret::plugin::fetch
 use super::bindings::since_v0_3_0::fetch_hook::{
     FetchHook as FetchHook3, FetchHookPre as FetchHookPre3,
 };
+use super::bindings::since_v0_4_0::fetch_hook::exports::spinneret::plugin::fetch_hook_api as v4;
+use super::bindings::since_v0_4_0::fetch_hook::{
+    FetchHook as FetchHook4, FetchHookPre as FetchHookPre4,
+};
 use super::runner::{Versioned, by_version, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
@@ -25,9 +29,10 @@ pub use super::bindings::fetch_hook::exports::spinneret::plugin::fetch_hook_api:
 world!(FetchHook, FetchHookPre, spinneret_plugin_fetch_hook_api);
 world!(FetchHook2, FetchHookPre2, spinneret_plugin_fetch_hook_api);
 world!(FetchHook3, FetchHookPre3, spinneret_plugin_fetch_hook_api);
+world!(FetchHook4, FetchHookPre4, spinneret_plugin_fetch_hook_api);
 
 /// A fetch hook ready to run.
-pub struct FetchHookPlugin(Versioned<FetchHook2, FetchHook3, FetchHook>);
+pub struct FetchHookPlugin(Versioned<FetchHook2, FetchHook3, FetchHook4, FetchHook>);
 
 /// A request as an older version's interface `$old` types it.
 macro_rules! old_request {
@@ -65,6 +70,7 @@ impl FetchHookPlugin {
             &mut self.0,
             [v2],
             [v3],
+            [v4],
             |r, old| {
                 let wants = r.call("declare", |b, s| {
                     b.spinneret_plugin_fetch_hook_api().call_declare(s)
@@ -83,6 +89,7 @@ impl FetchHookPlugin {
             &mut self.0,
             [v2],
             [v3],
+            [v4],
             |r, old| {
                 let request = old_request!(old, request);
                 let verdict = r.call("before-request", |b, s| {
@@ -111,6 +118,7 @@ impl FetchHookPlugin {
             &mut self.0,
             [v2],
             [v3],
+            [v4],
             |r, old| {
                 let request = old_request!(old, request);
                 let response = old::Response {

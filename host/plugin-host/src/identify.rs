@@ -202,11 +202,12 @@ mod tests {
         assert_eq!(runs((0, 1, 0)), None);
         assert_eq!(runs((0, 3, 0)), Some(ApiVersion::V0_3));
         assert_eq!(runs((0, 4, 0)), Some(ApiVersion::V0_4));
-        assert_eq!(runs((0, 5, 0)), None);
+        assert_eq!(runs((0, 5, 0)), Some(ApiVersion::V0_5));
+        assert_eq!(runs((0, 6, 0)), None);
         assert_eq!(runs((2, 2, 0)), None);
         assert_eq!(
-            IdentifyError::Incompatible(0, 5, 0).to_string(),
-            "it was built against plugin API 0.5.0, but this spinneret runs 0.2.x, 0.3.x, 0.4.x; it needs a spinneret that runs 0.5.x"
+            IdentifyError::Incompatible(0, 6, 0).to_string(),
+            "it was built against plugin API 0.6.0, but this spinneret runs 0.2.x, 0.3.x, 0.4.x, 0.5.x; it needs a spinneret that runs 0.6.x"
         );
     }
 }

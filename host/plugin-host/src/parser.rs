@@ -5,18 +5,20 @@ use super::bindings::parser::exports::spinneret::plugin::parser_api::Parsed;
 use super::bindings::parser::{Parser, ParserPre};
 use super::bindings::since_v0_2_0::parser::{Parser as Parser2, ParserPre as ParserPre2};
 use super::bindings::since_v0_3_0::parser::{Parser as Parser3, ParserPre as ParserPre3};
+use super::bindings::since_v0_4_0::parser::{Parser as Parser4, ParserPre as ParserPre4};
 use super::runner::{Versioned, by_version, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
 world!(Parser, ParserPre, spinneret_plugin_parser_api);
 world!(Parser2, ParserPre2, spinneret_plugin_parser_api);
 world!(Parser3, ParserPre3, spinneret_plugin_parser_api);
+world!(Parser4, ParserPre4, spinneret_plugin_parser_api);
 
 /// What a parser read from a resource.
 pub type ParsedResource = Parsed;
 
 /// A parser ready to run.
-pub struct ParserPlugin(Versioned<Parser2, Parser3, Parser>);
+pub struct ParserPlugin(Versioned<Parser2, Parser3, Parser4, Parser>);
 
 impl ParserPlugin {
     /// Prepare a parser from a compiled component.

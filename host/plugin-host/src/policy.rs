@@ -9,6 +9,8 @@ use super::bindings::since_v0_2_0::policy::exports::spinneret::plugin::policy_ap
 use super::bindings::since_v0_2_0::policy::{Policy as Policy2, PolicyPre as PolicyPre2};
 use super::bindings::since_v0_3_0::policy::exports::spinneret::plugin::policy_api as v3;
 use super::bindings::since_v0_3_0::policy::{Policy as Policy3, PolicyPre as PolicyPre3};
+use super::bindings::since_v0_4_0::policy::exports::spinneret::plugin::policy_api as v4;
+use super::bindings::since_v0_4_0::policy::{Policy as Policy4, PolicyPre as PolicyPre4};
 use super::runner::{Versioned, by_version, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
@@ -20,9 +22,10 @@ pub use super::bindings::policy::exports::spinneret::plugin::policy_api::{
 world!(Policy, PolicyPre, spinneret_plugin_policy_api);
 world!(Policy2, PolicyPre2, spinneret_plugin_policy_api);
 world!(Policy3, PolicyPre3, spinneret_plugin_policy_api);
+world!(Policy4, PolicyPre4, spinneret_plugin_policy_api);
 
 /// A policy ready to run.
-pub struct PolicyPlugin(Versioned<Policy2, Policy3, Policy>);
+pub struct PolicyPlugin(Versioned<Policy2, Policy3, Policy4, Policy>);
 
 impl PolicyPlugin {
     /// Prepare a policy from a compiled component.
@@ -49,6 +52,7 @@ impl PolicyPlugin {
             &mut self.0,
             [v2],
             [v3],
+            [v4],
             |r, old| {
                 let used = r.call("declare", |b, s| {
                     b.spinneret_plugin_policy_api().call_declare(s)
@@ -72,6 +76,7 @@ impl PolicyPlugin {
             &mut self.0,
             [v2],
             [v3],
+            [v4],
             |r, old| {
                 let context = old::Context {
                     task: context.task.clone(),

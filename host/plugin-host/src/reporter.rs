@@ -15,6 +15,8 @@ use super::bindings::since_v0_2_0::reporter::exports::spinneret::plugin::reporte
 use super::bindings::since_v0_2_0::reporter::{Reporter as Reporter2, ReporterPre as ReporterPre2};
 use super::bindings::since_v0_3_0::reporter::exports::spinneret::plugin::reporter_api as v3;
 use super::bindings::since_v0_3_0::reporter::{Reporter as Reporter3, ReporterPre as ReporterPre3};
+use super::bindings::since_v0_4_0::reporter::exports::spinneret::plugin::reporter_api as v4;
+use super::bindings::since_v0_4_0::reporter::{Reporter as Reporter4, ReporterPre as ReporterPre4};
 use super::capabilities::{OutputDir, PluginState};
 use super::runner::same_flags;
 pub use super::sandbox::PluginFailure;
@@ -37,14 +39,16 @@ pub struct ReporterPlugin {
 enum Pre {
     V0_2(ReporterPre2<PluginState>),
     V0_3(ReporterPre3<PluginState>),
-    V0_4(ReporterPre<PluginState>),
+    V0_4(ReporterPre4<PluginState>),
+    V0_5(ReporterPre<PluginState>),
 }
 
 /// A live instance of a reporter, of its API version.
 enum Bound {
     V0_2(Reporter2),
     V0_3(Reporter3),
-    V0_4(Reporter),
+    V0_4(Reporter4),
+    V0_5(Reporter),
 }
 
 /// One task's report in the making: a live instance of the reporter.
@@ -156,12 +160,25 @@ pub fn to_wit_category(c: Category) -> wit::Category {
     }
 }
 
-/// Match on a live instance: `$older` runs for a 0.2 or a 0.3 reporter,
-/// with `$api` its interface and `$old` the module of its version's
-/// reporter types (the same items under the same names, so the code is
-/// written once and converts field by field); `$newest` for a 0.4 one.
+/// Match on a live instance: `$older` runs for a 0.2, 0.3 or 0.4
+/// reporter, with `$api` its interface and `$old` the module of its
+/// version's reporter types (the same items under the same names, so the
+/// code is written once and converts field by field); `$newest` for a 0.5
+/// one. Where 0.4's items differ from 0.2's and 0.3's (`wants` has
+/// `lines`, a `task-document` its lines), the second form gives 0.4 an
+/// arm of its own, `$v4`.
 macro_rules! by_version {
     ($bound:expr, |$api:ident, $old:ident| $older:expr, |$napi:ident| $newest:expr $(,)?) => {
+        by_version!($bound, |$api, $old| $older, |$api, $old| $older, |$napi| {
+            $newest
+        })
+    };
+    (
+        $bound:expr,
+        |$api:ident, $old:ident| $older:expr,
+        |$api4:ident, $old4:ident| $v4:expr,
+        |$napi:ident| $newest:expr $(,)?
+    ) => {
         match $bound {
             Bound::V0_2(b) => {
                 let $api = b.spinneret_plugin_reporter_api();
@@ -176,6 +193,12 @@ macro_rules! by_version {
                 $older
             }
             Bound::V0_4(b) => {
+                let $api4 = b.spinneret_plugin_reporter_api();
+                #[allow(unused_imports)]
+                use v4 as $old4;
+                $v4
+            }
+            Bound::V0_5(b) => {
                 let $napi = b.spinneret_plugin_reporter_api();
                 $newest
             }
@@ -213,8 +236,12 @@ impl ReporterPlugin {
                 Pre::V0_3(ReporterPre3::new(linker.instantiate_pre(component)?)?)
             }
             ApiVersion::V0_4 => {
+                Reporter4::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+                Pre::V0_4(ReporterPre4::new(linker.instantiate_pre(component)?)?)
+            }
+            ApiVersion::V0_5 => {
                 Reporter::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
-                Pre::V0_4(ReporterPre::new(linker.instantiate_pre(component)?)?)
+                Pre::V0_5(ReporterPre::new(linker.instantiate_pre(component)?)?)
             }
         };
         Ok(ReporterPlugin { sandbox, pre })
@@ -240,6 +267,7 @@ impl ReporterPlugin {
             Pre::V0_2(pre) => configure!(pre, Bound::V0_2),
             Pre::V0_3(pre) => configure!(pre, Bound::V0_3),
             Pre::V0_4(pre) => configure!(pre, Bound::V0_4),
+            Pre::V0_5(pre) => configure!(pre, Bound::V0_5),
         };
         configured.map_err(|e| sb.failed("configure", e.message))?;
         Ok(bound)
@@ -266,10 +294,10 @@ impl ReporterPlugin {
         let sb = &self.sandbox;
         let mut store = sb.store(Some(OutputDir::new(output_dir, output_cap)));
         let bindings = self.configured(&mut store)?;
-        let wants = by_version!(
-            &bindings,
-            |api, old| {
-                let counts = old::TaskCounts {
+        // The counts as an older version types them (the same fields).
+        macro_rules! old_counts {
+            ($old:ident) => {
+                $old::TaskCounts {
                     urls: counts.urls,
                     documents: counts.documents,
                     references: counts.references,
@@ -277,14 +305,27 @@ impl ReporterPlugin {
                     by_role: counts
                         .by_role
                         .iter()
-                        .map(|(r, n)| (old_role!(old, r), *n))
+                        .map(|(r, n)| (old_role!($old, r), *n))
                         .collect(),
                     findings: counts.findings.clone(),
-                };
+                }
+            };
+        }
+        let wants = by_version!(
+            &bindings,
+            |api, old| {
+                let counts = old_counts!(old);
                 sb.call(&mut store, "begin", |s| {
                     api.call_begin(s, run, task, &counts)
                 })?
                 .map(|w| same_flags!(w, old::Wants => Wants: RESULTS, DOCUMENTS, TARGETS, FINDINGS))
+            },
+            |api, old| {
+                let counts = old_counts!(old);
+                sb.call(&mut store, "begin", |s| {
+                    api.call_begin(s, run, task, &counts)
+                })?
+                .map(|w| same_flags!(w, old::Wants => Wants: RESULTS, DOCUMENTS, TARGETS, FINDINGS, LINES))
             },
             |api| sb.call(&mut store, "begin", |s| api
                 .call_begin(s, run, task, counts))?,
@@ -325,22 +366,24 @@ impl ReporterSession {
     }
 
     /// Hand over documents (or parts of them) of the task. An older
-    /// reporter, whose documents have no `lines`, gets them without.
+    /// reporter gets them without what its version lacks: a 0.4 one without
+    /// `columns`, a 0.3 or 0.2 one without `lines` too.
     pub fn documents(&mut self, batch: &[TaskDocument]) -> Result<(), PluginFailure> {
         let (sb, store) = (&self.sandbox, &mut self.store);
-        by_version!(
-            &self.bindings,
-            |api, old| {
-                let batch: Vec<old::TaskDocument> = batch
+        // The documents as an older version types them, with the fields
+        // given after the common ones.
+        macro_rules! old_documents {
+            ($old:ident $(, $field:ident)*) => {
+                batch
                     .iter()
-                    .map(|d| old::TaskDocument {
+                    .map(|d| $old::TaskDocument {
                         number: d.number,
                         document: d.document.clone(),
                         outcome: d.outcome.clone(),
                         targets: d
                             .targets
                             .iter()
-                            .map(|t| old::Target {
+                            .map(|t| $old::Target {
                                 category: t.category,
                                 status: t.status,
                                 error: t.error.clone(),
@@ -352,8 +395,19 @@ impl ReporterSession {
                             .collect(),
                         first_reference: d.first_reference,
                         last_part: d.last_part,
+                        $($field: d.$field.clone(),)*
                     })
-                    .collect();
+                    .collect::<Vec<$old::TaskDocument>>()
+            };
+        }
+        by_version!(
+            &self.bindings,
+            |api, old| {
+                let batch = old_documents!(old);
+                sb.call(store, "on-documents", |s| api.call_on_documents(s, &batch))
+            },
+            |api, old| {
+                let batch = old_documents!(old, lines);
                 sb.call(store, "on-documents", |s| api.call_on_documents(s, &batch))
             },
             |api| sb.call(store, "on-documents", |s| api.call_on_documents(s, batch)),

@@ -99,25 +99,28 @@ impl<W: World> Runner<W> {
 }
 
 /// A plugin of one world, run under the API version its component was
-/// built against: `V2`, `V3` and `V4` are the world's 0.2.0, 0.3.0 and
-/// 0.4.0 bindings. Each world's runner matches on it, converting the types
+/// built against: `V2` to `V5` are the world's 0.2.0 to 0.5.0 bindings.
+/// Each world's runner matches on it, converting the types
 /// its interface defines for an older plugin.
-pub enum Versioned<V2: World, V3: World, V4: World> {
+pub enum Versioned<V2: World, V3: World, V4: World, V5: World> {
     /// Built against plugin API 0.2.x.
     V0_2(Runner<V2>),
     /// Built against plugin API 0.3.x.
     V0_3(Runner<V3>),
     /// Built against plugin API 0.4.x.
     V0_4(Runner<V4>),
+    /// Built against plugin API 0.5.x.
+    V0_5(Runner<V5>),
 }
 
-impl<V2: World, V3: World, V4: World> Versioned<V2, V3, V4> {
+impl<V2: World, V3: World, V4: World, V5: World> Versioned<V2, V3, V4, V5> {
     /// Link a compiled component against the world of its own API version.
     pub fn new(sandbox: Sandbox, component: &Component) -> wasmtime::Result<Self> {
         Ok(match sandbox.api_of(component)? {
             ApiVersion::V0_2 => Versioned::V0_2(Runner::new(sandbox, component)?),
             ApiVersion::V0_3 => Versioned::V0_3(Runner::new(sandbox, component)?),
             ApiVersion::V0_4 => Versioned::V0_4(Runner::new(sandbox, component)?),
+            ApiVersion::V0_5 => Versioned::V0_5(Runner::new(sandbox, component)?),
         })
     }
 
@@ -127,6 +130,7 @@ impl<V2: World, V3: World, V4: World> Versioned<V2, V3, V4> {
             Versioned::V0_2(r) => r.sandbox(),
             Versioned::V0_3(r) => r.sandbox(),
             Versioned::V0_4(r) => r.sandbox(),
+            Versioned::V0_5(r) => r.sandbox(),
         }
     }
 
@@ -136,6 +140,7 @@ impl<V2: World, V3: World, V4: World> Versioned<V2, V3, V4> {
             Versioned::V0_2(r) => r.start(),
             Versioned::V0_3(r) => r.start(),
             Versioned::V0_4(r) => r.start(),
+            Versioned::V0_5(r) => r.start(),
         }
     }
 }
@@ -193,15 +198,18 @@ macro_rules! world {
 }
 pub(crate) use world;
 
-/// Match on a [`Versioned`] runner: `$older` runs for a 0.2 or a 0.3
-/// plugin with `$old` naming that version's interface module (`[v2]` or
-/// `[v3]`, in scope where the macro is used), and `$newest` for a 0.4
-/// plugin. The older versions' interfaces have the same items under the
+/// Match on a [`Versioned`] runner: `$older` runs for a 0.2, 0.3 or 0.4
+/// plugin with `$old` naming that version's interface module (`[v2]`,
+/// `[v3]` or `[v4]`, in scope where the macro is used), and `$newest` for a
+/// 0.5 plugin. The older versions' interfaces have the same items under the
 /// same names, so `$older` is written once and type-checked against each:
 /// it converts an older plugin's values field by field where it builds them.
+/// (The reporter, whose 0.4 interface differs from 0.2's and 0.3's, has a
+/// macro of its own in `reporter.rs`.)
 macro_rules! by_version {
+    // 0.2, 0.3 and 0.4 alike (their interface's items have the same names).
     (
-        $versioned:expr, [$($v2:tt)+], [$($v3:tt)+],
+        $versioned:expr, [$($v2:tt)+], [$($v3:tt)+], [$($v4:tt)+],
         |$r:ident, $old:ident| $older:expr,
         |$n:ident| $newest:expr $(,)?
     ) => {
@@ -216,7 +224,12 @@ macro_rules! by_version {
                 use $($v3)+ as $old;
                 $older
             }
-            $crate::runner::Versioned::V0_4($n) => $newest,
+            $crate::runner::Versioned::V0_4($r) => {
+                #[allow(unused_imports)]
+                use $($v4)+ as $old;
+                $older
+            }
+            $crate::runner::Versioned::V0_5($n) => $newest,
         }
     };
     // Older code that names no type of its version's interface.
@@ -224,7 +237,8 @@ macro_rules! by_version {
         match $versioned {
             $crate::runner::Versioned::V0_2($r) => $older,
             $crate::runner::Versioned::V0_3($r) => $older,
-            $crate::runner::Versioned::V0_4($n) => $newest,
+            $crate::runner::Versioned::V0_4($r) => $older,
+            $crate::runner::Versioned::V0_5($n) => $newest,
         }
     };
 }

@@ -14,6 +14,10 @@ use super::bindings::since_v0_3_0::search_engine::exports::spinneret::plugin::se
 use super::bindings::since_v0_3_0::search_engine::{
     SearchEngine as Engine3, SearchEnginePre as EnginePre3,
 };
+use super::bindings::since_v0_4_0::search_engine::exports::spinneret::plugin::search_engine_api as v4;
+use super::bindings::since_v0_4_0::search_engine::{
+    SearchEngine as Engine4, SearchEnginePre as EnginePre4,
+};
 use super::runner::{Versioned, same_flags, world};
 use super::sandbox::{PluginFailure, Sandbox};
 
@@ -29,6 +33,7 @@ world!(
 );
 world!(Engine2, EnginePre2, spinneret_plugin_search_engine_api);
 world!(Engine3, EnginePre3, spinneret_plugin_search_engine_api);
+world!(Engine4, EnginePre4, spinneret_plugin_search_engine_api);
 
 /// An older version's hit as the newest's (the same fields), as a closure.
 macro_rules! new_hit {
@@ -44,7 +49,7 @@ macro_rules! new_hit {
 
 /// A search engine ready to run.
 pub struct SearchEnginePlugin {
-    runner: Versioned<Engine2, Engine3, SearchEngine>,
+    runner: Versioned<Engine2, Engine3, Engine4, SearchEngine>,
     supports: Option<OptionSupport>,
 }
 
@@ -118,13 +123,20 @@ impl SearchEnginePlugin {
                 r.start()?;
                 OptionSupport::LANGUAGE | OptionSupport::PAGE
             }
+            // 0.3 and 0.4 alike: the same options, typed apart.
             Versioned::V0_3(r) => {
                 let s = r.call("supports", |b, s| {
                     b.spinneret_plugin_search_engine_api().call_supports(s)
                 })?;
                 same_flags!(s, v3::OptionSupport => OptionSupport: LANGUAGE, PAGE, PHRASE, EXCLUDE, SITE)
             }
-            Versioned::V0_4(r) => r.call("supports", |b, s| {
+            Versioned::V0_4(r) => {
+                let s = r.call("supports", |b, s| {
+                    b.spinneret_plugin_search_engine_api().call_supports(s)
+                })?;
+                same_flags!(s, v4::OptionSupport => OptionSupport: LANGUAGE, PAGE, PHRASE, EXCLUDE, SITE)
+            }
+            Versioned::V0_5(r) => r.call("supports", |b, s| {
                 b.spinneret_plugin_search_engine_api().call_supports(s)
             })?,
         };
@@ -138,6 +150,19 @@ impl SearchEnginePlugin {
         keywords: &[String],
         options: &SearchOptions,
     ) -> Result<String, PluginFailure> {
+        // The options as 0.3 and 0.4 type them (the same fields).
+        macro_rules! options_as {
+            ($old:ident) => {
+                $old::SearchOptions {
+                    max_results: options.max_results,
+                    language: options.language.clone(),
+                    page: options.page,
+                    phrase: options.phrase.clone(),
+                    exclude: options.exclude.clone(),
+                    site: options.site.clone(),
+                }
+            };
+        }
         match &mut self.runner {
             Versioned::V0_2(r) => {
                 let options = v2::SearchOptions {
@@ -151,20 +176,20 @@ impl SearchEnginePlugin {
                 })
             }
             Versioned::V0_3(r) => {
-                let options = v3::SearchOptions {
-                    max_results: options.max_results,
-                    language: options.language.clone(),
-                    page: options.page,
-                    phrase: options.phrase.clone(),
-                    exclude: options.exclude.clone(),
-                    site: options.site.clone(),
-                };
+                let options = options_as!(v3);
                 r.call_refusable("query-url", |b, s| {
                     b.spinneret_plugin_search_engine_api()
                         .call_query_url(s, keywords, &options)
                 })
             }
-            Versioned::V0_4(r) => r.call_refusable("query-url", |b, s| {
+            Versioned::V0_4(r) => {
+                let options = options_as!(v4);
+                r.call_refusable("query-url", |b, s| {
+                    b.spinneret_plugin_search_engine_api()
+                        .call_query_url(s, keywords, &options)
+                })
+            }
+            Versioned::V0_5(r) => r.call_refusable("query-url", |b, s| {
                 b.spinneret_plugin_search_engine_api()
                     .call_query_url(s, keywords, options)
             }),
@@ -178,6 +203,17 @@ impl SearchEnginePlugin {
         body: &[u8],
         content_type: &str,
     ) -> Result<Answer, PluginFailure> {
+        // An answer as 0.3 and 0.4 type it, as the newest's.
+        macro_rules! answer_from {
+            ($old:ident, $answer:expr) => {
+                match $answer {
+                    $old::Answer::Hits(hits) => {
+                        Answer::Hits(hits.into_iter().map(new_hit!()).collect())
+                    }
+                    $old::Answer::NoResults(why) => Answer::NoResults(why),
+                }
+            };
+        }
         match &mut self.runner {
             Versioned::V0_2(r) => {
                 let hits = r.call_refusable("parse-results", |b, s| {
@@ -191,14 +227,16 @@ impl SearchEnginePlugin {
                     b.spinneret_plugin_search_engine_api()
                         .call_parse_results(s, body, content_type)
                 })?;
-                Ok(match answer {
-                    v3::Answer::Hits(hits) => {
-                        Answer::Hits(hits.into_iter().map(new_hit!()).collect())
-                    }
-                    v3::Answer::NoResults(why) => Answer::NoResults(why),
-                })
+                Ok(answer_from!(v3, answer))
             }
-            Versioned::V0_4(r) => r.call_refusable("parse-results", |b, s| {
+            Versioned::V0_4(r) => {
+                let answer = r.call_refusable("parse-results", |b, s| {
+                    b.spinneret_plugin_search_engine_api()
+                        .call_parse_results(s, body, content_type)
+                })?;
+                Ok(answer_from!(v4, answer))
+            }
+            Versioned::V0_5(r) => r.call_refusable("parse-results", |b, s| {
                 b.spinneret_plugin_search_engine_api()
                     .call_parse_results(s, body, content_type)
             }),

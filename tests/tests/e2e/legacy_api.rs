@@ -1,10 +1,11 @@
-//! Plugins built against plugin APIs 0.2.0 and 0.3.0 keep running on a
-//! host whose newest API is 0.4.0: each world's runner takes the older
-//! component and converts what its interface defines. The fixtures are
-//! built straight from the older WIT and export every world of their
+//! Plugins built against plugin APIs 0.2.0, 0.3.0 and 0.4.0 keep running
+//! on a host whose newest API is 0.5.0: each world's runner takes the
+//! older component and converts what its interface defines. The fixtures
+//! are built straight from the older WIT and export every world of their
 //! version: `tests/plugins/legacy-api` from `wit/since_v0.2.0`,
-//! `tests/plugins/legacy-api-0-3` from `wit/since_v0.3.0`. The worlds the
-//! two versions define alike are tested on both.
+//! `tests/plugins/legacy-api-0-3` from `wit/since_v0.3.0`,
+//! `tests/plugins/legacy-api-0-4` from `wit/since_v0.4.0`. The worlds the
+//! versions define alike are tested on each.
 
 use crate::common::{expect_exit, plugin_run, plugin_task, spinneret, text};
 use spinneret_core::model::{Category, CheckResult};
@@ -16,16 +17,23 @@ use spinneret_plugin_host::fetch_hook::{FetchHookPlugin, HookRequest, HookRespon
 use spinneret_plugin_host::identify::{PluginKind, identify};
 use spinneret_plugin_host::parser::ParserPlugin;
 use spinneret_plugin_host::policy::{PolicyCandidate, PolicyContext, PolicyDecision, PolicyPlugin};
-use spinneret_plugin_host::reporter::{Reached, ReporterPlugin, Role, TaskCounts, to_wit_result};
+use spinneret_plugin_host::reporter::{
+    Reached, ReporterPlugin, Role, TaskCounts, TaskDocument, to_wit_result,
+};
 use spinneret_plugin_host::sandbox::Sandbox;
 use spinneret_plugin_host::search::{SearchAnswer, SearchEnginePlugin, option_names};
 use std::sync::Arc;
 
 const LEGACY: &str = env!("TEST_PLUGIN_LEGACY_API");
 const LEGACY_0_3: &str = env!("TEST_PLUGIN_LEGACY_API_0_3");
+const LEGACY_0_4: &str = env!("TEST_PLUGIN_LEGACY_API_0_4");
 
 /// Each fixture and the API version it was built against.
-const FIXTURES: [(&str, &str); 2] = [(LEGACY, "0.2"), (LEGACY_0_3, "0.3")];
+const FIXTURES: [(&str, &str); 3] = [(LEGACY, "0.2"), (LEGACY_0_3, "0.3"), (LEGACY_0_4, "0.4")];
+
+/// The fixtures of 0.3 and later, which export the worlds new in 0.3.0
+/// (search engine, collection index).
+const SINCE_0_3: [&str; 2] = [LEGACY_0_3, LEGACY_0_4];
 
 struct Legacy {
     engine: Arc<PluginEngine>,
@@ -67,7 +75,7 @@ fn outcome(url: &str, hash: &str) -> wit::CheckResult {
 }
 
 #[test]
-fn the_fixtures_were_built_against_0_2_0_and_0_3_0() {
+fn the_fixtures_were_built_against_0_2_0_0_3_0_and_0_4_0() {
     let api = |path| {
         let l = Legacy::load_from(path);
         let id = identify(&l.engine, &l.component).unwrap();
@@ -75,16 +83,19 @@ fn the_fixtures_were_built_against_0_2_0_and_0_3_0() {
     };
     assert_eq!(api(LEGACY), (PluginKind::SearchEngine, (0, 2, 0)));
     assert_eq!(api(LEGACY_0_3), (PluginKind::SearchEngine, (0, 3, 0)));
+    assert_eq!(api(LEGACY_0_4), (PluginKind::SearchEngine, (0, 4, 0)));
 }
 
 #[test]
-fn a_0_2_and_a_0_3_reporter_are_handed_their_task() {
-    for (path, _) in FIXTURES {
-        reporter_is_handed_its_task(&Legacy::load_from(path));
+fn a_0_2_a_0_3_and_a_0_4_reporter_are_handed_their_task() {
+    for (path, api) in FIXTURES {
+        reporter_is_handed_its_task(&Legacy::load_from(path), api);
     }
 }
 
-fn reporter_is_handed_its_task(l: &Legacy) {
+/// `api`'s reporter, handed a task: a 0.4 one (which wants `lines`) gets
+/// its document's lines without the columns 0.5 added, older ones neither.
+fn reporter_is_handed_its_task(l: &Legacy, api: &str) {
     let plugin = ReporterPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
     let run = plugin_run();
     let counts = TaskCounts {
@@ -117,16 +128,43 @@ fn reporter_is_handed_its_task(l: &Legacy) {
             },
         ])
         .unwrap();
+    // A document with its references' lines and columns (0.5's): an older
+    // reporter is handed it without what its version lacks.
+    session
+        .documents(&[TaskDocument {
+            number: 1,
+            document: wit::Document {
+                url: "http://a.example/".into(),
+                title: Some("A".into()),
+                owner: None,
+                expires: None,
+                parse_errors: 0,
+                references: vec![wit::Reference {
+                    target: "http://a.example/x.png".into(),
+                    kind: wit::RefKind::Image,
+                    anchor_text: String::new(),
+                }],
+            },
+            outcome: outcome("http://a.example/", "h1"),
+            targets: vec![],
+            first_reference: 0,
+            last_part: true,
+            lines: vec![3],
+            columns: vec![12],
+        }])
+        .unwrap();
     session.finish().unwrap();
     let stored = l.kv.changed().unwrap();
+    let lines = if api == "0.4" { "3" } else { "" };
     assert_eq!(
         String::from_utf8_lossy(&stored["report"]),
-        "results=2 documents=0 findings=0 roles=document,leaf"
+        format!("results=2 documents=1 findings=0 roles=document,leaf lines={lines}"),
+        "{api}"
     );
 }
 
 #[test]
-fn a_0_2_and_a_0_3_detector_compare_snapshots() {
+fn a_0_2_a_0_3_and_a_0_4_detector_compare_snapshots() {
     for (path, _) in FIXTURES {
         detector_compares_snapshots(&Legacy::load_from(path));
     }
@@ -193,7 +231,7 @@ fn detector_compares_snapshots(l: &Legacy) {
 }
 
 #[test]
-fn a_0_2_and_a_0_3_policy_decide() {
+fn a_0_2_a_0_3_and_a_0_4_policy_decide() {
     for (path, _) in FIXTURES {
         policy_decides(&Legacy::load_from(path));
     }
@@ -237,7 +275,7 @@ fn policy_decides(l: &Legacy) {
 }
 
 #[test]
-fn a_0_2_and_a_0_3_fetch_hook_see_requests_and_responses() {
+fn a_0_2_a_0_3_and_a_0_4_fetch_hook_see_requests_and_responses() {
     for (path, api) in FIXTURES {
         fetch_hook_sees_requests_and_responses(&Legacy::load_from(path), api);
     }
@@ -279,7 +317,7 @@ fn fetch_hook_sees_requests_and_responses(l: &Legacy, api: &str) {
 }
 
 #[test]
-fn a_0_2_and_a_0_3_parser_read_their_format() {
+fn a_0_2_a_0_3_and_a_0_4_parser_read_their_format() {
     for (path, _) in FIXTURES {
         parser_reads_its_format(&Legacy::load_from(path));
     }
@@ -370,8 +408,13 @@ fn a_0_2_search_engine_runs_in_the_sandbox_and_from_the_cli() {
 }
 
 #[test]
-fn a_0_3_search_engine_maps_its_options_and_says_when_it_found_nothing() {
-    let l = Legacy::load_from(LEGACY_0_3);
+fn a_0_3_and_a_0_4_search_engine_map_their_options_and_say_when_they_found_nothing() {
+    for path in SINCE_0_3 {
+        search_engine_maps_its_options(&Legacy::load_from(path));
+    }
+}
+
+fn search_engine_maps_its_options(l: &Legacy) {
     let mut s = SearchEnginePlugin::new(
         l.sandbox(serde_json::json!({"base": "http://engine.test/"})),
         &l.component,
@@ -408,11 +451,16 @@ fn a_0_3_search_engine_maps_its_options_and_says_when_it_found_nothing() {
 }
 
 #[test]
-fn a_0_3_collection_index_is_handed_its_run() {
+fn a_0_3_and_a_0_4_collection_index_are_handed_their_run() {
+    for path in SINCE_0_3 {
+        collection_index_is_handed_its_run(&Legacy::load_from(path));
+    }
+}
+
+fn collection_index_is_handed_its_run(l: &Legacy) {
     use spinneret_plugin_host::collection_index::{
         Change, Collection, CollectionIndexPlugin, GonePage, Interest, MainPage,
     };
-    let l = Legacy::load_from(LEGACY_0_3);
     let index = CollectionIndexPlugin::new(l.sandbox(serde_json::json!({})), &l.component).unwrap();
     let run = Collection {
         id: 3,

@@ -92,7 +92,7 @@ fn a_plugin_from_the_template_runs_in_a_crawl() {
     let inspect = spinneret(&["plugin", "inspect", wasm.to_str().unwrap()]);
     let shown = String::from_utf8_lossy(&inspect.stdout);
     assert!(
-        shown.contains("  world:   reporter\n  api:     0.4.0"),
+        shown.contains("  world:   reporter\n  api:     0.5.0"),
         "{shown}"
     );
 

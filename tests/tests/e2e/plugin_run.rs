@@ -127,9 +127,30 @@ fn a_reporter_writes_its_files_where_it_is_told() {
         "{}",
         text(&out.stderr)
     );
+    // A fixture written for API 0.4 (lines, no columns) still reads.
     assert_eq!(
         std::fs::read_to_string(out_dir.join("annotations.txt")).unwrap(),
         "::error title=Broken link::http://a.example/gone: HTTP 404 Not Found (linked from http://a.example/, line 4)\n"
+    );
+    // With 0.5's columns beside the lines, the annotation names the column.
+    let with_columns = std::fs::read_to_string(&report)
+        .unwrap()
+        .replace(r#""lines": [4]"#, r#""lines": [4], "columns": [10]"#);
+    std::fs::write(&report, with_columns).unwrap();
+    let out_dir = dir.path().join("out-0.5");
+    let out = spinneret(&[
+        "plugin",
+        "run",
+        "builtin:github-annotations",
+        "-i",
+        &report,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(answers(&out), json!({"report": ["annotations.txt"]}));
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("annotations.txt")).unwrap(),
+        "::error title=Broken link::http://a.example/gone: HTTP 404 Not Found (linked from http://a.example/, line 4, column 10)\n"
     );
 }
 

@@ -388,7 +388,7 @@ fn the_default_reporters_write_a_task_of_thirty_thousand_urls() {
 /// sorts them) and in the SDK (whose harness mimics the host): all three agree.
 #[test]
 fn the_host_the_sdk_and_the_wit_agree_on_the_order_of_finding_kinds() {
-    let wit = include_str!("../../../wit/since_v0.4.0/plugins.wit");
+    let wit = include_str!("../../../wit/since_v0.5.0/plugins.wit");
     let start = wit
         .find("/// Things the change detectors noticed")
         .expect("on-findings is documented");

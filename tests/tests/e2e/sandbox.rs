@@ -135,10 +135,10 @@ fn an_incompatible_api_version_is_refused_before_it_runs() {
     let engine = PluginEngine::new().unwrap();
     let component = engine.compile(&std::fs::read(FUTURE).unwrap()).unwrap();
     let err = identify(&engine, &component).unwrap_err();
-    assert_eq!(err, IdentifyError::Incompatible(0, 5, 0));
+    assert_eq!(err, IdentifyError::Incompatible(0, 6, 0));
     assert_eq!(
         err.to_string(),
-        "it was built against plugin API 0.5.0, but this spinneret runs 0.2.x, 0.3.x, 0.4.x; it needs a spinneret that runs 0.5.x"
+        "it was built against plugin API 0.6.0, but this spinneret runs 0.2.x, 0.3.x, 0.4.x, 0.5.x; it needs a spinneret that runs 0.6.x"
     );
 }
 

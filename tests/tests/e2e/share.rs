@@ -188,7 +188,7 @@ fn pack_sign_install_list_info_and_crawl_with_it() {
     let by_file = Bundle::read(&w.path("by-file.spkg")).unwrap();
     assert_eq!(by_file.manifest, b.manifest);
     assert_eq!(b.manifest.kind.as_deref(), Some("reporter"));
-    assert_eq!(b.manifest.api.as_ref().unwrap().to_string(), "0.4.0");
+    assert_eq!(b.manifest.api.as_ref().unwrap().to_string(), "0.5.0");
     assert!(b.signature.is_some());
 
     let out = w.ok(&["plugin", "install", bundle.to_str().unwrap(), "--yes"]);
@@ -325,7 +325,7 @@ fn tampered_unsigned_untrusted_and_incompatible_bundles_are_refused() {
         "--allow-unsigned",
     ]);
     assert!(
-        err.contains("future 1.0.0 was built against plugin API 0.5.0, but this spinneret runs 0.2.x, 0.3.x, 0.4.x; it needs a spinneret that runs 0.5.x"),
+        err.contains("future 1.0.0 was built against plugin API 0.6.0, but this spinneret runs 0.2.x, 0.3.x, 0.4.x, 0.5.x; it needs a spinneret that runs 0.6.x"),
         "{err}"
     );
     assert!(w.installed_files().is_empty());
@@ -340,7 +340,7 @@ fn tampered_unsigned_untrusted_and_incompatible_bundles_are_refused() {
     let dir = w.author("liar", "1.0.1", "api = \"0.3.0\"\n");
     let err = w.refused(&["plugin", "pack", dir.to_str().unwrap()]);
     assert!(
-        err.contains("says api = \"0.3.0\", but the component was built against plugin API 0.4.0"),
+        err.contains("says api = \"0.3.0\", but the component was built against plugin API 0.5.0"),
         "{err}"
     );
 }

@@ -1,16 +1,17 @@
-//! The host imports of plugin APIs 0.2.0 and 0.3.0, for plugins built
-//! against them. They are 0.4.0's but `output.append-file`: each call goes
-//! to the newest version's implementation in the modules beside this one,
+//! The host imports of plugin APIs 0.2.0 to 0.4.0, for plugins built
+//! against them. They are 0.5.0's (0.2.0's and 0.3.0's but
+//! `output.append-file`): each call goes to the newest version's
+//! implementation in the modules beside this one,
 //! converting the two types that are generated per version (a log level,
 //! an HTTP response). `types` is shared (see [`crate::bindings`]).
 
 use super::PluginState;
-use crate::bindings::since_v0_4_0::host as new;
+use crate::bindings::since_v0_5_0::host as new;
 
 /// Implement an older version's host imports (its `host` bindings module)
 /// by calling the newest's.
 macro_rules! forward_to_newest {
-    ($old:path) => {
+    ($old:path $(, $append_file:ident)?) => {
         const _: () = {
             use $old as old;
 
@@ -94,6 +95,15 @@ macro_rules! forward_to_newest {
                 ) -> wasmtime::Result<Result<(), String>> {
                     new::output::Host::rename(self, source, destination)
                 }
+                $(
+                    fn $append_file(
+                        &mut self,
+                        path: String,
+                        part: String,
+                    ) -> wasmtime::Result<Result<(), String>> {
+                        new::output::Host::append_file(self, path, part)
+                    }
+                )?
             }
         };
     };
@@ -101,3 +111,4 @@ macro_rules! forward_to_newest {
 
 forward_to_newest!(crate::bindings::since_v0_2_0::host);
 forward_to_newest!(crate::bindings::since_v0_3_0::host);
+forward_to_newest!(crate::bindings::since_v0_4_0::host, append_file);

@@ -1,4 +1,4 @@
-//! A reporter built against `spinneret:plugin@0.5.0`, which this host does
+//! A reporter built against `spinneret:plugin@0.6.0`, which this host does
 //! not implement: the host must refuse it before instantiating it.
 
 // wit-bindgen's exports are `#[export_name]` functions, which the workspace's
@@ -9,7 +9,7 @@
 
 wit_bindgen::generate!({
     inline: "
-        package spinneret:plugin@0.5.0;
+        package spinneret:plugin@0.6.0;
         interface reporter-api {
             finish: func() -> result<_, string>;
         }

@@ -9,7 +9,8 @@
 //! The worlds 0.2 and 0.3 define alike (reporter, detector, policy, fetch
 //! hook, parser) behave as the 0.2 fixture's, which this one shares
 //! (`../legacy-api/src/shared.rs`); its fetch hook adds `x-legacy: 0.3`.
-//! New in 0.3, and so here alone:
+//! New in 0.3, and so here and in the 0.4 fixture, which includes them
+//! (`since_0_3.rs`):
 //! - search engine: maps the language and an exact phrase (`supports`),
 //!   asks `BASE/find?q=…&n=N[&lang=L]` and reads `URL<TAB>TITLE` lines; a
 //!   page that says `no results` is the engine's own answer;
@@ -54,104 +55,20 @@ use std::cell::RefCell;
 /// The API version the fetch hook names in its header.
 const API: &str = "0.3";
 
+/// What the reporter wants beyond results, documents and findings: nothing
+/// more (0.3's documents have no lines).
+fn more_wants() -> reporter_api::Wants {
+    reporter_api::Wants::empty()
+}
+
+/// A document's lines: 0.3's documents have none.
+fn lines_of(_d: &reporter_api::TaskDocument) -> &[u32] {
+    &[]
+}
+
 include!("../../legacy-api/src/shared.rs");
 
-impl search_engine_api::Guest for Legacy {
-    fn configure(config: String) -> Result<(), PluginError> {
-        configure_base(&config)
-    }
-    fn supports() -> search_engine_api::OptionSupport {
-        search_engine_api::OptionSupport::LANGUAGE | search_engine_api::OptionSupport::PHRASE
-    }
-    fn query_url(
-        keywords: Vec<String>,
-        options: search_engine_api::SearchOptions,
-    ) -> Result<String, PluginError> {
-        let mut q: Vec<String> = keywords
-            .iter()
-            .flat_map(|k| k.split_whitespace())
-            .map(|w| w.chars().filter(char::is_ascii_alphanumeric).collect())
-            .collect();
-        if let Some(phrase) = &options.phrase {
-            let words: Vec<String> = phrase
-                .split_whitespace()
-                .map(|w| w.chars().filter(char::is_ascii_alphanumeric).collect())
-                .collect();
-            q.push(format!("%22{}%22", words.join("+")));
-        }
-        let lang = options
-            .language
-            .map(|l| {
-                format!(
-                    "&lang={}",
-                    l.replace(|c: char| !c.is_ascii_alphabetic(), "")
-                )
-            })
-            .unwrap_or_default();
-        Ok(BASE.with(|b| {
-            format!(
-                "{}find?q={}&n={}{lang}",
-                b.borrow(),
-                q.join("+"),
-                options.max_results
-            )
-        }))
-    }
-    fn parse_results(
-        body: Vec<u8>,
-        _content_type: String,
-    ) -> Result<search_engine_api::Answer, PluginError> {
-        let text = String::from_utf8_lossy(&body);
-        if text.trim().eq_ignore_ascii_case("no results") {
-            return Ok(search_engine_api::Answer::NoResults(
-                text.trim().to_string(),
-            ));
-        }
-        Ok(search_engine_api::Answer::Hits(
-            text.lines()
-                .filter_map(|l| l.split_once('\t'))
-                .enumerate()
-                .map(|(i, (url, title))| search_engine_api::Hit {
-                    rank: i as u32 + 1,
-                    url: url.to_string(),
-                    title: title.to_string(),
-                    snippet: String::new(),
-                })
-                .collect(),
-        ))
-    }
-}
-
-impl collection_index_api::Guest for Legacy {
-    fn configure(_config: String) -> Result<(), PluginError> {
-        Ok(())
-    }
-    fn write_index(
-        run: collection_index_api::Collection,
-        pages: Vec<collection_index_api::MainPage>,
-        gone: Vec<collection_index_api::GonePage>,
-        paths: Vec<String>,
-    ) -> Result<(), PluginError> {
-        let first = pages.first().map_or_else(String::new, |p| {
-            let change = match p.change {
-                collection_index_api::Change::New => "new",
-                collection_index_api::Change::Changed => "changed",
-                collection_index_api::Change::Unchanged => "unchanged",
-                collection_index_api::Change::NotRetrieved => "not-retrieved",
-                collection_index_api::Change::Carried => "carried",
-            };
-            format!("{} ({change})", p.url)
-        });
-        let line = format!(
-            "profile={} pages={} gone={} paths={} first={first}",
-            run.profile,
-            pages.len(),
-            gone.len(),
-            paths.join(","),
-        );
-        kv::set("index", line.as_bytes()).map_err(|message| PluginError { message })
-    }
-}
+include!("since_0_3.rs");
 
 #[cfg(target_arch = "wasm32")]
 export!(Legacy);

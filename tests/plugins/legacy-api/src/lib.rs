@@ -54,6 +54,17 @@ use std::cell::RefCell;
 /// The API version the fetch hook names in its header.
 const API: &str = "0.2";
 
+/// What the reporter wants beyond results, documents and findings: nothing
+/// more (0.2's documents have no lines).
+fn more_wants() -> reporter_api::Wants {
+    reporter_api::Wants::empty()
+}
+
+/// A document's lines: 0.2's documents have none.
+fn lines_of(_d: &reporter_api::TaskDocument) -> &[u32] {
+    &[]
+}
+
 include!("shared.rs");
 
 impl search_engine_api::Guest for Legacy {

@@ -1,8 +1,11 @@
-// The worlds a plugin built against 0.2.0 and one built against 0.3.0
-// export alike (the two versions define them the same): included by both
-// fixtures' lib.rs after their bindings, with `API` ("0.2" or "0.3") and
-// the bindings' `exports`, `spinneret::plugin::{types, kv, log}` in scope.
-// Not a module: each fixture's bindings are its own types.
+// The worlds plugins built against 0.2.0, 0.3.0 and 0.4.0 export alike
+// (the versions define them the same but for the reporter's documents):
+// included by each fixture's lib.rs after its bindings, with `API` ("0.2",
+// "0.3" or "0.4"), `more_wants` (what its reporter wants beyond results,
+// documents and findings) and `lines_of` (a document's lines, where its
+// version has them), and the bindings' `exports`,
+// `spinneret::plugin::{types, kv, log}` in scope. Not a module: each
+// fixture's bindings are its own types.
 
 struct Legacy;
 
@@ -12,6 +15,8 @@ struct Tally {
     documents: u64,
     findings: u64,
     roles: Vec<String>,
+    /// The lines of the documents' references, where the version has them.
+    lines: Vec<u32>,
 }
 
 thread_local! {
@@ -50,7 +55,8 @@ impl reporter_api::Guest for Legacy {
         );
         Ok(reporter_api::Wants::RESULTS
             | reporter_api::Wants::DOCUMENTS
-            | reporter_api::Wants::FINDINGS)
+            | reporter_api::Wants::FINDINGS
+            | more_wants())
     }
     fn on_results(results: Vec<reporter_api::Reached>) {
         TALLY.with(|t| {
@@ -68,7 +74,13 @@ impl reporter_api::Guest for Legacy {
         });
     }
     fn on_documents(documents: Vec<reporter_api::TaskDocument>) {
-        TALLY.with(|t| t.borrow_mut().documents += documents.len() as u64);
+        TALLY.with(|t| {
+            let mut t = t.borrow_mut();
+            t.documents += documents.len() as u64;
+            for d in &documents {
+                t.lines.extend_from_slice(lines_of(d));
+            }
+        });
     }
     fn on_findings(findings: Vec<reporter_api::TaskFinding>) {
         TALLY.with(|t| t.borrow_mut().findings += findings.len() as u64);
@@ -77,11 +89,16 @@ impl reporter_api::Guest for Legacy {
         let line = TALLY.with(|t| {
             let t = t.borrow();
             format!(
-                "results={} documents={} findings={} roles={}",
+                "results={} documents={} findings={} roles={} lines={}",
                 t.results,
                 t.documents,
                 t.findings,
-                t.roles.join(",")
+                t.roles.join(","),
+                t.lines
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
             )
         });
         kv::set("report", line.as_bytes()).map_err(|message| PluginError { message })

@@ -47,6 +47,32 @@ macro_rules! new_hit {
     };
 }
 
+/// Match on an engine's runner: `$v2` runs for a 0.2 engine, `$since_0_3`
+/// for a 0.3 or a 0.4 one with `$old` naming its interface module (the two
+/// define the same items: 0.3's options, answers and flags, typed apart),
+/// and `$newest` for a 0.5 one.
+macro_rules! by_engine_version {
+    (
+        $runner:expr,
+        |$r2:ident| $v2:expr,
+        |$r:ident, $old:ident| $since_0_3:expr,
+        |$n:ident| $newest:expr $(,)?
+    ) => {
+        match $runner {
+            Versioned::V0_2($r2) => $v2,
+            Versioned::V0_3($r) => {
+                use v3 as $old;
+                $since_0_3
+            }
+            Versioned::V0_4($r) => {
+                use v4 as $old;
+                $since_0_3
+            }
+            Versioned::V0_5($n) => $newest,
+        }
+    };
+}
+
 /// A search engine ready to run.
 pub struct SearchEnginePlugin {
     runner: Versioned<Engine2, Engine3, Engine4, SearchEngine>,
@@ -118,28 +144,22 @@ impl SearchEnginePlugin {
         if let Some(s) = self.supports {
             return Ok(s);
         }
-        let supports = match &mut self.runner {
-            Versioned::V0_2(r) => {
+        let supports = by_engine_version!(
+            &mut self.runner,
+            |r| {
                 r.start()?;
                 OptionSupport::LANGUAGE | OptionSupport::PAGE
-            }
-            // 0.3 and 0.4 alike: the same options, typed apart.
-            Versioned::V0_3(r) => {
+            },
+            |r, old| {
                 let s = r.call("supports", |b, s| {
                     b.spinneret_plugin_search_engine_api().call_supports(s)
                 })?;
-                same_flags!(s, v3::OptionSupport => OptionSupport: LANGUAGE, PAGE, PHRASE, EXCLUDE, SITE)
-            }
-            Versioned::V0_4(r) => {
-                let s = r.call("supports", |b, s| {
-                    b.spinneret_plugin_search_engine_api().call_supports(s)
-                })?;
-                same_flags!(s, v4::OptionSupport => OptionSupport: LANGUAGE, PAGE, PHRASE, EXCLUDE, SITE)
-            }
-            Versioned::V0_5(r) => r.call("supports", |b, s| {
+                same_flags!(s, old::OptionSupport => OptionSupport: LANGUAGE, PAGE, PHRASE, EXCLUDE, SITE)
+            },
+            |r| r.call("supports", |b, s| {
                 b.spinneret_plugin_search_engine_api().call_supports(s)
             })?,
-        };
+        );
         self.supports = Some(supports);
         Ok(supports)
     }
@@ -150,21 +170,9 @@ impl SearchEnginePlugin {
         keywords: &[String],
         options: &SearchOptions,
     ) -> Result<String, PluginFailure> {
-        // The options as 0.3 and 0.4 type them (the same fields).
-        macro_rules! options_as {
-            ($old:ident) => {
-                $old::SearchOptions {
-                    max_results: options.max_results,
-                    language: options.language.clone(),
-                    page: options.page,
-                    phrase: options.phrase.clone(),
-                    exclude: options.exclude.clone(),
-                    site: options.site.clone(),
-                }
-            };
-        }
-        match &mut self.runner {
-            Versioned::V0_2(r) => {
+        by_engine_version!(
+            &mut self.runner,
+            |r| {
                 let options = v2::SearchOptions {
                     max_results: options.max_results,
                     language: options.language.clone(),
@@ -174,26 +182,26 @@ impl SearchEnginePlugin {
                     b.spinneret_plugin_search_engine_api()
                         .call_query_url(s, keywords, &options)
                 })
-            }
-            Versioned::V0_3(r) => {
-                let options = options_as!(v3);
+            },
+            |r, old| {
+                let options = old::SearchOptions {
+                    max_results: options.max_results,
+                    language: options.language.clone(),
+                    page: options.page,
+                    phrase: options.phrase.clone(),
+                    exclude: options.exclude.clone(),
+                    site: options.site.clone(),
+                };
                 r.call_refusable("query-url", |b, s| {
                     b.spinneret_plugin_search_engine_api()
                         .call_query_url(s, keywords, &options)
                 })
-            }
-            Versioned::V0_4(r) => {
-                let options = options_as!(v4);
-                r.call_refusable("query-url", |b, s| {
-                    b.spinneret_plugin_search_engine_api()
-                        .call_query_url(s, keywords, &options)
-                })
-            }
-            Versioned::V0_5(r) => r.call_refusable("query-url", |b, s| {
+            },
+            |r| r.call_refusable("query-url", |b, s| {
                 b.spinneret_plugin_search_engine_api()
                     .call_query_url(s, keywords, options)
             }),
-        }
+        )
     }
 
     /// What a result page says: its hits, best first, or the engine's "no
@@ -203,43 +211,31 @@ impl SearchEnginePlugin {
         body: &[u8],
         content_type: &str,
     ) -> Result<Answer, PluginFailure> {
-        // An answer as 0.3 and 0.4 type it, as the newest's.
-        macro_rules! answer_from {
-            ($old:ident, $answer:expr) => {
-                match $answer {
-                    $old::Answer::Hits(hits) => {
-                        Answer::Hits(hits.into_iter().map(new_hit!()).collect())
-                    }
-                    $old::Answer::NoResults(why) => Answer::NoResults(why),
-                }
-            };
-        }
-        match &mut self.runner {
-            Versioned::V0_2(r) => {
+        by_engine_version!(
+            &mut self.runner,
+            |r| {
                 let hits = r.call_refusable("parse-results", |b, s| {
                     b.spinneret_plugin_search_engine_api()
                         .call_parse_results(s, body, content_type)
                 })?;
                 Ok(Answer::Hits(hits.into_iter().map(new_hit!()).collect()))
-            }
-            Versioned::V0_3(r) => {
+            },
+            |r, old| {
                 let answer = r.call_refusable("parse-results", |b, s| {
                     b.spinneret_plugin_search_engine_api()
                         .call_parse_results(s, body, content_type)
                 })?;
-                Ok(answer_from!(v3, answer))
-            }
-            Versioned::V0_4(r) => {
-                let answer = r.call_refusable("parse-results", |b, s| {
-                    b.spinneret_plugin_search_engine_api()
-                        .call_parse_results(s, body, content_type)
-                })?;
-                Ok(answer_from!(v4, answer))
-            }
-            Versioned::V0_5(r) => r.call_refusable("parse-results", |b, s| {
+                Ok(match answer {
+                    old::Answer::Hits(hits) => {
+                        Answer::Hits(hits.into_iter().map(new_hit!()).collect())
+                    }
+                    old::Answer::NoResults(why) => Answer::NoResults(why),
+                })
+            },
+            |r| r.call_refusable("parse-results", |b, s| {
                 b.spinneret_plugin_search_engine_api()
                     .call_parse_results(s, body, content_type)
             }),
-        }
+        )
     }
 }

@@ -111,17 +111,22 @@ fn a_reporter_writes_its_files_where_it_is_told() {
               "message": "HTTP 404 Not Found", "severity": "Error", "source": "spinneret"},
              "referred_from": [{"document": 1, "reference": 1}]}]}}"#,
     );
+    // `plugin run` of github-annotations on the fixture into `out`.
+    let run_into = |out: &std::path::Path| {
+        let run = spinneret(&[
+            "plugin",
+            "run",
+            "builtin:github-annotations",
+            "-i",
+            &report,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(answers(&run), json!({"report": ["annotations.txt"]}));
+        run
+    };
     let out_dir = dir.path().join("out");
-    let out = spinneret(&[
-        "plugin",
-        "run",
-        "builtin:github-annotations",
-        "-i",
-        &report,
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    assert_eq!(answers(&out), json!({"report": ["annotations.txt"]}));
+    let out = run_into(&out_dir);
     assert!(
         text(&out.stderr).contains(&format!("files written to {}", out_dir.display())),
         "{}",
@@ -138,16 +143,7 @@ fn a_reporter_writes_its_files_where_it_is_told() {
         .replace(r#""lines": [4]"#, r#""lines": [4], "columns": [10]"#);
     std::fs::write(&report, with_columns).unwrap();
     let out_dir = dir.path().join("out-0.5");
-    let out = spinneret(&[
-        "plugin",
-        "run",
-        "builtin:github-annotations",
-        "-i",
-        &report,
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    assert_eq!(answers(&out), json!({"report": ["annotations.txt"]}));
+    run_into(&out_dir);
     assert_eq!(
         std::fs::read_to_string(out_dir.join("annotations.txt")).unwrap(),
         "::error title=Broken link::http://a.example/gone: HTTP 404 Not Found (linked from http://a.example/, line 4, column 10)\n"

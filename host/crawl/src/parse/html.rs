@@ -63,19 +63,27 @@ struct State {
     bad: BadHtml,
     /// Bytes of anchors kept so far.
     anchor_bytes: usize,
-    /// Where the start tag being read ends in the text (a byte offset), or
-    /// [`position::UNKNOWN`].
-    tag_end: usize,
-    /// The end of the tag each of `facts.references` came from.
-    ends: Vec<usize>,
+    /// Where the markup token read last (a tag, a comment, a doctype) ends
+    /// in the text: the next start tag begins at the first `<` and letter
+    /// from there (text between tokens has none: a `<` and a letter always
+    /// opens a tag, and raw text ends with an end tag).
+    markup_end: usize,
+    /// The source of the start tag being read (byte offsets), or
+    /// [`position::UNKNOWN_TAG`].
+    tag: position::TagSpan,
+    /// Where each of `facts.references` is written: its tag's source and
+    /// the attribute its value is in.
+    sources: Vec<position::Source>,
 }
 
-struct Sink {
+struct Sink<'t> {
     state: RefCell<State>,
     /// The tokenizer's input: what is left of it tells where a tag ends.
     input: Rc<BufferQueue>,
     /// The text's length in bytes.
     total: usize,
+    /// The text itself, where a start tag's source is looked for.
+    text: &'t str,
 }
 
 fn attr<'a>(tag: &'a Tag, name: &str) -> Option<&'a str> {
@@ -174,7 +182,16 @@ pub fn srcset_urls(srcset: &str) -> Vec<&str> {
 }
 
 impl State {
-    fn push(&mut self, href: &str, kind: RefKind, text: String, line: u64) -> usize {
+    /// Keep a reference to `href`, the value (or a URL in the value) of the
+    /// start tag's attribute `attribute`.
+    fn push(
+        &mut self,
+        href: &str,
+        attribute: &'static str,
+        kind: RefKind,
+        text: String,
+        line: u64,
+    ) -> usize {
         self.facts.references.push(RawReference {
             href: href.trim().to_string(),
             kind,
@@ -182,7 +199,10 @@ impl State {
             line,
             column: 0,
         });
-        self.ends.push(self.tag_end);
+        self.sources.push(position::Source {
+            tag: self.tag,
+            attribute,
+        });
         self.facts.references.len() - 1
     }
 
@@ -221,7 +241,7 @@ impl State {
                         RefKind::Area
                     };
                     let text = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
-                    let i = self.push(href, kind, text, line);
+                    let i = self.push(href, "href", kind, text, line);
                     if name == "a" && !tag.self_closing {
                         self.open_anchor = Some(i);
                     }
@@ -231,11 +251,11 @@ impl State {
                 let alt = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
                 let first = self.facts.references.len();
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, RefKind::Image, alt.clone(), line);
+                    self.push(src, "src", RefKind::Image, alt.clone(), line);
                 }
                 if let Some(srcset) = attr(tag, "srcset") {
                     for u in srcset_urls(srcset) {
-                        self.push(u, RefKind::Image, alt.clone(), line);
+                        self.push(u, "srcset", RefKind::Image, alt.clone(), line);
                     }
                 }
                 if let Some(link) = self.open_anchor {
@@ -255,11 +275,11 @@ impl State {
             }
             "source" => {
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, RefKind::Embed, String::new(), line);
+                    self.push(src, "src", RefKind::Embed, String::new(), line);
                 }
                 if let Some(srcset) = attr(tag, "srcset") {
                     for u in srcset_urls(srcset) {
-                        self.push(u, RefKind::Image, String::new(), line);
+                        self.push(u, "srcset", RefKind::Image, String::new(), line);
                     }
                 }
             }
@@ -271,7 +291,7 @@ impl State {
                         RefKind::Iframe
                     };
                     let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
-                    self.push(src, kind, text, line);
+                    self.push(src, "src", kind, text, line);
                 }
             }
             "link" => {
@@ -291,12 +311,12 @@ impl State {
                         RefKind::Link
                     };
                     let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
-                    self.push(href, kind, text, line);
+                    self.push(href, "href", kind, text, line);
                 }
             }
             "script" => {
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, RefKind::Script, String::new(), line);
+                    self.push(src, "src", RefKind::Script, String::new(), line);
                 }
                 if !tag.self_closing {
                     return TokenSinkResult::RawData(RawKind::ScriptData);
@@ -304,17 +324,17 @@ impl State {
             }
             "object" => {
                 if let Some(data) = attr(tag, "data") {
-                    self.push(data, RefKind::Object, String::new(), line);
+                    self.push(data, "data", RefKind::Object, String::new(), line);
                 }
             }
             "embed" => {
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, RefKind::Embed, String::new(), line);
+                    self.push(src, "src", RefKind::Embed, String::new(), line);
                 }
             }
             "form" => {
                 if let Some(action) = attr(tag, "action") {
-                    self.push(action, RefKind::Form, String::new(), line);
+                    self.push(action, "action", RefKind::Form, String::new(), line);
                 }
             }
             "base" if self.facts.base.is_none() => {
@@ -340,10 +360,11 @@ impl State {
     /// HTML+ form `<META HEADER NAME="Owner" VALUE="…">` (seed 000,
     /// section 6), where `header` makes the name an HTTP header.
     fn meta(&mut self, tag: &Tag, line: u64) {
-        let content = attr(tag, "content")
-            .or_else(|| attr(tag, "value"))
-            .unwrap_or("")
-            .trim();
+        let (content, content_attribute) = match attr(tag, "content") {
+            Some(c) => (c, "content"),
+            None => (attr(tag, "value").unwrap_or(""), "value"),
+        };
+        let content = content.trim();
         let name = attr(tag, "name").map(|n| n.trim().to_ascii_lowercase());
         let header = match attr(tag, "http-equiv") {
             Some(equiv) => Some(equiv.trim().to_ascii_lowercase()),
@@ -361,7 +382,13 @@ impl State {
             if header == "refresh"
                 && let Some((_, target)) = refresh_target(content)
             {
-                self.push(target, RefKind::Refresh, String::new(), line);
+                self.push(
+                    target,
+                    content_attribute,
+                    RefKind::Refresh,
+                    String::new(),
+                    line,
+                );
             }
             self.facts.http_equiv.push((header, content.to_string()));
         }
@@ -399,23 +426,34 @@ impl State {
     }
 }
 
-impl TokenSink for Sink {
+impl TokenSink for Sink<'_> {
     type Handle = ();
 
     fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<()> {
         let mut st = self.state.borrow_mut();
+        // A tag, comment or doctype has just been read up to its `>`: it
+        // ends where the unread rest of the one input buffer begins.
+        let read = || {
+            let rest = self.input.peek_front_chunk_mut().map_or(0, |b| b.len());
+            self.total - rest.min(self.total)
+        };
         match token {
             Token::TagToken(tag) => match tag.kind {
                 TagKind::StartTag => {
-                    // The tag has just been read up to its `>`: it ends
-                    // where the unread rest of the one input buffer begins.
-                    let rest = self.input.peek_front_chunk_mut().map_or(0, |b| b.len());
-                    let end = self.total - rest.min(self.total);
-                    st.tag_end = end;
+                    let end = read();
+                    st.tag = position::TagSpan {
+                        start: position::tag_start(self.text, st.markup_end, end),
+                        end,
+                    };
+                    st.markup_end = end;
                     return st.start_tag(&tag, line);
                 }
-                TagKind::EndTag => st.end_tag(&tag),
+                TagKind::EndTag => {
+                    st.markup_end = read();
+                    st.end_tag(&tag);
+                }
             },
+            Token::CommentToken(_) | Token::DoctypeToken(_) => st.markup_end = read(),
             Token::CharacterTokens(t) => st.text(&t),
             Token::ParseError(message) => {
                 st.facts.parse_errors += 1;
@@ -437,25 +475,26 @@ pub fn extract(text: &str) -> HtmlFacts {
                 anchors: Some(Vec::new()),
                 ..HtmlFacts::default()
             },
-            tag_end: position::UNKNOWN,
+            tag: position::UNKNOWN_TAG,
             ..State::default()
         }),
         input: Rc::clone(&input),
         total: text.len(),
+        text,
     };
     let tok = Tokenizer::new(sink, TokenizerOpts::default());
     let _ = tok.feed(&input);
     tok.end();
     let mut st = tok.sink.state.into_inner();
-    // Each reference's line and column, from where its tag ends; where
-    // that is not known, the tokenizer's line stands.
+    // Each reference's line and column, from its tag's source; where that
+    // is not known, the tokenizer's line stands.
     let values: Vec<&str> = st
         .facts
         .references
         .iter()
         .map(|r| r.href.as_str())
         .collect();
-    let places = position::places(text, &st.ends, &values);
+    let places = position::places(text, &st.sources, &values);
     for (r, place) in st.facts.references.iter_mut().zip(places) {
         if let Some((line, column)) = place {
             r.line = line;

@@ -286,6 +286,34 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_is_placed_in_its_own_tag_and_attribute_whatever_the_markup_around() {
+        // A `<` in raw text, in a comment and in attribute values; a value
+        // that an earlier attribute of the tag also holds.
+        let url = Url::parse("http://a.example/page.html").unwrap();
+        let doc = parse_html(
+            &url,
+            Some("text/html"),
+            "<title>a<b</title><!-- <a href=\"x.html\"> -->\n\
+             <script>if (a<b) {}</script><a title=\"<\" href=\"gt.html\">g</a>\n\
+             <img alt=\"logo.png\" src=\"logo.png\"><img src=\"heart.png\" alt=\"<3\">"
+                .as_bytes(),
+        );
+        let places: Vec<(&str, u32, u32)> = doc
+            .references
+            .iter()
+            .map(|r| (r.target.as_ref().unwrap().path(), r.line, r.column))
+            .collect();
+        assert_eq!(
+            places,
+            vec![
+                ("/gt.html", 2, 48),
+                ("/logo.png", 3, 26),
+                ("/heart.png", 3, 46)
+            ]
+        );
+    }
+
+    #[test]
     fn each_reference_has_the_line_and_column_of_its_value() {
         let url = Url::parse("http://a.example/page.html").unwrap();
         let doc = parse_html(
@@ -308,8 +336,9 @@ mod tests {
                 ("/b.html", 2, 45),
                 // The value's line, not the line of its tag's `>`.
                 ("/c.png", 5, 8),
-                // Written with a character reference: its tag's `<`.
-                ("/d&e.html", 5, 15),
+                // Written with a character reference: where its value
+                // starts as written.
+                ("/d&e.html", 5, 24),
                 (
                     "/f.html",
                     6,

@@ -4,24 +4,161 @@
 //!
 //! html5ever's tokenizer tells only the line it is on when it emits a tag
 //! (the line of the tag's `>`). The tokenizer reads one buffer holding the
-//! whole text, so when it emits a start tag the bytes it has not yet read
-//! are what is left of that buffer: the tag ends where they begin. From
-//! there the reference's value is found in the tag's source (after its
-//! `=`, past an optional quote), and its line and column are counted from
-//! the start of the text, once, in document order.
+//! whole text, so when it emits a token the bytes it has not yet read are
+//! what is left of that buffer: the token ends where they begin. A start
+//! tag begins at the first `<` and letter after the markup token before it
+//! ([`tag_start`]). Its source is then read as the tokenizer reads
+//! attributes ([`attributes`]), and a reference is placed at the first
+//! character of its attribute's value as written (entities, line breaks
+//! and all), or, for a URL within a value (a `srcset` candidate, a refresh
+//! URL), at that URL. Lines and columns are counted from the start of the
+//! text, once, in document order.
 
-/// A tag end not known: the reference keeps the tokenizer's line and no column.
+/// A place in the text not known.
 pub const UNKNOWN: usize = usize::MAX;
 
-/// Longest tag whose source is searched again from its start for a value
-/// not found after the previous one's (a `srcset` written out of order):
-/// beyond it the reference points at the tag's `<`. Keeps a hostile tag
-/// of many candidates linear.
+/// A tag whose source is not known: its references keep the tokenizer's
+/// line and no column.
+pub const UNKNOWN_TAG: TagSpan = TagSpan {
+    start: UNKNOWN,
+    end: UNKNOWN,
+};
+
+/// Longest attribute value searched again from its start for a URL not
+/// found after the previous one's (a `srcset` written out of order):
+/// beyond it the reference points at the value's start. Keeps a hostile
+/// value of many candidates linear.
 const RESEARCH_LIMIT: usize = 4096;
 
-/// How far past a value's first occurrence in a tag (not after an `=`) an
-/// occurrence after an `=` is looked for.
-const PREFERENCE_WINDOW: usize = 512;
+/// The source of one start tag: byte offsets of its `<` and just past its
+/// `>` in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TagSpan {
+    /// Where its `<` is.
+    pub start: usize,
+    /// Just past its `>`.
+    pub end: usize,
+}
+
+impl Default for TagSpan {
+    fn default() -> TagSpan {
+        UNKNOWN_TAG
+    }
+}
+
+/// Where a reference is written: the start tag it is in, and the attribute
+/// (lower case, as the parser names it) its value is, or is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The tag's source.
+    pub tag: TagSpan,
+    /// The attribute: `href`, `src`, `srcset`, `content`, ….
+    pub attribute: &'static str,
+}
+
+/// Where the start tag that ends at `end` begins: the first `<` followed
+/// by an ASCII letter at or after `from` (where the markup token before it
+/// ended). Between two markup tokens there is only text, and in text a `<`
+/// and a letter always open a tag; the raw text of `script`, `style`,
+/// `title` and the like, where they do not, ends with an end tag, itself a
+/// token. [`UNKNOWN`] when there is none before `end`.
+pub fn tag_start(text: &str, from: usize, end: usize) -> usize {
+    let bytes = text.as_bytes();
+    if end > bytes.len() || from >= end {
+        return UNKNOWN;
+    }
+    let mut at = from;
+    while let Some(i) = memchr_lt(&bytes[at..end]) {
+        let lt = at + i;
+        if bytes.get(lt + 1).is_some_and(u8::is_ascii_alphabetic) {
+            return lt;
+        }
+        at = lt + 1;
+    }
+    UNKNOWN
+}
+
+/// The first `<` in `bytes`.
+fn memchr_lt(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'<')
+}
+
+/// Whitespace as the tokenizer reads it between attributes (a `\r` is read
+/// as a line feed).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+/// One attribute of a tag's source: its name as written and where its
+/// value is (byte offsets in the tag; an empty range where it has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Attribute<'t> {
+    name: &'t str,
+    value: (usize, usize),
+}
+
+/// The attributes of `tag`, the source of one start tag from its `<`, read
+/// as the HTML tokenizer reads them: the tag name, then names separated by
+/// whitespace or `/`, each with an optional `=` and a value that is quoted
+/// (`"…"`, `'…'`) or runs to whitespace or `>`. Linear in the tag.
+fn attributes(tag: &str) -> Vec<Attribute<'_>> {
+    let b = tag.as_bytes();
+    let n = b.len();
+    let mut out = Vec::new();
+    // `<` and the tag name.
+    let mut i = 1;
+    while i < n && !is_space(b[i]) && b[i] != b'/' && b[i] != b'>' {
+        i += 1;
+    }
+    loop {
+        while i < n && (is_space(b[i]) || b[i] == b'/') {
+            i += 1;
+        }
+        if i >= n || b[i] == b'>' {
+            return out;
+        }
+        // A name may begin with `=`; it runs to whitespace, `/`, `>` or `=`.
+        let name_start = i;
+        i += 1;
+        while i < n && !is_space(b[i]) && !matches!(b[i], b'/' | b'>' | b'=') {
+            i += 1;
+        }
+        let name = &tag[name_start..i];
+        while i < n && is_space(b[i]) {
+            i += 1;
+        }
+        if i >= n || b[i] != b'=' {
+            out.push(Attribute {
+                name,
+                value: (i, i),
+            });
+            continue;
+        }
+        i += 1;
+        while i < n && is_space(b[i]) {
+            i += 1;
+        }
+        let value = match b.get(i) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let start = i + 1;
+                let end = b[start..]
+                    .iter()
+                    .position(|&c| c == q)
+                    .map_or(n, |p| start + p);
+                i = (end + 1).min(n);
+                (start, end)
+            }
+            _ => {
+                let start = i;
+                while i < n && !is_space(b[i]) && b[i] != b'>' {
+                    i += 1;
+                }
+                (start, i)
+            }
+        };
+        out.push(Attribute { name, value });
+    }
+}
 
 /// A place in the text: its byte offset, and its line and column (from 1,
 /// the column in characters), as the HTML standard counts lines: `\n`,
@@ -63,67 +200,97 @@ impl Cursor {
     }
 }
 
-/// Where `value` is written in `tag` (the source of one start tag) from
-/// byte `from` on: preferably as an attribute's value (after `=` and an
-/// optional quote), else anywhere (a `srcset` candidate, a refresh URL).
-fn find_value(tag: &str, value: &str, from: usize) -> Option<usize> {
-    if value.is_empty() {
-        return None;
-    }
-    let mut first = None;
-    for (i, _) in tag.get(from..)?.match_indices(value) {
-        let at = from + i;
-        // Past the window, the first occurrence stands (linear in the tag).
-        if first.is_some_and(|f| at - f > PREFERENCE_WINDOW) {
-            break;
-        }
-        let before = tag[..at].trim_end_matches(|c: char| c.is_ascii_whitespace());
-        let before = before.strip_suffix(['"', '\'']).unwrap_or(before);
-        if before
-            .trim_end_matches(|c: char| c.is_ascii_whitespace())
-            .ends_with('=')
-        {
-            return Some(at);
-        }
-        first.get_or_insert(at);
-    }
-    first
+/// Whether the attribute holds URLs among other text (a `srcset`'s
+/// candidates, a refresh's `0; url=…`), each placed where it is written in
+/// the value, rather than being one URL.
+fn holds_urls(attribute: &str) -> bool {
+    matches!(attribute, "srcset" | "content" | "value")
 }
 
-/// The line and column of each reference, from the end of the tag each
-/// came from (`ends`, byte offsets; [`UNKNOWN`] when not known) and its
-/// value (`values`, as the tag's attribute decoded it). A reference whose
-/// value is not in its tag's source as written (a character reference in
-/// it) points at the tag's `<`. `None` where the place is not known.
-pub fn places(text: &str, ends: &[usize], values: &[&str]) -> Vec<Option<(u64, u32)>> {
+/// Where, in `tag`, each of `values` (the references of the tag, in order,
+/// each in the attribute its `source` names) is written: the first
+/// non-blank character of its attribute's value (the first occurrence of
+/// the URL in a value that holds several); the tag's `<` (0) where its
+/// attribute is not found.
+fn offsets_in_tag(tag: &str, sources: &[Source], values: &[&str]) -> Vec<usize> {
+    let attrs = attributes(tag);
+    // Where the last URL found in each attribute ended, for the next.
+    let mut after: Vec<(&str, usize)> = Vec::new();
+    sources
+        .iter()
+        .zip(values)
+        .map(|(source, value)| {
+            // The first attribute of that name counts, as in HTML.
+            let Some(a) = attrs
+                .iter()
+                .find(|a| a.name.eq_ignore_ascii_case(source.attribute))
+            else {
+                return 0;
+            };
+            let (start, end) = a.value;
+            let written = &tag[start..end];
+            let blank = written.len() - written.trim_start_matches(is_space_char).len();
+            if !holds_urls(source.attribute) || value.is_empty() {
+                return start + blank;
+            }
+            let from = after
+                .iter()
+                .find(|(name, _)| *name == source.attribute)
+                .map_or(0, |&(_, at)| at);
+            let found = written[from..].find(value).map(|i| from + i).or_else(|| {
+                (from > 0 && written.len() <= RESEARCH_LIMIT)
+                    .then(|| written.find(value))
+                    .flatten()
+            });
+            match found {
+                Some(i) => {
+                    let next = i + value.len();
+                    match after.iter_mut().find(|(name, _)| *name == source.attribute) {
+                        Some(last) => last.1 = next,
+                        None => after.push((source.attribute, next)),
+                    }
+                    start + i
+                }
+                None => start + blank,
+            }
+        })
+        .collect()
+}
+
+/// [`is_space`] for a character.
+fn is_space_char(c: char) -> bool {
+    c.is_ascii() && is_space(c as u8)
+}
+
+/// The line and column of each reference, from where it is written
+/// (`sources`, one per reference, those of one tag consecutive) and its
+/// value (`values`, as the tag's attribute decoded it): the first
+/// character of its attribute's value as written, or of the URL in a
+/// value that holds several. `None` where the place is not known (the
+/// tag's source is not).
+pub fn places(text: &str, sources: &[Source], values: &[&str]) -> Vec<Option<(u64, u32)>> {
     let bytes = text.as_bytes();
-    let mut out = vec![None; ends.len()];
+    let mut out = vec![None; sources.len()];
     let mut cursor = Cursor::START;
     let mut i = 0;
-    while i < ends.len() {
-        let end = ends[i];
-        // The references of one tag are consecutive, with the same end.
-        let n = ends[i..].iter().take_while(|&&e| e == end).count();
-        let known = end != UNKNOWN && end <= text.len() && text.is_char_boundary(end);
-        let start = match known {
-            true => text[..end].rfind('<'),
-            false => None,
-        };
-        if let Some(start) = start.filter(|&s| s >= cursor.offset) {
+    while i < sources.len() {
+        let span = sources[i].tag;
+        let n = sources[i..].iter().take_while(|s| s.tag == span).count();
+        let TagSpan { start, end } = span;
+        let known = start != UNKNOWN
+            && end <= text.len()
+            && start < end
+            && start >= cursor.offset
+            && text.is_char_boundary(start)
+            && text.is_char_boundary(end);
+        if known {
             let tag = &text[start..end];
-            let mut found: Vec<(usize, usize)> = Vec::with_capacity(n);
-            let mut from = 0;
-            for (k, value) in values[i..i + n].iter().enumerate() {
-                let at = find_value(tag, value, from).or_else(|| {
-                    (from > 0 && tag.len() <= RESEARCH_LIMIT)
-                        .then(|| find_value(tag, value, 0))
-                        .flatten()
-                });
-                if let Some(at) = at {
-                    from = at + value.len();
-                }
-                found.push((at.unwrap_or(0), i + k));
-            }
+            let offsets = offsets_in_tag(tag, &sources[i..i + n], &values[i..i + n]);
+            let mut found: Vec<(usize, usize)> = offsets
+                .into_iter()
+                .enumerate()
+                .map(|(k, at)| (at, i + k))
+                .collect();
             cursor.advance(bytes, start);
             found.sort_unstable();
             let mut place = cursor;
@@ -141,20 +308,61 @@ pub fn places(text: &str, ends: &[usize], values: &[&str]) -> Vec<Option<(u64, u
 mod tests {
     use super::*;
 
-    /// The places of `values`, each in the tag that ends at the `n`th `>`
-    /// given in `tags` (0-based).
-    fn at(text: &str, tags: &[usize], values: &[&str]) -> Vec<Option<(u64, u32)>> {
-        let closes: Vec<usize> = text.match_indices('>').map(|(i, _)| i + 1).collect();
-        let ends: Vec<usize> = tags.iter().map(|&t| closes[t]).collect();
-        places(text, &ends, values)
+    /// The places of references given as (tag, attribute, value): the tag
+    /// is the `n`th start tag of `text` (0-based), found as the parser
+    /// finds it, from the end of the markup before it.
+    fn at(text: &str, refs: &[(usize, &'static str, &str)]) -> Vec<Option<(u64, u32)>> {
+        // Each start tag's span, walking the text as the sink does: a tag
+        // ends at the first `>` after its start outside quotes.
+        let mut spans = Vec::new();
+        let mut from = 0;
+        while let Some(start) = Some(tag_start(text, from, text.len())).filter(|&s| s != UNKNOWN) {
+            let attrs_end = {
+                let b = text.as_bytes();
+                let mut i = start;
+                let mut quote = None;
+                loop {
+                    match (b[i], quote) {
+                        (b'"' | b'\'', None) if b[i - 1] == b'=' || is_space(b[i - 1]) => {
+                            quote = Some(b[i])
+                        }
+                        (q, Some(open)) if q == open => quote = None,
+                        (b'>', None) => break i + 1,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            };
+            spans.push(TagSpan {
+                start,
+                end: attrs_end,
+            });
+            from = attrs_end;
+        }
+        let sources: Vec<Source> = refs
+            .iter()
+            .map(|&(t, attribute, _)| Source {
+                tag: spans[t],
+                attribute,
+            })
+            .collect();
+        let values: Vec<&str> = refs.iter().map(|r| r.2).collect();
+        places(text, &sources, &values)
     }
 
     #[test]
-    fn a_value_is_found_after_its_equals_sign_on_its_own_line() {
+    fn a_value_is_placed_at_its_first_character_on_its_own_line() {
         let text =
             "<p>\n  <a href=\"x.html\">x.html</a> <a href='y.html'>y</a>\n<img\n   src=z.png>";
         assert_eq!(
-            at(text, &[1, 3, 5], &["x.html", "y.html", "z.png"]),
+            at(
+                text,
+                &[
+                    (1, "href", "x.html"),
+                    (2, "href", "y.html"),
+                    (3, "src", "z.png")
+                ]
+            ),
             vec![Some((2, 12)), Some((2, 40)), Some((4, 8))]
         );
     }
@@ -162,42 +370,130 @@ mod tests {
     #[test]
     fn lines_end_at_lf_crlf_and_a_lone_cr() {
         let text = "a\r\nb\rc\n<a href=\"u\">";
-        assert_eq!(at(text, &[0], &["u"]), vec![Some((4, 10))]);
+        assert_eq!(at(text, &[(0, "href", "u")]), vec![Some((4, 10))]);
     }
 
     #[test]
     fn columns_count_characters_not_bytes() {
         let text = "<p>é€😀</p><a href=\"u\">";
-        assert_eq!(at(text, &[2], &["u"]), vec![Some((1, 20))]);
+        assert_eq!(at(text, &[(1, "href", "u")]), vec![Some((1, 20))]);
     }
 
     #[test]
-    fn a_value_written_with_a_character_reference_points_at_the_tag() {
-        let text = "\n  <a href=\"a&amp;b\">";
-        assert_eq!(at(text, &[0], &["a&b"]), vec![Some((2, 3))]);
-    }
-
-    #[test]
-    fn a_value_also_in_an_earlier_attribute_is_found_where_it_is_the_value() {
-        let text = "<a title=\"see u.html\" href=\"u.html\">";
-        assert_eq!(at(text, &[0], &["u.html"]), vec![Some((1, 29))]);
-    }
-
-    #[test]
-    fn candidates_of_one_tag_each_get_their_place_in_any_order() {
-        let text = "<img src=\"a.png\"\n srcset=\"b.png 2x, a2.png 3x\">";
-        // Pushed src first, then the candidates; and out of order.
+    fn a_value_changed_by_the_parser_is_placed_where_it_is_written() {
+        // A character reference first, one inside, and a line break the
+        // tokenizer reads as a line feed: each at its value's first character.
+        let text = "\n  <a href=\"&amp;b\"><a href=\"a&amp;b\">\n<a href=\"mu\r\nlti\">";
         assert_eq!(
-            at(text, &[0, 0, 0], &["a2.png", "b.png", "a.png"]),
-            vec![Some((2, 20)), Some((2, 10)), Some((1, 11))]
+            at(
+                text,
+                &[
+                    (0, "href", "&b"),
+                    (1, "href", "a&b"),
+                    (2, "href", "mu\nlti")
+                ]
+            ),
+            vec![Some((2, 12)), Some((2, 29)), Some((3, 10))]
         );
     }
 
     #[test]
-    fn an_unknown_end_gives_no_place_and_later_tags_still_get_theirs() {
+    fn the_value_is_the_named_attributes_whatever_other_attributes_hold() {
+        let text = "<a title=\"see u.html\" href=\"u.html\">\n\
+                    <img alt=\"logo.png\" src=\"logo.png\">\n\
+                    <a data-href=\"dd.html\" href=\"dd.html\">\n\
+                    <a title=\"<\" href=\"gt.html\">\n\
+                    <img src=\"heart.png\" alt=\"<3\">";
+        assert_eq!(
+            at(
+                text,
+                &[
+                    (0, "href", "u.html"),
+                    (1, "src", "logo.png"),
+                    (2, "href", "dd.html"),
+                    (3, "href", "gt.html"),
+                    (4, "src", "heart.png"),
+                ]
+            ),
+            vec![
+                Some((1, 29)),
+                Some((2, 26)),
+                Some((3, 30)),
+                Some((4, 20)),
+                Some((5, 11)),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_first_of_two_attributes_of_one_name_counts_and_names_ignore_case() {
+        let text = "<A HREF=\"a.html\" href=\"b.html\">";
+        assert_eq!(at(text, &[(0, "href", "a.html")]), vec![Some((1, 10))]);
+    }
+
+    #[test]
+    fn attributes_are_read_as_the_tokenizer_reads_them() {
+        let tag = "<a b c = 'x y' d=e/f g=\"h>i\"/ =j k>";
+        let attrs: Vec<(&str, &str)> = attributes(tag)
+            .iter()
+            .map(|a| (a.name, &tag[a.value.0..a.value.1]))
+            .collect();
+        assert_eq!(
+            attrs,
+            [
+                ("b", ""),
+                ("c", "x y"),
+                ("d", "e/f"),
+                ("g", "h>i"),
+                ("=j", ""),
+                ("k", "")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tag_begins_at_the_first_lt_and_letter_after_the_markup_before_it() {
+        let text = "<b>1 < 2 <<a href=x>";
+        assert_eq!(tag_start(text, 3, text.len()), 10);
+        assert_eq!(tag_start(text, 11, text.len()), UNKNOWN);
+        assert_eq!(tag_start(text, 5, 2), UNKNOWN);
+    }
+
+    #[test]
+    fn candidates_of_one_tag_each_get_their_place_in_any_order() {
+        let text = "<img src=\"a.png\"\n srcset=\"b.png 2x, a2.png 3x, a.png 4x\">";
+        // Pushed src first, then the candidates; and out of order.
+        assert_eq!(
+            at(
+                text,
+                &[
+                    (0, "srcset", "a2.png"),
+                    (0, "srcset", "b.png"),
+                    (0, "src", "a.png"),
+                    (0, "srcset", "a.png"),
+                ]
+            ),
+            vec![Some((2, 20)), Some((2, 10)), Some((1, 11)), Some((2, 31))]
+        );
+    }
+
+    #[test]
+    fn an_unknown_tag_gives_no_place_and_later_tags_still_get_theirs() {
         let text = "<a href=\"u\">\n<a href=\"v\">";
-        let places = places(text, &[UNKNOWN, 25], &["u", "v"]);
-        assert_eq!(places, vec![None, Some((2, 10))]);
+        let sources = [
+            Source {
+                tag: UNKNOWN_TAG,
+                attribute: "href",
+            },
+            Source {
+                tag: TagSpan { start: 13, end: 25 },
+                attribute: "href",
+            },
+        ];
+        assert_eq!(
+            places(text, &sources, &["u", "v"]),
+            vec![None, Some((2, 10))]
+        );
     }
 
     #[test]
@@ -206,9 +502,20 @@ mod tests {
         let text = format!("<img srcset=\"{}\">", candidates.join(", "));
         let values: Vec<String> = (0..20_000).map(|i| format!("i{i}.png")).collect();
         let values: Vec<&str> = values.iter().map(String::as_str).collect();
-        let ends = vec![text.len(); values.len()];
-        let places = places(&text, &ends, &values);
+        let span = TagSpan {
+            start: 0,
+            end: text.len(),
+        };
+        let sources = vec![
+            Source {
+                tag: span,
+                attribute: "srcset",
+            };
+            values.len()
+        ];
+        let places = places(&text, &sources, &values);
         assert_eq!(places[0], Some((1, 14)));
+        assert_eq!(places[1], Some((1, 14 + "i0.png 0w, ".len() as u32)));
         assert!(places.iter().all(Option::is_some));
     }
 }

@@ -28,7 +28,8 @@ pub struct TaskSummary {
     /// References not checked (other schemes, forms).
     pub not_checked: u64,
     /// The bounds the task reached (`max_depth`, `max_documents`), each
-    /// with the first document it turned into a leaf.
+    /// with the least (in URL order) of the documents it turned into
+    /// leaves, so that a run says the same each time.
     pub bounds_hit: Vec<String>,
 }
 

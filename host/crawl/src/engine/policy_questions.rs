@@ -65,13 +65,30 @@ impl Engine<'_> {
             }
             Err(beyond) => beyond,
         };
-        if first {
-            let note = format!(
-                "reached its {bound} at {}; documents beyond it are tested as leaves, not traversed",
-                self.frontier.get(u).url
-            );
-            tracing::warn!("task {}: {note}", self.tasks[t].info.name);
-            self.stats[t].bounds_hit.push(note);
+        // The note names the least of the documents the bound turned into
+        // leaves (in URL order), not the first met: which is met first
+        // depends on which pages came back first, and a run should say
+        // the same each time.
+        const TAIL: &str = "; documents beyond it are tested as leaves, not traversed";
+        let url = self.frontier.get(u).url.as_str();
+        let head = format!("reached its {bound} at ");
+        let hits = &mut self.stats[t].bounds_hit;
+        match hits.iter_mut().find(|h| h.starts_with(&head)) {
+            None => {
+                let note = format!("{head}{url}{TAIL}");
+                if first {
+                    tracing::warn!("task {}: {note}", self.tasks[t].info.name);
+                }
+                hits.push(note);
+            }
+            Some(note) => {
+                let named = note
+                    .get(head.len()..note.len().saturating_sub(TAIL.len()))
+                    .unwrap_or_default();
+                if url < named {
+                    *note = format!("{head}{url}{TAIL}");
+                }
+            }
         }
         Decision::Leaf(format!("beyond the task's {bound}"))
     }

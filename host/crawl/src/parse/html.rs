@@ -6,7 +6,7 @@
 //! raw-text states for `script`, `style` and friends as a tree builder would.
 
 use super::bad_html::BadHtml;
-use super::position;
+use super::position::{self, Attribute};
 use super::{RawReference, RefKind};
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
@@ -71,8 +71,12 @@ struct State {
     /// The source of the start tag being read (byte offsets), or
     /// [`position::UNKNOWN_TAG`].
     tag: position::TagSpan,
-    /// Where each of `facts.references` is written: its tag's source and
-    /// the attribute its value is in.
+    /// Whether the tag being read is already the last of `tags`.
+    tag_kept: bool,
+    /// The sources of the start tags with references, in order.
+    tags: Vec<position::TagSpan>,
+    /// Where each of `facts.references` is written: its tag (an index into
+    /// `tags`) and the attribute its value is in.
     sources: Vec<position::Source>,
 }
 
@@ -187,7 +191,7 @@ impl State {
     fn push(
         &mut self,
         href: &str,
-        attribute: &'static str,
+        attribute: Attribute,
         kind: RefKind,
         text: String,
         line: u64,
@@ -199,8 +203,12 @@ impl State {
             line,
             column: 0,
         });
+        if !self.tag_kept {
+            self.tags.push(self.tag);
+            self.tag_kept = true;
+        }
         self.sources.push(position::Source {
-            tag: self.tag,
+            tag: (self.tags.len() - 1) as u32,
             attribute,
         });
         self.facts.references.len() - 1
@@ -241,7 +249,7 @@ impl State {
                         RefKind::Area
                     };
                     let text = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
-                    let i = self.push(href, "href", kind, text, line);
+                    let i = self.push(href, Attribute::Href, kind, text, line);
                     if name == "a" && !tag.self_closing {
                         self.open_anchor = Some(i);
                     }
@@ -251,11 +259,11 @@ impl State {
                 let alt = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
                 let first = self.facts.references.len();
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, "src", RefKind::Image, alt.clone(), line);
+                    self.push(src, Attribute::Src, RefKind::Image, alt.clone(), line);
                 }
                 if let Some(srcset) = attr(tag, "srcset") {
                     for u in srcset_urls(srcset) {
-                        self.push(u, "srcset", RefKind::Image, alt.clone(), line);
+                        self.push(u, Attribute::Srcset, RefKind::Image, alt.clone(), line);
                     }
                 }
                 if let Some(link) = self.open_anchor {
@@ -275,11 +283,11 @@ impl State {
             }
             "source" => {
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, "src", RefKind::Embed, String::new(), line);
+                    self.push(src, Attribute::Src, RefKind::Embed, String::new(), line);
                 }
                 if let Some(srcset) = attr(tag, "srcset") {
                     for u in srcset_urls(srcset) {
-                        self.push(u, "srcset", RefKind::Image, String::new(), line);
+                        self.push(u, Attribute::Srcset, RefKind::Image, String::new(), line);
                     }
                 }
             }
@@ -291,7 +299,7 @@ impl State {
                         RefKind::Iframe
                     };
                     let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
-                    self.push(src, "src", kind, text, line);
+                    self.push(src, Attribute::Src, kind, text, line);
                 }
             }
             "link" => {
@@ -311,12 +319,12 @@ impl State {
                         RefKind::Link
                     };
                     let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
-                    self.push(href, "href", kind, text, line);
+                    self.push(href, Attribute::Href, kind, text, line);
                 }
             }
             "script" => {
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, "src", RefKind::Script, String::new(), line);
+                    self.push(src, Attribute::Src, RefKind::Script, String::new(), line);
                 }
                 if !tag.self_closing {
                     return TokenSinkResult::RawData(RawKind::ScriptData);
@@ -324,17 +332,23 @@ impl State {
             }
             "object" => {
                 if let Some(data) = attr(tag, "data") {
-                    self.push(data, "data", RefKind::Object, String::new(), line);
+                    self.push(data, Attribute::Data, RefKind::Object, String::new(), line);
                 }
             }
             "embed" => {
                 if let Some(src) = attr(tag, "src") {
-                    self.push(src, "src", RefKind::Embed, String::new(), line);
+                    self.push(src, Attribute::Src, RefKind::Embed, String::new(), line);
                 }
             }
             "form" => {
                 if let Some(action) = attr(tag, "action") {
-                    self.push(action, "action", RefKind::Form, String::new(), line);
+                    self.push(
+                        action,
+                        Attribute::Action,
+                        RefKind::Form,
+                        String::new(),
+                        line,
+                    );
                 }
             }
             "base" if self.facts.base.is_none() => {
@@ -361,8 +375,8 @@ impl State {
     /// section 6), where `header` makes the name an HTTP header.
     fn meta(&mut self, tag: &Tag, line: u64) {
         let (content, content_attribute) = match attr(tag, "content") {
-            Some(c) => (c, "content"),
-            None => (attr(tag, "value").unwrap_or(""), "value"),
+            Some(c) => (c, Attribute::Content),
+            None => (attr(tag, "value").unwrap_or(""), Attribute::Value),
         };
         let content = content.trim();
         let name = attr(tag, "name").map(|n| n.trim().to_ascii_lowercase());
@@ -446,6 +460,7 @@ impl TokenSink for Sink<'_> {
                         end,
                     };
                     st.markup_end = end;
+                    st.tag_kept = false;
                     return st.start_tag(&tag, line);
                 }
                 TagKind::EndTag => {
@@ -494,7 +509,7 @@ pub fn extract(text: &str) -> HtmlFacts {
         .iter()
         .map(|r| r.href.as_str())
         .collect();
-    let places = position::places(text, &st.sources, &values);
+    let places = position::places(text, &st.tags, &st.sources, &values);
     for (r, place) in st.facts.references.iter_mut().zip(places) {
         if let Some((line, column)) = place {
             r.line = line;

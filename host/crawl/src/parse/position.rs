@@ -46,14 +46,59 @@ impl Default for TagSpan {
     }
 }
 
-/// Where a reference is written: the start tag it is in, and the attribute
-/// (lower case, as the parser names it) its value is, or is in.
+/// An attribute a reference's value is, or is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attribute {
+    /// `href` (`a`, `area`, `link`).
+    Href,
+    /// `src` (`img`, `script`, frames, `embed`, `source`).
+    Src,
+    /// `srcset`: its candidates' URLs.
+    Srcset,
+    /// `data` (`object`).
+    Data,
+    /// `action` (`form`).
+    Action,
+    /// `content` (a refresh `meta`): the URL in it.
+    Content,
+    /// `value` (MOMspider's `<META HEADER … VALUE>`): the URL in it.
+    Value,
+}
+
+impl Attribute {
+    /// Its name, as written in lower case.
+    fn name(self) -> &'static str {
+        match self {
+            Attribute::Href => "href",
+            Attribute::Src => "src",
+            Attribute::Srcset => "srcset",
+            Attribute::Data => "data",
+            Attribute::Action => "action",
+            Attribute::Content => "content",
+            Attribute::Value => "value",
+        }
+    }
+
+    /// Whether it holds URLs among other text (a `srcset`'s candidates, a
+    /// refresh's `0; url=…`), each placed where it is written in the
+    /// value, rather than being one URL.
+    fn holds_urls(self) -> bool {
+        matches!(
+            self,
+            Attribute::Srcset | Attribute::Content | Attribute::Value
+        )
+    }
+}
+
+/// Where a reference is written: the start tag it is in (an index into the
+/// tags given to [`places`]), and the attribute its value is, or is in.
+/// Eight bytes a reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Source {
-    /// The tag's source.
-    pub tag: TagSpan,
-    /// The attribute: `href`, `src`, `srcset`, `content`, ….
-    pub attribute: &'static str,
+    /// The tag's index.
+    pub tag: u32,
+    /// The attribute.
+    pub attribute: Attribute,
 }
 
 /// Where the start tag that ends at `end` begins: the first `<` followed
@@ -92,7 +137,7 @@ fn is_space(b: u8) -> bool {
 /// One attribute of a tag's source: its name as written and where its
 /// value is (byte offsets in the tag; an empty range where it has none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Attribute<'t> {
+struct Written<'t> {
     name: &'t str,
     value: (usize, usize),
 }
@@ -101,7 +146,7 @@ struct Attribute<'t> {
 /// as the HTML tokenizer reads them: the tag name, then names separated by
 /// whitespace or `/`, each with an optional `=` and a value that is quoted
 /// (`"…"`, `'…'`) or runs to whitespace or `>`. Linear in the tag.
-fn attributes(tag: &str) -> Vec<Attribute<'_>> {
+fn attributes(tag: &str) -> Vec<Written<'_>> {
     let b = tag.as_bytes();
     let n = b.len();
     let mut out = Vec::new();
@@ -128,7 +173,7 @@ fn attributes(tag: &str) -> Vec<Attribute<'_>> {
             i += 1;
         }
         if i >= n || b[i] != b'=' {
-            out.push(Attribute {
+            out.push(Written {
                 name,
                 value: (i, i),
             });
@@ -156,7 +201,7 @@ fn attributes(tag: &str) -> Vec<Attribute<'_>> {
                 (start, i)
             }
         };
-        out.push(Attribute { name, value });
+        out.push(Written { name, value });
     }
 }
 
@@ -200,13 +245,6 @@ impl Cursor {
     }
 }
 
-/// Whether the attribute holds URLs among other text (a `srcset`'s
-/// candidates, a refresh's `0; url=…`), each placed where it is written in
-/// the value, rather than being one URL.
-fn holds_urls(attribute: &str) -> bool {
-    matches!(attribute, "srcset" | "content" | "value")
-}
-
 /// Where, in `tag`, each of `values` (the references of the tag, in order,
 /// each in the attribute its `source` names) is written: the first
 /// non-blank character of its attribute's value (the first occurrence of
@@ -215,7 +253,7 @@ fn holds_urls(attribute: &str) -> bool {
 fn offsets_in_tag(tag: &str, sources: &[Source], values: &[&str]) -> Vec<usize> {
     let attrs = attributes(tag);
     // Where the last URL found in each attribute ended, for the next.
-    let mut after: Vec<(&str, usize)> = Vec::new();
+    let mut after: Vec<(Attribute, usize)> = Vec::new();
     sources
         .iter()
         .zip(values)
@@ -223,14 +261,14 @@ fn offsets_in_tag(tag: &str, sources: &[Source], values: &[&str]) -> Vec<usize> 
             // The first attribute of that name counts, as in HTML.
             let Some(a) = attrs
                 .iter()
-                .find(|a| a.name.eq_ignore_ascii_case(source.attribute))
+                .find(|a| a.name.eq_ignore_ascii_case(source.attribute.name()))
             else {
                 return 0;
             };
             let (start, end) = a.value;
             let written = &tag[start..end];
             let blank = written.len() - written.trim_start_matches(is_space_char).len();
-            if !holds_urls(source.attribute) || value.is_empty() {
+            if !source.attribute.holds_urls() || value.is_empty() {
                 return start + blank;
             }
             let from = after
@@ -263,20 +301,26 @@ fn is_space_char(c: char) -> bool {
 }
 
 /// The line and column of each reference, from where it is written
-/// (`sources`, one per reference, those of one tag consecutive) and its
+/// (`sources`, one per reference, those of one tag consecutive, each naming
+/// one of `tags`) and its
 /// value (`values`, as the tag's attribute decoded it): the first
 /// character of its attribute's value as written, or of the URL in a
 /// value that holds several. `None` where the place is not known (the
 /// tag's source is not).
-pub fn places(text: &str, sources: &[Source], values: &[&str]) -> Vec<Option<(u64, u32)>> {
+pub fn places(
+    text: &str,
+    tags: &[TagSpan],
+    sources: &[Source],
+    values: &[&str],
+) -> Vec<Option<(u64, u32)>> {
     let bytes = text.as_bytes();
     let mut out = vec![None; sources.len()];
     let mut cursor = Cursor::START;
     let mut i = 0;
     while i < sources.len() {
-        let span = sources[i].tag;
-        let n = sources[i..].iter().take_while(|s| s.tag == span).count();
-        let TagSpan { start, end } = span;
+        let index = sources[i].tag;
+        let n = sources[i..].iter().take_while(|s| s.tag == index).count();
+        let TagSpan { start, end } = tags.get(index as usize).copied().unwrap_or(UNKNOWN_TAG);
         let known = start != UNKNOWN
             && end <= text.len()
             && start < end
@@ -306,12 +350,13 @@ pub fn places(text: &str, sources: &[Source], values: &[&str]) -> Vec<Option<(u6
 
 #[cfg(test)]
 mod tests {
+    use super::Attribute::*;
     use super::*;
 
     /// The places of references given as (tag, attribute, value): the tag
     /// is the `n`th start tag of `text` (0-based), found as the parser
     /// finds it, from the end of the markup before it.
-    fn at(text: &str, refs: &[(usize, &'static str, &str)]) -> Vec<Option<(u64, u32)>> {
+    fn at(text: &str, refs: &[(u32, Attribute, &str)]) -> Vec<Option<(u64, u32)>> {
         // Each start tag's span, walking the text as the sink does: a tag
         // ends at the first `>` after its start outside quotes.
         let mut spans = Vec::new();
@@ -341,13 +386,10 @@ mod tests {
         }
         let sources: Vec<Source> = refs
             .iter()
-            .map(|&(t, attribute, _)| Source {
-                tag: spans[t],
-                attribute,
-            })
+            .map(|&(tag, attribute, _)| Source { tag, attribute })
             .collect();
         let values: Vec<&str> = refs.iter().map(|r| r.2).collect();
-        places(text, &sources, &values)
+        places(text, &spans, &sources, &values)
     }
 
     #[test]
@@ -357,11 +399,7 @@ mod tests {
         assert_eq!(
             at(
                 text,
-                &[
-                    (1, "href", "x.html"),
-                    (2, "href", "y.html"),
-                    (3, "src", "z.png")
-                ]
+                &[(1, Href, "x.html"), (2, Href, "y.html"), (3, Src, "z.png")]
             ),
             vec![Some((2, 12)), Some((2, 40)), Some((4, 8))]
         );
@@ -370,13 +408,13 @@ mod tests {
     #[test]
     fn lines_end_at_lf_crlf_and_a_lone_cr() {
         let text = "a\r\nb\rc\n<a href=\"u\">";
-        assert_eq!(at(text, &[(0, "href", "u")]), vec![Some((4, 10))]);
+        assert_eq!(at(text, &[(0, Href, "u")]), vec![Some((4, 10))]);
     }
 
     #[test]
     fn columns_count_characters_not_bytes() {
         let text = "<p>é€😀</p><a href=\"u\">";
-        assert_eq!(at(text, &[(1, "href", "u")]), vec![Some((1, 20))]);
+        assert_eq!(at(text, &[(1, Href, "u")]), vec![Some((1, 20))]);
     }
 
     #[test]
@@ -387,11 +425,7 @@ mod tests {
         assert_eq!(
             at(
                 text,
-                &[
-                    (0, "href", "&b"),
-                    (1, "href", "a&b"),
-                    (2, "href", "mu\nlti")
-                ]
+                &[(0, Href, "&b"), (1, Href, "a&b"), (2, Href, "mu\nlti")]
             ),
             vec![Some((2, 12)), Some((2, 29)), Some((3, 10))]
         );
@@ -408,11 +442,11 @@ mod tests {
             at(
                 text,
                 &[
-                    (0, "href", "u.html"),
-                    (1, "src", "logo.png"),
-                    (2, "href", "dd.html"),
-                    (3, "href", "gt.html"),
-                    (4, "src", "heart.png"),
+                    (0, Href, "u.html"),
+                    (1, Src, "logo.png"),
+                    (2, Href, "dd.html"),
+                    (3, Href, "gt.html"),
+                    (4, Src, "heart.png"),
                 ]
             ),
             vec![
@@ -428,7 +462,7 @@ mod tests {
     #[test]
     fn the_first_of_two_attributes_of_one_name_counts_and_names_ignore_case() {
         let text = "<A HREF=\"a.html\" href=\"b.html\">";
-        assert_eq!(at(text, &[(0, "href", "a.html")]), vec![Some((1, 10))]);
+        assert_eq!(at(text, &[(0, Href, "a.html")]), vec![Some((1, 10))]);
     }
 
     #[test]
@@ -467,10 +501,10 @@ mod tests {
             at(
                 text,
                 &[
-                    (0, "srcset", "a2.png"),
-                    (0, "srcset", "b.png"),
-                    (0, "src", "a.png"),
-                    (0, "srcset", "a.png"),
+                    (0, Srcset, "a2.png"),
+                    (0, Srcset, "b.png"),
+                    (0, Src, "a.png"),
+                    (0, Srcset, "a.png"),
                 ]
             ),
             vec![Some((2, 20)), Some((2, 10)), Some((1, 11)), Some((2, 31))]
@@ -480,18 +514,19 @@ mod tests {
     #[test]
     fn an_unknown_tag_gives_no_place_and_later_tags_still_get_theirs() {
         let text = "<a href=\"u\">\n<a href=\"v\">";
+        let tags = [UNKNOWN_TAG, TagSpan { start: 13, end: 25 }];
         let sources = [
             Source {
-                tag: UNKNOWN_TAG,
-                attribute: "href",
+                tag: 0,
+                attribute: Href,
             },
             Source {
-                tag: TagSpan { start: 13, end: 25 },
-                attribute: "href",
+                tag: 1,
+                attribute: Href,
             },
         ];
         assert_eq!(
-            places(text, &sources, &["u", "v"]),
+            places(text, &tags, &sources, &["u", "v"]),
             vec![None, Some((2, 10))]
         );
     }
@@ -502,18 +537,18 @@ mod tests {
         let text = format!("<img srcset=\"{}\">", candidates.join(", "));
         let values: Vec<String> = (0..20_000).map(|i| format!("i{i}.png")).collect();
         let values: Vec<&str> = values.iter().map(String::as_str).collect();
-        let span = TagSpan {
+        let tags = [TagSpan {
             start: 0,
             end: text.len(),
-        };
+        }];
         let sources = vec![
             Source {
-                tag: span,
-                attribute: "srcset",
+                tag: 0,
+                attribute: Srcset,
             };
             values.len()
         ];
-        let places = places(&text, &sources, &values);
+        let places = places(&text, &tags, &sources, &values);
         assert_eq!(places[0], Some((1, 14)));
         assert_eq!(places[1], Some((1, 14 + "i0.png 0w, ".len() as u32)));
         assert!(places.iter().all(Option::is_some));

@@ -503,13 +503,7 @@ pub fn extract(text: &str) -> HtmlFacts {
     let mut st = tok.sink.state.into_inner();
     // Each reference's line and column, from its tag's source; where that
     // is not known, the tokenizer's line stands.
-    let values: Vec<&str> = st
-        .facts
-        .references
-        .iter()
-        .map(|r| r.href.as_str())
-        .collect();
-    let places = position::places(text, &st.tags, &st.sources, &values);
+    let places = position::places(text, &st.tags, &st.sources);
     for (r, place) in st.facts.references.iter_mut().zip(places) {
         if let Some((line, column)) = place {
             r.line = line;

@@ -24,12 +24,6 @@ pub const UNKNOWN_TAG: TagSpan = TagSpan {
     end: UNKNOWN,
 };
 
-/// Longest attribute value searched again from its start for a URL not
-/// found after the previous one's (a `srcset` written out of order):
-/// beyond it the reference points at the value's start. Keeps a hostile
-/// value of many candidates linear.
-const RESEARCH_LIMIT: usize = 4096;
-
 /// The source of one start tag: byte offsets of its `<` and just past its
 /// `>` in the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +60,17 @@ pub enum Attribute {
 }
 
 impl Attribute {
+    /// Every attribute, in the order of their discriminants.
+    const ALL: [Attribute; 7] = [
+        Attribute::Href,
+        Attribute::Src,
+        Attribute::Srcset,
+        Attribute::Data,
+        Attribute::Action,
+        Attribute::Content,
+        Attribute::Value,
+    ];
+
     /// Its name, as written in lower case.
     fn name(self) -> &'static str {
         match self {
@@ -134,22 +139,28 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
 }
 
-/// One attribute of a tag's source: its name as written and where its
-/// value is (byte offsets in the tag; an empty range where it has none).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Written<'t> {
-    name: &'t str,
-    value: (usize, usize),
-}
+/// Where each [`Attribute`] of a tag's source has its value (byte offsets
+/// in the tag; an empty range where it has none), by the attribute's
+/// place in [`Attribute::ALL`]: the first of each name, as HTML keeps.
+type Values = [Option<(usize, usize)>; Attribute::ALL.len()];
 
-/// The attributes of `tag`, the source of one start tag from its `<`, read
-/// as the HTML tokenizer reads them: the tag name, then names separated by
-/// whitespace or `/`, each with an optional `=` and a value that is quoted
-/// (`"…"`, `'…'`) or runs to whitespace or `>`. Linear in the tag.
-fn attributes(tag: &str) -> Vec<Written<'_>> {
+/// The values of the [`Attribute`]s in `tag`, the source of one start tag
+/// from its `<`, read as the HTML tokenizer reads attributes: the tag
+/// name, then names separated by whitespace or `/`, each with an optional
+/// `=` and a value that is quoted (`"…"`, `'…'`) or runs to whitespace or
+/// `>`. One pass, whatever the tag holds; other attributes are passed over.
+fn attribute_values(tag: &str) -> Values {
     let b = tag.as_bytes();
     let n = b.len();
-    let mut out = Vec::new();
+    let mut out: Values = [None; Attribute::ALL.len()];
+    let mut keep = |name: &str, value: (usize, usize)| {
+        if let Some(k) = Attribute::ALL
+            .iter()
+            .position(|a| a.name().eq_ignore_ascii_case(name))
+        {
+            out[k].get_or_insert(value);
+        }
+    };
     // `<` and the tag name.
     let mut i = 1;
     while i < n && !is_space(b[i]) && b[i] != b'/' && b[i] != b'>' {
@@ -169,14 +180,13 @@ fn attributes(tag: &str) -> Vec<Written<'_>> {
             i += 1;
         }
         let name = &tag[name_start..i];
+        let name_end = i;
         while i < n && is_space(b[i]) {
             i += 1;
         }
         if i >= n || b[i] != b'=' {
-            out.push(Written {
-                name,
-                value: (i, i),
-            });
+            // No value: an empty one where the name ends.
+            keep(name, (name_end, name_end));
             continue;
         }
         i += 1;
@@ -201,7 +211,7 @@ fn attributes(tag: &str) -> Vec<Written<'_>> {
                 (start, i)
             }
         };
-        out.push(Written { name, value });
+        keep(name, value);
     }
 }
 
@@ -245,51 +255,61 @@ impl Cursor {
     }
 }
 
-/// Where, in `tag`, each of `values` (the references of the tag, in order,
-/// each in the attribute its `source` names) is written: the first
-/// non-blank character of its attribute's value (the first occurrence of
-/// the URL in a value that holds several); the tag's `<` (0) where its
-/// attribute is not found.
-fn offsets_in_tag(tag: &str, sources: &[Source], values: &[&str]) -> Vec<usize> {
-    let attrs = attributes(tag);
-    // Where the last URL found in each attribute ended, for the next.
-    let mut after: Vec<(Attribute, usize)> = Vec::new();
+/// Where `inner`, a slice of `outer`, starts in it.
+fn offset_in(outer: &str, inner: &str) -> Option<usize> {
+    let (o, i) = (outer.as_ptr() as usize, inner.as_ptr() as usize);
+    (i >= o && i + inner.len() <= o + outer.len()).then(|| i - o)
+}
+
+/// The URLs written in `value`, an attribute's value as written, that
+/// holds several (see [`Attribute::holds_urls`]): where each starts in it,
+/// in order, read as the parser reads the decoded value.
+fn urls_in(attribute: Attribute, value: &str) -> Vec<Option<usize>> {
+    match attribute {
+        Attribute::Srcset => super::html::srcset_candidates(value)
+            .into_iter()
+            .map(|(url, _)| offset_in(value, url))
+            .collect(),
+        _ => super::html::refresh_target(value)
+            .map(|(_, url)| offset_in(value, url))
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Where, in `tag`, each reference of the tag (`sources`, in order) is
+/// written: the first non-blank character of its attribute's value; for
+/// an attribute that holds several URLs, the `k`th URL written in it for
+/// its `k`th reference, read structurally (the same count, or the value's
+/// start for each: a character reference that made or hid a separator);
+/// the tag's `<` (0) where its attribute is not there. Linear in the tag.
+fn offsets_in_tag(tag: &str, sources: &[Source]) -> Vec<usize> {
+    const N: usize = Attribute::ALL.len();
+    let values = attribute_values(tag);
+    let mut wanted = [0usize; N];
+    for s in sources {
+        wanted[s.attribute as usize] += 1;
+    }
+    let mut urls: [Option<Vec<Option<usize>>>; N] = Default::default();
+    let mut taken = [0usize; N];
     sources
         .iter()
-        .zip(values)
-        .map(|(source, value)| {
-            // The first attribute of that name counts, as in HTML.
-            let Some(a) = attrs
-                .iter()
-                .find(|a| a.name.eq_ignore_ascii_case(source.attribute.name()))
-            else {
+        .map(|source| {
+            let a = source.attribute as usize;
+            let Some((start, end)) = values[a] else {
                 return 0;
             };
-            let (start, end) = a.value;
             let written = &tag[start..end];
-            let blank = written.len() - written.trim_start_matches(is_space_char).len();
-            if !source.attribute.holds_urls() || value.is_empty() {
-                return start + blank;
+            let first = start + written.len() - written.trim_start_matches(is_space_char).len();
+            if !source.attribute.holds_urls() {
+                return first;
             }
-            let from = after
-                .iter()
-                .find(|(name, _)| *name == source.attribute)
-                .map_or(0, |&(_, at)| at);
-            let found = written[from..].find(value).map(|i| from + i).or_else(|| {
-                (from > 0 && written.len() <= RESEARCH_LIMIT)
-                    .then(|| written.find(value))
-                    .flatten()
-            });
-            match found {
-                Some(i) => {
-                    let next = i + value.len();
-                    match after.iter_mut().find(|(name, _)| *name == source.attribute) {
-                        Some(last) => last.1 = next,
-                        None => after.push((source.attribute, next)),
-                    }
-                    start + i
-                }
-                None => start + blank,
+            let urls = urls[a].get_or_insert_with(|| urls_in(source.attribute, written));
+            let k = taken[a];
+            taken[a] += 1;
+            match urls.len() == wanted[a] {
+                true => urls[k].map_or(first, |at| start + at),
+                false => first,
             }
         })
         .collect()
@@ -302,17 +322,10 @@ fn is_space_char(c: char) -> bool {
 
 /// The line and column of each reference, from where it is written
 /// (`sources`, one per reference, those of one tag consecutive, each naming
-/// one of `tags`) and its
-/// value (`values`, as the tag's attribute decoded it): the first
-/// character of its attribute's value as written, or of the URL in a
-/// value that holds several. `None` where the place is not known (the
-/// tag's source is not).
-pub fn places(
-    text: &str,
-    tags: &[TagSpan],
-    sources: &[Source],
-    values: &[&str],
-) -> Vec<Option<(u64, u32)>> {
+/// one of `tags`): the first character of its attribute's value as
+/// written, or of the URL in a value that holds several. `None` where the
+/// place is not known (the tag's source is not).
+pub fn places(text: &str, tags: &[TagSpan], sources: &[Source]) -> Vec<Option<(u64, u32)>> {
     let bytes = text.as_bytes();
     let mut out = vec![None; sources.len()];
     let mut cursor = Cursor::START;
@@ -329,7 +342,7 @@ pub fn places(
             && text.is_char_boundary(end);
         if known {
             let tag = &text[start..end];
-            let offsets = offsets_in_tag(tag, &sources[i..i + n], &values[i..i + n]);
+            let offsets = offsets_in_tag(tag, &sources[i..i + n]);
             let mut found: Vec<(usize, usize)> = offsets
                 .into_iter()
                 .enumerate()
@@ -388,8 +401,7 @@ mod tests {
             .iter()
             .map(|&(tag, attribute, _)| Source { tag, attribute })
             .collect();
-        let values: Vec<&str> = refs.iter().map(|r| r.2).collect();
-        places(text, &spans, &sources, &values)
+        places(text, &spans, &sources)
     }
 
     #[test]
@@ -467,22 +479,15 @@ mod tests {
 
     #[test]
     fn attributes_are_read_as_the_tokenizer_reads_them() {
-        let tag = "<a b c = 'x y' d=e/f g=\"h>i\"/ =j k>";
-        let attrs: Vec<(&str, &str)> = attributes(tag)
-            .iter()
-            .map(|a| (a.name, &tag[a.value.0..a.value.1]))
-            .collect();
-        assert_eq!(
-            attrs,
-            [
-                ("b", ""),
-                ("c", "x y"),
-                ("d", "e/f"),
-                ("g", "h>i"),
-                ("=j", ""),
-                ("k", "")
-            ]
-        );
+        let tag = "<a b c = 'x y' HREF=e/f src=\"h>i\"/ =j srcset href=no>";
+        let values = attribute_values(tag);
+        let value = |a: Attribute| values[a as usize].map(|(s, e)| &tag[s..e]);
+        assert_eq!(value(Href), Some("e/f"), "the first of a name counts");
+        assert_eq!(value(Src), Some("h>i"));
+        let no_value = tag.find("srcset").unwrap() + "srcset".len();
+        assert_eq!(values[Srcset as usize], Some((no_value, no_value)));
+        assert_eq!(value(Data), None);
+        assert_eq!(value(Content), None);
     }
 
     #[test]
@@ -494,21 +499,41 @@ mod tests {
     }
 
     #[test]
-    fn candidates_of_one_tag_each_get_their_place_in_any_order() {
+    fn candidates_are_placed_where_each_is_written_in_the_value() {
         let text = "<img src=\"a.png\"\n srcset=\"b.png 2x, a2.png 3x, a.png 4x\">";
-        // Pushed src first, then the candidates; and out of order.
         assert_eq!(
             at(
                 text,
                 &[
-                    (0, Srcset, "a2.png"),
-                    (0, Srcset, "b.png"),
                     (0, Src, "a.png"),
+                    (0, Srcset, "b.png"),
+                    (0, Srcset, "a2.png"),
                     (0, Srcset, "a.png"),
                 ]
             ),
-            vec![Some((2, 20)), Some((2, 10)), Some((1, 11)), Some((2, 31))]
+            vec![Some((1, 11)), Some((2, 10)), Some((2, 20)), Some((2, 31))]
         );
+        // A character reference in a candidate: the next is still its own.
+        let text = "<img srcset=\"p.jpg?w=300&amp;q=8 1x, p.jpg 2x\">";
+        let second = 1 + "<img srcset=\"p.jpg?w=300&amp;q=8 1x, ".len() as u32;
+        assert_eq!(
+            at(
+                text,
+                &[(0, Srcset, "p.jpg?w=300&q=8"), (0, Srcset, "p.jpg")]
+            ),
+            vec![Some((1, 14)), Some((1, second))]
+        );
+        // One that hides a separator: the candidates written are not the
+        // parser's, and each is placed at the value's start.
+        let text = "<img srcset=\"a.png 1x&#44; b.png 2x\">";
+        assert_eq!(
+            at(text, &[(0, Srcset, "a.png"), (0, Srcset, "b.png")]),
+            vec![Some((1, 14)), Some((1, 14))]
+        );
+        // A refresh's URL, in `content`.
+        let text = "<meta http-equiv=refresh content=\"5; url=f.html\">";
+        let url = 1 + "<meta http-equiv=refresh content=\"5; url=".len() as u32;
+        assert_eq!(at(text, &[(0, Content, "f.html")]), vec![Some((1, url))]);
     }
 
     #[test]
@@ -525,18 +550,13 @@ mod tests {
                 attribute: Href,
             },
         ];
-        assert_eq!(
-            places(text, &tags, &sources, &["u", "v"]),
-            vec![None, Some((2, 10))]
-        );
+        assert_eq!(places(text, &tags, &sources), vec![None, Some((2, 10))]);
     }
 
     #[test]
     fn a_tag_with_thousands_of_candidates_is_placed_in_one_pass() {
         let candidates: Vec<String> = (0..20_000).map(|i| format!("i{i}.png {i}w")).collect();
         let text = format!("<img srcset=\"{}\">", candidates.join(", "));
-        let values: Vec<String> = (0..20_000).map(|i| format!("i{i}.png")).collect();
-        let values: Vec<&str> = values.iter().map(String::as_str).collect();
         let tags = [TagSpan {
             start: 0,
             end: text.len(),
@@ -546,11 +566,34 @@ mod tests {
                 tag: 0,
                 attribute: Srcset,
             };
-            values.len()
+            20_000
         ];
-        let places = places(&text, &tags, &sources, &values);
+        let places = places(&text, &tags, &sources);
         assert_eq!(places[0], Some((1, 14)));
         assert_eq!(places[1], Some((1, 14 + "i0.png 0w, ".len() as u32)));
         assert!(places.iter().all(Option::is_some));
+    }
+
+    #[test]
+    fn a_hostile_tag_is_read_in_one_pass() {
+        // Candidates the parser decodes (so never found as written) and
+        // attributes repeated many times: each read once.
+        let n = 20_000;
+        let text = format!("<img{} srcset=\"{}\">", " a".repeat(n), "&#97; ,".repeat(n));
+        let tags = [TagSpan {
+            start: 0,
+            end: text.len(),
+        }];
+        let sources = vec![
+            Source {
+                tag: 0,
+                attribute: Srcset,
+            };
+            n
+        ];
+        let places = places(&text, &tags, &sources);
+        let first = 1 + format!("<img{} srcset=\"", " a".repeat(n)).len() as u32;
+        assert_eq!(places[0], Some((1, first)));
+        assert_eq!(places[n - 1], Some((1, first + 7 * (n as u32 - 1))));
     }
 }

@@ -285,53 +285,42 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_reference_is_placed_in_its_own_tag_and_attribute_whatever_the_markup_around() {
-        // A `<` in raw text, in a comment and in attribute values; a value
-        // that an earlier attribute of the tag also holds.
+    /// That the references of the page `html` (at `http://a.example/`)
+    /// are, in order, at `want`: each target's path, line and column.
+    fn assert_places(html: &str, want: &[(&str, u32, u32)]) {
         let url = Url::parse("http://a.example/page.html").unwrap();
-        let doc = parse_html(
-            &url,
-            Some("text/html"),
-            "<title>a<b</title><!-- <a href=\"x.html\"> -->\n\
-             <script>if (a<b) {}</script><a title=\"<\" href=\"gt.html\">g</a>\n\
-             <img alt=\"logo.png\" src=\"logo.png\"><img src=\"heart.png\" alt=\"<3\">"
-                .as_bytes(),
-        );
-        let places: Vec<(&str, u32, u32)> = doc
+        let doc = parse_html(&url, Some("text/html"), html.as_bytes());
+        let got: Vec<(&str, u32, u32)> = doc
             .references
             .iter()
             .map(|r| (r.target.as_ref().unwrap().path(), r.line, r.column))
             .collect();
-        assert_eq!(
-            places,
-            vec![
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_reference_is_placed_in_its_own_tag_and_attribute_whatever_the_markup_around() {
+        // A `<` in raw text, in a comment and in attribute values; a value
+        // that an earlier attribute of the tag also holds.
+        assert_places(
+            "<title>a<b</title><!-- <a href=\"x.html\"> -->\n\
+                 <script>if (a<b) {}</script><a title=\"<\" href=\"gt.html\">g</a>\n\
+                 <img alt=\"logo.png\" src=\"logo.png\"><img src=\"heart.png\" alt=\"<3\">",
+            &[
                 ("/gt.html", 2, 48),
                 ("/logo.png", 3, 26),
-                ("/heart.png", 3, 46)
-            ]
+                ("/heart.png", 3, 46),
+            ],
         );
     }
 
     #[test]
     fn each_reference_has_the_line_and_column_of_its_value() {
-        let url = Url::parse("http://a.example/page.html").unwrap();
-        let doc = parse_html(
-            &url,
-            Some("text/html"),
+        assert_places(
             "<title>T</title>\r\n<p>Voilà: <a href=\"a.html\">a</a> <A HREF = 'b.html'>b</A>\r\n\
-             <img\n  alt=\"x\"\n  src=\"c.png\"><a href=\"d&amp;e.html\">d</a>\n\
-             <meta http-equiv=refresh content=\"5; url=f.html\">"
-                .as_bytes(),
-        );
-        let places: Vec<(&str, u32, u32)> = doc
-            .references
-            .iter()
-            .map(|r| (r.target.as_ref().unwrap().path(), r.line, r.column))
-            .collect();
-        assert_eq!(
-            places,
-            vec![
+                 <img\n  alt=\"x\"\n  src=\"c.png\"><a href=\"d&amp;e.html\">d</a>\n\
+                 <meta http-equiv=refresh content=\"5; url=f.html\">",
+            &[
                 ("/a.html", 2, 20),
                 ("/b.html", 2, 45),
                 // The value's line, not the line of its tag's `>`.
@@ -342,9 +331,9 @@ mod tests {
                 (
                     "/f.html",
                     6,
-                    1 + "<meta http-equiv=refresh content=\"5; url=".len() as u32
+                    1 + "<meta http-equiv=refresh content=\"5; url=".len() as u32,
                 ),
-            ]
+            ],
         );
     }
 

@@ -108,16 +108,18 @@ pub fn with_objection(objection: Option<Decision>, decision: Decision) -> Decisi
 }
 
 /// How far a task has traversed, against its bounds.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Traversal {
     /// The task's bounds.
     pub bounds: TaskBounds,
     /// Documents counted so far.
     pub traversed: u64,
-    /// Whether a document beyond `max_depth` was met.
-    pub too_deep: bool,
-    /// Whether a document past `max_documents` was met.
-    pub too_many: bool,
+    /// Once a document beyond `max_depth` was met, the least (in URL
+    /// order) of those met: which is met first depends on which pages came
+    /// back first, and a run should say the same each time.
+    pub too_deep: Option<Box<str>>,
+    /// Likewise for the documents past `max_documents`.
+    pub too_many: Option<Box<str>>,
 }
 
 /// Which bound a document candidate went beyond.
@@ -135,27 +137,70 @@ impl Traversal {
         Traversal {
             bounds,
             traversed: 0,
-            too_deep: false,
-            too_many: false,
+            too_deep: None,
+            too_many: None,
         }
     }
 
-    /// A document candidate at `depth`: counted when within the bounds,
-    /// else which bound it is beyond.
-    pub fn admit(&mut self, depth: u32) -> Result<(), Beyond> {
-        let b = self.bounds;
-        if depth > b.max_depth {
-            let first = !std::mem::replace(&mut self.too_deep, true);
-            let bound = format!("max_depth ({} links from the top)", b.max_depth);
+    /// A document candidate at `depth`, whose URL is `url`: counted when
+    /// within the bounds, else which bound it is beyond.
+    pub fn admit(&mut self, depth: u32, url: &str) -> Result<(), Beyond> {
+        if depth > self.bounds.max_depth {
+            let first = keep_least(&mut self.too_deep, url);
+            let bound = self.depth_bound();
             return Err(Beyond { bound, first });
         }
-        if self.traversed >= b.max_documents {
-            let first = !std::mem::replace(&mut self.too_many, true);
-            let bound = format!("max_documents ({})", b.max_documents);
+        if self.traversed >= self.bounds.max_documents {
+            let first = keep_least(&mut self.too_many, url);
+            let bound = self.documents_bound();
             return Err(Beyond { bound, first });
         }
         self.traversed += 1;
         Ok(())
+    }
+
+    /// The bounds reached, each with the least document it turned into a
+    /// leaf, as the run's summary says them.
+    pub fn bounds_hit(&self) -> Vec<String> {
+        [
+            (self.depth_bound(), &self.too_deep),
+            (self.documents_bound(), &self.too_many),
+        ]
+        .into_iter()
+        .filter_map(|(bound, least)| {
+            let url = least.as_deref()?;
+            Some(format!(
+                "reached its {bound} at {url}; documents beyond it are tested as leaves, not traversed"
+            ))
+        })
+        .collect()
+    }
+
+    /// `max_depth`, as the reports name it.
+    fn depth_bound(&self) -> String {
+        format!("max_depth ({} links from the top)", self.bounds.max_depth)
+    }
+
+    /// `max_documents`, as the reports name it.
+    fn documents_bound(&self) -> String {
+        format!("max_documents ({})", self.bounds.max_documents)
+    }
+}
+
+/// Keep `url` in `least` when it is the first or comes before the one
+/// kept; whether it is the first.
+fn keep_least(least: &mut Option<Box<str>>, url: &str) -> bool {
+    match least {
+        None => {
+            *least = Some(url.into());
+            true
+        }
+        Some(kept) => {
+            if url < &**kept {
+                *kept = url.into();
+            }
+            false
+        }
     }
 }
 
@@ -234,21 +279,31 @@ mod tests {
             max_depth: 2,
             max_documents: 3,
         });
-        assert_eq!(t.admit(0), Ok(()));
-        assert_eq!(t.admit(2), Ok(()));
+        assert_eq!(t.admit(0, "http://a/"), Ok(()));
+        assert_eq!(t.admit(2, "http://a/1/2"), Ok(()));
         let deep = |first| Beyond {
             bound: "max_depth (2 links from the top)".into(),
             first,
         };
-        assert_eq!(t.admit(3), Err(deep(true)));
-        assert_eq!(t.admit(7), Err(deep(false)));
-        assert_eq!(t.admit(1), Ok(()));
+        assert_eq!(t.admit(3, "http://a/z"), Err(deep(true)));
+        assert_eq!(t.admit(7, "http://a/b"), Err(deep(false)));
+        assert_eq!(t.admit(4, "http://a/c"), Err(deep(false)));
+        assert_eq!(t.admit(1, "http://a/1"), Ok(()));
         let many = |first| Beyond {
             bound: "max_documents (3)".into(),
             first,
         };
-        assert_eq!(t.admit(1), Err(many(true)));
-        assert_eq!(t.admit(0), Err(many(false)));
+        assert_eq!(t.admit(1, "http://a/y"), Err(many(true)));
+        assert_eq!(t.admit(0, "http://a/x"), Err(many(false)));
         assert_eq!(t.traversed, 3);
+        // Each bound names the least document it turned into a leaf,
+        // whichever came first.
+        assert_eq!(
+            t.bounds_hit(),
+            [
+                "reached its max_depth (2 links from the top) at http://a/b; documents beyond it are tested as leaves, not traversed",
+                "reached its max_documents (3) at http://a/x; documents beyond it are tested as leaves, not traversed",
+            ]
+        );
     }
 }

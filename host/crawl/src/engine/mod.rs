@@ -308,13 +308,17 @@ impl<'a> Engine<'a> {
             writer,
             store,
             ids,
-            stats,
+            tasks,
+            mut stats,
             requests,
             reused,
             started,
             sites,
             ..
         } = self;
+        for (summary, task) in stats.iter_mut().zip(&tasks) {
+            summary.bounds_hit = task.traversal.bounds_hit();
+        }
         writer.flush();
         writer.close()?;
         if let Err(e) = sites.save_files(SystemTime::now()) {

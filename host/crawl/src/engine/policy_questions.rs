@@ -58,37 +58,21 @@ impl Engine<'_> {
             return decision;
         }
         let depth = referrer.map_or(0, |r| self.verdicts.depth_of(t, r) + 1);
-        let Beyond { bound, first } = match self.tasks[t].traversal.admit(depth) {
+        let url = self.frontier.get(u).url.as_str();
+        let Beyond { bound, first } = match self.tasks[t].traversal.admit(depth, url) {
             Ok(()) => {
                 self.verdicts.count(t, u, depth);
                 return decision;
             }
             Err(beyond) => beyond,
         };
-        // The note names the least of the documents the bound turned into
-        // leaves (in URL order), not the first met: which is met first
-        // depends on which pages came back first, and a run should say
-        // the same each time.
-        const TAIL: &str = "; documents beyond it are tested as leaves, not traversed";
-        let url = self.frontier.get(u).url.as_str();
-        let head = format!("reached its {bound} at ");
-        let hits = &mut self.stats[t].bounds_hit;
-        match hits.iter_mut().find(|h| h.starts_with(&head)) {
-            None => {
-                let note = format!("{head}{url}{TAIL}");
-                if first {
-                    tracing::warn!("task {}: {note}", self.tasks[t].info.name);
-                }
-                hits.push(note);
-            }
-            Some(note) => {
-                let named = note
-                    .get(head.len()..note.len().saturating_sub(TAIL.len()))
-                    .unwrap_or_default();
-                if url < named {
-                    *note = format!("{head}{url}{TAIL}");
-                }
-            }
+        // Said once as it happens; the run's summary names the least
+        // document the bound turned into a leaf (`Traversal::bounds_hit`).
+        if first {
+            tracing::warn!(
+                "task {}: reached its {bound} at {url}; documents beyond it are tested as leaves, not traversed",
+                self.tasks[t].info.name
+            );
         }
         Decision::Leaf(format!("beyond the task's {bound}"))
     }

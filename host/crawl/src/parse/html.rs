@@ -71,8 +71,6 @@ struct State {
     /// The source of the start tag being read (byte offsets), or
     /// [`position::UNKNOWN_TAG`].
     tag: position::TagSpan,
-    /// Whether the tag being read is already the last of `tags`.
-    tag_kept: bool,
     /// The sources of the start tags with references, in order.
     tags: Vec<position::TagSpan>,
     /// Where each of `facts.references` is written: its tag (an index into
@@ -203,9 +201,11 @@ impl State {
             line,
             column: 0,
         });
-        if !self.tag_kept {
+        // The tag's first reference keeps its source (no two tags have
+        // one source; the references of tags whose source is not known
+        // have none to tell apart).
+        if self.tags.last() != Some(&self.tag) {
             self.tags.push(self.tag);
-            self.tag_kept = true;
         }
         self.sources.push(position::Source {
             tag: (self.tags.len() - 1) as u32,
@@ -460,7 +460,6 @@ impl TokenSink for Sink<'_> {
                         end,
                     };
                     st.markup_end = end;
-                    st.tag_kept = false;
                     return st.start_tag(&tag, line);
                 }
                 TagKind::EndTag => {

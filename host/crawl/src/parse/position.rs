@@ -8,7 +8,7 @@
 //! what is left of that buffer: the token ends where they begin. A start
 //! tag begins at the first `<` and letter after the markup token before it
 //! ([`tag_start`]). Its source is then read as the tokenizer reads
-//! attributes ([`attributes`]), and a reference is placed at the first
+//! attributes ([`attribute_values`]), and a reference is placed at the first
 //! character of its attribute's value as written (entities, line breaks
 //! and all), or, for a URL within a value (a `srcset` candidate, a refresh
 //! URL), at that URL. Lines and columns are counted from the start of the

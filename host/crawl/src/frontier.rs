@@ -10,6 +10,7 @@ use spinneret_core::document::RefKind;
 use spinneret_core::model::Category;
 use spinneret_store::CachedResult;
 use std::hash::BuildHasher;
+use std::sync::Arc;
 use url::Url;
 
 /// Index of a URL in the frontier.
@@ -48,12 +49,15 @@ pub struct Outcome {
     pub via_get: bool,
     /// Where a redirect chain ended.
     pub final_url: Option<UrlIdx>,
-    /// The parsed document, for HTML fetched by GET at this very URL.
-    pub doc: Option<DocInfo>,
-    /// The content type, for "not HTML" reasons.
-    pub content_type: Option<String>,
+    /// The parsed document, for HTML fetched by GET at this very URL
+    /// (boxed: most outcomes have none, and every checked URL keeps its
+    /// outcome to the end of the run).
+    pub doc: Option<Box<DocInfo>>,
+    /// The content type, for "not HTML" reasons (shared: see
+    /// [`Frontier::content_type`]).
+    pub content_type: Option<Arc<str>>,
     /// The failure reason, for broken results.
-    pub error: Option<String>,
+    pub error: Option<Box<str>>,
     /// The final HTTP status, when a request answered.
     pub status: Option<u16>,
 }
@@ -107,7 +111,13 @@ pub struct Frontier {
     len: usize,
     index: hashbrown::HashTable<UrlIdx>,
     hasher: foldhash::fast::RandomState,
+    content_types: foldhash::HashSet<Arc<str>>,
 }
+
+/// The most content types the frontier shares among outcomes. A run meets
+/// a handful; a hostile server could send a new one with every answer, and
+/// those past the limit are held by their own outcome alone.
+const SHARED_CONTENT_TYPES: usize = 256;
 
 /// The entry `i` of `chunks`.
 fn entry(chunks: &[Vec<UrlEntry>], i: UrlIdx) -> &UrlEntry {
@@ -125,6 +135,21 @@ impl Frontier {
         self.index
             .find(hash, |&i| entry(&self.chunks, i).url.as_str() == url)
             .copied()
+    }
+
+    /// `content_type` as an outcome holds it: one text shared by every
+    /// outcome of the same type (200,000 checked URLs of one type hold one
+    /// copy of it, not 200,000).
+    pub fn content_type(&mut self, content_type: Option<&str>) -> Option<Arc<str>> {
+        let t = content_type?;
+        if let Some(shared) = self.content_types.get(t) {
+            return Some(shared.clone());
+        }
+        let t: Arc<str> = Arc::from(t);
+        if self.content_types.len() < SHARED_CONTENT_TYPES {
+            self.content_types.insert(t.clone());
+        }
+        Some(t)
     }
 
     /// The index of `url`, adding it when new (`site_of` names its site).
@@ -191,5 +216,34 @@ mod tests {
         assert_eq!(f.lookup("http://a.example/none"), None);
         f.get_mut(5).site = 3;
         assert_eq!(f.get(5).site, 3);
+    }
+
+    #[test]
+    fn outcomes_share_a_content_type_up_to_the_limit() {
+        let mut f = Frontier::default();
+        assert_eq!(f.content_type(None), None);
+        let a = f.content_type(Some("text/plain")).unwrap();
+        let b = f.content_type(Some("text/plain")).unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "one text for one type");
+        assert_eq!(&*a, "text/plain");
+        // A server sending a new type with every answer: past the limit,
+        // each is its outcome's own, and the shared ones stay shared.
+        for i in 0..SHARED_CONTENT_TYPES * 2 {
+            assert_eq!(
+                &*f.content_type(Some(&format!("x/{i}"))).unwrap(),
+                format!("x/{i}")
+            );
+        }
+        assert_eq!(f.content_types.len(), SHARED_CONTENT_TYPES);
+        let past = format!("x/{}", SHARED_CONTENT_TYPES * 2 - 1);
+        let (c, d) = (
+            f.content_type(Some(&past)).unwrap(),
+            f.content_type(Some(&past)).unwrap(),
+        );
+        assert!(!Arc::ptr_eq(&c, &d));
+        assert!(Arc::ptr_eq(
+            &a,
+            &f.content_type(Some("text/plain")).unwrap()
+        ));
     }
 }

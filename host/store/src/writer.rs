@@ -324,19 +324,31 @@ fn apply(
                 r.source.as_str(),
             ])?;
         }
-        StoreOp::Document { run, url, doc } => {
+        StoreOp::Document { run, url, mut doc } => {
             let url_id = url_id_cached(tx, ids, &url)?;
             let http_equiv = if doc.http_equiv.is_empty() {
                 None
             } else {
                 Some(serde_json::to_string(&doc.http_equiv).unwrap_or_default())
             };
-            let mut links = String::with_capacity(doc.links.len() * 48 + 2);
+            // The JSON is sized for what it will hold (an id of up to 8
+            // digits, the kind, the text and the punctuation), and the
+            // record's strings are dropped as they are written: a page of
+            // 200,000 links does not hold its links twice over, or a
+            // buffer of twice the size it needs.
+            let record_links = std::mem::take(&mut doc.links);
+            let mut links = String::with_capacity(
+                2 + record_links
+                    .iter()
+                    .map(|(_, kind, text)| 16 + kind.as_str().len() + text.len())
+                    .sum::<usize>(),
+            );
             let mut fragments = String::new();
             let mut next_fragment = 0;
             links.push('[');
-            for (i, (target, kind, text)) in doc.links.iter().enumerate() {
-                let id = url_id_cached(tx, ids, target)?;
+            for (i, (target, kind, text)) in record_links.into_iter().enumerate() {
+                let id = url_id_cached(tx, ids, &target)?;
+                drop(target);
                 // The fragments come by reference (the parse sorts them).
                 while let Some((_, f, line, column)) = doc
                     .fragments
@@ -352,7 +364,7 @@ fn apply(
                     links.push(',');
                 }
                 let _ = write!(links, "[{id},\"{}\",", kind.as_str());
-                links.push_str(&serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into()));
+                links.push_str(&serde_json::to_string(&text).unwrap_or_else(|_| "\"\"".into()));
                 links.push(']');
             }
             links.push(']');

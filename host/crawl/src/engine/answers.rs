@@ -287,8 +287,8 @@ impl Engine<'_> {
             via_get,
             final_url: final_idx,
             doc: doc_here,
-            content_type: content_type.clone(),
-            error,
+            content_type: self.frontier.content_type(content_type.as_deref()),
+            error: error.map(String::into_boxed_str),
             status: resp.as_ref().map(|r| r.status),
         };
         // The parse goes to the store writer whole (not copied: a page of
@@ -335,7 +335,7 @@ impl Engine<'_> {
                     via_get: true,
                     final_url: None,
                     doc: fdoc,
-                    content_type,
+                    content_type: self.frontier.content_type(content_type.as_deref()),
                     error: None,
                     status: Some(resp.status),
                 };
@@ -344,7 +344,7 @@ impl Engine<'_> {
         }
     }
 
-    pub(super) fn doc_info(&mut self, doc: &ParsedDocument, owner: Option<String>) -> DocInfo {
+    pub(super) fn doc_info(&mut self, doc: &ParsedDocument, owner: Option<String>) -> Box<DocInfo> {
         let mut links = Vec::with_capacity(doc.references.len());
         let mut invalid = Vec::new();
         for r in &doc.references {
@@ -353,11 +353,11 @@ impl Engine<'_> {
                 Err(b) => invalid.push((b.raw.clone(), b.reason.clone())),
             }
         }
-        DocInfo {
+        Box::new(DocInfo {
             owner,
             links: links.into(),
             invalid: invalid.into(),
-        }
+        })
     }
 
     /// `u` is checked: store the result (if given) and settle it for its tasks.
@@ -397,8 +397,8 @@ impl Engine<'_> {
             (
                 o.category,
                 o.status,
-                o.error.clone(),
-                o.content_type.clone(),
+                o.error.as_deref().map(String::from),
+                o.content_type.as_deref().map(String::from),
             )
         };
         let target = self.frontier.get(f).url.clone();

@@ -56,8 +56,8 @@ impl Engine<'_> {
             via_get: r.method == Some("GET") || cached.is_document,
             final_url,
             doc,
-            content_type: r.content_type.clone(),
-            error: r.error.clone(),
+            content_type: self.frontier.content_type(r.content_type.as_deref()),
+            error: r.error.as_deref().map(Box::from),
             status: r.status,
         };
         let result = source.map(|s| {
@@ -120,7 +120,7 @@ impl Engine<'_> {
         true
     }
 
-    pub(super) fn load_doc(&mut self, url: &str, owner: Option<String>) -> Option<DocInfo> {
+    pub(super) fn load_doc(&mut self, url: &str, owner: Option<String>) -> Option<Box<DocInfo>> {
         let links = match self.store.document_links(url) {
             Ok(l) => l,
             Err(e) => {
@@ -139,11 +139,11 @@ impl Engine<'_> {
                 Err(e) => invalid.push((target, e.to_string())),
             }
         }
-        Some(DocInfo {
+        Some(Box::new(DocInfo {
             owner,
             links: valid.into(),
             invalid: invalid.into(),
-        })
+        }))
     }
 
     // ----- dispatch -----------------------------------------------------------------------

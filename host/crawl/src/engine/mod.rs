@@ -448,7 +448,7 @@ impl<'a> Engine<'a> {
             final_url: None,
             doc: None,
             content_type: None,
-            error: Some(reason.to_string()),
+            error: Some(reason.into()),
             status: None,
         };
         self.complete(u, outcome, Some(result));
@@ -501,8 +501,8 @@ impl<'a> Engine<'a> {
             via_get: true,
             final_url: None,
             doc: None,
-            content_type,
-            error: result.error.clone(),
+            content_type: self.frontier.content_type(content_type.as_deref()),
+            error: result.error.as_deref().map(Box::from),
             status: Some(status),
         };
         self.complete(u, outcome, Some(result));

@@ -307,6 +307,11 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     // writes a few thousand entries and gets tantivy's least.
     let budget = if full { 100_000_000 } else { 15_000_000 };
     let mut writer: IndexWriter = idx.index.writer_with_num_threads(1, budget)?;
+    if full {
+        // All its segments are merged into one at the end: none on the way
+        // (a merge under way would keep its segments from that one).
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    }
     let mut entries = 0u64;
     let Parts {
         targets,
@@ -338,6 +343,16 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         }
     }
     writer.commit()?;
+    // A full build leaves one segment per writer arena's worth of entries
+    // (about 190,000): merged into one, every query reads one term
+    // dictionary and one set of postings instead of several (a regular
+    // expression walks each segment's dictionary whole). On the index of a
+    // million URLs, 13 segments merged took 9 s and the server went from
+    // about 1,400 to 1,950 searches/s. Updates add small segments, which
+    // tantivy's merge policy gathers as they accumulate.
+    if full {
+        merge_into_one(&idx.index, &mut writer)?;
+    }
     writer.wait_merging_threads()?;
     spinneret_core::fs::write_atomically(
         &dir.join(MARK_FILE),
@@ -350,6 +365,16 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         entries,
         postings,
     })
+}
+
+/// Merge the searchable segments of `index` into one (nothing to do for
+/// one or none).
+fn merge_into_one(index: &Index, writer: &mut IndexWriter) -> anyhow::Result<()> {
+    let segments = index.searchable_segment_ids()?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait()?;
+    }
+    Ok(())
 }
 
 /// A full build's parts: every document and every URL they cite.
@@ -600,6 +625,28 @@ fn entry(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_are_merged_into_one() {
+        let (schema, f) = schema();
+        let index = Index::create_in_ram(schema);
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        merge_into_one(&index, &mut writer).unwrap();
+        for id in 0..3u64 {
+            let mut d = TantivyDocument::new();
+            d.add_u64(f.id, id);
+            writer.add_document(d).unwrap();
+            writer.commit().unwrap();
+        }
+        assert_eq!(index.searchable_segment_ids().unwrap().len(), 3);
+        merge_into_one(&index, &mut writer).unwrap();
+        writer.wait_merging_threads().unwrap();
+        let ids = index.searchable_segment_ids().unwrap();
+        assert_eq!(ids.len(), 1);
+        let reader = index.reader().unwrap();
+        reader.reload().unwrap();
+        assert_eq!(reader.searcher().num_docs(), 3);
+    }
 
     #[test]
     fn the_index_lives_beside_the_store() {

@@ -209,7 +209,7 @@ impl Searcher {
         parser.allow_regexes();
         parser.set_field_boost(f.anchor, ANCHOR_BOOST);
         parser.set_field_boost(f.title, TITLE_BOOST);
-        Ok(Searcher {
+        let searcher = Searcher {
             reader: index.index.reader()?,
             parser,
             fields: f,
@@ -221,12 +221,26 @@ impl Searcher {
                 .map(|(_, e)| e.name().to_string())
                 .collect(),
             ranks: Arc::default(),
-        })
+        };
+        searcher.read_ranks();
+        Ok(searcher)
     }
 
     /// See the index's latest commit.
     pub fn reload(&self) -> Result<(), SearchError> {
-        Ok(self.reader.reload()?)
+        self.reader.reload()?;
+        self.read_ranks();
+        Ok(())
+    }
+
+    /// Read the ranks of every segment now, so that no query pays for it
+    /// (a segment of a million entries takes some 20 ms).
+    fn read_ranks(&self) {
+        let searcher = self.reader.searcher();
+        let live = segment_ids(&searcher);
+        for segment in searcher.segment_readers() {
+            self.ranks.of(&live, segment);
+        }
     }
 
     /// Run `req`.

@@ -819,6 +819,17 @@ pub fn run(bench: &Bench, urls: u64, keep: Option<PathBuf>) -> anyhow::Result<()
         std::fs::metadata(&archive)?.len() as f64 / 1048576.0
     );
     let store = dir.join("worm.db");
+    // A kept directory's store and index from an earlier run would leave
+    // the import nothing new to add (and the updates nothing to do): each
+    // run starts from none.
+    for old in ["worm.db", "worm.db-wal", "worm.db-shm", "worm.db.search"] {
+        let old = dir.join(old);
+        if old.is_dir() {
+            std::fs::remove_dir_all(&old)?;
+        } else if old.exists() {
+            std::fs::remove_file(&old)?;
+        }
+    }
     let store_arg = store.to_string_lossy().into_owned();
     let (secs, rss) = spinneret(
         bench,

@@ -161,14 +161,32 @@ struct Ranks {
 }
 
 impl SegmentRanks {
-    /// The ranks of `segment`, one of the segments `live` (the searcher's:
-    /// those worth keeping).
-    fn of(&self, live: &[tantivy::index::SegmentId], segment: &SegmentReader) -> Arc<Ranks> {
-        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = held.get(&segment.segment_id()) {
+    /// The ranks of `segment`: read from its columns the first time (with
+    /// the cache unlocked, so that other searches go on meanwhile).
+    fn of(&self, segment: &SegmentReader) -> Arc<Ranks> {
+        let id = segment.segment_id();
+        if let Some(r) = self.held().get(&id) {
             return r.clone();
         }
-        held.retain(|id, _| live.contains(id));
+        let ranks = Arc::new(Ranks::read(segment));
+        self.held().entry(id).or_insert(ranks).clone()
+    }
+
+    /// Let go of the segments not in `live` (the reader's, after a reload;
+    /// a search still under way on the old ones may read one back, until
+    /// the next reload).
+    fn keep_only(&self, live: &[tantivy::index::SegmentId]) {
+        self.held().retain(|id, _| live.contains(id));
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<tantivy::index::SegmentId, Arc<Ranks>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Ranks {
+    /// The ranks of `segment`'s entries.
+    fn read(segment: &SegmentReader) -> Ranks {
         // Every entry has both values: the columns are read as dense arrays.
         let column = |name: &str, missing: u64| {
             segment
@@ -180,7 +198,7 @@ impl SegmentRanks {
         let (links, ids) = (column("links", 0), column("id", u64::MAX));
         let docs = segment.max_doc();
         let table = priors();
-        let ranks = Arc::new(Ranks {
+        Ranks {
             priors: (0..docs)
                 .map(|doc| {
                     let refs = links.as_ref().map_or(0, |c| c.get_val(doc));
@@ -193,9 +211,7 @@ impl SegmentRanks {
             ids: (0..docs)
                 .map(|doc| ids.as_ref().map_or(u64::MAX, |c| c.get_val(doc)))
                 .collect(),
-        });
-        held.insert(segment.segment_id(), ranks.clone());
-        ranks
+        }
     }
 }
 
@@ -210,7 +226,13 @@ impl Searcher {
         parser.set_field_boost(f.anchor, ANCHOR_BOOST);
         parser.set_field_boost(f.title, TITLE_BOOST);
         let searcher = Searcher {
-            reader: index.index.reader()?,
+            // Reloaded by [`Searcher::reload`] only, which reads the new
+            // segments' ranks before any query meets them.
+            reader: index
+                .index
+                .reader_builder()
+                .reload_policy(tantivy::ReloadPolicy::Manual)
+                .try_into()?,
             parser,
             fields: f,
             html: Term::from_field_text(f.kind, "html"),
@@ -237,9 +259,9 @@ impl Searcher {
     /// (a segment of a million entries takes some 20 ms).
     fn read_ranks(&self) {
         let searcher = self.reader.searcher();
-        let live = segment_ids(&searcher);
+        self.ranks.keep_only(&segment_ids(&searcher));
         for segment in searcher.segment_readers() {
-            self.ranks.of(&live, segment);
+            self.ranks.of(segment);
         }
     }
 
@@ -247,11 +269,11 @@ impl Searcher {
     pub fn search(&self, req: &Request<'_>) -> Result<Answer, SearchError> {
         let query = self.parse(req)?;
         let searcher = self.reader.searcher();
-        let (held, live) = (self.ranks.clone(), segment_ids(&searcher));
+        let held = self.ranks.clone();
         let top = TopDocs::with_limit(req.limit)
             .and_offset(req.offset)
             .tweak_score(move |segment: &SegmentReader| {
-                let ranks = held.of(&live, segment);
+                let ranks = held.of(segment);
                 // Equal scores in the order the store met the URLs, so an
                 // index updated and one rebuilt answer alike.
                 move |doc: tantivy::DocId, bm25: Score| {

@@ -331,16 +331,16 @@ fn apply(
             } else {
                 Some(serde_json::to_string(&doc.http_equiv).unwrap_or_default())
             };
-            // The JSON is sized for what it will hold (an id of up to 8
-            // digits, the kind, the text and the punctuation), and the
-            // record's strings are dropped as they are written: a page of
-            // 200,000 links does not hold its links twice over, or a
-            // buffer of twice the size it needs.
+            // The JSON is sized for what it will hold (`[id,"kind","text"],`:
+            // an id of up to 9 digits, and a few bytes more for a text with
+            // characters to escape), and the record's strings are dropped
+            // as they are written: a page of 200,000 links does not hold
+            // its links twice over, or a buffer of twice the size it needs.
             let record_links = std::mem::take(&mut doc.links);
             let mut links = String::with_capacity(
                 2 + record_links
                     .iter()
-                    .map(|(_, kind, text)| 16 + kind.as_str().len() + text.len())
+                    .map(|(_, kind, text)| 18 + kind.as_str().len() + text.len() + text.len() / 8)
                     .sum::<usize>(),
             );
             let mut fragments = String::new();

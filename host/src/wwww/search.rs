@@ -140,8 +140,9 @@ pub struct Searcher {
 /// of its URL's references and its URL's id, by segment, as plain arrays.
 /// Read from the fast-field columns once per segment (12 bytes an entry)
 /// rather than decoded for every match of every query: decoding them was a
-/// seventh of a busy server's time on an index of a million URLs. A segment
-/// the reader no longer holds is let go at the next one's reading.
+/// seventh of a busy server's time on an index of a million URLs. Filled
+/// when the searcher opens or reloads the index; a segment the reader no
+/// longer holds is let go at the reload.
 #[derive(Default)]
 struct SegmentRanks(std::sync::Mutex<HashMap<tantivy::index::SegmentId, Arc<Ranks>>>);
 

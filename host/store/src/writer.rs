@@ -348,7 +348,6 @@ fn apply(
             links.push('[');
             for (i, (target, kind, text)) in record_links.into_iter().enumerate() {
                 let id = url_id_cached(tx, ids, &target)?;
-                drop(target);
                 // The fragments come by reference (the parse sorts them).
                 while let Some((_, f, line, column)) = doc
                     .fragments

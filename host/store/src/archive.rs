@@ -4,8 +4,8 @@
 //! are the app's business; here are the records and how they are read and
 //! imported.
 
+use crate::db::{TxMode, params};
 use crate::{Store, StoreError, url_id_cached};
-use rusqlite::{OptionalExtension, params};
 use spinneret_core::document::RefKind;
 use std::collections::{HashMap, HashSet};
 
@@ -98,9 +98,11 @@ impl Store {
         let urls = self.all_urls()?;
         let imported: HashSet<i64> = self
             .conn
-            .prepare("SELECT url_id FROM archive_completed")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+            .query_vec("SELECT url_id FROM archive_completed", params![], |r| {
+                r.get(0)
+            })?
+            .into_iter()
+            .collect();
         struct Row {
             id: i64,
             run: i64,
@@ -109,12 +111,10 @@ impl Store {
             bad: Vec<(String, u32)>,
         }
         let mut rows: Vec<Row> = Vec::new();
-        {
-            let mut stmt = self
-                .conn
-                .prepare("SELECT url_id, run_id, title, links, bad_html FROM documents")?;
-            let mut q = stmt.query([])?;
-            while let Some(r) = q.next()? {
+        self.conn.for_each(
+            "SELECT url_id, run_id, title, links, bad_html FROM documents",
+            params![],
+            |r| {
                 let links: String = r.get(3)?;
                 let bad: Option<String> = r.get(4)?;
                 rows.push(Row {
@@ -124,17 +124,22 @@ impl Store {
                     links: parse_links(&links),
                     bad: parse_bad_html(bad.as_deref()),
                 });
-            }
-        }
+                Ok::<_, StoreError>(())
+            },
+        )?;
         // The results of each run that read a document, loaded once a run.
         let mut answered: HashMap<i64, HashSet<i64>> = HashMap::new();
         for row in &rows {
             if row.run > 0 && !answered.contains_key(&row.run) {
                 let ids: HashSet<i64> = self
                     .conn
-                    .prepare("SELECT url_id FROM results WHERE run_id = ?1")?
-                    .query_map([row.run], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?;
+                    .query_vec(
+                        "SELECT url_id FROM results WHERE run_id = ?1",
+                        params![row.run],
+                        |r| r.get(0),
+                    )?
+                    .into_iter()
+                    .collect();
                 answered.insert(row.run, ids);
             }
         }
@@ -199,22 +204,26 @@ impl Store {
     /// The documents a run checked that have syntax faults, from their
     /// latest parse (which a 304 leaves as it was), by URL.
     pub fn bad_html_of_run(&self, run: i64) -> Result<Vec<BadDocument>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT d.url_id, u.url, d.bad_html FROM results r
+        Ok(self
+            .conn
+            .query_vec(
+                "SELECT d.url_id, u.url, d.bad_html FROM results r
              JOIN documents d ON d.url_id = r.url_id
              JOIN urls u ON u.id = d.url_id
              WHERE r.run_id = ?1 AND d.bad_html IS NOT NULL
              ORDER BY u.url",
-        )?;
-        let rows = stmt.query_map([run], |r| {
-            let json: String = r.get(2)?;
-            Ok(BadDocument {
-                url_id: r.get(0)?,
-                url: r.get(1)?,
-                faults: parse_bad_html(Some(&json)),
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                params![run],
+                |r| {
+                    let json: String = r.get(2)?;
+                    Ok(BadDocument {
+                        url_id: r.get(0)?,
+                        url: r.get(1)?,
+                        faults: parse_bad_html(Some(&json)),
+                    })
+                },
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Call `each` with every document written after change number
@@ -225,21 +234,20 @@ impl Store {
         since: i64,
         mut each: impl FnMut(IndexedDocument) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut stmt = self.conn.prepare(
+        self.conn.for_each(
             "SELECT url_id, title, links, bad_html FROM documents WHERE seq > ?1 ORDER BY url_id",
-        )?;
-        let mut rows = stmt.query([since])?;
-        while let Some(r) = rows.next()? {
-            let links: String = r.get(2)?;
-            let bad: Option<String> = r.get(3)?;
-            each(IndexedDocument {
-                url_id: r.get(0)?,
-                title: r.get(1)?,
-                links: parse_links(&links),
-                bad_html: parse_bad_html(bad.as_deref()),
-            })?;
-        }
-        Ok(())
+            params![since],
+            |r| {
+                let links: String = r.get(2)?;
+                let bad: Option<String> = r.get(3)?;
+                each(IndexedDocument {
+                    url_id: r.get(0)?,
+                    title: r.get(1)?,
+                    links: parse_links(&links),
+                    bad_html: parse_bad_html(bad.as_deref()),
+                })
+            },
+        )
     }
 
     /// The number of the latest document write (0: none yet). Every write
@@ -248,42 +256,45 @@ impl Store {
     /// was keeps its own), so a reader that remembers this number later
     /// asks [`Store::for_each_document`] for exactly what changed since.
     pub fn documents_seq(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT COALESCE(MAX(seq), 0) FROM documents", [], |r| {
-                r.get(0)
-            })?)
+        self.conn.query_row(
+            "SELECT COALESCE(MAX(seq), 0) FROM documents",
+            params![],
+            |r| r.get(0),
+        )
     }
 
     /// How many documents the store holds.
     pub fn document_count(&self) -> Result<u64, StoreError> {
         Ok(self
             .conn
-            .query_row("SELECT COUNT(*) FROM documents", [], |r| r.get::<_, i64>(0))?
+            .query_row("SELECT COUNT(*) FROM documents", params![], |r| {
+                r.get::<_, i64>(0)
+            })?
             .max(0) as u64)
     }
 
     /// Every URL the store knows, by id.
     pub fn all_urls(&self) -> Result<HashMap<i64, String>, StoreError> {
         let mut urls = HashMap::new();
-        let mut stmt = self.conn.prepare("SELECT id, url FROM urls")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            urls.insert(r.get(0)?, r.get(1)?);
-        }
+        self.conn
+            .for_each("SELECT id, url FROM urls", params![], |r| {
+                urls.insert(r.get(0)?, r.get(1)?);
+                Ok::<_, StoreError>(())
+            })?;
         Ok(urls)
     }
 
     /// The URLs of these ids (unknown ids are left out).
     pub fn urls_of(&self, ids: &[i64]) -> Result<HashMap<i64, String>, StoreError> {
         // One read transaction: the file is locked once, not once a URL.
-        let _read = self.conn.unchecked_transaction()?;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
+        let _read = self.conn.transaction(TxMode::Deferred)?;
         let mut out = HashMap::with_capacity(ids.len());
         for &id in ids {
-            if let Some(url) = stmt.query_row([id], |r| r.get::<_, String>(0)).optional()? {
+            let sql = "SELECT url FROM urls WHERE id = ?1";
+            if let Some(url) = self
+                .conn
+                .query_opt(sql, params![id], |r| r.get::<_, String>(0))?
+            {
                 out.insert(id, url);
             }
         }
@@ -295,20 +306,16 @@ impl Store {
         &self,
         ids: &[i64],
     ) -> Result<HashMap<i64, DocumentSummary>, StoreError> {
-        let _read = self.conn.unchecked_transaction()?;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT title, bad_html FROM documents WHERE url_id = ?1")?;
+        let _read = self.conn.transaction(TxMode::Deferred)?;
         let mut out = HashMap::new();
         for &id in ids {
-            let row = stmt
-                .query_row([id], |r| {
-                    Ok((
-                        r.get::<_, Option<String>>(0)?,
-                        r.get::<_, Option<String>>(1)?,
-                    ))
-                })
-                .optional()?;
+            let sql = "SELECT title, bad_html FROM documents WHERE url_id = ?1";
+            let row = self.conn.query_opt(sql, params![id], |r| {
+                Ok((
+                    r.get::<_, Option<String>>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                ))
+            })?;
             if let Some((title, bad)) = row {
                 out.insert(id, (title, parse_bad_html(bad.as_deref())));
             }
@@ -320,9 +327,13 @@ impl Store {
     pub fn completed_documents(&self) -> Result<HashSet<String>, StoreError> {
         Ok(self
             .conn
-            .prepare("SELECT u.url FROM archive_completed c JOIN urls u ON u.id = c.url_id")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?)
+            .query_vec(
+                "SELECT u.url FROM archive_completed c JOIN urls u ON u.id = c.url_id",
+                params![],
+                |r| r.get(0),
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Import an archive's documents in one transaction: a document the
@@ -330,7 +341,7 @@ impl Store {
     /// in what the store lacks); every completed one is marked so. Returns
     /// how many documents were new to the store.
     pub fn import_archive(&mut self, docs: &[ArchiveDocument]) -> Result<usize, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction(TxMode::Deferred)?;
         let mut ids = foldhash::HashMap::default();
         let mut added = 0;
         for d in docs {
@@ -342,16 +353,13 @@ impl Store {
             }
             let links = serde_json::to_string(&links).unwrap_or_else(|_| "[]".into());
             let bad = (!d.bad_html.is_empty()).then(|| bad_html_json(&d.bad_html));
-            added += tx.execute(
-                "INSERT INTO documents (url_id, run_id, title, parse_errors, decode_errors,
+            added += tx.execute("INSERT INTO documents (url_id, run_id, title, parse_errors, decode_errors,
                    links, bad_html, seq)
-                 VALUES (?1, 0, ?2, 0, 0, ?3, ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)) ON CONFLICT DO NOTHING",
-                params![id, d.title, links, bad],
-            )?;
+                 VALUES (?1, 0, ?2, 0, 0, ?3, ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)) ON CONFLICT DO NOTHING", params![id, d.title, links, bad])?;
             if d.completed {
                 tx.execute(
                     "INSERT INTO archive_completed (url_id) VALUES (?1) ON CONFLICT DO NOTHING",
-                    [id],
+                    params![id],
                 )?;
             }
         }

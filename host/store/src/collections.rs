@@ -6,7 +6,7 @@
 //! pages copied into the archive.
 
 use super::{Store, StoreError};
-use rusqlite::{OptionalExtension, params};
+use crate::db::{Row, TxMode, params};
 
 /// One run of a profile.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,7 +93,7 @@ pub struct ArchivedPage {
     pub archived_at: i64,
 }
 
-fn collection_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CollectionRow> {
+fn collection_row(r: &Row<'_>) -> Result<CollectionRow, StoreError> {
     Ok(CollectionRow {
         id: r.get(0)?,
         started_at: r.get(1)?,
@@ -107,13 +107,9 @@ impl Store {
     /// Book a new collection of `profile` started `now`, its files under
     /// `runs/NNNN`; its id.
     pub fn begin_collection(&self, profile: &str, now: i64) -> Result<CollectionRow, StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
-        let id: i64 = tx.query_row(
-            "INSERT INTO collections (profile, started_at, status, dir) VALUES (?1, ?2, 'running', '')
-             RETURNING id",
-            params![profile, now],
-            |r| r.get(0),
-        )?;
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        let id: i64 = tx.query_row("INSERT INTO collections (profile, started_at, status, dir) VALUES (?1, ?2, 'running', '')
+             RETURNING id", params![profile, now], |r| r.get(0))?;
         let dir = format!("runs/{id:04}");
         tx.execute(
             "UPDATE collections SET dir = ?2 WHERE id = ?1",
@@ -141,12 +137,16 @@ impl Store {
     /// The collections of `profile` whose files were not cleaned up, newest
     /// first.
     pub fn live_collections(&self, profile: &str) -> Result<Vec<CollectionRow>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT id, started_at, finished_at, status, dir FROM collections
+        Ok(self
+            .conn
+            .query_vec(
+                "SELECT id, started_at, finished_at, status, dir FROM collections
              WHERE profile = ?1 AND status != 'cleaned' ORDER BY id DESC",
-        )?;
-        let rows = st.query_map([profile], collection_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                params![profile],
+                collection_row,
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// The newest collection of `profile` before `id` that booked its main
@@ -156,35 +156,32 @@ impl Store {
         profile: &str,
         id: i64,
     ) -> Result<Option<CollectionRow>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id, started_at, finished_at, status, dir FROM collections c
+        self.conn.query_opt(
+            "SELECT id, started_at, finished_at, status, dir FROM collections c
                  WHERE profile = ?1 AND id < ?2
                    AND EXISTS (SELECT 1 FROM collection_pages p WHERE p.collection_id = c.id)
                  ORDER BY id DESC LIMIT 1",
-                params![profile, id],
-                collection_row,
-            )
-            .optional()?)
+            params![profile, id],
+            collection_row,
+        )
     }
 
     /// Book the files collection `id` wrote, numbered after those booked
     /// already, in one transaction.
     pub fn book_files(&self, id: i64, files: &[CollectedFile]) -> Result<(), StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.conn.transaction(TxMode::Deferred)?;
         let next: i64 = tx.query_row(
             "SELECT COALESCE(MAX(seq) + 1, 0) FROM collection_files WHERE collection_id = ?1",
-            [id],
+            params![id],
             |r| r.get(0),
         )?;
-        {
-            let mut st = tx.prepare(
-                "INSERT INTO collection_files (collection_id, seq, path, url, category, digest, bytes)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?;
-            for (i, f) in files.iter().enumerate() {
-                st.execute(params![
+        let sql =
+            "INSERT INTO collection_files (collection_id, seq, path, url, category, digest, bytes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+        for (i, f) in files.iter().enumerate() {
+            tx.execute(
+                sql,
+                params![
                     id,
                     next + i as i64,
                     f.path,
@@ -192,8 +189,8 @@ impl Store {
                     f.category,
                     f.digest,
                     f.bytes as i64
-                ])?;
-            }
+                ],
+            )?;
         }
         tx.commit()?;
         Ok(())
@@ -201,46 +198,49 @@ impl Store {
 
     /// The files collection `id` wrote, in order of creation.
     pub fn collection_files(&self, id: i64) -> Result<Vec<CollectedFile>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT path, url, category, digest, bytes FROM collection_files
+        Ok(self
+            .conn
+            .query_vec(
+                "SELECT path, url, category, digest, bytes FROM collection_files
              WHERE collection_id = ?1 ORDER BY seq",
-        )?;
-        let rows = st.query_map([id], |r| {
-            Ok(CollectedFile {
-                path: r.get(0)?,
-                url: r.get(1)?,
-                category: r.get(2)?,
-                digest: r.get(3)?,
-                bytes: r.get::<_, i64>(4)? as u64,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                params![id],
+                |r| {
+                    Ok(CollectedFile {
+                        path: r.get(0)?,
+                        url: r.get(1)?,
+                        category: r.get(2)?,
+                        digest: r.get(3)?,
+                        bytes: r.get::<_, i64>(4)? as u64,
+                    })
+                },
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// The digests of the bodies the files of collections not cleaned up
     /// hold (what the mirror's object store must keep).
     pub fn live_digests(&self) -> Result<std::collections::HashSet<String>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT DISTINCT f.digest FROM collection_files f
+        Ok(self
+            .conn
+            .query_vec(
+                "SELECT DISTINCT f.digest FROM collection_files f
              JOIN collections c ON c.id = f.collection_id
              WHERE c.status != 'cleaned' AND f.digest IS NOT NULL",
-        )?;
-        let rows = st.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                params![],
+                |r| r.get::<_, String>(0),
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// What `url` was when it was last retrieved.
     pub fn url_memory(&self, url: &str) -> Result<Option<UrlMemory>, StoreError> {
         // Asked once per URL of a run: the statement is prepared once.
-        Ok(self
+        self
             .conn
-            .prepare_cached(
-                "SELECT collection_id, content_type, etag, last_modified, digest, warc_record, warc_date
-                 FROM collected_urls WHERE url = ?1",
-            )?
-            .query_row(
-                [url],
-                |r| {
+            .query_opt("SELECT collection_id, content_type, etag, last_modified, digest, warc_record, warc_date
+                 FROM collected_urls WHERE url = ?1", params![url], |r| {
                     let record: Option<String> = r.get(5)?;
                     let date: Option<i64> = r.get(6)?;
                     Ok(UrlMemory {
@@ -251,24 +251,21 @@ impl Store {
                         digest: r.get(4)?,
                         warc_record: record.zip(date),
                     })
-                },
-            )
-            .optional()?)
+                })
     }
 
     /// Remember what each URL was as retrieved now, in one transaction.
     pub fn remember_urls(&self, urls: &[(String, UrlMemory)]) -> Result<(), StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
-        {
-            let mut st = tx.prepare(
-                "INSERT INTO collected_urls
-                 (url, collection_id, content_type, etag, last_modified, digest, warc_record, warc_date)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                 ON CONFLICT (url) DO UPDATE SET collection_id = excluded.collection_id, content_type = excluded.content_type, etag = excluded.etag, last_modified = excluded.last_modified, digest = excluded.digest, warc_record = excluded.warc_record, warc_date = excluded.warc_date",
-            )?;
-            for (url, m) in urls {
-                let (record, date) = m.warc_record.clone().unzip();
-                st.execute(params![
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        let sql = "INSERT INTO collected_urls
+             (url, collection_id, content_type, etag, last_modified, digest, warc_record, warc_date)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (url) DO UPDATE SET collection_id = excluded.collection_id, content_type = excluded.content_type, etag = excluded.etag, last_modified = excluded.last_modified, digest = excluded.digest, warc_record = excluded.warc_record, warc_date = excluded.warc_date";
+        for (url, m) in urls {
+            let (record, date) = m.warc_record.clone().unzip();
+            tx.execute(
+                sql,
+                params![
                     url,
                     m.collection,
                     m.content_type,
@@ -277,8 +274,8 @@ impl Store {
                     m.digest,
                     record,
                     date
-                ])?;
-            }
+                ],
+            )?;
         }
         tx.commit()?;
         Ok(())
@@ -288,15 +285,12 @@ impl Store {
     /// collection `to` (the records were copied into its WARC file under
     /// their ids), where `from` still holds them. How many were moved.
     pub fn move_url_records(&self, from: i64, to: i64, urls: &[&str]) -> Result<usize, StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.conn.transaction(TxMode::Deferred)?;
         let mut moved = 0;
-        {
-            let mut st = tx.prepare(
-                "UPDATE collected_urls SET collection_id = ?2 WHERE url = ?3 AND collection_id = ?1",
-            )?;
-            for url in urls {
-                moved += st.execute(params![from, to, url])?;
-            }
+        let sql =
+            "UPDATE collected_urls SET collection_id = ?2 WHERE url = ?3 AND collection_id = ?1";
+        for url in urls {
+            moved += tx.execute(sql, params![from, to, url])?;
         }
         tx.commit()?;
         Ok(moved)
@@ -304,15 +298,14 @@ impl Store {
 
     /// Book the main pages of collection `id`.
     pub fn save_main_pages(&self, id: i64, pages: &[MainPage]) -> Result<(), StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
-        {
-            let mut st = tx.prepare(
-                "INSERT INTO collection_pages
-                 (collection_id, seq, category, url, title, found_by, path, digest, bytes, problem)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?;
-            for (i, p) in pages.iter().enumerate() {
-                st.execute(params![
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        let sql = "INSERT INTO collection_pages
+             (collection_id, seq, category, url, title, found_by, path, digest, bytes, problem)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+        for (i, p) in pages.iter().enumerate() {
+            tx.execute(
+                sql,
+                params![
                     id,
                     i as i64,
                     p.category,
@@ -323,8 +316,8 @@ impl Store {
                     p.digest,
                     p.bytes as i64,
                     p.problem
-                ])?;
-            }
+                ],
+            )?;
         }
         tx.commit()?;
         Ok(())
@@ -332,69 +325,73 @@ impl Store {
 
     /// The main pages of collection `id`, in the order booked.
     pub fn main_pages(&self, id: i64) -> Result<Vec<MainPage>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT category, url, title, found_by, path, digest, bytes, problem
+        Ok(self
+            .conn
+            .query_vec(
+                "SELECT category, url, title, found_by, path, digest, bytes, problem
              FROM collection_pages WHERE collection_id = ?1 ORDER BY seq",
-        )?;
-        let rows = st.query_map([id], |r| {
-            let found_by: String = r.get(3)?;
-            Ok(MainPage {
-                category: r.get(0)?,
-                url: r.get(1)?,
-                title: r.get(2)?,
-                found_by: serde_json::from_str(&found_by).unwrap_or_default(),
-                path: r.get(4)?,
-                digest: r.get(5)?,
-                bytes: r.get::<_, i64>(6)? as u64,
-                problem: r.get(7)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                params![id],
+                |r| {
+                    let found_by: String = r.get(3)?;
+                    Ok(MainPage {
+                        category: r.get(0)?,
+                        url: r.get(1)?,
+                        title: r.get(2)?,
+                        found_by: serde_json::from_str(&found_by).unwrap_or_default(),
+                        path: r.get(4)?,
+                        digest: r.get(5)?,
+                        bytes: r.get::<_, i64>(6)? as u64,
+                        problem: r.get(7)?,
+                    })
+                },
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Book `page` as archived (replacing an earlier copy of the same day).
     pub fn archive_page(&self, page: &ArchivedPage) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO archived_pages (day, url, title, path, files, archived_at)
+        self.conn.execute("INSERT INTO archived_pages (day, url, title, path, files, archived_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (day, url) DO UPDATE SET title = excluded.title, path = excluded.path, files = excluded.files, archived_at = excluded.archived_at",
-            params![
+             ON CONFLICT (day, url) DO UPDATE SET title = excluded.title, path = excluded.path, files = excluded.files, archived_at = excluded.archived_at", params![
                 page.day,
                 page.url,
                 page.title,
                 page.path,
                 serde_json::to_string(&page.files).unwrap_or_else(|_| "[]".into()),
                 page.archived_at
-            ],
-        )?;
+            ])?;
         Ok(())
     }
 
     /// Every archived page, newest day first, then by URL.
     pub fn archived_pages(&self) -> Result<Vec<ArchivedPage>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT day, url, title, path, files, archived_at FROM archived_pages
+        Ok(self
+            .conn
+            .query_vec(
+                "SELECT day, url, title, path, files, archived_at FROM archived_pages
              ORDER BY day DESC, url",
-        )?;
-        let rows = st.query_map([], |r| {
-            let files: String = r.get(4)?;
-            Ok(ArchivedPage {
-                day: r.get(0)?,
-                url: r.get(1)?,
-                title: r.get(2)?,
-                path: r.get(3)?,
-                files: serde_json::from_str(&files).unwrap_or_default(),
-                archived_at: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                params![],
+                |r| {
+                    let files: String = r.get(4)?;
+                    Ok(ArchivedPage {
+                        day: r.get(0)?,
+                        url: r.get(1)?,
+                        title: r.get(2)?,
+                        path: r.get(3)?,
+                        files: serde_json::from_str(&files).unwrap_or_default(),
+                        archived_at: r.get(5)?,
+                    })
+                },
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Forget the archived pages of days before `day` (`YYYY-MM-DD`).
     pub fn forget_archived_before(&self, day: &str) -> Result<usize, StoreError> {
-        Ok(self
-            .conn
-            .execute("DELETE FROM archived_pages WHERE day < ?1", [day])?)
+        self.conn
+            .execute("DELETE FROM archived_pages WHERE day < ?1", params![day])
     }
 }
 

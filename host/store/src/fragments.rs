@@ -2,8 +2,8 @@
 //! `page.html#section` whose target the run read as HTML, with no element
 //! whose `id` (or `<a name>`) is `section`.
 
+use crate::db::params;
 use crate::{Store, StoreError};
-use rusqlite::OptionalExtension;
 use std::collections::HashSet;
 
 /// A link whose fragment names no place in its target.
@@ -54,38 +54,33 @@ impl Store {
     /// parse: a 304) whose places are known; each (document, target,
     /// fragment) once, by the linking document's URL, then its links' order.
     pub fn broken_fragments_of_run(&self, run: i64) -> Result<Vec<BrokenFragment>, StoreError> {
-        let mut sources = self.conn.prepare(
-            "SELECT d.url_id, u.url, d.fragments FROM results r
+        let sources = "SELECT d.url_id, u.url, d.fragments FROM results r
              JOIN documents d ON d.url_id = r.url_id
              JOIN urls u ON u.id = d.url_id
              WHERE r.run_id = ?1 AND d.fragments IS NOT NULL AND d.fragments != '[]'
-             ORDER BY u.url",
-        )?;
+             ORDER BY u.url";
         // A target's stored parse counts only when this run read it as a
         // document (a page that is now a leaf, or no longer HTML, keeps
         // an older parse in `documents`).
-        let mut target_of = self.conn.prepare(
-            "SELECT u.url, d.anchors FROM results r
+        let target_of = "SELECT u.url, d.anchors FROM results r
              JOIN documents d ON d.url_id = r.url_id
              JOIN urls u ON u.id = r.url_id
              WHERE r.run_id = ?1 AND r.url_id = ?2 AND r.category = 'ok'
                AND d.anchors IS NOT NULL
                AND (d.run_id = ?1 OR EXISTS (SELECT 1 FROM task_documents t
-                                             WHERE t.run_id = ?1 AND t.url_id = r.url_id))",
-        )?;
+                                             WHERE t.run_id = ?1 AND t.url_id = r.url_id))";
         // Every link with a fragment: (target, linking document, its place
         // among them, fragment, (line, column)); the documents' URLs once
         // each.
         type Link = (i64, usize, usize, String, (u32, u32));
         let mut pages: Vec<(i64, String)> = Vec::new();
         let mut links: Vec<Link> = Vec::new();
-        let mut rows = sources.query([run])?;
-        while let Some(row) = rows.next()? {
+        self.conn.for_each(sources, params![run], |row| {
             let json: String = row.get(2)?;
             let url: String = row.get(1)?;
             let Ok(found) = serde_json::from_str::<Vec<StoredFragment>>(&json) else {
                 tracing::warn!("{url}: its stored fragments are unreadable; not checked");
-                continue;
+                return Ok::<_, StoreError>(());
             };
             let page = pages.len();
             links.extend(
@@ -103,7 +98,8 @@ impl Store {
                     }),
             );
             pages.push((row.get(0)?, url));
-        }
+            Ok(())
+        })?;
         // By target, so that one target's places are held at a time; each
         // (target, document, fragment) once.
         links.sort_unstable_by(|a, b| (a.0, a.1, &a.3, a.2).cmp(&(b.0, b.1, &b.3, b.2)));
@@ -111,11 +107,11 @@ impl Store {
         let mut broken: Vec<(usize, usize, BrokenFragment)> = Vec::new();
         for group in links.chunk_by(|a, b| a.0 == b.0) {
             let target_id = group[0].0;
-            let Some((target, anchors)) = target_of
-                .query_row(rusqlite::params![run, target_id], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-                })
-                .optional()?
+            let Some((target, anchors)) =
+                self.conn
+                    .query_opt(target_of, params![run, target_id], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                    })?
             else {
                 continue;
             };

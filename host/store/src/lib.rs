@@ -7,6 +7,7 @@
 
 mod archive;
 mod collections;
+mod db;
 mod fragments;
 mod library;
 mod lock;
@@ -25,8 +26,9 @@ pub use outbox::{Mail, QueuedMail};
 
 pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 
+use db::{Conn, Row, TxMode, params};
 pub use run_view::{Links, Referrers, Scan, ScanSet, StoredDocument, UrlSummary};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use spinneret_core::document::RefKind;
 use spinneret_core::model::TaskRecord;
 use spinneret_core::model::{Category, CheckResult, Hop, Source};
@@ -99,7 +101,7 @@ const URL_ID_CACHE: usize = 32_768;
 
 /// The id of `url`, inserting it when new, with a per-connection cache.
 pub(crate) fn url_id_cached(
-    conn: &Connection,
+    conn: &Conn,
     cache: &mut foldhash::HashMap<String, i64>,
     url: &str,
 ) -> Result<i64, StoreError> {
@@ -110,17 +112,16 @@ pub(crate) fn url_id_cached(
         cache.clear();
     }
     // New URLs (the common case in a crawl) take one statement; known ones a second.
-    let inserted: Option<i64> = conn
-        .prepare_cached(
-            "INSERT INTO urls (url) VALUES (?1) ON CONFLICT (url) DO NOTHING RETURNING id",
-        )?
-        .query_row([url], |r| r.get(0))
-        .optional()?;
+    let inserted: Option<i64> = conn.query_opt(
+        "INSERT INTO urls (url) VALUES (?1) ON CONFLICT (url) DO NOTHING RETURNING id",
+        params![url],
+        |r| r.get(0),
+    )?;
     let id = match inserted {
         Some(id) => id,
-        None => conn
-            .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
-            .query_row([url], |r| r.get(0))?,
+        None => conn.query_row("SELECT id FROM urls WHERE url = ?1", params![url], |r| {
+            r.get(0)
+        })?,
     };
     cache.insert(url.to_string(), id);
     Ok(id)
@@ -235,7 +236,7 @@ pub struct FindingRow {
 
 /// A read transaction on the store; see [`Store::read_snapshot`]. Reads
 /// end when it is dropped.
-pub struct ReadSnapshot<'a>(#[allow(dead_code)] rusqlite::Transaction<'a>);
+pub struct ReadSnapshot<'a>(#[allow(dead_code)] db::Tx<'a>);
 
 /// A robots.txt cached in the sites table.
 #[derive(Clone, Debug)]
@@ -251,7 +252,7 @@ pub struct CachedSite {
 /// The embedded store.
 pub struct Store {
     path: PathBuf,
-    conn: Connection,
+    conn: Conn,
 }
 
 /// The query of [`Store::latest_result`] (one text, so that its cached
@@ -271,7 +272,7 @@ const RESULT_COLUMNS: &str = "u.url, r.category, r.method, r.status, r.error, r.
     r.content_length, r.size, r.content_hash, r.etag, r.last_modified, r.expires, r.owner,
     r.redirects, r.final_url, r.elapsed_ms, r.truncated, r.attempts, ref.url, r.checked_at, r.source";
 
-fn result_from_row(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CheckResult> {
+fn result_from_row(row: &Row<'_>, at: usize) -> Result<CheckResult, StoreError> {
     let method: Option<String> = row.get(at + 2)?;
     let redirects: Option<String> = row.get(at + 13)?;
     let category: String = row.get(at + 1)?;
@@ -314,22 +315,23 @@ impl Store {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
-        let mut conn = connect(path)?;
+        let conn = Conn::Sqlite(connect(path)?);
         let known = schema::MIGRATIONS.len() as i64;
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", params![], |r| r.get(0))?;
         if version < known {
             // Migrated under the write lock, the version read again inside
             // it: two processes opening a new store at once (a crawl, and
             // `results` beside it) must not both create its tables.
-            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            let tx = conn.transaction(TxMode::Immediate)?;
+            let version: i64 = tx.query_row("PRAGMA user_version", params![], |r| r.get(0))?;
             for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
                 tx.execute_batch(sql)?;
-                tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+                tx.sqlite()
+                    .pragma_update(None, "user_version", (i + 1) as i64)?;
             }
             tx.commit()?;
         }
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", params![], |r| r.get(0))?;
         if version > known {
             return Err(StoreError::TooNew {
                 path: path.to_path_buf(),
@@ -348,7 +350,7 @@ impl Store {
     pub fn reader(&self) -> Result<Store, StoreError> {
         Ok(Store {
             path: self.path.clone(),
-            conn: connect(&self.path)?,
+            conn: Conn::Sqlite(connect(&self.path)?),
         })
     }
 
@@ -390,10 +392,8 @@ impl Store {
     ) -> Result<HashMap<String, i64>, StoreError> {
         let mut ids = HashMap::new();
         for t in tasks {
-            self.conn.execute(
-                "INSERT INTO tasks (run_id, name, kind, top_url, email, output_dir, changed_days, expiring_days)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
-                params![
+            self.conn.execute("INSERT INTO tasks (run_id, name, kind, top_url, email, output_dir, changed_days, expiring_days)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING", params![
                     run,
                     t.name,
                     t.kind.as_str(),
@@ -402,8 +402,7 @@ impl Store {
                     t.output.display().to_string(),
                     t.changed_days,
                     t.expiring_days
-                ],
-            )?;
+                ])?;
             let id: i64 = self.conn.query_row(
                 "SELECT id FROM tasks WHERE run_id = ?1 AND name = ?2",
                 params![run, t.name],
@@ -420,23 +419,24 @@ impl Store {
         config: Option<&str>,
         tasks: &[TaskRecord<'_>],
     ) -> Result<Option<RunIds>, StoreError> {
-        let run: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT id FROM runs WHERE config IS NOT DISTINCT FROM ?1 ORDER BY id DESC LIMIT 1",
-                [config],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let run: Option<i64> = self.conn.query_opt(
+            "SELECT id FROM runs WHERE config IS NOT DISTINCT FROM ?1 ORDER BY id DESC LIMIT 1",
+            params![config],
+            |r| r.get(0),
+        )?;
         let Some(run) = run else { return Ok(None) };
         let status: String =
             self.conn
-                .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))?;
+                .query_row("SELECT status FROM runs WHERE id = ?1", params![run], |r| {
+                    r.get(0)
+                })?;
         if status == "finished" {
             return Ok(None);
         }
-        self.conn
-            .execute("UPDATE runs SET status = 'running' WHERE id = ?1", [run])?;
+        self.conn.execute(
+            "UPDATE runs SET status = 'running' WHERE id = ?1",
+            params![run],
+        )?;
         let tasks = self.insert_tasks(run, tasks)?;
         Ok(Some(RunIds {
             run,
@@ -458,22 +458,21 @@ impl Store {
     /// see one consistent state and skip a file lock per statement (that
     /// was a third of the report stage).
     pub fn read_snapshot(&self) -> Result<ReadSnapshot<'_>, StoreError> {
-        Ok(ReadSnapshot(self.conn.unchecked_transaction()?))
+        Ok(ReadSnapshot(self.conn.transaction(TxMode::Deferred)?))
     }
 
     /// Whether any result is stored at all (a fresh store needs no cache lookups).
     pub fn has_results(&self) -> Result<bool, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT EXISTS (SELECT 1 FROM results)", [], |r| r.get(0))?)
+        self.conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM results)", params![], |r| {
+                r.get(0)
+            })
     }
 
     /// The newest result of `url` from any run.
     pub fn latest_result(&self, url: &str) -> Result<Option<CachedResult>, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached(&latest_result_sql())?
-            .query_row([url], |row| {
+        self.conn
+            .query_opt(&latest_result_sql(), params![url], |row| {
                 Ok(CachedResult {
                     run: row.get(0)?,
                     doc_owner: row.get(1)?,
@@ -482,16 +481,14 @@ impl Store {
                     result: result_from_row(row, 4)?,
                 })
             })
-            .optional()?)
     }
 
     /// The id of `url`, if the store knows it.
     fn known_url_id(&self, url: &str) -> Result<Option<i64>, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
-            .query_row([url], |r| r.get(0))
-            .optional()?)
+        self.conn
+            .query_opt("SELECT id FROM urls WHERE url = ?1", params![url], |r| {
+                r.get(0)
+            })
     }
 
     /// The stored references of a document: target (a URL, or the text of an invalid one), kind, anchor text.
@@ -512,22 +509,17 @@ impl Store {
 
     /// The latest parse of the document with URL id `url_id`, if any.
     pub fn document_by_id(&self, url_id: i64) -> Result<Option<DocumentRow>, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT title, owner, expires, encoding, parse_errors, decode_errors
+        self.conn.query_opt(
+            "SELECT title, owner, expires, encoding, parse_errors, decode_errors
                  FROM documents WHERE url_id = ?1",
-            )?
-            .query_row([url_id], document_row)
-            .optional()?)
+            params![url_id],
+            document_row,
+        )
     }
 
     /// The sites table entries that have not expired at `now`.
     pub fn load_sites(&self, now: i64) -> Result<HashMap<String, CachedSite>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT site, robots_status, robots_body, expires_at FROM sites WHERE expires_at > ?1",
-        )?;
-        let rows = st.query_map([now], |r| {
+        Ok(self.conn.query_vec("SELECT site, robots_status, robots_body, expires_at FROM sites WHERE expires_at > ?1", params![now], |r| {
             Ok((
                 r.get::<_, String>(0)?,
                 CachedSite {
@@ -536,54 +528,43 @@ impl Store {
                     expires_at: r.get(3)?,
                 },
             ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        })?.into_iter().collect())
     }
 
     /// The newest run, if any.
     pub fn last_run(&self) -> Result<Option<RunRow>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id, config, started_at, finished_at, status FROM runs ORDER BY id DESC LIMIT 1",
-                [],
-                |r| {
-                    Ok(RunRow {
-                        id: r.get(0)?,
-                        config: r.get(1)?,
-                        started_at: r.get(2)?,
-                        finished_at: r.get(3)?,
-                        status: r.get(4)?,
-                    })
-                },
-            )
-            .optional()?)
+        self.conn.query_opt(
+            "SELECT id, config, started_at, finished_at, status FROM runs ORDER BY id DESC LIMIT 1",
+            params![],
+            |r| {
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    config: r.get(1)?,
+                    started_at: r.get(2)?,
+                    finished_at: r.get(3)?,
+                    status: r.get(4)?,
+                })
+            },
+        )
     }
 
     /// What plugins are told about a run: its start, how it was invoked,
     /// and the completely crawled run before it.
     pub fn run_info(&self, run: i64) -> Result<RunInfoRow, StoreError> {
-        Ok(self.conn.query_row(
-            "SELECT started_at, options,
+        self.conn.query_row("SELECT started_at, options,
                     (SELECT max(id) FROM runs p WHERE p.id < r.id AND p.status IN ('crawled', 'finished'))
-             FROM runs r WHERE id = ?1",
-            [run],
-            |r| {
+             FROM runs r WHERE id = ?1", params![run], |r| {
                 Ok(RunInfoRow {
                     started_at: r.get(0)?,
                     options: r.get(1)?,
                     previous_run: r.get(2)?,
                 })
-            },
-        )?)
+            })
     }
 
     /// The tasks of a run.
     pub fn run_tasks(&self, run: i64) -> Result<Vec<TaskRow>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT id, name, kind, top_url, output_dir FROM tasks WHERE run_id = ?1 ORDER BY id",
-        )?;
-        let rows = st.query_map([run], |r| {
+        Ok(self.conn.query_vec("SELECT id, name, kind, top_url, output_dir FROM tasks WHERE run_id = ?1 ORDER BY id", params![run], |r| {
             Ok(TaskRow {
                 id: r.get(0)?,
                 name: r.get(1)?,
@@ -591,8 +572,7 @@ impl Store {
                 top_url: r.get(3)?,
                 output_dir: r.get(4)?,
             })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        })?.into_iter().collect())
     }
 
     /// The results of a run in these categories, in URL order.
@@ -622,9 +602,11 @@ impl Store {
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
              WHERE r.run_id = ?1 {filter} ORDER BY u.url"
         );
-        let mut st = self.conn.prepare(&sql)?;
-        let rows = st.query_map(params![run], |r| result_from_row(r, 0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(self
+            .conn
+            .query_vec(&sql, params![run], |r| result_from_row(r, 0))?
+            .into_iter()
+            .collect())
     }
 
     /// The results of a run, in URL order; with `task`, only the URLs that task reached
@@ -651,11 +633,11 @@ impl Store {
 
     /// A document's stored references as (target id, kind, anchor text).
     fn link_ids(&self, doc: i64) -> Result<Links, StoreError> {
-        let json: Option<String> = self
-            .conn
-            .prepare_cached("SELECT links FROM documents WHERE url_id = ?1")?
-            .query_row([doc], |r| r.get(0))
-            .optional()?;
+        let json: Option<String> = self.conn.query_opt(
+            "SELECT links FROM documents WHERE url_id = ?1",
+            params![doc],
+            |r| r.get(0),
+        )?;
         match json {
             Some(json) => run_view::parse_links(doc, &json),
             None => Ok(Vec::new()),
@@ -664,11 +646,15 @@ impl Store {
 
     /// A plugin's key-value space.
     pub fn load_kv(&self, plugin: &str) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
-        let mut st = self
+        Ok(self
             .conn
-            .prepare_cached("SELECT key, value FROM plugin_kv WHERE plugin = ?1")?;
-        let rows = st.query_map([plugin], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .query_vec(
+                "SELECT key, value FROM plugin_kv WHERE plugin = ?1",
+                params![plugin],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Replace a plugin's key-value space.
@@ -677,14 +663,13 @@ impl Store {
         plugin: &str,
         entries: &BTreeMap<String, Vec<u8>>,
     ) -> Result<(), StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
-        tx.execute("DELETE FROM plugin_kv WHERE plugin = ?1", [plugin])?;
-        {
-            let mut st = tx
-                .prepare_cached("INSERT INTO plugin_kv (plugin, key, value) VALUES (?1, ?2, ?3)")?;
-            for (k, v) in entries {
-                st.execute(params![plugin, k, v])?;
-            }
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        tx.execute("DELETE FROM plugin_kv WHERE plugin = ?1", params![plugin])?;
+        for (k, v) in entries {
+            tx.execute(
+                "INSERT INTO plugin_kv (plugin, key, value) VALUES (?1, ?2, ?3)",
+                params![plugin, k, v],
+            )?;
         }
         tx.commit()?;
         Ok(())
@@ -697,21 +682,19 @@ impl Store {
         task: i64,
         findings: &[FindingRow],
     ) -> Result<(), StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.conn.transaction(TxMode::Deferred)?;
         tx.execute(
             "DELETE FROM findings WHERE run_id = ?1 AND task_id = ?2",
             params![run, task],
         )?;
-        {
-            let mut st = tx.prepare_cached(
+        for (i, f) in findings.iter().enumerate() {
+            tx.execute(
                 "INSERT INTO findings (run_id, task_id, seq, kind, url, referrer, message, severity, source)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?;
-            for (i, f) in findings.iter().enumerate() {
-                st.execute(params![
+                params![
                     run, task, i as i64, f.kind, f.url, f.referrer, f.message, f.severity, f.source
-                ])?;
-            }
+                ],
+            )?;
         }
         tx.commit()?;
         Ok(())
@@ -719,44 +702,44 @@ impl Store {
 
     /// A run's findings, for one task or all, in the order they were found.
     pub fn findings(&self, run: i64, task: Option<i64>) -> Result<Vec<FindingRow>, StoreError> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT t.name, f.kind, f.url, f.referrer, f.message, f.severity, f.source
+        Ok(self
+            .conn
+            .query_vec(
+                "SELECT t.name, f.kind, f.url, f.referrer, f.message, f.severity, f.source
              FROM findings f JOIN tasks t ON t.id = f.task_id
              WHERE f.run_id = ?1 AND (?2 IS NULL OR f.task_id = ?2)
              ORDER BY f.task_id, f.seq",
-        )?;
-        let rows = st.query_map(params![run, task], |r| {
-            Ok(FindingRow {
-                task: r.get(0)?,
-                kind: r.get(1)?,
-                url: r.get(2)?,
-                referrer: r.get(3)?,
-                message: r.get(4)?,
-                severity: r.get(5)?,
-                source: r.get(6)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+                params![run, task],
+                |r| {
+                    Ok(FindingRow {
+                        task: r.get(0)?,
+                        kind: r.get(1)?,
+                        url: r.get(2)?,
+                        referrer: r.get(3)?,
+                        message: r.get(4)?,
+                        severity: r.get(5)?,
+                        source: r.get(6)?,
+                    })
+                },
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Avoid entries derived from robots.txt that are still in force.
     pub fn robots_avoid_entries(&self, now: i64) -> Result<Vec<(String, i64, String)>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT prefix, expires_at, origin FROM avoid WHERE expires_at IS NULL OR expires_at > ?1 ORDER BY prefix",
-        )?;
-        let rows = st.query_map([now], |r| {
+        Ok(self.conn.query_vec("SELECT prefix, expires_at, origin FROM avoid WHERE expires_at IS NULL OR expires_at > ?1 ORDER BY prefix", params![now], |r| {
             Ok((
                 r.get(0)?,
                 r.get::<_, Option<i64>>(1)?.unwrap_or(0),
                 r.get(2)?,
             ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        })?.into_iter().collect())
     }
 }
 
 /// A `documents` row, as the document queries select it.
-fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
+fn document_row(r: &Row<'_>) -> Result<DocumentRow, StoreError> {
     Ok(DocumentRow {
         title: r.get(0)?,
         owner: r.get(1)?,
@@ -833,7 +816,11 @@ mod tests {
         for url in &urls {
             assert!(store.latest_result(url).unwrap().is_some());
         }
-        let st = store.conn.prepare_cached(&latest_result_sql()).unwrap();
+        let st = store
+            .conn
+            .sqlite()
+            .prepare_cached(&latest_result_sql())
+            .unwrap();
         assert_eq!(st.get_status(rusqlite::StatementStatus::RePrepare), 0);
     }
 
@@ -873,12 +860,12 @@ mod tests {
         }
         let ids: HashMap<i64, String> = store
             .conn
-            .prepare("SELECT id, url FROM urls")
+            .query_vec("SELECT id, url FROM urls", params![], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+            .into_iter()
+            .collect();
         let mut order: Vec<i64> = ids.keys().copied().collect();
         order.sort_unstable_by_key(|id| ids[id].clone());
         let set = store.scan_set(order).unwrap();
@@ -966,7 +953,9 @@ mod tests {
         let id = |url: &str| -> i64 {
             store
                 .conn
-                .query_row("SELECT id FROM urls WHERE url = ?1", [url], |r| r.get(0))
+                .query_row("SELECT id FROM urls WHERE url = ?1", params![url], |r| {
+                    r.get(0)
+                })
                 .unwrap()
         };
         // URL order as Rust sorts strings (bytes), which is SQLite's BINARY
@@ -975,11 +964,7 @@ mod tests {
         sorted.sort_unstable();
         let by_sql: Vec<String> = store
             .conn
-            .prepare("SELECT url FROM urls ORDER BY url")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
+            .query_vec("SELECT url FROM urls ORDER BY url", params![], |r| r.get(0))
             .unwrap();
         assert_eq!(by_sql, sorted);
         for order in [sorted.clone(), urls.to_vec()] {
@@ -1009,10 +994,14 @@ mod tests {
         let store = Store::open(&path).unwrap();
         let v: i64 = store
             .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .query_row("PRAGMA user_version", params![], |r| r.get(0))
             .unwrap();
         assert_eq!(v, schema::MIGRATIONS.len() as i64);
-        store.conn.pragma_update(None, "user_version", 99).unwrap();
+        store
+            .conn
+            .sqlite()
+            .pragma_update(None, "user_version", 99)
+            .unwrap();
         drop(store);
         let err = Store::open(&path).err().unwrap().to_string();
         assert!(

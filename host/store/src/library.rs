@@ -7,8 +7,8 @@
 //! refused when another edit came first, and a copy, a move, a deletion
 //! or an import is whole or not at all.
 
+use crate::db::{Conn, Row, TxMode, params};
 use crate::{Store, StoreError};
-use rusqlite::{OptionalExtension, Row, Transaction, params};
 use serde::{Deserialize, Serialize};
 
 /// What a posting is (Table 2).
@@ -141,12 +141,6 @@ pub enum LibraryError {
     Store(#[from] StoreError),
 }
 
-impl From<rusqlite::Error> for LibraryError {
-    fn from(e: rusqlite::Error) -> LibraryError {
-        LibraryError::Store(StoreError::Sqlite(e))
-    }
-}
-
 /// The library as a file: every posting, sub-VLs nested (`spinneret library
 /// export`, `import`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -186,7 +180,7 @@ const L_COLUMNS: &str = "l.id, l.parent, l.seq, l.kind, l.title, l.url, l.body, 
                          l.create_only, l.author, l.email, l.password, l.created_at, \
                          l.updated_at, l.version";
 
-fn posting(r: &Row<'_>) -> rusqlite::Result<Posting> {
+fn posting(r: &Row<'_>) -> Result<Posting, StoreError> {
     let kind: String = r.get(3)?;
     Ok(Posting {
         id: r.get(0)?,
@@ -215,16 +209,18 @@ fn now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-fn get(tx: &rusqlite::Connection, id: i64) -> Result<Posting, LibraryError> {
-    tx.prepare_cached(&format!("SELECT {COLUMNS} FROM library WHERE id = ?1"))?
-        .query_row([id], posting)
-        .optional()?
-        .ok_or(LibraryError::NotFound(id))
+fn get(tx: &Conn, id: i64) -> Result<Posting, LibraryError> {
+    tx.query_opt(
+        &format!("SELECT {COLUMNS} FROM library WHERE id = ?1"),
+        params![id],
+        posting,
+    )?
+    .ok_or(LibraryError::NotFound(id))
 }
 
 /// The VL `id`, or why postings cannot go into it (`kind` is what would be
 /// posted).
-fn vl_for(tx: &rusqlite::Connection, id: i64, kind: PostingKind) -> Result<Posting, LibraryError> {
+fn vl_for(tx: &Conn, id: i64, kind: PostingKind) -> Result<Posting, LibraryError> {
     let vl = get(tx, id)?;
     if vl.kind != PostingKind::Vl {
         return Err(LibraryError::NotAVl(id));
@@ -240,7 +236,7 @@ fn vl_for(tx: &rusqlite::Connection, id: i64, kind: PostingKind) -> Result<Posti
 /// SQLite's write lock.
 #[allow(clippy::too_many_arguments)]
 fn insert(
-    tx: &Transaction<'_>,
+    tx: &Conn,
     parent: i64,
     seq: Option<i64>,
     kind: PostingKind,
@@ -251,60 +247,60 @@ fn insert(
 ) -> Result<i64, LibraryError> {
     let seq = match seq {
         Some(s) => {
-            tx.prepare_cached("UPDATE library SET last_seq = MAX(last_seq, ?2) WHERE id = ?1")?
-                .execute(params![parent, s])?;
+            tx.execute(
+                "UPDATE library SET last_seq = MAX(last_seq, ?2) WHERE id = ?1",
+                params![parent, s],
+            )?;
             s
         }
         None => next_seq(tx, parent)?,
     };
-    Ok(tx
-        .prepare_cached(
-            "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
+    Ok(tx.query_row(
+        "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
                                   email, password, created_at, updated_at, version)
              VALUES (?1, ?13, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)
              RETURNING id",
-        )?
-        .query_row(
-            params![
-                parent,
-                kind.as_str(),
-                t.title,
-                t.url,
-                t.body,
-                t.image,
-                t.create_only,
-                t.author,
-                t.email,
-                password,
-                created_at,
-                updated_at,
-                seq
-            ],
-            |r| r.get(0),
-        )?)
+        params![
+            parent,
+            kind.as_str(),
+            t.title,
+            t.url,
+            t.body,
+            t.image,
+            t.create_only,
+            t.author,
+            t.email,
+            password,
+            created_at,
+            updated_at,
+            seq
+        ],
+        |r| r.get(0),
+    )?)
 }
 
 /// The root VL's id, when there is a library.
-fn root_id(conn: &rusqlite::Connection) -> Result<Option<i64>, LibraryError> {
-    Ok(conn
-        .prepare_cached("SELECT id FROM library WHERE parent IS NULL ORDER BY id LIMIT 1")?
-        .query_row([], |r| r.get(0))
-        .optional()?)
+fn root_id(conn: &Conn) -> Result<Option<i64>, LibraryError> {
+    Ok(conn.query_opt(
+        "SELECT id FROM library WHERE parent IS NULL ORDER BY id LIMIT 1",
+        params![],
+        |r| r.get(0),
+    )?)
 }
 
 /// VL `vl`'s next sequence number: one more than the last it gave, so a
 /// deleted posting's number is never given again.
-fn next_seq(tx: &Transaction<'_>, vl: i64) -> Result<i64, LibraryError> {
-    Ok(tx
-        .prepare_cached(
-            "UPDATE library SET last_seq = last_seq + 1 WHERE id = ?1 RETURNING last_seq",
-        )?
-        .query_row([vl], |r| r.get(0))?)
+fn next_seq(tx: &Conn, vl: i64) -> Result<i64, LibraryError> {
+    Ok(tx.query_row(
+        "UPDATE library SET last_seq = last_seq + 1 WHERE id = ?1 RETURNING last_seq",
+        params![vl],
+        |r| r.get(0),
+    )?)
 }
 
 /// Posting `id`, when it may be moved or copied into VL `to`: not the root,
 /// into a VL that takes it, not into itself or below itself.
-fn placeable(tx: &Transaction<'_>, id: i64, to: i64) -> Result<Posting, LibraryError> {
+fn placeable(tx: &Conn, id: i64, to: i64) -> Result<Posting, LibraryError> {
     let p = get(tx, id)?;
     if p.parent.is_none() {
         return Err(LibraryError::Root);
@@ -322,18 +318,19 @@ const BELOW: &str = "WITH RECURSIVE below(id) AS (
     SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)";
 
 /// The ids of `id` and every posting below it.
-fn subtree(tx: &rusqlite::Connection, id: i64) -> Result<Vec<i64>, LibraryError> {
-    let mut stmt = tx.prepare_cached(&format!("{BELOW} SELECT id FROM below"))?;
-    let ids = stmt
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+fn subtree(tx: &Conn, id: i64) -> Result<Vec<i64>, LibraryError> {
+    let sql = &format!("{BELOW} SELECT id FROM below");
+    let ids = tx
+        .query_vec(sql, params![id], |r| r.get(0))?
+        .into_iter()
+        .collect();
     Ok(ids)
 }
 
 impl Store {
     /// The root VL, created titled `title` when the library is new.
     pub fn library_root(&mut self, title: &str) -> Result<Posting, LibraryError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.transaction(TxMode::Deferred)?;
         let id = match root_id(&tx)? {
             Some(id) => id,
             None => {
@@ -360,32 +357,35 @@ impl Store {
 
     /// The VLs from the root down to `id`'s VL (not `id` itself).
     pub fn library_ancestors(&self, id: i64) -> Result<Vec<Posting>, LibraryError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let sql = &format!(
             "WITH RECURSIVE up(id, depth) AS (
                  SELECT parent, 1 FROM library WHERE id = ?1 AND parent IS NOT NULL
                  UNION ALL
                  SELECT l.parent, u.depth + 1 FROM library l JOIN up u ON l.id = u.id
                  WHERE l.parent IS NOT NULL)
              SELECT {COLUMNS} FROM library JOIN up USING (id) ORDER BY up.depth DESC"
-        ))?;
-        let rows = stmt.query_map([id], posting)?.collect::<Result<_, _>>()?;
+        );
+        let rows = self
+            .conn
+            .query_vec(sql, params![id], posting)?
+            .into_iter()
+            .collect();
         Ok(rows)
     }
 
     /// Whether a posting below `id` (at any depth, `id` itself left out)
     /// has a password: moving or deleting `id` would move or delete it.
     pub fn library_protected_below(&self, id: i64) -> Result<bool, LibraryError> {
-        let found: bool = self
-            .conn
-            .prepare_cached(
-                "WITH RECURSIVE below(id) AS (
+        let found: bool = self.conn.query_row(
+            "WITH RECURSIVE below(id) AS (
                  SELECT id FROM library WHERE parent = ?1
                  UNION ALL
                  SELECT l.id FROM library l JOIN below b ON l.parent = b.id)
              SELECT EXISTS (SELECT 1 FROM library JOIN below USING (id)
                             WHERE library.password IS NOT NULL)",
-            )?
-            .query_row([id], |r| r.get(0))?;
+            params![id],
+            |r| r.get(0),
+        )?;
         Ok(found)
     }
 
@@ -400,10 +400,11 @@ impl Store {
 
     /// How many postings VL `vl` holds.
     pub fn library_count(&self, vl: i64) -> Result<usize, LibraryError> {
-        let n: i64 = self
-            .conn
-            .prepare_cached("SELECT COUNT(*) FROM library WHERE parent = ?1")?
-            .query_row([vl], |r| r.get(0))?;
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM library WHERE parent = ?1",
+            params![vl],
+            |r| r.get(0),
+        )?;
         Ok(n as usize)
     }
 
@@ -415,7 +416,7 @@ impl Store {
         offset: usize,
         limit: usize,
     ) -> Result<Vec<(Posting, Option<PointerCheck>)>, LibraryError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let sql = &format!(
             "SELECT {L_COLUMNS}, r.category, r.final_url, r.status, r.error, r.checked_at
              FROM library l
              LEFT JOIN urls u ON u.url = l.url AND l.kind <> 'vl'
@@ -423,10 +424,11 @@ impl Store {
                   AND r.run_id = (SELECT MAX(run_id) FROM results WHERE url_id = u.id)
              WHERE l.parent = ?1
              ORDER BY l.title COLLATE NOCASE, l.seq LIMIT ?2 OFFSET ?3"
-        ))?;
+        );
         let limit = i64::try_from(limit).unwrap_or(-1);
-        let rows = stmt
-            .query_map(params![vl, limit, offset as i64], |r| {
+        let rows = self
+            .conn
+            .query_vec(sql, params![vl, limit, offset as i64], |r| {
                 let p = posting(r)?;
                 let category: Option<String> = r.get(15)?;
                 let check = match category {
@@ -444,20 +446,23 @@ impl Store {
                 };
                 Ok((p, check))
             })?
-            .collect::<Result<_, _>>()?;
+            .into_iter()
+            .collect();
         Ok(rows)
     }
 
     /// Everything at and below VL `vl`, most recently changed first (the
     /// seed's SUMMARY), at most `limit`.
     pub fn library_global_list(&self, vl: i64, limit: usize) -> Result<Vec<Posting>, LibraryError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let sql = &format!(
             "{BELOW} SELECT {COLUMNS} FROM library WHERE id IN (SELECT id FROM below) AND id <> ?1
              ORDER BY updated_at DESC, id DESC LIMIT ?2"
-        ))?;
-        let rows = stmt
-            .query_map(params![vl, limit as i64], posting)?
-            .collect::<Result<_, _>>()?;
+        );
+        let rows = self
+            .conn
+            .query_vec(sql, params![vl, limit as i64], posting)?
+            .into_iter()
+            .collect();
         Ok(rows)
     }
 
@@ -467,20 +472,21 @@ impl Store {
     pub fn library_changes(&self) -> Result<i64, LibraryError> {
         Ok(self
             .conn
-            .prepare_cached("SELECT n FROM library_changes")?
-            .query_row([], |r| r.get(0))?)
+            .query_row("SELECT n FROM library_changes", params![], |r| r.get(0))?)
     }
 
     /// Every posting but the root, each with the title of the VL it is
     /// posted in, in id order (what the search index holds of the library).
     pub fn library_everything(&self) -> Result<Vec<(Posting, String)>, LibraryError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let sql = &format!(
             "SELECT {L_COLUMNS}, p.title FROM library l JOIN library p ON p.id = l.parent
              ORDER BY l.id"
-        ))?;
-        let rows = stmt
-            .query_map([], |r| Ok((posting(r)?, r.get(15)?)))?
-            .collect::<Result<_, _>>()?;
+        );
+        let rows = self
+            .conn
+            .query_vec(sql, params![], |r| Ok((posting(r)?, r.get(15)?)))?
+            .into_iter()
+            .collect();
         Ok(rows)
     }
 
@@ -488,13 +494,15 @@ impl Store {
     /// order they were posted (the Worm VL's tops).
     pub fn library_pointer_urls(&self, vl: i64) -> Result<Vec<String>, LibraryError> {
         vl_for(&self.conn, vl, PostingKind::Vl)?;
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let sql = &format!(
             "{BELOW} SELECT url FROM library WHERE id IN (SELECT id FROM below) AND kind = 'pointer'
              GROUP BY url ORDER BY MIN(id)"
-        ))?;
-        let rows = stmt
-            .query_map([vl], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        );
+        let rows = self
+            .conn
+            .query_vec(sql, params![vl], |r| r.get(0))?
+            .into_iter()
+            .collect();
         Ok(rows)
     }
 
@@ -505,9 +513,7 @@ impl Store {
         parent: i64,
         postings: &[(PostingKind, PostingText, Option<String>)],
     ) -> Result<Vec<Posting>, LibraryError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction(TxMode::Immediate)?;
         let t = now();
         let mut ids = Vec::with_capacity(postings.len());
         for (kind, text, password) in postings {
@@ -541,9 +547,7 @@ impl Store {
         text: &PostingText,
         password: Option<Option<String>>,
     ) -> Result<Posting, LibraryError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction(TxMode::Immediate)?;
         let old = get(&tx, id)?;
         if old.version != read {
             return Err(LibraryError::Conflict {
@@ -598,9 +602,7 @@ impl Store {
     /// Delete the postings `ids` and, for a VL, everything below it.
     /// Returns how many postings went.
     pub fn library_delete(&mut self, ids: &[i64]) -> Result<usize, LibraryError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction(TxMode::Immediate)?;
         let mut gone = 0;
         for &id in ids {
             let p = get(&tx, id)?;
@@ -608,7 +610,7 @@ impl Store {
                 return Err(LibraryError::Root);
             }
             for below in subtree(&tx, id)?.into_iter().rev() {
-                gone += tx.execute("DELETE FROM library WHERE id = ?1", [below])?;
+                gone += tx.execute("DELETE FROM library WHERE id = ?1", params![below])?;
             }
         }
         tx.commit()?;
@@ -618,9 +620,7 @@ impl Store {
     /// Move posting `id` into VL `to`, where it takes the next sequence
     /// number.
     pub fn library_move(&mut self, id: i64, to: i64) -> Result<Posting, LibraryError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction(TxMode::Immediate)?;
         let p = placeable(&tx, id, to)?;
         if p.parent != Some(to) {
             let seq = next_seq(&tx, to)?;
@@ -637,9 +637,7 @@ impl Store {
 
     /// Copy posting `id` (a VL with everything below it) into VL `to`.
     pub fn library_copy(&mut self, id: i64, to: i64) -> Result<Posting, LibraryError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction(TxMode::Immediate)?;
         let p = placeable(&tx, id, to)?;
         let node = node_of(&tx, p)?;
         let t = now();
@@ -652,15 +650,15 @@ impl Store {
     /// Every VL of the tree, depth first from the root, sub-VLs
     /// alphabetically: (id, depth, title).
     pub fn library_vls(&self) -> Result<Vec<(i64, usize, String)>, LibraryError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, parent, title FROM library WHERE kind = 'vl'
-             ORDER BY title COLLATE NOCASE, seq",
-        )?;
+        let sql = "SELECT id, parent, title FROM library WHERE kind = 'vl'
+             ORDER BY title COLLATE NOCASE, seq";
         let mut below: std::collections::HashMap<Option<i64>, Vec<(i64, String)>> =
             std::collections::HashMap::new();
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        let rows = self
+            .conn
+            .query_vec(sql, params![], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         for row in rows {
-            let (id, parent, title): (i64, Option<i64>, String) = row?;
+            let (id, parent, title): (i64, Option<i64>, String) = row;
             below.entry(parent).or_default().push((id, title));
         }
         let mut out = Vec::new();
@@ -696,10 +694,8 @@ impl Store {
                 "the library file's root is not a virtual library".into(),
             ));
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute("DELETE FROM library", [])?;
+        let tx = self.conn.transaction(TxMode::Immediate)?;
+        tx.execute("DELETE FROM library", params![])?;
         let id: i64 = tx.query_row(
             "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
                                   email, password, created_at, updated_at, version, last_seq)
@@ -736,17 +732,19 @@ impl LibraryNode {
 }
 
 /// Posting `p` with everything below it, as a file holds it.
-fn node_of(conn: &rusqlite::Connection, p: Posting) -> Result<LibraryNode, LibraryError> {
+fn node_of(conn: &Conn, p: Posting) -> Result<LibraryNode, LibraryError> {
     let mut postings = Vec::new();
-    let last_seq: i64 = conn
-        .prepare_cached("SELECT last_seq FROM library WHERE id = ?1")?
-        .query_row([p.id], |r| r.get(0))?;
+    let last_seq: i64 = conn.query_row(
+        "SELECT last_seq FROM library WHERE id = ?1",
+        params![p.id],
+        |r| r.get(0),
+    )?;
     if p.kind == PostingKind::Vl {
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM library WHERE parent = ?1 ORDER BY seq"
-        ))?;
-        let children: Vec<Posting> = stmt.query_map([p.id], posting)?.collect::<Result<_, _>>()?;
-        drop(stmt);
+        let sql = &format!("SELECT {COLUMNS} FROM library WHERE parent = ?1 ORDER BY seq");
+        let children: Vec<Posting> = conn
+            .query_vec(sql, params![p.id], posting)?
+            .into_iter()
+            .collect();
         for c in children {
             postings.push(node_of(conn, c)?);
         }
@@ -766,7 +764,7 @@ fn node_of(conn: &rusqlite::Connection, p: Posting) -> Result<LibraryNode, Libra
 /// Insert `node` and everything below it into VL `parent`: a copy (with
 /// `now`) or an import. Returns the new id.
 fn graft(
-    tx: &Transaction<'_>,
+    tx: &Conn,
     parent: i64,
     node: &LibraryNode,
     now: Option<i64>,
@@ -789,8 +787,10 @@ fn graft(
         updated,
     )?;
     if now.is_none() && node.kind == PostingKind::Vl {
-        tx.prepare_cached("UPDATE library SET last_seq = ?2 WHERE id = ?1")?
-            .execute(params![id, node.last_seq])?;
+        tx.execute(
+            "UPDATE library SET last_seq = ?2 WHERE id = ?1",
+            params![id, node.last_seq],
+        )?;
     }
     for child in &node.postings {
         if node.kind != PostingKind::Vl {

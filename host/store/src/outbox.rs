@@ -2,7 +2,7 @@
 //! them, so that a mail failure loses nothing and is retried at the next run.
 
 use super::{Store, StoreError};
-use rusqlite::params;
+use crate::db::{TxMode, params};
 use spinneret_core::model::unix_now;
 
 /// A message to an owner.
@@ -34,7 +34,7 @@ pub struct QueuedMail {
 impl Store {
     /// Put `mail` of `run` in the outbox.
     pub fn queue_mail(&self, run: i64, mail: &Mail) -> Result<i64, StoreError> {
-        Ok(self.conn.query_row(
+        self.conn.query_row(
             "INSERT INTO outbox (run_id, task, recipient, subject, body, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              RETURNING id",
@@ -47,7 +47,7 @@ impl Store {
                 unix_now()
             ],
             |r| r.get(0),
-        )?)
+        )
     }
 
     /// Put this run's messages in the outbox and mark the run `finished`,
@@ -55,7 +55,7 @@ impl Store {
     /// undone (`--resume` writes the messages) or both done (it does not
     /// write them twice).
     pub fn queue_mail_and_finish(&self, run: i64, mails: &[Mail]) -> Result<(), StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.conn.transaction(TxMode::Deferred)?;
         for mail in mails {
             self.queue_mail(run, mail)?;
         }
@@ -69,10 +69,7 @@ impl Store {
 
     /// Every message waiting, oldest first.
     pub fn queued_mail(&self) -> Result<Vec<QueuedMail>, StoreError> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT id, run_id, task, recipient, subject, body, attempts FROM outbox ORDER BY id",
-        )?;
-        let rows = st.query_map([], |r| {
+        Ok(self.conn.query_vec("SELECT id, run_id, task, recipient, subject, body, attempts FROM outbox ORDER BY id", params![], |r| {
             Ok(QueuedMail {
                 id: r.get(0)?,
                 run: r.get(1)?,
@@ -84,14 +81,13 @@ impl Store {
                 },
                 attempts: r.get(6)?,
             })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        })?.into_iter().collect())
     }
 
     /// The mail server took message `id`: it leaves the outbox.
     pub fn mail_sent(&self, id: i64) -> Result<(), StoreError> {
         self.conn
-            .execute("DELETE FROM outbox WHERE id = ?1", [id])?;
+            .execute("DELETE FROM outbox WHERE id = ?1", params![id])?;
         Ok(())
     }
 

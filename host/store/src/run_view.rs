@@ -4,7 +4,7 @@
 //! documents.
 
 use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
-use rusqlite::{OptionalExtension, params};
+use crate::db::{Row, TxMode, params};
 use spinneret_core::model::{Category, CheckResult};
 // Keyed by the store's URL ids (not chosen by a remote party): the fast hasher.
 use foldhash::HashMap;
@@ -136,11 +136,8 @@ fn parse_column<T: serde::de::DeserializeOwned>(
 impl Store {
     /// Every URL with a result in `run`, by id, summarised.
     pub fn run_url_summaries(&self, run: i64) -> Result<HashMap<i64, UrlSummary>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT r.url_id, u.url, r.category, r.status, r.error, r.final_url, r.last_modified
-             FROM results r JOIN urls u ON u.id = r.url_id WHERE r.run_id = ?1",
-        )?;
-        let rows = st.query_map([run], |r| {
+        Ok(self.conn.query_vec("SELECT r.url_id, u.url, r.category, r.status, r.error, r.final_url, r.last_modified
+             FROM results r JOIN urls u ON u.id = r.url_id WHERE r.run_id = ?1", params![run], |r| {
             let category = Category::from_name(&r.get::<_, String>(2)?).unwrap_or(Category::Broken);
             let error: Option<String> = r.get(4)?;
             let final_url: Option<String> = r.get(5)?;
@@ -158,8 +155,7 @@ impl Store {
                     last_modified: r.get::<_, Option<String>>(6)?.map(Into::into),
                 },
             ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        })?.into_iter().collect())
     }
 
     /// Which documents of `run` (of any task) refer to each URL, with the
@@ -169,11 +165,9 @@ impl Store {
         let mut targets: HashMap<i64, Box<str>> = HashMap::default();
         match only {
             Some(urls) => {
-                let mut st = self
-                    .conn
-                    .prepare_cached("SELECT id FROM urls WHERE url = ?1")?;
                 for &url in urls {
-                    if let Some(id) = st.query_row([url], |r| r.get(0)).optional()? {
+                    let sql = "SELECT id FROM urls WHERE url = ?1";
+                    if let Some(id) = self.conn.query_opt(sql, params![url], |r| r.get(0))? {
                         targets.insert(id, url.into());
                     }
                 }
@@ -182,24 +176,21 @@ impl Store {
                 }
             }
             None => {
-                let mut st = self.conn.prepare(
+                let rows = self.conn.query_vec(
                     "SELECT r.url_id, u.url FROM results r JOIN urls u ON u.id = r.url_id
                      WHERE r.run_id = ?1",
+                    params![run],
+                    |r| Ok((r.get(0)?, r.get::<_, String>(1)?)),
                 )?;
-                let rows = st.query_map([run], |r| Ok((r.get(0)?, r.get::<_, String>(1)?)))?;
-                for row in rows {
-                    let (id, url) = row?;
+                for (id, url) in rows {
                     targets.insert(id, url.into());
                 }
             }
         }
         let mut referrers = Referrers::default();
-        let mut st = self.conn.prepare(
-            "SELECT u.id, u.url, d.links FROM urls u JOIN documents d ON d.url_id = u.id
-             WHERE u.id IN (SELECT url_id FROM task_documents WHERE run_id = ?1) ORDER BY u.url",
-        )?;
-        let mut rows = st.query([run])?;
-        while let Some(row) = rows.next()? {
+        let sql = "SELECT u.id, u.url, d.links FROM urls u JOIN documents d ON d.url_id = u.id
+             WHERE u.id IN (SELECT url_id FROM task_documents WHERE run_id = ?1) ORDER BY u.url";
+        self.conn.for_each(sql, params![run], |row| {
             let doc: i64 = row.get(0)?;
             let links = parse_links(doc, &row.get::<_, String>(2)?)?;
             let mut number = None;
@@ -226,17 +217,22 @@ impl Store {
             if let Some(n) = number {
                 referrers.documents[n as usize] = row.get::<_, String>(1)?.into();
             }
-        }
+            Ok::<_, StoreError>(())
+        })?;
         Ok(referrers)
     }
 
     /// The documents of each task of `run`: (task id, document URL id).
     pub fn run_task_documents(&self, run: i64) -> Result<Vec<(i64, i64)>, StoreError> {
-        let mut st = self
+        Ok(self
             .conn
-            .prepare("SELECT task_id, url_id FROM task_documents WHERE run_id = ?1")?;
-        let rows = st.query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .query_vec(
+                "SELECT task_id, url_id FROM task_documents WHERE run_id = ?1",
+                params![run],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Each document of each task of `run`, one at a time: (task id,
@@ -247,12 +243,9 @@ impl Store {
         run: i64,
         mut each: impl FnMut(i64, i64, Option<String>, Vec<i64>),
     ) -> Result<(), StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT td.task_id, td.url_id, d.title, d.links FROM task_documents td
-             JOIN documents d ON d.url_id = td.url_id WHERE td.run_id = ?1",
-        )?;
-        let mut rows = st.query([run])?;
-        while let Some(row) = rows.next()? {
+        let sql = "SELECT td.task_id, td.url_id, d.title, d.links FROM task_documents td
+             JOIN documents d ON d.url_id = td.url_id WHERE td.run_id = ?1";
+        self.conn.for_each(sql, params![run], |row| {
             let doc: i64 = row.get(1)?;
             let json: String = row.get(3)?;
             // Only the targets' ids: the kinds and anchor texts are skipped unread.
@@ -268,20 +261,17 @@ impl Store {
                 row.get(2)?,
                 links.into_iter().map(|(id, _, _)| id).collect(),
             );
-        }
-        Ok(())
+            Ok::<_, StoreError>(())
+        })
     }
 
     /// The URL id of task `task`'s top, if the URL is known.
     pub fn task_top_id(&self, task: i64) -> Result<Option<i64>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT u.id FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?1",
-                [task],
-                |r| r.get(0),
-            )
-            .optional()?)
+        self.conn.query_opt(
+            "SELECT u.id FROM tasks t JOIN urls u ON u.url = t.top_url WHERE t.id = ?1",
+            params![task],
+            |r| r.get(0),
+        )
     }
 
     /// Limit this connection's scans that name the set to the URL ids
@@ -315,15 +305,11 @@ impl Store {
              CREATE TEMP TABLE IF NOT EXISTS {table} (rank INTEGER PRIMARY KEY, id INTEGER NOT NULL);
              DELETE FROM temp.{table};"
         ))?;
-        let tx = self.conn.unchecked_transaction()?;
-        {
-            // Ranks in increasing order: each row is appended to the table.
-            let mut insert = tx.prepare(&format!(
-                "INSERT INTO temp.{table} (rank, id) VALUES (?1, ?2)"
-            ))?;
-            for (rank, id) in ids.into_iter().enumerate() {
-                insert.execute([rank as i64, id])?;
-            }
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        // Ranks in increasing order: each row is appended to the table.
+        let insert = format!("INSERT INTO temp.{table} (rank, id) VALUES (?1, ?2)");
+        for (rank, id) in ids.into_iter().enumerate() {
+            tx.execute(&insert, params![rank as i64, id])?;
         }
         tx.commit()?;
         Ok(ScanSet { table })
@@ -408,35 +394,27 @@ impl Store {
              CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
              LEFT JOIN documents d ON d.url_id = r.url_id
              {previous_join}
-             WHERE 1 {only_documents} ORDER BY s.rank"
+             WHERE TRUE {only_documents} ORDER BY s.rank"
         );
-        let mut st = self.conn.prepare(&sql).map_err(StoreError::from)?;
-        let mut rows = st.query(params![run]).map_err(StoreError::from)?;
-        while let Some(row) = rows.next().map_err(StoreError::from)? {
-            let id: i64 = row.get(0).map_err(StoreError::from)?;
+        self.conn.for_each(&sql, params![run], |row| {
+            let id: i64 = row.get(0)?;
             let url = self.known_url(id, &url_of)?.unwrap_or_default();
             let result = self.result_at(row, 1, url, &url_of)?;
             // The document's columns follow the result's.
             let d = 1 + RESULT_COLUMNS_BY_ID_LEN;
-            let links: Option<String> = row.get(d + 4).map_err(StoreError::from)?;
+            let links: Option<String> = row.get(d + 4)?;
             let document = match links {
                 Some(json) => Some(StoredDocument {
-                    title: row.get(d).map_err(StoreError::from)?,
-                    owner: row.get(d + 1).map_err(StoreError::from)?,
-                    expires: row.get(d + 2).map_err(StoreError::from)?,
-                    parse_errors: row.get(d + 3).map_err(StoreError::from)?,
+                    title: row.get(d)?,
+                    owner: row.get(d + 1)?,
+                    expires: row.get(d + 2)?,
+                    parse_errors: row.get(d + 3)?,
                     links: parse_links(id, &json)?,
-                    lines: match row
-                        .get::<_, Option<String>>(d + 5)
-                        .map_err(StoreError::from)?
-                    {
+                    lines: match row.get::<_, Option<String>>(d + 5)? {
                         Some(lines) => parse_column(id, "lines", &lines)?,
                         None => Vec::new(),
                     },
-                    columns: match row
-                        .get::<_, Option<String>>(d + 6)
-                        .map_err(StoreError::from)?
-                    {
+                    columns: match row.get::<_, Option<String>>(d + 6)? {
                         Some(columns) => parse_column(id, "columns", &columns)?,
                         None => Vec::new(),
                     },
@@ -445,15 +423,12 @@ impl Store {
             };
             // The previous result's columns follow the document's seven.
             let p = d + 7;
-            let previous = match with_previous
-                && row.get_ref(p + 1).map_err(StoreError::from)? != rusqlite::types::ValueRef::Null
-            {
+            let previous = match with_previous && !row.is_null(p + 1)? {
                 true => Some(self.result_at(row, p, result.url.clone(), &url_of)?),
                 false => None,
             };
-            each(id, result, previous, document)?;
-        }
-        Ok(())
+            each(id, result, previous, document)
+        })
     }
 
     /// The URL of id `id`: from `url_of` (what the caller holds), or from
@@ -474,7 +449,7 @@ impl Store {
     /// finds one.
     fn result_at<'u>(
         &self,
-        row: &rusqlite::Row<'_>,
+        row: &Row<'_>,
         at: usize,
         url: String,
         url_of: &impl Fn(i64) -> Option<&'u str>,
@@ -491,19 +466,18 @@ impl Store {
 
     /// The URL of id `id`.
     pub fn url_by_id(&self, id: i64) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))
-            .optional()?)
+        self.conn
+            .query_opt("SELECT url FROM urls WHERE id = ?1", params![id], |r| {
+                r.get(0)
+            })
     }
 
     /// Whether any run before `run` stored results (else nothing has a previous result).
     pub fn has_results_before(&self, run: i64) -> Result<bool, StoreError> {
-        Ok(self.conn.query_row(
+        self.conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM results WHERE run_id < ?1)",
-            [run],
+            params![run],
             |r| r.get(0),
-        )?)
+        )
     }
 }

@@ -4,7 +4,7 @@
 //! report stage reads all tasks at once, in `run_view`).
 
 use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
-use rusqlite::{OptionalExtension, params};
+use crate::db::params;
 use spinneret_core::document::RefKind;
 use spinneret_core::model::{Category, CheckResult};
 use std::collections::HashMap;
@@ -21,14 +21,13 @@ impl Store {
         // Computed here rather than in one SQL statement: SQLite cannot index
         // a CTE over json_each, and the statement took minutes on 20k pages.
         let mut roles: HashMap<i64, &'static str> = HashMap::new();
-        {
-            let mut st = self.conn.prepare_cached(
-                "SELECT url_id FROM task_documents WHERE run_id = ?1 AND task_id = ?2",
-            )?;
-            let docs = st.query_map(params![run, task], |r| r.get::<_, i64>(0))?;
-            for id in docs {
-                roles.insert(id?, "document");
-            }
+        let docs = self.conn.query_vec(
+            "SELECT url_id FROM task_documents WHERE run_id = ?1 AND task_id = ?2",
+            params![run, task],
+            |r| r.get::<_, i64>(0),
+        )?;
+        for id in docs {
+            roles.insert(id, "document");
         }
         let docs: Vec<i64> = roles.keys().copied().collect();
         for doc in docs {
@@ -44,12 +43,11 @@ impl Store {
              JOIN urls u ON u.id = r.url_id LEFT JOIN urls ref ON ref.id = r.referrer_id
              WHERE r.run_id = ?1 AND r.url_id = ?2"
         );
-        let mut st = self.conn.prepare_cached(&sql)?;
         let mut out = Vec::with_capacity(roles.len());
         for (id, role) in roles {
-            let result = st
-                .query_row(params![run, id], |r| result_from_row(r, 0))
-                .optional()?;
+            let result = self
+                .conn
+                .query_opt(&sql, params![run, id], |r| result_from_row(r, 0))?;
             let Some(result) = result else {
                 continue;
             };
@@ -73,9 +71,11 @@ impl Store {
         self.link_ids(doc)?
             .into_iter()
             .map(|(target, kind, text)| {
-                let target = self
-                    .url_by_id(target)?
-                    .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+                let target = self.url_by_id(target)?.ok_or_else(|| {
+                    StoreError::Io(format!(
+                        "the stored references of document #{doc} name URL #{target}, which the store lacks"
+                    ))
+                })?;
                 let kind = RefKind::from_name(&kind).unwrap_or(RefKind::Link);
                 Ok((target, kind, text))
             })

@@ -6,9 +6,9 @@
 //! `--resume` re-checks what it cannot find). `flush` waits for a commit.
 
 use super::{StoreError, url_id_cached};
+use crate::db::{Conn, TxMode, params};
 use foldhash::HashMap;
 use foldhash::HashMapExt;
-use rusqlite::{Connection, params};
 use spinneret_core::document::{ParsedDocument, RefKind};
 use spinneret_core::model::CheckResult;
 use std::fmt::Write as _;
@@ -176,7 +176,7 @@ impl StoreWriter {
         let (tx, rx) = sync_channel(16_384);
         let handle = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || run(conn, rx))
+            .spawn(move || run(Conn::Sqlite(conn), rx))
             .map_err(|e| StoreError::Io(e.to_string()))?;
         Ok(StoreWriter {
             tx: Some(tx),
@@ -219,14 +219,14 @@ impl Drop for StoreWriter {
     }
 }
 
-fn run(mut conn: Connection, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
+fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
     let mut ids: HashMap<String, i64> = HashMap::new();
     let mut first_error: Option<StoreError> = None;
     loop {
         let Ok(op) = rx.recv() else { break };
         let deadline = Instant::now() + BATCH_TIME;
         let mut acks = Vec::new();
-        let tx = conn.transaction()?;
+        let tx = conn.transaction(TxMode::Deferred)?;
         let mut pending = Some(op);
         let mut n = 0;
         let mut closed = false;
@@ -258,7 +258,7 @@ fn run(mut conn: Connection, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
             // The batch is lost from the store; keep going so later batches land.
             tracing::error!("store commit failed: {e}");
             ids.clear();
-            first_error.get_or_insert(e.into());
+            first_error.get_or_insert(e);
         }
         for ack in acks {
             let _ = ack.send(());
@@ -273,11 +273,7 @@ fn run(mut conn: Connection, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
     }
 }
 
-fn apply(
-    tx: &rusqlite::Transaction<'_>,
-    ids: &mut HashMap<String, i64>,
-    op: StoreOp,
-) -> Result<(), StoreError> {
+fn apply(tx: &Conn, ids: &mut HashMap<String, i64>, op: StoreOp) -> Result<(), StoreError> {
     match op {
         StoreOp::Result { run, result: r } => {
             let url_id = url_id_cached(tx, ids, &r.url)?;
@@ -290,39 +286,40 @@ fn apply(
             } else {
                 Some(serde_json::to_string(&r.redirects).unwrap_or_default())
             };
-            let mut st = tx.prepare_cached(
-                "INSERT INTO results (run_id, url_id, category, method, status, error,
+            let sql = "INSERT INTO results (run_id, url_id, category, method, status, error,
                    content_type, content_length, size, content_hash, etag, last_modified, expires,
                    owner, redirects, final_url, elapsed_ms, truncated, attempts, referrer_id,
                    checked_at, source)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
                    ?17, ?18, ?19, ?20, ?21, ?22)
-                 ON CONFLICT (run_id, url_id) DO UPDATE SET category = excluded.category, method = excluded.method, status = excluded.status, error = excluded.error, content_type = excluded.content_type, content_length = excluded.content_length, size = excluded.size, content_hash = excluded.content_hash, etag = excluded.etag, last_modified = excluded.last_modified, expires = excluded.expires, owner = excluded.owner, redirects = excluded.redirects, final_url = excluded.final_url, elapsed_ms = excluded.elapsed_ms, truncated = excluded.truncated, attempts = excluded.attempts, referrer_id = excluded.referrer_id, checked_at = excluded.checked_at, source = excluded.source",
+                 ON CONFLICT (run_id, url_id) DO UPDATE SET category = excluded.category, method = excluded.method, status = excluded.status, error = excluded.error, content_type = excluded.content_type, content_length = excluded.content_length, size = excluded.size, content_hash = excluded.content_hash, etag = excluded.etag, last_modified = excluded.last_modified, expires = excluded.expires, owner = excluded.owner, redirects = excluded.redirects, final_url = excluded.final_url, elapsed_ms = excluded.elapsed_ms, truncated = excluded.truncated, attempts = excluded.attempts, referrer_id = excluded.referrer_id, checked_at = excluded.checked_at, source = excluded.source";
+            tx.execute(
+                sql,
+                params![
+                    run,
+                    url_id,
+                    r.category.as_str(),
+                    r.method,
+                    r.status,
+                    r.error,
+                    r.content_type,
+                    r.content_length.map(|v| v as i64),
+                    r.size.map(|v| v as i64),
+                    r.content_hash,
+                    r.etag,
+                    r.last_modified,
+                    r.expires,
+                    r.owner,
+                    redirects,
+                    r.final_url,
+                    r.elapsed_ms.map(|v| v as i64),
+                    r.truncated,
+                    r.attempts,
+                    referrer_id,
+                    r.checked_at,
+                    r.source.as_str(),
+                ],
             )?;
-            st.execute(params![
-                run,
-                url_id,
-                r.category.as_str(),
-                r.method,
-                r.status,
-                r.error,
-                r.content_type,
-                r.content_length.map(|v| v as i64),
-                r.size.map(|v| v as i64),
-                r.content_hash,
-                r.etag,
-                r.last_modified,
-                r.expires,
-                r.owner,
-                redirects,
-                r.final_url,
-                r.elapsed_ms.map(|v| v as i64),
-                r.truncated,
-                r.attempts,
-                referrer_id,
-                r.checked_at,
-                r.source.as_str(),
-            ])?;
         }
         StoreOp::Document { run, url, mut doc } => {
             let url_id = url_id_cached(tx, ids, &url)?;
@@ -378,8 +375,7 @@ fn apply(
             // NULL when none is known (a parser plugin's parse).
             let lines = numbers_json(&doc.lines);
             let columns = numbers_json(&doc.columns);
-            tx.prepare_cached(
-                "INSERT INTO documents (url_id, run_id, title, owner, expires, base,
+            tx.execute("INSERT INTO documents (url_id, run_id, title, owner, expires, base,
                    encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
                    anchors, fragments, lines, columns, seq)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
@@ -390,9 +386,7 @@ fn apply(
                      (SELECT seq FROM documents WHERE url_id = ?1 AND title IS NOT DISTINCT FROM ?3
                         AND links = ?11 AND bad_html IS NOT DISTINCT FROM ?12),
                      (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)))
-                 ON CONFLICT (url_id) DO UPDATE SET run_id = excluded.run_id, title = excluded.title, owner = excluded.owner, expires = excluded.expires, base = excluded.base, encoding = excluded.encoding, parse_errors = excluded.parse_errors, decode_errors = excluded.decode_errors, http_equiv = excluded.http_equiv, links = excluded.links, bad_html = excluded.bad_html, anchors = excluded.anchors, fragments = excluded.fragments, lines = excluded.lines, columns = excluded.columns, seq = excluded.seq",
-            )?
-            .execute(params![
+                 ON CONFLICT (url_id) DO UPDATE SET run_id = excluded.run_id, title = excluded.title, owner = excluded.owner, expires = excluded.expires, base = excluded.base, encoding = excluded.encoding, parse_errors = excluded.parse_errors, decode_errors = excluded.decode_errors, http_equiv = excluded.http_equiv, links = excluded.links, bad_html = excluded.bad_html, anchors = excluded.anchors, fragments = excluded.fragments, lines = excluded.lines, columns = excluded.columns, seq = excluded.seq", params![
                 url_id,
                 run,
                 doc.title,
@@ -422,20 +416,14 @@ fn apply(
                 Some(u) => Some(url_id_cached(tx, ids, u)?),
                 None => None,
             };
-            tx.prepare_cached(
-                "INSERT INTO task_documents (run_id, task_id, url_id, referrer_id)
+            tx.execute("INSERT INTO task_documents (run_id, task_id, url_id, referrer_id)
                  VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (run_id, task_id, url_id) DO UPDATE SET referrer_id = excluded.referrer_id",
-            )?
-            .execute(params![run, task, url_id, referrer_id])?;
+                 ON CONFLICT (run_id, task_id, url_id) DO UPDATE SET referrer_id = excluded.referrer_id", params![run, task, url_id, referrer_id])?;
         }
         StoreOp::Site(s) => {
-            tx.prepare_cached(
-                "INSERT INTO sites (site, robots_status, robots_body, http_status, fetched_at, expires_at)
+            tx.execute("INSERT INTO sites (site, robots_status, robots_body, http_status, fetched_at, expires_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (site) DO UPDATE SET robots_status = excluded.robots_status, robots_body = excluded.robots_body, http_status = excluded.http_status, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at",
-            )?
-            .execute(params![
+                 ON CONFLICT (site) DO UPDATE SET robots_status = excluded.robots_status, robots_body = excluded.robots_body, http_status = excluded.http_status, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at", params![
                 s.site,
                 s.robots_status,
                 s.robots_body,
@@ -444,14 +432,10 @@ fn apply(
                 s.expires_at
             ])?;
             let origin = format!("robots.txt of {}", s.site);
-            tx.prepare_cached("DELETE FROM avoid WHERE origin = ?1")?
-                .execute([&origin])?;
+            tx.execute("DELETE FROM avoid WHERE origin = ?1", params![&origin])?;
             for (_, prefix) in s.robots_lines.iter().filter(|(allow, _)| !allow) {
-                tx.prepare_cached(
-                    "INSERT INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)
-                     ON CONFLICT (origin, prefix) DO UPDATE SET action = excluded.action, expires_at = excluded.expires_at",
-                )?
-                .execute(params![prefix, s.expires_at, origin])?;
+                tx.execute("INSERT INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)
+                     ON CONFLICT (origin, prefix) DO UPDATE SET action = excluded.action, expires_at = excluded.expires_at", params![prefix, s.expires_at, origin])?;
             }
         }
         StoreOp::Flush(_) => {}

@@ -128,7 +128,7 @@ pub fn run_once(
         plugin_failed: false,
         problems: Vec::new(),
         notes: Vec::new(),
-        store: store.path().to_path_buf(),
+        store: config.settings.store.clone(),
         reports: Vec::new(),
     };
     // The cookies the sites set, kept for the next run (and curl, wget).

@@ -78,7 +78,7 @@ pub fn print_results(
     let Some(run) = store.last_run()? else {
         anyhow::bail!(
             "the store {} has no runs yet; run `spinneret crawl CONFIG` first",
-            store.path().display()
+            store.location()
         );
     };
     let task_id = match task {

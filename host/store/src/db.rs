@@ -13,74 +13,160 @@
 //! statement is prepared once per connection and kept (its text is the key).
 
 use crate::StoreError;
-use rusqlite::types::{FromSql, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use tokio_postgres::types::{FromSql, IsNull, ToSql, Type};
 
 /// A connection to the store.
 pub(crate) enum Conn {
     /// The embedded SQLite file.
     Sqlite(rusqlite::Connection),
+    /// A PostgreSQL database.
+    Pg(PgConn),
+}
+
+/// A value as the store binds or reads it, whatever the backend.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Value<'a> {
+    /// SQL NULL.
+    Null,
+    /// An integer (and a flag: 0 or 1).
+    Int(i64),
+    /// A floating-point number.
+    Real(f64),
+    /// Text.
+    Text(&'a str),
+    /// Bytes.
+    Blob(&'a [u8]),
 }
 
 /// A value bound to a statement's parameter: the types the store binds.
 pub(crate) trait ToDb {
-    /// The value as SQLite binds it.
-    fn to_sqlite(&self) -> rusqlite::Result<ToSqlOutput<'_>>;
+    /// The value.
+    fn value(&self) -> Value<'_>;
 }
 
 /// A value read from a column: the types the store reads.
 pub(crate) trait FromDb: Sized {
-    /// The value from SQLite's column.
-    fn from_sqlite(value: ValueRef<'_>) -> FromSqlResult<Self>;
+    /// The value of a column, or why it cannot be one of these.
+    fn from_value(value: Value<'_>) -> Result<Self, String>;
 }
 
-macro_rules! db_types {
-    ($($t:ty),* $(,)?) => {$(
+macro_rules! integers {
+    ($($t:ty),*) => {$(
         impl ToDb for $t {
-            fn to_sqlite(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                rusqlite::ToSql::to_sql(self)
+            fn value(&self) -> Value<'_> {
+                Value::Int(i64::from(*self))
             }
         }
         impl FromDb for $t {
-            fn from_sqlite(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                <$t as FromSql>::column_result(value)
+            fn from_value(value: Value<'_>) -> Result<Self, String> {
+                match value {
+                    Value::Int(n) => <$t>::try_from(n)
+                        .map_err(|_| format!("{n} is out of range for {}", stringify!($t))),
+                    other => Err(format!("expected an integer, found {other:?}")),
+                }
             }
         }
     )*};
 }
-db_types!(i64, i32, u32, u16, u8, bool, f64, String, Vec<u8>);
+integers!(i64, i32, u32, u16, u8);
+
+impl ToDb for bool {
+    fn value(&self) -> Value<'_> {
+        Value::Int(i64::from(*self))
+    }
+}
+
+impl FromDb for bool {
+    fn from_value(value: Value<'_>) -> Result<Self, String> {
+        match value {
+            Value::Int(n) => Ok(n != 0),
+            other => Err(format!("expected a flag, found {other:?}")),
+        }
+    }
+}
+
+impl ToDb for f64 {
+    fn value(&self) -> Value<'_> {
+        Value::Real(*self)
+    }
+}
+
+impl FromDb for f64 {
+    fn from_value(value: Value<'_>) -> Result<Self, String> {
+        match value {
+            Value::Real(x) => Ok(x),
+            Value::Int(n) => Ok(n as f64),
+            other => Err(format!("expected a number, found {other:?}")),
+        }
+    }
+}
 
 impl ToDb for str {
-    fn to_sqlite(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        rusqlite::ToSql::to_sql(self)
+    fn value(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl ToDb for String {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl FromDb for String {
+    fn from_value(value: Value<'_>) -> Result<Self, String> {
+        match value {
+            Value::Text(t) => Ok(t.to_string()),
+            other => Err(format!("expected text, found {other:?}")),
+        }
     }
 }
 
 impl ToDb for [u8] {
-    fn to_sqlite(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        rusqlite::ToSql::to_sql(self)
+    fn value(&self) -> Value<'_> {
+        Value::Blob(self)
+    }
+}
+
+impl ToDb for Vec<u8> {
+    fn value(&self) -> Value<'_> {
+        Value::Blob(self)
+    }
+}
+
+impl FromDb for Vec<u8> {
+    fn from_value(value: Value<'_>) -> Result<Self, String> {
+        match value {
+            Value::Blob(b) => Ok(b.to_vec()),
+            Value::Text(t) => Ok(t.as_bytes().to_vec()),
+            other => Err(format!("expected bytes, found {other:?}")),
+        }
     }
 }
 
 impl<T: ToDb + ?Sized> ToDb for &T {
-    fn to_sqlite(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        (**self).to_sqlite()
+    fn value(&self) -> Value<'_> {
+        (**self).value()
     }
 }
 
 impl<T: ToDb> ToDb for Option<T> {
-    fn to_sqlite(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+    fn value(&self) -> Value<'_> {
         match self {
-            Some(v) => v.to_sqlite(),
-            None => Ok(ToSqlOutput::Owned(rusqlite::types::Value::Null)),
+            Some(v) => v.value(),
+            None => Value::Null,
         }
     }
 }
 
 impl<T: FromDb> FromDb for Option<T> {
-    fn from_sqlite(value: ValueRef<'_>) -> FromSqlResult<Self> {
+    fn from_value(value: Value<'_>) -> Result<Self, String> {
         match value {
-            ValueRef::Null => Ok(None),
-            v => T::from_sqlite(v).map(Some),
+            Value::Null => Ok(None),
+            v => T::from_value(v).map(Some),
         }
     }
 }
@@ -97,16 +183,13 @@ struct Bind<'a>(&'a dyn ToDb);
 
 impl rusqlite::ToSql for Bind<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        self.0.to_sqlite()
-    }
-}
-
-/// A column as rusqlite reads it.
-struct Read<T>(T);
-
-impl<T: FromDb> FromSql for Read<T> {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        T::from_sqlite(value).map(Read)
+        Ok(match self.0.value() {
+            Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            Value::Int(n) => ToSqlOutput::Borrowed(ValueRef::Integer(n)),
+            Value::Real(x) => ToSqlOutput::Borrowed(ValueRef::Real(x)),
+            Value::Text(t) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
+            Value::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+        })
     }
 }
 
@@ -130,22 +213,51 @@ impl Column for usize {
 pub(crate) enum Row<'a> {
     /// A row of SQLite's.
     Sqlite(&'a rusqlite::Row<'a>),
+    /// A row of PostgreSQL's.
+    Pg(&'a tokio_postgres::Row),
 }
 
 impl Row<'_> {
     /// The value of column `i`.
     pub(crate) fn get<I: Column, T: FromDb>(&self, i: I) -> Result<T, StoreError> {
-        match self {
-            Row::Sqlite(r) => Ok(r.get::<_, Read<T>>(i.index())?.0),
-        }
+        let i = i.index();
+        let converted = match self {
+            Row::Sqlite(r) => {
+                let v = match r.get_ref(i)? {
+                    ValueRef::Null => Value::Null,
+                    ValueRef::Integer(n) => Value::Int(n),
+                    ValueRef::Real(x) => Value::Real(x),
+                    ValueRef::Text(t) => {
+                        Value::Text(std::str::from_utf8(t).map_err(|e| StoreError::Column {
+                            column: i,
+                            message: e.to_string(),
+                        })?)
+                    }
+                    ValueRef::Blob(b) => Value::Blob(b),
+                };
+                T::from_value(v)
+            }
+            Row::Pg(r) => T::from_value(r.try_get::<_, PgValue<'_>>(i)?.0),
+        };
+        converted.map_err(|message| StoreError::Column { column: i, message })
     }
 
     /// Whether column `i` is NULL.
     pub(crate) fn is_null<I: Column>(&self, i: I) -> Result<bool, StoreError> {
         match self {
             Row::Sqlite(r) => Ok(r.get_ref(i.index())? == ValueRef::Null),
+            Row::Pg(r) => Ok(r.try_get::<_, PgValue<'_>>(i.index())?.0 == Value::Null),
         }
     }
+}
+
+/// The SQL a connection speaks, where the backends differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// SQLite's.
+    Sqlite,
+    /// PostgreSQL's.
+    Postgres,
 }
 
 /// How a transaction takes the store.
@@ -154,7 +266,8 @@ pub(crate) enum TxMode {
     /// Reads first; takes the write lock at its first write.
     Deferred,
     /// Takes the write lock at once: for a read-then-write that another
-    /// writer must not interleave with.
+    /// writer must not interleave with (on PostgreSQL, an advisory lock
+    /// held to the transaction's end stands for SQLite's write lock).
     Immediate,
 }
 
@@ -162,18 +275,32 @@ pub(crate) enum TxMode {
 /// connection); dropped without [`Tx::commit`], it rolls back.
 pub(crate) struct Tx<'a> {
     conn: &'a Conn,
-    inner: TxInner<'a>,
+    inner: Option<TxInner<'a>>,
 }
 
 enum TxInner<'a> {
     Sqlite(rusqlite::Transaction<'a>),
+    /// The nesting depth it opened (1: the transaction, more: a savepoint).
+    Pg(usize),
 }
 
 impl Tx<'_> {
     /// Make its writes durable.
-    pub(crate) fn commit(self) -> Result<(), StoreError> {
-        match self.inner {
-            TxInner::Sqlite(t) => Ok(t.commit()?),
+    pub(crate) fn commit(mut self) -> Result<(), StoreError> {
+        match (self.inner.take(), self.conn) {
+            (Some(TxInner::Sqlite(t)), _) => Ok(t.commit()?),
+            (Some(TxInner::Pg(depth)), Conn::Pg(pg)) => pg.end(depth, true),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if let (Some(TxInner::Pg(depth)), Conn::Pg(pg)) = (self.inner.take(), self.conn)
+            && let Err(e) = pg.end(depth, false)
+        {
+            tracing::warn!("store: rolling back: {e}");
         }
     }
 }
@@ -191,6 +318,7 @@ impl Conn {
     pub(crate) fn execute(&self, sql: &str, params: &[&dyn ToDb]) -> Result<usize, StoreError> {
         match self {
             Conn::Sqlite(c) => Ok(c.prepare_cached(sql)?.execute(bind(params))?),
+            Conn::Pg(pg) => pg.execute(sql, params),
         }
     }
 
@@ -198,6 +326,7 @@ impl Conn {
     pub(crate) fn execute_batch(&self, sql: &str) -> Result<(), StoreError> {
         match self {
             Conn::Sqlite(c) => Ok(c.execute_batch(sql)?),
+            Conn::Pg(pg) => pg.batch(sql),
         }
     }
 
@@ -209,7 +338,7 @@ impl Conn {
         f: impl FnOnce(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.query_opt(sql, params, f)?
-            .ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
+            .ok_or_else(|| StoreError::NoRow(first_line(sql).to_string()))
     }
 
     /// The first row of a query, read by `f`, if there is one.
@@ -228,6 +357,10 @@ impl Conn {
                     None => Ok(None),
                 }
             }
+            Conn::Pg(pg) => match pg.query(sql, params)?.first() {
+                Some(r) => Ok(Some(f(&Row::Pg(r))?)),
+                None => Ok(None),
+            },
         }
     }
 
@@ -246,8 +379,11 @@ impl Conn {
         Ok(out)
     }
 
-    /// Hand every row of a query to `f`, as they are read (a scan of a
-    /// million rows is never held whole); `f`'s error ends the scan.
+    /// Hand every row of a query to `f`; `f`'s error ends the scan, and
+    /// `f` may query the store itself. SQLite's rows come as they are read
+    /// (a scan of a million rows is never held whole); PostgreSQL's are
+    /// read whole first, for now (reading them a chunk at a time through a
+    /// portal is planned: `docs/design/postgres-store.md`).
     pub(crate) fn for_each<E: From<StoreError>>(
         &self,
         sql: &str,
@@ -263,31 +399,273 @@ impl Conn {
                 }
                 Ok(())
             }
+            Conn::Pg(pg) => {
+                // Read whole before `f` sees a row: `f` may query the
+                // store, and the client cannot answer a second query while
+                // the rows of the first are unread.
+                for r in &pg.query(sql, params)? {
+                    f(&Row::Pg(r))?;
+                }
+                Ok(())
+            }
         }
     }
 
-    /// Open a transaction.
-    pub(crate) fn transaction(&self, mode: TxMode) -> Result<Tx<'_>, StoreError> {
+    /// The SQL this connection speaks.
+    pub(crate) fn dialect(&self) -> Dialect {
         match self {
+            Conn::Sqlite(_) => Dialect::Sqlite,
+            Conn::Pg(_) => Dialect::Postgres,
+        }
+    }
+
+    /// Open a transaction (a savepoint, inside one on PostgreSQL).
+    pub(crate) fn transaction(&self, mode: TxMode) -> Result<Tx<'_>, StoreError> {
+        let inner = match self {
             Conn::Sqlite(c) => {
                 let behavior = match mode {
                     TxMode::Deferred => rusqlite::TransactionBehavior::Deferred,
                     TxMode::Immediate => rusqlite::TransactionBehavior::Immediate,
                 };
-                Ok(Tx {
-                    conn: self,
-                    inner: TxInner::Sqlite(rusqlite::Transaction::new_unchecked(c, behavior)?),
-                })
+                TxInner::Sqlite(rusqlite::Transaction::new_unchecked(c, behavior)?)
             }
-        }
+            Conn::Pg(pg) => TxInner::Pg(pg.begin(mode)?),
+        };
+        Ok(Tx {
+            conn: self,
+            inner: Some(inner),
+        })
     }
 
     /// The SQLite connection, for what only SQLite has (pragmas, its
-    /// statement counters in tests).
-    pub(crate) fn sqlite(&self) -> &rusqlite::Connection {
+    /// statement counters in tests); `None` on another backend.
+    pub(crate) fn sqlite(&self) -> Option<&rusqlite::Connection> {
         match self {
-            Conn::Sqlite(c) => c,
+            Conn::Sqlite(c) => Some(c),
+            Conn::Pg(_) => None,
         }
+    }
+}
+
+/// The first line of a statement, to name it in an error.
+fn first_line(sql: &str) -> &str {
+    sql.trim().lines().next().unwrap_or_default()
+}
+
+/// The key of the advisory lock an immediate transaction takes on
+/// PostgreSQL (SQLite's write lock): one for the whole database.
+const WRITE_LOCK: i64 = 0x5350_494e_5752_4954; // "SPINWRIT"
+
+/// A connection to PostgreSQL. Its socket is driven on the store's I/O
+/// thread (a runtime of its own, so the store's methods stay synchronous
+/// and may be called from inside the crawl's runtime); a call waits for
+/// its answer on the caller's thread.
+pub(crate) struct PgConn {
+    client: tokio_postgres::Client,
+    /// Prepared statements, by their text as the store writes it.
+    statements: RefCell<HashMap<String, tokio_postgres::Statement>>,
+    /// Open transactions and savepoints.
+    depth: Cell<usize>,
+}
+
+/// The runtime that drives every PostgreSQL connection's socket.
+fn io() -> Result<&'static tokio::runtime::Handle, StoreError> {
+    static IO: std::sync::OnceLock<Result<tokio::runtime::Handle, String>> =
+        std::sync::OnceLock::new();
+    IO.get_or_init(|| {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let handle = rt.handle().clone();
+        std::thread::Builder::new()
+            .name("store-pg-io".into())
+            .spawn(move || rt.block_on(std::future::pending::<()>()))
+            .map_err(|e| e.to_string())?;
+        Ok(handle)
+    })
+    .as_ref()
+    .map_err(|e| StoreError::Io(format!("cannot start the PostgreSQL I/O thread: {e}")))
+}
+
+impl PgConn {
+    /// Connect with a libpq-style connection string or URL.
+    pub(crate) fn connect(config: &tokio_postgres::Config) -> Result<PgConn, StoreError> {
+        let io = io()?;
+        let config = config.clone();
+        let connected = futures_executor::block_on(
+            io.spawn(async move { config.connect(tokio_postgres::NoTls).await }),
+        )
+        .map_err(|e| StoreError::Io(format!("the PostgreSQL I/O thread failed: {e}")))?;
+        let (client, connection) = connected?;
+        io.spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::warn!("store: the PostgreSQL connection ended: {e}");
+            }
+        });
+        Ok(PgConn {
+            client,
+            statements: RefCell::new(HashMap::new()),
+            depth: Cell::new(0),
+        })
+    }
+
+    /// Wait for a call's answer.
+    fn wait<T>(
+        &self,
+        call: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T, StoreError> {
+        Ok(futures_executor::block_on(call)?)
+    }
+
+    /// The prepared statement of `sql` (written with `?N`), prepared once.
+    fn statement(&self, sql: &str) -> Result<tokio_postgres::Statement, StoreError> {
+        if let Some(st) = self.statements.borrow().get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.wait(self.client.prepare(&numbered(sql)))?;
+        self.statements
+            .borrow_mut()
+            .insert(sql.to_string(), st.clone());
+        Ok(st)
+    }
+
+    fn execute(&self, sql: &str, params: &[&dyn ToDb]) -> Result<usize, StoreError> {
+        let st = self.statement(sql)?;
+        let n = self.wait(self.client.execute(&st, &pg_params(params).refs()))?;
+        Ok(n as usize)
+    }
+
+    fn query(
+        &self,
+        sql: &str,
+        params: &[&dyn ToDb],
+    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        let st = self.statement(sql)?;
+        self.wait(self.client.query(&st, &pg_params(params).refs()))
+    }
+
+    fn batch(&self, sql: &str) -> Result<(), StoreError> {
+        self.wait(self.client.batch_execute(sql))
+    }
+
+    /// Open a transaction, or a savepoint inside one; its depth.
+    fn begin(&self, mode: TxMode) -> Result<usize, StoreError> {
+        let depth = self.depth.get() + 1;
+        match depth {
+            1 => self.batch("BEGIN")?,
+            d => self.batch(&format!("SAVEPOINT s{d}"))?,
+        }
+        self.depth.set(depth);
+        if mode == TxMode::Immediate {
+            self.execute("SELECT pg_advisory_xact_lock(?1)", params![WRITE_LOCK])?;
+        }
+        Ok(depth)
+    }
+
+    /// End the transaction or savepoint at `depth`.
+    fn end(&self, depth: usize, commit: bool) -> Result<(), StoreError> {
+        self.depth.set(depth - 1);
+        let sql = match (depth, commit) {
+            (1, true) => "COMMIT".to_string(),
+            (1, false) => "ROLLBACK".to_string(),
+            (d, true) => format!("RELEASE SAVEPOINT s{d}"),
+            (d, false) => format!("ROLLBACK TO SAVEPOINT s{d}; RELEASE SAVEPOINT s{d}"),
+        };
+        self.batch(&sql)
+    }
+}
+
+/// `sql` with its `?N` parameters written as PostgreSQL's `$N` (outside
+/// quoted text).
+fn numbered(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quoted = false;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted && chars.peek().is_some_and(char::is_ascii_digit) => out.push('$'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A value bound for PostgreSQL, converted to the parameter's type as the
+/// statement declares it (an integer binds to `int2`, `int4`, `int8` or
+/// `bool` alike).
+#[derive(Debug)]
+struct PgParam<'a>(Value<'a>);
+
+/// The parameters of one call.
+struct PgParams<'a>(Vec<PgParam<'a>>);
+
+fn pg_params<'a>(params: &'a [&'a dyn ToDb]) -> PgParams<'a> {
+    PgParams(params.iter().map(|p| PgParam(p.value())).collect())
+}
+
+impl PgParams<'_> {
+    fn refs(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.0.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+    }
+}
+
+type PgError = Box<dyn std::error::Error + Sync + Send>;
+
+impl ToSql for PgParam<'_> {
+    fn to_sql(&self, ty: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, PgError> {
+        match self.0 {
+            Value::Null => Ok(IsNull::Yes),
+            Value::Int(n) => match *ty {
+                Type::INT8 => n.to_sql(ty, out),
+                Type::INT4 => i32::try_from(n)?.to_sql(ty, out),
+                Type::INT2 => i16::try_from(n)?.to_sql(ty, out),
+                Type::BOOL => (n != 0).to_sql(ty, out),
+                Type::FLOAT8 => (n as f64).to_sql(ty, out),
+                _ => Err(format!("cannot bind the integer {n} to a parameter of type {ty}").into()),
+            },
+            Value::Real(x) => x.to_sql(ty, out),
+            Value::Text(t) => t.to_sql(ty, out),
+            Value::Blob(b) => b.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    fn to_sql_checked(&self, ty: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, PgError> {
+        self.to_sql(ty, out)
+    }
+}
+
+/// A column read from PostgreSQL, whatever its type.
+struct PgValue<'a>(Value<'a>);
+
+impl<'a> FromSql<'a> for PgValue<'a> {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, PgError> {
+        Ok(PgValue(match *ty {
+            Type::INT8 => Value::Int(i64::from_sql(ty, raw)?),
+            Type::INT4 => Value::Int(i32::from_sql(ty, raw)?.into()),
+            Type::INT2 => Value::Int(i16::from_sql(ty, raw)?.into()),
+            Type::BOOL => Value::Int(bool::from_sql(ty, raw)?.into()),
+            Type::FLOAT8 => Value::Real(f64::from_sql(ty, raw)?),
+            Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
+            Type::BYTEA => Value::Blob(<&[u8]>::from_sql(ty, raw)?),
+            _ => Value::Text(<&str>::from_sql(ty, raw)?),
+        }))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Self, PgError> {
+        Ok(PgValue(Value::Null))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
     }
 }
 
@@ -295,94 +673,109 @@ impl Conn {
 mod tests {
     use super::*;
 
-    fn memory() -> Conn {
-        let c = Conn::Sqlite(rusqlite::Connection::open_in_memory().unwrap());
-        c.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, n INTEGER, b BLOB)")
+    /// A connection to each backend (SQLite in memory, and a new
+    /// PostgreSQL database when the test server runs), each with a table `t`.
+    fn conns() -> Vec<Conn> {
+        let mut conns = vec![Conn::Sqlite(
+            rusqlite::Connection::open_in_memory().unwrap(),
+        )];
+        conns[0]
+            .execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, n INTEGER, b BLOB)")
             .unwrap();
-        c
+        if let Some(pg) = crate::testing::TestPg::shared() {
+            let c = Conn::Pg(PgConn::connect(&pg.database()).unwrap());
+            c.execute_batch(
+                "CREATE TABLE t (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+                                 name TEXT, n BIGINT, b BYTEA)",
+            )
+            .unwrap();
+            conns.push(c);
+        }
+        conns
     }
 
     #[test]
     fn values_go_in_and_come_out_as_bound() {
-        let c = memory();
-        let none: Option<&str> = None;
-        c.execute(
-            "INSERT INTO t (name, n, b) VALUES (?1, ?2, ?3)",
-            params!["a", 7u32, vec![1u8, 2]],
-        )
-        .unwrap();
-        c.execute(
-            "INSERT INTO t (name, n, b) VALUES (?1, ?2, ?3)",
-            params![none, Some(-3i64), &[3u8][..]],
-        )
-        .unwrap();
-        let rows = c
-            .query_vec("SELECT name, n, b FROM t ORDER BY id", params![], |r| {
-                Ok((
-                    r.get::<_, Option<String>>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, Vec<u8>>(2)?,
-                ))
-            })
+        for c in conns() {
+            let none: Option<&str> = None;
+            c.execute(
+                "INSERT INTO t (name, n, b) VALUES (?1, ?2, ?3)",
+                params!["a", 7u32, vec![1u8, 2]],
+            )
             .unwrap();
-        assert_eq!(
-            rows,
-            vec![(Some("a".to_string()), 7, vec![1, 2]), (None, -3, vec![3])]
-        );
-        assert!(
-            c.query_row("SELECT name FROM t WHERE n = -3", params![], |r| r
-                .is_null(0))
-                .unwrap()
-        );
+            c.execute(
+                "INSERT INTO t (name, n, b) VALUES (?1, ?2, ?3)",
+                params![none, Some(-3i64), &[3u8][..]],
+            )
+            .unwrap();
+            let rows = c
+                .query_vec("SELECT name, n, b FROM t ORDER BY id", params![], |r| {
+                    Ok((
+                        r.get::<_, Option<String>>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, Vec<u8>>(2)?,
+                    ))
+                })
+                .unwrap();
+            assert_eq!(
+                rows,
+                vec![(Some("a".to_string()), 7, vec![1, 2]), (None, -3, vec![3])]
+            );
+            assert!(
+                c.query_row("SELECT name FROM t WHERE n = -3", params![], |r| r
+                    .is_null(0))
+                    .unwrap()
+            );
+        }
     }
 
     #[test]
     fn no_row_is_none_for_query_opt_and_an_error_for_query_row() {
-        let c = memory();
-        let sql = "SELECT id FROM t WHERE name = ?1";
-        let got: Option<i64> = c.query_opt(sql, params!["x"], |r| r.get(0)).unwrap();
-        assert_eq!(got, None);
-        let err = c.query_row(sql, params!["x"], |r| r.get::<_, i64>(0));
-        assert!(matches!(
-            err,
-            Err(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
-        ));
+        for c in conns() {
+            let sql = "SELECT id FROM t WHERE name = ?1";
+            let got: Option<i64> = c.query_opt(sql, params!["x"], |r| r.get(0)).unwrap();
+            assert_eq!(got, None);
+            let err = c.query_row(sql, params!["x"], |r| r.get::<_, i64>(0));
+            assert!(matches!(err, Err(StoreError::NoRow(_))));
+        }
     }
 
     #[test]
     fn a_transaction_dropped_uncommitted_rolls_back() {
-        let c = memory();
-        {
-            let tx = c.transaction(TxMode::Immediate).unwrap();
-            tx.execute("INSERT INTO t (name) VALUES ('gone')", params![])
+        for c in conns() {
+            {
+                let tx = c.transaction(TxMode::Immediate).unwrap();
+                tx.execute("INSERT INTO t (name) VALUES ('gone')", params![])
+                    .unwrap();
+            }
+            let tx = c.transaction(TxMode::Deferred).unwrap();
+            tx.execute("INSERT INTO t (name) VALUES ('kept')", params![])
                 .unwrap();
+            tx.commit().unwrap();
+            let names = c
+                .query_vec("SELECT name FROM t", params![], |r| r.get::<_, String>(0))
+                .unwrap();
+            assert_eq!(names, vec!["kept"]);
         }
-        let tx = c.transaction(TxMode::Deferred).unwrap();
-        tx.execute("INSERT INTO t (name) VALUES ('kept')", params![])
-            .unwrap();
-        tx.commit().unwrap();
-        let names = c
-            .query_vec("SELECT name FROM t", params![], |r| r.get::<_, String>(0))
-            .unwrap();
-        assert_eq!(names, vec!["kept"]);
     }
 
     #[test]
     fn a_scan_stops_at_the_callers_error() {
-        let c = memory();
-        for i in 0..5 {
-            c.execute("INSERT INTO t (n) VALUES (?1)", params![i as i64])
-                .unwrap();
-        }
-        let mut seen = 0;
-        let r = c.for_each("SELECT n FROM t ORDER BY n", params![], |row| {
-            seen += 1;
-            match row.get::<_, i64>(0)? {
-                2 => Err(StoreError::Io("stop".into())),
-                _ => Ok(()),
+        for c in conns() {
+            for i in 0..5 {
+                c.execute("INSERT INTO t (n) VALUES (?1)", params![i as i64])
+                    .unwrap();
             }
-        });
-        assert!(matches!(r, Err(StoreError::Io(_))));
-        assert_eq!(seen, 3);
+            let mut seen = 0;
+            let r = c.for_each("SELECT n FROM t ORDER BY n", params![], |row| {
+                seen += 1;
+                match row.get::<_, i64>(0)? {
+                    2 => Err(StoreError::Io("stop".into())),
+                    _ => Ok(()),
+                }
+            });
+            assert!(matches!(r, Err(StoreError::Io(_))));
+            assert_eq!(seen, 3);
+        }
     }
 }

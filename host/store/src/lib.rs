@@ -15,6 +15,8 @@ mod outbox;
 mod run_view;
 mod schema;
 mod task_view;
+#[cfg(test)]
+mod testing;
 mod writer;
 
 pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument};
@@ -41,21 +43,47 @@ pub enum StoreError {
     /// SQLite said no.
     #[error("store: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL said no.
+    #[error("store: {}", postgres_message(.0))]
+    Postgres(#[from] tokio_postgres::Error),
+    /// A column held what the store cannot read as what it should be.
+    #[error("store: column {column}: {message}")]
+    Column {
+        /// The column's index in its query.
+        column: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// A query the store expects an answer of found none.
+    #[error("store: no row answers `{0}`")]
+    NoRow(String),
     /// The file system said no.
     #[error("store: {0}")]
     Io(String),
     /// The store was written by a newer spinneret.
     #[error(
-        "store {path} has schema version {found}, newer than this spinneret knows ({known}); upgrade spinneret or use another store"
+        "store {store} has schema version {found}, newer than this spinneret knows ({known}); upgrade spinneret or use another store"
     )]
     TooNew {
-        /// The store file.
-        path: PathBuf,
+        /// The store (its file, or its database without the password).
+        store: String,
         /// Its version.
         found: i64,
         /// The newest this build knows.
         known: i64,
     },
+}
+
+/// PostgreSQL's own message, when the server sent one (the client's
+/// `Display` says only "db error").
+fn postgres_message(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(detail) => format!("{}: {} ({detail})", db.severity(), db.message()),
+            None => format!("{}: {}", db.severity(), db.message()),
+        },
+        None => e.to_string(),
+    }
 }
 
 /// Put the store in WAL mode. Changing the journal mode does not wait for
@@ -249,9 +277,57 @@ pub struct CachedSite {
     pub expires_at: i64,
 }
 
-/// The embedded store.
+/// Where a store is.
+#[derive(Clone, Debug)]
+pub enum StoreLocation {
+    /// An SQLite file (the embedded default).
+    File(PathBuf),
+    /// A PostgreSQL database: its connection settings (shown without the
+    /// password).
+    Postgres(Box<tokio_postgres::Config>),
+}
+
+impl std::fmt::Display for StoreLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreLocation::File(path) => write!(f, "{}", path.display()),
+            StoreLocation::Postgres(config) => {
+                f.write_str("postgres://")?;
+                if let Some(user) = config.get_user() {
+                    write!(f, "{user}@")?;
+                }
+                match config.get_hosts().first() {
+                    Some(tokio_postgres::config::Host::Tcp(host)) => f.write_str(host)?,
+                    Some(tokio_postgres::config::Host::Unix(dir)) => {
+                        write!(f, "[{}]", dir.display())?
+                    }
+                    None => f.write_str("localhost")?,
+                }
+                if let Some(port) = config.get_ports().first() {
+                    write!(f, ":{port}")?;
+                }
+                if let Some(db) = config.get_dbname() {
+                    write!(f, "/{db}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl StoreLocation {
+    /// A new connection to the store.
+    fn connect(&self) -> Result<Conn, StoreError> {
+        match self {
+            StoreLocation::File(path) => Ok(Conn::Sqlite(connect(path)?)),
+            StoreLocation::Postgres(config) => Ok(Conn::Pg(db::PgConn::connect(config)?)),
+        }
+    }
+}
+
+/// The store: on an SQLite file, or on PostgreSQL.
 pub struct Store {
-    path: PathBuf,
+    location: StoreLocation,
     conn: Conn,
 }
 
@@ -315,53 +391,50 @@ impl Store {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
-        let conn = Conn::Sqlite(connect(path)?);
+        Store::open_at(StoreLocation::File(path.to_path_buf()))
+    }
+
+    /// Open (creating its tables if needed) the store at `location` and
+    /// bring its schema up to date.
+    pub fn open_at(location: StoreLocation) -> Result<Store, StoreError> {
+        let conn = location.connect()?;
         let known = schema::MIGRATIONS.len() as i64;
-        let version: i64 = conn.query_row("PRAGMA user_version", params![], |r| r.get(0))?;
-        if version < known {
-            // Migrated under the write lock, the version read again inside
-            // it: two processes opening a new store at once (a crawl, and
-            // `results` beside it) must not both create its tables.
-            let tx = conn.transaction(TxMode::Immediate)?;
-            let version: i64 = tx.query_row("PRAGMA user_version", params![], |r| r.get(0))?;
-            for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
-                tx.execute_batch(sql)?;
-                tx.sqlite()
-                    .pragma_update(None, "user_version", (i + 1) as i64)?;
-            }
-            tx.commit()?;
-        }
-        let version: i64 = conn.query_row("PRAGMA user_version", params![], |r| r.get(0))?;
+        let version = schema::migrate(&conn)?;
         if version > known {
             return Err(StoreError::TooNew {
-                path: path.to_path_buf(),
+                store: location.to_string(),
                 found: version,
                 known,
             });
         }
-        Ok(Store {
-            path: path.to_path_buf(),
-            conn,
-        })
+        Ok(Store { location, conn })
     }
 
     /// Another connection to the same store, for reading on another thread
     /// (a connection cannot be shared between threads).
     pub fn reader(&self) -> Result<Store, StoreError> {
         Ok(Store {
-            path: self.path.clone(),
-            conn: Conn::Sqlite(connect(&self.path)?),
+            location: self.location.clone(),
+            conn: self.location.connect()?,
         })
     }
 
-    /// The store's file.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where the store is.
+    pub fn location(&self) -> &StoreLocation {
+        &self.location
+    }
+
+    /// The store's file (`None` for a store on a database server).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.location {
+            StoreLocation::File(path) => Some(path),
+            StoreLocation::Postgres(_) => None,
+        }
     }
 
     /// Start the writer thread (its own connection).
     pub fn writer(&self) -> Result<StoreWriter, StoreError> {
-        StoreWriter::start(&self.path)
+        StoreWriter::start(&self.location)
     }
 
     /// Record a new run of `tasks`.
@@ -707,7 +780,7 @@ impl Store {
             .query_vec(
                 "SELECT t.name, f.kind, f.url, f.referrer, f.message, f.severity, f.source
              FROM findings f JOIN tasks t ON t.id = f.task_id
-             WHERE f.run_id = ?1 AND (?2 IS NULL OR f.task_id = ?2)
+             WHERE f.run_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR f.task_id = ?2)
              ORDER BY f.task_id, f.seq",
                 params![run, task],
                 |r| {
@@ -755,26 +828,281 @@ mod tests {
     use super::*;
     use spinneret_core::model::{Category, CheckResult};
 
+    /// A new store on each backend: an SQLite file in `dir`, and a new
+    /// database on the test binary's PostgreSQL server when there is one.
+    fn stores(dir: &std::path::Path) -> Vec<Store> {
+        let mut stores = vec![Store::open(&dir.join("s.db")).unwrap()];
+        if let Some(pg) = testing::TestPg::shared() {
+            let location = StoreLocation::Postgres(Box::new(pg.database()));
+            stores.push(Store::open_at(location).unwrap());
+        }
+        stores
+    }
+
     /// A run's mail is queued and the run finished together.
     #[test]
     fn queuing_a_runs_mail_finishes_it() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let ids = store.begin_run(None, "{}", &[]).unwrap();
-        store.end_run(ids.run, "crawled").unwrap();
-        let mail = Mail {
-            task: "T".into(),
-            recipient: "o@a.example".into(),
-            subject: "s".into(),
-            body: "b".into(),
-        };
-        store.queue_mail_and_finish(ids.run, &[mail]).unwrap();
-        assert_eq!(store.last_run().unwrap().unwrap().status, "finished");
-        assert_eq!(store.queued_mail().unwrap().len(), 1);
+        for store in stores(dir.path()) {
+            let ids = store.begin_run(None, "{}", &[]).unwrap();
+            store.end_run(ids.run, "crawled").unwrap();
+            let mail = Mail {
+                task: "T".into(),
+                recipient: "o@a.example".into(),
+                subject: "s".into(),
+                body: "b".into(),
+            };
+            store.queue_mail_and_finish(ids.run, &[mail]).unwrap();
+            assert_eq!(store.last_run().unwrap().unwrap().status, "finished");
+            assert_eq!(store.queued_mail().unwrap().len(), 1);
+        }
     }
 
     /// A crawl and a reader opening a new store at once: one creates its
     /// tables, the other waits and finds them.
+    /// A crawl's writes, and what the crawl, the report stage, `results`
+    /// and the archive read back: the same on each backend.
+    fn a_crawl_read_back(store: &mut Store) -> Vec<String> {
+        use spinneret_core::document::{ParsedDocument, Reference};
+        use spinneret_core::model::{Hop, TaskKind};
+        let out = std::path::Path::new("reports/site");
+        let task = TaskRecord {
+            name: "site",
+            kind: TaskKind::Site,
+            top: "http://a.example/",
+            email: Some("o@a.example"),
+            output: out,
+            changed_days: 7,
+            expiring_days: 3,
+        };
+        let ids = store.begin_run(Some("c.toml"), "{}", &[task]).unwrap();
+        let (run, task) = (ids.run, ids.tasks["site"]);
+        let page = "http://a.example/";
+        let reference = |url: &str, kind, text: &str, line, column| Reference {
+            target: url::Url::parse(url).map_err(|e| spinneret_core::document::BadUrl {
+                raw: url.to_string(),
+                reason: e.to_string(),
+            }),
+            kind,
+            text: text.to_string(),
+            line,
+            column,
+        };
+        let doc = ParsedDocument {
+            title: Some("Home — ünïcode".into()),
+            owner: Some("Ann".into()),
+            encoding: "utf-8",
+            parse_errors: 2,
+            bad_html: vec![("missing-quote", 2), ("no-title", 1)],
+            references: vec![
+                reference("http://a.example/x", RefKind::Anchor, "x it's", 3, 5),
+                reference("http://a.example/missing", RefKind::Anchor, "gone", 4, 1),
+                reference("http://b.example/p", RefKind::Anchor, "", 5, 9),
+                reference("http://a.example/i.png", RefKind::Image, "logo", 6, 2),
+                reference("http://[bad", RefKind::Anchor, "bad", 7, 1),
+            ],
+            anchors: Some(vec!["top".into()]),
+            fragments: vec![(2, "part".into(), 5, 9)],
+            ..ParsedDocument::default()
+        };
+        let writer = store.writer().unwrap();
+        let result = |url: &str, category, status: Option<u16>, referrer: Option<&str>| {
+            let mut r =
+                CheckResult::unrequested(url, category, "", referrer.map(String::from), 1_000);
+            r.status = status;
+            r.method = Some("GET");
+            r.error = (category == Category::Broken).then(|| "HTTP 404".to_string());
+            if category == Category::Moved {
+                r.redirects = vec![Hop {
+                    url: url.to_string(),
+                    status: 301,
+                }];
+                r.final_url = Some("http://a.example/y".into());
+            }
+            writer.send(StoreOp::Result {
+                run,
+                result: Box::new(r),
+            });
+        };
+        result(page, Category::Ok, Some(200), None);
+        result("http://a.example/x", Category::Moved, Some(301), Some(page));
+        result(
+            "http://a.example/missing",
+            Category::Broken,
+            Some(404),
+            Some(page),
+        );
+        result("http://b.example/p", Category::Ok, Some(200), Some(page));
+        result(
+            "http://a.example/i.png",
+            Category::Ok,
+            Some(200),
+            Some(page),
+        );
+        writer.send(StoreOp::Document {
+            run,
+            url: page.into(),
+            doc: Box::new(doc.into()),
+        });
+        // The other site's page has no place named `part`.
+        let other = ParsedDocument {
+            title: Some("P".into()),
+            encoding: "utf-8",
+            anchors: Some(vec!["other".into()]),
+            ..ParsedDocument::default()
+        };
+        writer.send(StoreOp::Document {
+            run,
+            url: "http://b.example/p".into(),
+            doc: Box::new(other.into()),
+        });
+        writer.send(StoreOp::TaskDocument {
+            run,
+            task,
+            url: page.into(),
+            referrer: None,
+        });
+        writer.send(StoreOp::Site(Box::new(SiteRecord {
+            site: "a.example:80".into(),
+            robots_status: "ok".into(),
+            robots_body: Some("User-agent: *\nDisallow: /p/".into()),
+            http_status: Some(200),
+            fetched_at: 1_000,
+            expires_at: 9_000,
+            robots_lines: vec![(false, "http://a.example/p/".into())],
+        })));
+        writer.close().unwrap();
+        store
+            .save_findings(
+                run,
+                task,
+                &[FindingRow {
+                    task: "site".into(),
+                    kind: "broken".into(),
+                    url: "http://a.example/missing".into(),
+                    referrer: Some(page.into()),
+                    message: "gone".into(),
+                    severity: "error".into(),
+                    source: "maintenance".into(),
+                }],
+            )
+            .unwrap();
+        let kv = BTreeMap::from([("k".to_string(), vec![0u8, 255, 7])]);
+        store.save_kv("p", &kv).unwrap();
+        let mut seen = vec![
+            format!(
+                "{:?}",
+                store
+                    .latest_result("http://a.example/x")
+                    .unwrap()
+                    .map(|c| (c.result, c.is_document))
+            ),
+            format!(
+                "{:?}",
+                store.latest_result(page).unwrap().map(|c| (
+                    c.doc_owner,
+                    c.is_document,
+                    c.doc_predates_fragments
+                ))
+            ),
+            format!("{:?}", store.document(page).unwrap()),
+            format!("{:?}", store.document_links(page).unwrap()),
+            format!(
+                "{:?}",
+                store
+                    .load_sites(0)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(k, v)| (k, v.robots_status, v.robots_body, v.expires_at))
+                    .collect::<Vec<_>>()
+            ),
+            format!("{:?}", store.robots_avoid_entries(0).unwrap()),
+            format!(
+                "{:?}",
+                store
+                    .run_tasks(run)
+                    .unwrap()
+                    .into_iter()
+                    .map(|t| (t.name, t.kind, t.top_url, t.output_dir))
+                    .collect::<Vec<_>>()
+            ),
+            format!("{:?}", store.run_results(run, None).unwrap()),
+            format!("{:?}", store.run_results(run, Some(task)).unwrap()),
+            format!(
+                "{:?}",
+                store
+                    .run_results_in(run, &[Category::Broken, Category::Moved])
+                    .unwrap()
+            ),
+            format!("{:?}", store.run_results_cut(run).unwrap()),
+            format!("{:?}", store.findings(run, None).unwrap()),
+            format!("{:?}", store.findings(run, Some(task)).unwrap()),
+            format!("{:?}", store.load_kv("p").unwrap()),
+            format!("{:?}", store.broken_fragments_of_run(run).unwrap()),
+            format!("{:?}", store.bad_html_of_run(run).unwrap()),
+            format!("{:?}", store.archive().unwrap()),
+            format!("{:?}", store.documents_seq().unwrap()),
+            format!("{:?}", store.document_count().unwrap()),
+        ];
+        let mut summaries: Vec<_> = store
+            .run_url_summaries(run)
+            .unwrap()
+            .into_values()
+            .collect();
+        summaries.sort_by(|a, b| a.url.cmp(&b.url));
+        seen.push(format!("{summaries:?}"));
+        let referrers = store.run_referrers(run, None).unwrap();
+        seen.push(format!(
+            "{:?}",
+            referrers.of("http://a.example/missing").collect::<Vec<_>>()
+        ));
+        let mut docs = Vec::new();
+        store
+            .for_each_document(0, |d| {
+                docs.push((d.title, d.links.len(), d.bad_html));
+                Ok(())
+            })
+            .unwrap();
+        seen.push(format!("{docs:?}"));
+        seen.push(format!(
+            "{:?}",
+            store
+                .resume_run(Some("c.toml"), &[])
+                .unwrap()
+                .map(|r| r.resumed)
+        ));
+        store.end_run(run, "crawled").unwrap();
+        seen.push(format!(
+            "{:?}",
+            store.last_run().unwrap().map(|r| (r.config, r.status))
+        ));
+        seen.push(format!("{:?}", store.run_info(run).unwrap().previous_run));
+        seen.push(format!("{:?}", store.has_results_before(run + 1).unwrap()));
+        seen
+    }
+
+    #[test]
+    fn a_crawl_reads_back_the_same_on_each_backend() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut backends = stores(dir.path());
+        let sqlite = a_crawl_read_back(&mut backends[0]);
+        // What SQLite gives, as the crawl and the reports rely on it.
+        assert!(sqlite[0].contains("category: Moved"), "{}", sqlite[0]);
+        assert!(
+            sqlite[3].contains("(\"http://[bad\", Anchor, \"bad\")"),
+            "{}",
+            sqlite[3]
+        );
+        assert!(sqlite[14].contains("fragment: \"part\""), "{}", sqlite[14]);
+        assert_eq!(sqlite[20], r#"[("http://a.example/", "gone")]"#);
+        for store in &mut backends[1..] {
+            let other = a_crawl_read_back(store);
+            for (i, (a, b)) in sqlite.iter().zip(&other).enumerate() {
+                assert_eq!(a, b, "read {i} differs on {}", store.location());
+            }
+        }
+    }
+
     #[test]
     fn two_openers_of_a_new_store_do_not_both_create_it() {
         for _ in 0..20 {
@@ -793,8 +1121,7 @@ mod tests {
     }
 
     /// A store in `dir` with a run that found each of `urls` ok; the run's id.
-    fn store_with_results(dir: &std::path::Path, urls: &[String]) -> (Store, i64) {
-        let store = Store::open(&dir.join("s.db")).unwrap();
+    fn store_with_results(store: Store, urls: &[String]) -> (Store, i64) {
         let ids = store.begin_run(None, "{}", &[]).unwrap();
         let writer = store.writer().unwrap();
         for url in urls {
@@ -812,13 +1139,15 @@ mod tests {
     fn cached_statements_are_not_compiled_again_on_each_use() {
         let dir = tempfile::tempdir().unwrap();
         let urls: Vec<String> = (0..20).map(|i| format!("http://a.example/{i}")).collect();
-        let (store, _) = store_with_results(dir.path(), &urls);
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let (store, _) = store_with_results(store, &urls);
         for url in &urls {
             assert!(store.latest_result(url).unwrap().is_some());
         }
         let st = store
             .conn
             .sqlite()
+            .unwrap()
             .prepare_cached(&latest_result_sql())
             .unwrap();
         assert_eq!(st.get_status(rusqlite::StatementStatus::RePrepare), 0);
@@ -827,162 +1156,166 @@ mod tests {
     #[test]
     fn a_scan_and_its_previous_results_take_the_urls_given_and_read_the_others() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let page = "http://a.example/";
-        // Three runs: the first finds the three URLs, the second none of
-        // them, the third the first two again (one now broken) and a new one.
-        let mut runs = Vec::new();
-        let found: [&[(&str, Option<&str>, Category)]; 3] = [
-            &[
-                (page, None, Category::Ok),
-                ("http://a.example/x", Some(page), Category::Ok),
-                ("http://b.example/y", Some(page), Category::Ok),
-            ],
-            &[],
-            &[
-                (page, None, Category::Ok),
-                ("http://a.example/x", Some(page), Category::Broken),
-                ("http://c.example/z", Some(page), Category::Ok),
-            ],
-        ];
-        for results in found {
-            let run = store.begin_run(None, "{}", &[]).unwrap().run;
-            let writer = store.writer().unwrap();
-            for &(url, referrer, category) in results {
-                let r = CheckResult::unrequested(url, category, "", referrer.map(String::from), 0);
-                writer.send(StoreOp::Result {
-                    run,
-                    result: Box::new(r),
-                });
+        for store in stores(dir.path()) {
+            let page = "http://a.example/";
+            // Three runs: the first finds the three URLs, the second none of
+            // them, the third the first two again (one now broken) and a new one.
+            let mut runs = Vec::new();
+            let found: [&[(&str, Option<&str>, Category)]; 3] = [
+                &[
+                    (page, None, Category::Ok),
+                    ("http://a.example/x", Some(page), Category::Ok),
+                    ("http://b.example/y", Some(page), Category::Ok),
+                ],
+                &[],
+                &[
+                    (page, None, Category::Ok),
+                    ("http://a.example/x", Some(page), Category::Broken),
+                    ("http://c.example/z", Some(page), Category::Ok),
+                ],
+            ];
+            for results in found {
+                let run = store.begin_run(None, "{}", &[]).unwrap().run;
+                let writer = store.writer().unwrap();
+                for &(url, referrer, category) in results {
+                    let r =
+                        CheckResult::unrequested(url, category, "", referrer.map(String::from), 0);
+                    writer.send(StoreOp::Result {
+                        run,
+                        result: Box::new(r),
+                    });
+                }
+                writer.close().unwrap();
+                runs.push(run);
             }
-            writer.close().unwrap();
-            runs.push(run);
-        }
-        let ids: HashMap<i64, String> = store
-            .conn
-            .query_vec("SELECT id, url FROM urls", params![], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .unwrap()
-            .into_iter()
-            .collect();
-        let mut order: Vec<i64> = ids.keys().copied().collect();
-        order.sort_unstable_by_key(|id| ids[id].clone());
-        let set = store.scan_set(order).unwrap();
-        // What the caller knows: every URL, none, or only the page's (the
-        // others are read from the store).
-        let only_page: HashMap<i64, String> = ids
-            .iter()
-            .filter(|(_, u)| *u == page)
-            .map(|(i, u)| (*i, u.clone()))
-            .collect();
-        let of = |r: CheckResult| (r.url, r.referrer, r.category);
-        for known in [ids.clone(), HashMap::new(), only_page] {
-            let url_of = |id| known.get(&id).map(String::as_str);
-            let mut read = Vec::new();
-            store
-                .scan_run(
-                    runs[0],
-                    Scan::Results,
-                    &set,
-                    url_of,
-                    |_, r, _| -> Result<(), StoreError> {
-                        read.push((r.url, r.referrer));
-                        Ok(())
-                    },
-                )
-                .unwrap();
-            assert_eq!(
-                read,
-                [
-                    (page.to_string(), None),
-                    ("http://a.example/x".to_string(), Some(page.to_string())),
-                    ("http://b.example/y".to_string(), Some(page.to_string())),
-                ]
-            );
-            // The third run's results, each with the newest earlier one (the
-            // first run's: the second had none), none for a new URL.
-            let mut read = Vec::new();
-            store
-                .scan_run_with_previous(
-                    runs[2],
-                    Scan::Results,
-                    &set,
-                    url_of,
-                    true,
-                    |_, r, previous, _| -> Result<(), StoreError> {
-                        read.push((of(r), previous.map(of)));
-                        Ok(())
-                    },
-                )
-                .unwrap();
-            let x = "http://a.example/x".to_string();
-            assert_eq!(
-                read,
-                [
-                    (
-                        (page.to_string(), None, Category::Ok),
-                        Some((page.to_string(), None, Category::Ok))
-                    ),
-                    (
-                        (x.clone(), Some(page.to_string()), Category::Broken),
-                        Some((x, Some(page.to_string()), Category::Ok))
-                    ),
-                    (
+            let ids: HashMap<i64, String> = store
+                .conn
+                .query_vec("SELECT id, url FROM urls", params![], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .unwrap()
+                .into_iter()
+                .collect();
+            let mut order: Vec<i64> = ids.keys().copied().collect();
+            order.sort_unstable_by_key(|id| ids[id].clone());
+            let set = store.scan_set(order).unwrap();
+            // What the caller knows: every URL, none, or only the page's (the
+            // others are read from the store).
+            let only_page: HashMap<i64, String> = ids
+                .iter()
+                .filter(|(_, u)| *u == page)
+                .map(|(i, u)| (*i, u.clone()))
+                .collect();
+            let of = |r: CheckResult| (r.url, r.referrer, r.category);
+            for known in [ids.clone(), HashMap::new(), only_page] {
+                let url_of = |id| known.get(&id).map(String::as_str);
+                let mut read = Vec::new();
+                store
+                    .scan_run(
+                        runs[0],
+                        Scan::Results,
+                        &set,
+                        url_of,
+                        |_, r, _| -> Result<(), StoreError> {
+                            read.push((r.url, r.referrer));
+                            Ok(())
+                        },
+                    )
+                    .unwrap();
+                assert_eq!(
+                    read,
+                    [
+                        (page.to_string(), None),
+                        ("http://a.example/x".to_string(), Some(page.to_string())),
+                        ("http://b.example/y".to_string(), Some(page.to_string())),
+                    ]
+                );
+                // The third run's results, each with the newest earlier one (the
+                // first run's: the second had none), none for a new URL.
+                let mut read = Vec::new();
+                store
+                    .scan_run_with_previous(
+                        runs[2],
+                        Scan::Results,
+                        &set,
+                        url_of,
+                        true,
+                        |_, r, previous, _| -> Result<(), StoreError> {
+                            read.push((of(r), previous.map(of)));
+                            Ok(())
+                        },
+                    )
+                    .unwrap();
+                let x = "http://a.example/x".to_string();
+                assert_eq!(
+                    read,
+                    [
                         (
-                            "http://c.example/z".to_string(),
-                            Some(page.to_string()),
-                            Category::Ok
+                            (page.to_string(), None, Category::Ok),
+                            Some((page.to_string(), None, Category::Ok))
                         ),
-                        None
-                    ),
-                ]
-            );
+                        (
+                            (x.clone(), Some(page.to_string()), Category::Broken),
+                            Some((x, Some(page.to_string()), Category::Ok))
+                        ),
+                        (
+                            (
+                                "http://c.example/z".to_string(),
+                                Some(page.to_string()),
+                                Category::Ok
+                            ),
+                            None
+                        ),
+                    ]
+                );
+            }
         }
     }
 
     #[test]
     fn a_scan_reads_its_set_in_the_order_given() {
         let dir = tempfile::tempdir().unwrap();
-        let urls = [
-            "http://a.example/b",
-            "http://a.example/é",
-            "http://a.example/a",
-        ];
-        let (store, run) = store_with_results(dir.path(), &urls.map(String::from));
-        let id = |url: &str| -> i64 {
-            store
+        for store in stores(dir.path()) {
+            let urls = [
+                "http://a.example/b",
+                "http://a.example/é",
+                "http://a.example/a",
+            ];
+            let (store, run) = store_with_results(store, &urls.map(String::from));
+            let id = |url: &str| -> i64 {
+                store
+                    .conn
+                    .query_row("SELECT id FROM urls WHERE url = ?1", params![url], |r| {
+                        r.get(0)
+                    })
+                    .unwrap()
+            };
+            // URL order as Rust sorts strings (bytes), which is SQLite's BINARY
+            // order too; the report stage numbers documents in it.
+            let mut sorted = urls.to_vec();
+            sorted.sort_unstable();
+            let by_sql: Vec<String> = store
                 .conn
-                .query_row("SELECT id FROM urls WHERE url = ?1", params![url], |r| {
-                    r.get(0)
-                })
-                .unwrap()
-        };
-        // URL order as Rust sorts strings (bytes), which is SQLite's BINARY
-        // order too; the report stage numbers documents in it.
-        let mut sorted = urls.to_vec();
-        sorted.sort_unstable();
-        let by_sql: Vec<String> = store
-            .conn
-            .query_vec("SELECT url FROM urls ORDER BY url", params![], |r| r.get(0))
-            .unwrap();
-        assert_eq!(by_sql, sorted);
-        for order in [sorted.clone(), urls.to_vec()] {
-            let set = store.scan_set(order.iter().map(|u| id(u))).unwrap();
-            let mut read = Vec::new();
-            store
-                .scan_run(
-                    run,
-                    Scan::Results,
-                    &set,
-                    |_| None,
-                    |_, r, _| -> Result<(), StoreError> {
-                        read.push(r.url);
-                        Ok(())
-                    },
-                )
+                .query_vec("SELECT url FROM urls ORDER BY url", params![], |r| r.get(0))
                 .unwrap();
-            assert_eq!(read, order);
+            assert_eq!(by_sql, sorted);
+            for order in [sorted.clone(), urls.to_vec()] {
+                let set = store.scan_set(order.iter().map(|u| id(u))).unwrap();
+                let mut read = Vec::new();
+                store
+                    .scan_run(
+                        run,
+                        Scan::Results,
+                        &set,
+                        |_| None,
+                        |_, r, _| -> Result<(), StoreError> {
+                            read.push(r.url);
+                            Ok(())
+                        },
+                    )
+                    .unwrap();
+                assert_eq!(read, order);
+            }
         }
     }
 
@@ -1000,6 +1333,7 @@ mod tests {
         store
             .conn
             .sqlite()
+            .unwrap()
             .pragma_update(None, "user_version", 99)
             .unwrap();
         drop(store);

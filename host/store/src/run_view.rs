@@ -4,8 +4,9 @@
 //! documents.
 
 use super::{RESULT_COLUMNS, Store, StoreError, result_from_row};
-use crate::db::{Row, TxMode, params};
+use crate::db::{Dialect, Row, TxMode, params};
 use spinneret_core::model::{Category, CheckResult};
+use std::fmt::Write as _;
 // Keyed by the store's URL ids (not chosen by a remote party): the fast hasher.
 use foldhash::HashMap;
 
@@ -131,6 +132,14 @@ fn parse_column<T: serde::de::DeserializeOwned>(
             "the stored {what} of document #{doc} are damaged: {e}"
         ))
     })
+}
+
+/// The name of the temporary table `table` in `dialect`'s SQL.
+fn temp_table(dialect: Dialect, table: &str) -> String {
+    match dialect {
+        Dialect::Sqlite => format!("temp.{table}"),
+        Dialect::Postgres => format!("pg_temp.{table}"),
+    }
 }
 
 impl Store {
@@ -300,17 +309,46 @@ impl Store {
         table: &'static str,
         ids: impl IntoIterator<Item = i64>,
     ) -> Result<ScanSet, StoreError> {
-        self.conn.execute_batch(&format!(
-            "PRAGMA temp_store = MEMORY;
-             CREATE TEMP TABLE IF NOT EXISTS {table} (rank INTEGER PRIMARY KEY, id INTEGER NOT NULL);
-             DELETE FROM temp.{table};"
-        ))?;
-        let tx = self.conn.transaction(TxMode::Deferred)?;
-        // Ranks in increasing order: each row is appended to the table.
-        let insert = format!("INSERT INTO temp.{table} (rank, id) VALUES (?1, ?2)");
-        for (rank, id) in ids.into_iter().enumerate() {
-            tx.execute(&insert, params![rank as i64, id])?;
-        }
+        let temp = temp_table(self.conn.dialect(), table);
+        // SQLite's rows are kept in rank order when the rank is the rowid
+        // (exactly `INTEGER PRIMARY KEY`).
+        let rank = match self.conn.dialect() {
+            Dialect::Sqlite => "INTEGER",
+            Dialect::Postgres => "BIGINT",
+        };
+        let create = format!(
+            "CREATE TEMP TABLE IF NOT EXISTS {table} (rank {rank} PRIMARY KEY, id BIGINT NOT NULL);
+             DELETE FROM {temp};"
+        );
+        let tx = match self.conn.dialect() {
+            Dialect::Sqlite => {
+                self.conn
+                    .execute_batch(&format!("PRAGMA temp_store = MEMORY; {create}"))?;
+                let tx = self.conn.transaction(TxMode::Deferred)?;
+                // Ranks in increasing order: each row is appended to the table.
+                let insert = format!("INSERT INTO {temp} (rank, id) VALUES (?1, ?2)");
+                for (rank, id) in ids.into_iter().enumerate() {
+                    tx.execute(&insert, params![rank as i64, id])?;
+                }
+                tx
+            }
+            Dialect::Postgres => {
+                // A statement a row would be a round trip a row: rows go a
+                // thousand at a time, written out (they are integers).
+                let tx = self.conn.transaction(TxMode::Deferred)?;
+                tx.execute_batch(&create)?;
+                let mut ids = ids.into_iter().enumerate().peekable();
+                while ids.peek().is_some() {
+                    let mut insert = format!("INSERT INTO {temp} (rank, id) VALUES ");
+                    for (i, (rank, id)) in ids.by_ref().take(1_000).enumerate() {
+                        let comma = if i == 0 { "" } else { "," };
+                        let _ = write!(insert, "{comma}({rank},{id})");
+                    }
+                    tx.execute_batch(&insert)?;
+                }
+                tx
+            }
+        };
         tx.commit()?;
         Ok(ScanSet { table })
     }
@@ -377,7 +415,14 @@ impl Store {
             ),
         };
         let results = &*RESULT_COLUMNS_BY_ID;
-        let table = set.table;
+        let dialect = self.conn.dialect();
+        let table = temp_table(dialect, set.table);
+        // SQLite takes CROSS JOIN's left side as the outer loop; PostgreSQL
+        // plans the join itself.
+        let join = match dialect {
+            Dialect::Sqlite => "CROSS JOIN",
+            Dialect::Postgres => "JOIN",
+        };
         // The previous result's columns after the document's, from the
         // newest run before this one that has the URL (an index seek a row).
         let (previous, previous_join) = match with_previous {
@@ -390,8 +435,8 @@ impl Store {
         };
         let sql = format!(
             // CROSS JOIN keeps the set the outer loop, walked by rank.
-            "SELECT r.url_id, {results}, {documents}{previous} FROM temp.{table} s
-             CROSS JOIN results r ON r.run_id = ?1 AND r.url_id = s.id
+            "SELECT r.url_id, {results}, {documents}{previous} FROM {table} s
+             {join} results r ON r.run_id = ?1 AND r.url_id = s.id
              LEFT JOIN documents d ON d.url_id = r.url_id
              {previous_join}
              WHERE TRUE {only_documents} ORDER BY s.rank"

@@ -5,14 +5,13 @@
 //! whichever is first, so a crash loses at most that window (the engine's
 //! `--resume` re-checks what it cannot find). `flush` waits for a commit.
 
-use super::{StoreError, url_id_cached};
+use super::{StoreError, StoreLocation, url_id_cached};
 use crate::db::{Conn, TxMode, params};
 use foldhash::HashMap;
 use foldhash::HashMapExt;
 use spinneret_core::document::{ParsedDocument, RefKind};
 use spinneret_core::model::CheckResult;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -164,19 +163,22 @@ pub struct StoreWriter {
 }
 
 impl StoreWriter {
-    pub(super) fn start(path: &Path) -> Result<StoreWriter, StoreError> {
-        let conn = super::connect(path)?;
-        // The writer keeps the hot pages of its indexes in memory and checkpoints
-        // the WAL into the database less often than SQLite's default.
-        conn.pragma_update(None, "cache_size", -16_384)?;
-        conn.pragma_update(None, "wal_autocheckpoint", 8_192)?;
-        conn.pragma_update(None, "temp_store", "MEMORY")?;
+    pub(super) fn start(location: &StoreLocation) -> Result<StoreWriter, StoreError> {
+        let conn = location.connect()?;
+        if let Some(conn) = conn.sqlite() {
+            // The writer keeps the hot pages of its indexes in memory and
+            // checkpoints the WAL into the database less often than
+            // SQLite's default.
+            conn.pragma_update(None, "cache_size", -16_384)?;
+            conn.pragma_update(None, "wal_autocheckpoint", 8_192)?;
+            conn.pragma_update(None, "temp_store", "MEMORY")?;
+        }
         // Room for bursts (a document's results arrive together) without
         // holding a large queue of writes in memory.
         let (tx, rx) = sync_channel(16_384);
         let handle = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || run(Conn::Sqlite(conn), rx))
+            .spawn(move || run(conn, rx))
             .map_err(|e| StoreError::Io(e.to_string()))?;
         Ok(StoreWriter {
             tx: Some(tx),

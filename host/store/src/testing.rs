@@ -1,0 +1,203 @@
+//! A real PostgreSQL server for the store's tests: one cluster per test
+//! binary, made with `initdb` in a temporary directory and started with
+//! `postgres` on a free loopback port, a new database for each test.
+//!
+//! `initdb` and `postgres` refuse to run as root (CI runs as root): then
+//! the directory is given to the `postgres` user (Debian's package makes
+//! it) and both run as that user through `setpriv`. A watchdog process
+//! stops the server and removes its directory when the test binary ends,
+//! however it ends. Without PostgreSQL installed, the tests that need it
+//! say they are skipped, except under CI (`CI` set), where they fail.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The test binary's server.
+pub(crate) struct TestPg {
+    port: u16,
+    /// The server and its watchdog: they outlive this process, which
+    /// never waits for them (the watchdog stops the server).
+    _processes: [std::process::Child; 2],
+}
+
+/// Where PostgreSQL's server programs are: on `PATH`, or Debian's
+/// `/usr/lib/postgresql/VERSION/bin` (the newest).
+fn bin_dir() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            if dir.join("initdb").is_file() && dir.join("postgres").is_file() {
+                return Some(dir);
+            }
+        }
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let v = e.file_name().to_str()?.parse().ok()?;
+            Some((v, e.path().join("bin")))
+        })
+        .filter(|(_, bin)| bin.join("initdb").is_file())
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+/// `program`, as the `postgres` user when this process is root (through
+/// `setpriv`, which becomes the program: its process id is the server's).
+fn as_server_user(program: &Path, root: bool) -> Command {
+    match root {
+        true => {
+            let mut c = Command::new("setpriv");
+            c.args([
+                "--reuid=postgres",
+                "--regid=postgres",
+                "--init-groups",
+                "--",
+            ])
+            .arg(program);
+            c
+        }
+        false => Command::new(program),
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+impl TestPg {
+    /// The test binary's server, started at the first call; `None` (after
+    /// saying so) when PostgreSQL is not installed and this is not CI.
+    pub(crate) fn shared() -> Option<&'static TestPg> {
+        static SERVER: OnceLock<Option<TestPg>> = OnceLock::new();
+        SERVER
+            .get_or_init(|| match bin_dir() {
+                Some(bin) => Some(TestPg::start(&bin)),
+                None if std::env::var_os("CI").is_some() => {
+                    panic!("PostgreSQL is not installed (initdb, postgres); .ci/run installs it")
+                }
+                None => {
+                    eprintln!("PostgreSQL is not installed: its tests are skipped");
+                    None
+                }
+            })
+            .as_ref()
+    }
+
+    fn start(bin: &Path) -> TestPg {
+        let root = is_root();
+        // Not `tempfile`'s guard: the watchdog removes it, after the server stops.
+        let dir = tempfile::Builder::new()
+            .prefix("spinneret-pg-")
+            .tempdir()
+            .expect("a temporary directory")
+            .keep();
+        let data = dir.join("data");
+        if root {
+            let chown = Command::new("chown")
+                .args(["-R", "postgres:"])
+                .arg(&dir)
+                .status()
+                .expect("chown");
+            assert!(chown.success(), "cannot give {} to postgres", dir.display());
+        }
+        let out = as_server_user(&bin.join("initdb"), root)
+            .args(["--no-sync", "-A", "trust", "-U", "postgres", "-E", "UTF8"])
+            .args(["--locale=C", "-D"])
+            .arg(&data)
+            .output()
+            .expect("initdb runs");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = free_port();
+        let server = as_server_user(&bin.join("postgres"), root)
+            .arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-k"])
+            .arg(&dir)
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("server.log")).expect("a log file"))
+            .spawn()
+            .expect("postgres starts");
+        // The watchdog: when this process is gone, stop the server (fast
+        // shutdown) and remove its directory.
+        let script = format!(
+            "while kill -0 {me} 2>/dev/null; do sleep 1; done; kill -INT {pg} 2>/dev/null; \
+             while kill -0 {pg} 2>/dev/null; do sleep 0.2; done; rm -rf '{dir}'",
+            me = std::process::id(),
+            pg = server.id(),
+            dir = dir.display()
+        );
+        let watchdog = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the watchdog starts");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "postgres did not start; its log: {}",
+                std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        TestPg {
+            port,
+            _processes: [server, watchdog],
+        }
+    }
+
+    /// The connection settings of a database on the server.
+    fn config(&self, db: &str) -> tokio_postgres::Config {
+        let mut config = tokio_postgres::Config::new();
+        config
+            .host("127.0.0.1")
+            .port(self.port)
+            .user("postgres")
+            .dbname(db);
+        config
+    }
+
+    /// A new, empty database for one test: its connection settings.
+    pub(crate) fn database(&self) -> tokio_postgres::Config {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let name = format!("t{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        // The server accepts connections a moment before it accepts logins.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let admin = loop {
+            match crate::db::PgConn::connect(&self.config("postgres")) {
+                Ok(c) => break crate::db::Conn::Pg(c),
+                Err(e) if std::time::Instant::now() < deadline => {
+                    let _ = e;
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(e) => panic!("cannot connect to the test server: {e}"),
+            }
+        };
+        admin
+            .execute_batch(&format!("CREATE DATABASE {name}"))
+            .expect("a test database");
+        self.config(&name)
+    }
+}

@@ -142,7 +142,12 @@ pub fn run_crawl_until(
     options: &CrawlOptions,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> CrawlReport {
-    let store = Store::open(&config.settings.store).expect("open store");
+    let location = config
+        .settings
+        .store
+        .location()
+        .expect("the store's location");
+    let store = Store::open_at(location).expect("open store");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

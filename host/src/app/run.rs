@@ -57,7 +57,7 @@ pub struct RunOutcome {
     /// What the user should know besides (mail printed, not sent).
     pub notes: Vec<String>,
     /// The store the run is in.
-    pub store: PathBuf,
+    pub store: spinneret_store::StoreLocation,
     /// Each task whose reporters wrote a report, with its output directory
     /// and the reporters, in the configuration's order.
     pub reports: Vec<(String, PathBuf, Vec<String>)>,
@@ -74,7 +74,12 @@ pub fn run_once(
     // A `--task` that names no task stops here.
     config.crawl_plan(options.crawl.task.as_deref())?;
     // One crawl per store at a time; held until the reports and mail are done.
-    let _lock = spinneret_store::CrawlLock::acquire(&config.settings.store)?;
+    let location = config
+        .settings
+        .store
+        .location()
+        .map_err(anyhow::Error::msg)?;
+    let _lock = spinneret_store::CrawlLock::acquire_at(&location)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -91,7 +96,7 @@ pub fn run_once(
     // compiled twice.
     let engine = Arc::new(PluginEngine::new()?);
     let registry = Arc::new(super::preflight::check(config, &engine, fetch)?);
-    let mut store = Store::open(&config.settings.store)?;
+    let mut store = Store::open_at(location.clone())?;
     // What the library adds: its pages for `library` tasks, the Worm VL's tops.
     let coupled =
         crate::library::coupling::prepare(config, &mut store, options.crawl.task.as_deref())?;
@@ -128,7 +133,7 @@ pub fn run_once(
         plugin_failed: false,
         problems: Vec::new(),
         notes: Vec::new(),
-        store: config.settings.store.clone(),
+        store: location.clone(),
         reports: Vec::new(),
     };
     // The cookies the sites set, kept for the next run (and curl, wget).
@@ -196,16 +201,25 @@ pub fn run_once(
         // The Worm's search index: kept up to date for a configuration
         // with `web` tasks, or once someone has built it (`search`,
         // `index`); a failure is reported and changes nothing else.
-        let index = crate::wwww::index::index_dir(&config.settings.store);
         let has_web = config
             .tasks
             .iter()
             .any(|t| t.kind == spinneret_core::model::TaskKind::Web);
-        if has_web || index.exists() {
-            let said = &mut |m: String| tracing::info!("{m}");
-            if let Err(e) = crate::wwww::refresh_index(&store, &config.settings.store, said) {
-                outcome.problems.push(format!("search index: {e:#}"));
+        match config.settings.store.file() {
+            Some(file) => {
+                let index = crate::wwww::index::index_dir(file);
+                if has_web || index.exists() {
+                    let said = &mut |m: String| tracing::info!("{m}");
+                    if let Err(e) = crate::wwww::refresh_index(&store, file, said) {
+                        outcome.problems.push(format!("search index: {e:#}"));
+                    }
+                }
             }
+            None if has_web => outcome.notes.push(
+                "search index: not kept for a PostgreSQL store yet (it lives beside a store file)"
+                    .into(),
+            ),
+            None => {}
         }
     }
     for line in spinneret_plugin_host::stats::table().lines() {

@@ -576,7 +576,7 @@ fn crawl_once(
     // What a person reads: on standard output, unless a report takes it.
     let mut text = String::new();
     // The store, opened once for all that is said of the run.
-    let store = spinneret_store::Store::open(&outcome.store).map_err(anyhow::Error::from);
+    let store = spinneret_store::Store::open_at(outcome.store.clone()).map_err(anyhow::Error::from);
     // Links to a place that is not there, read once: listed with the
     // problems, and they fail the run as a broken link does.
     let broken_fragments = store
@@ -651,10 +651,7 @@ fn closing_text(
     let mut text = crawl::print_summary(&report.tasks);
     // What to fix, and where: the links a reader cannot follow with the
     // pages they are on, then where each task's reports are.
-    let store_arg = format!(
-        " --store {}",
-        shell_word(&outcome.store.display().to_string())
-    );
+    let store_arg = format!(" --store {}", shell_word(&outcome.store.to_string()));
     let mut buf = Vec::new();
     let tops: Vec<&str> = config.tasks.iter().map(|t| t.top.as_str()).collect();
     let listed = store
@@ -701,7 +698,7 @@ fn closing_text(
         if report.resumed { " (resumed)" } else { "" },
         results::count(report.requests as usize, "request", "requests"),
         report.elapsed.as_secs_f64(),
-        outcome.store.display()
+        outcome.store
     );
     if report.interrupted {
         text.push_str("interrupted: continue with `spinneret crawl --resume CONFIG`\n");
@@ -742,7 +739,7 @@ fn one_line_summary(
         } else {
             ""
         },
-        outcome.store.display()
+        outcome.store
     ))
 }
 

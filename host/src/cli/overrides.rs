@@ -11,9 +11,10 @@ use std::path::PathBuf;
 pub(crate) struct Overrides {
     /// Use this store instead of the configuration's (default where the
     /// configuration names none, as an instruction file does: the user's
-    /// data directory).
-    #[arg(long, value_name = "FILE", value_parser = crate::config::parse_store_path)]
-    store: Option<PathBuf>,
+    /// data directory): a file, or a PostgreSQL database
+    /// (postgres://user@host:port/db; its password from PGPASSWORD).
+    #[arg(long, value_name = "FILE|URL", value_parser = crate::config::parse_store_setting)]
+    store: Option<crate::config::StoreSetting>,
     /// Send this address in the `From` header of every request, so that a
     /// webmaster can reach whoever runs the robot (default: the
     /// configuration's `from`, else the EMAIL environment variable).

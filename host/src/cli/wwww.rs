@@ -31,7 +31,13 @@ impl StoreArgs {
         Ok(match &self.config {
             Some(c) => {
                 let config = config::load(c).map_err(|e| anyhow::anyhow!("{e}"))?;
-                (config.settings.store, config.library)
+                let store = config
+                    .settings
+                    .store
+                    .file_for("this command")
+                    .map_err(anyhow::Error::msg)?
+                    .to_path_buf();
+                (store, config.library)
             }
             None => (
                 self.store
@@ -114,7 +120,10 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
         }
         ArchiveCommand::Import(args) => {
             let path = args.store.path()?;
-            let (docs, added) = match import(&args.file, &path) {
+            let (docs, added) = match Store::open(&path)
+                .map_err(anyhow::Error::from)
+                .and_then(|store| import(&args.file, store))
+            {
                 Ok(n) => n,
                 Err(e) => {
                     eprintln!("spinneret: {e:#}");
@@ -135,10 +144,10 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
 /// and how many were new to the store.
 fn import(
     file: &Path,
-    store: &Path,
+    mut store: Store,
 ) -> anyhow::Result<(Vec<spinneret_store::ArchiveDocument>, usize)> {
     let docs = archive::read_file(file)?;
-    let added = Store::open(store)?.import_archive(&docs)?;
+    let added = store.import_archive(&docs)?;
     Ok((docs, added))
 }
 
@@ -147,8 +156,9 @@ fn import(
 /// from it has its document read again).
 pub(crate) fn completed_for_crawl(
     file: &Path,
-    store: &Path,
+    store: &config::StoreSetting,
 ) -> anyhow::Result<std::collections::HashSet<String>> {
+    let store = Store::open_at(store.location().map_err(anyhow::Error::msg)?)?;
     let (docs, _) = import(file, store)?;
     Ok(docs
         .into_iter()

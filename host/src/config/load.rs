@@ -72,6 +72,9 @@ struct RawConfig {
     max_retry_after: Option<DurationIn<0, { ms::DAY }>>,
     max_body: Option<MaxBody>,
     store: Option<Spanned<String>>,
+    store_password: Option<Spanned<toml::Value>>,
+    store_password_env: Option<Spanned<String>>,
+    store_password_file: Option<Spanned<String>>,
     result_max_age: Option<DurationIn<0, { 3650 * ms::DAY }>>,
     accept_status: Option<Spanned<toml::Value>>,
     root_dir: Option<Spanned<String>>,
@@ -296,6 +299,48 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     /// An error at `span` of the text (its start when there is none).
+    /// The `store` setting with its password's place, when the
+    /// configuration gives one.
+    fn store(&self, raw: &RawConfig) -> Result<Option<super::StoreSetting>, ConfigError> {
+        let password_keys = [&raw.store_password_env, &raw.store_password_file];
+        let Some(s) = &raw.store else {
+            if let Some(key) = password_keys.into_iter().flatten().next() {
+                return Err(self.at(
+                    Some(key.span()),
+                    "a store password is for a PostgreSQL store: give store = \"postgres://…\" too"
+                        .into(),
+                ));
+            }
+            return Ok(None);
+        };
+        let mut store = super::StoreSetting::parse(s.get_ref(), self.rel)
+            .map_err(|m| self.at(Some(s.span()), m))?;
+        let place = password_source(
+            "the store's password",
+            raw.store_password.as_ref(),
+            raw.store_password_env
+                .as_ref()
+                .map(|v| v.get_ref().as_str()),
+            raw.store_password_file
+                .as_ref()
+                .map(|v| v.get_ref().as_str()),
+            &s.span(),
+            self.rel,
+        )
+        .map_err(|(span, m)| self.at(span, m))?;
+        match (&mut store, place) {
+            (super::StoreSetting::Postgres { password, .. }, place) => *password = place,
+            (super::StoreSetting::File(_), Some(_)) => {
+                return Err(self.at(
+                    Some(s.span()),
+                    "a store password is for a PostgreSQL store, and this store is a file".into(),
+                ));
+            }
+            (super::StoreSetting::File(_), None) => {}
+        }
+        Ok(Some(store))
+    }
+
     fn at(&self, span: Option<Range<usize>>, message: String) -> ConfigError {
         let (line, column) = span.map(|s| line_col(self.text, s.start)).unwrap_or((1, 1));
         ConfigError::At {
@@ -326,6 +371,7 @@ impl Reader<'_> {
     /// library table taken out).
     fn settings(&self, raw: RawConfig) -> Result<Settings, ConfigError> {
         let defaults = Settings::default();
+        let store = self.store(&raw)?.unwrap_or(defaults.store.clone());
         if let Some(from) = &raw.from {
             check_email(from.get_ref()).map_err(|m| self.at(Some(from.span()), m))?;
         }
@@ -353,6 +399,7 @@ impl Reader<'_> {
             .map_err(|(span, m)| self.at(span, m))?;
         Ok(Settings {
             requests,
+            store,
             user_agent: raw
                 .user_agent
                 .map_or(defaults.user_agent, |a| a.into_inner().trim().to_string()),
@@ -392,13 +439,6 @@ impl Reader<'_> {
                 .max_retry_after
                 .map_or(defaults.max_retry_after, |d| d.0),
             max_body: raw.max_body.map_or(defaults.max_body, |b| b.0),
-            store: match &raw.store {
-                None => defaults.store,
-                Some(s) => match super::store_location_problem(s.get_ref()) {
-                    Some(problem) => return Err(self.at(Some(s.span()), problem)),
-                    None => (self.rel)(s.get_ref()),
-                },
-            },
             result_max_age: raw.result_max_age.map_or(defaults.result_max_age, |d| d.0),
             root_dir: match &raw.root_dir {
                 None => None,

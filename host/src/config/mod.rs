@@ -10,6 +10,7 @@ mod load;
 mod mail;
 pub(crate) mod plugin_source;
 mod request;
+mod store;
 mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
@@ -22,6 +23,7 @@ pub use load::{
 pub use mail::{MailSettings, Password, TlsMode};
 pub use request::{header_argument, header_rules};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
+pub use store::StoreSetting;
 pub use to_toml::to_toml;
 
 use spinneret_plugin_host::entry::{PluginConfig, PluginSource};
@@ -225,8 +227,9 @@ pub struct Settings {
     pub max_retry_after: Duration,
     /// The most bytes of a body read (after decompression); more is recorded as truncated.
     pub max_body: u64,
-    /// The embedded store's path.
-    pub store: PathBuf,
+    /// Where the store is: an SQLite file (the default) or a PostgreSQL
+    /// database.
+    pub store: StoreSetting,
     /// A result younger than this is reused without a request (default 0:
     /// every run tests every URL, conditionally where it can).
     pub result_max_age: Duration,
@@ -337,7 +340,7 @@ pub fn store_location_problem(store: &str) -> Option<String> {
     }
     Some(match scheme.to_ascii_lowercase().as_str() {
         "postgres" | "postgresql" => format!(
-            "`{scheme}://…`: a PostgreSQL store is not built yet (docs/design/postgres-store.md plans it); give the store a file path, e.g. \"spinneret.db\""
+            "`{scheme}://…` is a PostgreSQL store, which this command cannot use yet (the search index and the library's files live beside a store file); give a file path, e.g. \"spinneret.db\""
         ),
         _ => format!(
             "the store is a file path, not a `{scheme}://` URL; e.g. \"spinneret.db\" or \"/var/lib/spinneret/spinneret.db\""
@@ -345,7 +348,14 @@ pub fn store_location_problem(store: &str) -> Option<String> {
     })
 }
 
-/// A store path given on the command line (`--store`).
+/// The store given on the command line of a crawl (`--store`): a file, or
+/// a PostgreSQL URL (its password from `PGPASSWORD`).
+pub fn parse_store_setting(s: &str) -> Result<StoreSetting, String> {
+    StoreSetting::parse(s, &|p| PathBuf::from(p))
+}
+
+/// A store file given on the command line (`--store`) of a command that
+/// needs the store in a file.
 pub fn parse_store_path(s: &str) -> Result<PathBuf, String> {
     match store_location_problem(s) {
         Some(problem) => Err(problem),
@@ -380,7 +390,7 @@ impl Default for Settings {
             retries: 2,
             max_retry_after: Duration::from_secs(120),
             max_body: 10 << 20,
-            store: default_store_path(),
+            store: StoreSetting::File(default_store_path()),
             result_max_age: Duration::ZERO,
             accept_status: spinneret_core::model::AcceptedStatuses::NONE,
             root_dir: None,

@@ -134,8 +134,23 @@ fn settings(s: &Settings, out: &mut String) {
     if let Some(from) = &s.from {
         let _ = writeln!(out, "from = {}", q(from));
     }
-    if s.store != d.store {
-        let _ = writeln!(out, "store = {}", path(&s.store));
+    match &s.store {
+        super::StoreSetting::File(p) if s.store != d.store => {
+            let _ = writeln!(out, "store = {}", path(p));
+        }
+        super::StoreSetting::File(_) => {}
+        super::StoreSetting::Postgres { url, password } => {
+            let _ = writeln!(out, "store = {}", q(url));
+            match password {
+                Some(super::Password::Env(var)) => {
+                    let _ = writeln!(out, "store_password_env = {}", q(var));
+                }
+                Some(super::Password::File(file)) => {
+                    let _ = writeln!(out, "store_password_file = {}", path(file));
+                }
+                None => {}
+            }
+        }
     }
     if s.robots_expiry != d.robots_expiry {
         let _ = writeln!(

@@ -316,6 +316,46 @@ impl std::fmt::Display for StoreLocation {
 }
 
 impl StoreLocation {
+    /// A PostgreSQL store from its URL (`postgres://user@host:port/db?…`,
+    /// or libpq's `key=value` form), which may not hold a password, and
+    /// the password to log in with when the server asks for one. The
+    /// message of an error says what is wrong with the URL.
+    pub fn postgres(url: &str, password: Option<&str>) -> Result<StoreLocation, String> {
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| format!("`{url}` is not a PostgreSQL connection URL: {e}"))?;
+        if config.get_password().is_some() {
+            return Err(
+                "the store's URL holds a password, and a password is never read from the configuration or the command line: name where it is with store_password_env or store_password_file, or set PGPASSWORD"
+                    .into(),
+            );
+        }
+        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+            return Err(
+                "sslmode=require: TLS to the database is not built yet; connect over a local socket or a trusted network (sslmode=disable)"
+                    .into(),
+            );
+        }
+        if config.get_hosts().is_empty() {
+            config.host("localhost");
+        }
+        if config.get_user().is_none() {
+            let user = std::env::var("USER").unwrap_or_else(|_| "postgres".into());
+            config.user(user);
+        }
+        if let Some(password) = password {
+            config.password(password);
+        }
+        config.application_name("spinneret");
+        Ok(StoreLocation::Postgres(Box::new(config)))
+    }
+
+    /// Whether `store` names a PostgreSQL database rather than a file.
+    pub fn is_postgres_url(store: &str) -> bool {
+        let lower = store.trim_start().to_ascii_lowercase();
+        lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+    }
+
     /// A new connection to the store.
     fn connect(&self) -> Result<Conn, StoreError> {
         match self {
@@ -387,16 +427,18 @@ fn result_from_row(row: &Row<'_>, at: usize) -> Result<CheckResult, StoreError> 
 impl Store {
     /// Open (creating if needed) the store at `path` and bring its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
-        }
         Store::open_at(StoreLocation::File(path.to_path_buf()))
     }
 
-    /// Open (creating its tables if needed) the store at `location` and
-    /// bring its schema up to date.
+    /// Open (creating it, or its tables, if needed) the store at
+    /// `location` and bring its schema up to date.
     pub fn open_at(location: StoreLocation) -> Result<Store, StoreError> {
+        if let StoreLocation::File(path) = &location
+            && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        }
         let conn = location.connect()?;
         let known = schema::MIGRATIONS.len() as i64;
         let version = schema::migrate(&conn)?;
@@ -828,16 +870,7 @@ mod tests {
     use super::*;
     use spinneret_core::model::{Category, CheckResult};
 
-    /// A new store on each backend: an SQLite file in `dir`, and a new
-    /// database on the test binary's PostgreSQL server when there is one.
-    fn stores(dir: &std::path::Path) -> Vec<Store> {
-        let mut stores = vec![Store::open(&dir.join("s.db")).unwrap()];
-        if let Some(pg) = testing::TestPg::shared() {
-            let location = StoreLocation::Postgres(Box::new(pg.database()));
-            stores.push(Store::open_at(location).unwrap());
-        }
-        stores
-    }
+    use crate::testing::stores;
 
     /// A run's mail is queued and the run finished together.
     #[test]

@@ -248,7 +248,8 @@ fn insert(
     let seq = match seq {
         Some(s) => {
             tx.execute(
-                "UPDATE library SET last_seq = MAX(last_seq, ?2) WHERE id = ?1",
+                "UPDATE library SET last_seq = CASE WHEN last_seq > ?2 THEN last_seq ELSE ?2 END
+                 WHERE id = ?1",
                 params![parent, s],
             )?;
             s
@@ -315,7 +316,17 @@ fn placeable(tx: &Conn, id: i64, to: i64) -> Result<Posting, LibraryError> {
 /// The start of a query over posting `?1` and everything below it: the
 /// table `below(id)`.
 const BELOW: &str = "WITH RECURSIVE below(id) AS (
-    SELECT ?1 UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)";
+    SELECT CAST(?1 AS BIGINT) UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)";
+
+/// The order of `column` (a title) in the library's lists: letters
+/// compared without their case (ASCII's, as SQLite's `NOCASE` does, and
+/// `lower()` on PostgreSQL's C collation), in the index's order.
+fn by_title(conn: &Conn, column: &str) -> String {
+    match conn.dialect() {
+        crate::db::Dialect::Sqlite => format!("{column} COLLATE NOCASE"),
+        crate::db::Dialect::Postgres => format!("lower({column})"),
+    }
+}
 
 /// The ids of `id` and every posting below it.
 fn subtree(tx: &Conn, id: i64) -> Result<Vec<i64>, LibraryError> {
@@ -423,9 +434,10 @@ impl Store {
              LEFT JOIN results r ON r.url_id = u.id
                   AND r.run_id = (SELECT MAX(run_id) FROM results WHERE url_id = u.id)
              WHERE l.parent = ?1
-             ORDER BY l.title COLLATE NOCASE, l.seq LIMIT ?2 OFFSET ?3"
+             ORDER BY {title}, l.seq LIMIT ?2 OFFSET ?3",
+            title = by_title(&self.conn, "l.title"),
         );
-        let limit = i64::try_from(limit).unwrap_or(-1);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self
             .conn
             .query_vec(sql, params![vl, limit, offset as i64], |r| {
@@ -650,8 +662,10 @@ impl Store {
     /// Every VL of the tree, depth first from the root, sub-VLs
     /// alphabetically: (id, depth, title).
     pub fn library_vls(&self) -> Result<Vec<(i64, usize, String)>, LibraryError> {
-        let sql = "SELECT id, parent, title FROM library WHERE kind = 'vl'
-             ORDER BY title COLLATE NOCASE, seq";
+        let sql = &format!(
+            "SELECT id, parent, title FROM library WHERE kind = 'vl' ORDER BY {}, seq",
+            by_title(&self.conn, "title")
+        );
         let mut below: std::collections::HashMap<Option<i64>, Vec<(i64, String)>> =
             std::collections::HashMap::new();
         let rows = self
@@ -846,64 +860,66 @@ mod tests {
 
     #[test]
     fn postings_are_numbered_in_their_vl_and_listed_alphabetically() {
-        let (_d, mut s) = store();
-        let root = s.library_root("Library").unwrap();
-        assert_eq!(s.library_root("Other").unwrap().id, root.id);
-        let posted = s
-            .library_post(
-                root.id,
-                &[
-                    pointer("zebra", "http://z.example/"),
-                    pointer("Apple", "http://a.example/"),
-                    vl("Music", false),
-                ],
-            )
-            .unwrap();
-        assert_eq!(
-            posted.iter().map(|p| p.seq).collect::<Vec<_>>(),
-            vec![1, 2, 3]
-        );
-        let listed: Vec<(String, i64)> = s
-            .library_postings(root.id)
-            .unwrap()
-            .into_iter()
-            .map(|(p, _)| (p.text.title, p.seq))
-            .collect();
-        assert_eq!(
-            listed,
-            vec![
-                ("Apple".into(), 2),
-                ("Music".into(), 3),
-                ("zebra".into(), 1)
-            ]
-        );
-        // The sub-VL numbers its own postings from 1.
-        let sub = s
-            .library_post(posted[2].id, &[pointer("Bach", "http://b.example/")])
-            .unwrap();
-        let baroque = s
-            .library_post(posted[2].id, &[vl("Baroque", false)])
-            .unwrap()[0]
-            .id;
-        let art = s.library_post(root.id, &[vl("art", false)]).unwrap()[0].id;
-        assert_eq!(
-            s.library_vls().unwrap(),
-            vec![
-                (root.id, 0, "Library".to_string()),
-                (art, 1, "art".to_string()),
-                (posted[2].id, 1, "Music".to_string()),
-                (baroque, 2, "Baroque".to_string()),
-            ]
-        );
-        assert_eq!(sub[0].seq, 1);
-        assert_eq!(
-            s.library_ancestors(sub[0].id)
+        let dir = tempfile::tempdir().unwrap();
+        for mut s in crate::testing::stores(dir.path()) {
+            let root = s.library_root("Library").unwrap();
+            assert_eq!(s.library_root("Other").unwrap().id, root.id);
+            let posted = s
+                .library_post(
+                    root.id,
+                    &[
+                        pointer("zebra", "http://z.example/"),
+                        pointer("Apple", "http://a.example/"),
+                        vl("Music", false),
+                    ],
+                )
+                .unwrap();
+            assert_eq!(
+                posted.iter().map(|p| p.seq).collect::<Vec<_>>(),
+                vec![1, 2, 3]
+            );
+            let listed: Vec<(String, i64)> = s
+                .library_postings(root.id)
                 .unwrap()
-                .iter()
-                .map(|p| p.text.title.as_str())
-                .collect::<Vec<_>>(),
-            vec!["Library", "Music"]
-        );
+                .into_iter()
+                .map(|(p, _)| (p.text.title, p.seq))
+                .collect();
+            assert_eq!(
+                listed,
+                vec![
+                    ("Apple".into(), 2),
+                    ("Music".into(), 3),
+                    ("zebra".into(), 1)
+                ]
+            );
+            // The sub-VL numbers its own postings from 1.
+            let sub = s
+                .library_post(posted[2].id, &[pointer("Bach", "http://b.example/")])
+                .unwrap();
+            let baroque = s
+                .library_post(posted[2].id, &[vl("Baroque", false)])
+                .unwrap()[0]
+                .id;
+            let art = s.library_post(root.id, &[vl("art", false)]).unwrap()[0].id;
+            assert_eq!(
+                s.library_vls().unwrap(),
+                vec![
+                    (root.id, 0, "Library".to_string()),
+                    (art, 1, "art".to_string()),
+                    (posted[2].id, 1, "Music".to_string()),
+                    (baroque, 2, "Baroque".to_string()),
+                ]
+            );
+            assert_eq!(sub[0].seq, 1);
+            assert_eq!(
+                s.library_ancestors(sub[0].id)
+                    .unwrap()
+                    .iter()
+                    .map(|p| p.text.title.as_str())
+                    .collect::<Vec<_>>(),
+                vec!["Library", "Music"]
+            );
+        }
     }
 
     #[test]
@@ -938,81 +954,87 @@ mod tests {
 
     #[test]
     fn an_edit_of_a_stale_version_is_refused() {
-        let (_d, mut s) = store();
-        let root = s.library_root("Library").unwrap().id;
-        let p = s
-            .library_post(root, &[pointer("One", "http://1.example/")])
-            .unwrap()[0]
-            .clone();
-        let first = s.library_edit(p.id, 1, &text("First"), None).unwrap();
-        assert_eq!(first.version, 2);
-        let second = s.library_edit(p.id, 1, &text("Second"), None);
-        assert!(
-            matches!(
-                second,
-                Err(LibraryError::Conflict {
-                    current: 2,
-                    read: 1
-                })
-            ),
-            "{second:?}"
-        );
-        assert_eq!(s.library_posting(p.id).unwrap().text.title, "First");
+        let dir = tempfile::tempdir().unwrap();
+        for mut s in crate::testing::stores(dir.path()) {
+            let root = s.library_root("Library").unwrap().id;
+            let p = s
+                .library_post(root, &[pointer("One", "http://1.example/")])
+                .unwrap()[0]
+                .clone();
+            let first = s.library_edit(p.id, 1, &text("First"), None).unwrap();
+            assert_eq!(first.version, 2);
+            let second = s.library_edit(p.id, 1, &text("Second"), None);
+            assert!(
+                matches!(
+                    second,
+                    Err(LibraryError::Conflict {
+                        current: 2,
+                        read: 1
+                    })
+                ),
+                "{second:?}"
+            );
+            assert_eq!(s.library_posting(p.id).unwrap().text.title, "First");
+        }
     }
 
     #[test]
     fn create_only_vls_take_sub_vls_only() {
-        let (_d, mut s) = store();
-        let root = s.library_root("Library").unwrap().id;
-        let closed = s.library_post(root, &[vl("Closed", true)]).unwrap()[0].id;
-        let refused = s.library_post(closed, &[pointer("x", "http://x.example/")]);
-        assert_eq!(
-            refused.unwrap_err().to_string(),
-            "\"Closed\" is Create-Only: only sub-libraries may be posted in it"
-        );
-        assert!(s.library_post(closed, &[vl("Open", false)]).is_ok());
-        // A list of postings is all or nothing.
-        let mixed = s.library_post(
-            closed,
-            &[vl("Fine", false), pointer("x", "http://x.example/")],
-        );
-        assert!(mixed.is_err());
-        assert_eq!(s.library_postings(closed).unwrap().len(), 1);
+        let dir = tempfile::tempdir().unwrap();
+        for mut s in crate::testing::stores(dir.path()) {
+            let root = s.library_root("Library").unwrap().id;
+            let closed = s.library_post(root, &[vl("Closed", true)]).unwrap()[0].id;
+            let refused = s.library_post(closed, &[pointer("x", "http://x.example/")]);
+            assert_eq!(
+                refused.unwrap_err().to_string(),
+                "\"Closed\" is Create-Only: only sub-libraries may be posted in it"
+            );
+            assert!(s.library_post(closed, &[vl("Open", false)]).is_ok());
+            // A list of postings is all or nothing.
+            let mixed = s.library_post(
+                closed,
+                &[vl("Fine", false), pointer("x", "http://x.example/")],
+            );
+            assert!(mixed.is_err());
+            assert_eq!(s.library_postings(closed).unwrap().len(), 1);
+        }
     }
 
     #[test]
     fn moves_copies_and_deletions_keep_the_tree_whole() {
-        let (_d, mut s) = store();
-        let root = s.library_root("Library").unwrap().id;
-        let a = s.library_post(root, &[vl("A", false)]).unwrap()[0].id;
-        let b = s.library_post(a, &[vl("B", false)]).unwrap()[0].id;
-        let p = s
-            .library_post(b, &[pointer("P", "http://p.example/")])
-            .unwrap()[0]
-            .id;
-        assert!(matches!(
-            s.library_move(a, b),
-            Err(LibraryError::IntoItself)
-        ));
-        assert!(matches!(
-            s.library_copy(a, a),
-            Err(LibraryError::IntoItself)
-        ));
-        assert!(matches!(s.library_move(root, a), Err(LibraryError::Root)));
-        assert!(matches!(s.library_move(a, p), Err(LibraryError::NotAVl(_))));
+        let dir = tempfile::tempdir().unwrap();
+        for mut s in crate::testing::stores(dir.path()) {
+            let root = s.library_root("Library").unwrap().id;
+            let a = s.library_post(root, &[vl("A", false)]).unwrap()[0].id;
+            let b = s.library_post(a, &[vl("B", false)]).unwrap()[0].id;
+            let p = s
+                .library_post(b, &[pointer("P", "http://p.example/")])
+                .unwrap()[0]
+                .id;
+            assert!(matches!(
+                s.library_move(a, b),
+                Err(LibraryError::IntoItself)
+            ));
+            assert!(matches!(
+                s.library_copy(a, a),
+                Err(LibraryError::IntoItself)
+            ));
+            assert!(matches!(s.library_move(root, a), Err(LibraryError::Root)));
+            assert!(matches!(s.library_move(a, p), Err(LibraryError::NotAVl(_))));
 
-        let copy = s.library_copy(a, root).unwrap();
-        assert_eq!((copy.seq, copy.text.title.as_str()), (2, "A"));
-        let moved = s.library_move(p, root).unwrap();
-        assert_eq!((moved.parent, moved.seq), (Some(root), 3));
-        // The copy kept its own pointer; deleting A takes B with it.
-        assert_eq!(s.library_global_list(copy.id, 10).unwrap().len(), 2);
-        assert_eq!(s.library_delete(&[a]).unwrap(), 2);
-        assert!(matches!(
-            s.library_posting(b),
-            Err(LibraryError::NotFound(_))
-        ));
-        assert!(matches!(s.library_delete(&[root]), Err(LibraryError::Root)));
+            let copy = s.library_copy(a, root).unwrap();
+            assert_eq!((copy.seq, copy.text.title.as_str()), (2, "A"));
+            let moved = s.library_move(p, root).unwrap();
+            assert_eq!((moved.parent, moved.seq), (Some(root), 3));
+            // The copy kept its own pointer; deleting A takes B with it.
+            assert_eq!(s.library_global_list(copy.id, 10).unwrap().len(), 2);
+            assert_eq!(s.library_delete(&[a]).unwrap(), 2);
+            assert!(matches!(
+                s.library_posting(b),
+                Err(LibraryError::NotFound(_))
+            ));
+            assert!(matches!(s.library_delete(&[root]), Err(LibraryError::Root)));
+        }
     }
 
     #[test]

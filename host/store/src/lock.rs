@@ -6,29 +6,58 @@
 //! process: a crawl killed with `kill -9` leaves no stale lock behind. The
 //! file keeps the holder's process id and start time, for the message the
 //! next crawl shows.
+//!
+//! On PostgreSQL the lock is a session advisory lock, held by a connection
+//! of its own: it goes with that connection, so again with the process. The
+//! connection's `application_name` says who holds it.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// A held crawl lock; dropping it releases the lock.
-#[derive(Debug)]
 pub struct CrawlLock {
-    _file: File,
+    _held: Held,
 }
+
+/// What holds the lock.
+enum Held {
+    File(#[allow(dead_code)] File),
+    Postgres(#[allow(dead_code)] Box<crate::db::Conn>),
+}
+
+impl std::fmt::Debug for CrawlLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self._held {
+            Held::File(_) => "CrawlLock(file)",
+            Held::Postgres(_) => "CrawlLock(postgres)",
+        })
+    }
+}
+
+/// The advisory lock's key on PostgreSQL ("SPINCRWL").
+const CRAWL_LOCK: i64 = 0x5350_494e_4352_574c;
 
 /// Why a crawl may not start on a store.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// Another process holds the lock.
     #[error(
-        "the store {store} is in use by another crawl ({holder}); wait for it to finish, or give this crawl another store (--store FILE)"
+        "the store {store} is in use by another crawl ({holder}); wait for it to finish, or give this crawl another store (--store)"
     )]
     Busy {
         /// The store.
-        store: PathBuf,
+        store: String,
         /// Who holds it, as the lock file says.
         holder: String,
+    },
+    /// The database could not be reached or locked.
+    #[error("cannot lock the store {store} for a crawl: {error}")]
+    Store {
+        /// The store.
+        store: String,
+        /// What the database said.
+        error: crate::StoreError,
     },
     /// The lock file could not be made or locked.
     #[error("cannot lock the store {store} for a crawl ({lock}: {error})")]
@@ -76,7 +105,7 @@ impl CrawlLock {
                 let _ = (&file).take(4096).read_to_string(&mut holder);
                 let holder = holder.trim();
                 return Err(LockError::Busy {
-                    store: store.to_path_buf(),
+                    store: store.display().to_string(),
                     holder: if holder.is_empty() {
                         "a process that has not said which".into()
                     } else {
@@ -94,8 +123,71 @@ impl CrawlLock {
             .and_then(|()| file.rewind())
             .and_then(|()| file.write_all(said.as_bytes()))
             .map_err(io)?;
-        Ok(CrawlLock { _file: file })
+        Ok(CrawlLock {
+            _held: Held::File(file),
+        })
     }
+
+    /// Take the crawl lock of the store at `location`, or say who holds it.
+    pub fn acquire_at(location: &crate::StoreLocation) -> Result<CrawlLock, LockError> {
+        let config = match location {
+            crate::StoreLocation::File(path) => return CrawlLock::acquire(path),
+            crate::StoreLocation::Postgres(config) => config,
+        };
+        let store = location.to_string();
+        let failed = |error| LockError::Store {
+            store: store.clone(),
+            error,
+        };
+        let started = jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .unwrap_or_default();
+        let mut config = (**config).clone();
+        let me = format!(
+            "spinneret crawl, process {} on {} since {started}",
+            std::process::id(),
+            hostname()
+        );
+        config.application_name(&me);
+        let conn = crate::db::Conn::Pg(crate::db::PgConn::connect(&config).map_err(failed)?);
+        let params = crate::db::params![CRAWL_LOCK];
+        let locked: bool = conn
+            .query_row("SELECT pg_try_advisory_lock(?1)", params, |r| r.get(0))
+            .map_err(failed)?;
+        if !locked {
+            // pg_locks splits a 64-bit key into two 32-bit halves.
+            let holder: Option<String> = conn
+                .query_opt(
+                    "SELECT a.application_name FROM pg_locks l
+                     JOIN pg_stat_activity a ON a.pid = l.pid
+                     WHERE l.locktype = 'advisory' AND l.granted
+                       AND l.classid::BIGINT = ?1 AND l.objid::BIGINT = ?2 AND l.objsubid = 1",
+                    crate::db::params![CRAWL_LOCK >> 32, CRAWL_LOCK & 0xffff_ffff],
+                    |r| r.get(0),
+                )
+                .map_err(failed)?;
+            return Err(LockError::Busy {
+                store,
+                holder: holder
+                    .filter(|h| !h.is_empty())
+                    .unwrap_or_else(|| "a connection that has not said which".into()),
+            });
+        }
+        Ok(CrawlLock {
+            _held: Held::Postgres(Box::new(conn)),
+        })
+    }
+}
+
+/// This machine's name, for the lock's holder (the workers of a
+/// distributed crawl run on several).
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "this machine".into())
 }
 
 #[cfg(test)]
@@ -119,5 +211,25 @@ mod tests {
         assert!(!store.exists(), "the store itself is not touched");
         drop(held);
         CrawlLock::acquire(&store).unwrap();
+    }
+
+    #[test]
+    fn a_second_crawl_on_a_database_is_told_who_holds_it() {
+        let Some(pg) = crate::testing::TestPg::shared() else {
+            return;
+        };
+        let location = crate::StoreLocation::Postgres(Box::new(pg.database()));
+        let held = CrawlLock::acquire_at(&location).unwrap();
+        let err = CrawlLock::acquire_at(&location).unwrap_err().to_string();
+        let me = format!("spinneret crawl, process {} on ", std::process::id());
+        assert!(
+            err.starts_with(&format!(
+                "the store {location} is in use by another crawl ({me}"
+            )),
+            "{err}"
+        );
+        // The lock goes with its connection.
+        drop(held);
+        CrawlLock::acquire_at(&location).unwrap();
     }
 }

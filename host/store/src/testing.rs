@@ -201,3 +201,14 @@ impl TestPg {
         self.config(&name)
     }
 }
+
+/// A new store on each backend: an SQLite file in `dir`, and a new
+/// database on the test binary's PostgreSQL server when there is one.
+pub(crate) fn stores(dir: &Path) -> Vec<crate::Store> {
+    let mut stores = vec![crate::Store::open(&dir.join("s.db")).unwrap()];
+    if let Some(pg) = TestPg::shared() {
+        let location = crate::StoreLocation::Postgres(Box::new(pg.database()));
+        stores.push(crate::Store::open_at(location).unwrap());
+    }
+    stores
+}

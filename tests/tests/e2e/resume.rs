@@ -216,7 +216,7 @@ fn a_second_crawl_on_the_same_store_is_refused_until_the_first_is_gone() {
         )),
         "{stderr}"
     );
-    assert!(stderr.contains("--store FILE"), "{stderr}");
+    assert!(stderr.contains("another store (--store)"), "{stderr}");
     // It touched nothing: no run of its own, the first still running.
     let last = setup.store().last_run().unwrap().unwrap();
     assert_eq!((last.id, last.status.as_str()), (first_run, "running"));

@@ -450,11 +450,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             )
         }
         Command::Results(args) => {
-            if let Err(e) = args.store.path() {
-                eprintln!("spinneret: {e}");
-                return Ok(EXIT_USAGE);
-            }
-            let store = args.store.open_existing("results")?;
+            let store = match args.store.open_existing("results") {
+                Ok(store) => store,
+                Err(e) => {
+                    eprintln!("spinneret: {e:#}");
+                    return Ok(EXIT_USAGE);
+                }
+            };
             let broken = print_results(
                 &store,
                 args.task.as_deref(),

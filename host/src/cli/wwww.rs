@@ -14,35 +14,45 @@ pub(crate) struct StoreArgs {
     /// Use the store named in this configuration file.
     #[arg(long, short = 'c', value_name = "CONFIG", conflicts_with = "store")]
     pub config: Option<PathBuf>,
-    /// Use this store (default: spinneret.db in the user's data directory).
-    #[arg(long, value_name = "FILE", value_parser = crate::config::parse_store_path)]
-    pub store: Option<PathBuf>,
+    /// Use this store (default: spinneret.db in the user's data
+    /// directory): a file, or a PostgreSQL database
+    /// (postgres://user@host:port/db; its password from PGPASSWORD).
+    #[arg(long, value_name = "FILE|URL", value_parser = crate::config::parse_store_setting)]
+    pub store: Option<config::StoreSetting>,
 }
 
 impl StoreArgs {
-    /// The store's path; a configuration that does not load is the error.
+    /// The store's file, for a command whose files live beside it (the
+    /// search index, the library's pages); a configuration that does not
+    /// load, or a store on a database server, is the error.
     pub fn path(&self) -> anyhow::Result<PathBuf> {
         Ok(self.path_and_library()?.0)
     }
 
-    /// The store's path and the configuration's `[library]` table (the
+    /// [`StoreArgs::path`] and the configuration's `[library]` table (the
     /// defaults without a configuration).
     pub fn path_and_library(&self) -> anyhow::Result<(PathBuf, config::LibrarySettings)> {
+        let (store, library) = self.setting_and_library()?;
+        let path = store
+            .file_for("this command")
+            .map_err(anyhow::Error::msg)?
+            .to_path_buf();
+        Ok((path, library))
+    }
+
+    /// Where the store is, and the configuration's `[library]` table.
+    fn setting_and_library(
+        &self,
+    ) -> anyhow::Result<(config::StoreSetting, config::LibrarySettings)> {
         Ok(match &self.config {
             Some(c) => {
                 let config = config::load(c).map_err(|e| anyhow::anyhow!("{e}"))?;
-                let store = config
-                    .settings
-                    .store
-                    .file_for("this command")
-                    .map_err(anyhow::Error::msg)?
-                    .to_path_buf();
-                (store, config.library)
+                (config.settings.store, config.library)
             }
             None => (
                 self.store
                     .clone()
-                    .unwrap_or_else(config::default_store_path),
+                    .unwrap_or_else(|| config::StoreSetting::File(config::default_store_path())),
                 Default::default(),
             ),
         })
@@ -50,14 +60,26 @@ impl StoreArgs {
 
     /// Open the store, which must exist (`what` says what needs it).
     pub fn open_existing(&self, what: &str) -> anyhow::Result<Store> {
-        let path = self.path()?;
-        if !path.exists() {
+        let (store, _) = self.setting_and_library()?;
+        if let Some(path) = store.file()
+            && !path.exists()
+        {
             anyhow::bail!(
                 "no store at {}; {what} reads a store a crawl wrote: run a crawl first or name the store with --store",
                 path.display()
             );
         }
-        Ok(Store::open(&path)?)
+        Ok(Store::open_at(
+            store.location().map_err(anyhow::Error::msg)?,
+        )?)
+    }
+
+    /// Open the store, creating it if needed.
+    pub fn open(&self) -> anyhow::Result<Store> {
+        let (store, _) = self.setting_and_library()?;
+        Ok(Store::open_at(
+            store.location().map_err(anyhow::Error::msg)?,
+        )?)
     }
 }
 
@@ -119,22 +141,19 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
             Ok(EXIT_OK)
         }
         ArchiveCommand::Import(args) => {
-            let path = args.store.path()?;
-            let (docs, added) = match Store::open(&path)
-                .map_err(anyhow::Error::from)
-                .and_then(|store| import(&args.file, store))
-            {
+            let opened = args.store.open();
+            let at = match &opened {
+                Ok(store) => store.location().to_string(),
+                Err(_) => String::new(),
+            };
+            let (docs, added) = match opened.and_then(|store| import(&args.file, store)) {
                 Ok(n) => n,
                 Err(e) => {
                     eprintln!("spinneret: {e:#}");
                     return Ok(EXIT_USAGE);
                 }
             };
-            eprintln!(
-                "{added} documents of {} were new to {}",
-                docs.len(),
-                path.display()
-            );
+            eprintln!("{added} documents of {} were new to {at}", docs.len());
             Ok(EXIT_OK)
         }
     }

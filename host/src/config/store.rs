@@ -136,6 +136,9 @@ mod tests {
         }
         .location()
         .unwrap();
-        assert_eq!(location.to_string(), "postgres://crawler@db.example/spin");
+        assert_eq!(
+            location.to_string(),
+            "postgres://crawler@db.example:5432/spin"
+        );
     }
 }

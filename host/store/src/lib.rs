@@ -15,8 +15,9 @@ mod outbox;
 mod run_view;
 mod schema;
 mod task_view;
-#[cfg(test)]
-mod testing;
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod testing;
 mod writer;
 
 pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument};
@@ -82,7 +83,17 @@ fn postgres_message(e: &tokio_postgres::Error) -> String {
             Some(detail) => format!("{}: {} ({detail})", db.severity(), db.message()),
             None => format!("{}: {}", db.severity(), db.message()),
         },
-        None => e.to_string(),
+        None => {
+            // "error connecting to server", and why.
+            let mut said = e.to_string();
+            let mut cause = std::error::Error::source(e);
+            while let Some(c) = cause {
+                said.push_str(": ");
+                said.push_str(&c.to_string());
+                cause = c.source();
+            }
+            said
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The test binary's server.
-pub(crate) struct TestPg {
+pub struct TestPg {
     port: u16,
     /// The server and its watchdog: they outlive this process, which
     /// never waits for them (the watchdog stops the server).
@@ -81,7 +81,7 @@ fn free_port() -> u16 {
 impl TestPg {
     /// The test binary's server, started at the first call; `None` (after
     /// saying so) when PostgreSQL is not installed and this is not CI.
-    pub(crate) fn shared() -> Option<&'static TestPg> {
+    pub fn shared() -> Option<&'static TestPg> {
         static SERVER: OnceLock<Option<TestPg>> = OnceLock::new();
         SERVER
             .get_or_init(|| match bin_dir() {
@@ -168,6 +168,17 @@ impl TestPg {
         }
     }
 
+    /// A new, empty database for one test: its URL, as a user gives it
+    /// (`store = "postgres://…"`).
+    pub fn database_url(&self) -> String {
+        let config = self.database();
+        format!(
+            "postgres://postgres@127.0.0.1:{}/{}",
+            self.port,
+            config.get_dbname().unwrap_or_default()
+        )
+    }
+
     /// The connection settings of a database on the server.
     fn config(&self, db: &str) -> tokio_postgres::Config {
         let mut config = tokio_postgres::Config::new();
@@ -180,7 +191,7 @@ impl TestPg {
     }
 
     /// A new, empty database for one test: its connection settings.
-    pub(crate) fn database(&self) -> tokio_postgres::Config {
+    pub fn database(&self) -> tokio_postgres::Config {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let name = format!("t{}", NEXT.fetch_add(1, Ordering::Relaxed));
         // The server accepts connections a moment before it accepts logins.
@@ -204,7 +215,7 @@ impl TestPg {
 
 /// A new store on each backend: an SQLite file in `dir`, and a new
 /// database on the test binary's PostgreSQL server when there is one.
-pub(crate) fn stores(dir: &Path) -> Vec<crate::Store> {
+pub fn stores(dir: &Path) -> Vec<crate::Store> {
     let mut stores = vec![crate::Store::open(&dir.join("s.db")).unwrap()];
     if let Some(pg) = TestPg::shared() {
         let location = crate::StoreLocation::Postgres(Box::new(pg.database()));

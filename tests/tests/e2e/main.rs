@@ -19,6 +19,7 @@ mod mirror_browser;
 mod momspider;
 mod plugin_new;
 mod plugin_run;
+mod postgres;
 mod reports;
 mod resume;
 mod robots;

@@ -1,0 +1,113 @@
+//! The store on PostgreSQL (`store = "postgres://…"`, `--store URL`)
+//! against a real server the test suite starts: a crawl finds there what
+//! it finds in an SQLite file, and `results` reads it back the same.
+
+use crate::common::{command, expect_exit, spinneret, text};
+use spinneret_store::testing::TestPg;
+use spinneret_tests::fixtures::maintenance_web;
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::TestWeb;
+
+const TASK: &str =
+    "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
+
+/// `results --json` of a store, each line without what differs between
+/// two crawls of one web (the run's number and the times).
+fn results(store_args: &[&str]) -> Vec<serde_json::Value> {
+    let mut args = vec!["results", "--json"];
+    args.extend_from_slice(store_args);
+    let out = spinneret(&args);
+    expect_exit(&out, 1);
+    text(&out.stdout)
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+            let o = v.as_object_mut().expect("an object");
+            for volatile in ["run", "checked_at", "checked", "elapsed_ms"] {
+                o.remove(volatile);
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn a_crawl_on_postgres_finds_what_one_on_sqlite_does() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, TASK);
+    let config = setup.config_path.to_str().unwrap();
+    let sqlite_run = command().args(["-q", "crawl", config]).output().unwrap();
+    expect_exit(&sqlite_run, 1);
+    let on_sqlite = results(&["-c", config]);
+
+    let url = pg.database_url();
+    let pg_run = command()
+        .args(["-q", "crawl", config, "--store", &url])
+        .output()
+        .unwrap();
+    expect_exit(&pg_run, 1);
+    // The summary names the store without a password, and says the same.
+    let said = |out: &std::process::Output, store: &str| text(&out.stdout).replace(store, "STORE");
+    assert_eq!(
+        said(&pg_run, &url),
+        said(
+            &sqlite_run,
+            &setup.path().join("store.db").display().to_string()
+        ),
+    );
+    let on_postgres = results(&["--store", &url]);
+    assert!(on_sqlite.len() > 5, "{on_sqlite:?}");
+    assert_eq!(on_postgres, on_sqlite);
+
+    // The next run revalidates from the database, as from the file.
+    let again = command()
+        .args(["-q", "crawl", config, "--store", &url])
+        .output()
+        .unwrap();
+    expect_exit(&again, 1);
+    assert_eq!(results(&["--store", &url]).len(), on_sqlite.len());
+}
+
+#[test]
+fn a_postgres_store_never_takes_a_password_from_the_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    let task = TASK.replace("{PORT}", "8080");
+    std::fs::write(
+        &config,
+        format!("store = \"postgres://crawler:hunter2@127.0.0.1/spin\"\n{task}"),
+    )
+    .unwrap();
+    let out = command()
+        .args(["-q", "crawl", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = expect_exit(&out, 2);
+    assert!(
+        stderr.contains("c.toml:1:9: the store's URL holds a password"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    let out = spinneret(&[
+        "results",
+        "--store",
+        "postgres://crawler:hunter2@127.0.0.1/spin",
+    ]);
+    let stderr = expect_exit(&out, 2);
+    assert!(
+        stderr.contains("never read from the configuration"),
+        "{stderr}"
+    );
+    // Commands whose files live beside the store say they need a file.
+    let out = spinneret(&[
+        "search",
+        "--store",
+        "postgres://crawler@127.0.0.1/spin",
+        "x",
+    ]);
+    let stderr = expect_exit(&out, 2);
+    assert!(stderr.contains("needs the store in a file"), "{stderr}");
+}

@@ -39,6 +39,28 @@ pub(crate) enum Value<'a> {
     Text(&'a str),
     /// Bytes.
     Blob(&'a [u8]),
+    /// An array of integers (PostgreSQL's `bigint[]`; a batch's column).
+    Ints(&'a [Option<i64>]),
+    /// An array of texts (PostgreSQL's `text[]`; a batch's column).
+    Texts(&'a [Option<&'a str>]),
+}
+
+/// A column of a batch of rows, bound as one PostgreSQL array.
+pub(crate) struct Ints<'a>(pub(crate) &'a [Option<i64>]);
+
+/// A column of a batch of rows, bound as one PostgreSQL array.
+pub(crate) struct Texts<'a>(pub(crate) &'a [Option<&'a str>]);
+
+impl ToDb for Ints<'_> {
+    fn value(&self) -> Value<'_> {
+        Value::Ints(self.0)
+    }
+}
+
+impl ToDb for Texts<'_> {
+    fn value(&self) -> Value<'_> {
+        Value::Texts(self.0)
+    }
 }
 
 /// A value bound to a statement's parameter: the types the store binds.
@@ -184,6 +206,11 @@ struct Bind<'a>(&'a dyn ToDb);
 impl rusqlite::ToSql for Bind<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(match self.0.value() {
+            Value::Ints(_) | Value::Texts(_) => {
+                return Err(rusqlite::Error::ToSqlConversionFailure(
+                    "an array is bound on PostgreSQL only".into(),
+                ));
+            }
             Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
             Value::Int(n) => ToSqlOutput::Borrowed(ValueRef::Integer(n)),
             Value::Real(x) => ToSqlOutput::Borrowed(ValueRef::Real(x)),
@@ -631,6 +658,8 @@ impl ToSql for PgParam<'_> {
             Value::Real(x) => x.to_sql(ty, out),
             Value::Text(t) => t.to_sql(ty, out),
             Value::Blob(b) => b.to_sql(ty, out),
+            Value::Ints(a) => a.to_sql(ty, out),
+            Value::Texts(a) => a.to_sql(ty, out),
         }
     }
 

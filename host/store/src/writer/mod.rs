@@ -6,7 +6,9 @@
 //! `--resume` re-checks what it cannot find). `flush` waits for a commit.
 
 use super::{StoreError, StoreLocation, url_id_cached};
-use crate::db::{Conn, TxMode, params};
+use crate::db::{Conn, Dialect, TxMode, params};
+
+mod postgres;
 use foldhash::HashMap;
 use foldhash::HashMapExt;
 use spinneret_core::document::{ParsedDocument, RefKind};
@@ -224,6 +226,18 @@ impl Drop for StoreWriter {
 fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
     let mut ids: HashMap<String, i64> = HashMap::new();
     let mut first_error: Option<StoreError> = None;
+    // On PostgreSQL writes are held and written a table at a time.
+    let batched = conn.dialect() == Dialect::Postgres;
+    let mut batch = postgres::Batch::default();
+    let write_batch = |tx: &Conn,
+                       batch: &mut postgres::Batch,
+                       ids: &mut HashMap<String, i64>,
+                       first_error: &mut Option<StoreError>| {
+        if let Err(e) = batch.write(tx, ids) {
+            tracing::error!("store write failed: {e}");
+            first_error.get_or_insert(e);
+        }
+    };
     loop {
         let Ok(op) = rx.recv() else { break };
         let deadline = Instant::now() + BATCH_TIME;
@@ -235,6 +249,12 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
         while let Some(op) = pending.take() {
             match op {
                 StoreOp::Flush(ack) => acks.push(ack),
+                op if batched => {
+                    batch.push(op);
+                    if batch.len() >= postgres::ROWS {
+                        write_batch(&tx, &mut batch, &mut ids, &mut first_error);
+                    }
+                }
                 op => {
                     if let Err(e) = apply(&tx, &mut ids, op) {
                         tracing::error!("store write failed: {e}");
@@ -255,6 +275,9 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
                     break;
                 }
             }
+        }
+        if batch.len() > 0 {
+            write_batch(&tx, &mut batch, &mut ids, &mut first_error);
         }
         if let Err(e) = tx.commit() {
             // The batch is lost from the store; keep going so later batches land.
@@ -325,58 +348,14 @@ fn apply(tx: &Conn, ids: &mut HashMap<String, i64>, op: StoreOp) -> Result<(), S
         }
         StoreOp::Document { run, url, mut doc } => {
             let url_id = url_id_cached(tx, ids, &url)?;
-            let http_equiv = if doc.http_equiv.is_empty() {
-                None
-            } else {
-                Some(serde_json::to_string(&doc.http_equiv).unwrap_or_default())
-            };
-            // The JSON is sized for what it will hold (`[id,"kind","text"],`:
-            // an id of up to 9 digits, and a few bytes more for a text with
-            // characters to escape), and the record's strings are dropped
-            // as they are written: a page of 200,000 links does not hold
-            // its links twice over, or a buffer of twice the size it needs.
-            let record_links = std::mem::take(&mut doc.links);
-            let mut links = String::with_capacity(
-                2 + record_links
-                    .iter()
-                    .map(|(_, kind, text)| 18 + kind.as_str().len() + text.len() + text.len() / 8)
-                    .sum::<usize>(),
-            );
-            let mut fragments = String::new();
-            let mut next_fragment = 0;
-            links.push('[');
-            for (i, (target, kind, text)) in record_links.into_iter().enumerate() {
-                let id = url_id_cached(tx, ids, &target)?;
-                // The fragments come by reference (the parse sorts them).
-                while let Some((_, f, line, column)) = doc
-                    .fragments
-                    .get(next_fragment)
-                    .filter(|(at, _, _, _)| *at == i)
-                {
-                    next_fragment += 1;
-                    fragments.push(if fragments.is_empty() { '[' } else { ',' });
-                    let f = serde_json::to_string(f).unwrap_or_else(|_| "\"\"".into());
-                    let _ = write!(fragments, "[{id},{f},{line},{column}]");
-                }
-                if i > 0 {
-                    links.push(',');
-                }
-                let _ = write!(links, "[{id},\"{}\",", kind.as_str());
-                links.push_str(&serde_json::to_string(&text).unwrap_or_else(|_| "\"\"".into()));
-                links.push(']');
-            }
-            links.push(']');
-            // `[]` when it has none: NULL is kept for a parse from before
-            // fragments were kept (schema 10), which the crawl reads again.
-            let fragments = match fragments.is_empty() {
-                true => "[]".to_string(),
-                false => fragments + "]",
-            };
-            let bad_html =
-                (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
-            // NULL when none is known (a parser plugin's parse).
-            let lines = numbers_json(&doc.lines);
-            let columns = numbers_json(&doc.columns);
+            let DocumentColumns {
+                http_equiv,
+                links,
+                fragments,
+                bad_html,
+                lines,
+                columns,
+            } = document_columns(&mut doc, |target| url_id_cached(tx, ids, target))?;
             tx.execute("INSERT INTO documents (url_id, run_id, title, owner, expires, base,
                    encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
                    anchors, fragments, lines, columns, seq)
@@ -443,4 +422,81 @@ fn apply(tx: &Conn, ids: &mut HashMap<String, i64>, op: StoreOp) -> Result<(), S
         StoreOp::Flush(_) => {}
     }
     Ok(())
+}
+
+/// A document's columns as the `documents` table keeps them (JSON text),
+/// its references' targets resolved to URL ids by `id_of`. Its links and
+/// their texts are taken out of `doc` as they are written.
+pub(crate) struct DocumentColumns {
+    pub(crate) http_equiv: Option<String>,
+    pub(crate) links: String,
+    pub(crate) fragments: String,
+    pub(crate) bad_html: Option<String>,
+    pub(crate) lines: Option<String>,
+    pub(crate) columns: Option<String>,
+}
+
+pub(crate) fn document_columns(
+    doc: &mut DocumentRecord,
+    mut id_of: impl FnMut(&str) -> Result<i64, StoreError>,
+) -> Result<DocumentColumns, StoreError> {
+    let http_equiv = if doc.http_equiv.is_empty() {
+        None
+    } else {
+        Some(serde_json::to_string(&doc.http_equiv).unwrap_or_default())
+    };
+    // The JSON is sized for what it will hold (`[id,"kind","text"],`:
+    // an id of up to 9 digits, and a few bytes more for a text with
+    // characters to escape), and the record's strings are dropped
+    // as they are written: a page of 200,000 links does not hold
+    // its links twice over, or a buffer of twice the size it needs.
+    let record_links = std::mem::take(&mut doc.links);
+    let mut links = String::with_capacity(
+        2 + record_links
+            .iter()
+            .map(|(_, kind, text)| 18 + kind.as_str().len() + text.len() + text.len() / 8)
+            .sum::<usize>(),
+    );
+    let mut fragments = String::new();
+    let mut next_fragment = 0;
+    links.push('[');
+    for (i, (target, kind, text)) in record_links.into_iter().enumerate() {
+        let id = id_of(&target)?;
+        // The fragments come by reference (the parse sorts them).
+        while let Some((_, f, line, column)) = doc
+            .fragments
+            .get(next_fragment)
+            .filter(|(at, _, _, _)| *at == i)
+        {
+            next_fragment += 1;
+            fragments.push(if fragments.is_empty() { '[' } else { ',' });
+            let f = serde_json::to_string(f).unwrap_or_else(|_| "\"\"".into());
+            let _ = write!(fragments, "[{id},{f},{line},{column}]");
+        }
+        if i > 0 {
+            links.push(',');
+        }
+        let _ = write!(links, "[{id},\"{}\",", kind.as_str());
+        links.push_str(&serde_json::to_string(&text).unwrap_or_else(|_| "\"\"".into()));
+        links.push(']');
+    }
+    links.push(']');
+    // `[]` when it has none: NULL is kept for a parse from before
+    // fragments were kept (schema 10), which the crawl reads again.
+    let fragments = match fragments.is_empty() {
+        true => "[]".to_string(),
+        false => fragments + "]",
+    };
+    let bad_html = (!doc.bad_html.is_empty()).then(|| crate::archive::bad_html_json(&doc.bad_html));
+    // NULL when none is known (a parser plugin's parse).
+    let lines = numbers_json(&doc.lines);
+    let columns = numbers_json(&doc.columns);
+    Ok(DocumentColumns {
+        http_equiv,
+        links,
+        fragments,
+        bad_html,
+        lines,
+        columns,
+    })
 }

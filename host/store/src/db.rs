@@ -479,6 +479,9 @@ fn first_line(sql: &str) -> &str {
     sql.trim().lines().next().unwrap_or_default()
 }
 
+/// The most prepared statements a PostgreSQL connection keeps.
+const STATEMENTS: usize = 256;
+
 /// The key of the advisory lock an immediate transaction takes on
 /// PostgreSQL (SQLite's write lock): one for the whole database.
 const WRITE_LOCK: i64 = 0x5350_494e_5752_4954; // "SPINWRIT"
@@ -551,9 +554,13 @@ impl PgConn {
             return Ok(st.clone());
         }
         let st = self.wait(self.client.prepare(&numbered(sql)))?;
-        self.statements
-            .borrow_mut()
-            .insert(sql.to_string(), st.clone());
+        let mut statements = self.statements.borrow_mut();
+        // The store's statements are a few dozen texts; one made from data
+        // (a report's filter) must not make the cache grow without end.
+        if statements.len() >= STATEMENTS {
+            statements.clear();
+        }
+        statements.insert(sql.to_string(), st.clone());
         Ok(st)
     }
 

@@ -68,10 +68,16 @@ impl Store {
         &self,
         doc: i64,
     ) -> Result<Vec<(String, RefKind, String)>, StoreError> {
-        self.link_ids(doc)?
+        let links = self.link_ids(doc)?;
+        let mut targets: Vec<i64> = links.iter().map(|(t, _, _)| *t).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let urls = self.urls_by_id(&targets)?;
+        links
             .into_iter()
             .map(|(target, kind, text)| {
-                let target = self.url_by_id(target)?.ok_or_else(|| {
+                // A document may refer to one URL twice (a link and an image).
+                let target = urls.get(&target).cloned().ok_or_else(|| {
                     StoreError::Io(format!(
                         "the stored references of document #{doc} name URL #{target}, which the store lacks"
                     ))

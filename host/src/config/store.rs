@@ -114,8 +114,16 @@ mod tests {
             err.unwrap_err()
                 .contains("never read from the configuration")
         );
-        let err = StoreSetting::parse("postgresql://db.example/spin?sslmode=require", &rel);
-        assert!(err.unwrap_err().contains("TLS"));
+        // TLS, its certificate and the server's name always checked.
+        for mode in ["require", "verify-ca", "verify-full"] {
+            let url = format!("postgresql://db.example/spin?sslmode={mode}");
+            assert!(StoreSetting::parse(&url, &rel).is_ok(), "{mode}");
+        }
+        let err = StoreSetting::parse("postgresql://db.example/spin?sslmode=sometimes", &rel);
+        assert!(
+            err.unwrap_err()
+                .contains("is not a PostgreSQL connection URL")
+        );
         let err = StoreSetting::parse("mysql://db.example/spin", &rel);
         assert!(err.unwrap_err().contains("not a `mysql://` URL"));
     }

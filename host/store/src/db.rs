@@ -518,21 +518,75 @@ fn io() -> Result<&'static tokio::runtime::Handle, StoreError> {
     .map_err(|e| StoreError::Io(format!("cannot start the PostgreSQL I/O thread: {e}")))
 }
 
+/// The client of a connection made on the I/O thread, whose socket is
+/// driven there from now on.
+fn connected<S, T>(
+    io: &tokio::runtime::Handle,
+    connecting: impl std::future::Future<
+        Output = Result<
+            (tokio_postgres::Client, tokio_postgres::Connection<S, T>),
+            tokio_postgres::Error,
+        >,
+    > + Send
+    + 'static,
+) -> Result<tokio_postgres::Client, StoreError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (client, connection) = futures_executor::block_on(io.spawn(connecting))
+        .map_err(|e| StoreError::Io(format!("the PostgreSQL I/O thread failed: {e}")))??;
+    io.spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!("store: the PostgreSQL connection ended: {e}");
+        }
+    });
+    Ok(client)
+}
+
+/// TLS for a PostgreSQL connection: rustls (the process's provider),
+/// trusting the system's roots and the certificates in the file
+/// `PGSSLROOTCERT` names (libpq's variable), with no client certificate.
+fn tls_connector() -> Result<tokio_postgres_rustls::MakeRustlsConnect, StoreError> {
+    use rustls::pki_types::{CertificateDer, pem::PemObject};
+    spinneret_core::tls::install_provider();
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+    if let Some(file) = std::env::var_os("PGSSLROOTCERT") {
+        let certs = CertificateDer::pem_file_iter(&file)
+            .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| {
+                StoreError::Io(format!(
+                    "cannot read the root certificates in {} (PGSSLROOTCERT): {e}",
+                    std::path::Path::new(&file).display()
+                ))
+            })?;
+        roots.add_parsable_certificates(certs);
+    }
+    let config = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
 impl PgConn {
-    /// Connect with a libpq-style connection string or URL.
+    /// Connect with `config`: over TLS when it says `sslmode=require`
+    /// (the server's certificate verified against the system's roots and
+    /// those in `PGSSLROOTCERT`'s file, and its name checked), else in the
+    /// clear.
     pub(crate) fn connect(config: &tokio_postgres::Config) -> Result<PgConn, StoreError> {
         let io = io()?;
         let config = config.clone();
-        let connected = futures_executor::block_on(
-            io.spawn(async move { config.connect(tokio_postgres::NoTls).await }),
-        )
-        .map_err(|e| StoreError::Io(format!("the PostgreSQL I/O thread failed: {e}")))?;
-        let (client, connection) = connected?;
-        io.spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::warn!("store: the PostgreSQL connection ended: {e}");
+        let client = match config.get_ssl_mode() {
+            tokio_postgres::config::SslMode::Require => {
+                let tls = tls_connector()?;
+                connected(io, async move { config.connect(tls).await })?
             }
-        });
+            _ => connected(
+                io,
+                async move { config.connect(tokio_postgres::NoTls).await },
+            )?,
+        };
         Ok(PgConn {
             client,
             statements: RefCell::new(HashMap::new()),

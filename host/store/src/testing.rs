@@ -17,6 +17,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// The test binary's server.
 pub struct TestPg {
     port: u16,
+    /// Its directory (data, socket, log, certificates).
+    dir: PathBuf,
+    /// The certificate authority that signed its TLS certificate, when
+    /// `openssl` could make one (without, it speaks no TLS).
+    root_cert: Option<PathBuf>,
     /// The server and its watchdog: they outlive this process, which
     /// never waits for them (the watchdog stops the server).
     _processes: [std::process::Child; 2],
@@ -71,6 +76,94 @@ fn as_server_user(program: &Path, root: bool) -> Command {
     }
 }
 
+/// A certificate authority and a server certificate it signed for
+/// `localhost` and 127.0.0.1 (`server.crt`, `server.key`) in `dir`; the
+/// authority's certificate, or `None` when `openssl` cannot make them.
+fn make_certificates(dir: &Path) -> Option<PathBuf> {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let extensions = dir.join("server.ext");
+    std::fs::write(
+        &extensions,
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+         keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+    )
+    .ok()?;
+    let steps: [Vec<&str>; 3] = [
+        [
+            &["req", "-x509"][..],
+            &ec,
+            &["-keyout", "ca.key", "-out", "ca.crt"],
+        ]
+        .concat(),
+        [
+            &["req"][..],
+            &ec,
+            &["-keyout", "server.key", "-out", "server.csr"],
+        ]
+        .concat(),
+        vec![
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-extfile",
+            "server.ext",
+        ],
+    ];
+    for (i, step) in steps.iter().enumerate() {
+        let mut c = Command::new("openssl");
+        c.args(step)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        c.stdout(Stdio::null());
+        if i < 2 {
+            let subject = if i == 0 {
+                "/CN=spinneret test CA"
+            } else {
+                "/CN=localhost"
+            };
+            c.args(["-subj", subject, "-days", "2"]);
+        } else {
+            c.args(["-days", "2"]);
+        }
+        if !c.status().is_ok_and(|s| s.success()) {
+            return None;
+        }
+    }
+    // The server refuses a key others may read.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.join("server.key"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .ok()?;
+    Some(dir.join("ca.crt"))
+}
+
+/// Make `dir` and what it holds the `postgres` user's.
+fn give_to_postgres(dir: &Path) {
+    let chown = Command::new("chown")
+        .args(["-R", "postgres:"])
+        .arg(dir)
+        .status()
+        .expect("chown");
+    assert!(chown.success(), "cannot give {} to postgres", dir.display());
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -107,12 +200,7 @@ impl TestPg {
             .keep();
         let data = dir.join("data");
         if root {
-            let chown = Command::new("chown")
-                .args(["-R", "postgres:"])
-                .arg(&dir)
-                .status()
-                .expect("chown");
-            assert!(chown.success(), "cannot give {} to postgres", dir.display());
+            give_to_postgres(&dir);
         }
         let out = as_server_user(&bin.join("initdb"), root)
             .args(["--no-sync", "-A", "trust", "-U", "postgres", "-E", "UTF8"])
@@ -125,6 +213,21 @@ impl TestPg {
             "initdb failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let root_cert = make_certificates(&dir);
+        if root {
+            give_to_postgres(&dir);
+        }
+        let mut tls = Vec::new();
+        if root_cert.is_some() {
+            for (key, file) in [
+                ("ssl_cert_file", "server.crt"),
+                ("ssl_key_file", "server.key"),
+            ] {
+                tls.push("-c".to_string());
+                tls.push(format!("{key}={}", dir.join(file).display()));
+            }
+            tls.extend(["-c".into(), "ssl=on".into()]);
+        }
         let port = free_port();
         let server = as_server_user(&bin.join("postgres"), root)
             .arg("-D")
@@ -133,6 +236,8 @@ impl TestPg {
             .arg(&dir)
             .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
             .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
+            .args(["-c", "log_connections=on"])
+            .args(&tls)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.join("server.log")).expect("a log file"))
             .spawn()
@@ -164,6 +269,8 @@ impl TestPg {
         }
         TestPg {
             port,
+            dir,
+            root_cert,
             _processes: [server, watchdog],
         }
     }
@@ -177,6 +284,17 @@ impl TestPg {
             self.port,
             config.get_dbname().unwrap_or_default()
         )
+    }
+
+    /// The certificate to trust for the server's TLS (`PGSSLROOTCERT`),
+    /// when it speaks TLS.
+    pub fn root_cert(&self) -> Option<&Path> {
+        self.root_cert.as_deref()
+    }
+
+    /// What the server has logged (each connection, and whether it used TLS).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
 
     /// The connection settings of a database on the server.

@@ -12,7 +12,9 @@ const TASK: &str =
     "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n";
 
 /// `results --json` of a store, each line without what differs between
-/// two crawls of one web (the run's number and the times).
+/// two crawls of one web: the run's number, the times, and the referrer
+/// (the page whose answer came first; every referring page is listed in
+/// `referrers`, which is compared).
 fn results(store_args: &[&str]) -> Vec<serde_json::Value> {
     let mut args = vec!["results", "--json"];
     args.extend_from_slice(store_args);
@@ -23,7 +25,7 @@ fn results(store_args: &[&str]) -> Vec<serde_json::Value> {
         .map(|l| {
             let mut v: serde_json::Value = serde_json::from_str(l).expect("JSON");
             let o = v.as_object_mut().expect("an object");
-            for volatile in ["run", "checked_at", "checked", "elapsed_ms"] {
+            for volatile in ["run", "checked_at", "checked", "elapsed_ms", "referrer"] {
                 o.remove(volatile);
             }
             v
@@ -50,7 +52,17 @@ fn a_crawl_on_postgres_finds_what_one_on_sqlite_does() {
         .unwrap();
     expect_exit(&pg_run, 1);
     // The summary names the store without a password, and says the same.
-    let said = |out: &std::process::Output, store: &str| text(&out.stdout).replace(store, "STORE");
+    // The summary names the store, and how long the run took: neither is
+    // compared.
+    let said = |out: &std::process::Output, store: &str| {
+        let text = text(&out.stdout).replace(store, "STORE");
+        text.lines()
+            .map(|l| match (l.find(" in "), l.find("s;")) {
+                (Some(a), Some(b)) if a < b => format!("{} in Ts{}", &l[..a], &l[b + 1..]),
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
         said(&pg_run, &url),
         said(
@@ -110,4 +122,43 @@ fn a_postgres_store_never_takes_a_password_from_the_configuration() {
     ]);
     let stderr = expect_exit(&out, 2);
     assert!(stderr.contains("needs the store in a file"), "{stderr}");
+}
+
+#[test]
+fn a_store_over_tls_is_encrypted_and_its_certificate_checked() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let Some(ca) = pg.root_cert() else {
+        eprintln!("openssl made no certificates: the TLS test is skipped");
+        return;
+    };
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, TASK);
+    let config = setup.config_path.to_str().unwrap();
+    let plain = pg.database_url();
+    let database = plain.rsplit('/').next().unwrap().to_string();
+    // libpq's spelling: the certificate and the server's name are checked.
+    let url = format!("{plain}?sslmode=verify-full");
+    let out = command()
+        .args(["-q", "crawl", config, "--store", &url])
+        .env("PGSSLROOTCERT", ca)
+        .output()
+        .unwrap();
+    expect_exit(&out, 1);
+    let log = pg.log();
+    let ours: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(&format!("database={database} ")))
+        .collect();
+    assert!(!ours.is_empty(), "{log}");
+    assert!(ours.iter().all(|l| l.contains("SSL enabled")), "{log}");
+    // A certificate nobody trusts: refused, and said why.
+    let out = command()
+        .args(["-q", "crawl", config, "--store", &url])
+        .env_remove("PGSSLROOTCERT")
+        .output()
+        .unwrap();
+    let stderr = expect_exit(&out, 2);
+    assert!(stderr.contains("certificate"), "{stderr}");
 }

@@ -609,6 +609,54 @@ impl Store {
             })
     }
 
+    /// Whether the store answers many questions in one better than one
+    /// each (a database server: a round trip a question), so that a
+    /// caller should ask [`Store::latest_results`] for many URLs at once.
+    pub fn prefers_batches(&self) -> bool {
+        self.conn.dialect() == db::Dialect::Postgres
+    }
+
+    /// The newest result of each of `urls` that has one, from any run, by
+    /// URL: [`Store::latest_result`] for many URLs, in one statement on a
+    /// database server.
+    pub fn latest_results(
+        &self,
+        urls: &[&str],
+    ) -> Result<HashMap<String, CachedResult>, StoreError> {
+        let mut found = HashMap::with_capacity(urls.len());
+        if self.conn.dialect() == db::Dialect::Sqlite {
+            for url in urls {
+                if let Some(c) = self.latest_result(url)? {
+                    found.insert(url.to_string(), c);
+                }
+            }
+            return Ok(found);
+        }
+        let sql = format!(
+            "SELECT DISTINCT ON (u.url) r.run_id, d.owner, d.url_id IS NOT NULL,
+               d.url_id IS NOT NULL AND d.fragments IS NULL, {RESULT_COLUMNS}
+             FROM urls u JOIN results r ON r.url_id = u.id
+             LEFT JOIN urls ref ON ref.id = r.referrer_id
+             LEFT JOIN documents d ON d.url_id = u.id
+             WHERE u.url = ANY(?1::text[]) ORDER BY u.url, r.run_id DESC"
+        );
+        let urls: Vec<Option<&str>> = urls.iter().copied().map(Some).collect();
+        for chunk in urls.chunks(10_000) {
+            self.conn.for_each(&sql, params![db::Texts(chunk)], |row| {
+                let c = CachedResult {
+                    run: row.get(0)?,
+                    doc_owner: row.get(1)?,
+                    is_document: row.get(2)?,
+                    doc_predates_fragments: row.get(3)?,
+                    result: result_from_row(row, 4)?,
+                };
+                found.insert(c.result.url.clone(), c);
+                Ok::<_, StoreError>(())
+            })?;
+        }
+        Ok(found)
+    }
+
     /// The id of `url`, if the store knows it.
     fn known_url_id(&self, url: &str) -> Result<Option<i64>, StoreError> {
         self.conn

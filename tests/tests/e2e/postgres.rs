@@ -74,13 +74,22 @@ fn a_crawl_on_postgres_finds_what_one_on_sqlite_does() {
     assert!(on_sqlite.len() > 5, "{on_sqlite:?}");
     assert_eq!(on_postgres, on_sqlite);
 
-    // The next run revalidates from the database, as from the file.
-    let again = command()
-        .args(["-q", "crawl", config, "--store", &url])
-        .output()
-        .unwrap();
-    expect_exit(&again, 1);
-    assert_eq!(results(&["--store", &url]).len(), on_sqlite.len());
+    // The next run reuses the earlier results from the database (a page's
+    // references ask for theirs together) as from the file.
+    for store in [&["--store", url.as_str()][..], &[]] {
+        let again = command()
+            .args(["-q", "crawl", config, "--max-age", "1h"])
+            .args(store)
+            .output()
+            .unwrap();
+        expect_exit(&again, 1);
+    }
+    let again_on_sqlite = results(&["-c", config]);
+    assert!(
+        again_on_sqlite.iter().any(|r| r["source"] == "reused"),
+        "the second run used the first's results: {again_on_sqlite:?}"
+    );
+    assert_eq!(results(&["--store", &url]), again_on_sqlite);
 }
 
 #[test]

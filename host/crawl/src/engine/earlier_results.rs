@@ -9,7 +9,11 @@ impl Engine<'_> {
     /// Reuse or prepare to revalidate an earlier result; true when `u` is settled by it.
     pub(super) fn try_cache(&mut self, u: UrlIdx, need_get: bool) -> bool {
         let url = self.frontier.get(u).url.to_string();
-        let cached = match self.store.latest_result(&url) {
+        let earlier = match self.prefetched.remove(&u) {
+            Some(prefetched) => Ok(prefetched),
+            None => self.store.latest_result(&url),
+        };
+        let cached = match earlier {
             Ok(Some(c)) => c,
             Ok(None) => return false,
             Err(e) => {
@@ -29,6 +33,39 @@ impl Engine<'_> {
                 false
             }
             Reuse::Ignore => false,
+        }
+    }
+
+    /// Ask the store at once for the earlier results of those of `links`
+    /// not yet seen, when it prefers that to a question a URL (a database
+    /// server); `try_cache` takes them.
+    pub(super) fn prefetch_earlier_results(&mut self, links: &[(UrlIdx, RefKind)]) {
+        if !self.use_cache || !self.store.prefers_batches() {
+            return;
+        }
+        let new: Vec<UrlIdx> = links
+            .iter()
+            .map(|&(u, _)| u)
+            .filter(|&u| self.frontier.get(u).state == UrlState::New)
+            .collect();
+        if new.len() < 2 {
+            return;
+        }
+        let urls: Vec<String> = new
+            .iter()
+            .map(|&u| self.frontier.get(u).url.to_string())
+            .collect();
+        let asked: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let mut found = match self.store.latest_results(&asked) {
+            Ok(found) => found,
+            Err(e) => {
+                // Each is asked for alone instead.
+                tracing::warn!("cannot read the earlier results of a page's references: {e}");
+                return;
+            }
+        };
+        for (u, url) in new.into_iter().zip(&urls) {
+            self.prefetched.insert(u, found.remove(url));
         }
     }
 

@@ -111,6 +111,10 @@ pub(super) struct Engine<'a> {
     invalid_counted: HashSet<(usize, String)>,
     stats: Vec<TaskSummary>,
     use_cache: bool,
+    /// Earlier results asked for together, for the references of the
+    /// document being expanded (on a store that prefers batches), until
+    /// each is taken (`None`: the store has none); emptied after it.
+    prefetched: HashMap<UrlIdx, Option<CachedResult>>,
     /// Documents an archive marked completed: not read again.
     completed: Arc<std::collections::HashSet<String>>,
     progress: Arc<Progress>,
@@ -183,6 +187,7 @@ impl<'a> Engine<'a> {
             invalid_counted: HashSet::new(),
             stats: Vec::new(),
             use_cache,
+            prefetched: HashMap::new(),
             completed: options.completed.clone(),
             progress,
             requests: 0,
@@ -640,9 +645,11 @@ impl<'a> Engine<'a> {
             return;
         }
         self.stats[t].references += (links.len() + invalid.len()) as u64;
+        self.prefetch_earlier_results(&links);
         for (target, kind) in links {
             self.reach(t, target, kind, Some(d));
         }
+        self.prefetched.clear();
         let source = self.frontier.get(d).url.to_string();
         for (raw, why) in invalid {
             if self.invalid_counted.insert((t, raw.clone())) {

@@ -51,6 +51,9 @@ struct Bench {
     web: TestWeb,
     /// The web's edition ([`Shape::web_with_edition`]).
     edition: Arc<AtomicU64>,
+    /// `--postgres`: each crawl's store is a new database on this server
+    /// (the test suite's: fsync off), not an SQLite file.
+    postgres: Option<&'static spinneret_store::testing::TestPg>,
 }
 
 /// One crawl's figures.
@@ -130,14 +133,27 @@ impl Bench {
     fn crawl(&self, plugins: &[&str], reports: bool) -> anyhow::Result<Crawl> {
         let dir = tempfile::tempdir()?;
         self.web.clear_log();
+        let (config, location) = match self.postgres {
+            Some(pg) => {
+                let url = pg.database_url();
+                let config = self.config(plugins, reports).replacen(
+                    "store = \"bench.db\"",
+                    &format!("store = \"{url}\""),
+                    1,
+                );
+                let location = spinneret_store::StoreLocation::postgres(&url, None)
+                    .map_err(anyhow::Error::msg)?;
+                (config, location)
+            }
+            None => (
+                self.config(plugins, reports),
+                spinneret_store::StoreLocation::File(dir.path().join("bench.db")),
+            ),
+        };
         // The crawler's log says how long the crawl and the report stage took
         // and what each plugin call cost; only those lines are kept (the app
         // layer times the stages and prints the plugins' call table).
-        let (secs, log) = self.crawl_in(
-            dir.path(),
-            &self.config(plugins, reports),
-            "warn,spinneret::app=debug",
-        )?;
+        let (secs, log) = self.crawl_in(dir.path(), &config, "warn,spinneret::app=debug")?;
         let timings = log
             .lines()
             .filter_map(|l| {
@@ -149,7 +165,7 @@ impl Bench {
             .collect();
         let requests = self.web.requests();
         let gets = self.pages_read();
-        let store = spinneret_store::Store::open(&dir.path().join("bench.db"))?;
+        let store = spinneret_store::Store::open_at(location)?;
         let run = store.last_run()?.expect("the crawl recorded a run");
         let checked = store.run_results(run.id, None)?.len();
         Ok(Crawl {
@@ -280,7 +296,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--genvl] [--serve]\n\
+            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--genvl] [--serve] [--postgres]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
@@ -313,7 +329,10 @@ fn main() -> anyhow::Result<()> {
                   --genvl is GENVL's: a library of a VL of 10,000 pointers and a tree of 1,010 VLs\n\
                   imported, the summary page's p50/p99, and `wrk -c100` over the tree's pages\n\
                   while a client posts pointers;\n\
-                  --serve only serves the web (and keeps its config) until killed."
+                  --serve only serves the web (and keeps its config) until killed;\n\
+                  --postgres crawls into a PostgreSQL store (a new database for each crawl on a\n\
+                  server the benchmark starts as the test suite does: initdb and postgres, fsync\n\
+                  off) instead of an SQLite file, with the crawl and --overhead modes."
         );
         return Ok(());
     }
@@ -339,12 +358,19 @@ fn main() -> anyhow::Result<()> {
     let edition = Arc::new(AtomicU64::new(0));
     let web = TestWeb::start(shape.web_with_edition(port.clone(), edition.clone()));
     let _ = port.set(web.port());
+    let postgres = match args.iter().any(|a| a == "--postgres") {
+        true => Some(spinneret_store::testing::TestPg::shared().ok_or_else(|| {
+            anyhow::anyhow!("--postgres needs PostgreSQL's server programs (initdb, postgres)")
+        })?),
+        false => None,
+    };
     let bench = Bench {
         binary,
         shape,
         concurrency,
         web,
         edition,
+        postgres,
     };
 
     // The built-ins that run inside the crawl, with their default settings:

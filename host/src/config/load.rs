@@ -317,6 +317,7 @@ impl Reader<'_> {
             .map_err(|m| self.at(Some(s.span()), m))?;
         let place = password_source(
             "the store's password",
+            "store_",
             raw.store_password.as_ref(),
             raw.store_password_env
                 .as_ref()
@@ -780,12 +781,14 @@ fn schedule(
         .transpose()
 }
 
-/// Where a table's password is (`[mail]`, `[[request]]`): the variable
-/// of `password_env` or the file of `password_file`, not both; a
-/// `password` key (`literal`) is refused, as a password is never in the
-/// configuration. `what` names the password in that refusal.
+/// Where a table's password is (`[mail]`, `[[request]]`; the store's,
+/// whose keys have the `prefix` `store_`): the variable of `password_env`
+/// or the file of `password_file`, not both; a `password` key (`literal`)
+/// is refused, as a password is never in the configuration. `what` names
+/// the password in that refusal.
 pub(super) fn password_source(
     what: &str,
+    prefix: &str,
     literal: Option<&Spanned<toml::Value>>,
     env: Option<&str>,
     file: Option<&str>,
@@ -796,14 +799,14 @@ pub(super) fn password_source(
         return Err((
             Some(p.span()),
             format!(
-                "{what} is never read from the configuration; name where it is with password_env = \"VARIABLE\" or password_file = \"PATH\""
+                "{what} is never read from the configuration; name where it is with {prefix}password_env = \"VARIABLE\" or {prefix}password_file = \"PATH\""
             ),
         ));
     }
     match (env, file) {
         (Some(_), Some(_)) => Err((
             Some(table.clone()),
-            "give password_env or password_file, not both".into(),
+            format!("give {prefix}password_env or {prefix}password_file, not both"),
         )),
         (Some(v), None) => Ok(Some(Password::Env(v.to_string()))),
         (None, Some(f)) => Ok(Some(Password::File(rel(f)))),
@@ -929,6 +932,46 @@ mod tests {
 
     const MINIMAL: &str =
         "[[task]]\nname = \"ICS\"\nkind = \"site\"\ntop = \"http://www.ics.example/\"\n";
+
+    #[test]
+    fn a_database_stores_password_is_named_not_written() {
+        let pg = "store = \"postgres://spider@db.example/spin\"\n";
+        let c = load(&format!("{pg}store_password_env = \"DB_PW\"\n{MINIMAL}")).unwrap();
+        assert_eq!(
+            c.settings.store,
+            crate::config::StoreSetting::Postgres {
+                url: "postgres://spider@db.example/spin".into(),
+                password: Some(crate::config::Password::Env("DB_PW".into())),
+            }
+        );
+        let c = load(&format!("{pg}store_password_file = \"pw\"\n{MINIMAL}")).unwrap();
+        assert!(matches!(
+            c.settings.store,
+            crate::config::StoreSetting::Postgres {
+                password: Some(crate::config::Password::File(ref f)), ..
+            } if f == Path::new("/srv/web/pw")
+        ));
+        for (text, said) in [
+            (
+                format!("{pg}store_password = \"x\"\n{MINIMAL}"),
+                "test.toml:2:18: the store's password is never read from the configuration; name where it is with store_password_env = \"VARIABLE\" or store_password_file = \"PATH\"",
+            ),
+            (
+                format!("{pg}store_password_env = \"A\"\nstore_password_file = \"b\"\n{MINIMAL}"),
+                "test.toml:1:9: give store_password_env or store_password_file, not both",
+            ),
+            (
+                format!("store = \"s.db\"\nstore_password_env = \"A\"\n{MINIMAL}"),
+                "test.toml:1:9: a store password is for a PostgreSQL store, and this store is a file",
+            ),
+            (
+                format!("store_password_env = \"A\"\n{MINIMAL}"),
+                "test.toml:1:22: a store password is for a PostgreSQL store: give store = \"postgres://…\" too",
+            ),
+        ] {
+            assert_eq!(load(&text).unwrap_err().to_string(), said);
+        }
+    }
 
     #[test]
     fn the_crawl_plan_holds_the_tasks_asked_for_and_the_crawls_settings() {

@@ -147,6 +147,7 @@ pub(super) fn mail_settings(
     let defaults = MailSettings::default();
     let password = password_source(
         "the SMTP password",
+        "",
         m.password.as_ref(),
         m.password_env.as_deref(),
         m.password_file.as_deref(),

@@ -99,6 +99,7 @@ pub(super) fn request_rule(
     let r = raw.into_inner();
     let source = password_source(
         "a password",
+        "",
         r.password.as_ref(),
         r.password_env.as_ref().map(|v| v.get_ref().as_str()),
         r.password_file.as_ref().map(|f| f.get_ref().as_str()),

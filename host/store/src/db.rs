@@ -296,6 +296,9 @@ pub(crate) enum TxMode {
     /// writer must not interleave with (on PostgreSQL, an advisory lock
     /// held to the transaction's end stands for SQLite's write lock).
     Immediate,
+    /// Reads only, all of one state of the store (SQLite's read
+    /// transaction; PostgreSQL's repeatable read).
+    Snapshot,
 }
 
 /// An open transaction: queries go through it (it derefs to the
@@ -451,7 +454,7 @@ impl Conn {
         let inner = match self {
             Conn::Sqlite(c) => {
                 let behavior = match mode {
-                    TxMode::Deferred => rusqlite::TransactionBehavior::Deferred,
+                    TxMode::Deferred | TxMode::Snapshot => rusqlite::TransactionBehavior::Deferred,
                     TxMode::Immediate => rusqlite::TransactionBehavior::Immediate,
                 };
                 TxInner::Sqlite(rusqlite::Transaction::new_unchecked(c, behavior)?)
@@ -496,6 +499,10 @@ pub(crate) struct PgConn {
     statements: RefCell<HashMap<String, tokio_postgres::Statement>>,
     /// Open transactions and savepoints.
     depth: Cell<usize>,
+    /// Whether a statement failed inside the open transaction: PostgreSQL
+    /// has then aborted it (every later statement fails, and its COMMIT
+    /// rolls back), so committing it is an error, not a quiet rollback.
+    failed: Cell<bool>,
 }
 
 /// The runtime that drives every PostgreSQL connection's socket.
@@ -582,15 +589,32 @@ impl PgConn {
                 let tls = tls_connector()?;
                 connected(io, async move { config.connect(tls).await })?
             }
-            _ => connected(
-                io,
-                async move { config.connect(tokio_postgres::NoTls).await },
-            )?,
+            _ => {
+                let remote = config.get_hosts().iter().any(|h| match h {
+                    tokio_postgres::config::Host::Tcp(name) => {
+                        name != "localhost"
+                            && !name
+                                .parse::<std::net::IpAddr>()
+                                .is_ok_and(|ip| ip.is_loopback())
+                    }
+                    tokio_postgres::config::Host::Unix(_) => false,
+                });
+                if remote {
+                    tracing::warn!(
+                        "store: connecting to PostgreSQL in the clear; give the store's URL ?sslmode=require for TLS"
+                    );
+                }
+                connected(
+                    io,
+                    async move { config.connect(tokio_postgres::NoTls).await },
+                )?
+            }
         };
         Ok(PgConn {
             client,
             statements: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
+            failed: Cell::new(false),
         })
     }
 
@@ -599,7 +623,11 @@ impl PgConn {
         &self,
         call: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
     ) -> Result<T, StoreError> {
-        Ok(futures_executor::block_on(call)?)
+        let answer = futures_executor::block_on(call);
+        if answer.is_err() && self.depth.get() > 0 {
+            self.failed.set(true);
+        }
+        Ok(answer?)
     }
 
     /// The prepared statement of `sql` (written with `?N`), prepared once.
@@ -645,22 +673,44 @@ impl PgConn {
             d => self.batch(&format!("SAVEPOINT s{d}"))?,
         }
         self.depth.set(depth);
-        if mode == TxMode::Immediate {
-            self.execute("SELECT pg_advisory_xact_lock(?1)", params![WRITE_LOCK])?;
+        let setup = match mode {
+            TxMode::Deferred => Ok(()),
+            TxMode::Immediate => self
+                .execute("SELECT pg_advisory_xact_lock(?1)", params![WRITE_LOCK])
+                .map(drop),
+            TxMode::Snapshot if depth == 1 => {
+                self.batch("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            }
+            TxMode::Snapshot => Ok(()),
+        };
+        if let Err(e) = setup {
+            // No guard holds it yet: undone here.
+            let _ = self.end(depth, false);
+            return Err(e);
         }
         Ok(depth)
     }
 
-    /// End the transaction or savepoint at `depth`.
+    /// End the transaction or savepoint at `depth`: committed (an error,
+    /// and rolled back, when a statement in it failed), or rolled back.
     fn end(&self, depth: usize, commit: bool) -> Result<(), StoreError> {
-        self.depth.set(depth - 1);
+        debug_assert_eq!(depth, self.depth.get(), "transactions end innermost first");
+        let failed = self.failed.get();
+        let commit = commit && !failed;
         let sql = match (depth, commit) {
             (1, true) => "COMMIT".to_string(),
             (1, false) => "ROLLBACK".to_string(),
             (d, true) => format!("RELEASE SAVEPOINT s{d}"),
             (d, false) => format!("ROLLBACK TO SAVEPOINT s{d}; RELEASE SAVEPOINT s{d}"),
         };
-        self.batch(&sql)
+        // Rolled back (to its savepoint), the transaction is whole again.
+        self.depth.set(depth - 1);
+        self.failed.set(false);
+        self.batch(&sql)?;
+        match failed {
+            true => Err(StoreError::RolledBack),
+            false => Ok(()),
+        }
     }
 }
 
@@ -717,9 +767,17 @@ impl ToSql for PgParam<'_> {
                 _ => Err(format!("cannot bind the integer {n} to a parameter of type {ty}").into()),
             },
             Value::Real(x) => x.to_sql(ty, out),
+            // PostgreSQL's text cannot hold NUL (SQLite's can): a crawled
+            // page's or robots.txt's NUL becomes U+FFFD there.
+            Value::Text(t) if t.contains('\0') => t.replace('\0', "\u{FFFD}").to_sql(ty, out),
             Value::Text(t) => t.to_sql(ty, out),
             Value::Blob(b) => b.to_sql(ty, out),
             Value::Ints(a) => a.to_sql(ty, out),
+            Value::Texts(a) if a.iter().flatten().any(|t| t.contains('\0')) => a
+                .iter()
+                .map(|t| t.map(|t| t.replace('\0', "\u{FFFD}")))
+                .collect::<Vec<_>>()
+                .to_sql(ty, out),
             Value::Texts(a) => a.to_sql(ty, out),
         }
     }
@@ -866,6 +924,57 @@ mod tests {
             });
             assert!(matches!(r, Err(StoreError::Io(_))));
             assert_eq!(seen, 3);
+        }
+    }
+
+    #[test]
+    fn a_failed_statement_in_a_transaction_is_never_taken_for_a_commit() {
+        for c in conns() {
+            let tx = c.transaction(TxMode::Deferred).unwrap();
+            tx.execute("INSERT INTO t (name) VALUES ('before')", params![])
+                .unwrap();
+            assert!(
+                tx.execute("INSERT INTO no_such_table VALUES (1)", params![])
+                    .is_err()
+            );
+            let committed = tx.commit();
+            let names = |c: &Conn| {
+                c.query_vec("SELECT name FROM t", params![], |r| r.get::<_, String>(0))
+                    .unwrap()
+            };
+            match c.dialect() {
+                // PostgreSQL aborted the transaction: its COMMIT would
+                // have rolled back quietly; it is an error here.
+                Dialect::Postgres => {
+                    assert!(matches!(committed, Err(StoreError::RolledBack)));
+                    assert!(names(&c).is_empty());
+                }
+                // SQLite keeps the statements that worked.
+                Dialect::Sqlite => {
+                    committed.unwrap();
+                    assert_eq!(names(&c), ["before"]);
+                }
+            }
+            // The connection goes on.
+            c.execute("INSERT INTO t (name) VALUES ('after')", params![])
+                .unwrap();
+            assert!(names(&c).contains(&"after".to_string()));
+        }
+    }
+
+    #[test]
+    fn text_with_a_nul_is_stored() {
+        for c in conns() {
+            c.execute("INSERT INTO t (name) VALUES (?1)", params!["a\0b"])
+                .unwrap();
+            let name: String = c
+                .query_row("SELECT name FROM t", params![], |r| r.get(0))
+                .unwrap();
+            let expected = match c.dialect() {
+                Dialect::Sqlite => "a\0b",
+                Dialect::Postgres => "a\u{FFFD}b",
+            };
+            assert_eq!(name, expected);
         }
     }
 }

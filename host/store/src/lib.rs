@@ -55,6 +55,12 @@ pub enum StoreError {
         /// What was wrong.
         message: String,
     },
+    /// A statement failed inside a transaction on PostgreSQL, which then
+    /// rolled it back whole: none of its writes were kept.
+    #[error(
+        "store: the transaction was rolled back after an error in it; none of its writes were kept"
+    )]
+    RolledBack,
     /// A query the store expects an answer of found none.
     #[error("store: no row answers `{0}`")]
     NoRow(String),
@@ -73,6 +79,25 @@ pub enum StoreError {
         /// The newest this build knows.
         known: i64,
     },
+}
+
+/// `url` with the password of its user information (`user:password@`)
+/// replaced, for a message.
+fn without_password(url: &str) -> String {
+    let Some(start) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[start..];
+    let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
+    match (authority.rfind('@'), authority.find(':')) {
+        (Some(at), Some(colon)) if colon < at => format!(
+            "{}{}:***{}",
+            &url[..start],
+            &authority[..colon],
+            &url[start + at..]
+        ),
+        _ => url.to_string(),
+    }
 }
 
 /// PostgreSQL's own message, when the server sent one (the client's
@@ -309,8 +334,10 @@ impl std::fmt::Display for StoreLocation {
                 }
                 match config.get_hosts().first() {
                     Some(tokio_postgres::config::Host::Tcp(host)) => f.write_str(host)?,
+                    // A socket's directory, percent-encoded as libpq reads it.
                     Some(tokio_postgres::config::Host::Unix(dir)) => {
-                        write!(f, "[{}]", dir.display())?
+                        let dir = dir.display().to_string();
+                        f.write_str(&dir.replace('%', "%25").replace('/', "%2F"))?
                     }
                     None => f.write_str("localhost")?,
                 }
@@ -319,6 +346,11 @@ impl std::fmt::Display for StoreLocation {
                 }
                 if let Some(db) = config.get_dbname() {
                     write!(f, "/{db}")?;
+                }
+                // Shown as it connects: given back as `--store`, it
+                // connects the same way.
+                if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+                    f.write_str("?sslmode=require")?;
                 }
                 Ok(())
             }
@@ -338,9 +370,12 @@ impl StoreLocation {
         let spelled = url
             .replace("sslmode=verify-full", "sslmode=require")
             .replace("sslmode=verify-ca", "sslmode=require");
-        let mut config: tokio_postgres::Config = spelled
-            .parse()
-            .map_err(|e| format!("`{url}` is not a PostgreSQL connection URL: {e}"))?;
+        let mut config: tokio_postgres::Config = spelled.parse().map_err(|e| {
+            format!(
+                "`{}` is not a PostgreSQL connection URL: {e}",
+                without_password(url)
+            )
+        })?;
         if config.get_password().is_some() {
             return Err(
                 "the store's URL holds a password, and a password is never read from the configuration or the command line: name where it is with store_password_env or store_password_file, or set PGPASSWORD"
@@ -358,6 +393,12 @@ impl StoreLocation {
             config.password(password);
         }
         config.application_name("spinneret");
+        // A server that stops answering is an error, not a crawl that
+        // waits for ever.
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(std::time::Duration::from_secs(10));
+        }
+        config.keepalives_idle(std::time::Duration::from_secs(60));
         Ok(StoreLocation::Postgres(Box::new(config)))
     }
 
@@ -584,7 +625,7 @@ impl Store {
     /// see one consistent state and skip a file lock per statement (that
     /// was a third of the report stage).
     pub fn read_snapshot(&self) -> Result<ReadSnapshot<'_>, StoreError> {
-        Ok(ReadSnapshot(self.conn.transaction(TxMode::Deferred)?))
+        Ok(ReadSnapshot(self.conn.transaction(TxMode::Snapshot)?))
     }
 
     /// Whether any result is stored at all (a fresh store needs no cache lookups).
@@ -861,14 +902,44 @@ impl Store {
             "DELETE FROM findings WHERE run_id = ?1 AND task_id = ?2",
             params![run, task],
         )?;
-        for (i, f) in findings.iter().enumerate() {
-            tx.execute(
-                "INSERT INTO findings (run_id, task_id, seq, kind, url, referrer, message, severity, source)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    run, task, i as i64, f.kind, f.url, f.referrer, f.message, f.severity, f.source
-                ],
-            )?;
+        if self.prefers_batches() {
+            // A statement for a thousand findings, not a round trip each.
+            for (n, chunk) in findings.chunks(1_000).enumerate() {
+                let seq: Vec<Option<i64>> = (0..chunk.len())
+                    .map(|i| Some((n * 1_000 + i) as i64))
+                    .collect();
+                let text = |f: &dyn Fn(&FindingRow) -> &str| -> Vec<Option<&str>> {
+                    chunk.iter().map(|r| Some(f(r))).collect()
+                };
+                let referrer: Vec<Option<&str>> =
+                    chunk.iter().map(|r| r.referrer.as_deref()).collect();
+                tx.execute(
+                    "INSERT INTO findings (run_id, task_id, seq, kind, url, referrer, message, severity, source)
+                     SELECT CAST(?1 AS BIGINT), CAST(?2 AS BIGINT), * FROM unnest(?3::bigint[], ?4::text[], ?5::text[], ?6::text[],
+                       ?7::text[], ?8::text[], ?9::text[])",
+                    params![
+                        run,
+                        task,
+                        db::Ints(&seq),
+                        db::Texts(&text(&|r| &r.kind)),
+                        db::Texts(&text(&|r| &r.url)),
+                        db::Texts(&referrer),
+                        db::Texts(&text(&|r| &r.message)),
+                        db::Texts(&text(&|r| &r.severity)),
+                        db::Texts(&text(&|r| &r.source)),
+                    ],
+                )?;
+            }
+        } else {
+            for (i, f) in findings.iter().enumerate() {
+                tx.execute(
+                    "INSERT INTO findings (run_id, task_id, seq, kind, url, referrer, message, severity, source)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        run, task, i as i64, f.kind, f.url, f.referrer, f.message, f.severity, f.source
+                    ],
+                )?;
+            }
         }
         tx.commit()?;
         Ok(())
@@ -1213,6 +1284,34 @@ mod tests {
             for (i, (a, b)) in sqlite.iter().zip(&other).enumerate() {
                 assert_eq!(a, b, "read {i} differs on {}", store.location());
             }
+        }
+    }
+
+    #[test]
+    fn a_database_store_is_shown_without_its_password_and_as_it_connects() {
+        assert_eq!(
+            without_password("postgres://u:secret@h/db?x=1"),
+            "postgres://u:***@h/db?x=1"
+        );
+        assert_eq!(without_password("postgres://u@h/db"), "postgres://u@h/db");
+        let err =
+            StoreLocation::postgres("postgres://u:secret@h/db?sslmode=bogus", None).unwrap_err();
+        assert!(!err.contains("secret"), "{err}");
+        // Shown, then given back as --store, it connects the same way.
+        for (given, shown) in [
+            (
+                "postgres://u@h:5433/db?sslmode=verify-full",
+                "postgres://u@h:5433/db?sslmode=require",
+            ),
+            (
+                "postgresql://u@%2Fvar%2Frun%2Fpostgresql/db",
+                "postgres://u@%2Fvar%2Frun%2Fpostgresql:5432/db",
+            ),
+        ] {
+            let location = StoreLocation::postgres(given, None).unwrap();
+            assert_eq!(location.to_string(), shown);
+            let again = StoreLocation::postgres(shown, None).unwrap();
+            assert_eq!(again.to_string(), shown);
         }
     }
 

@@ -318,13 +318,14 @@ fn placeable(tx: &Conn, id: i64, to: i64) -> Result<Posting, LibraryError> {
 const BELOW: &str = "WITH RECURSIVE below(id) AS (
     SELECT CAST(?1 AS BIGINT) UNION ALL SELECT l.id FROM library l JOIN below b ON l.parent = b.id)";
 
-/// The order of `column` (a title) in the library's lists: letters
-/// compared without their case (ASCII's, as SQLite's `NOCASE` does, and
-/// `lower()` on PostgreSQL's C collation), in the index's order.
+/// The order of `column` (a title) in the library's lists: ASCII letters
+/// compared without their case, the rest byte by byte (SQLite's `NOCASE`;
+/// on PostgreSQL `lower()` in the C collation, whatever the database's
+/// locale), in the index's order.
 fn by_title(conn: &Conn, column: &str) -> String {
     match conn.dialect() {
         crate::db::Dialect::Sqlite => format!("{column} COLLATE NOCASE"),
-        crate::db::Dialect::Postgres => format!("lower({column})"),
+        crate::db::Dialect::Postgres => format!("lower({column} COLLATE \"C\")"),
     }
 }
 

@@ -626,9 +626,10 @@ $$;
 CREATE TRIGGER library_changed AFTER INSERT OR UPDATE OR DELETE ON library
     FOR EACH ROW EXECUTE FUNCTION library_changed();
 "#,
-    // 9: SQLite's `COLLATE NOCASE` is `lower()` here.
+    // 9: SQLite's `COLLATE NOCASE` (ASCII letters folded) is `lower()` in
+    // the C collation here, whatever the database's locale.
     r#"
-CREATE INDEX library_by_title ON library (parent, lower(title), seq);
+CREATE INDEX library_by_title ON library (parent, lower(title COLLATE "C"), seq);
 "#,
     // 10
     r#"

@@ -9,6 +9,7 @@
 //! however it ends. Without PostgreSQL installed, the tests that need it
 //! say they are skipped, except under CI (`CI` set), where they fail.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -208,11 +209,10 @@ impl TestPg {
             .arg(&data)
             .output()
             .expect("initdb runs");
-        assert!(
-            out.status.success(),
-            "initdb failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&dir);
+            panic!("initdb failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
         let root_cert = make_certificates(&dir);
         if root {
             give_to_postgres(&dir);
@@ -251,7 +251,10 @@ impl TestPg {
             pg = server.id(),
             dir = dir.display()
         );
+        // In a process group of its own: a Ctrl-C to the tests does not
+        // stop it before it has cleaned up.
         let watchdog = Command::new("sh")
+            .process_group(0)
             .args(["-c", &script])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -259,7 +262,15 @@ impl TestPg {
             .spawn()
             .expect("the watchdog starts");
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut server = server;
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            // A server that stopped (its port taken meanwhile) is said now.
+            if let Ok(Some(status)) = server.try_wait() {
+                panic!(
+                    "postgres stopped ({status}); its log: {}",
+                    std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
+                );
+            }
             assert!(
                 std::time::Instant::now() < deadline,
                 "postgres did not start; its log: {}",

@@ -235,6 +235,8 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
                        first_error: &mut Option<StoreError>| {
         if let Err(e) = batch.write(tx, ids) {
             tracing::error!("store write failed: {e}");
+            // The transaction will not keep the URLs it gave ids to.
+            ids.clear();
             first_error.get_or_insert(e);
         }
     };

@@ -161,6 +161,7 @@ impl CrawlLock {
                     "SELECT a.application_name FROM pg_locks l
                      JOIN pg_stat_activity a ON a.pid = l.pid
                      WHERE l.locktype = 'advisory' AND l.granted
+                       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                        AND l.classid::BIGINT = ?1 AND l.objid::BIGINT = ?2 AND l.objsubid = 1",
                     crate::db::params![CRAWL_LOCK >> 32, CRAWL_LOCK & 0xffff_ffff],
                     |r| r.get(0),

@@ -402,106 +402,107 @@ mod tests {
     #[test]
     fn a_collection_books_its_files_pages_and_urls() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.sqlite")).unwrap();
-        let a = store.begin_collection("p.toml", 100).unwrap();
-        assert_eq!(a.dir, format!("runs/{:04}", a.id));
-        let file = |p: &str, d: &str| CollectedFile {
-            path: p.into(),
-            url: Some(format!("https://e.org/{p}")),
-            category: Some("URLs".into()),
-            digest: Some(d.into()),
-            bytes: 3,
-        };
-        store.book_files(a.id, &[file("x", "d1")]).unwrap();
-        store.book_files(a.id, &[file("y", "d2")]).unwrap();
-        assert_eq!(
-            store.collection_files(a.id).unwrap(),
-            [file("x", "d1"), file("y", "d2")]
-        );
-        let page = MainPage {
-            category: "URLs".into(),
-            url: "https://e.org/".into(),
-            found_by: vec![("searx".into(), 2)],
-            bytes: 6,
-            ..MainPage::default()
-        };
-        store
-            .save_main_pages(a.id, std::slice::from_ref(&page))
-            .unwrap();
-        assert_eq!(store.main_pages(a.id).unwrap(), [page]);
-        store.end_collection(a.id, "finished", 101).unwrap();
-        let b = store.begin_collection("p.toml", 200).unwrap();
-        assert_eq!(
+        for store in crate::testing::stores(dir.path()) {
+            let a = store.begin_collection("p.toml", 100).unwrap();
+            assert_eq!(a.dir, format!("runs/{:04}", a.id));
+            let file = |p: &str, d: &str| CollectedFile {
+                path: p.into(),
+                url: Some(format!("https://e.org/{p}")),
+                category: Some("URLs".into()),
+                digest: Some(d.into()),
+                bytes: 3,
+            };
+            store.book_files(a.id, &[file("x", "d1")]).unwrap();
+            store.book_files(a.id, &[file("y", "d2")]).unwrap();
+            assert_eq!(
+                store.collection_files(a.id).unwrap(),
+                [file("x", "d1"), file("y", "d2")]
+            );
+            let page = MainPage {
+                category: "URLs".into(),
+                url: "https://e.org/".into(),
+                found_by: vec![("searx".into(), 2)],
+                bytes: 6,
+                ..MainPage::default()
+            };
             store
-                .previous_collection("p.toml", b.id)
-                .unwrap()
-                .unwrap()
-                .id,
-            a.id
-        );
-        assert_eq!(store.previous_collection("other.toml", b.id).unwrap(), None);
-        assert_eq!(store.live_collections("p.toml").unwrap().len(), 2);
-        store.end_collection(a.id, "cleaned", 201).unwrap();
-        assert_eq!(
-            store.live_collections("p.toml").unwrap(),
-            std::slice::from_ref(&b)
-        );
-        assert!(store.live_digests().unwrap().is_empty());
+                .save_main_pages(a.id, std::slice::from_ref(&page))
+                .unwrap();
+            assert_eq!(store.main_pages(a.id).unwrap(), [page]);
+            store.end_collection(a.id, "finished", 101).unwrap();
+            let b = store.begin_collection("p.toml", 200).unwrap();
+            assert_eq!(
+                store
+                    .previous_collection("p.toml", b.id)
+                    .unwrap()
+                    .unwrap()
+                    .id,
+                a.id
+            );
+            assert_eq!(store.previous_collection("other.toml", b.id).unwrap(), None);
+            assert_eq!(store.live_collections("p.toml").unwrap().len(), 2);
+            store.end_collection(a.id, "cleaned", 201).unwrap();
+            assert_eq!(
+                store.live_collections("p.toml").unwrap(),
+                std::slice::from_ref(&b)
+            );
+            assert!(store.live_digests().unwrap().is_empty());
 
-        let m = UrlMemory {
-            collection: b.id,
-            etag: Some("\"e\"".into()),
-            digest: "d1".into(),
-            warc_record: Some(("<urn:uuid:1>".into(), 200)),
-            ..UrlMemory::default()
-        };
-        store
-            .remember_urls(&[("https://e.org/x".into(), m.clone())])
-            .unwrap();
-        assert_eq!(
-            store.url_memory("https://e.org/x").unwrap(),
-            Some(m.clone())
-        );
-        assert_eq!(store.url_memory("https://e.org/z").unwrap(), None);
-        // Its record taken into another collection's file: remembered there,
-        // and only where the first still held it.
-        let held_by = m.collection;
-        assert_eq!(
+            let m = UrlMemory {
+                collection: b.id,
+                etag: Some("\"e\"".into()),
+                digest: "d1".into(),
+                warc_record: Some(("<urn:uuid:1>".into(), 200)),
+                ..UrlMemory::default()
+            };
             store
-                .move_url_records(
-                    held_by,
-                    held_by + 7,
-                    &["https://e.org/x", "https://e.org/z"]
-                )
-                .unwrap(),
-            1
-        );
-        assert_eq!(
-            store
-                .url_memory("https://e.org/x")
-                .unwrap()
-                .unwrap()
-                .collection,
-            held_by + 7
-        );
-        assert_eq!(
-            store
-                .move_url_records(held_by, held_by + 8, &["https://e.org/x"])
-                .unwrap(),
-            0
-        );
+                .remember_urls(&[("https://e.org/x".into(), m.clone())])
+                .unwrap();
+            assert_eq!(
+                store.url_memory("https://e.org/x").unwrap(),
+                Some(m.clone())
+            );
+            assert_eq!(store.url_memory("https://e.org/z").unwrap(), None);
+            // Its record taken into another collection's file: remembered there,
+            // and only where the first still held it.
+            let held_by = m.collection;
+            assert_eq!(
+                store
+                    .move_url_records(
+                        held_by,
+                        held_by + 7,
+                        &["https://e.org/x", "https://e.org/z"]
+                    )
+                    .unwrap(),
+                1
+            );
+            assert_eq!(
+                store
+                    .url_memory("https://e.org/x")
+                    .unwrap()
+                    .unwrap()
+                    .collection,
+                held_by + 7
+            );
+            assert_eq!(
+                store
+                    .move_url_records(held_by, held_by + 8, &["https://e.org/x"])
+                    .unwrap(),
+                0
+            );
 
-        let archived = |day: &str| ArchivedPage {
-            day: day.into(),
-            url: "https://e.org/".into(),
-            title: None,
-            path: format!("Archive/{day}/URLs/e.org/index.html"),
-            files: vec![format!("Archive/{day}/URLs/e.org/index.html")],
-            archived_at: 5,
-        };
-        store.archive_page(&archived("2026-01-02")).unwrap();
-        store.archive_page(&archived("2026-03-04")).unwrap();
-        assert_eq!(store.forget_archived_before("2026-02-01").unwrap(), 1);
-        assert_eq!(store.archived_pages().unwrap(), [archived("2026-03-04")]);
+            let archived = |day: &str| ArchivedPage {
+                day: day.into(),
+                url: "https://e.org/".into(),
+                title: None,
+                path: format!("Archive/{day}/URLs/e.org/index.html"),
+                files: vec![format!("Archive/{day}/URLs/e.org/index.html")],
+                archived_at: 5,
+            };
+            store.archive_page(&archived("2026-01-02")).unwrap();
+            store.archive_page(&archived("2026-03-04")).unwrap();
+            assert_eq!(store.forget_archived_before("2026-02-01").unwrap(), 1);
+            assert_eq!(store.archived_pages().unwrap(), [archived("2026-03-04")]);
+        }
     }
 }

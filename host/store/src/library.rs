@@ -1040,39 +1040,41 @@ mod tests {
 
     #[test]
     fn an_export_imports_as_it_was() {
-        let (_d, mut s) = store();
-        let root = s.library_root("Library").unwrap().id;
-        let a = s.library_post(root, &[vl("A", true)]).unwrap()[0].id;
-        let b = s.library_post(a, &[vl("B", false)]).unwrap()[0].id;
-        s.library_post(
-            b,
-            &[
-                pointer("P", "http://p.example/"),
-                pointer("Q", "http://q.example/"),
-            ],
-        )
-        .unwrap();
-        let q = s.library_postings(b).unwrap()[1].0.id;
-        s.library_delete(&[q]).unwrap();
-        s.library_post(b, &[pointer("R", "http://r.example/")])
+        let (from, into) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let targets = crate::testing::stores(into.path());
+        for (mut s, mut t) in crate::testing::stores(from.path()).into_iter().zip(targets) {
+            let root = s.library_root("Library").unwrap().id;
+            let a = s.library_post(root, &[vl("A", true)]).unwrap()[0].id;
+            let b = s.library_post(a, &[vl("B", false)]).unwrap()[0].id;
+            s.library_post(
+                b,
+                &[
+                    pointer("P", "http://p.example/"),
+                    pointer("Q", "http://q.example/"),
+                ],
+            )
             .unwrap();
-        let exported = s.library_export().unwrap().unwrap();
+            let q = s.library_postings(b).unwrap()[1].0.id;
+            s.library_delete(&[q]).unwrap();
+            s.library_post(b, &[pointer("R", "http://r.example/")])
+                .unwrap();
+            let exported = s.library_export().unwrap().unwrap();
 
-        let (_d2, mut t) = store();
-        assert_eq!(t.library_import(&exported).unwrap(), 5);
-        assert_eq!(t.library_export().unwrap().unwrap(), exported);
-        // Numbers survive, gaps included.
-        let json = serde_json::to_string(&exported).unwrap();
-        assert!(json.contains(r#""seq":3"#), "{json}");
+            assert_eq!(t.library_import(&exported).unwrap(), 5);
+            assert_eq!(t.library_export().unwrap().unwrap(), exported);
+            // Numbers survive, gaps included.
+            let json = serde_json::to_string(&exported).unwrap();
+            assert!(json.contains(r#""seq":3"#), "{json}");
 
-        // A file that puts a pointer in a Create-Only VL changes nothing.
-        let mut bad = exported.clone();
-        let stray = LibraryNode {
-            postings: Vec::new(),
-            ..bad.postings[0].postings[0].postings[0].clone()
-        };
-        bad.postings[0].postings.push(stray);
-        assert!(t.library_import(&bad).is_err());
-        assert_eq!(t.library_export().unwrap().unwrap(), exported);
+            // A file that puts a pointer in a Create-Only VL changes nothing.
+            let mut bad = exported.clone();
+            let stray = LibraryNode {
+                postings: Vec::new(),
+                ..bad.postings[0].postings[0].postings[0].clone()
+            };
+            bad.postings[0].postings.push(stray);
+            assert!(t.library_import(&bad).is_err());
+            assert_eq!(t.library_export().unwrap().unwrap(), exported);
+        }
     }
 }

@@ -74,14 +74,16 @@ impl Password {
         }
     }
 
-    /// Read the SMTP password now; the message says where it was looked for.
-    pub fn read(&self) -> Result<String, String> {
+    /// Read the password now; the message names it (`what`: "SMTP
+    /// password") and the key it was named by (`key`: `mail.password`, to
+    /// which `_env` or `_file` is added).
+    pub fn read(&self, what: &str, key: &str) -> Result<String, String> {
         self.value().map_err(|e| match (self, e) {
             (Password::Env(var), _) => {
-                format!("the SMTP password variable {var} is not set (mail.password_env)")
+                format!("the {what} variable {var} is not set ({key}_env)")
             }
             (Password::File(path), e) => format!(
-                "cannot read the SMTP password file {} (mail.password_file): {}",
+                "cannot read the {what} file {} ({key}_file): {}",
                 path.display(),
                 e.map_or_else(String::new, |e| e.to_string())
             ),

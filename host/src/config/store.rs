@@ -76,16 +76,7 @@ impl StoreSetting {
             StoreSetting::Postgres { url, password } => (url, password),
         };
         let password = match password {
-            Some(p @ Password::Env(var)) => Some(p.value().map_err(|_| {
-                format!("the store's password variable {var} is not set (store_password_env)")
-            })?),
-            Some(p @ Password::File(path)) => Some(p.value().map_err(|e| {
-                format!(
-                    "cannot read the store's password file {} (store_password_file): {}",
-                    path.display(),
-                    e.map_or_else(String::new, |e| e.to_string())
-                )
-            })?),
+            Some(p) => Some(p.read("store's password", "store_password")?),
             None => std::env::var("PGPASSWORD").ok(),
         };
         StoreLocation::postgres(url, password.as_deref())

@@ -52,7 +52,9 @@ impl Sender {
         let mut builder = builder.port(settings.port).timeout(Some(settings.timeout));
         if let Some(user) = &settings.username {
             let password = match &settings.password {
-                Some(p) => p.read().map_err(SendError::Server)?,
+                Some(p) => p
+                    .read("SMTP password", "mail.password")
+                    .map_err(SendError::Server)?,
                 None => String::new(),
             };
             builder = builder.credentials(Credentials::new(user.clone(), password));

@@ -598,7 +598,17 @@ where
 /// TLS for a PostgreSQL connection: rustls (the process's provider),
 /// trusting the system's roots and the certificates in the file
 /// `PGSSLROOTCERT` names (libpq's variable), with no client certificate.
+/// Made once a process: a run opens several connections (the writer, the
+/// readers, the lock), and the system's roots are read from disk.
 fn tls_connector() -> Result<tokio_postgres_rustls::MakeRustlsConnect, StoreError> {
+    static TLS: std::sync::OnceLock<Result<tokio_postgres_rustls::MakeRustlsConnect, String>> =
+        std::sync::OnceLock::new();
+    TLS.get_or_init(make_tls_connector)
+        .clone()
+        .map_err(StoreError::Io)
+}
+
+fn make_tls_connector() -> Result<tokio_postgres_rustls::MakeRustlsConnect, String> {
     use rustls::pki_types::{CertificateDer, pem::PemObject};
     spinneret_core::tls::install_provider();
     let mut roots = rustls::RootCertStore::empty();
@@ -607,10 +617,10 @@ fn tls_connector() -> Result<tokio_postgres_rustls::MakeRustlsConnect, StoreErro
         let certs = CertificateDer::pem_file_iter(&file)
             .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
             .map_err(|e| {
-                StoreError::Io(format!(
+                format!(
                     "cannot read the root certificates in {} (PGSSLROOTCERT): {e}",
                     std::path::Path::new(&file).display()
-                ))
+                )
             })?;
         roots.add_parsable_certificates(certs);
     }
@@ -643,10 +653,14 @@ impl PgConn {
                     }
                     tokio_postgres::config::Host::Unix(_) => false,
                 });
+                // Said once a process, not for each of its connections.
+                static WARNED: std::sync::Once = std::sync::Once::new();
                 if remote {
-                    tracing::warn!(
-                        "store: connecting to PostgreSQL in the clear; give the store's URL ?sslmode=require for TLS"
-                    );
+                    WARNED.call_once(|| {
+                        tracing::warn!(
+                            "store: connecting to PostgreSQL in the clear; give the store's URL ?sslmode=require for TLS"
+                        )
+                    });
                 }
                 connected(
                     io,

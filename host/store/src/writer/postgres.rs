@@ -142,6 +142,14 @@ fn column<T>(rows: &[usize], f: impl Fn(usize) -> Option<T>) -> Vec<Option<T>> {
     rows.iter().map(|&i| f(i)).collect()
 }
 
+/// A text column of the documents' JSON columns: `f` of each.
+fn texts_of<'a>(
+    columns: &'a [DocumentColumns],
+    f: impl Fn(&'a DocumentColumns) -> Option<&'a String>,
+) -> Vec<Option<&'a str>> {
+    columns.iter().map(|c| f(c).map(String::as_str)).collect()
+}
+
 fn int(n: Option<impl Into<i64>>) -> Option<i64> {
     n.map(Into::into)
 }
@@ -263,30 +271,12 @@ fn write_documents(
     let parse_errors = column(&rows, |i| Some(i64::from(d(i).parse_errors)));
     let decode_errors = column(&rows, |i| Some(i64::from(d(i).decode_errors)));
     let anchors = column(&rows, |i| d(i).anchors.as_deref());
-    let http_equiv = columns
-        .iter()
-        .map(|c| c.http_equiv.as_deref())
-        .collect::<Vec<_>>();
-    let links = columns
-        .iter()
-        .map(|c| Some(c.links.as_str()))
-        .collect::<Vec<_>>();
-    let bad_html = columns
-        .iter()
-        .map(|c| c.bad_html.as_deref())
-        .collect::<Vec<_>>();
-    let fragments = columns
-        .iter()
-        .map(|c| Some(c.fragments.as_str()))
-        .collect::<Vec<_>>();
-    let lines = columns
-        .iter()
-        .map(|c| c.lines.as_deref())
-        .collect::<Vec<_>>();
-    let column_places = columns
-        .iter()
-        .map(|c| c.columns.as_deref())
-        .collect::<Vec<_>>();
+    let http_equiv = texts_of(&columns, |c| c.http_equiv.as_ref());
+    let links = texts_of(&columns, |c| Some(&c.links));
+    let bad_html = texts_of(&columns, |c| c.bad_html.as_ref());
+    let fragments = texts_of(&columns, |c| Some(&c.fragments));
+    let lines = texts_of(&columns, |c| c.lines.as_ref());
+    let column_places = texts_of(&columns, |c| c.columns.as_ref());
     tx.execute(
         "INSERT INTO documents (url_id, run_id, title, owner, expires, base,
            encoding, parse_errors, decode_errors, http_equiv, links, bad_html,

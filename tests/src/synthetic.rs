@@ -123,6 +123,25 @@ impl Shape {
         port_hint: Arc<std::sync::OnceLock<u16>>,
         edition: Arc<AtomicU64>,
     ) -> Web {
+        self.web_answering_after(port_hint, edition, std::time::Duration::ZERO)
+    }
+
+    /// The web, each of its pages answered after `delay` (a web slow
+    /// enough to stop a crawl halfway through).
+    pub fn slow_web(
+        &self,
+        port_hint: Arc<std::sync::OnceLock<u16>>,
+        delay: std::time::Duration,
+    ) -> Web {
+        self.web_answering_after(port_hint, Arc::new(AtomicU64::new(0)), delay)
+    }
+
+    fn web_answering_after(
+        &self,
+        port_hint: Arc<std::sync::OnceLock<u16>>,
+        edition: Arc<AtomicU64>,
+        delay: std::time::Duration,
+    ) -> Web {
         let mut web = Web::new();
         for s in 0..self.sites {
             let shape = *self;
@@ -139,7 +158,11 @@ impl Shape {
                         let i: u64 = i.parse().ok()?;
                         return (i < shape.pages && i % shape.sites == s).then(|| {
                             let e = edition.load(Ordering::Relaxed);
-                            Route::html(shape.page_of_edition(i, port, e))
+                            let page = Route::html(shape.page_of_edition(i, port, e));
+                            match delay.is_zero() {
+                                true => page,
+                                false => Route::Delay(delay, Box::new(page)),
+                            }
                         });
                     }
                     if let Some(j) = path.strip_prefix("/r/") {

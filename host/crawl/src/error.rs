@@ -19,6 +19,12 @@ pub enum CrawlError {
     /// The HTTP client could not be set up from the settings.
     #[error("the HTTP client cannot be set up: {0}")]
     Client(String),
+    /// A worker's lease on a site ran out and another worker took the site
+    /// over: this one stops rather than request the site alongside it.
+    #[error(
+        "this worker's lease on the site {0} ran out and another worker took the site over (was this worker stalled, or the database unreachable, for longer than the lease?); it stops, and everything it checked is stored"
+    )]
+    LeaseLost(String),
     /// No task is named as `--task` asks (the tasks are listed).
     #[error("no task named `{name}`; the tasks are: {}", known.join(", "))]
     NoSuchTask {

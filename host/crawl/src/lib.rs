@@ -57,6 +57,19 @@ pub struct CrawlOptions {
     /// 001, section 3.2.2): their references were processed to all levels
     /// in an earlier pass, so they are not read again.
     pub completed: Arc<std::collections::HashSet<String>>,
+    /// For a worker of a run shared through a PostgreSQL store (`spinneret
+    /// worker`): who it is, and how long its leases last.
+    pub shared: Option<SharedOptions>,
+}
+
+/// A worker's part in a shared run.
+#[derive(Clone, Debug)]
+pub struct SharedOptions {
+    /// The worker's name, unique among the run's workers.
+    pub worker: String,
+    /// How long a lease on a site lasts unless renewed (renewed every
+    /// tenth of a second; a worker silent this long is taken for dead).
+    pub lease: std::time::Duration,
 }
 
 impl std::fmt::Debug for CrawlOptions {
@@ -66,6 +79,7 @@ impl std::fmt::Debug for CrawlOptions {
             .field("task", &self.task)
             .field("hooks", &self.hooks.as_ref().map(|h| !h.is_empty()))
             .field("completed", &self.completed.len())
+            .field("shared", &self.shared)
             .finish()
     }
 }
@@ -111,6 +125,10 @@ pub struct CrawlReport {
     pub reused: u64,
     /// Wall time.
     pub elapsed: std::time::Duration,
+    /// Whether this process finishes the run (its report stage and mail):
+    /// always for a crawl; for a worker of a shared run, the last to store
+    /// what it checked.
+    pub finishes: bool,
 }
 
 impl CrawlReport {
@@ -158,6 +176,9 @@ fn open_run(
     })
     .to_string();
     let records: Vec<_> = plan.tasks.iter().map(|t| t.record.clone()).collect();
+    if options.shared.is_some() {
+        return Ok(store.join_shared_run(config_name.as_deref(), &options_json, &records)?);
+    }
     if options.resume {
         if let Some(ids) = store.resume_run(config_name.as_deref(), &records)? {
             return Ok(ids);

@@ -79,7 +79,11 @@ pub fn run_once(
         .store
         .location()
         .map_err(anyhow::Error::msg)?;
-    let _lock = spinneret_store::CrawlLock::acquire_at(&location)?;
+    let _lock = match options.crawl.shared {
+        // Workers hold the lock together; a crawl holds it alone.
+        Some(_) => spinneret_store::CrawlLock::acquire_shared_at(&location)?,
+        None => spinneret_store::CrawlLock::acquire_at(&location)?,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -156,7 +160,9 @@ pub fn run_once(
         outcome.problems.push(format!("{url}: {f}"));
         outcome.plugin_failed = true;
     }
-    if !outcome.crawl.interrupted {
+    // A worker of a shared run leaves the report stage and mail to the
+    // worker that finishes the run.
+    if !outcome.crawl.interrupted && outcome.crawl.finishes {
         let run = outcome.crawl.run;
         let started = std::time::Instant::now();
         let in_crawl = hooks.names();

@@ -11,6 +11,7 @@ mod results;
 mod share;
 mod snatch;
 mod watch;
+mod worker;
 mod wwww;
 
 pub use results::{RESULT_SCHEMA, print_results};
@@ -77,6 +78,20 @@ enum Command {
     /// reached by several tasks is requested once. Results go to the store
     /// named in the configuration. Ctrl-C stops cleanly; `--resume` continues.
     Crawl(CrawlArgs),
+    /// Work in a crawl shared by many processes through a PostgreSQL store.
+    ///
+    /// Start `spinneret worker CONFIG` on any number of machines against
+    /// one database (`store = "postgres://…"` or --store URL): they join
+    /// the newest unfinished run of the configuration, or begin one, and
+    /// share it. Each worker leases sites and requests only their URLs, so
+    /// robots.txt and per-site politeness hold across all of them; what
+    /// it finds on other sites goes to the shared frontier. A URL is
+    /// requested once per run. A worker that dies loses nothing stored:
+    /// its leases run out (--lease) and others take its sites over. The
+    /// last worker to finish runs the report stage and mail, once. Ctrl-C
+    /// stops one worker; its sites go back to the others. See
+    /// docs/scale.md.
+    Worker(worker::WorkerArgs),
     /// Check one or more sites now, with default settings and no configuration.
     ///
     /// Each URL becomes a `site` task: everything on its host and port is
@@ -317,6 +332,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             cli.quiet > 0,
             args.strict_plugins,
         ),
+        Command::Worker(args) => worker::run(&args, cli.quiet),
         Command::Crawl(args) => {
             let mut config = match load_config(&args.config, &args.overrides) {
                 Ok(c) => c,
@@ -340,6 +356,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 task: args.task,
                 hooks: None,
                 completed: Arc::new(completed),
+                shared: None,
             };
             let mail = if args.dry_run_mail {
                 MailMode::Print

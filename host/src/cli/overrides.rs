@@ -76,7 +76,7 @@ pub(crate) struct Overrides {
     include: Vec<String>,
 }
 
-fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+pub(super) fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     humantime::parse_duration(s.trim())
         .map_err(|e| format!("`{s}` is not a duration ({e}); write e.g. \"6h\" or \"30m\""))
 }

@@ -409,6 +409,21 @@ impl Conn {
         Ok(out)
     }
 
+    /// The rows a statement that writes returns (`UPDATE … RETURNING`),
+    /// each read by `f`: read whole, not through a cursor (a cursor only
+    /// reads), so for statements that return few rows.
+    pub(crate) fn returning<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn ToDb],
+        mut f: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        match self {
+            Conn::Sqlite(_) => self.query_vec(sql, params, f),
+            Conn::Pg(pg) => pg.query(sql, params)?.iter().map(|r| f(&Row::Pg(r))).collect(),
+        }
+    }
+
     /// Hand every row of a query to `f`, as they are read (a scan of a
     /// million rows is never held whole); `f`'s error ends the scan, and
     /// `f` may query the store itself. On PostgreSQL the rows come through

@@ -16,6 +16,7 @@ mod lock;
 mod outbox;
 mod run_view;
 mod schema;
+mod shared;
 mod task_view;
 #[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
@@ -29,6 +30,7 @@ pub use library::{LibraryError, LibraryNode, PointerCheck, Posting, PostingKind,
 pub use location::StoreLocation;
 pub use lock::{CrawlLock, LockError, lock_path};
 pub use outbox::{Mail, QueuedMail};
+pub use shared::{SharedPhase, SharedReach, SharedRun};
 
 pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 
@@ -70,6 +72,9 @@ pub enum StoreError {
     /// The file system said no.
     #[error("store: {0}")]
     Io(String),
+    /// What was asked needs another kind of store.
+    #[error("store: {0}")]
+    Unsupported(String),
     /// The store was written by a newer spinneret.
     #[error(
         "store {store} has schema version {found}, newer than this spinneret knows ({known}); upgrade spinneret or use another store"

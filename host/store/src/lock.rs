@@ -130,10 +130,41 @@ impl CrawlLock {
 
     /// Take the crawl lock of the store at `location`, or say who holds it.
     pub fn acquire_at(location: &crate::StoreLocation) -> Result<CrawlLock, LockError> {
-        let config = match location {
-            crate::StoreLocation::File(path) => return CrawlLock::acquire(path),
-            crate::StoreLocation::Postgres(config) => config,
-        };
+        match location {
+            crate::StoreLocation::File(path) => CrawlLock::acquire(path),
+            crate::StoreLocation::Postgres(config) => {
+                CrawlLock::acquire_pg(location, config, "crawl", false)
+            }
+        }
+    }
+
+    /// Take the crawl lock of the database at `location` shared, as a
+    /// worker of a shared run (`spinneret worker`): any number of workers
+    /// hold it together, and a `spinneret crawl` holds it alone. A store
+    /// file has no workers: `LockError::Store` says so.
+    pub fn acquire_shared_at(location: &crate::StoreLocation) -> Result<CrawlLock, LockError> {
+        match location {
+            crate::StoreLocation::File(path) => Err(LockError::Store {
+                store: path.display().to_string(),
+                error: crate::StoreError::Unsupported(
+                    "workers share a run through a PostgreSQL store (store = \"postgres://…\"); for one process on a store file use `spinneret crawl`".into(),
+                ),
+            }),
+            crate::StoreLocation::Postgres(config) => {
+                CrawlLock::acquire_pg(location, config, "worker", true)
+            }
+        }
+    }
+
+    /// The lock on PostgreSQL: a session advisory lock, exclusive for a
+    /// crawl and shared for a worker, named in the connection's
+    /// `application_name` so that the refused are told who holds it.
+    fn acquire_pg(
+        location: &crate::StoreLocation,
+        config: &tokio_postgres::Config,
+        what: &str,
+        shared: bool,
+    ) -> Result<CrawlLock, LockError> {
         let store = location.to_string();
         let failed = |error| LockError::Store {
             store: store.clone(),
@@ -142,9 +173,9 @@ impl CrawlLock {
         let started = jiff::Timestamp::now()
             .round(jiff::Unit::Second)
             .unwrap_or_default();
-        let mut config = (**config).clone();
+        let mut config = config.clone();
         let me = format!(
-            "spinneret crawl, process {} on {} since {started}",
+            "spinneret {what}, process {} on {} since {started}",
             std::process::id(),
             hostname()
         );
@@ -152,7 +183,14 @@ impl CrawlLock {
         let conn = crate::db::Conn::Pg(crate::db::PgConn::connect(&config).map_err(failed)?);
         let params = crate::db::params![CRAWL_LOCK];
         let locked: bool = conn
-            .query_row("SELECT pg_try_advisory_lock(?1)", params, |r| r.get(0))
+            .query_row(
+                match shared {
+                    true => "SELECT pg_try_advisory_lock_shared(?1)",
+                    false => "SELECT pg_try_advisory_lock(?1)",
+                },
+                params,
+                |r| r.get(0),
+            )
             .map_err(failed)?;
         if !locked {
             // pg_locks splits a 64-bit key into two 32-bit halves.

@@ -375,6 +375,11 @@ ALTER TABLE documents ADD COLUMN lines TEXT;
 -- this column).
 ALTER TABLE documents ADD COLUMN columns TEXT;
 "#,
+    // 13: the tables of a run shared by worker processes (`spinneret
+    // worker`), which only a database server can hold: on SQLite, nothing.
+    r#"
+SELECT 1;
+"#,
 ];
 
 /// [`MIGRATIONS`] for PostgreSQL, one for one. Integers are `BIGINT` (the
@@ -643,6 +648,47 @@ ALTER TABLE documents ADD COLUMN lines TEXT;
     // 12
     r#"
 ALTER TABLE documents ADD COLUMN columns TEXT;
+"#,
+    // 13: a run shared by workers (`shared.rs`): its phase, the workers
+    // alive, the sites' leases, and the frontier, a row per URL a task
+    // reached (task 0: a redirect hop), offered once.
+    r#"
+CREATE TABLE shared_runs (
+    run_id BIGINT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    phase TEXT NOT NULL DEFAULT 'documents',
+    finisher TEXT
+);
+CREATE TABLE shared_workers (
+    run_id BIGINT NOT NULL,
+    worker TEXT NOT NULL,
+    heartbeat BIGINT NOT NULL,
+    idle_in TEXT,
+    PRIMARY KEY (run_id, worker)
+);
+CREATE TABLE shared_sites (
+    run_id BIGINT NOT NULL,
+    site TEXT COLLATE "C" NOT NULL,
+    worker TEXT,
+    lease_until BIGINT NOT NULL DEFAULT 0,
+    generation BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, site)
+);
+CREATE TABLE shared_frontier (
+    id BIGSERIAL PRIMARY KEY,
+    run_id BIGINT NOT NULL,
+    site TEXT COLLATE "C" NOT NULL,
+    url TEXT COLLATE "C" NOT NULL,
+    task_id BIGINT NOT NULL,
+    traverse BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    referrer TEXT,
+    decision TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    depth BIGINT NOT NULL,
+    taken BIGINT NOT NULL DEFAULT 0,
+    UNIQUE (run_id, url, task_id, traverse)
+);
+CREATE INDEX shared_frontier_by_site ON shared_frontier (run_id, site, taken);
 "#,
 ];
 

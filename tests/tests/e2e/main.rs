@@ -30,4 +30,5 @@ mod share;
 mod snatch;
 mod traps;
 mod watch;
+mod workers;
 mod wwww;

@@ -218,6 +218,14 @@ impl Engine<'_> {
         job.request = next;
         job.validators = None;
         job.attempt = 0;
+        if self.shared.is_some() {
+            let f = self.intern(job.request.clone());
+            if f != job.url && !self.holds_site_of(f) {
+                // Another worker of the shared run requests that site.
+                self.await_hop(job);
+                return;
+            }
+        }
         self.requeue(site, job, None);
     }
 

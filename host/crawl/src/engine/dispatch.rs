@@ -156,8 +156,9 @@ impl Engine<'_> {
     }
 
     pub(super) fn initial_job(&mut self, u: UrlIdx) -> Job {
+        let hop_get = self.hop_wants_get(u);
         let e = self.frontier.get(u);
-        let get = !e.doc_tasks.is_empty();
+        let get = hop_get || !e.doc_tasks.is_empty();
         let validators = e.cached.as_ref().and_then(|c| validators(c, get));
         Job {
             url: u,

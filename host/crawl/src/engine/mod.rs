@@ -12,12 +12,14 @@
 //! settles and expands a URL; its children hold the rest of the engine's
 //! work: [`dispatch`] (what leaves next), [`answers`] (what a finished
 //! request leads to), [`policy_questions`] (asking the policy plugins) and
-//! [`earlier_results`] (reusing what earlier runs found).
+//! [`earlier_results`] (reusing what earlier runs found) and [`shared_run`]
+//! (a run shared with other worker processes).
 
 mod answers;
 mod dispatch;
 mod earlier_results;
 mod policy_questions;
+mod shared_run;
 
 use super::classify::{
     Answer, Checked, JobState, Limits, Next, Role, classify, role_of, status_text,
@@ -124,6 +126,8 @@ pub(super) struct Engine<'a> {
     tx: mpsc::UnboundedSender<Completion>,
     rx: mpsc::UnboundedReceiver<Completion>,
     started: Instant,
+    /// The run shared with other workers, for a worker (`spinneret worker`).
+    shared: Option<shared_run::SharedCrawl>,
 }
 
 impl<'a> Engine<'a> {
@@ -138,7 +142,14 @@ impl<'a> Engine<'a> {
         let settings = plan.settings.clone();
         let (rules, robots_files) =
             crate::policy::load_rules(&settings.rule_files, SystemTime::now())?;
-        let use_cache = store.has_results()?;
+        let shared = match &options.shared {
+            Some(s) => Some(shared_run::SharedCrawl::new(store.shared_run(
+                ids.run, &s.worker, s.lease,
+            )?)),
+            None => None,
+        };
+        // A worker settles from the store what the run's other workers checked.
+        let use_cache = shared.is_some() || store.has_results()?;
         let cached_sites = store.load_sites(unix_now())?;
         let writer = store.writer()?;
         let fetcher = Fetcher::new(&settings.fetch)?.with_local_roots(
@@ -196,6 +207,7 @@ impl<'a> Engine<'a> {
             rx,
             started: Instant::now(),
             ids,
+            shared,
         };
         for t in &plan.tasks {
             let top = engine.intern(t.top.clone());
@@ -261,6 +273,7 @@ impl<'a> Engine<'a> {
                 (self.sites.queued() + self.deferred_leaves.len()) as u64,
                 std::sync::atomic::Ordering::Relaxed,
             );
+            let mut quiet = false;
             if self.in_flight == 0 {
                 if stopping {
                     break;
@@ -269,17 +282,26 @@ impl<'a> Engine<'a> {
                     continue;
                 }
                 if self.sites.timers() == 0 {
-                    if self.leaf_phase {
+                    if self.shared.is_some() {
+                        // The phases are the shared run's (`meet_shared_run`).
+                        if self.leaf_phase && self.settle_held_back() {
+                            continue;
+                        }
+                        quiet = true;
+                    } else if self.leaf_phase {
                         if self.settle_held_back() {
                             continue;
                         }
                         break;
                     }
-                    self.start_leaf_phase();
-                    continue;
+                    if !quiet {
+                        self.start_leaf_phase();
+                        continue;
+                    }
                 }
             }
             let next_timer = self.sites.next_timer();
+            let next_sync = self.shared.as_ref().map(|s| s.next_sync());
             tracing::trace!(
                 in_flight = self.in_flight,
                 runnable = self.sites.runnable(),
@@ -297,6 +319,11 @@ impl<'a> Engine<'a> {
                     }
                 }
                 _ = sleep_until_opt(next_timer) => self.sites.fire_timers(Instant::now()),
+                _ = sleep_until_opt(next_sync), if !stopping => {
+                    if self.meet_shared_run(quiet)? {
+                        break;
+                    }
+                }
                 changed = stop.changed(), if !stopping => {
                     if changed.is_err() || *stop.borrow() {
                         tracing::warn!("stopping: letting {} requests in flight finish", self.in_flight);
@@ -319,6 +346,7 @@ impl<'a> Engine<'a> {
             reused,
             started,
             sites,
+            shared,
             ..
         } = self;
         for (summary, task) in stats.iter_mut().zip(&tasks) {
@@ -331,17 +359,29 @@ impl<'a> Engine<'a> {
                 "the avoid and sites files could not be written ({e}); their sites' robots.txt will be read again at the next run"
             );
         }
+        // A worker of a shared run ends the run only if it is the last to
+        // store what it checked; stopped, it hands its sites back.
+        let finishes = match &shared {
+            None => true,
+            Some(shared) if interrupted => {
+                shared.leave()?;
+                false
+            }
+            Some(shared) => shared.stored_all()?,
+        };
         // `crawled`, not `finished`: a run is finished when its report
         // stage and mail are done (the command line marks it); until then
         // `--resume` takes it up again, making no requests for what it stored.
-        store.end_run(
-            ids.run,
-            if interrupted {
-                "interrupted"
-            } else {
-                "crawled"
-            },
-        )?;
+        if shared.is_none() || finishes {
+            store.end_run(
+                ids.run,
+                if interrupted {
+                    "interrupted"
+                } else {
+                    "crawled"
+                },
+            )?;
+        }
         Ok(CrawlReport {
             run: ids.run,
             resumed: ids.resumed,
@@ -350,6 +390,7 @@ impl<'a> Engine<'a> {
             requests,
             reused,
             elapsed: started.elapsed(),
+            finishes,
         })
     }
 
@@ -381,6 +422,24 @@ impl<'a> Engine<'a> {
         };
         let decision = self.ask_policies(t, u, kind, referrer, decision);
         let decision = self.bounded(t, u, referrer, decision);
+        if !self.holds_site_of(u) {
+            // Another worker of the shared run requests it.
+            self.offer_reach(t, u, kind, referrer, &decision);
+            return;
+        }
+        self.reach_decided(t, u, kind, referrer, decision);
+    }
+
+    /// Task `t` reaches `u`, a URL of a site this process requests, with
+    /// the `decision` made on it (here, or by the worker that found it).
+    fn reach_decided(
+        &mut self,
+        t: usize,
+        u: UrlIdx,
+        kind: RefKind,
+        referrer: Option<UrlIdx>,
+        decision: Decision,
+    ) {
         let e = self.frontier.get_mut(u);
         if e.reached.contains(t) {
             // Reached again: a navigational reference may upgrade a pending leaf to a document.
@@ -461,9 +520,10 @@ impl<'a> Engine<'a> {
 
     /// Make sure a request for `u` is planned, by the method its tasks need.
     fn want(&mut self, u: UrlIdx) {
+        let hop_get = self.hop_wants_get(u);
         let (state, need_get, queued_get, site) = {
             let e = self.frontier.get(u);
-            (e.state, !e.doc_tasks.is_empty(), e.queued_get, e.site)
+            (e.state, hop_get || !e.doc_tasks.is_empty(), e.queued_get, e.site)
         };
         match state {
             UrlState::New => {

@@ -1,0 +1,325 @@
+//! A run shared by workers (`spinneret worker`): this worker requests the
+//! URLs of the sites it holds a lease on, and only those. What its tasks
+//! reach on other sites it offers to the shared frontier, decided as one
+//! process would decide it (scope, rules, policies, bounds); what the
+//! other workers offer for its sites it takes and settles as if found
+//! here. A redirect hop to a site another worker holds is offered to that
+//! worker too, and the chain waits for its stored answer.
+//!
+//! Every `SYNC_EVERY` the worker meets the run (`Engine::meet_shared_run`):
+//! it offers, claims sites when it has room (a fair share of those
+//! waiting), takes its sites' reaches, reads the answers it waits for,
+//! renews its leases, and moves the run's phase on when every worker is
+//! idle in it. The run's phases replace the engine's own: the leaves are
+//! tested when no worker has a document left, and the crawl ends when no
+//! worker has anything left. The database side is
+//! `spinneret_store::SharedRun`.
+
+use super::*;
+use spinneret_store::{SharedPhase, SharedReach, SharedRun};
+
+/// How often a worker meets the shared run.
+const SYNC_EVERY: Duration = Duration::from_millis(100);
+
+/// The most sites a worker claims at once.
+const MOST_CLAIMED: i64 = 64;
+
+/// What a worker knows of the run it shares.
+pub(super) struct SharedCrawl {
+    run: SharedRun,
+    /// The sites it holds, by key (`urls::site_key`).
+    held: HashSet<String>,
+    /// Per site of the site table: 0 not known, 1 held, 2 not held.
+    site_held: Vec<u8>,
+    /// Reaches found for other workers' sites, not offered yet.
+    outgoing: Vec<SharedReach>,
+    /// What was offered already (URL, task, traverse): offered once.
+    offered: HashSet<(Box<str>, i64, bool)>,
+    /// Redirect hops whose answer another worker gives.
+    awaited: HashSet<UrlIdx>,
+    /// URLs offered as hops to check by GET (a document's chain goes through them).
+    hop_get: HashSet<UrlIdx>,
+    phase: SharedPhase,
+    next_sync: Instant,
+}
+
+impl SharedCrawl {
+    pub(super) fn new(run: SharedRun) -> Self {
+        SharedCrawl {
+            run,
+            held: HashSet::new(),
+            site_held: Vec::new(),
+            outgoing: Vec::new(),
+            offered: HashSet::new(),
+            awaited: HashSet::new(),
+            hop_get: HashSet::new(),
+            phase: SharedPhase::Documents,
+            next_sync: Instant::now(),
+        }
+    }
+
+    /// When the worker next meets the run.
+    pub(super) fn next_sync(&self) -> Instant {
+        self.next_sync
+    }
+
+    /// Leave the run before its end (stopped): what this worker held goes
+    /// back to the others.
+    pub(super) fn leave(&self) -> Result<(), CrawlError> {
+        Ok(self.run.leave()?)
+    }
+
+    /// The run is crawled and everything this worker checked is stored:
+    /// whether it is the worker that finishes the run.
+    pub(super) fn stored_all(&self) -> Result<bool, CrawlError> {
+        Ok(self.run.stored_all()?)
+    }
+}
+
+/// A decision, as offered.
+fn decision_name(d: &Decision) -> &'static str {
+    match d {
+        Decision::Traverse => "traverse",
+        Decision::Leaf(_) => "leaf",
+        Decision::Avoid(_) => "avoid",
+        Decision::Excluded(_) => "excluded",
+        Decision::NotChecked(_) => "not_checked",
+    }
+}
+
+/// A decision offered by another worker (an unknown name is the most
+/// careful one: no request).
+fn decision_of(name: &str, reason: String) -> Decision {
+    match name {
+        "traverse" => Decision::Traverse,
+        "leaf" => Decision::Leaf(reason),
+        "excluded" => Decision::Excluded(reason),
+        "not_checked" => Decision::NotChecked(reason),
+        _ => Decision::Avoid(reason),
+    }
+}
+
+impl Engine<'_> {
+    /// Whether this process requests `u`'s site: always, unless it is a
+    /// worker of a shared run that does not hold the site.
+    pub(super) fn holds_site_of(&mut self, u: UrlIdx) -> bool {
+        let Some(shared) = self.shared.as_mut() else {
+            return true;
+        };
+        let e = self.frontier.get(u);
+        let s = e.site as usize;
+        if shared.site_held.len() <= s {
+            shared.site_held.resize(s + 1, 0);
+        }
+        if shared.site_held[s] == 0 {
+            let held = shared.held.contains(&urls::site_key(&e.url));
+            shared.site_held[s] = if held { 1 } else { 2 };
+        }
+        shared.site_held[s] == 1
+    }
+
+    /// Offer task `t`'s reach of `u`, decided here, to the worker that
+    /// holds `u`'s site.
+    pub(super) fn offer_reach(
+        &mut self,
+        t: usize,
+        u: UrlIdx,
+        kind: RefKind,
+        referrer: Option<UrlIdx>,
+        decision: &Decision,
+    ) {
+        let task = self.tasks[t].id;
+        let traverse = *decision == Decision::Traverse;
+        let depth = match traverse {
+            true => i64::from(self.verdicts.depth_of(t, u)),
+            false => 0,
+        };
+        let referrer = referrer.map(|r| self.frontier.get(r).url.to_string());
+        let url = &self.frontier.get(u).url;
+        let Some(shared) = self.shared.as_mut() else {
+            return;
+        };
+        if !shared.offered.insert((url.as_str().into(), task, traverse)) {
+            return;
+        }
+        shared.outgoing.push(SharedReach {
+            site: urls::site_key(url),
+            url: url.to_string(),
+            task,
+            traverse,
+            kind: kind.as_str().to_string(),
+            referrer,
+            decision: decision_name(decision).to_string(),
+            reason: decision.reason().unwrap_or_default().to_string(),
+            depth,
+        });
+    }
+
+    /// A redirect hop to a site another worker holds: the chain waits for
+    /// that worker's answer (or ends now, if this worker has it already).
+    pub(super) fn await_hop(&mut self, job: Box<Job>) {
+        let f = self.intern(job.request.clone());
+        if self.frontier.get(f).state == UrlState::Done {
+            self.finish_chain_at(job, f);
+            return;
+        }
+        let get = job.method == Method::Get;
+        let referrer = self.frontier.get(job.url).url.to_string();
+        self.redirects.park(f, *job);
+        let url = &self.frontier.get(f).url;
+        let Some(shared) = self.shared.as_mut() else {
+            return;
+        };
+        shared.awaited.insert(f);
+        if !shared.offered.insert((url.as_str().into(), 0, get)) {
+            return;
+        }
+        shared.outgoing.push(SharedReach {
+            site: urls::site_key(url),
+            url: url.to_string(),
+            task: 0,
+            traverse: get,
+            kind: RefKind::Anchor.as_str().to_string(),
+            referrer: Some(referrer),
+            decision: "hop".to_string(),
+            reason: String::new(),
+            depth: 0,
+        });
+    }
+
+    /// Whether `u` is a hop another worker asked this one to check by GET.
+    pub(super) fn hop_wants_get(&self, u: UrlIdx) -> bool {
+        self.shared
+            .as_ref()
+            .is_some_and(|s| s.hop_get.contains(&u))
+    }
+
+    /// Take a reach another worker (or this one) offered for a site this
+    /// worker holds, and go on from it as from one found here.
+    fn take_reach(&mut self, r: SharedReach) {
+        let Ok(url) = Url::parse(&r.url) else {
+            tracing::warn!("the shared frontier holds {:?}, which is not a URL", r.url);
+            return;
+        };
+        let u = self.intern(url);
+        if r.task == 0 {
+            if r.traverse
+                && let Some(shared) = self.shared.as_mut()
+            {
+                shared.hop_get.insert(u);
+            }
+            self.want(u);
+            return;
+        }
+        let Some(t) = self.tasks.iter().position(|task| task.id == r.task) else {
+            tracing::warn!(
+                "the shared frontier holds {} for task id {}, which this worker's configuration has not: start every worker with the same configuration",
+                r.url,
+                r.task
+            );
+            return;
+        };
+        let referrer = r
+            .referrer
+            .as_deref()
+            .and_then(|s| Url::parse(s).ok())
+            .map(|x| self.intern(x));
+        let kind = RefKind::from_name(&r.kind).unwrap_or(RefKind::Anchor);
+        let decision = decision_of(&r.decision, r.reason);
+        if decision == Decision::Traverse && !self.verdicts.counted(t, u) {
+            let depth = u32::try_from(r.depth).unwrap_or(u32::MAX);
+            self.verdicts.count(t, u, depth);
+        }
+        self.reach_decided(t, u, kind, referrer, decision);
+    }
+
+    /// Meet the shared run (see the module's documentation); `quiet` is
+    /// whether this worker had nothing left to do. True when the run is
+    /// crawled: the worker's loop ends.
+    pub(super) fn meet_shared_run(&mut self, quiet: bool) -> Result<bool, CrawlError> {
+        let room = self.sites.queued() + self.in_flight < self.settings.concurrency;
+        let Some(shared) = self.shared.as_mut() else {
+            return Ok(false);
+        };
+        shared.next_sync = Instant::now() + SYNC_EVERY;
+        let out = std::mem::take(&mut shared.outgoing);
+        shared.run.offer(&out)?;
+        // Claim a fair share of the sites waiting, when there is room.
+        let mut claimed = Vec::new();
+        if room {
+            let (waiting, workers) = shared.run.claimable()?;
+            if waiting > 0 {
+                let share = (waiting + workers.max(1) - 1) / workers.max(1);
+                claimed = shared.run.claim(share.clamp(1, MOST_CLAIMED) as usize)?;
+            }
+        }
+        let held: Vec<String> = shared.held.iter().cloned().collect();
+        let mut taken = shared.run.take(&held, false)?;
+        if !claimed.is_empty() {
+            tracing::debug!("claimed {} site(s): {}", claimed.len(), claimed.join(", "));
+            taken.extend(shared.run.take(&claimed, true)?);
+            shared.held.extend(claimed.iter().cloned());
+            // Sites not held before may be held now.
+            for h in &mut shared.site_held {
+                if *h == 2 {
+                    *h = 0;
+                }
+            }
+        }
+        let busy = !taken.is_empty() || !claimed.is_empty();
+        for r in taken {
+            self.take_reach(r);
+        }
+        self.read_awaited_answers()?;
+        let shared = self.shared.as_mut().expect("a shared run");
+        let idle = quiet && !busy && shared.outgoing.is_empty() && shared.awaited.is_empty();
+        let phase = shared.run.phase()?;
+        let still = shared.run.heartbeat(idle.then_some(phase))?;
+        if let Some(lost) = shared.held.iter().find(|s| !still.contains(s)) {
+            return Err(CrawlError::LeaseLost(lost.clone()));
+        }
+        let phase = match idle && shared.run.advance(phase)? {
+            true => shared.run.phase()?,
+            false => phase,
+        };
+        shared.phase = phase;
+        if phase != SharedPhase::Documents && !self.leaf_phase {
+            self.start_leaf_phase();
+        }
+        Ok(matches!(
+            phase,
+            SharedPhase::Crawled | SharedPhase::Finishing
+        ))
+    }
+
+    /// Settle the hops another worker answers, once their answers are stored.
+    fn read_awaited_answers(&mut self) -> Result<(), CrawlError> {
+        let Some(shared) = self.shared.as_mut() else {
+            return Ok(());
+        };
+        let frontier = &self.frontier;
+        shared
+            .awaited
+            .retain(|&u| frontier.get(u).state != UrlState::Done);
+        if shared.awaited.is_empty() {
+            return Ok(());
+        }
+        let waiting: Vec<UrlIdx> = shared.awaited.iter().copied().collect();
+        let urls: Vec<String> = waiting
+            .iter()
+            .map(|&u| self.frontier.get(u).url.to_string())
+            .collect();
+        let asked: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let mut found = self.store.latest_results(&asked)?;
+        for (u, url) in waiting.into_iter().zip(&urls) {
+            let Some(cached) = found.remove(url).filter(|c| c.run == self.ids.run) else {
+                continue;
+            };
+            if let Some(shared) = self.shared.as_mut() {
+                shared.awaited.remove(&u);
+            }
+            self.complete_cached(u, cached, None);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,455 @@
+//! A run shared by worker processes (`spinneret worker`), on PostgreSQL.
+//!
+//! The run's frontier lives in the database, partitioned by site: a row of
+//! `shared_frontier` is one task reaching one URL (or a redirect hop one
+//! worker asks another to check), offered by whichever worker found it and
+//! taken by the worker that holds the URL's site. A site is held through a
+//! lease in `shared_sites` (claimed with `FOR UPDATE SKIP LOCKED`, renewed
+//! by each heartbeat, taken over when it expires), so one worker at a time
+//! requests a site's URLs: robots.txt and per-site politeness hold across
+//! all workers without a question per request. `shared_workers` says which
+//! workers are alive and which are idle in which phase; `shared_runs` holds
+//! the run's phase (documents, then leaves, then crawled) and which worker
+//! finishes it (the report stage and mail, once).
+//!
+//! Times are the database's clock (`clock_timestamp()`, milliseconds), so
+//! the workers' clocks need not agree.
+
+use crate::db::{Conn, Ints, Texts, TxMode, params};
+use crate::{RunIds, Store, StoreError, StoreLocation};
+use spinneret_core::model::TaskRecord;
+use std::time::Duration;
+
+/// The database's clock, in milliseconds since the Unix epoch.
+const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::BIGINT";
+
+/// The advisory lock (transaction-scoped) under which a worker finds or
+/// begins the shared run of its configuration ("SPINSHRD").
+const JOIN_LOCK: i64 = 0x5350_494E_5348_5244;
+
+/// The phases of a shared run, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedPhase {
+    /// Documents are fetched with GET and parsed; leaves wait.
+    Documents,
+    /// Every document is done: the leaves are tested with HEAD.
+    Leaves,
+    /// The frontier is drained: the workers store what they hold and leave;
+    /// the last of them finishes the run.
+    Crawled,
+    /// A worker is finishing the run (the report stage and mail), or has.
+    Finishing,
+}
+
+impl SharedPhase {
+    /// The phase's name, as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SharedPhase::Documents => "documents",
+            SharedPhase::Leaves => "leaves",
+            SharedPhase::Crawled => "crawled",
+            SharedPhase::Finishing => "finishing",
+        }
+    }
+
+    fn parse(s: &str) -> SharedPhase {
+        match s {
+            "documents" => SharedPhase::Documents,
+            "leaves" => SharedPhase::Leaves,
+            "crawled" => SharedPhase::Crawled,
+            _ => SharedPhase::Finishing,
+        }
+    }
+}
+
+/// One row of the shared frontier: task `task` reached `url` (task 0: a
+/// redirect hop to check for the worker whose chain goes through it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedReach {
+    /// The URL's site (`urls::site_key`).
+    pub site: String,
+    /// The URL.
+    pub url: String,
+    /// The task's id in the store; 0 for a redirect hop.
+    pub task: i64,
+    /// Whether the task wants it as a document (for a hop: by GET).
+    pub traverse: bool,
+    /// How it was referred to (`RefKind::as_str`).
+    pub kind: String,
+    /// The page that referred to it.
+    pub referrer: Option<String>,
+    /// The decision the finding worker made (`Decision::role`, or
+    /// `excluded` and `held` for the two a task keeps to itself).
+    pub decision: String,
+    /// Its reason ("" for none).
+    pub reason: String,
+    /// Links from the task's top, for a document.
+    pub depth: i64,
+}
+
+impl Store {
+    /// Join the newest shared run of `config` that is still crawling, or
+    /// begin one: under a lock, so that workers started together agree.
+    /// On PostgreSQL only.
+    pub fn join_shared_run(
+        &self,
+        config: Option<&str>,
+        options: &str,
+        tasks: &[TaskRecord<'_>],
+    ) -> Result<RunIds, StoreError> {
+        if !matches!(self.location, StoreLocation::Postgres(_)) {
+            return Err(needs_server());
+        }
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        tx.execute("SELECT pg_advisory_xact_lock(?1)", params![JOIN_LOCK])?;
+        let open: Option<i64> = tx.query_opt(
+            "SELECT s.run_id FROM shared_runs s JOIN runs r ON r.id = s.run_id
+             WHERE r.config IS NOT DISTINCT FROM ?1 AND s.phase IN ('documents', 'leaves')
+             ORDER BY s.run_id DESC LIMIT 1",
+            params![config],
+            |r| r.get(0),
+        )?;
+        let ids = match open {
+            Some(run) => RunIds {
+                run,
+                tasks: self.insert_tasks(run, tasks)?,
+                resumed: true,
+            },
+            None => {
+                let ids = self.begin_run(config, options, tasks)?;
+                tx.execute(
+                    "INSERT INTO shared_runs (run_id) VALUES (?1)",
+                    params![ids.run],
+                )?;
+                ids
+            }
+        };
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// This worker's connection to shared run `run`: a connection of its
+    /// own, so that the coordination never waits behind the store's reads.
+    /// `worker` names the worker (unique among the run's); its leases last
+    /// `lease` unless renewed.
+    pub fn shared_run(
+        &self,
+        run: i64,
+        worker: &str,
+        lease: Duration,
+    ) -> Result<SharedRun, StoreError> {
+        if !matches!(self.location, StoreLocation::Postgres(_)) {
+            return Err(needs_server());
+        }
+        let shared = SharedRun {
+            conn: self.location.connect()?,
+            run,
+            worker: worker.to_string(),
+            lease_ms: lease.as_millis().min(i64::MAX as u128) as i64,
+        };
+        shared.conn.execute(
+            &format!(
+                "INSERT INTO shared_workers (run_id, worker, heartbeat) VALUES (?1, ?2, {NOW_MS})
+                 ON CONFLICT (run_id, worker) DO UPDATE SET heartbeat = excluded.heartbeat, idle_in = NULL"
+            ),
+            params![run, worker],
+        )?;
+        Ok(shared)
+    }
+}
+
+fn needs_server() -> StoreError {
+    StoreError::Unsupported(
+        "workers share a run through a PostgreSQL store (store = \"postgres://…\")".into(),
+    )
+}
+
+/// A worker's part in a shared run (see the module's documentation).
+pub struct SharedRun {
+    conn: Conn,
+    run: i64,
+    worker: String,
+    lease_ms: i64,
+}
+
+impl SharedRun {
+    /// The run.
+    pub fn run(&self) -> i64 {
+        self.run
+    }
+
+    /// This worker's name.
+    pub fn worker(&self) -> &str {
+        &self.worker
+    }
+
+    /// Offer reaches to the shared frontier: each (URL, task, traverse)
+    /// once per run, whoever offers it first; their sites become claimable.
+    pub fn offer(&self, reaches: &[SharedReach]) -> Result<(), StoreError> {
+        if reaches.is_empty() {
+            return Ok(());
+        }
+        let mut sites: Vec<&str> = reaches.iter().map(|r| r.site.as_str()).collect();
+        sites.sort_unstable();
+        sites.dedup();
+        let sites: Vec<Option<&str>> = sites.into_iter().map(Some).collect();
+        let col = |f: fn(&SharedReach) -> Option<&str>| -> Vec<Option<&str>> {
+            reaches.iter().map(f).collect()
+        };
+        let (site, url, kind) = (
+            col(|r| Some(&r.site)),
+            col(|r| Some(&r.url)),
+            col(|r| Some(&r.kind)),
+        );
+        let (referrer, decision, reason) = (
+            col(|r| r.referrer.as_deref()),
+            col(|r| Some(&r.decision)),
+            col(|r| Some(&r.reason)),
+        );
+        let task: Vec<Option<i64>> = reaches.iter().map(|r| Some(r.task)).collect();
+        let traverse: Vec<Option<i64>> = reaches
+            .iter()
+            .map(|r| Some(i64::from(r.traverse)))
+            .collect();
+        let depth: Vec<Option<i64>> = reaches.iter().map(|r| Some(r.depth)).collect();
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        // Sites in key order, so that two workers offering together never
+        // wait on each other's rows in opposite orders.
+        tx.execute(
+            "INSERT INTO shared_sites (run_id, site)
+             SELECT ?1, s FROM unnest(?2::text[]) AS s ORDER BY s
+             ON CONFLICT DO NOTHING",
+            params![self.run, Texts(&sites)],
+        )?;
+        tx.execute(
+            "INSERT INTO shared_frontier
+               (run_id, site, url, task_id, traverse, kind, referrer, decision, reason, depth)
+             SELECT ?1, * FROM unnest(?2::text[], ?3::text[], ?4::bigint[], ?5::bigint[],
+                                      ?6::text[], ?7::text[], ?8::text[], ?9::text[], ?10::bigint[])
+             ON CONFLICT DO NOTHING",
+            params![
+                self.run,
+                Texts(&site),
+                Texts(&url),
+                Ints(&task),
+                Ints(&traverse),
+                Texts(&kind),
+                Texts(&referrer),
+                Texts(&decision),
+                Texts(&reason),
+                Ints(&depth)
+            ],
+        )?;
+        tx.commit()
+    }
+
+    /// Claim up to `most` sites no live worker holds: those with reaches
+    /// nobody has taken, and those whose holder's lease ran out (a worker
+    /// that died). Returns the sites claimed, in key order.
+    pub fn claim(&self, most: usize) -> Result<Vec<String>, StoreError> {
+        if most == 0 {
+            return Ok(Vec::new());
+        }
+        self.conn.returning(
+            &format!(
+                "UPDATE shared_sites SET worker = ?2, lease_until = {NOW_MS} + ?3,
+                   generation = generation + 1
+                 WHERE run_id = ?1 AND site IN (
+                   SELECT s.site FROM shared_sites s
+                   WHERE s.run_id = ?1
+                     AND ((s.worker IS NULL AND EXISTS (
+                            SELECT 1 FROM shared_frontier f
+                            WHERE f.run_id = ?1 AND f.site = s.site AND f.taken = 0))
+                          OR (s.worker IS NOT NULL AND s.worker <> ?2 AND s.lease_until < {NOW_MS}))
+                   ORDER BY s.site LIMIT ?4
+                   FOR UPDATE SKIP LOCKED)
+                 RETURNING site"
+            ),
+            params![self.run, self.worker, self.lease_ms, most as i64],
+            |r| r.get(0),
+        )
+    }
+
+    /// How many sites are waiting for a worker, and how many workers are
+    /// alive (this one included): what a fair claim is.
+    pub fn claimable(&self) -> Result<(i64, i64), StoreError> {
+        self.conn.query_row(
+            &format!(
+                "SELECT
+                   (SELECT count(*) FROM shared_sites s WHERE s.run_id = ?1
+                      AND ((s.worker IS NULL AND EXISTS (SELECT 1 FROM shared_frontier f
+                             WHERE f.run_id = ?1 AND f.site = s.site AND f.taken = 0))
+                           OR (s.worker IS NOT NULL AND s.lease_until < {NOW_MS}))),
+                   (SELECT count(*) FROM shared_workers w WHERE w.run_id = ?1
+                      AND w.heartbeat > {NOW_MS} - ?2)"
+            ),
+            params![self.run, self.lease_ms],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
+    /// Take the reaches of `sites` (which this worker holds): with `all`,
+    /// every reach of theirs (a site just claimed: what its last holder
+    /// took may not all be stored), else those not taken yet. Taking any
+    /// marks this worker busy in the same transaction, so that no one sees
+    /// the frontier drained and this worker idle while it has work.
+    pub fn take(&self, sites: &[String], all: bool) -> Result<Vec<SharedReach>, StoreError> {
+        if sites.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sites: Vec<Option<&str>> = sites.iter().map(|s| Some(s.as_str())).collect();
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        let rows = tx.returning(
+            "UPDATE shared_frontier SET taken = 1
+             WHERE run_id = ?1 AND site = ANY(?2::text[]) AND (?3 OR taken = 0)
+             RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
+            params![self.run, Texts(&sites), all],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    SharedReach {
+                        site: r.get(1)?,
+                        url: r.get(2)?,
+                        task: r.get(3)?,
+                        traverse: r.get::<_, i64>(4)? != 0,
+                        kind: r.get(5)?,
+                        referrer: r.get(6)?,
+                        decision: r.get(7)?,
+                        reason: r.get(8)?,
+                        depth: r.get(9)?,
+                    },
+                ))
+            },
+        )?;
+        if !rows.is_empty() {
+            tx.execute(
+                "UPDATE shared_workers SET idle_in = NULL WHERE run_id = ?1 AND worker = ?2",
+                params![self.run, self.worker],
+            )?;
+        }
+        tx.commit()?;
+        let mut rows = rows;
+        // In the order they were offered: the first reach of a URL stands,
+        // as in one process.
+        rows.sort_unstable_by_key(|(id, _)| *id);
+        Ok(rows.into_iter().map(|(_, r)| r).collect())
+    }
+
+    /// Renew this worker's leases and say it is alive, idle in `idle_in`
+    /// (`None`: busy). Returns the sites it holds (one missing from those
+    /// it thought it held was taken over: its lease had run out).
+    pub fn heartbeat(&self, idle_in: Option<SharedPhase>) -> Result<Vec<String>, StoreError> {
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        tx.execute(
+            &format!(
+                "UPDATE shared_workers SET heartbeat = {NOW_MS}, idle_in = ?3
+                 WHERE run_id = ?1 AND worker = ?2"
+            ),
+            params![self.run, self.worker, idle_in.map(SharedPhase::as_str)],
+        )?;
+        let held = tx.returning(
+            &format!(
+                "UPDATE shared_sites SET lease_until = {NOW_MS} + ?3
+                 WHERE run_id = ?1 AND worker = ?2 RETURNING site"
+            ),
+            params![self.run, self.worker, self.lease_ms],
+            |r| r.get(0),
+        )?;
+        tx.commit()?;
+        Ok(held)
+    }
+
+    /// The run's phase.
+    pub fn phase(&self) -> Result<SharedPhase, StoreError> {
+        let phase: String = self.conn.query_row(
+            "SELECT phase FROM shared_runs WHERE run_id = ?1",
+            params![self.run],
+            |r| r.get(0),
+        )?;
+        Ok(SharedPhase::parse(&phase))
+    }
+
+    /// Move the run from phase `from` to the next, if the frontier is
+    /// drained there: no reach untaken, every live worker idle in `from`,
+    /// and every site held by one of them (a dead worker's sites are taken
+    /// over first). True when this call moved it.
+    pub fn advance(&self, from: SharedPhase) -> Result<bool, StoreError> {
+        let to = match from {
+            SharedPhase::Documents => SharedPhase::Leaves,
+            SharedPhase::Leaves => SharedPhase::Crawled,
+            _ => return Ok(false),
+        };
+        let moved = self.conn.execute(
+            &format!(
+                "UPDATE shared_runs SET phase = ?3 WHERE run_id = ?1 AND phase = ?2
+                   AND NOT EXISTS (SELECT 1 FROM shared_frontier
+                                   WHERE run_id = ?1 AND taken = 0)
+                   AND NOT EXISTS (SELECT 1 FROM shared_workers
+                                   WHERE run_id = ?1 AND heartbeat > {NOW_MS} - ?4
+                                     AND idle_in IS DISTINCT FROM ?2)
+                   AND NOT EXISTS (SELECT 1 FROM shared_sites s
+                                   WHERE s.run_id = ?1 AND s.worker IS NOT NULL
+                                     AND NOT EXISTS (
+                                       SELECT 1 FROM shared_workers w
+                                       WHERE w.run_id = ?1 AND w.worker = s.worker
+                                         AND w.heartbeat > {NOW_MS} - ?4 AND w.idle_in = ?2))"
+            ),
+            params![self.run, from.as_str(), to.as_str(), self.lease_ms],
+        )?;
+        Ok(moved == 1)
+    }
+
+    /// Give up this worker's sites (their reaches become claimable again,
+    /// whole) and leave the run: a worker stopped before the end.
+    pub fn leave(&self) -> Result<(), StoreError> {
+        let tx = self.conn.transaction(TxMode::Deferred)?;
+        tx.execute(
+            "UPDATE shared_frontier SET taken = 0 WHERE run_id = ?1 AND site IN (
+               SELECT site FROM shared_sites WHERE run_id = ?1 AND worker = ?2)",
+            params![self.run, self.worker],
+        )?;
+        tx.execute(
+            "UPDATE shared_sites SET worker = NULL, lease_until = 0
+             WHERE run_id = ?1 AND worker = ?2",
+            params![self.run, self.worker],
+        )?;
+        tx.execute(
+            "DELETE FROM shared_workers WHERE run_id = ?1 AND worker = ?2",
+            params![self.run, self.worker],
+        )?;
+        tx.commit()
+    }
+
+    /// Once the run is crawled and this worker has stored all it holds:
+    /// say so, and finish the run if every live worker has (the last one
+    /// does). True for the worker that finishes it: it runs the report
+    /// stage and mail, once for the run. The run's frontier is deleted
+    /// then; its results stay.
+    pub fn stored_all(&self) -> Result<bool, StoreError> {
+        self.conn.execute(
+            "UPDATE shared_workers SET idle_in = 'stored' WHERE run_id = ?1 AND worker = ?2",
+            params![self.run, self.worker],
+        )?;
+        let won = self.conn.execute(
+            &format!(
+                "UPDATE shared_runs SET phase = 'finishing', finisher = ?2
+                 WHERE run_id = ?1 AND phase = 'crawled'
+                   AND NOT EXISTS (SELECT 1 FROM shared_workers
+                                   WHERE run_id = ?1 AND heartbeat > {NOW_MS} - ?3
+                                     AND idle_in IS DISTINCT FROM 'stored')"
+            ),
+            params![self.run, self.worker, self.lease_ms],
+        )? == 1;
+        if won {
+            let tx = self.conn.transaction(TxMode::Deferred)?;
+            for table in ["shared_frontier", "shared_sites", "shared_workers"] {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE run_id = ?1"),
+                    params![self.run],
+                )?;
+            }
+            tx.commit()?;
+        }
+        Ok(won)
+    }
+}

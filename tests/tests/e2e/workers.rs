@@ -1,0 +1,248 @@
+//! Workers sharing one run through PostgreSQL (`spinneret worker`),
+//! against a real server the test suite starts, on the benchmark's
+//! synthetic web: several sites whose pages link across sites (a leaf of
+//! one task is a document of another), redirect across sites, and keep
+//! a directory from robots. Each test compares with one `spinneret crawl`
+//! of the same web into an SQLite file.
+
+use crate::common::{command, expect_exit};
+use spinneret_store::testing::TestPg;
+use spinneret_store::{Store, StoreLocation};
+use spinneret_tests::harness::Setup;
+use spinneret_tests::server::TestWeb;
+use spinneret_tests::synthetic::Shape;
+use std::collections::{BTreeMap, HashMap};
+use std::process::{Child, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+const SHAPE: Shape = Shape {
+    pages: 180,
+    sites: 6,
+    leaves: 0,
+};
+
+/// What a run found of each URL: its category, status and redirect chain.
+type Found = BTreeMap<String, (String, Option<u16>, Vec<(String, u16)>)>;
+
+fn found(store: &Store, run: i64) -> Found {
+    store
+        .run_results(run, None)
+        .unwrap()
+        .into_iter()
+        .map(|(r, _)| {
+            let hops = r.redirects.iter().map(|h| (h.url.clone(), h.status)).collect();
+            (r.url, (r.category.as_str().to_string(), r.status, hops))
+        })
+        .collect()
+}
+
+/// Assert that two runs found the same, saying where they differ.
+fn assert_same(shared: &Found, alone: &Found) {
+    let mut differences = Vec::new();
+    for (url, found) in shared {
+        match alone.get(url) {
+            None => differences.push(format!("only shared: {url} {found:?}")),
+            Some(a) if a != found => {
+                differences.push(format!("{url}: shared {found:?}, alone {a:?}"))
+            }
+            Some(_) => {}
+        }
+    }
+    for (url, found) in alone {
+        if !shared.contains_key(url) {
+            differences.push(format!("only alone: {url} {found:?}"));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences of {} URLs:\n{}",
+        differences.len(),
+        alone.len(),
+        differences[..differences.len().min(30)].join("\n")
+    );
+}
+
+/// A synthetic web and its configuration (`settings` first).
+fn web_and_setup(shape: Shape, delay: Duration, settings: &str) -> (TestWeb, Setup) {
+    let port = Arc::new(OnceLock::new());
+    let web = TestWeb::start(shape.slow_web(port.clone(), delay));
+    let _ = port.set(web.port());
+    let text = format!("{settings}\n{}", shape.tasks_toml(web.port(), false));
+    let setup = Setup::new(&web, &text);
+    (web, setup)
+}
+
+/// What one `spinneret crawl` into the SQLite file finds; the web's log is
+/// cleared after.
+fn one_crawl(web: &TestWeb, setup: &Setup) -> Found {
+    let config = setup.config_path.to_str().unwrap();
+    let out = command().args(["-qq", "crawl", config]).output().unwrap();
+    expect_exit(&out, 1);
+    let store = Store::open(&setup.path().join("store.db")).unwrap();
+    let run = store.last_run().unwrap().unwrap().id;
+    web.clear_log();
+    found(&store, run)
+}
+
+fn worker(setup: &Setup, url: &str, name: &str, extra: &[&str]) -> Child {
+    command()
+        .args(["-q", "worker", setup.config_path.to_str().unwrap(), "--store", url])
+        .args(["--name", name])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait for a worker; its exit status and what it printed.
+fn finish(child: Child) -> (Option<i32>, String, String) {
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Requests per host and path.
+fn requests_per_url(web: &TestWeb) -> HashMap<(String, String), usize> {
+    let mut counts = HashMap::new();
+    for r in web.requests() {
+        *counts.entry((r.host, r.path)).or_insert(0) += 1;
+    }
+    counts
+}
+
+fn open(url: &str) -> Store {
+    Store::open_at(StoreLocation::postgres(url, None).unwrap()).unwrap()
+}
+
+#[test]
+fn three_workers_find_what_one_crawl_finds_and_request_each_url_once() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let (web, setup) = web_and_setup(SHAPE, Duration::ZERO, "per_site_connections = 2");
+    let alone = one_crawl(&web, &setup);
+    let url = pg.database_url();
+    let workers: Vec<Child> = (1..=3)
+        .map(|i| worker(&setup, &url, &format!("w{i}"), &[]))
+        .collect();
+    let ends: Vec<_> = workers.into_iter().map(finish).collect();
+    // The worker that finished the run speaks for it (something is
+    // broken: exit status 1); the others say their share and exit 0.
+    let finishers: Vec<_> = ends.iter().filter(|(_, out, _)| out.contains("it finished the run")).collect();
+    assert_eq!(finishers.len(), 1, "{ends:#?}");
+    assert_eq!(finishers[0].0, Some(1), "{ends:#?}");
+    for (code, out, err) in &ends {
+        assert!(matches!(code, Some(0 | 1)), "{out}\n{err}");
+        assert!(!err.contains("ERROR"), "{err}");
+    }
+    let store = open(&url);
+    let run = store.last_run().unwrap().unwrap();
+    assert_eq!(run.status, "finished");
+    let shared = found(&store, run.id);
+    assert!(alone.len() > 300, "{}", alone.len());
+    assert_same(&shared, &alone);
+    // Each URL requested once (robots.txt too), whichever worker held it.
+    let counts = requests_per_url(&web);
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "requested more than once: {twice:?}");
+    // No site ever had more connections than its limit, over all workers.
+    for s in 0..SHAPE.sites {
+        let host = Shape::host(s);
+        assert!(web.most_in_flight(&host) <= 2, "{host}: {}", web.most_in_flight(&host));
+    }
+}
+
+#[test]
+fn a_worker_killed_mid_run_loses_nothing_and_its_sites_are_taken_over() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    // Each page takes 40 ms: the run lasts long enough to kill a worker in it.
+    let (web, setup) = web_and_setup(SHAPE, Duration::from_millis(40), "per_site_connections = 2");
+    let alone = one_crawl(&web, &setup);
+    let url = pg.database_url();
+    let lease = ["--lease", "2s"];
+    let doomed = worker(&setup, &url, "doomed", &lease);
+    let survivor = worker(&setup, &url, "survivor", &lease);
+    // Kill the first once the run is well under way.
+    let started = Instant::now();
+    while web.requests().len() < 150 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the workers made no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut doomed = doomed;
+    doomed.kill().unwrap();
+    let killed_at = Instant::now();
+    let _ = doomed.wait();
+    let before = web.requests();
+    let (code, out, err) = finish(survivor);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(out.contains("it finished the run"), "{out}\n{err}");
+    let store = open(&url);
+    let run = store.last_run().unwrap().unwrap();
+    assert_eq!(run.status, "finished");
+    assert_same(&found(&store, run.id), &alone);
+    // Made again: only what the killed worker had not stored, which is no
+    // more than what it requested in the second before it died (the store
+    // takes a batch every half second).
+    let counts = requests_per_url(&web);
+    let again: usize = counts.values().map(|n| n - 1).sum();
+    let last_second = before
+        .iter()
+        .filter(|r| killed_at.duration_since(r.at) < Duration::from_secs(1))
+        .count();
+    eprintln!(
+        "killed worker: {again} requests made again; {last_second} requests in the second before the kill; {} requests in all",
+        web.requests().len()
+    );
+    assert!(again <= last_second, "{again} made again, {last_second} in the last second");
+}
+
+#[test]
+fn two_configurations_share_one_database_without_mixing() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let small = Shape {
+        pages: 60,
+        sites: 3,
+        leaves: 0,
+    };
+    let (web_a, setup_a) = web_and_setup(small, Duration::ZERO, "");
+    let (web_b, setup_b) = web_and_setup(small, Duration::ZERO, "");
+    let alone_a = one_crawl(&web_a, &setup_a);
+    let alone_b = one_crawl(&web_b, &setup_b);
+    let url = pg.database_url();
+    let workers = vec![
+        worker(&setup_a, &url, "a1", &[]),
+        worker(&setup_b, &url, "b1", &[]),
+        worker(&setup_a, &url, "a2", &[]),
+        worker(&setup_b, &url, "b2", &[]),
+    ];
+    let ends: Vec<_> = workers.into_iter().map(finish).collect();
+    assert_eq!(
+        ends.iter().filter(|(_, out, _)| out.contains("it finished the run")).count(),
+        2,
+        "{ends:#?}"
+    );
+    // Each run holds its own web's URLs (each web on its own port), and
+    // all of them.
+    let store = open(&url);
+    let last = store.last_run().unwrap().unwrap().id;
+    assert_eq!(last, 2);
+    let mut runs: Vec<Found> = (1..=last).map(|run| found(&store, run)).collect();
+    let port_of = |found: &Found| {
+        let first = found.keys().next().expect("a result");
+        url::Url::parse(first).unwrap().port().unwrap()
+    };
+    runs.sort_by_key(|f| port_of(f) != web_a.port());
+    for (run, (web, alone)) in runs.iter().zip([(&web_a, &alone_a), (&web_b, &alone_b)]) {
+        assert!(run.keys().all(|u| u.contains(&format!(":{}/", web.port()))));
+        assert_same(run, alone);
+    }
+}

@@ -420,7 +420,11 @@ impl Conn {
     ) -> Result<Vec<T>, StoreError> {
         match self {
             Conn::Sqlite(_) => self.query_vec(sql, params, f),
-            Conn::Pg(pg) => pg.query(sql, params)?.iter().map(|r| f(&Row::Pg(r))).collect(),
+            Conn::Pg(pg) => pg
+                .query(sql, params)?
+                .iter()
+                .map(|r| f(&Row::Pg(r)))
+                .collect(),
         }
     }
 

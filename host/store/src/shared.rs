@@ -270,9 +270,10 @@ impl SharedRun {
         )
     }
 
-    /// How many sites are waiting for a worker, and how many workers are
-    /// alive (this one included): what a fair claim is.
-    pub fn claimable(&self) -> Result<(i64, i64), StoreError> {
+    /// How many sites are waiting for a worker, how many live workers
+    /// hold, and how many workers are alive (this one included): what a
+    /// fair claim is.
+    pub fn claimable(&self) -> Result<(i64, i64, i64), StoreError> {
         self.conn.query_row(
             &format!(
                 "SELECT
@@ -280,11 +281,13 @@ impl SharedRun {
                       AND ((s.worker IS NULL AND EXISTS (SELECT 1 FROM shared_frontier f
                              WHERE f.run_id = ?1 AND f.site = s.site AND f.taken = 0))
                            OR (s.worker IS NOT NULL AND s.lease_until < {NOW_MS}))),
+                   (SELECT count(*) FROM shared_sites s WHERE s.run_id = ?1
+                      AND s.worker IS NOT NULL AND s.lease_until >= {NOW_MS}),
                    (SELECT count(*) FROM shared_workers w WHERE w.run_id = ?1
                       AND w.heartbeat > {NOW_MS} - ?2)"
             ),
             params![self.run, self.lease_ms],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
     }
 

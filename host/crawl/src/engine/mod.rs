@@ -143,9 +143,9 @@ impl<'a> Engine<'a> {
         let (rules, robots_files) =
             crate::policy::load_rules(&settings.rule_files, SystemTime::now())?;
         let shared = match &options.shared {
-            Some(s) => Some(shared_run::SharedCrawl::new(store.shared_run(
-                ids.run, &s.worker, s.lease,
-            )?)),
+            Some(s) => Some(shared_run::SharedCrawl::new(
+                store.shared_run(ids.run, &s.worker, s.lease)?,
+            )),
             None => None,
         };
         // A worker settles from the store what the run's other workers checked.
@@ -523,7 +523,12 @@ impl<'a> Engine<'a> {
         let hop_get = self.hop_wants_get(u);
         let (state, need_get, queued_get, site) = {
             let e = self.frontier.get(u);
-            (e.state, hop_get || !e.doc_tasks.is_empty(), e.queued_get, e.site)
+            (
+                e.state,
+                hop_get || !e.doc_tasks.is_empty(),
+                e.queued_get,
+                e.site,
+            )
         };
         match state {
             UrlState::New => {

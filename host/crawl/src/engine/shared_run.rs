@@ -24,6 +24,10 @@ const SYNC_EVERY: Duration = Duration::from_millis(100);
 /// The most sites a worker claims at once.
 const MOST_CLAIMED: i64 = 64;
 
+/// How long a worker waits before its first claim, so that workers
+/// started together are all counted when the first sites are shared out.
+const GATHERING: Duration = Duration::from_millis(300);
+
 /// What a worker knows of the run it shares.
 pub(super) struct SharedCrawl {
     run: SharedRun,
@@ -54,7 +58,7 @@ impl SharedCrawl {
             awaited: HashSet::new(),
             hop_get: HashSet::new(),
             phase: SharedPhase::Documents,
-            next_sync: Instant::now(),
+            next_sync: Instant::now() + GATHERING,
         }
     }
 
@@ -189,9 +193,7 @@ impl Engine<'_> {
 
     /// Whether `u` is a hop another worker asked this one to check by GET.
     pub(super) fn hop_wants_get(&self, u: UrlIdx) -> bool {
-        self.shared
-            .as_ref()
-            .is_some_and(|s| s.hop_get.contains(&u))
+        self.shared.as_ref().is_some_and(|s| s.hop_get.contains(&u))
     }
 
     /// Take a reach another worker (or this one) offered for a site this
@@ -244,12 +246,16 @@ impl Engine<'_> {
         shared.next_sync = Instant::now() + SYNC_EVERY;
         let out = std::mem::take(&mut shared.outgoing);
         shared.run.offer(&out)?;
-        // Claim a fair share of the sites waiting, when there is room.
+        // Claim sites when there is room: up to a fair share of all the
+        // sites live workers hold or could (a lease is kept to the end of
+        // the run, so that a site's robots.txt is read once).
         let mut claimed = Vec::new();
         if room {
-            let (waiting, workers) = shared.run.claimable()?;
+            let (waiting, held, workers) = shared.run.claimable()?;
             if waiting > 0 {
-                let share = (waiting + workers.max(1) - 1) / workers.max(1);
+                let workers = workers.max(1);
+                let fair = (waiting + held + workers - 1) / workers;
+                let share = fair - shared.held.len() as i64;
                 claimed = shared.run.claim(share.clamp(1, MOST_CLAIMED) as usize)?;
             }
         }

@@ -662,6 +662,7 @@ CREATE TABLE shared_workers (
     run_id BIGINT NOT NULL,
     worker TEXT NOT NULL,
     heartbeat BIGINT NOT NULL,
+    lease_ms BIGINT NOT NULL,
     idle_in TEXT,
     PRIMARY KEY (run_id, worker)
 );

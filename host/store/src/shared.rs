@@ -149,10 +149,12 @@ impl Store {
         };
         shared.conn.execute(
             &format!(
-                "INSERT INTO shared_workers (run_id, worker, heartbeat) VALUES (?1, ?2, {NOW_MS})
-                 ON CONFLICT (run_id, worker) DO UPDATE SET heartbeat = excluded.heartbeat, idle_in = NULL"
+                "INSERT INTO shared_workers (run_id, worker, heartbeat, lease_ms)
+                 VALUES (?1, ?2, {NOW_MS}, ?3)
+                 ON CONFLICT (run_id, worker) DO UPDATE
+                 SET heartbeat = excluded.heartbeat, lease_ms = excluded.lease_ms, idle_in = NULL"
             ),
-            params![run, worker],
+            params![run, worker, shared.lease_ms],
         )?;
         Ok(shared)
     }
@@ -284,9 +286,9 @@ impl SharedRun {
                    (SELECT count(*) FROM shared_sites s WHERE s.run_id = ?1
                       AND s.worker IS NOT NULL AND s.lease_until >= {NOW_MS}),
                    (SELECT count(*) FROM shared_workers w WHERE w.run_id = ?1
-                      AND w.heartbeat > {NOW_MS} - ?2)"
+                      AND w.heartbeat + w.lease_ms > {NOW_MS})"
             ),
-            params![self.run, self.lease_ms],
+            params![self.run],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
     }
@@ -388,16 +390,16 @@ impl SharedRun {
                    AND NOT EXISTS (SELECT 1 FROM shared_frontier
                                    WHERE run_id = ?1 AND taken = 0)
                    AND NOT EXISTS (SELECT 1 FROM shared_workers
-                                   WHERE run_id = ?1 AND heartbeat > {NOW_MS} - ?4
+                                   WHERE run_id = ?1 AND heartbeat + lease_ms > {NOW_MS}
                                      AND idle_in IS DISTINCT FROM ?2)
                    AND NOT EXISTS (SELECT 1 FROM shared_sites s
                                    WHERE s.run_id = ?1 AND s.worker IS NOT NULL
                                      AND NOT EXISTS (
                                        SELECT 1 FROM shared_workers w
                                        WHERE w.run_id = ?1 AND w.worker = s.worker
-                                         AND w.heartbeat > {NOW_MS} - ?4 AND w.idle_in = ?2))"
+                                         AND w.heartbeat + w.lease_ms > {NOW_MS} AND w.idle_in = ?2))"
             ),
-            params![self.run, from.as_str(), to.as_str(), self.lease_ms],
+            params![self.run, from.as_str(), to.as_str()],
         )?;
         Ok(moved == 1)
     }
@@ -438,10 +440,10 @@ impl SharedRun {
                 "UPDATE shared_runs SET phase = 'finishing', finisher = ?2
                  WHERE run_id = ?1 AND phase = 'crawled'
                    AND NOT EXISTS (SELECT 1 FROM shared_workers
-                                   WHERE run_id = ?1 AND heartbeat > {NOW_MS} - ?3
+                                   WHERE run_id = ?1 AND heartbeat + lease_ms > {NOW_MS}
                                      AND idle_in IS DISTINCT FROM 'stored')"
             ),
-            params![self.run, self.worker, self.lease_ms],
+            params![self.run, self.worker],
         )? == 1;
         if won {
             let tx = self.conn.transaction(TxMode::Deferred)?;
@@ -454,5 +456,128 @@ impl SharedRun {
             tx.commit()?;
         }
         Ok(won)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spinneret_core::model::TaskKind;
+
+    fn reach(site: &str, url: &str, task: i64) -> SharedReach {
+        SharedReach {
+            site: site.into(),
+            url: url.into(),
+            task,
+            traverse: true,
+            kind: "a".into(),
+            referrer: None,
+            decision: "traverse".into(),
+            reason: String::new(),
+            depth: 1,
+        }
+    }
+
+    /// The protocol on a real server: joining, offering once, claiming,
+    /// taking, the phases, leaving, a lease taken over, finishing once.
+    #[test]
+    fn workers_share_a_run_through_the_database() {
+        let Some(pg) = crate::testing::TestPg::shared() else {
+            return;
+        };
+        let location = StoreLocation::Postgres(Box::new(pg.database()));
+        let store = Store::open_at(location).unwrap();
+        let task = TaskRecord {
+            name: "site",
+            kind: TaskKind::Site,
+            top: "http://a.example/",
+            email: None,
+            output: std::path::Path::new("out"),
+            changed_days: 7,
+            expiring_days: 3,
+        };
+        // Workers started together join one run; another configuration's
+        // workers begin their own.
+        let ids = store
+            .join_shared_run(Some("c.toml"), "{}", &[task.clone()])
+            .unwrap();
+        let again = store
+            .join_shared_run(Some("c.toml"), "{}", &[task.clone()])
+            .unwrap();
+        assert_eq!(again.run, ids.run);
+        let other = store
+            .join_shared_run(Some("d.toml"), "{}", &[task.clone()])
+            .unwrap();
+        assert_ne!(other.run, ids.run);
+        let t = ids.tasks["site"];
+        let lease = Duration::from_secs(60);
+        let w1 = store.shared_run(ids.run, "w1", lease).unwrap();
+        let w2 = store.shared_run(ids.run, "w2", lease).unwrap();
+
+        // Each (URL, task, traverse) once, whoever offers it.
+        let a = reach("a:80", "http://a.example/", t);
+        let b = reach("b:80", "http://b.example/", t);
+        w1.offer(&[a.clone(), b.clone()]).unwrap();
+        w2.offer(&[a.clone()]).unwrap();
+        assert_eq!(w1.claimable().unwrap(), (2, 0, 2));
+        // A site goes to one worker.
+        assert_eq!(w1.claim(1).unwrap(), ["a:80"]);
+        assert_eq!(w2.claim(5).unwrap(), ["b:80"]);
+        assert!(w1.claim(5).unwrap().is_empty());
+        assert_eq!(w1.take(&["a:80".into()], false).unwrap(), [a.clone()]);
+        assert!(w1.take(&["a:80".into()], false).unwrap().is_empty());
+
+        // The documents phase ends when nothing is untaken and every live
+        // worker is idle in it.
+        w1.heartbeat(Some(SharedPhase::Documents)).unwrap();
+        assert!(
+            !w1.advance(SharedPhase::Documents).unwrap(),
+            "b's reach is untaken"
+        );
+        assert_eq!(w2.take(&["b:80".into()], false).unwrap(), [b.clone()]);
+        assert!(!w1.advance(SharedPhase::Documents).unwrap(), "w2 is busy");
+        w2.heartbeat(Some(SharedPhase::Documents)).unwrap();
+        assert!(w2.advance(SharedPhase::Documents).unwrap());
+        assert_eq!(w1.phase().unwrap(), SharedPhase::Leaves);
+        assert!(!w1.advance(SharedPhase::Documents).unwrap(), "once");
+
+        // A worker that stops hands its sites back, whole.
+        w2.leave().unwrap();
+        assert_eq!(w1.claim(5).unwrap(), ["b:80"]);
+        assert_eq!(w1.take(&["b:80".into()], true).unwrap(), [b.clone()]);
+
+        // A worker whose lease runs out has its sites taken over; it finds
+        // out at its next heartbeat.
+        let w3 = store
+            .shared_run(ids.run, "w3", Duration::from_millis(1))
+            .unwrap();
+        let c = reach("c:80", "http://c.example/", t);
+        w3.offer(&[c.clone()]).unwrap();
+        assert_eq!(w3.claim(5).unwrap(), ["c:80"]);
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(w1.claim(5).unwrap(), ["c:80"]);
+        assert!(w3.heartbeat(None).unwrap().is_empty());
+        assert_eq!(w1.take(&["c:80".into()], true).unwrap(), [c]);
+
+        // The run is finished once, by the last worker to store what it had.
+        w1.heartbeat(Some(SharedPhase::Leaves)).unwrap();
+        assert!(w1.advance(SharedPhase::Leaves).unwrap());
+        let w4 = store.shared_run(ids.run, "w4", lease).unwrap();
+        assert!(!w1.stored_all().unwrap(), "w4 has not stored all yet");
+        assert!(w4.stored_all().unwrap());
+        assert_eq!(w4.phase().unwrap(), SharedPhase::Finishing);
+        // A finished run is not joined again.
+        let next = store
+            .join_shared_run(Some("c.toml"), "{}", &[task])
+            .unwrap();
+        assert_ne!(next.run, ids.run);
+    }
+
+    #[test]
+    fn a_store_file_has_no_shared_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let err = store.join_shared_run(None, "{}", &[]).unwrap_err();
+        assert!(err.to_string().contains("PostgreSQL"), "{err}");
     }
 }

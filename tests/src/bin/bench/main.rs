@@ -6,6 +6,8 @@
 //! compares `spinneret collect` with wget and HTTrack (`mirror.rs`);
 //! `--worm URLS` measures the Worm's index and search (`worm.rs`).
 //! `--genvl` measures GENVL's library under load (`genvl.rs`).
+//! `--postgres --workers 1,2,4` crawls with that many workers sharing a
+//! run (`workers.rs`).
 //!
 //! ```text
 //! cargo build --release
@@ -25,6 +27,7 @@ use std::time::Instant;
 
 mod genvl;
 mod mirror;
+mod workers;
 mod worm;
 
 /// The built-in plugins that run inside the crawl.
@@ -296,7 +299,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--genvl] [--serve] [--postgres]\n\
+            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--genvl] [--serve] [--postgres [--workers N,N,...]]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
@@ -332,7 +335,11 @@ fn main() -> anyhow::Result<()> {
                   --serve only serves the web (and keeps its config) until killed;\n\
                   --postgres crawls into a PostgreSQL store (a new database for each crawl on a\n\
                   server the benchmark starts as the test suite does: initdb and postgres, fsync\n\
-                  off) instead of an SQLite file, with the crawl and --overhead modes."
+                  off) instead of an SQLite file, with the crawl and --overhead modes;\n\
+                  --postgres --workers 1,2,4 crawls the web with one `spinneret crawl` into an\n\
+                  SQLite file, then with 1, 2 and 4 `spinneret worker` processes sharing a run\n\
+                  on PostgreSQL, and prints each one's wall time, pages/s, requests and URLs\n\
+                  requested more than once."
         );
         return Ok(());
     }
@@ -416,6 +423,13 @@ fn main() -> anyhow::Result<()> {
             urls.parse()?,
             arg(&args, "--keep").map(PathBuf::from),
         );
+    }
+    if let Some(counts) = arg(&args, "--workers") {
+        let counts: Vec<usize> = counts
+            .split(',')
+            .map(|n| n.trim().parse())
+            .collect::<Result<_, _>>()?;
+        return workers::run(&bench, &counts);
     }
     if let Some(runs) = arg(&args, "--overhead") {
         let runs: usize = runs.parse()?;

@@ -247,8 +247,9 @@ impl SharedRun {
 
     /// Claim up to `most` sites no live worker holds: those with reaches
     /// nobody has taken, and those whose holder's lease ran out (a worker
-    /// that died). Returns the sites claimed, in key order.
-    pub fn claim(&self, most: usize) -> Result<Vec<String>, StoreError> {
+    /// that died). Returns the sites claimed, each with whether a worker
+    /// held it before (what it checked is in the store).
+    pub fn claim(&self, most: usize) -> Result<Vec<(String, bool)>, StoreError> {
         if most == 0 {
             return Ok(Vec::new());
         }
@@ -265,10 +266,10 @@ impl SharedRun {
                           OR (s.worker IS NOT NULL AND s.worker <> ?2 AND s.lease_until < {NOW_MS}))
                    ORDER BY s.site LIMIT ?4
                    FOR UPDATE SKIP LOCKED)
-                 RETURNING site"
+                 RETURNING site, generation"
             ),
             params![self.run, self.worker, self.lease_ms, most as i64],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? > 1)),
         )
     }
 
@@ -304,28 +305,32 @@ impl SharedRun {
         }
         let sites: Vec<Option<&str>> = sites.iter().map(|s| Some(s.as_str())).collect();
         let tx = self.conn.transaction(TxMode::Deferred)?;
-        let rows = tx.returning(
-            "UPDATE shared_frontier SET taken = 1
-             WHERE run_id = ?1 AND site = ANY(?2::text[]) AND (?3 OR taken = 0)
-             RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
-            params![self.run, Texts(&sites), all],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    SharedReach {
-                        site: r.get(1)?,
-                        url: r.get(2)?,
-                        task: r.get(3)?,
-                        traverse: r.get::<_, i64>(4)? != 0,
-                        kind: r.get(5)?,
-                        referrer: r.get(6)?,
-                        decision: r.get(7)?,
-                        reason: r.get(8)?,
-                        depth: r.get(9)?,
-                    },
-                ))
-            },
-        )?;
+        // Two statements, so that each is planned for its rows: the
+        // untaken ones through their partial index.
+        let sql = match all {
+            true => "UPDATE shared_frontier SET taken = 1
+                     WHERE run_id = ?1 AND site = ANY(?2::text[])
+                     RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
+            false => "UPDATE shared_frontier SET taken = 1
+                      WHERE run_id = ?1 AND site = ANY(?2::text[]) AND taken = 0
+                      RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
+        };
+        let rows = tx.returning(sql, params![self.run, Texts(&sites)], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                SharedReach {
+                    site: r.get(1)?,
+                    url: r.get(2)?,
+                    task: r.get(3)?,
+                    traverse: r.get::<_, i64>(4)? != 0,
+                    kind: r.get(5)?,
+                    referrer: r.get(6)?,
+                    decision: r.get(7)?,
+                    reason: r.get(8)?,
+                    depth: r.get(9)?,
+                },
+            ))
+        })?;
         if !rows.is_empty() {
             tx.execute(
                 "UPDATE shared_workers SET idle_in = NULL WHERE run_id = ?1 AND worker = ?2",
@@ -521,8 +526,8 @@ mod tests {
         w2.offer(&[a.clone()]).unwrap();
         assert_eq!(w1.claimable().unwrap(), (2, 0, 2));
         // A site goes to one worker.
-        assert_eq!(w1.claim(1).unwrap(), ["a:80"]);
-        assert_eq!(w2.claim(5).unwrap(), ["b:80"]);
+        assert_eq!(w1.claim(1).unwrap(), [("a:80".into(), false)]);
+        assert_eq!(w2.claim(5).unwrap(), [("b:80".into(), false)]);
         assert!(w1.claim(5).unwrap().is_empty());
         assert_eq!(w1.take(&["a:80".into()], false).unwrap(), [a.clone()]);
         assert!(w1.take(&["a:80".into()], false).unwrap().is_empty());
@@ -543,7 +548,7 @@ mod tests {
 
         // A worker that stops hands its sites back, whole.
         w2.leave().unwrap();
-        assert_eq!(w1.claim(5).unwrap(), ["b:80"]);
+        assert_eq!(w1.claim(5).unwrap(), [("b:80".into(), true)]);
         assert_eq!(w1.take(&["b:80".into()], true).unwrap(), [b.clone()]);
 
         // A worker whose lease runs out has its sites taken over; it finds
@@ -553,9 +558,9 @@ mod tests {
             .unwrap();
         let c = reach("c:80", "http://c.example/", t);
         w3.offer(&[c.clone()]).unwrap();
-        assert_eq!(w3.claim(5).unwrap(), ["c:80"]);
+        assert_eq!(w3.claim(5).unwrap(), [("c:80".into(), false)]);
         std::thread::sleep(Duration::from_millis(20));
-        assert_eq!(w1.claim(5).unwrap(), ["c:80"]);
+        assert_eq!(w1.claim(5).unwrap(), [("c:80".into(), true)]);
         assert!(w3.heartbeat(None).unwrap().is_empty());
         assert_eq!(w1.take(&["c:80".into()], true).unwrap(), [c]);
 

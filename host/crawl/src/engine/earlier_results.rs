@@ -6,6 +6,13 @@
 use super::*;
 
 impl Engine<'_> {
+    /// Whether the store may hold a result that settles `u`: when earlier
+    /// runs stored any, or another worker of a shared run checked `u`'s
+    /// site before this one took it over.
+    pub(super) fn may_be_stored(&mut self, u: UrlIdx) -> bool {
+        self.use_cache || self.site_taken_over(u)
+    }
+
     /// Reuse or prepare to revalidate an earlier result; true when `u` is settled by it.
     pub(super) fn try_cache(&mut self, u: UrlIdx, need_get: bool) -> bool {
         let url = self.frontier.get(u).url.to_string();
@@ -40,13 +47,13 @@ impl Engine<'_> {
     /// not yet seen, when it prefers that to a question a URL (a database
     /// server); `try_cache` takes them.
     pub(super) fn prefetch_earlier_results(&mut self, links: &[(UrlIdx, RefKind)]) {
-        if !self.use_cache || !self.store.prefers_batches() {
+        if !self.store.prefers_batches() {
             return;
         }
         let new: Vec<UrlIdx> = links
             .iter()
             .map(|&(u, _)| u)
-            .filter(|&u| self.frontier.get(u).state == UrlState::New)
+            .filter(|&u| self.frontier.get(u).state == UrlState::New && self.may_be_stored(u))
             .collect();
         if new.len() < 2 {
             return;

@@ -148,8 +148,12 @@ impl<'a> Engine<'a> {
             )),
             None => None,
         };
-        // A worker settles from the store what the run's other workers checked.
-        let use_cache = shared.is_some() || store.has_results()?;
+        // A worker of a shared run reads earlier runs' results like a crawl;
+        // this run's, only on the sites it took over (`shared_run`).
+        let use_cache = match shared {
+            Some(_) => store.has_results_before(ids.run)?,
+            None => store.has_results()?,
+        };
         let cached_sites = store.load_sites(unix_now())?;
         let writer = store.writer()?;
         let fetcher = Fetcher::new(&settings.fetch)?.with_local_roots(
@@ -538,7 +542,7 @@ impl<'a> Engine<'a> {
                 if self.settle_completed(u) {
                     return;
                 }
-                if self.use_cache && self.try_cache(u, need_get) {
+                if self.may_be_stored(u) && self.try_cache(u, need_get) {
                     return;
                 }
                 self.frontier.get_mut(u).state = UrlState::Waiting;

@@ -33,7 +33,11 @@ pub(super) struct SharedCrawl {
     run: SharedRun,
     /// The sites it holds, by key (`urls::site_key`).
     held: HashSet<String>,
-    /// Per site of the site table: 0 not known, 1 held, 2 not held.
+    /// The sites it took over from another worker (a subset of `held`):
+    /// what that worker checked there is in the store.
+    taken_over: HashSet<String>,
+    /// Per site of the site table: 0 not known, 1 held, 2 not held, 3
+    /// held and taken over.
     site_held: Vec<u8>,
     /// Reaches found for other workers' sites, not offered yet.
     outgoing: Vec<SharedReach>,
@@ -52,6 +56,7 @@ impl SharedCrawl {
         SharedCrawl {
             run,
             held: HashSet::new(),
+            taken_over: HashSet::new(),
             site_held: Vec::new(),
             outgoing: Vec::new(),
             offered: HashSet::new(),
@@ -107,19 +112,33 @@ impl Engine<'_> {
     /// Whether this process requests `u`'s site: always, unless it is a
     /// worker of a shared run that does not hold the site.
     pub(super) fn holds_site_of(&mut self, u: UrlIdx) -> bool {
-        let Some(shared) = self.shared.as_mut() else {
-            return true;
-        };
+        self.site_standing(u).is_none_or(|s| s == 1 || s == 3)
+    }
+
+    /// Whether `u`'s site is one this worker took over from another.
+    pub(super) fn site_taken_over(&mut self, u: UrlIdx) -> bool {
+        self.site_standing(u) == Some(3)
+    }
+
+    /// Where `u`'s site stands for this worker (see `site_held`); `None`
+    /// when the run is not shared.
+    fn site_standing(&mut self, u: UrlIdx) -> Option<u8> {
+        let shared = self.shared.as_mut()?;
         let e = self.frontier.get(u);
         let s = e.site as usize;
         if shared.site_held.len() <= s {
             shared.site_held.resize(s + 1, 0);
         }
         if shared.site_held[s] == 0 {
-            let held = shared.held.contains(&urls::site_key(&e.url));
-            shared.site_held[s] = if held { 1 } else { 2 };
+            let key = urls::site_key(&e.url);
+            shared.site_held[s] =
+                match (shared.held.contains(&key), shared.taken_over.contains(&key)) {
+                    (true, true) => 3,
+                    (true, false) => 1,
+                    (false, _) => 2,
+                };
         }
-        shared.site_held[s] == 1
+        Some(shared.site_held[s])
     }
 
     /// Offer task `t`'s reach of `u`, decided here, to the worker that
@@ -262,9 +281,16 @@ impl Engine<'_> {
         let held: Vec<String> = shared.held.iter().cloned().collect();
         let mut taken = shared.run.take(&held, false)?;
         if !claimed.is_empty() {
-            tracing::debug!("claimed {} site(s): {}", claimed.len(), claimed.join(", "));
-            taken.extend(shared.run.take(&claimed, true)?);
-            shared.held.extend(claimed.iter().cloned());
+            let sites: Vec<String> = claimed.iter().map(|(s, _)| s.clone()).collect();
+            tracing::debug!("claimed {} site(s): {}", sites.len(), sites.join(", "));
+            taken.extend(shared.run.take(&sites, true)?);
+            for (site, before) in claimed.iter() {
+                if *before {
+                    tracing::info!("took over the site {site} from another worker");
+                    shared.taken_over.insert(site.clone());
+                }
+            }
+            shared.held.extend(sites);
             // Sites not held before may be held now.
             for h in &mut shared.site_held {
                 if *h == 2 {
@@ -318,13 +344,26 @@ impl Engine<'_> {
         let asked: Vec<&str> = urls.iter().map(String::as_str).collect();
         let mut found = self.store.latest_results(&asked)?;
         for (u, url) in waiting.into_iter().zip(&urls) {
-            let Some(cached) = found.remove(url).filter(|c| c.run == self.ids.run) else {
+            let Some(mut cached) = found.remove(url).filter(|c| c.run == self.ids.run) else {
                 continue;
             };
+            // The chains need the answer, not the document: the tasks
+            // follow the document at the worker that holds its site (and
+            // reading its links here cost three round trips a hop).
+            if cached.result.method == Some("GET") {
+                cached.is_document = false;
+            }
             if let Some(shared) = self.shared.as_mut() {
                 shared.awaited.remove(&u);
             }
             self.complete_cached(u, cached, None);
+            // The answer ended the chains that waited for it; it is not
+            // kept as `u`'s outcome (it has no document): should this
+            // worker come to hold `u`'s site, its tasks settle `u` from the
+            // store, document and all.
+            let e = self.frontier.get_mut(u);
+            e.state = UrlState::New;
+            e.outcome = None;
         }
         Ok(())
     }

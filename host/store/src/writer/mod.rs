@@ -4,6 +4,8 @@
 //! A batch commits when 20,000 operations have gathered or 500 ms have passed,
 //! whichever is first, so a crash loses at most that window (the engine's
 //! `--resume` re-checks what it cannot find). `flush` waits for a commit.
+//! On PostgreSQL each table-at-a-time batch of up to 2,000 writes commits
+//! on its own (see `run`).
 
 use super::{StoreError, StoreLocation, url_id_cached};
 use crate::db::{Conn, Dialect, TxMode, params};
@@ -229,13 +231,19 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
     // On PostgreSQL writes are held and written a table at a time.
     let batched = conn.dialect() == Dialect::Postgres;
     let mut batch = postgres::Batch::default();
-    let write_batch = |tx: &Conn,
+    // A batch is a transaction of its own on PostgreSQL: it locks the URLs
+    // it inserts in URL order, so writers of several workers never wait
+    // on each other in a cycle (two batches in one transaction would).
+    let write_batch = |conn: &Conn,
                        batch: &mut postgres::Batch,
                        ids: &mut HashMap<String, i64>,
                        first_error: &mut Option<StoreError>| {
-        if let Err(e) = batch.write(tx, ids) {
+        let written = conn
+            .transaction(TxMode::Deferred)
+            .and_then(|tx| batch.write(&tx, ids).and_then(|()| tx.commit()));
+        if let Err(e) = written {
             tracing::error!("store write failed: {e}");
-            // The transaction will not keep the URLs it gave ids to.
+            // The transaction did not keep the URLs it gave ids to.
             ids.clear();
             first_error.get_or_insert(e);
         }
@@ -244,7 +252,11 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
         let Ok(op) = rx.recv() else { break };
         let deadline = Instant::now() + BATCH_TIME;
         let mut acks = Vec::new();
-        let tx = conn.transaction(TxMode::Deferred)?;
+        // SQLite's writes of a batch window share one transaction.
+        let tx = match batched {
+            true => None,
+            false => Some(conn.transaction(TxMode::Deferred)?),
+        };
         let mut pending = Some(op);
         let mut n = 0;
         let mut closed = false;
@@ -254,11 +266,12 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
                 op if batched => {
                     batch.push(op);
                     if batch.len() >= postgres::ROWS {
-                        write_batch(&tx, &mut batch, &mut ids, &mut first_error);
+                        write_batch(&conn, &mut batch, &mut ids, &mut first_error);
                     }
                 }
                 op => {
-                    if let Err(e) = apply(&tx, &mut ids, op) {
+                    let tx = tx.as_ref().expect("SQLite writes in a transaction");
+                    if let Err(e) = apply(tx, &mut ids, op) {
                         tracing::error!("store write failed: {e}");
                         first_error.get_or_insert(e);
                     }
@@ -279,9 +292,9 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
             }
         }
         if batch.len() > 0 {
-            write_batch(&tx, &mut batch, &mut ids, &mut first_error);
+            write_batch(&conn, &mut batch, &mut ids, &mut first_error);
         }
-        if let Err(e) = tx.commit() {
+        if let Some(Err(e)) = tx.map(|tx| tx.commit()) {
             // The batch is lost from the store; keep going so later batches land.
             tracing::error!("store commit failed: {e}");
             ids.clear();

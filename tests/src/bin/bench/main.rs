@@ -337,7 +337,8 @@ fn main() -> anyhow::Result<()> {
                   server the benchmark starts as the test suite does: initdb and postgres, fsync\n\
                   off) instead of an SQLite file, with the crawl and --overhead modes;\n\
                   --postgres --workers 1,2,4 crawls the web with one `spinneret crawl` into an\n\
-                  SQLite file, then with 1, 2 and 4 `spinneret worker` processes sharing a run\n\
+                  SQLite file and one into PostgreSQL, then with 1, 2 and 4 `spinneret worker`\n\
+                  processes sharing a run\n\
                   on PostgreSQL, and prints each one's wall time, pages/s, requests and URLs\n\
                   requested more than once."
         );

@@ -1,9 +1,10 @@
 //! `--workers 1,2,4`: the synthetic web crawled by that many `spinneret
 //! worker` processes sharing one run through a PostgreSQL store (a new
 //! database each time, on the server the benchmark starts), beside one
-//! `spinneret crawl` into an SQLite file, in one sitting. Prints each
-//! one's wall time, pages/s, the requests made and how many URLs were
-//! requested more than once (none, when the run holds its promise).
+//! `spinneret crawl` into an SQLite file and one into PostgreSQL, in one
+//! sitting. Prints each one's wall time, pages/s, the requests made and
+//! how many URLs were requested more than once (none, when the run holds
+//! its promise).
 
 use super::Bench;
 use std::collections::HashMap;
@@ -45,6 +46,9 @@ pub fn run(bench: &Bench, counts: &[usize]) -> anyhow::Result<()> {
         let (secs, _) = bench.crawl_in(dir.path(), &bench.config(&[], false), "warn")?;
         rows.push(("crawl, SQLite file".to_string(), figures(bench, secs)));
     }
+    // One process into PostgreSQL.
+    let crawl = bench.crawl(&[], false)?;
+    rows.push(("crawl, PostgreSQL".to_string(), figures(bench, crawl.secs)));
     for &n in counts {
         let dir = tempfile::tempdir()?;
         let url = pg.database_url();

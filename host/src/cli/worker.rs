@@ -42,13 +42,7 @@ pub(super) struct WorkerArgs {
 
 /// This worker's default name: the machine's and the process's.
 fn default_name() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|h| h.trim().to_string())
-        .ok()
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".into());
-    format!("{host}:{}", std::process::id())
+    format!("{}:{}", spinneret_store::machine_name(), std::process::id())
 }
 
 /// Join (or begin) the configuration's shared run and work in it until

@@ -28,7 +28,7 @@ pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlM
 pub use fragments::BrokenFragment;
 pub use library::{LibraryError, LibraryNode, PointerCheck, Posting, PostingKind, PostingText};
 pub use location::StoreLocation;
-pub use lock::{CrawlLock, LockError, lock_path};
+pub use lock::{CrawlLock, LockError, lock_path, machine_name};
 pub use outbox::{Mail, QueuedMail};
 pub use shared::{SharedPhase, SharedReach, SharedRun};
 

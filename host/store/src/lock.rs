@@ -177,7 +177,7 @@ impl CrawlLock {
         let me = format!(
             "spinneret {what}, process {} on {} since {started}",
             std::process::id(),
-            hostname()
+            machine_name()
         );
         config.application_name(&me);
         let conn = crate::db::Conn::Pg(crate::db::PgConn::connect(&config).map_err(failed)?);
@@ -218,9 +218,9 @@ impl CrawlLock {
     }
 }
 
-/// This machine's name, for the lock's holder (the workers of a
-/// distributed crawl run on several).
-fn hostname() -> String {
+/// This machine's name, for the lock's holder and a worker's default
+/// name (the workers of a distributed crawl run on several).
+pub fn machine_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .map(|h| h.trim().to_string())
@@ -270,5 +270,30 @@ mod tests {
         // The lock goes with its connection.
         drop(held);
         CrawlLock::acquire_at(&location).unwrap();
+    }
+
+    #[test]
+    fn workers_hold_the_lock_together_and_a_crawl_alone() {
+        let Some(pg) = crate::testing::TestPg::shared() else {
+            return;
+        };
+        let location = crate::StoreLocation::Postgres(Box::new(pg.database()));
+        let first = CrawlLock::acquire_shared_at(&location).unwrap();
+        let second = CrawlLock::acquire_shared_at(&location).unwrap();
+        let err = CrawlLock::acquire_at(&location).unwrap_err().to_string();
+        let worker = format!("spinneret worker, process {} on ", std::process::id());
+        assert!(err.contains(&worker), "{err}");
+        drop((first, second));
+        let crawl = CrawlLock::acquire_at(&location).unwrap();
+        let err = CrawlLock::acquire_shared_at(&location)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("spinneret crawl, process"), "{err}");
+        drop(crawl);
+        // A store file has no workers.
+        let dir = tempfile::tempdir().unwrap();
+        let file = crate::StoreLocation::File(dir.path().join("s.db"));
+        let err = CrawlLock::acquire_shared_at(&file).unwrap_err().to_string();
+        assert!(err.contains("PostgreSQL"), "{err}");
     }
 }

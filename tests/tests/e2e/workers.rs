@@ -295,3 +295,24 @@ fn two_configurations_share_one_database_without_mixing() {
         assert_same(run, alone);
     }
 }
+
+#[test]
+fn a_worker_needs_a_store_on_a_database_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        "store = \"store.db\"\n[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example/\"\n",
+    )
+    .unwrap();
+    let out = command()
+        .args(["worker", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = expect_exit(&out, 2);
+    assert!(
+        stderr.contains("workers share a run through a PostgreSQL store"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("spinneret crawl"), "{stderr}");
+}

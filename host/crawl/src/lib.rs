@@ -176,8 +176,20 @@ fn open_run(
     })
     .to_string();
     let records: Vec<_> = plan.tasks.iter().map(|t| t.record.clone()).collect();
-    if options.shared.is_some() {
-        return Ok(store.join_shared_run(config_name.as_deref(), &options_json, &records)?);
+    if let Some(shared) = &options.shared {
+        let ids = store.join_shared_run(config_name.as_deref(), &options_json, &records)?;
+        // Said, so that workers given the configuration at different
+        // paths (different runs) are noticed.
+        tracing::info!(
+            "worker {}: {} run {} of {}",
+            shared.worker,
+            if ids.resumed { "joined" } else { "began" },
+            ids.run,
+            config_name
+                .as_deref()
+                .unwrap_or("a configuration without a file")
+        );
+        return Ok(ids);
     }
     if options.resume {
         if let Some(ids) = store.resume_run(config_name.as_deref(), &records)? {

@@ -26,8 +26,7 @@ pub(super) struct WorkerArgs {
     /// renewed ten times a second). A worker not heard from for this long
     /// is taken for dead: its sites go to the others, and the requests it
     /// had not stored are made again.
-    #[arg(long, value_name = "DURATION", default_value = "15s",
-          value_parser = super::overrides::parse_positive_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_lease)]
     lease: Duration,
     #[command(flatten)]
     overrides: Overrides,
@@ -38,6 +37,17 @@ pub(super) struct WorkerArgs {
     /// instead of sending them.
     #[arg(long)]
     dry_run_mail: bool,
+}
+
+/// A lease of a second or more (a worker renews its leases ten times a
+/// second; a shorter lease would have it taken for dead between two).
+fn parse_lease(s: &str) -> Result<Duration, String> {
+    match super::overrides::parse_duration(s)? {
+        d if d < Duration::from_secs(1) => Err(format!(
+            "a lease of `{s}` is too short; give 1s or more (the default is 15s)"
+        )),
+        d => Ok(d),
+    }
 }
 
 /// This worker's default name: the machine's and the process's.

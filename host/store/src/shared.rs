@@ -147,6 +147,24 @@ impl Store {
             worker: worker.to_string(),
             lease_ms: lease.as_millis().min(i64::MAX as u128) as i64,
         };
+        // Two live workers of one name would share one flag and one set
+        // of leases.
+        let live: bool = shared.conn.query_row(
+            &format!(
+                "SELECT EXISTS (SELECT 1 FROM shared_workers WHERE run_id = ?1 AND worker = ?2
+                                  AND heartbeat + lease_ms > {NOW_MS})"
+            ),
+            params![run, worker],
+            |r| r.get(0),
+        )?;
+        if live {
+            return Err(StoreError::Unsupported(format!(
+                "a worker named `{worker}` is working in run {run} already (heard from within its lease); give this one another --name"
+            )));
+        }
+        // A worker of this name that stopped without leaving (killed, its
+        // machine lost): what it held goes back to the run first.
+        shared.leave()?;
         shared.conn.execute(
             &format!(
                 "INSERT INTO shared_workers (run_id, worker, heartbeat, lease_ms)
@@ -431,13 +449,31 @@ impl SharedRun {
     }
 
     /// Once the run is crawled and this worker has stored all it holds:
-    /// say so, and finish the run if every live worker has (the last one
-    /// does). True for the worker that finishes it: it runs the report
-    /// stage and mail, once for the run. The run's frontier is deleted
-    /// then; its results stay.
+    /// say so, and wait until every other live worker has too or another
+    /// finishes the run (a worker that died meanwhile stops counting when
+    /// its lease runs out). True for the worker that finishes it: it runs
+    /// the report stage and mail, once for the run. The run's frontier is
+    /// deleted then; its results stay.
     pub fn stored_all(&self) -> Result<bool, StoreError> {
+        loop {
+            if self.try_to_finish()? {
+                return Ok(true);
+            }
+            if self.phase()? == SharedPhase::Finishing {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Say this worker stored all it holds; finish the run if every other
+    /// live worker has (true: this one finishes it).
+    fn try_to_finish(&self) -> Result<bool, StoreError> {
         self.conn.execute(
-            "UPDATE shared_workers SET idle_in = 'stored' WHERE run_id = ?1 AND worker = ?2",
+            &format!(
+                "UPDATE shared_workers SET idle_in = 'stored', heartbeat = {NOW_MS}
+                 WHERE run_id = ?1 AND worker = ?2"
+            ),
             params![self.run, self.worker],
         )?;
         let won = self.conn.execute(
@@ -504,32 +540,41 @@ mod tests {
         // Workers started together join one run; another configuration's
         // workers begin their own.
         let ids = store
-            .join_shared_run(Some("c.toml"), "{}", &[task.clone()])
+            .join_shared_run(Some("c.toml"), "{}", std::slice::from_ref(&task))
             .unwrap();
         let again = store
-            .join_shared_run(Some("c.toml"), "{}", &[task.clone()])
+            .join_shared_run(Some("c.toml"), "{}", std::slice::from_ref(&task))
             .unwrap();
         assert_eq!(again.run, ids.run);
         let other = store
-            .join_shared_run(Some("d.toml"), "{}", &[task.clone()])
+            .join_shared_run(Some("d.toml"), "{}", std::slice::from_ref(&task))
             .unwrap();
         assert_ne!(other.run, ids.run);
         let t = ids.tasks["site"];
         let lease = Duration::from_secs(60);
         let w1 = store.shared_run(ids.run, "w1", lease).unwrap();
         let w2 = store.shared_run(ids.run, "w2", lease).unwrap();
+        // A live worker's name is not taken twice.
+        let err = store.shared_run(ids.run, "w2", lease).err().unwrap();
+        assert!(
+            err.to_string().contains("give this one another --name"),
+            "{err}"
+        );
 
         // Each (URL, task, traverse) once, whoever offers it.
         let a = reach("a:80", "http://a.example/", t);
         let b = reach("b:80", "http://b.example/", t);
         w1.offer(&[a.clone(), b.clone()]).unwrap();
-        w2.offer(&[a.clone()]).unwrap();
+        w2.offer(std::slice::from_ref(&a)).unwrap();
         assert_eq!(w1.claimable().unwrap(), (2, 0, 2));
         // A site goes to one worker.
         assert_eq!(w1.claim(1).unwrap(), [("a:80".into(), false)]);
         assert_eq!(w2.claim(5).unwrap(), [("b:80".into(), false)]);
         assert!(w1.claim(5).unwrap().is_empty());
-        assert_eq!(w1.take(&["a:80".into()], false).unwrap(), [a.clone()]);
+        assert_eq!(
+            w1.take(&["a:80".into()], false).unwrap(),
+            std::slice::from_ref(&a)
+        );
         assert!(w1.take(&["a:80".into()], false).unwrap().is_empty());
 
         // The documents phase ends when nothing is untaken and every live
@@ -539,7 +584,10 @@ mod tests {
             !w1.advance(SharedPhase::Documents).unwrap(),
             "b's reach is untaken"
         );
-        assert_eq!(w2.take(&["b:80".into()], false).unwrap(), [b.clone()]);
+        assert_eq!(
+            w2.take(&["b:80".into()], false).unwrap(),
+            std::slice::from_ref(&b)
+        );
         assert!(!w1.advance(SharedPhase::Documents).unwrap(), "w2 is busy");
         w2.heartbeat(Some(SharedPhase::Documents)).unwrap();
         assert!(w2.advance(SharedPhase::Documents).unwrap());
@@ -549,7 +597,10 @@ mod tests {
         // A worker that stops hands its sites back, whole.
         w2.leave().unwrap();
         assert_eq!(w1.claim(5).unwrap(), [("b:80".into(), true)]);
-        assert_eq!(w1.take(&["b:80".into()], true).unwrap(), [b.clone()]);
+        assert_eq!(
+            w1.take(&["b:80".into()], true).unwrap(),
+            std::slice::from_ref(&b)
+        );
 
         // A worker whose lease runs out has its sites taken over; it finds
         // out at its next heartbeat.
@@ -557,7 +608,7 @@ mod tests {
             .shared_run(ids.run, "w3", Duration::from_millis(1))
             .unwrap();
         let c = reach("c:80", "http://c.example/", t);
-        w3.offer(&[c.clone()]).unwrap();
+        w3.offer(std::slice::from_ref(&c)).unwrap();
         assert_eq!(w3.claim(5).unwrap(), [("c:80".into(), false)]);
         std::thread::sleep(Duration::from_millis(20));
         assert_eq!(w1.claim(5).unwrap(), [("c:80".into(), true)]);
@@ -568,8 +619,9 @@ mod tests {
         w1.heartbeat(Some(SharedPhase::Leaves)).unwrap();
         assert!(w1.advance(SharedPhase::Leaves).unwrap());
         let w4 = store.shared_run(ids.run, "w4", lease).unwrap();
-        assert!(!w1.stored_all().unwrap(), "w4 has not stored all yet");
+        assert!(!w1.try_to_finish().unwrap(), "w4 has not stored all yet");
         assert!(w4.stored_all().unwrap());
+        assert!(!w1.stored_all().unwrap(), "w4 finishes it");
         assert_eq!(w4.phase().unwrap(), SharedPhase::Finishing);
         // A finished run is not joined again.
         let next = store

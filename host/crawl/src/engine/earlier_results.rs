@@ -53,7 +53,11 @@ impl Engine<'_> {
         let new: Vec<UrlIdx> = links
             .iter()
             .map(|&(u, _)| u)
-            .filter(|&u| self.frontier.get(u).state == UrlState::New && self.may_be_stored(u))
+            .filter(|&u| {
+                self.frontier.get(u).state == UrlState::New
+                    && self.holds_site_of(u)
+                    && self.may_be_stored(u)
+            })
             .collect();
         if new.len() < 2 {
             return;

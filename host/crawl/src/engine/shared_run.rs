@@ -256,8 +256,25 @@ impl Engine<'_> {
 
     /// Meet the shared run (see the module's documentation); `quiet` is
     /// whether this worker had nothing left to do. True when the run is
-    /// crawled: the worker's loop ends.
+    /// crawled: the worker's loop ends. A failure stores what this worker
+    /// checked and hands its sites back before it is returned.
     pub(super) fn meet_shared_run(&mut self, quiet: bool) -> Result<bool, CrawlError> {
+        let met = self.meet(quiet).map_err(|e| match e {
+            CrawlError::Store(e) => CrawlError::SharedRun(e),
+            other => other,
+        });
+        if met.is_err() {
+            self.writer.flush();
+            if let Some(shared) = &self.shared
+                && let Err(e) = shared.leave()
+            {
+                tracing::debug!("could not hand the sites back: {e}");
+            }
+        }
+        met
+    }
+
+    fn meet(&mut self, quiet: bool) -> Result<bool, CrawlError> {
         let room = self.sites.queued() + self.in_flight < self.settings.concurrency;
         let Some(shared) = self.shared.as_mut() else {
             return Ok(false);
@@ -298,14 +315,23 @@ impl Engine<'_> {
                 }
             }
         }
-        let busy = !taken.is_empty() || !claimed.is_empty();
+        let mut busy = !taken.is_empty() || !claimed.is_empty();
         for r in taken {
             self.take_reach(r);
         }
-        self.read_awaited_answers()?;
+        // An answered hop ends a chain, whose settling may offer or queue
+        // more: this worker is not idle this round.
+        busy |= self.read_awaited_answers()? > 0;
         let shared = self.shared.as_mut().expect("a shared run");
-        let idle = quiet && !busy && shared.outgoing.is_empty() && shared.awaited.is_empty();
         let phase = shared.run.phase()?;
+        // Idle only in a phase whose work this worker had begun before
+        // this round (a worker that first sees the leaves' phase has not
+        // queued its leaves yet).
+        let idle = quiet
+            && !busy
+            && phase == shared.phase
+            && shared.outgoing.is_empty()
+            && shared.awaited.is_empty();
         let still = shared.run.heartbeat(idle.then_some(phase))?;
         if let Some(lost) = shared.held.iter().find(|s| !still.contains(s)) {
             return Err(CrawlError::LeaseLost(lost.clone()));
@@ -324,17 +350,27 @@ impl Engine<'_> {
         ))
     }
 
-    /// Settle the hops another worker answers, once their answers are stored.
-    fn read_awaited_answers(&mut self) -> Result<(), CrawlError> {
-        let Some(shared) = self.shared.as_mut() else {
-            return Ok(());
+    /// Settle the hops another worker answers, once their answers are
+    /// stored; how many were.
+    fn read_awaited_answers(&mut self) -> Result<usize, CrawlError> {
+        // A hop to a site this worker has come to hold is answered here:
+        // its chains go on when the URL is checked.
+        let awaited: Vec<UrlIdx> = match self.shared.as_ref() {
+            Some(shared) => shared.awaited.iter().copied().collect(),
+            None => return Ok(0),
         };
-        let frontier = &self.frontier;
-        shared
-            .awaited
-            .retain(|&u| frontier.get(u).state != UrlState::Done);
+        let mut here = Vec::new();
+        for u in awaited {
+            if self.frontier.get(u).state == UrlState::Done || self.holds_site_of(u) {
+                here.push(u);
+            }
+        }
+        let shared = self.shared.as_mut().expect("a shared run");
+        for u in here {
+            shared.awaited.remove(&u);
+        }
         if shared.awaited.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         let waiting: Vec<UrlIdx> = shared.awaited.iter().copied().collect();
         let urls: Vec<String> = waiting
@@ -343,6 +379,7 @@ impl Engine<'_> {
             .collect();
         let asked: Vec<&str> = urls.iter().map(String::as_str).collect();
         let mut found = self.store.latest_results(&asked)?;
+        let mut answered = 0;
         for (u, url) in waiting.into_iter().zip(&urls) {
             let Some(mut cached) = found.remove(url).filter(|c| c.run == self.ids.run) else {
                 continue;
@@ -364,7 +401,8 @@ impl Engine<'_> {
             let e = self.frontier.get_mut(u);
             e.state = UrlState::New;
             e.outcome = None;
+            answered += 1;
         }
-        Ok(())
+        Ok(answered)
     }
 }

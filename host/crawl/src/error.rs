@@ -25,6 +25,11 @@ pub enum CrawlError {
         "this worker's lease on the site {0} ran out and another worker took the site over (was this worker stalled, or the database unreachable, for longer than the lease?); it stops, and everything it checked is stored"
     )]
     LeaseLost(String),
+    /// The store lost a batch of a worker's results.
+    #[error(
+        "the store lost a batch of this worker's results (the error is above); this worker stops and hands its sites back, so that the other workers check again what was lost; start it again to rejoin the run"
+    )]
+    WritesLost,
     /// The database of a shared run failed this worker.
     #[error(
         "the shared run's database failed ({0}); this worker stops after storing what it checked, and its sites go to the other workers (at once, or when its leases run out); start it again to rejoin the run"

@@ -50,7 +50,7 @@ impl Engine<'_> {
         if !self.store.prefers_batches() {
             return;
         }
-        let new: Vec<UrlIdx> = links
+        let mut new: Vec<UrlIdx> = links
             .iter()
             .map(|&(u, _)| u)
             .filter(|&u| {
@@ -59,6 +59,10 @@ impl Engine<'_> {
                     && self.may_be_stored(u)
             })
             .collect();
+        // Each once: a URL asked for twice would find its answer taken by
+        // the first (a shared run's reaches name a URL once per task).
+        new.sort_unstable();
+        new.dedup();
         if new.len() < 2 {
             return;
         }

@@ -275,6 +275,9 @@ impl Engine<'_> {
     }
 
     fn meet(&mut self, quiet: bool) -> Result<bool, CrawlError> {
+        if self.writer.lost_writes() {
+            return Err(CrawlError::WritesLost);
+        }
         let room = self.sites.queued() + self.in_flight < self.settings.concurrency;
         let Some(shared) = self.shared.as_mut() else {
             return Ok(false);
@@ -316,9 +319,20 @@ impl Engine<'_> {
             }
         }
         let mut busy = !taken.is_empty() || !claimed.is_empty();
+        // On a site taken over, the earlier holder's results settle most of
+        // the reaches: asked for together, not a round trip each.
+        if !shared.taken_over.is_empty() {
+            let urls: Vec<(UrlIdx, RefKind)> = taken
+                .iter()
+                .filter_map(|r| Url::parse(&r.url).ok())
+                .map(|url| (self.intern(url), RefKind::Anchor))
+                .collect();
+            self.prefetch_earlier_results(&urls);
+        }
         for r in taken {
             self.take_reach(r);
         }
+        self.prefetched.clear();
         // An answered hop ends a chain, whose settling may offer or queue
         // more: this worker is not idle this round.
         busy |= self.read_awaited_answers()? > 0;

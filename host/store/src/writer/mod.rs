@@ -16,6 +16,8 @@ use foldhash::HashMapExt;
 use spinneret_core::document::{ParsedDocument, RefKind};
 use spinneret_core::model::CheckResult;
 use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -164,6 +166,8 @@ pub enum StoreOp {
 pub struct StoreWriter {
     tx: Option<SyncSender<StoreOp>>,
     handle: Option<JoinHandle<Result<(), StoreError>>>,
+    /// Set when a write failed (its batch is lost from the store).
+    lost: Arc<AtomicBool>,
 }
 
 impl StoreWriter {
@@ -180,13 +184,16 @@ impl StoreWriter {
         // Room for bursts (a document's results arrive together) without
         // holding a large queue of writes in memory.
         let (tx, rx) = sync_channel(16_384);
+        let lost = Arc::new(AtomicBool::new(false));
+        let lost_here = lost.clone();
         let handle = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || run(conn, rx))
+            .spawn(move || run(conn, rx, &lost_here))
             .map_err(|e| StoreError::Io(e.to_string()))?;
         Ok(StoreWriter {
             tx: Some(tx),
             handle: Some(handle),
+            lost,
         })
     }
 
@@ -196,6 +203,11 @@ impl StoreWriter {
             // A closed channel means the writer failed; `close` reports why.
             let _ = tx.send(op);
         }
+    }
+
+    /// Whether a write failed so far (the writer goes on; `close` says why).
+    pub fn lost_writes(&self) -> bool {
+        self.lost.load(Ordering::Relaxed)
     }
 
     /// Wait until everything sent so far is committed.
@@ -225,7 +237,7 @@ impl Drop for StoreWriter {
     }
 }
 
-fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
+fn run(conn: Conn, rx: Receiver<StoreOp>, lost: &AtomicBool) -> Result<(), StoreError> {
     let mut ids: HashMap<String, i64> = HashMap::new();
     let mut first_error: Option<StoreError> = None;
     // On PostgreSQL writes are held and written a table at a time.
@@ -246,6 +258,7 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
             // The transaction did not keep the URLs it gave ids to.
             ids.clear();
             first_error.get_or_insert(e);
+            lost.store(true, Ordering::Relaxed);
         }
     };
     loop {
@@ -274,6 +287,7 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
                     if let Err(e) = apply(tx, &mut ids, op) {
                         tracing::error!("store write failed: {e}");
                         first_error.get_or_insert(e);
+                        lost.store(true, Ordering::Relaxed);
                     }
                 }
             }
@@ -299,6 +313,7 @@ fn run(conn: Conn, rx: Receiver<StoreOp>) -> Result<(), StoreError> {
             tracing::error!("store commit failed: {e}");
             ids.clear();
             first_error.get_or_insert(e);
+            lost.store(true, Ordering::Relaxed);
         }
         for ack in acks {
             let _ = ack.send(());

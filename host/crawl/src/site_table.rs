@@ -152,6 +152,28 @@ impl SiteTable {
         i
     }
 
+    /// A robots.txt another process stored for the site `key` since this
+    /// table was made (a shared run's site taken over): used as the
+    /// store's cache is, unless the site's robots.txt is read already or
+    /// the avoid and sites files speak for it.
+    pub fn adopt_cached(&mut self, key: &str, cached: CachedSite) {
+        if self.files.enabled() {
+            return;
+        }
+        match self.index.get(key) {
+            Some(&s) => {
+                let p = &self.policy;
+                let site = &mut self.sites[s as usize];
+                if matches!(site.robots, RobotsState::Unknown) && site.origin.scheme() != "file" {
+                    site.robots = robots_from_cache(p, key, &cached, &mut site.gate);
+                }
+            }
+            None => {
+                self.cached.insert(key.to_string(), cached);
+            }
+        }
+    }
+
     /// Site `s`.
     #[cfg(test)]
     pub fn site(&self, s: u32) -> &Site {

@@ -521,6 +521,24 @@ impl Store {
             })
     }
 
+    /// The robots.txt the sites table holds for `site` (a site key), if
+    /// it has not expired at `now` (a worker of a shared run taking a site
+    /// over reads what the earlier holder stored).
+    pub fn load_site(&self, site: &str, now: i64) -> Result<Option<CachedSite>, StoreError> {
+        self.conn.query_opt(
+            "SELECT robots_status, robots_body, expires_at FROM sites
+             WHERE site = ?1 AND expires_at > ?2",
+            params![site, now],
+            |r| {
+                Ok(CachedSite {
+                    robots_status: r.get(0)?,
+                    robots_body: r.get(1)?,
+                    expires_at: r.get(2)?,
+                })
+            },
+        )
+    }
+
     /// The newest result of `url` from any run.
     pub fn latest_result(&self, url: &str) -> Result<Option<CachedResult>, StoreError> {
         self.conn

@@ -300,6 +300,7 @@ impl Engine<'_> {
         }
         let held: Vec<String> = shared.held.iter().cloned().collect();
         let mut taken = shared.run.take(&held, false)?;
+        let mut taken_over = Vec::new();
         if !claimed.is_empty() {
             let sites: Vec<String> = claimed.iter().map(|(s, _)| s.clone()).collect();
             tracing::debug!("claimed {} site(s): {}", sites.len(), sites.join(", "));
@@ -308,6 +309,7 @@ impl Engine<'_> {
                 if *before {
                     tracing::info!("took over the site {site} from another worker");
                     shared.taken_over.insert(site.clone());
+                    taken_over.push(site.clone());
                 }
             }
             shared.held.extend(sites);
@@ -319,9 +321,16 @@ impl Engine<'_> {
             }
         }
         let mut busy = !taken.is_empty() || !claimed.is_empty();
+        let any_taken_over = !shared.taken_over.is_empty();
+        // The robots.txt an earlier holder stored is not read again.
+        for site in taken_over {
+            if let Some(cached) = self.store.load_site(&site, unix_now())? {
+                self.sites.adopt_cached(&site, cached);
+            }
+        }
         // On a site taken over, the earlier holder's results settle most of
         // the reaches: asked for together, not a round trip each.
-        if !shared.taken_over.is_empty() {
+        if any_taken_over {
             let urls: Vec<(UrlIdx, RefKind)> = taken
                 .iter()
                 .filter_map(|r| Url::parse(&r.url).ok())

@@ -88,9 +88,10 @@ enum Command {
     /// it finds on other sites goes to the shared frontier. A URL is
     /// requested once per run. A worker that dies loses nothing stored:
     /// its leases run out (--lease) and others take its sites over. The
-    /// last worker to finish runs the report stage and mail, once. Ctrl-C
-    /// stops one worker; its sites go back to the others. See
-    /// docs/scale.md.
+    /// last worker to finish runs the report stage and mail, once, prints
+    /// the run's broken links and exits 1 if there are any; the others
+    /// print their share and exit 0. Ctrl-C stops one worker; its sites go
+    /// back to the others. See docs/scale.md.
     Worker(worker::WorkerArgs),
     /// Check one or more sites now, with default settings and no configuration.
     ///

@@ -14,8 +14,9 @@ use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub(super) struct WorkerArgs {
-    /// The configuration, the same file for every worker of the run (a
-    /// TOML file or a MOMspider instruction file). Its store must be on
+    /// The configuration, the same file for every worker of the run, at
+    /// the same path on every machine (its path names the run): a TOML
+    /// file or a MOMspider instruction file. Its store must be on
     /// PostgreSQL (`store = "postgres://…"`, or --store URL).
     config: PathBuf,
     /// This worker's name among the run's workers (default: the machine's

@@ -67,6 +67,36 @@ impl SharedCrawl {
         }
     }
 
+    /// Offer a reach of `url` (task 0: a hop) to the worker holding its
+    /// site, once per (URL, task, traverse).
+    #[allow(clippy::too_many_arguments)]
+    fn offer(
+        &mut self,
+        url: &Url,
+        task: i64,
+        traverse: bool,
+        kind: RefKind,
+        referrer: Option<String>,
+        decision: &str,
+        reason: &str,
+        depth: i64,
+    ) {
+        if !self.offered.insert((url.as_str().into(), task, traverse)) {
+            return;
+        }
+        self.outgoing.push(SharedReach {
+            site: urls::site_key(url),
+            url: url.to_string(),
+            task,
+            traverse,
+            kind: kind.as_str().to_string(),
+            referrer,
+            decision: decision.to_string(),
+            reason: reason.to_string(),
+            depth,
+        });
+    }
+
     /// When the worker next meets the run.
     pub(super) fn next_sync(&self) -> Instant {
         self.next_sync
@@ -159,23 +189,18 @@ impl Engine<'_> {
         };
         let referrer = referrer.map(|r| self.frontier.get(r).url.to_string());
         let url = &self.frontier.get(u).url;
-        let Some(shared) = self.shared.as_mut() else {
-            return;
-        };
-        if !shared.offered.insert((url.as_str().into(), task, traverse)) {
-            return;
+        if let Some(shared) = self.shared.as_mut() {
+            shared.offer(
+                url,
+                task,
+                traverse,
+                kind,
+                referrer,
+                decision_name(decision),
+                decision.reason().unwrap_or_default(),
+                depth,
+            );
         }
-        shared.outgoing.push(SharedReach {
-            site: urls::site_key(url),
-            url: url.to_string(),
-            task,
-            traverse,
-            kind: kind.as_str().to_string(),
-            referrer,
-            decision: decision_name(decision).to_string(),
-            reason: decision.reason().unwrap_or_default().to_string(),
-            depth,
-        });
     }
 
     /// A redirect hop to a site another worker holds: the chain waits for
@@ -194,20 +219,7 @@ impl Engine<'_> {
             return;
         };
         shared.awaited.insert(f);
-        if !shared.offered.insert((url.as_str().into(), 0, get)) {
-            return;
-        }
-        shared.outgoing.push(SharedReach {
-            site: urls::site_key(url),
-            url: url.to_string(),
-            task: 0,
-            traverse: get,
-            kind: RefKind::Anchor.as_str().to_string(),
-            referrer: Some(referrer),
-            decision: "hop".to_string(),
-            reason: String::new(),
-            depth: 0,
-        });
+        shared.offer(url, 0, get, RefKind::Anchor, Some(referrer), "hop", "", 0);
     }
 
     /// Whether `u` is a hop another worker asked this one to check by GET.

@@ -22,6 +22,8 @@ pub struct Browser {
     ws: WebSocket<MaybeTlsStream<TcpStream>>,
     session: String,
     next: u64,
+    /// The call awaiting its answer, named when DevTools falls silent.
+    pending: String,
     /// Every event heard so far (`method`, `params`).
     pub events: Vec<(String, Value)>,
     _profile: tempfile::TempDir,
@@ -111,6 +113,7 @@ impl Browser {
             ws,
             session: String::new(),
             next: 0,
+            pending: String::new(),
             events: Vec::new(),
             _profile: profile,
             _turn: turn,
@@ -141,8 +144,10 @@ impl Browser {
         b
     }
 
+    #[track_caller]
     fn send(&mut self, method: &str, params: Value, session: Option<String>) -> Value {
         self.next += 1;
+        self.pending = format!("{method} {params}");
         let id = self.next;
         let mut msg = json!({"id": id, "method": method, "params": params});
         if let Some(s) = session {
@@ -152,6 +157,7 @@ impl Browser {
         loop {
             let m: Value = self.read();
             if m["id"].as_u64() == Some(id) {
+                self.pending.clear();
                 assert!(m.get("error").is_none(), "{method}: {m}");
                 return m["result"].clone();
             }
@@ -159,14 +165,36 @@ impl Browser {
     }
 
     /// Read one message, keeping it if it is an event.
+    #[track_caller]
     fn read(&mut self) -> Value {
         loop {
-            let msg = self.ws.read().unwrap_or_else(|e| {
-                let last: Vec<&String> = self.events.iter().rev().take(8).map(|(m, _)| m).collect();
-                panic!(
-                    "DevTools said nothing for 30 s ({e}); the last events, newest first: {last:?}"
-                )
-            });
+            let msg = match self.ws.read() {
+                Ok(msg) => msg,
+                Err(e) => {
+                    // What was asked, and the last events with what they
+                    // said (a console entry's text), to tell a call
+                    // Chromium never answered from an event that never came.
+                    let last: Vec<String> = self
+                        .events
+                        .iter()
+                        .rev()
+                        .take(8)
+                        .map(|(m, p)| match m.as_str() {
+                            "Log.entryAdded" => format!("{m} {}", p["entry"]),
+                            "Runtime.consoleAPICalled" => format!("{m} {}", p["args"]),
+                            _ => m.clone(),
+                        })
+                        .collect();
+                    let waiting = if self.pending.is_empty() {
+                        "no call (waiting for an event)".to_string()
+                    } else {
+                        self.pending.chars().take(300).collect()
+                    };
+                    panic!(
+                        "DevTools said nothing for 30 s ({e}); awaiting the answer to: {waiting}; the last events, newest first: {last:?}"
+                    )
+                }
+            };
             if let Message::Text(t) = msg {
                 let v: Value = serde_json::from_str(t.as_str()).unwrap();
                 if let Some(m) = v["method"].as_str() {
@@ -177,17 +205,20 @@ impl Browser {
         }
     }
 
+    #[track_caller]
     fn call_browser(&mut self, method: &str, params: Value) -> Value {
         self.send(method, params, None)
     }
 
     /// Call `method` on the page; its result.
+    #[track_caller]
     pub fn call(&mut self, method: &str, params: Value) -> Value {
         let s = self.session.clone();
         self.send(method, params, Some(s))
     }
 
     /// Wait until the page has fired `method` more times than `seen`.
+    #[track_caller]
     fn wait_for(&mut self, method: &str, seen: usize) {
         let end = Instant::now() + Duration::from_secs(30);
         while self.events.iter().filter(|(m, _)| m == method).count() <= seen {
@@ -204,6 +235,7 @@ impl Browser {
     }
 
     /// Open `url` and wait until it has loaded.
+    #[track_caller]
     pub fn open(&mut self, url: &str) {
         let seen = self.loads();
         self.call("Page.navigate", json!({"url": url}));
@@ -213,6 +245,7 @@ impl Browser {
     /// Wait until the page has drawn two frames: input is routed by what
     /// was drawn, and a key pressed before a busy headless Chromium has
     /// drawn the new page can reach nothing.
+    #[track_caller]
     pub fn settle(&mut self) {
         self.eval(
             "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
@@ -221,6 +254,7 @@ impl Browser {
 
     /// Wait for a page load after the first `seen` events (a form
     /// submitted with the keyboard).
+    #[track_caller]
     pub fn wait_for_load_after(&mut self, seen: usize) {
         let end = Instant::now() + Duration::from_secs(30);
         while !self.events[seen..]
@@ -241,6 +275,7 @@ impl Browser {
 
     /// Run `script` (an expression) in the page and wait for the page it
     /// leads to to load (a click on a link).
+    #[track_caller]
     pub fn follow(&mut self, script: &str) {
         let seen = self.loads();
         self.eval(script);
@@ -248,6 +283,7 @@ impl Browser {
     }
 
     /// The value of the expression `script` in the page.
+    #[track_caller]
     pub fn eval(&mut self, script: &str) -> Value {
         let r = self.call(
             "Runtime.evaluate",

@@ -26,6 +26,20 @@ enum Held {
     Postgres(#[allow(dead_code)] Box<crate::db::Conn>),
 }
 
+impl Drop for CrawlLock {
+    /// A lock on PostgreSQL is let go of before its connection closes: the
+    /// server ends a closed connection's session (and its locks) a moment
+    /// after the client has gone, and a crawl started in that moment, right
+    /// after this one finished, was refused.
+    fn drop(&mut self) {
+        if let Held::Postgres(conn) = &self._held {
+            let _ = conn.query_row("SELECT pg_advisory_unlock_all()", crate::db::params![], |_| {
+                Ok(())
+            });
+        }
+    }
+}
+
 impl std::fmt::Debug for CrawlLock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self._held {
@@ -249,7 +263,20 @@ mod tests {
         );
         assert!(!store.exists(), "the store itself is not touched");
         drop(held);
-        CrawlLock::acquire(&store).unwrap();
+        // The lock goes with the file. A process forked meanwhile by
+        // another test of this binary (the PostgreSQL tests start a server)
+        // holds a copy of the file until it executes its program, and the
+        // lock with it: a moment's wait, not a lock left behind.
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            match CrawlLock::acquire(&store) {
+                Ok(_) => break,
+                Err(LockError::Busy { .. }) if std::time::Instant::now() < end => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                Err(e) => panic!("the lock let go of is taken again: {e}"),
+            }
+        }
     }
 
     #[test]

@@ -33,9 +33,11 @@ impl Drop for CrawlLock {
     /// after this one finished, was refused.
     fn drop(&mut self) {
         if let Held::Postgres(conn) = &self._held {
-            let _ = conn.query_row("SELECT pg_advisory_unlock_all()", crate::db::params![], |_| {
-                Ok(())
-            });
+            let _ = conn.query_row(
+                "SELECT pg_advisory_unlock_all()",
+                crate::db::params![],
+                |_| Ok(()),
+            );
         }
     }
 }

@@ -14,10 +14,11 @@
 //! of the last document write it indexed). An update reads only the
 //! documents written since and re-indexes only the URLs whose entries they
 //! change: the documents themselves, what they reference now and what they
-//! referenced before. Each entry keeps every reference to its URL (citing
-//! document, anchor text), so an entry is rebuilt from itself and the
-//! changed documents, without reading the rest of the store. A version
-//! other than [`INDEX_VERSION`] is rebuilt.
+//! referenced before. Every reference to each URL (citing document, anchor
+//! text) is kept in a second index beside the first (`references/`, read
+//! by updates only), so an entry is rebuilt from its references and the
+//! changed documents, without reading the rest of the store; a search
+//! reads none of it. A version other than [`INDEX_VERSION`] is rebuilt.
 //!
 //! GENVL's library is in the same index, so that one search box finds
 //! both: each posting (pointer, report, sub-VL) is an entry of kind
@@ -40,7 +41,7 @@ use tantivy::schema::{
 use tantivy::{Index, IndexWriter, Term};
 
 /// The index format; another is rebuilt from the store.
-pub const INDEX_VERSION: u32 = 3;
+pub const INDEX_VERSION: u32 = 4;
 
 /// Added to a library posting's id to make its entry's `id`, above every
 /// URL id a store will give.
@@ -53,6 +54,9 @@ const MAX_CITERS: usize = 1000;
 
 /// The mark file in the index directory.
 const MARK_FILE: &str = "spinneret-index.json";
+
+/// The references' index, in the index directory.
+const REFERENCES_DIR: &str = "references";
 
 /// The index's fields.
 #[derive(Clone, Copy, Debug)]
@@ -77,11 +81,6 @@ pub struct Fields {
     pub cited_by: Field,
     /// The URL's id in the store (for updates; stored).
     pub id: Field,
-    /// The URL ids of every document citing it (for updates).
-    pub citer: Field,
-    /// Every reference to it, as JSON `[[citing id, anchor text], ...]`
-    /// (stored, for updates).
-    pub refs: Field,
     /// A document's syntax faults (`bad:`).
     pub bad: Field,
     /// How many references point at it (the ranking's prior; stored).
@@ -117,14 +116,40 @@ pub fn schema() -> (Schema, Fields) {
         anchor: b.add_text_field("anchor", TEXT),
         cited_by: b.add_text_field("cited-by", TEXT),
         id: b.add_u64_field("id", INDEXED | STORED | FAST),
-        citer: b.add_u64_field("citer", INDEXED),
-        refs: b.add_bytes_field("refs", STORED),
         bad: b.add_text_field("bad", TEXT),
         links: b.add_u64_field("links", FAST | STORED | INDEXED),
         shown_anchor: b.add_text_field("shown_anchor", stored_only.clone()),
         shown_citing: b.add_text_field("shown_citing", stored_only.clone()),
         shown_citing_title: b.add_text_field("shown_citing_title", stored_only.clone()),
         place: b.add_text_field("place", stored_only),
+    };
+    (b.build(), fields)
+}
+
+/// The fields of the references' index: one document per URL cited.
+///
+/// Apart from the entries, so that a search, which fetches the entries it
+/// shows, never decompresses them: a URL cited 13,000 times has 13,000
+/// references, a third of a megabyte, and such URLs rank high (the
+/// prior). Reading them with each result was a twelfth of a busy server's
+/// time on the index of a million URLs.
+#[derive(Clone, Copy, Debug)]
+pub struct ReferenceFields {
+    /// The cited URL's id in the store.
+    pub id: Field,
+    /// The URL ids of every document citing it.
+    pub citer: Field,
+    /// Every reference to it, as JSON `[[citing id, anchor text], ...]`.
+    pub refs: Field,
+}
+
+/// The references' index schema and its fields.
+fn reference_schema() -> (Schema, ReferenceFields) {
+    let mut b = Schema::builder();
+    let fields = ReferenceFields {
+        id: b.add_u64_field("id", INDEXED | STORED),
+        citer: b.add_u64_field("citer", INDEXED),
+        refs: b.add_bytes_field("refs", STORED),
     };
     (b.build(), fields)
 }
@@ -158,6 +183,10 @@ pub struct SearchIndex {
     pub fields: Fields,
     /// Its directory.
     pub dir: PathBuf,
+    /// The references of each URL (for updates).
+    references: Index,
+    /// Their fields.
+    reference_fields: ReferenceFields,
 }
 
 impl SearchIndex {
@@ -169,12 +198,31 @@ impl SearchIndex {
         }
         let index = Index::open_in_dir(dir)
             .with_context(|| format!("cannot open the search index {}", dir.display()))?;
+        let references = dir.join(REFERENCES_DIR);
+        let references = Index::open_in_dir(&references)
+            .with_context(|| format!("cannot open the search index {}", references.display()))?;
         let (_, fields) = schema();
         Ok(Some(SearchIndex {
             index,
             fields,
             dir: dir.to_path_buf(),
+            references,
+            reference_fields: reference_schema().1,
         }))
+    }
+
+    /// A new, empty index in memory.
+    #[cfg(test)]
+    pub(crate) fn in_ram() -> SearchIndex {
+        let (schema, fields) = schema();
+        let (reference_schema, reference_fields) = reference_schema();
+        SearchIndex {
+            index: Index::create_in_ram(schema),
+            fields,
+            dir: PathBuf::new(),
+            references: Index::create_in_ram(reference_schema),
+            reference_fields,
+        }
     }
 
     /// A new, empty index at `dir` (what was there is removed).
@@ -183,14 +231,21 @@ impl SearchIndex {
             std::fs::remove_dir_all(dir)
                 .with_context(|| format!("cannot remove the old index {}", dir.display()))?;
         }
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let references = dir.join(REFERENCES_DIR);
+        std::fs::create_dir_all(&references)
+            .with_context(|| format!("cannot create {}", references.display()))?;
         let (schema, fields) = schema();
         let index = Index::create_in_dir(dir, schema)
             .with_context(|| format!("cannot create the search index {}", dir.display()))?;
+        let (reference_schema, reference_fields) = reference_schema();
+        let references = Index::create_in_dir(&references, reference_schema)
+            .with_context(|| format!("cannot create the search index {}", references.display()))?;
         Ok(SearchIndex {
             index,
             fields,
             dir: dir.to_path_buf(),
+            references,
+            reference_fields,
         })
     }
 }
@@ -296,7 +351,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         Some(i) => i,
         None => SearchIndex::create(dir)?,
     };
-    let f = idx.fields;
+    let (f, rf) = (idx.fields, idx.reference_fields);
     let (parts, changed) = match old.filter(|_| !full) {
         Some(m) if m.seq == mark.seq => (Parts::default(), 0),
         Some(m) => changed_parts(store, &idx, m.seq)?,
@@ -311,12 +366,15 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     // is taken as it fills.
     let budget = if full { 100_000_000 } else { 64_000_000 };
     let mut writer: IndexWriter = idx.index.writer_with_num_threads(1, budget)?;
-    if full {
-        // All its segments are merged into one at the end: none on the way
-        // (a merge under way would keep its segments from that one).
-        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-    } else {
-        writer.set_merge_policy(Box::new(FewSegments));
+    let mut references: IndexWriter = idx.references.writer_with_num_threads(1, budget / 2)?;
+    for w in [&mut writer, &mut references] {
+        if full {
+            // All its segments are merged into one at the end: none on the
+            // way (a merge under way would keep its segments from that one).
+            w.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        } else {
+            w.set_merge_policy(Box::new(FewSegments));
+        }
     }
     let mut entries = 0u64;
     let Parts {
@@ -328,6 +386,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     for id in targets {
         if !full {
             writer.delete_term(Term::from_field_u64(f.id, id as u64));
+            references.delete_term(Term::from_field_u64(rf.id, id as u64));
         }
         let doc = docs.get(&id);
         let refs = refs.remove(&id).unwrap_or_default();
@@ -336,6 +395,9 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
             continue;
         };
         writer.add_document(entry(&f, id, url, doc, &refs, &docs, &urls))?;
+        if !refs.is_empty() {
+            references.add_document(references_entry(&rf, id, &refs))?;
+        }
         entries += 1;
     }
     let mut postings = 0u64;
@@ -348,6 +410,10 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
             postings += 1;
         }
     }
+    // The references first: an update cut short after their commit is
+    // done again from the same mark, and reads each entry's references
+    // less the changed documents' plus theirs, which it has already.
+    references.commit()?;
     writer.commit()?;
     // A full build leaves one segment per writer arena's worth of entries
     // (about 190,000): merged into one, every query reads one term
@@ -356,12 +422,14 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     // million URLs the merge adds 5-9 s to the build, and the server,
     // which answered about 1,450 searches/s on that index after five
     // updates (13 segments), answers about 2,100 on the merged build.
-    // Updates add small segments, which tantivy's merge policy gathers as
-    // they accumulate.
+    // An update adds a small segment, which [`FewSegments`] merges with
+    // the small one already there.
     if full {
         merge_into_one(&idx.index, &mut writer)?;
+        merge_into_one(&idx.references, &mut references)?;
     }
     writer.wait_merging_threads()?;
+    references.wait_merging_threads()?;
     spinneret_core::fs::write_atomically(
         &dir.join(MARK_FILE),
         serde_json::to_string(&mark)?.as_bytes(),
@@ -451,7 +519,7 @@ fn all_parts(store: &Store) -> anyhow::Result<(Parts, u64)> {
 /// entries of every URL they cite or cited, each rebuilt from the
 /// references its entry recorded and the changed documents' references.
 fn changed_parts(store: &Store, idx: &SearchIndex, since: i64) -> anyhow::Result<(Parts, u64)> {
-    let f = idx.fields;
+    let f = idx.reference_fields;
     let mut changed: HashMap<i64, Doc> = HashMap::new();
     let mut new_refs: HashMap<i64, Vec<(i64, String)>> = HashMap::new();
     store.for_each_document(since, |d| {
@@ -465,7 +533,7 @@ fn changed_parts(store: &Store, idx: &SearchIndex, since: i64) -> anyhow::Result
     if changed.is_empty() {
         return Ok((Parts::default(), 0));
     }
-    let searcher = idx.index.reader()?.searcher();
+    let searcher = idx.references.reader()?.searcher();
     // What the changed documents cited before: the entries naming them.
     let mut affected: HashSet<i64> = changed.keys().copied().collect();
     affected.extend(new_refs.keys().copied());
@@ -600,6 +668,20 @@ fn library_entry(f: &Fields, p: &spinneret_store::Posting, vl: &str) -> TantivyD
     e
 }
 
+/// The references' document of the URL `id`: every reference to it
+/// (citing document id, anchor text) and the citing documents' ids.
+fn references_entry(f: &ReferenceFields, id: i64, refs: &[(i64, String)]) -> TantivyDocument {
+    let mut e = TantivyDocument::default();
+    e.add_u64(f.id, id as u64);
+    e.add_bytes(f.refs, &serde_json::to_vec(refs).unwrap_or_default());
+    let mut citers: Vec<i64> = refs.iter().map(|(s, _)| *s).collect();
+    citers.dedup();
+    for s in citers {
+        e.add_u64(f.citer, s as u64);
+    }
+    e
+}
+
 /// The entry of `url`: its document (when it is one) and the references
 /// to it (citing document id, anchor text).
 fn entry(
@@ -625,12 +707,6 @@ fn entry(
         }
     }
     e.add_u64(f.links, refs.len() as u64);
-    e.add_bytes(f.refs, &serde_json::to_vec(refs).unwrap_or_default());
-    let mut citers: Vec<i64> = refs.iter().map(|(s, _)| *s).collect();
-    citers.dedup();
-    for s in citers {
-        e.add_u64(f.citer, s as u64);
-    }
     let title_of = |source: &i64| docs.get(source).and_then(|d| d.title.as_deref());
     for (source, text) in refs.iter().take(MAX_CITERS) {
         if !text.is_empty() {

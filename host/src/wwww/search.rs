@@ -671,12 +671,7 @@ mod tests {
 
     #[test]
     fn the_ranking_reads_each_segment_once_and_lets_merged_ones_go() {
-        let (schema, fields) = super::super::index::schema();
-        let index = SearchIndex {
-            index: tantivy::Index::create_in_ram(schema),
-            fields,
-            dir: std::path::PathBuf::new(),
-        };
+        let index = SearchIndex::in_ram();
         add_segment(&index, &[(3, 0), (1, 0), (2, 5)]);
         let searcher = Searcher::new(&index).unwrap();
         let urls = |r: Vec<(String, f32)>| r.into_iter().map(|(u, _)| u).collect::<Vec<_>>();

@@ -827,6 +827,27 @@ mod tests {
         );
     }
 
+    /// An index of version 3 kept each URL's references in its entry and
+    /// has no `references/`: it is rebuilt, not opened.
+    #[test]
+    fn an_index_of_another_version_is_rebuilt() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store_path = tmp.path().join("s.db");
+        let store = Store::open(&store_path).unwrap();
+        let dir = index_dir(&store_path);
+        assert!(update(&store, &dir, false).unwrap().full);
+        std::fs::remove_dir_all(dir.join(REFERENCES_DIR)).unwrap();
+        let mut mark = read_mark(&dir).unwrap().unwrap();
+        mark.version = 3;
+        std::fs::write(dir.join(MARK_FILE), serde_json::to_string(&mark).unwrap()).unwrap();
+        assert!(SearchIndex::open(&dir).unwrap().is_none());
+        assert!(!is_current(&store, &dir).unwrap());
+        assert!(update(&store, &dir, false).unwrap().full);
+        assert!(dir.join(REFERENCES_DIR).join("meta.json").exists());
+        assert!(SearchIndex::open(&dir).unwrap().is_some());
+        assert!(!update(&store, &dir, false).unwrap().full);
+    }
+
     #[test]
     fn the_index_lives_beside_the_store() {
         assert_eq!(

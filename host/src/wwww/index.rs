@@ -225,8 +225,29 @@ impl SearchIndex {
         }
     }
 
+    /// Whether the entries and the references were committed by the same
+    /// update: an update cut short between the two commits leaves the
+    /// references ahead, and what the entries hold can then no longer be
+    /// told from them (a URL a changed document stopped citing would keep
+    /// its entry).
+    fn halves_agree(&self) -> anyhow::Result<bool> {
+        Ok(self.index.load_metas()?.payload == self.references.load_metas()?.payload)
+    }
+
     /// A new, empty index at `dir` (what was there is removed).
     fn create(dir: &Path) -> anyhow::Result<SearchIndex> {
+        // The mark goes first: a removal cut short must not leave a mark
+        // that vouches for what is left.
+        match std::fs::remove_file(dir.join(MARK_FILE)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(anyhow::anyhow!(
+                    "cannot remove the old index's mark {}: {e}",
+                    dir.join(MARK_FILE).display()
+                ));
+            }
+        }
         if dir.exists() {
             std::fs::remove_dir_all(dir)
                 .with_context(|| format!("cannot remove the old index {}", dir.display()))?;
@@ -343,7 +364,17 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     let old = if rebuild { None } else { read_mark(dir)? }
         .filter(|m| m.version == INDEX_VERSION && m.seq <= mark.seq && m.library <= mark.library);
     let existing = match (rebuild, old) {
-        (false, Some(_)) => SearchIndex::open(dir)?,
+        (false, Some(_)) => match SearchIndex::open(dir)? {
+            Some(idx) if idx.halves_agree()? => Some(idx),
+            Some(_) => {
+                tracing::warn!(
+                    "the search index {} was left half updated; it is built anew",
+                    dir.display()
+                );
+                None
+            }
+            None => None,
+        },
         _ => None,
     };
     let full = existing.is_none();
@@ -410,11 +441,16 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
             postings += 1;
         }
     }
-    // The references first: an update cut short after their commit is
-    // done again from the same mark, and reads each entry's references
-    // less the changed documents' plus theirs, which it has already.
-    references.commit()?;
-    writer.commit()?;
+    // Both commits carry the mark they bring the index to: an update cut
+    // short between them leaves two marks, and the next one rebuilds
+    // ([`SearchIndex::halves_agree`]). One cut short after both is done
+    // again from the old mark, which gives what both hold already.
+    let stamp = serde_json::to_string(&mark)?;
+    for w in [&mut references, &mut writer] {
+        let mut commit = w.prepare_commit()?;
+        commit.set_payload(&stamp);
+        commit.commit()?;
+    }
     // A full build leaves one segment per writer arena's worth of entries
     // (about 190,000): merged into one, every query reads one term
     // dictionary and one set of postings instead of several (a regular
@@ -845,6 +881,26 @@ mod tests {
         assert!(update(&store, &dir, false).unwrap().full);
         assert!(dir.join(REFERENCES_DIR).join("meta.json").exists());
         assert!(SearchIndex::open(&dir).unwrap().is_some());
+        assert!(!update(&store, &dir, false).unwrap().full);
+    }
+
+    /// An update that committed the references and not the entries (cut
+    /// short, or the disk full) leaves the index to be rebuilt.
+    #[test]
+    fn an_index_left_half_updated_is_rebuilt() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store_path = tmp.path().join("s.db");
+        let store = Store::open(&store_path).unwrap();
+        let dir = index_dir(&store_path);
+        assert!(update(&store, &dir, false).unwrap().full);
+        assert!(!update(&store, &dir, false).unwrap().full);
+        let references = Index::open_in_dir(dir.join(REFERENCES_DIR)).unwrap();
+        let mut w: IndexWriter = references.writer_with_num_threads(1, 15_000_000).unwrap();
+        let mut commit = w.prepare_commit().unwrap();
+        commit.set_payload("an update that did not finish");
+        commit.commit().unwrap();
+        drop(w);
+        assert!(update(&store, &dir, false).unwrap().full);
         assert!(!update(&store, &dir, false).unwrap().full);
     }
 

@@ -755,6 +755,24 @@ impl PgConn {
         self.wait(self.client.batch_execute(sql))
     }
 
+    /// Let go of this session's advisory locks, waiting at most `within`
+    /// for the server to say so: a connection whose network went away
+    /// would otherwise hold the caller until the kernel gives up on the
+    /// socket (a quarter of an hour). Whether it was said is returned; the
+    /// server lets go of them anyway when the session ends.
+    pub(crate) fn unlock_all_within(&self, within: std::time::Duration) -> bool {
+        let Ok(io) = io() else {
+            return false;
+        };
+        // The timer is the I/O runtime's, whose thread drives it.
+        let _timers = io.enter();
+        let call = tokio::time::timeout(
+            within,
+            self.client.batch_execute("SELECT pg_advisory_unlock_all()"),
+        );
+        matches!(futures_executor::block_on(call), Ok(Ok(())))
+    }
+
     /// Open a transaction, or a savepoint inside one; its depth.
     fn begin(&self, mode: TxMode) -> Result<usize, StoreError> {
         let depth = self.depth.get() + 1;

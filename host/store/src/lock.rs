@@ -30,14 +30,13 @@ impl Drop for CrawlLock {
     /// A lock on PostgreSQL is let go of before its connection closes: the
     /// server ends a closed connection's session (and its locks) a moment
     /// after the client has gone, and a crawl started in that moment, right
-    /// after this one finished, was refused.
+    /// after this one finished, was refused. It waits at most 5 s for the
+    /// server's answer.
     fn drop(&mut self) {
-        if let Held::Postgres(conn) = &self._held {
-            let _ = conn.query_row(
-                "SELECT pg_advisory_unlock_all()",
-                crate::db::params![],
-                |_| Ok(()),
-            );
+        if let Held::Postgres(conn) = &self._held
+            && let crate::db::Conn::Pg(pg) = conn.as_ref()
+        {
+            pg.unlock_all_within(std::time::Duration::from_secs(5));
         }
     }
 }

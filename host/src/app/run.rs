@@ -211,21 +211,12 @@ pub fn run_once(
             .tasks
             .iter()
             .any(|t| t.kind == spinneret_core::model::TaskKind::Web);
-        match config.settings.store.file() {
-            Some(file) => {
-                let index = crate::wwww::index::index_dir(file);
-                if has_web || index.exists() {
-                    let said = &mut |m: String| tracing::info!("{m}");
-                    if let Err(e) = crate::wwww::refresh_index(&store, file, said) {
-                        outcome.problems.push(format!("search index: {e:#}"));
-                    }
-                }
+        let index = crate::wwww::index::index_dir_for(&config.settings.store);
+        if has_web || index.exists() {
+            let said = &mut |m: String| tracing::info!("{m}");
+            if let Err(e) = crate::wwww::refresh_index(&store, &index, said) {
+                outcome.problems.push(format!("search index: {e:#}"));
             }
-            None if has_web => outcome.notes.push(
-                "search index: not kept for a PostgreSQL store yet (it lives beside a store file)"
-                    .into(),
-            ),
-            None => {}
         }
     }
     for line in spinneret_plugin_host::stats::table().lines() {

@@ -159,12 +159,16 @@ enum Command {
     ///
     /// Titles, the anchor text of every reference, the titles and URLs of
     /// citing documents and every component of each URL are searched;
-    /// anchor text weighs most. The index beside the store is brought up
-    /// to date first when a crawl has added to the store. Exit status: 0
-    /// with results, 1 with none, 2 for a query that cannot be run.
+    /// anchor text weighs most. The index (beside a store file; for a
+    /// PostgreSQL store, in the data directory under spinneret/search/) is
+    /// brought up to date first when a crawl has added to the store. Exit
+    /// status: 0 with results, 1 with none, 2 for a query that cannot be
+    /// run.
     Search(wwww::SearchArgs),
-    /// Build or update the search index beside the store (crawls and
-    /// `search` keep it up to date; this is for the rare manual case).
+    /// Build or update the search index (beside a store file; for a
+    /// PostgreSQL store, in the data directory under spinneret/search/);
+    /// crawls and `search` keep it up to date: this is for the rare manual
+    /// case.
     Index(wwww::IndexArgs),
     /// Serve the search page, its JSON API (/api/search), the last run's
     /// reports (read-only) and the library (which takes posts) over HTTP,

@@ -40,6 +40,14 @@ impl StoreArgs {
         Ok((path, library))
     }
 
+    /// Where the store's search index lives
+    /// ([`crate::wwww::index::index_dir_for`]).
+    pub fn index_dir(&self) -> anyhow::Result<PathBuf> {
+        Ok(crate::wwww::index::index_dir_for(
+            &self.setting_and_library()?.0,
+        ))
+    }
+
     /// Where the store is, and the configuration's `[library]` table.
     fn setting_and_library(
         &self,
@@ -231,9 +239,8 @@ pub(crate) struct IndexArgs {
 
 /// `spinneret index`: bring the search index up to date (or rebuild it).
 pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
-    let path = args.store.path()?;
     let store = args.store.open_existing("index")?;
-    let dir = crate::wwww::index::index_dir(&path);
+    let dir = args.store.index_dir()?;
     let started = std::time::Instant::now();
     let s = crate::wwww::index::update(&store, &dir, args.rebuild)?;
     eprintln!(
@@ -253,12 +260,11 @@ pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
 /// that cannot be run.
 pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
     use crate::wwww::search::{Request, Searcher};
-    let path = args.store.path()?;
     let store = args.store.open_existing("search")?;
-    crate::wwww::refresh_index(&store, &path, &mut |m| eprintln!("{m}"))?;
-    let Some(index) = crate::wwww::index::SearchIndex::open(&crate::wwww::index::index_dir(&path))?
-    else {
-        anyhow::bail!("the search index of {} could not be opened", path.display());
+    let dir = args.store.index_dir()?;
+    crate::wwww::refresh_index(&store, &dir, &mut |m| eprintln!("{m}"))?;
+    let Some(index) = crate::wwww::index::SearchIndex::open(&dir)? else {
+        anyhow::bail!("the search index {} could not be opened", dir.display());
     };
     let query = args.query.join(" ");
     let req = Request {
@@ -375,19 +381,22 @@ pub(crate) struct ServeArgs {
 /// `spinneret serve`.
 pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
     // A configuration names the store and the library's `[library]` table.
-    let (path, library) = args.store.path_and_library()?;
+    let (setting, library) = args.store.setting_and_library()?;
     if library.moderators.is_empty() {
         eprintln!(
             "spinneret: the library has no moderators; add [[library.moderator]] entries to the configuration (see `spinneret library hash-password`)"
         );
     }
-    if !path.exists() {
+    if let Some(path) = setting.file()
+        && !path.exists()
+    {
         eprintln!(
             "spinneret: no store at {} yet: a new one is made, with an empty library and nothing to search until a crawl writes to it",
             path.display()
         );
     }
-    Store::open(&path)?;
+    let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+    let index = crate::wwww::index::index_dir_for(&setting);
     if !args.listen.ip().is_loopback() {
         eprintln!(
             "spinneret: serving on {}, reachable from other machines: anyone who reaches it can read the store's reports and search it",
@@ -400,7 +409,13 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
         idle_timeout: args.idle_timeout,
     };
     let allowed = args.allow_host.clone();
-    crate::serve::serve(&path, args.listen, limits, allowed, library, &mut |addr| {
+    let at = crate::serve::Serving {
+        listen: args.listen,
+        limits,
+        allowed_hosts: allowed,
+        library,
+    };
+    crate::serve::serve(store, &index, at, &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");
     })?;
     Ok(EXIT_OK)

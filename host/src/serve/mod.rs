@@ -17,7 +17,7 @@ mod turns;
 
 pub use connections::Limits;
 
-use crate::wwww::index::{SearchIndex, index_dir};
+use crate::wwww::index::SearchIndex;
 use crate::wwww::search::{Answer, FIELDS, MAX_QUERY, Request, SearchError, Searcher};
 use askama::Template;
 use axum::Router;
@@ -71,16 +71,32 @@ struct App {
     searches: turns::Turns,
 }
 
-/// Serve the store at `store_path` on `listen` until stopped.
+/// How and to whom a store is served.
+pub struct Serving {
+    /// The address to listen on.
+    pub listen: SocketAddr,
+    /// The bounds on connections.
+    pub limits: Limits,
+    /// Names answered besides the loopback ones.
+    pub allowed_hosts: Vec<String>,
+    /// The library's title and moderators.
+    pub library: crate::config::LibrarySettings,
+}
+
+/// Serve `store`, with its search index at `index_dir`, until stopped;
+/// `ready` hears the address listened on.
 pub fn serve(
-    store_path: &Path,
-    listen: SocketAddr,
-    limits: Limits,
-    allowed_hosts: Vec<String>,
-    library: crate::config::LibrarySettings,
+    store: Store,
+    index_dir: &Path,
+    at: Serving,
     ready: &mut dyn FnMut(SocketAddr),
 ) -> anyhow::Result<()> {
-    let store = Store::open(store_path)?;
+    let Serving {
+        listen,
+        limits,
+        allowed_hosts,
+        library,
+    } = at;
     let library = Arc::new(crate::library::request::Library::new(
         store.reader()?,
         library
@@ -93,11 +109,11 @@ pub fn serve(
             .map(|m| (m.name, m.password_hash))
             .collect(),
     )?);
-    crate::wwww::refresh_index(&store, store_path, &mut |m| eprintln!("{m}"))?;
-    let Some(index) = SearchIndex::open(&index_dir(store_path))? else {
+    crate::wwww::refresh_index(&store, index_dir, &mut |m| eprintln!("{m}"))?;
+    let Some(index) = SearchIndex::open(index_dir)? else {
         anyhow::bail!(
-            "the search index of {} could not be opened",
-            store_path.display()
+            "the search index {} could not be opened",
+            index_dir.display()
         );
     };
     let app = Arc::new(App {
@@ -112,7 +128,7 @@ pub fn serve(
         let listener = connections::listen(listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
         ready(listener.local_addr()?);
-        let refresher = tokio::spawn(keep_index_current(app.clone(), store_path.to_path_buf()));
+        let refresher = tokio::spawn(keep_index_current(app.clone(), index_dir.to_path_buf()));
         connections::serve(
             listener,
             router(
@@ -135,11 +151,11 @@ pub fn serve(
 
 /// Every 10 s: when a crawl has added to the store, update the index and
 /// let the searcher see it.
-async fn keep_index_current(app: Arc<App>, store_path: PathBuf) {
+async fn keep_index_current(app: Arc<App>, index_dir: PathBuf) {
     loop {
         tokio::time::sleep(std::time::Duration::from_secs(10)).await;
         let app = app.clone();
-        let path = store_path.clone();
+        let path = index_dir.clone();
         let _ = tokio::task::spawn_blocking(move || {
             let store = app.store.lock().unwrap_or_else(|p| p.into_inner());
             let mut said = |m: String| tracing::info!("{m}");

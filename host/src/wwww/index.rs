@@ -154,7 +154,28 @@ fn reference_schema() -> (Schema, ReferenceFields) {
     (b.build(), fields)
 }
 
-/// Where the index of the store at `store` lives.
+/// Where the index of `store` lives: beside a store file; for a database
+/// server's store, in the user's data directory, named after the
+/// database's URL (`spinneret/search/USER-HOST-PORT-DB.search`): each
+/// machine that searches a shared database keeps its own index of it.
+pub fn index_dir_for(store: &crate::config::StoreSetting) -> PathBuf {
+    match store {
+        crate::config::StoreSetting::File(path) => index_dir(path),
+        crate::config::StoreSetting::Postgres { url, .. } => {
+            let name: String = url
+                .split_once("://")
+                .map_or(url.as_str(), |(_, rest)| rest)
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            crate::config::default_store_path()
+                .with_file_name("search")
+                .join(format!("{name}.search"))
+        }
+    }
+}
+
+/// Where the index of the store file at `store` lives.
 pub fn index_dir(store: &Path) -> PathBuf {
     let mut name = store.file_name().unwrap_or_default().to_os_string();
     name.push(".search");

@@ -7,19 +7,18 @@ pub mod search;
 
 use spinneret_store::Store;
 
-/// Bring the search index of the store at `store_path` up to date when it
-/// is behind (a no-op otherwise); `say` hears what was done.
+/// Bring the search index of `store` (at `dir`) up to date when it is
+/// behind (a no-op otherwise); `say` hears what was done.
 pub fn refresh_index(
     store: &Store,
-    store_path: &std::path::Path,
+    dir: &std::path::Path,
     say: &mut dyn FnMut(String),
 ) -> anyhow::Result<()> {
-    let dir = index::index_dir(store_path);
-    if index::is_current(store, &dir)? {
+    if index::is_current(store, dir)? {
         return Ok(());
     }
     let started = std::time::Instant::now();
-    let s = index::update(store, &dir, false)?;
+    let s = index::update(store, dir, false)?;
     let library = match s.postings {
         0 => String::new(),
         n => format!(" and {n} library postings"),

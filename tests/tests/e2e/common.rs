@@ -132,8 +132,13 @@ impl Drop for Served {
 
 /// Start `spinneret serve ARGS` on a free loopback port.
 pub fn serve(args: &[&std::ffi::OsStr]) -> Served {
+    serve_with(command(), args)
+}
+
+/// [`serve`] as `cmd` runs it (with its environment).
+pub fn serve_with(mut cmd: Command, args: &[&std::ffi::OsStr]) -> Served {
     use std::io::{BufRead, BufReader};
-    let mut child = command()
+    let mut child = cmd
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(args)
         .stderr(std::process::Stdio::piped())

@@ -92,6 +92,95 @@ fn a_crawl_on_postgres_finds_what_one_on_sqlite_does() {
     assert_eq!(results(&["--store", &url]), again_on_sqlite);
 }
 
+/// The Worm's search on a PostgreSQL store: a crawl of a `web` task keeps
+/// the index (in the data directory, named after the database), and
+/// `search`, `index --rebuild` and `serve` answer from it what they answer
+/// on a store file.
+#[test]
+fn the_worm_searches_a_postgres_store_as_a_store_file() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://a.example:{PORT}/index.html\"\nlevels = 2\n",
+    );
+    let config = setup.config_path.to_str().unwrap();
+    let url = pg.database_url();
+    let data = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        command()
+            .env("XDG_DATA_HOME", data.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    expect_exit(&run(&["-q", "crawl", config]), 1);
+    let out = run(&["-q", "crawl", config, "--store", &url]);
+    expect_exit(&out, 1);
+    assert!(
+        !text(&out.stderr).contains("not kept"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The crawl built the index where the data directory keeps it.
+    let kept: Vec<String> = std::fs::read_dir(data.path().join("spinneret/search"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].ends_with(".search"), "{kept:?}");
+
+    // The same URLs for the same queries (ties may rank in another order:
+    // the URL ids are given in the order each crawl met them).
+    let found = |store: &[&str], query: &str| {
+        let mut args = vec!["search", "--json", "--urls", "--limit", "200"];
+        args.extend_from_slice(store);
+        args.push(query);
+        let out = run(&args);
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+        let mut urls: Vec<String> = v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["url"].as_str().unwrap().to_string())
+            .collect();
+        urls.sort();
+        (v["total"].as_u64().unwrap(), urls)
+    };
+    let on_file = ["-c", config];
+    let on_pg = ["--store", url.as_str()];
+    for query in [
+        "url:html",
+        "host:a",
+        "anchor:broken OR title:home",
+        "url:/p.*/",
+    ] {
+        let (total, urls) = found(&on_file, query);
+        assert!(total > 0, "{query}");
+        assert_eq!(found(&on_pg, query), (total, urls), "{query}");
+    }
+    let out = run(&["index", "--rebuild", "--store", &url]);
+    assert!(
+        text(&out.stderr).starts_with("built "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(found(&on_pg, "url:html"), found(&on_file, "url:html"));
+
+    // `serve` on the database answers the API from the same index.
+    let mut cmd = command();
+    cmd.env("XDG_DATA_HOME", data.path());
+    let served = crate::common::serve_with(cmd, &[std::ffi::OsStr::new("--store"), url.as_ref()]);
+    let (status, _, body) =
+        crate::common::get(&served, "/api/search?q=url%3Ahtml&mode=urls&limit=200");
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["total"].as_u64(), Some(found(&on_file, "url:html").0));
+}
+
 #[test]
 fn a_postgres_store_never_takes_a_password_from_the_configuration() {
     let dir = tempfile::tempdir().unwrap();
@@ -122,12 +211,14 @@ fn a_postgres_store_never_takes_a_password_from_the_configuration() {
         stderr.contains("never read from the configuration"),
         "{stderr}"
     );
-    // Commands whose files live beside the store say they need a file.
+    // `library publish`, whose pages live beside the store, says it needs
+    // a file.
     let out = spinneret(&[
-        "search",
+        "library",
+        "publish",
+        "out",
         "--store",
         "postgres://crawler@127.0.0.1/spin",
-        "x",
     ]);
     let stderr = expect_exit(&out, 2);
     assert!(stderr.contains("needs the store in a file"), "{stderr}");

@@ -211,8 +211,15 @@ pub fn run_once(
             .tasks
             .iter()
             .any(|t| t.kind == spinneret_core::model::TaskKind::Web);
-        let index = crate::wwww::index::index_dir_for(&config.settings.store);
-        if has_web || index.exists() {
+        // On a database the index is this machine's: kept once someone
+        // here has searched (`search`, `serve` build it), not built by
+        // whichever worker finishes a shared run.
+        let index = crate::wwww::index::index_dir_for(&config.settings.store, &store)?;
+        let wanted = match config.settings.store.file() {
+            Some(_) => has_web || index.exists(),
+            None => index.exists(),
+        };
+        if wanted {
             let said = &mut |m: String| tracing::info!("{m}");
             if let Err(e) = crate::wwww::refresh_index(&store, &index, said) {
                 outcome.problems.push(format!("search index: {e:#}"));

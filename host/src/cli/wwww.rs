@@ -40,12 +40,10 @@ impl StoreArgs {
         Ok((path, library))
     }
 
-    /// Where the store's search index lives
-    /// ([`crate::wwww::index::index_dir_for`]).
-    pub fn index_dir(&self) -> anyhow::Result<PathBuf> {
-        Ok(crate::wwww::index::index_dir_for(
-            &self.setting_and_library()?.0,
-        ))
+    /// Where the search index of `store` (opened from these arguments)
+    /// lives ([`crate::wwww::index::index_dir_for`]).
+    pub fn index_dir(&self, store: &Store) -> anyhow::Result<PathBuf> {
+        crate::wwww::index::index_dir_for(&self.setting_and_library()?.0, store)
     }
 
     /// Where the store is, and the configuration's `[library]` table.
@@ -240,7 +238,7 @@ pub(crate) struct IndexArgs {
 /// `spinneret index`: bring the search index up to date (or rebuild it).
 pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
     let store = args.store.open_existing("index")?;
-    let dir = args.store.index_dir()?;
+    let dir = args.store.index_dir(&store)?;
     let started = std::time::Instant::now();
     let s = crate::wwww::index::update(&store, &dir, args.rebuild)?;
     eprintln!(
@@ -261,7 +259,7 @@ pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
 pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
     use crate::wwww::search::{Request, Searcher};
     let store = args.store.open_existing("search")?;
-    let dir = args.store.index_dir()?;
+    let dir = args.store.index_dir(&store)?;
     crate::wwww::refresh_index(&store, &dir, &mut |m| eprintln!("{m}"))?;
     let Some(index) = crate::wwww::index::SearchIndex::open(&dir)? else {
         anyhow::bail!("the search index {} could not be opened", dir.display());
@@ -396,7 +394,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
         );
     }
     let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
-    let index = crate::wwww::index::index_dir_for(&setting);
+    let index = crate::wwww::index::index_dir_for(&setting, &store)?;
     if !args.listen.ip().is_loopback() {
         eprintln!(
             "spinneret: serving on {}, reachable from other machines: anyone who reaches it can read the store's reports and search it",

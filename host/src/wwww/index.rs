@@ -154,25 +154,22 @@ fn reference_schema() -> (Schema, ReferenceFields) {
     (b.build(), fields)
 }
 
-/// Where the index of `store` lives: beside a store file; for a database
-/// server's store, in the user's data directory, named after the
-/// database's URL (`spinneret/search/USER-HOST-PORT-DB.search`): each
-/// machine that searches a shared database keeps its own index of it.
-pub fn index_dir_for(store: &crate::config::StoreSetting) -> PathBuf {
-    match store {
+/// Where the index of `store` (opened from `setting`) lives: beside a
+/// store file; for a database server's store, in the user's data
+/// directory, named after the store's identity ([`Store::identity`], a
+/// random id made with its schema): `spinneret/search/ID.search`. Each
+/// machine that searches a shared database keeps its own index of it, and
+/// however the database's URL is spelt, one index.
+pub fn index_dir_for(
+    setting: &crate::config::StoreSetting,
+    store: &Store,
+) -> anyhow::Result<PathBuf> {
+    Ok(match setting {
         crate::config::StoreSetting::File(path) => index_dir(path),
-        crate::config::StoreSetting::Postgres { url, .. } => {
-            let name: String = url
-                .split_once("://")
-                .map_or(url.as_str(), |(_, rest)| rest)
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-                .collect();
-            crate::config::default_store_path()
-                .with_file_name("search")
-                .join(format!("{name}.search"))
-        }
-    }
+        crate::config::StoreSetting::Postgres { .. } => crate::config::default_store_path()
+            .with_file_name("search")
+            .join(format!("{}.search", store.identity()?)),
+    })
 }
 
 /// Where the index of the store file at `store` lives.
@@ -183,7 +180,7 @@ pub fn index_dir(store: &Path) -> PathBuf {
 }
 
 /// What the index has seen of the store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mark {
     /// [`INDEX_VERSION`] when written.
     pub version: u32,
@@ -194,6 +191,11 @@ pub struct Mark {
     /// ([`Store::library_changes`]).
     #[serde(default)]
     pub library: i64,
+    /// The identity of the store indexed ([`Store::identity`]): an index
+    /// of another store (a database reached by the same URL after a
+    /// restore, a file copied over) is rebuilt, not updated.
+    #[serde(default)]
+    pub store: String,
 }
 
 /// An open index.
@@ -317,6 +319,7 @@ fn current_mark(store: &Store) -> anyhow::Result<Mark> {
         version: INDEX_VERSION,
         seq: store.documents_seq()?,
         library: store.library_changes()?,
+        store: store.identity()?,
     })
 }
 
@@ -382,9 +385,13 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     // copy, say): what the index holds cannot be trusted, so it is rebuilt.
     // A rebuild reads no mark: one that cannot be read must not stand in
     // the way of the rebuild that replaces it.
-    let old = if rebuild { None } else { read_mark(dir)? }
-        .filter(|m| m.version == INDEX_VERSION && m.seq <= mark.seq && m.library <= mark.library);
-    let existing = match (rebuild, old) {
+    let old = if rebuild { None } else { read_mark(dir)? }.filter(|m| {
+        m.version == INDEX_VERSION
+            && m.store == mark.store
+            && m.seq <= mark.seq
+            && m.library <= mark.library
+    });
+    let existing = match (rebuild, &old) {
         (false, Some(_)) => match SearchIndex::open(dir)? {
             Some(idx) if idx.halves_agree()? => Some(idx),
             Some(_) => {
@@ -404,7 +411,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         None => SearchIndex::create(dir)?,
     };
     let (f, rf) = (idx.fields, idx.reference_fields);
-    let (parts, changed) = match old.filter(|_| !full) {
+    let (parts, changed) = match old.as_ref().filter(|_| !full) {
         Some(m) if m.seq == mark.seq => (Parts::default(), 0),
         Some(m) => changed_parts(store, &idx, m.seq)?,
         None => all_parts(store)?,
@@ -453,7 +460,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
         entries += 1;
     }
     let mut postings = 0u64;
-    if full || old.is_none_or(|m| m.library != mark.library) {
+    if full || old.as_ref().is_none_or(|m| m.library != mark.library) {
         if !full {
             writer.delete_term(Term::from_field_text(f.kind, "library"));
         }
@@ -923,6 +930,29 @@ mod tests {
         drop(w);
         assert!(update(&store, &dir, false).unwrap().full);
         assert!(!update(&store, &dir, false).unwrap().full);
+    }
+
+    /// A store file copied over another's place, or a database reached by
+    /// the same URL after a restore, is another store: its index is built
+    /// anew, not updated (the ids of one are not the other's).
+    #[test]
+    fn the_index_of_another_store_is_rebuilt() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a.db"), tmp.path().join("b.db"));
+        let (store_a, store_b) = (Store::open(&a).unwrap(), Store::open(&b).unwrap());
+        let a_id = store_a.identity().unwrap();
+        assert_eq!(a_id.len(), 32, "{a_id}");
+        assert_ne!(a_id, store_b.identity().unwrap());
+        drop(store_a);
+        assert_eq!(Store::open(&a).unwrap().identity().unwrap(), a_id);
+        let dir = index_dir(&a);
+        assert!(update(&Store::open(&a).unwrap(), &dir, false).unwrap().full);
+        assert!(is_current(&Store::open(&a).unwrap(), &dir).unwrap());
+        // Both are empty (the same change numbers): only the identity
+        // tells them apart.
+        assert!(!is_current(&store_b, &dir).unwrap());
+        assert!(update(&store_b, &dir, false).unwrap().full);
+        assert!(!update(&store_b, &dir, false).unwrap().full);
     }
 
     #[test]

@@ -250,6 +250,14 @@ impl Store {
         )
     }
 
+    /// The store's identity: made at random when its schema was made (or
+    /// brought to version 14), the same for every process that opens it,
+    /// and another for another store, wherever it is reached from.
+    pub fn identity(&self) -> Result<String, StoreError> {
+        self.conn
+            .query_row("SELECT id FROM store_identity", params![], |r| r.get(0))
+    }
+
     /// The number of the latest document write (0: none yet). Every write
     /// of a document, by a crawl or an import, that changes its title,
     /// references or bad HTML takes the next number (a page re-read as it
@@ -366,6 +374,7 @@ impl Store {
     /// how many documents were new to the store.
     pub fn import_archive(&mut self, docs: &[ArchiveDocument]) -> Result<usize, StoreError> {
         let tx = self.conn.transaction(TxMode::Deferred)?;
+        tx.number_documents_in_turn()?;
         let mut ids = foldhash::HashMap::default();
         let mut added = 0;
         for d in docs {

@@ -550,6 +550,33 @@ const STATEMENTS: usize = 256;
 /// PostgreSQL (SQLite's write lock): one for the whole database.
 const WRITE_LOCK: i64 = 0x5350_494e_5752_4954; // "SPINWRIT"
 
+/// The key of the advisory lock a transaction takes on PostgreSQL before
+/// it writes documents ("SPINDOCS"): see [`Conn::number_documents_in_turn`].
+const DOCUMENTS_LOCK: i64 = 0x5350_494e_444f_4353;
+
+impl Conn {
+    /// Make the documents this transaction writes next take their change
+    /// numbers (`documents.seq`, the next after the greatest) in the
+    /// order the transactions commit, not the order they started: held to
+    /// the commit on PostgreSQL, where several processes (the workers of a
+    /// shared run, an archive import) write at once. Without it a batch
+    /// that numbered its documents before another committed could commit
+    /// after it, and a search index that had read up to the other's
+    /// numbers would never read them. SQLite has one writer at a time.
+    pub(crate) fn number_documents_in_turn(&self) -> Result<(), StoreError> {
+        match self {
+            Conn::Sqlite(_) => Ok(()),
+            Conn::Pg(_) => self
+                .query_row(
+                    "SELECT pg_advisory_xact_lock(?1)",
+                    params![DOCUMENTS_LOCK],
+                    |_| Ok(()),
+                )
+                .map(|_| ()),
+        }
+    }
+}
+
 /// A connection to PostgreSQL. Its socket is driven on the store's I/O
 /// thread (a runtime of its own, so the store's methods stay synchronous
 /// and may be called from inside the crawl's runtime); a call waits for
@@ -948,6 +975,46 @@ mod tests {
             conns.push(c);
         }
         conns
+    }
+
+    /// Two transactions numbering documents at once on PostgreSQL (two
+    /// workers' writers): the one that commits last has the greater
+    /// number, though it numbered while the other was open. Without the
+    /// lock both took 1, and an index that had read the second's number
+    /// never read the first's document.
+    #[test]
+    fn documents_are_numbered_in_the_order_their_transactions_commit() {
+        let Some(pg) = crate::testing::TestPg::shared() else {
+            return;
+        };
+        let config = pg.database();
+        let first = Conn::Pg(PgConn::connect(&config).unwrap());
+        first
+            .execute_batch("CREATE TABLE d (name TEXT, seq BIGINT)")
+            .unwrap();
+        let number =
+            "INSERT INTO d (name, seq) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM d))";
+        let tx = first.transaction(TxMode::Deferred).unwrap();
+        tx.number_documents_in_turn().unwrap();
+        tx.execute(number, params!["first"]).unwrap();
+        let second = std::thread::spawn(move || {
+            let c = Conn::Pg(PgConn::connect(&config).unwrap());
+            let tx = c.transaction(TxMode::Deferred).unwrap();
+            tx.number_documents_in_turn().unwrap();
+            tx.execute(number, params!["second"]).unwrap();
+            tx.commit().unwrap();
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        tx.commit().unwrap();
+        second.join().unwrap();
+        let numbered: String = first
+            .query_row(
+                "SELECT string_agg(name || ':' || seq, ',' ORDER BY seq, name) FROM d",
+                params![],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(numbered, "first:1,second:2");
     }
 
     #[test]

@@ -380,6 +380,12 @@ ALTER TABLE documents ADD COLUMN columns TEXT;
     r#"
 SELECT 1;
 "#,
+    // 14: the store's identity, made at random once: what is kept outside
+    // the store (a search index) says which store it was made of.
+    r#"
+CREATE TABLE store_identity (id TEXT NOT NULL);
+INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(16))));
+"#,
 ];
 
 /// [`MIGRATIONS`] for PostgreSQL, one for one. Integers are `BIGINT` (the
@@ -692,6 +698,12 @@ CREATE TABLE shared_frontier (
 CREATE INDEX shared_frontier_by_site ON shared_frontier (run_id, site);
 -- What is not taken yet: a worker asks for its sites' ten times a second.
 CREATE INDEX shared_frontier_untaken ON shared_frontier (run_id, site) WHERE taken = 0;
+"#,
+    // 14
+    r#"
+CREATE TABLE store_identity (id TEXT NOT NULL);
+INSERT INTO store_identity (id)
+  VALUES (md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text));
 "#,
 ];
 

@@ -119,18 +119,42 @@ fn the_worm_searches_a_postgres_store_as_a_store_file() {
     expect_exit(&run(&["-q", "crawl", config]), 1);
     let out = run(&["-q", "crawl", config, "--store", &url]);
     expect_exit(&out, 1);
+    // On a database the index is the searching machine's: the crawl left
+    // none, the first search builds it.
+    let kept = || -> Vec<String> {
+        match std::fs::read_dir(data.path().join("spinneret/search")) {
+            Ok(dir) => dir
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    };
+    assert_eq!(kept(), Vec::<String>::new());
+    let out = run(&["search", "--store", &url, "--urls", "url:html"]);
+    expect_exit(&out, 0);
     assert!(
-        !text(&out.stderr).contains("not kept"),
+        text(&out.stderr).contains("search index built"),
         "{}",
         text(&out.stderr)
     );
-    // The crawl built the index where the data directory keeps it.
-    let kept: Vec<String> = std::fs::read_dir(data.path().join("spinneret/search"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(kept.len(), 1, "{kept:?}");
-    assert!(kept[0].ends_with(".search"), "{kept:?}");
+    // Named after the store's identity (32 hex digits), not its URL: the
+    // same database spelt another way finds the same index.
+    let named = kept();
+    assert_eq!(named.len(), 1, "{named:?}");
+    let id = named[0].strip_suffix(".search").unwrap();
+    assert!(
+        id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{named:?}"
+    );
+    let spelt_otherwise = url.replacen("postgres://", "postgresql://", 1);
+    let out = run(&["search", "--store", &spelt_otherwise, "--urls", "url:html"]);
+    expect_exit(&out, 0);
+    assert!(
+        !text(&out.stderr).contains("search index"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(kept(), named);
 
     // The same URLs for the same queries (ties may rank in another order:
     // the URL ids are given in the order each crawl met them).

@@ -65,8 +65,13 @@ impl Batch {
             super::apply(tx, ids, StoreOp::Site(Box::new(site)))?;
         }
         write_results(tx, &batch.results, &id)?;
-        write_documents(tx, &mut batch.documents, &id)?;
         write_task_documents(tx, &batch.task_documents, &id)?;
+        // The documents last, numbered in the order the batches commit:
+        // the lock is held from here to the commit.
+        if !batch.documents.is_empty() {
+            tx.number_documents_in_turn()?;
+            write_documents(tx, &mut batch.documents, &id)?;
+        }
         Ok(())
     }
 

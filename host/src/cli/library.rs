@@ -85,15 +85,15 @@ pub(crate) fn run(cmd: LibraryCommand) -> anyhow::Result<u8> {
                     return Ok(EXIT_USAGE);
                 }
             };
-            let path = args.store.path()?;
-            let mut store = spinneret_store::Store::open(&path)?;
+            let (setting, _) = args.store.setting_and_library()?;
+            let mut store = args.store.open()?;
             if let Some(old) = store.library_export()?
                 && !old.postings.is_empty()
                 && !args.replace
             {
                 eprintln!(
                     "spinneret: {} already has a library (\"{}\", {} postings at its root); give --replace to replace it, after `spinneret library export -o backup.json` if you want to keep it",
-                    path.display(),
+                    setting,
                     old.text.title,
                     old.postings.len()
                 );
@@ -102,12 +102,12 @@ pub(crate) fn run(cmd: LibraryCommand) -> anyhow::Result<u8> {
             let n = store.library_import(&root).map_err(|e| {
                 anyhow::anyhow!("{}: {e}; nothing was imported", args.file.display())
             })?;
-            eprintln!("{n} postings imported into {}", path.display());
+            eprintln!("{n} postings imported into {setting}");
             Ok(EXIT_OK)
         }
         LibraryCommand::Publish(args) => {
-            let (path, settings) = args.store.path_and_library()?;
-            let mut store = spinneret_store::Store::open(&path)?;
+            let (_, settings) = args.store.setting_and_library()?;
+            let mut store = args.store.open()?;
             let title = settings.title.as_deref().unwrap_or(library::DEFAULT_TITLE);
             let done = library::publish::publish(&mut store, title, &args.dir)?;
             eprintln!(

@@ -22,24 +22,6 @@ pub(crate) struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// The store's file, for a command whose files live beside it (the
-    /// search index, the library's pages); a configuration that does not
-    /// load, or a store on a database server, is the error.
-    pub fn path(&self) -> anyhow::Result<PathBuf> {
-        Ok(self.path_and_library()?.0)
-    }
-
-    /// [`StoreArgs::path`] and the configuration's `[library]` table (the
-    /// defaults without a configuration).
-    pub fn path_and_library(&self) -> anyhow::Result<(PathBuf, config::LibrarySettings)> {
-        let (store, library) = self.setting_and_library()?;
-        let path = store
-            .file_for("this command")
-            .map_err(anyhow::Error::msg)?
-            .to_path_buf();
-        Ok((path, library))
-    }
-
     /// Where the search index of `store` (opened from these arguments)
     /// lives ([`crate::wwww::index::index_dir_for`]).
     pub fn index_dir(&self, store: &Store) -> anyhow::Result<PathBuf> {
@@ -47,7 +29,7 @@ impl StoreArgs {
     }
 
     /// Where the store is, and the configuration's `[library]` table.
-    fn setting_and_library(
+    pub fn setting_and_library(
         &self,
     ) -> anyhow::Result<(config::StoreSetting, config::LibrarySettings)> {
         Ok(match &self.config {

@@ -58,16 +58,6 @@ impl StoreSetting {
         }
     }
 
-    /// The store's file, or why a command that keeps files beside the
-    /// store (the search index) cannot use a database yet.
-    pub fn file_for(&self, what: &str) -> Result<&Path, String> {
-        self.file().ok_or_else(|| {
-            format!(
-                "{what} needs the store in a file for now (its files live beside the store), and {self} is a PostgreSQL database; give --store FILE"
-            )
-        })
-    }
-
     /// Where the store is, to open it: a PostgreSQL store's password is
     /// read now. The error says where the password was looked for.
     pub fn location(&self) -> Result<StoreLocation, String> {

@@ -665,6 +665,50 @@ fn imported(
     (web, setup, file)
 }
 
+/// The library on a PostgreSQL store (the suite's server): imported,
+/// published and exported as on a store file.
+#[test]
+fn the_library_is_imported_published_and_exported_on_postgres() {
+    let Some(pg) = spinneret_store::testing::TestPg::shared() else {
+        return;
+    };
+    let web = spinneret_tests::server::TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("library.json");
+    std::fs::write(&file, library_file(&web)).unwrap();
+    let url = pg.database_url();
+    let run = |args: &[&str], code: i32| {
+        let out = crate::common::command()
+            .args(args)
+            .args(["--store", &url])
+            .output()
+            .unwrap();
+        (
+            crate::common::expect_exit(&out, code),
+            crate::common::text(&out.stdout),
+        )
+    };
+    let (said, _) = run(&["library", "import", file.to_str().unwrap()], 0);
+    assert_eq!(said.trim(), format!("7 postings imported into {url}"));
+    // A second import without --replace is refused, naming the store.
+    let (said, _) = run(&["library", "import", file.to_str().unwrap()], 2);
+    assert!(
+        said.contains(&format!("{url} already has a library")),
+        "{said}"
+    );
+    let site = dir.path().join("site");
+    let (said, _) = run(&["library", "publish", site.to_str().unwrap()], 0);
+    assert!(said.contains("summary pages"), "{said}");
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("Test Library"), "{index}");
+    assert!(index.contains("Add your page to the Worm"), "{index}");
+    let (_, exported) = run(&["library", "export"], 0);
+    assert!(
+        exported.contains("\"title\": \"Missing page\""),
+        "{exported}"
+    );
+}
+
 /// `spinneret ARGS --config CONFIG`, expecting exit `code`; its stderr.
 fn with_config(setup: &spinneret_tests::harness::Setup, args: &[&str], code: i32) -> String {
     let out = crate::common::command()

@@ -235,17 +235,6 @@ fn a_postgres_store_never_takes_a_password_from_the_configuration() {
         stderr.contains("never read from the configuration"),
         "{stderr}"
     );
-    // `library publish`, whose pages live beside the store, says it needs
-    // a file.
-    let out = spinneret(&[
-        "library",
-        "publish",
-        "out",
-        "--store",
-        "postgres://crawler@127.0.0.1/spin",
-    ]);
-    let stderr = expect_exit(&out, 2);
-    assert!(stderr.contains("needs the store in a file"), "{stderr}");
 }
 
 #[test]

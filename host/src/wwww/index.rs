@@ -9,9 +9,11 @@
 //! segments, file name, extension, query keys and values), its host and
 //! extension on their own, and a document's syntax faults.
 //!
-//! The index lives beside the store (`STORE.search/`), with a mark of what
-//! it has seen (`spinneret-index.json`: its version and the store's number
-//! of the last document write it indexed). An update reads only the
+//! The index lives beside a store file (`STORE.search/`; a database's in
+//! the data directory, [`index_dir_for`]), with a mark of what it has seen
+//! (`spinneret-index.json`: its version, the store's identity and the
+//! store's number of the last document write it indexed). An update reads
+//! only the
 //! documents written since and re-indexes only the URLs whose entries they
 //! change: the documents themselves, what they reference now and what they
 //! referenced before. Every reference to each URL (citing document, anchor

@@ -375,7 +375,8 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
             path.display()
         );
     }
-    let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+    let location = setting.location().map_err(anyhow::Error::msg)?;
+    let store = Store::open_at(location.clone())?;
     let index = crate::wwww::index::index_dir_for(&setting, &store)?;
     if !args.listen.ip().is_loopback() {
         eprintln!(
@@ -394,6 +395,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
         limits,
         allowed_hosts: allowed,
         library,
+        location,
     };
     crate::serve::serve(store, &index, at, &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");

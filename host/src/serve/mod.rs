@@ -28,7 +28,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 use spinneret_core::model::Category;
-use spinneret_store::Store;
+use spinneret_store::{Store, StoreLocation};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -81,6 +81,9 @@ pub struct Serving {
     pub allowed_hosts: Vec<String>,
     /// The library's title and moderators.
     pub library: crate::config::LibrarySettings,
+    /// Where the store is: the index is kept current through a connection
+    /// of its own.
+    pub location: StoreLocation,
 }
 
 /// Serve `store`, with its search index at `index_dir`, until stopped;
@@ -96,6 +99,7 @@ pub fn serve(
         limits,
         allowed_hosts,
         library,
+        location,
     } = at;
     let library = Arc::new(crate::library::request::Library::new(
         store.reader()?,
@@ -128,7 +132,11 @@ pub fn serve(
         let listener = connections::listen(listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
         ready(listener.local_addr()?);
-        let refresher = tokio::spawn(keep_index_current(app.clone(), index_dir.to_path_buf()));
+        let refresher = tokio::spawn(keep_index_current(
+            app.clone(),
+            index_dir.to_path_buf(),
+            location,
+        ));
         connections::serve(
             listener,
             router(
@@ -151,24 +159,47 @@ pub fn serve(
 
 /// Every 10 s: when a crawl has added to the store, update the index and
 /// let the searcher see it.
-async fn keep_index_current(app: Arc<App>, index_dir: PathBuf) {
+///
+/// Through a connection of its own, not the one the pages use: an update
+/// (a rebuild takes minutes on a large store) leaves the reports and
+/// results pages answering. A failed update lets its connection go, and
+/// the next opens another: a database server restarted meanwhile is
+/// reached again.
+async fn keep_index_current(app: Arc<App>, index_dir: PathBuf, location: StoreLocation) {
+    let mut own: Option<Store> = None;
     loop {
         tokio::time::sleep(std::time::Duration::from_secs(10)).await;
         let app = app.clone();
         let path = index_dir.clone();
-        let _ = tokio::task::spawn_blocking(move || {
-            let store = app.store.lock().unwrap_or_else(|p| p.into_inner());
+        let location = location.clone();
+        let held = own.take();
+        own = tokio::task::spawn_blocking(move || {
+            let store = match held {
+                Some(s) => s,
+                None => match Store::open_at(location) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::warn!("search index: the store cannot be reached: {e}");
+                        return None;
+                    }
+                },
+            };
             let mut said = |m: String| tracing::info!("{m}");
             match crate::wwww::refresh_index(&store, &path, &mut said) {
                 Ok(()) => {
                     if let Err(e) = app.searcher.reload() {
                         tracing::warn!("search index: {e}");
                     }
+                    Some(store)
                 }
-                Err(e) => tracing::warn!("search index: {e:#}"),
+                Err(e) => {
+                    tracing::warn!("search index: {e:#}");
+                    None
+                }
             }
         })
-        .await;
+        .await
+        .unwrap_or(None);
     }
 }
 

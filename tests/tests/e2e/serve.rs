@@ -227,3 +227,42 @@ fn ambiguous_requests_are_refused_with_the_reason() {
         "{body}"
     );
 }
+
+/// `serve` keeps its index current: a document imported into the store
+/// while it serves is found after a refresh (every 10 s), through the
+/// refresher's own connection to the store.
+#[test]
+fn what_is_added_to_the_store_while_serving_is_found() {
+    let (dir, s) = served(&[]);
+    let store = dir.path().join("s.db");
+    let archive = dir.path().join("added.wwww");
+    std::fs::write(
+        &archive,
+        "T http://b.example/two.html Zanzibar notes\nC http://b.example/two.html\n",
+    )
+    .unwrap();
+    let total = || {
+        let (status, _, body) = crate::common::get(&s, "/api/search?q=zanzibar");
+        assert_eq!(status, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        v["total"].as_u64().unwrap()
+    };
+    assert_eq!(total(), 0);
+    let out = crate::common::spinneret(&[
+        "archive",
+        "import",
+        archive.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    crate::common::expect_exit(&out, 0);
+    let end = std::time::Instant::now() + Duration::from_secs(40);
+    while total() == 0 {
+        assert!(
+            std::time::Instant::now() < end,
+            "the import was not found within 40 s"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert_eq!(total(), 1);
+}

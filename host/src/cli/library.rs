@@ -85,8 +85,7 @@ pub(crate) fn run(cmd: LibraryCommand) -> anyhow::Result<u8> {
                     return Ok(EXIT_USAGE);
                 }
             };
-            let (setting, _) = args.store.setting_and_library()?;
-            let mut store = args.store.open()?;
+            let (mut store, setting, _) = args.store.open_with_settings()?;
             if let Some(old) = store.library_export()?
                 && !old.postings.is_empty()
                 && !args.replace
@@ -106,8 +105,7 @@ pub(crate) fn run(cmd: LibraryCommand) -> anyhow::Result<u8> {
             Ok(EXIT_OK)
         }
         LibraryCommand::Publish(args) => {
-            let (_, settings) = args.store.setting_and_library()?;
-            let mut store = args.store.open()?;
+            let (mut store, _, settings) = args.store.open_with_settings()?;
             let title = settings.title.as_deref().unwrap_or(library::DEFAULT_TITLE);
             let done = library::publish::publish(&mut store, title, &args.dir)?;
             eprintln!(

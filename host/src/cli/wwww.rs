@@ -22,14 +22,8 @@ pub(crate) struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// Where the search index of `store` (opened from these arguments)
-    /// lives ([`crate::wwww::index::index_dir_for`]).
-    pub fn index_dir(&self, store: &Store) -> anyhow::Result<PathBuf> {
-        crate::wwww::index::index_dir_for(&self.setting_and_library()?.0, store)
-    }
-
     /// Where the store is, and the configuration's `[library]` table.
-    pub fn setting_and_library(
+    fn setting_and_library(
         &self,
     ) -> anyhow::Result<(config::StoreSetting, config::LibrarySettings)> {
         Ok(match &self.config {
@@ -48,8 +42,14 @@ impl StoreArgs {
 
     /// Open the store, which must exist (`what` says what needs it).
     pub fn open_existing(&self, what: &str) -> anyhow::Result<Store> {
-        let (store, _) = self.setting_and_library()?;
-        if let Some(path) = store.file()
+        Ok(self.open_existing_with_index(what)?.0)
+    }
+
+    /// [`StoreArgs::open_existing`], and where its search index lives
+    /// ([`crate::wwww::index::index_dir_for`]).
+    pub fn open_existing_with_index(&self, what: &str) -> anyhow::Result<(Store, PathBuf)> {
+        let (setting, _) = self.setting_and_library()?;
+        if let Some(path) = setting.file()
             && !path.exists()
         {
             anyhow::bail!(
@@ -57,17 +57,24 @@ impl StoreArgs {
                 path.display()
             );
         }
-        Ok(Store::open_at(
-            store.location().map_err(anyhow::Error::msg)?,
-        )?)
+        let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+        let index = crate::wwww::index::index_dir_for(&setting, &store)?;
+        Ok((store, index))
     }
 
     /// Open the store, creating it if needed.
     pub fn open(&self) -> anyhow::Result<Store> {
-        let (store, _) = self.setting_and_library()?;
-        Ok(Store::open_at(
-            store.location().map_err(anyhow::Error::msg)?,
-        )?)
+        Ok(self.open_with_settings()?.0)
+    }
+
+    /// [`StoreArgs::open`], with where the store is and the
+    /// configuration's `[library]` table.
+    pub fn open_with_settings(
+        &self,
+    ) -> anyhow::Result<(Store, config::StoreSetting, config::LibrarySettings)> {
+        let (setting, library) = self.setting_and_library()?;
+        let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+        Ok((store, setting, library))
     }
 }
 
@@ -219,8 +226,7 @@ pub(crate) struct IndexArgs {
 
 /// `spinneret index`: bring the search index up to date (or rebuild it).
 pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
-    let store = args.store.open_existing("index")?;
-    let dir = args.store.index_dir(&store)?;
+    let (store, dir) = args.store.open_existing_with_index("index")?;
     let started = std::time::Instant::now();
     let s = crate::wwww::index::update(&store, &dir, args.rebuild)?;
     eprintln!(
@@ -240,8 +246,7 @@ pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
 /// that cannot be run.
 pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
     use crate::wwww::search::{Request, Searcher};
-    let store = args.store.open_existing("search")?;
-    let dir = args.store.index_dir(&store)?;
+    let (store, dir) = args.store.open_existing_with_index("search")?;
     crate::wwww::refresh_index(&store, &dir, &mut |m| eprintln!("{m}"))?;
     let Some(index) = crate::wwww::index::SearchIndex::open(&dir)? else {
         anyhow::bail!("the search index {} could not be opened", dir.display());

@@ -226,28 +226,29 @@ impl SearchIndex {
         let references = dir.join(REFERENCES_DIR);
         let references = Index::open_in_dir(&references)
             .with_context(|| format!("cannot open the search index {}", references.display()))?;
-        let (_, fields) = schema();
-        Ok(Some(SearchIndex {
+        Ok(Some(SearchIndex::of(index, references, dir)))
+    }
+
+    /// The index of the tantivy indexes `index` (the entries) and
+    /// `references`, at `dir`.
+    fn of(index: Index, references: Index, dir: &Path) -> SearchIndex {
+        SearchIndex {
             index,
-            fields,
+            fields: schema().1,
             dir: dir.to_path_buf(),
             references,
             reference_fields: reference_schema().1,
-        }))
+        }
     }
 
     /// A new, empty index in memory.
     #[cfg(test)]
     pub(crate) fn in_ram() -> SearchIndex {
-        let (schema, fields) = schema();
-        let (reference_schema, reference_fields) = reference_schema();
-        SearchIndex {
-            index: Index::create_in_ram(schema),
-            fields,
-            dir: PathBuf::new(),
-            references: Index::create_in_ram(reference_schema),
-            reference_fields,
-        }
+        SearchIndex::of(
+            Index::create_in_ram(schema().0),
+            Index::create_in_ram(reference_schema().0),
+            Path::new(""),
+        )
     }
 
     /// Whether the entries and the references were committed by the same
@@ -280,19 +281,11 @@ impl SearchIndex {
         let references = dir.join(REFERENCES_DIR);
         std::fs::create_dir_all(&references)
             .with_context(|| format!("cannot create {}", references.display()))?;
-        let (schema, fields) = schema();
-        let index = Index::create_in_dir(dir, schema)
+        let index = Index::create_in_dir(dir, schema().0)
             .with_context(|| format!("cannot create the search index {}", dir.display()))?;
-        let (reference_schema, reference_fields) = reference_schema();
-        let references = Index::create_in_dir(&references, reference_schema)
+        let references = Index::create_in_dir(&references, reference_schema().0)
             .with_context(|| format!("cannot create the search index {}", references.display()))?;
-        Ok(SearchIndex {
-            index,
-            fields,
-            dir: dir.to_path_buf(),
-            references,
-            reference_fields,
-        })
+        Ok(SearchIndex::of(index, references, dir))
     }
 }
 
@@ -496,10 +489,7 @@ pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<Update
     }
     writer.wait_merging_threads()?;
     references.wait_merging_threads()?;
-    spinneret_core::fs::write_atomically(
-        &dir.join(MARK_FILE),
-        serde_json::to_string(&mark)?.as_bytes(),
-    )?;
+    spinneret_core::fs::write_atomically(&dir.join(MARK_FILE), stamp.as_bytes())?;
     Ok(UpdateStats {
         full,
         documents: store.document_count()?,
@@ -893,14 +883,21 @@ mod tests {
         );
     }
 
-    /// An index of version 3 kept each URL's references in its entry and
-    /// has no `references/`: it is rebuilt, not opened.
-    #[test]
-    fn an_index_of_another_version_is_rebuilt() {
+    /// A new, empty store file in a temporary directory (held by the first
+    /// value), and where its index lives.
+    fn new_store() -> (tempfile::TempDir, Store, PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
         let store_path = tmp.path().join("s.db");
         let store = Store::open(&store_path).unwrap();
         let dir = index_dir(&store_path);
+        (tmp, store, dir)
+    }
+
+    /// An index of version 3 kept each URL's references in its entry and
+    /// has no `references/`: it is rebuilt, not opened.
+    #[test]
+    fn an_index_of_another_version_is_rebuilt() {
+        let (_tmp, store, dir) = new_store();
         assert!(update(&store, &dir, false).unwrap().full);
         std::fs::remove_dir_all(dir.join(REFERENCES_DIR)).unwrap();
         let mut mark = read_mark(&dir).unwrap().unwrap();
@@ -918,10 +915,7 @@ mod tests {
     /// short, or the disk full) leaves the index to be rebuilt.
     #[test]
     fn an_index_left_half_updated_is_rebuilt() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store_path = tmp.path().join("s.db");
-        let store = Store::open(&store_path).unwrap();
-        let dir = index_dir(&store_path);
+        let (_tmp, store, dir) = new_store();
         assert!(update(&store, &dir, false).unwrap().full);
         assert!(!update(&store, &dir, false).unwrap().full);
         let references = Index::open_in_dir(dir.join(REFERENCES_DIR)).unwrap();
@@ -969,10 +963,7 @@ mod tests {
     /// missing index and removed the index directory to build it anew.
     #[test]
     fn a_mark_that_cannot_be_read_leaves_the_index_where_it_is() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store_path = tmp.path().join("s.db");
-        let store = Store::open(&store_path).unwrap();
-        let dir = index_dir(&store_path);
+        let (_tmp, store, dir) = new_store();
         update(&store, &dir, false).unwrap();
         assert!(is_current(&store, &dir).unwrap());
         // A mark that is not a file fails to read as EMFILE would.

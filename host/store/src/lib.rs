@@ -302,6 +302,16 @@ pub struct CachedSite {
     pub expires_at: i64,
 }
 
+/// A sites table row's robots.txt, read from the columns `robots_status,
+/// robots_body, expires_at` starting at column `at`.
+fn cached_site(r: &Row<'_>, at: usize) -> Result<CachedSite, StoreError> {
+    Ok(CachedSite {
+        robots_status: r.get(at)?,
+        robots_body: r.get(at + 1)?,
+        expires_at: r.get(at + 2)?,
+    })
+}
+
 /// The store: on an SQLite file, or on PostgreSQL.
 pub struct Store {
     location: StoreLocation,
@@ -529,13 +539,7 @@ impl Store {
             "SELECT robots_status, robots_body, expires_at FROM sites
              WHERE site = ?1 AND expires_at > ?2",
             params![site, now],
-            |r| {
-                Ok(CachedSite {
-                    robots_status: r.get(0)?,
-                    robots_body: r.get(1)?,
-                    expires_at: r.get(2)?,
-                })
-            },
+            |r| cached_site(r, 0),
         )
     }
 
@@ -638,14 +642,7 @@ impl Store {
     /// The sites table entries that have not expired at `now`.
     pub fn load_sites(&self, now: i64) -> Result<HashMap<String, CachedSite>, StoreError> {
         Ok(self.conn.query_vec("SELECT site, robots_status, robots_body, expires_at FROM sites WHERE expires_at > ?1", params![now], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                CachedSite {
-                    robots_status: r.get(1)?,
-                    robots_body: r.get(2)?,
-                    expires_at: r.get(3)?,
-                },
-            ))
+            Ok((r.get::<_, String>(0)?, cached_site(r, 1)?))
         })?.into_iter().collect())
     }
 

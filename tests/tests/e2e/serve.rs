@@ -17,6 +17,20 @@ fn served(args: &[&str]) -> (tempfile::TempDir, Served) {
     (dir, s)
 }
 
+/// Import the archive lines `archive` into the store file `store`.
+fn import(store: &std::path::Path, archive: &str) {
+    let file = store.with_extension("wwww");
+    std::fs::write(&file, archive).unwrap();
+    let out = crate::common::spinneret(&[
+        "archive",
+        "import",
+        file.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    crate::common::expect_exit(&out, 0);
+}
+
 fn connect(s: &Served) -> TcpStream {
     let addr = s.base.trim_start_matches("http://");
     let stream = TcpStream::connect(addr).unwrap();
@@ -111,23 +125,13 @@ fn bounds_that_cannot_work_are_refused() {
 fn a_javascript_url_in_the_store_is_shown_and_never_linked() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s.db");
-    let archive = dir.path().join("archive.txt");
-    std::fs::write(
-        &archive,
+    import(
+        &store,
         "T http://a.example/ Home\n\
          R javascript:alert(document.cookie) http://a.example/ Click me\n\
          R http://b.example/ http://a.example/ Click here\n\
          C http://a.example/\n",
-    )
-    .unwrap();
-    let out = crate::common::spinneret(&[
-        "archive",
-        "import",
-        archive.to_str().unwrap(),
-        "--store",
-        store.to_str().unwrap(),
-    ]);
-    crate::common::expect_exit(&out, 0);
+    );
     let s = serve(&["--store".as_ref(), store.as_os_str()]);
     let (status, _, page) = crate::common::get(&s, "/?q=anchor%3Aclick&mode=urls");
     assert_eq!(status, 200, "{page}");
@@ -235,12 +239,6 @@ fn ambiguous_requests_are_refused_with_the_reason() {
 fn what_is_added_to_the_store_while_serving_is_found() {
     let (dir, s) = served(&[]);
     let store = dir.path().join("s.db");
-    let archive = dir.path().join("added.wwww");
-    std::fs::write(
-        &archive,
-        "T http://b.example/two.html Zanzibar notes\nC http://b.example/two.html\n",
-    )
-    .unwrap();
     let total = || {
         let (status, _, body) = crate::common::get(&s, "/api/search?q=zanzibar");
         assert_eq!(status, 200, "{body}");
@@ -248,14 +246,10 @@ fn what_is_added_to_the_store_while_serving_is_found() {
         v["total"].as_u64().unwrap()
     };
     assert_eq!(total(), 0);
-    let out = crate::common::spinneret(&[
-        "archive",
-        "import",
-        archive.to_str().unwrap(),
-        "--store",
-        store.to_str().unwrap(),
-    ]);
-    crate::common::expect_exit(&out, 0);
+    import(
+        &store,
+        "T http://b.example/two.html Zanzibar notes\nC http://b.example/two.html\n",
+    );
     let end = std::time::Instant::now() + Duration::from_secs(40);
     while total() == 0 {
         assert!(

@@ -146,6 +146,23 @@ fn configuration_errors_exit_2_with_file_line_and_column() {
         &format!("{}:5:16: -1 is out of range", path.display()),
     );
 
+    // A robot without a name would match no robots.txt record, its own
+    // `*` one included; a name of two lines is no header value.
+    let task = "[[task]]\nname = \"x\"\nkind = \"site\"\ntop = \"http://a.example/\"\n";
+    for (agent, why) in [
+        ("\"\"", "the user agent is empty"),
+        ("\"   \"", "the user agent is empty"),
+        ("\"a\\nb\"", "the user agent contains '\\n'"),
+    ] {
+        std::fs::write(
+            &path,
+            format!("concurrency = 8\nuser_agent = {agent}\n{task}"),
+        )
+        .unwrap();
+        let out = spinneret(&["crawl", path.to_str().unwrap()]);
+        expect_refusal(&out, &format!("{}:2:14: {why}", path.display()));
+    }
+
     let out = spinneret(&["crawl", dir.path().join("absent.toml").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot read the configuration"));

@@ -273,3 +273,69 @@ fn dry_run_mail_prints_and_sends_nothing() {
     assert!(sink.messages().is_empty());
     assert!(setup.store().queued_mail().unwrap().is_empty());
 }
+
+/// A link the server answers with 401 (a login wall) is blocked to every
+/// reader without an account, as a 403 is: both reach the owner's mail
+/// and the index's table of blocked links, each with its own status.
+#[test]
+fn links_behind_a_login_or_forbidden_are_mailed_as_blocked() {
+    use spinneret_tests::fixtures::page;
+    use spinneret_tests::server::{Route, Site, Web};
+    let site = Site::new()
+        .page(
+            "/index.html",
+            &page(
+                "Home",
+                None,
+                r#"<a href="/members.html">Members</a> <a href="/staff.html">Staff</a>"#,
+            ),
+        )
+        .route(
+            "/members.html",
+            Route::status(401).header("WWW-Authenticate", "Basic realm=\"members\""),
+        )
+        .route("/staff.html", Route::status(403));
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let sink = SmtpSink::start();
+    let config = format!(
+        "[mail]\nserver = \"127.0.0.1\"\nport = {}\nfrom = \"spider@test.example\"\n\
+         [[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n\
+         email = \"alice@a.example\"\nemail_broken = true\n",
+        sink.port()
+    );
+    let setup = Setup::new(&web, &config);
+    let stderr = common::expect_exit(&common::crawl(&setup, &[]), 0);
+    let messages = sink.messages();
+    assert_eq!(messages.len(), 1, "{messages:?}\n{stderr}");
+    assert_eq!(
+        messages[0].header("Subject").as_deref(),
+        Some("spinneret: A: 2 blocked")
+    );
+    let body = messages[0].body();
+    for (path, status) in [
+        ("/members.html", "HTTP 401 Unauthorized"),
+        ("/staff.html", "HTTP 403 Forbidden"),
+    ] {
+        let item = format!(
+            "  {}\n    blocked: {status}\n    referred to from {}\n",
+            a(&web, path),
+            a(&web, "/index.html")
+        );
+        assert!(body.contains(&item), "{body}");
+    }
+    assert!(
+        body.contains("Blocked links (the server refused the robot) (2)\n"),
+        "{body}"
+    );
+    let index = std::fs::read_to_string(setup.path().join("reports/A/index.html")).unwrap();
+    assert!(index.contains("<li><a href=\"#changes-blocked\">Blocked links</a>: 2</li>"));
+    assert!(index.contains(&format!(
+        "<td><a href=\"{0}\">{0}</a></td><td>blocked: HTTP 401 Unauthorized</td>",
+        a(&web, "/members.html")
+    )));
+    let results = setup.results();
+    assert_eq!(
+        urls_in(&results, Category::Blocked),
+        [a(&web, "/members.html"), a(&web, "/staff.html")]
+    );
+}

@@ -669,7 +669,8 @@ fn bombs_odd_paths_and_missing_readmes_are_refused() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(h.as_bytes()).unwrap();
     gz.write_all(&vec![b'a'; 8 << 20]).unwrap();
-    std::fs::write(w.path("bomb.spkg"), gz.finish().unwrap()).unwrap();
+    let bomb = gz.finish().unwrap();
+    std::fs::write(w.path("bomb.spkg"), &bomb).unwrap();
     let err = w.refused(&[
         "plugin",
         "install",
@@ -681,6 +682,23 @@ fn bombs_odd_paths_and_missing_readmes_are_refused() {
         err.contains("bomb.spkg is not a spinneret plugin bundle: it holds an entry of tar type `L` (a bundle holds only plain files)"),
         "{err}"
     );
+    // The same bundle fetched over http is read by the same bounded reader.
+    let web = TestWeb::start(Web::new().site(
+        "127.0.0.1",
+        Site::new().route(
+            "/dist/bomb.spkg",
+            spinneret_tests::server::Route::file("application/octet-stream", bomb),
+        ),
+    ));
+    let url = web.url("127.0.0.1", "/dist/bomb.spkg");
+    let err = w.refused(&["plugin", "install", &url, "--yes", "--allow-unsigned"]);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "spinneret: {url} is not a spinneret plugin bundle: it holds an entry of tar type `L` (a bundle holds only plain files)"
+        )
+    );
+    assert!(w.installed_files().is_empty());
 
     let dir = w.author("p", "1.0.0", "");
     let out = w.ok(&["plugin", "pack", dir.to_str().unwrap()]);

@@ -613,6 +613,20 @@ mod tests {
                 "Fri, 01 Apr 2033 00:00:00 GMT".to_string()
             )]
         );
+        let equiv = extract(
+            r#"<meta http-equiv="Owner" content="Ops"><meta HTTP-EQUIV="Expires" content="Fri, 01 Apr 2033 00:00:00 GMT">"#,
+        );
+        assert_eq!(equiv.owner.as_deref(), Some("Ops"));
+        assert_eq!(
+            equiv.http_equiv,
+            vec![
+                ("owner".to_string(), "Ops".to_string()),
+                (
+                    "expires".to_string(),
+                    "Fri, 01 Apr 2033 00:00:00 GMT".to_string()
+                )
+            ]
+        );
     }
 
     #[test]

@@ -11,9 +11,9 @@ use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use spinneret_store::{LibraryError, Posting, Store};
+use spinneret_store::{HeldStore, LibraryError, Posting, Store};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The largest form accepted (a report of 64 KiB, escaped, or a pasted
 /// list of pointers).
@@ -29,7 +29,7 @@ const CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src
 
 /// What the library's handlers share.
 pub struct Library {
-    store: Mutex<Store>,
+    store: HeldStore,
     pub(super) guard: Guard,
     title: String,
 }
@@ -49,7 +49,7 @@ impl Library {
     ) -> Result<Library, LibraryError> {
         store.library_root(title)?;
         Ok(Library {
-            store: Mutex::new(store),
+            store: HeldStore::new(store),
             guard: Guard::new(moderators),
             title: title.to_string(),
         })
@@ -218,12 +218,9 @@ pub(super) async fn with_store<T: Send + 'static>(
     f: impl FnOnce(&mut Store, &str) -> Result<T, LibraryError> + Send + 'static,
 ) -> Result<T, LibraryError> {
     let lib = lib.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut store = lib.store.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut store, &lib.title)
-    })
-    .await
-    .map_err(|e| LibraryError::Import(format!("the request failed: {e}")))?
+    tokio::task::spawn_blocking(move || lib.store.with(|store| f(store, &lib.title)))
+        .await
+        .map_err(|e| LibraryError::Import(format!("the request failed: {e}")))?
 }
 
 /// A form's fields, as sent (`application/x-www-form-urlencoded`).

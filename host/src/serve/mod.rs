@@ -28,10 +28,10 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 use spinneret_core::model::Category;
-use spinneret_store::{Store, StoreLocation};
+use spinneret_store::{HeldStore, Store, StoreLocation};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Results on a page of the search page.
 const PAGE: usize = 10;
@@ -66,7 +66,7 @@ const SAMPLES: &[(&str, &str, &str)] = &[
 
 /// What every handler reads.
 struct App {
-    store: Mutex<Store>,
+    store: HeldStore,
     searcher: Searcher,
     searches: turns::Turns,
 }
@@ -121,7 +121,7 @@ pub fn serve(
         );
     };
     let app = Arc::new(App {
-        store: Mutex::new(store),
+        store: HeldStore::new(store),
         searcher: Searcher::new(&index)?,
         searches: turns::Turns::new(SEARCHES_AT_ONCE, SEARCHES_WAITING),
     });
@@ -827,11 +827,7 @@ async fn blocking<T: Send + 'static>(
     app: Arc<App>,
     f: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
 ) -> anyhow::Result<T> {
-    tokio::task::spawn_blocking(move || {
-        let store = app.store.lock().unwrap_or_else(|p| p.into_inner());
-        f(&store)
-    })
-    .await?
+    tokio::task::spawn_blocking(move || app.store.with(|store| f(store))).await?
 }
 
 async fn style() -> Response {

@@ -575,6 +575,17 @@ impl Conn {
                 .map(|_| ()),
         }
     }
+
+    /// Whether the connection still answers: a file's always does; a
+    /// database's may have been closed by the server (restarted, or the
+    /// session ended by an administrator). Asked with a round trip that
+    /// gives up after 5 s.
+    pub(crate) fn answers(&self) -> bool {
+        match self {
+            Conn::Sqlite(_) => true,
+            Conn::Pg(pg) => pg.batch_within("SELECT 1", std::time::Duration::from_secs(5)),
+        }
+    }
 }
 
 /// A connection to PostgreSQL. Its socket is driven on the store's I/O
@@ -788,15 +799,22 @@ impl PgConn {
     /// socket (a quarter of an hour). Whether it was said is returned; the
     /// server lets go of them anyway when the session ends.
     pub(crate) fn unlock_all_within(&self, within: std::time::Duration) -> bool {
+        self.batch_within("SELECT pg_advisory_unlock_all()", within)
+    }
+
+    /// Run `sql` (no parameters, no rows wanted) unless the server takes
+    /// longer than `within` to answer, or the connection is closed: whether
+    /// it ran.
+    fn batch_within(&self, sql: &str, within: std::time::Duration) -> bool {
+        if self.client.is_closed() {
+            return false;
+        }
         let Ok(io) = io() else {
             return false;
         };
         // The timer is the I/O runtime's, whose thread drives it.
         let _timers = io.enter();
-        let call = tokio::time::timeout(
-            within,
-            self.client.batch_execute("SELECT pg_advisory_unlock_all()"),
-        );
+        let call = tokio::time::timeout(within, self.client.batch_execute(sql));
         matches!(futures_executor::block_on(call), Ok(Ok(())))
     }
 

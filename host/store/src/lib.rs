@@ -10,6 +10,7 @@ mod archive;
 mod collections;
 mod db;
 mod fragments;
+mod held;
 mod library;
 mod location;
 mod lock;
@@ -26,6 +27,7 @@ mod writer;
 pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument};
 pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
 pub use fragments::BrokenFragment;
+pub use held::HeldStore;
 pub use library::{LibraryError, LibraryNode, PointerCheck, Posting, PostingKind, PostingText};
 pub use location::StoreLocation;
 pub use lock::{CrawlLock, LockError, lock_path, machine_name};
@@ -402,10 +404,21 @@ impl Store {
     /// Another connection to the same store, for reading on another thread
     /// (a connection cannot be shared between threads).
     pub fn reader(&self) -> Result<Store, StoreError> {
-        Ok(Store {
-            location: self.location.clone(),
-            conn: self.location.connect()?,
-        })
+        Store::connect(self.location.clone())
+    }
+
+    /// A connection to the store at `location`, opened before (its schema
+    /// is not brought up to date).
+    pub fn connect(location: StoreLocation) -> Result<Store, StoreError> {
+        let conn = location.connect()?;
+        Ok(Store { location, conn })
+    }
+
+    /// Whether the connection still answers: a file's always does; a
+    /// database server may have closed its session (a restart). Asked with
+    /// a round trip on a database, which gives up after 5 s.
+    pub fn answers(&self) -> bool {
+        self.conn.answers()
     }
 
     /// Where the store is.

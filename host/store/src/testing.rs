@@ -319,6 +319,24 @@ impl TestPg {
         config
     }
 
+    /// End every session connected to the database of `database_url` (as
+    /// an administrator's `pg_terminate_backend`, or a restart of the
+    /// server, ends them): how many were ended.
+    pub fn end_sessions(&self, database_url: &str) -> i64 {
+        let db = database_url.rsplit('/').next().unwrap_or_default();
+        let admin = crate::db::Conn::Pg(
+            crate::db::PgConn::connect(&self.config("postgres"))
+                .expect("an administrator's connection to the test server"),
+        );
+        admin
+            .query_row(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = ?1",
+                crate::db::params![db],
+                |r| r.get::<_, i64>(0),
+            )
+            .expect("the sessions ended")
+    }
+
     /// A new, empty database for one test: its connection settings.
     pub fn database(&self) -> tokio_postgres::Config {
         static NEXT: AtomicU32 = AtomicU32::new(0);

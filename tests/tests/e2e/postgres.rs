@@ -205,6 +205,46 @@ fn the_worm_searches_a_postgres_store_as_a_store_file() {
     assert_eq!(v["total"].as_u64(), Some(found(&on_file, "url:html").0));
 }
 
+/// `serve` on a database whose server ended its sessions (a restart, or an
+/// administrator's `pg_terminate_backend`) answers the next requests from a
+/// new connection: before, its reports, results and library pages kept the
+/// closed one and failed until `serve` itself was restarted.
+#[test]
+fn serve_connects_again_when_the_database_ends_its_sessions() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(&web, TASK);
+    let config = setup.config_path.to_str().unwrap();
+    let url = pg.database_url();
+    let data = tempfile::tempdir().unwrap();
+    let out = command()
+        .env("XDG_DATA_HOME", data.path())
+        .args(["-q", "crawl", config, "--store", &url])
+        .output()
+        .unwrap();
+    expect_exit(&out, 1);
+    let mut cmd = command();
+    cmd.env("XDG_DATA_HOME", data.path());
+    let served = crate::common::serve_with(cmd, &[std::ffi::OsStr::new("--store"), url.as_ref()]);
+    let pages = |when: &str| {
+        for (path, shows) in [
+            ("/reports", "A"),
+            ("/results/1", "missing.html"),
+            ("/library/1", "<h1>"),
+        ] {
+            let (status, _, body) = crate::common::get(&served, path);
+            assert_eq!(status, 200, "{path} {when}: {body}");
+            assert!(body.contains(shows), "{path} {when}: {body}");
+        }
+    };
+    pages("before");
+    // The pages' connection and the library's, at least.
+    assert!(pg.end_sessions(&url) >= 2);
+    pages("after the database ended its sessions");
+}
+
 #[test]
 fn a_postgres_store_never_takes_a_password_from_the_configuration() {
     let dir = tempfile::tempdir().unwrap();

@@ -763,21 +763,26 @@ async fn report_file(
     State(app): State<Arc<App>>,
     UrlPath((task, file)): UrlPath<(i64, String)>,
 ) -> Response {
-    let answer = blocking(app, move |store| {
+    let dir = blocking(app, move |store| {
         let Some(run) = store.last_run()? else {
             return Ok(None);
         };
-        let Some(dir) = store
+        Ok(store
             .run_tasks(run.id)?
             .into_iter()
             .find(|t| t.id == task)
-            .and_then(|t| t.output_dir)
-        else {
-            return Ok(None);
-        };
-        Ok(read_report(Path::new(&dir), &file))
+            .and_then(|t| t.output_dir))
     })
     .await;
+    // The file is read with the store let go: a large report holds up no
+    // other page.
+    let answer = match dir {
+        Ok(Some(dir)) => tokio::task::spawn_blocking(move || read_report(Path::new(&dir), &file))
+            .await
+            .map_err(anyhow::Error::from),
+        Ok(None) => Ok(None),
+        Err(e) => Err(e),
+    };
     match answer {
         Ok(Some((bytes, mime))) => ([(header::CONTENT_TYPE, mime)], bytes).into_response(),
         Ok(None) => not_found().await,

@@ -626,6 +626,10 @@ fn io() -> Result<&'static tokio::runtime::Handle, StoreError> {
     .map_err(|e| StoreError::Io(format!("cannot start the PostgreSQL I/O thread: {e}")))
 }
 
+/// How long a connection may take, from the first packet to the end of
+/// the login.
+const LOGIN_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The client of a connection made on the I/O thread, whose socket is
 /// driven there from now on.
 fn connected<S, T>(
@@ -642,8 +646,18 @@ where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (client, connection) = futures_executor::block_on(io.spawn(connecting))
-        .map_err(|e| StoreError::Io(format!("the PostgreSQL I/O thread failed: {e}")))??;
+    // `connect_timeout` bounds reaching the server; this bounds the whole
+    // login too (TLS, authentication), which a server or pooler that
+    // accepts the socket and then says nothing would hold for good.
+    let within = async move { tokio::time::timeout(LOGIN_WITHIN, connecting).await };
+    let (client, connection) = futures_executor::block_on(io.spawn(within))
+        .map_err(|e| StoreError::Io(format!("the PostgreSQL I/O thread failed: {e}")))?
+        .map_err(|_| {
+            StoreError::Io(format!(
+                "the PostgreSQL server did not complete the login within {} s",
+                LOGIN_WITHIN.as_secs()
+            ))
+        })??;
     io.spawn(async move {
         if let Err(e) = connection.await {
             tracing::warn!("store: the PostgreSQL connection ended: {e}");

@@ -6,12 +6,24 @@
 
 use crate::{Store, StoreError, StoreLocation};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// After a failed attempt to connect, how long calls fail at once instead
+/// of trying again: with the database unreachable, requests queued behind
+/// one another would otherwise each wait out a connection timeout in turn.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// One connection to a store, used by one caller at a time, checked before
 /// each use and made again when it no longer answers.
 pub struct HeldStore {
     location: StoreLocation,
-    held: Mutex<Option<Store>>,
+    held: Mutex<Held>,
+}
+
+/// The connection, or when none could be made, when and why.
+enum Held {
+    Connected(Store),
+    Failed(Instant, String),
 }
 
 impl HeldStore {
@@ -19,14 +31,15 @@ impl HeldStore {
     pub fn new(store: Store) -> HeldStore {
         HeldStore {
             location: store.location().clone(),
-            held: Mutex::new(Some(store)),
+            held: Mutex::new(Held::Connected(store)),
         }
     }
 
     /// Run `f` with the connection, connecting again first when the one
-    /// held no longer answers (a round trip on a database; nothing for a
-    /// file). When even that fails, `f` is not run and the error says why;
-    /// the next call tries again.
+    /// held no longer answers (a round trip on a database, which gives up
+    /// after 5 s; nothing for a file). When that fails, `f` is not run and
+    /// the error says why; calls in the next few seconds fail the same way
+    /// at once, and the first after them tries again.
     pub fn with<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&mut Store) -> Result<T, E>,
@@ -34,15 +47,32 @@ impl HeldStore {
         // A caller that panicked left the connection as it was: still usable
         // (a transaction it held open was rolled back with its guard).
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        if !held.as_ref().is_some_and(Store::answers) {
-            if held.take().is_some() {
+        let answers = match &*held {
+            Held::Connected(store) => store.answers(),
+            Held::Failed(at, why) if at.elapsed() < RETRY_AFTER => {
+                return Err(StoreError::Io(why.clone()).into());
+            }
+            Held::Failed(..) => false,
+        };
+        if !answers {
+            if matches!(*held, Held::Connected(_)) {
                 tracing::warn!(
-                    "store: the connection to {} was closed; connecting again",
+                    "store: the connection to {} did not answer; connecting again",
                     self.location
                 );
             }
-            *held = Some(Store::connect(self.location.clone())?);
+            match Store::connect(self.location.clone()) {
+                Ok(store) => *held = Held::Connected(store),
+                Err(e) => {
+                    let why = format!("cannot reach the store {}: {e}", self.location);
+                    *held = Held::Failed(Instant::now(), why.clone());
+                    return Err(StoreError::Io(why).into());
+                }
+            }
         }
-        f(held.as_mut().expect("connected above"))
+        let Held::Connected(store) = &mut *held else {
+            unreachable!("connected above");
+        };
+        f(store)
     }
 }

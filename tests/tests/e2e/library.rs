@@ -8,23 +8,23 @@ use std::collections::HashMap;
 /// A browser-like client: keeps the library's cookie and reads each
 /// form's CSRF token.
 #[derive(Clone)]
-struct Client {
+pub(crate) struct Client {
     http: reqwest::Client,
     base: String,
     cookie: String,
 }
 
 /// An answer: status, where it redirects, and the page.
-struct Answer {
-    status: u16,
-    location: Option<String>,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) location: Option<String>,
     /// The cookie it sets (name=value).
-    cookie: Option<String>,
-    body: String,
+    pub(crate) cookie: Option<String>,
+    pub(crate) body: String,
 }
 
 impl Client {
-    async fn new(served: &Served) -> Client {
+    pub(crate) async fn new(served: &Served) -> Client {
         spinneret_core::tls::install_provider();
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -53,7 +53,7 @@ impl Client {
         c
     }
 
-    async fn get(&self, path: &str) -> Answer {
+    pub(crate) async fn get(&self, path: &str) -> Answer {
         let r = self
             .http
             .get(format!("{}{path}", self.base))
@@ -72,7 +72,7 @@ impl Client {
     }
 
     /// Post `fields` to `path` with this client's token.
-    async fn post(&self, path: &str, fields: &[(&str, &str)]) -> Answer {
+    pub(crate) async fn post(&self, path: &str, fields: &[(&str, &str)]) -> Answer {
         let token = self.token("/library/1/change").await;
         self.post_with(path, &token, fields).await
     }
@@ -99,7 +99,7 @@ impl Client {
     }
 
     /// The postings of VL `vl` as its summary lists them: (number, title).
-    async fn postings(&self, vl: i64) -> Vec<(i64, String)> {
+    pub(crate) async fn postings(&self, vl: i64) -> Vec<(i64, String)> {
         let page = self.get(&format!("/library/{vl}")).await.body;
         page.split("<span class=\"seq\">")
             .skip(1)

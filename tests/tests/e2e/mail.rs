@@ -328,11 +328,20 @@ fn links_behind_a_login_or_forbidden_are_mailed_as_blocked() {
         "{body}"
     );
     let index = std::fs::read_to_string(setup.path().join("reports/A/index.html")).unwrap();
-    assert!(index.contains("<li><a href=\"#changes-blocked\">Blocked links</a>: 2</li>"));
-    assert!(index.contains(&format!(
-        "<td><a href=\"{0}\">{0}</a></td><td>blocked: HTTP 401 Unauthorized</td>",
-        a(&web, "/members.html")
-    )));
+    assert!(
+        index.contains("<li><a href=\"#changes-blocked\">Blocked links</a>: 2</li>"),
+        "{index}"
+    );
+    for (path, status) in [
+        ("/members.html", "HTTP 401 Unauthorized"),
+        ("/staff.html", "HTTP 403 Forbidden"),
+    ] {
+        let row = format!(
+            "<td><a href=\"{0}\">{0}</a></td><td>blocked: {status}</td>",
+            a(&web, path)
+        );
+        assert!(index.contains(&row), "{row}\n{index}");
+    }
     let results = setup.results();
     assert_eq!(
         urls_in(&results, Category::Blocked),

@@ -230,7 +230,8 @@ fn serve_connects_again_when_the_database_ends_its_sessions() {
     let served = crate::common::serve_with(cmd, &[std::ffi::OsStr::new("--store"), url.as_ref()]);
     let pages = |when: &str| {
         for (path, shows) in [
-            ("/reports", "A"),
+            ("/reports", "<th scope=\"row\">A</th>"),
+            ("/reports/1/index.html", "missing.html"),
             ("/results/1", "missing.html"),
             ("/library/1", "<h1>"),
         ] {
@@ -242,6 +243,18 @@ fn serve_connects_again_when_the_database_ends_its_sessions() {
     pages("before");
     // The pages' connection and the library's, at least.
     assert!(pg.end_sessions(&url) >= 2);
+    // A post first, then every page.
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let c = crate::library::Client::new(&served).await;
+        let r = c
+            .post(
+                "/library/1/point",
+                &[("title", "Posted after"), ("url", "http://b.example/")],
+            )
+            .await;
+        assert_eq!((r.status, r.location.as_deref()), (303, Some("/library/1")));
+        assert_eq!(c.postings(1).await, [(1, "Posted after".to_string())]);
+    });
     pages("after the database ended its sessions");
 }
 

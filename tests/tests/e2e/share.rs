@@ -682,14 +682,25 @@ fn bombs_odd_paths_and_missing_readmes_are_refused() {
         err.contains("bomb.spkg is not a spinneret plugin bundle: it holds an entry of tar type `L` (a bundle holds only plain files)"),
         "{err}"
     );
-    // The same bundle fetched over http is read by the same bounded reader.
-    let web = TestWeb::start(Web::new().site(
-        "127.0.0.1",
-        Site::new().route(
-            "/dist/bomb.spkg",
-            spinneret_tests::server::Route::file("application/octet-stream", bomb),
+    // Over http: the same bundle is read by the same bounded reader, and a
+    // download that never ends is cut off at the bundle's cap.
+    let web = TestWeb::start(
+        Web::new().site(
+            "127.0.0.1",
+            Site::new()
+                .route(
+                    "/dist/bomb.spkg",
+                    spinneret_tests::server::Route::file("application/octet-stream", bomb),
+                )
+                .route(
+                    "/dist/endless.spkg",
+                    spinneret_tests::server::Route::Endless {
+                        content_type: "application/octet-stream".into(),
+                        declared: 10 << 30,
+                    },
+                ),
         ),
-    ));
+    );
     let url = web.url("127.0.0.1", "/dist/bomb.spkg");
     let err = w.refused(&["plugin", "install", &url, "--yes", "--allow-unsigned"]);
     assert_eq!(
@@ -697,6 +708,12 @@ fn bombs_odd_paths_and_missing_readmes_are_refused() {
         format!(
             "spinneret: {url} is not a spinneret plugin bundle: it holds an entry of tar type `L` (a bundle holds only plain files)"
         )
+    );
+    let url = web.url("127.0.0.1", "/dist/endless.spkg");
+    let err = w.refused(&["plugin", "install", &url, "--yes", "--allow-unsigned"]);
+    assert_eq!(
+        err.trim_end(),
+        format!("spinneret: {url} is larger than 68 MiB; that is no plugin bundle")
     );
     assert!(w.installed_files().is_empty());
 

@@ -613,6 +613,10 @@ mod tests {
                 "Fri, 01 Apr 2033 00:00:00 GMT".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn the_http_equiv_meta_form_gives_owner_and_expires() {
         let equiv = extract(
             r#"<meta http-equiv="Owner" content="Ops"><meta HTTP-EQUIV="Expires" content="Fri, 01 Apr 2033 00:00:00 GMT">"#,
         );

@@ -145,30 +145,45 @@ pub fn normalize(s: &str) -> Vec<u8> {
 /// Whether the normalized `path` matches the normalized `pattern`: `*`
 /// matches any run of characters, a final `$` the end of the path, and
 /// otherwise the pattern matches a prefix of the path.
+///
+/// The pattern's literal runs between its `*`s are found in turn, each at
+/// its first place after the one before (the first place leaves the most
+/// path for the runs after it, so a match is found if there is one): the
+/// cost is about the path's length for each rule, whatever the pattern.
+/// Matching every end the pattern could reach instead cost the pattern's
+/// length times the path's, and a hostile robots.txt of 500 KiB of
+/// `/*a*a*…*b` rules made each 2,000-byte URL take half a second.
 pub fn matches(path: &[u8], pattern: &[u8]) -> bool {
-    // The positions in `path` the pattern so far can end at, ascending.
-    let mut ends: Vec<usize> = vec![0];
-    let mut next: Vec<usize> = Vec::new();
-    for (k, &p) in pattern.iter().enumerate() {
-        if p == b'$' && k + 1 == pattern.len() {
-            return ends.last() == Some(&path.len());
-        }
-        next.clear();
-        if p == b'*' {
-            next.extend(ends[0]..=path.len());
-        } else {
-            next.extend(
-                ends.iter()
-                    .filter(|&&e| e < path.len() && path[e] == p)
-                    .map(|e| e + 1),
-            );
-        }
-        if next.is_empty() {
-            return false;
-        }
-        std::mem::swap(&mut ends, &mut next);
+    let (pattern, anchored) = match pattern.strip_suffix(b"$") {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let mut runs = pattern.split(|&b| b == b'*');
+    let first = runs.next().unwrap_or_default();
+    if !path.starts_with(first) {
+        return false;
     }
-    true
+    let mut at = first.len();
+    let Some(mut run) = runs.next() else {
+        // No `*`: a prefix, or with `$` the whole path.
+        return !anchored || at == path.len();
+    };
+    loop {
+        let rest = &path[at..];
+        let Some(next) = runs.next() else {
+            // The last run, after a `*`: anywhere further on, or with `$`
+            // at the very end.
+            return match anchored {
+                true => rest.ends_with(run),
+                false => memchr::memmem::find(rest, run).is_some(),
+            };
+        };
+        match memchr::memmem::find(rest, run) {
+            Some(i) => at += i + run.len(),
+            None => return false,
+        }
+        run = next;
+    }
 }
 
 #[cfg(test)]
@@ -191,6 +206,70 @@ mod tests {
         assert!(m("/", "/$"));
         assert!(!m("/a", "/$"));
         assert!(m("/a$b", "/a$b"), "a `$` inside a pattern is a character");
+    }
+
+    /// The matcher as it was: every end the pattern so far can reach,
+    /// character by character (right, and slow on hostile patterns).
+    fn every_end(path: &[u8], pattern: &[u8]) -> bool {
+        let mut ends: Vec<usize> = vec![0];
+        for (k, &p) in pattern.iter().enumerate() {
+            if p == b'$' && k + 1 == pattern.len() {
+                return ends.last() == Some(&path.len());
+            }
+            ends = match p {
+                b'*' => (ends[0]..=path.len()).collect(),
+                _ => ends
+                    .iter()
+                    .filter(|&&e| e < path.len() && path[e] == p)
+                    .map(|e| e + 1)
+                    .collect(),
+            };
+            if ends.is_empty() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Every string of up to `n` of `alphabet`'s bytes.
+    fn strings(alphabet: &[u8], n: usize) -> Vec<Vec<u8>> {
+        let mut all = vec![Vec::new()];
+        let mut last = vec![Vec::new()];
+        for _ in 0..n {
+            last = last
+                .iter()
+                .flat_map(|s: &Vec<u8>| {
+                    alphabet.iter().map(move |&c| {
+                        let mut t = s.clone();
+                        t.push(c);
+                        t
+                    })
+                })
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    #[test]
+    fn runs_found_in_turn_decide_as_every_end_does() {
+        // Every pattern of up to 6 of `a`, `b`, `*`, `$` against every path
+        // of up to 6 of `a`, `b`, `$`: 5,461 patterns, 1,093 paths.
+        let paths = strings(b"ab$", 6);
+        let mut compared = 0;
+        for pattern in strings(b"ab*$", 6) {
+            for path in &paths {
+                assert_eq!(
+                    matches(path, &pattern),
+                    every_end(path, &pattern),
+                    "{:?} against {:?}",
+                    String::from_utf8_lossy(path),
+                    String::from_utf8_lossy(&pattern)
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 5_461 * 1_093);
     }
 
     #[test]

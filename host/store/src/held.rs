@@ -22,7 +22,7 @@ pub struct HeldStore {
 
 /// The connection, or when none could be made, when and why.
 enum Held {
-    Connected(Store),
+    Connected(Box<Store>),
     Failed(Instant, String),
 }
 
@@ -31,7 +31,7 @@ impl HeldStore {
     pub fn new(store: Store) -> HeldStore {
         HeldStore {
             location: store.location().clone(),
-            held: Mutex::new(Held::Connected(store)),
+            held: Mutex::new(Held::Connected(Box::new(store))),
         }
     }
 
@@ -62,7 +62,7 @@ impl HeldStore {
                 );
             }
             match Store::connect(self.location.clone()) {
-                Ok(store) => *held = Held::Connected(store),
+                Ok(store) => *held = Held::Connected(Box::new(store)),
                 Err(e) => {
                     let why = format!("cannot reach the store {}: {e}", self.location);
                     *held = Held::Failed(Instant::now(), why.clone());

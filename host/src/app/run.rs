@@ -214,7 +214,11 @@ pub fn run_once(
         // On a database the index is this machine's: kept once someone
         // here has searched (`search`, `serve` build it), not built by
         // whichever worker finishes a shared run.
-        let index = crate::wwww::index::index_dir_for(&config.settings.store, &store)?;
+        let index = crate::wwww::index::index_dir_for(
+            &config.settings.store,
+            config.settings.search_index.as_deref(),
+            &store,
+        )?;
         let wanted = match config.settings.store.file() {
             Some(_) => has_web || index.exists(),
             None => index.exists(),

@@ -22,33 +22,48 @@ pub(crate) struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// Where the store is, and the configuration's `[library]` table.
+    /// Where the store is, the configuration's `[library]` table, and
+    /// its `search_index`.
     fn setting_and_library(
         &self,
-    ) -> anyhow::Result<(config::StoreSetting, config::LibrarySettings)> {
+    ) -> anyhow::Result<(
+        config::StoreSetting,
+        config::LibrarySettings,
+        Option<PathBuf>,
+    )> {
         Ok(match &self.config {
             Some(c) => {
                 let config = config::load(c).map_err(|e| anyhow::anyhow!("{e}"))?;
-                (config.settings.store, config.library)
+                (
+                    config.settings.store,
+                    config.library,
+                    config.settings.search_index,
+                )
             }
             None => (
                 self.store
                     .clone()
                     .unwrap_or_else(|| config::StoreSetting::File(config::default_store_path())),
                 Default::default(),
+                None,
             ),
         })
     }
 
     /// Open the store, which must exist (`what` says what needs it).
     pub fn open_existing(&self, what: &str) -> anyhow::Result<Store> {
-        Ok(self.open_existing_with_index(what)?.0)
+        Ok(self.open_existing_with_index(what, None)?.0)
     }
 
-    /// [`StoreArgs::open_existing`], and where its search index lives
-    /// ([`crate::wwww::index::index_dir_for`]).
-    pub fn open_existing_with_index(&self, what: &str) -> anyhow::Result<(Store, PathBuf)> {
-        let (setting, _) = self.setting_and_library()?;
+    /// [`StoreArgs::open_existing`], and where its search index lives:
+    /// `index` when given, else the configuration's `search_index`, else
+    /// where [`crate::wwww::index::index_dir_for`] keeps it.
+    pub fn open_existing_with_index(
+        &self,
+        what: &str,
+        index: Option<&Path>,
+    ) -> anyhow::Result<(Store, PathBuf)> {
+        let (setting, _, configured) = self.setting_and_library()?;
         if let Some(path) = setting.file()
             && !path.exists()
         {
@@ -58,7 +73,8 @@ impl StoreArgs {
             );
         }
         let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
-        let index = crate::wwww::index::index_dir_for(&setting, &store)?;
+        let chosen = index.or(configured.as_deref());
+        let index = crate::wwww::index::index_dir_for(&setting, chosen, &store)?;
         Ok((store, index))
     }
 
@@ -72,10 +88,20 @@ impl StoreArgs {
     pub fn open_with_settings(
         &self,
     ) -> anyhow::Result<(Store, config::StoreSetting, config::LibrarySettings)> {
-        let (setting, library) = self.setting_and_library()?;
+        let (setting, library, _) = self.setting_and_library()?;
         let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
         Ok((store, setting, library))
     }
+}
+
+/// `--index DIR`, for the commands that read the search index.
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct IndexDir {
+    /// The search index's directory (default: the configuration's
+    /// `search_index`, else beside a store file, or for a database in the
+    /// user's data directory).
+    #[arg(long = "index", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `spinneret archive …`.
@@ -212,6 +238,8 @@ pub(crate) struct SearchArgs {
     #[arg(long)]
     explain: bool,
     #[command(flatten)]
+    index: IndexDir,
+    #[command(flatten)]
     store: StoreArgs,
 }
 
@@ -221,12 +249,16 @@ pub(crate) struct IndexArgs {
     #[arg(long)]
     rebuild: bool,
     #[command(flatten)]
+    index: IndexDir,
+    #[command(flatten)]
     store: StoreArgs,
 }
 
 /// `spinneret index`: bring the search index up to date (or rebuild it).
 pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
-    let (store, dir) = args.store.open_existing_with_index("index")?;
+    let (store, dir) = args
+        .store
+        .open_existing_with_index("index", args.index.dir.as_deref())?;
     let started = std::time::Instant::now();
     let s = crate::wwww::index::update(&store, &dir, args.rebuild)?;
     eprintln!(
@@ -246,7 +278,9 @@ pub(crate) fn index(args: &IndexArgs) -> anyhow::Result<u8> {
 /// that cannot be run.
 pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
     use crate::wwww::search::{Request, Searcher};
-    let (store, dir) = args.store.open_existing_with_index("search")?;
+    let (store, dir) = args
+        .store
+        .open_existing_with_index("search", args.index.dir.as_deref())?;
     crate::wwww::refresh_index(&store, &dir, &mut |m| eprintln!("{m}"))?;
     let Some(index) = crate::wwww::index::SearchIndex::open(&dir)? else {
         anyhow::bail!("the search index {} could not be opened", dir.display());
@@ -360,13 +394,15 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     allow_host: Vec<String>,
     #[command(flatten)]
+    index: IndexDir,
+    #[command(flatten)]
     store: StoreArgs,
 }
 
 /// `spinneret serve`.
 pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
     // A configuration names the store and the library's `[library]` table.
-    let (setting, library) = args.store.setting_and_library()?;
+    let (setting, library, configured) = args.store.setting_and_library()?;
     if library.moderators.is_empty() {
         eprintln!(
             "spinneret: the library has no moderators; add [[library.moderator]] entries to the configuration (see `spinneret library hash-password`)"
@@ -382,7 +418,8 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
     }
     let location = setting.location().map_err(anyhow::Error::msg)?;
     let store = Store::open_at(location.clone())?;
-    let index = crate::wwww::index::index_dir_for(&setting, &store)?;
+    let chosen = args.index.dir.as_deref().or(configured.as_deref());
+    let index = crate::wwww::index::index_dir_for(&setting, chosen, &store)?;
     if !args.listen.ip().is_loopback() {
         eprintln!(
             "spinneret: serving on {}, reachable from other machines: anyone who reaches it can read the store's reports and search it",

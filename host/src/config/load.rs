@@ -88,6 +88,7 @@ struct RawConfig {
     #[serde(default)]
     system_sites: Vec<String>,
     sites_file: Option<String>,
+    search_index: Option<String>,
     mail: Option<Spanned<super::mail::RawMail>>,
     schedule: Option<Spanned<String>>,
     #[serde(default)]
@@ -490,6 +491,7 @@ impl Reader<'_> {
             avoid_file: raw.avoid_file.as_deref().map(self.rel),
             system_sites: raw.system_sites.iter().map(|p| (self.rel)(p)).collect(),
             sites_file: raw.sites_file.as_deref().map(self.rel),
+            search_index: raw.search_index.as_deref().map(self.rel),
             mail: match raw.mail {
                 Some(m) => super::mail::mail_settings(m, self.rel).map_err(|(span, m)| self.at(span, m))?,
                 None => MailSettings::default(),

@@ -261,6 +261,9 @@ pub struct Settings {
     /// The user's sites file (Appendix D): the sites whose robots.txt has been
     /// read and until when it holds; read, and rewritten after each run.
     pub sites_file: Option<PathBuf>,
+    /// Where the Worm's search index lives (a directory), instead of beside
+    /// a store file or, for a database, in the user's data directory.
+    pub search_index: Option<PathBuf>,
     /// How owners are mailed.
     pub mail: MailSettings,
     /// When `spinneret watch` runs the tasks that name no schedule.
@@ -402,6 +405,7 @@ impl Default for Settings {
             avoid_file: None,
             system_sites: Vec::new(),
             sites_file: None,
+            search_index: None,
             mail: MailSettings::default(),
             schedule: None,
             resolve: BTreeMap::new(),

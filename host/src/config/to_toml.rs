@@ -183,6 +183,9 @@ fn settings(s: &Settings, out: &mut String) {
     if let Some(f) = &s.sites_file {
         let _ = writeln!(out, "sites_file = {}", path(f));
     }
+    if let Some(d) = &s.search_index {
+        let _ = writeln!(out, "search_index = {}", path(d));
+    }
     mail(&s.mail, out);
 }
 

@@ -156,16 +156,22 @@ fn reference_schema() -> (Schema, ReferenceFields) {
     (b.build(), fields)
 }
 
-/// Where the index of `store` (opened from `setting`) lives: beside a
-/// store file; for a database server's store, in the user's data
+/// Where the index of `store` (opened from `setting`) lives: in `chosen`
+/// when the user chose a directory (`search_index`, `--index`); else
+/// beside a store file; for a database server's store, in the user's data
 /// directory, named after the store's identity ([`Store::identity`], a
 /// random id made with its schema): `spinneret/search/ID.search`. Each
 /// machine that searches a shared database keeps its own index of it, and
-/// however the database's URL is spelt, one index.
+/// however the database's URL is spelt, one index. (An index made of
+/// another store is rebuilt: its mark names the store.)
 pub fn index_dir_for(
     setting: &crate::config::StoreSetting,
+    chosen: Option<&Path>,
     store: &Store,
 ) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = chosen {
+        return Ok(dir.to_path_buf());
+    }
     Ok(match setting {
         crate::config::StoreSetting::File(path) => index_dir(path),
         crate::config::StoreSetting::Postgres { .. } => crate::config::default_store_path()

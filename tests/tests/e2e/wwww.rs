@@ -452,6 +452,46 @@ fn the_json_api_answers_the_seed_s_searches_and_says_what_it_refuses() {
     );
 }
 
+/// `search_index` puts the index where the user chooses (a faster disk, a
+/// shared directory; for a database store, not the data directory): the
+/// crawl keeps it there, `search` and `index` read it there, nothing is
+/// made beside the store, and `--index` names another for one command.
+#[test]
+fn the_index_lives_where_search_index_says() {
+    let web = start();
+    let setup = Setup::new(&web, &format!("search_index = \"worm-index\"\n{WORM_TASK}"));
+    expect_exit(&common::crawl(&setup, &[]), 0);
+    let chosen = setup.path().join("worm-index");
+    let beside = setup.path().join("store.db.search");
+    assert!(chosen.join("spinneret-index.json").is_file());
+    assert!(!beside.exists());
+    let (code, _, err) = search(&setup, &["worm"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("search index"), "built nothing: {err}");
+    assert_eq!(ranked(&setup, &["worm"]).len(), 4);
+    let config = setup.config_path.to_str().unwrap();
+    let out = common::spinneret(&["index", "-c", config]);
+    let said = expect_exit(&out, 0);
+    assert!(
+        said.starts_with(&format!("updated {}: ", chosen.display())),
+        "{said}"
+    );
+    // Another directory for one command: built there, from the same store.
+    let other = setup.path().join("elsewhere");
+    let out = common::spinneret(&[
+        "search",
+        "-c",
+        config,
+        "--index",
+        other.to_str().unwrap(),
+        "--urls",
+        "worm",
+    ]);
+    let said = expect_exit(&out, 0);
+    assert!(other.join("spinneret-index.json").is_file(), "{said}");
+    assert!(!beside.exists());
+}
+
 #[test]
 fn the_index_is_updated_with_only_what_changed() {
     let web = start();

@@ -66,7 +66,8 @@ pub(crate) fn run(cmd: LibraryCommand) -> anyhow::Result<u8> {
         LibraryCommand::HashPassword => hash_password(),
         LibraryCommand::Export(args) => {
             let store = args.store.open_existing("library export")?;
-            let n = super::output::to_file_or_stdout(args.output.as_deref(), |out| {
+            let kept: Vec<&std::path::Path> = store.path().into_iter().collect();
+            let n = super::output::to_file_or_stdout(args.output.as_deref(), &kept, |out| {
                 library::transfer::export(&store, out)
             })?;
             if let Some(path) = &args.output {

@@ -98,6 +98,25 @@ pub fn finish_progress(handle: Option<tokio::task::JoinHandle<()>>) {
     }
 }
 
+/// Text from the web (a title, anchor text, a URL as written) as a
+/// terminal may be shown it: control characters written as escapes
+/// (`\u{1b}`), so that a page cannot clear the screen, retitle the window
+/// or hide a line from the person reading (an `ESC [2J` in a title).
+pub struct Shown<'a>(pub &'a str);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut rest = self.0;
+        while let Some(at) = rest.find(char::is_control) {
+            f.write_str(&rest[..at])?;
+            let c = rest[at..].chars().next().expect("found at `at`");
+            write!(f, "{}", c.escape_default())?;
+            rest = &rest[at + c.len_utf8()..];
+        }
+        f.write_str(rest)
+    }
+}
+
 /// Standard output for a command's results. A reader that has gone away
 /// (`spinneret results | head -3`) is not an error: what is left to write
 /// is dropped and the command finishes as it would have, exit code
@@ -149,25 +168,79 @@ macro_rules! outln {
 pub(crate) use {out, outln};
 
 /// Write what `write` writes to `file` (whole, replacing it only when
-/// complete) or, without one, to standard output; `write`'s answer, and
-/// whether it went to the file.
+/// complete) or, without one, to standard output; `write`'s answer.
+///
+/// `file` is the user's `-o`: never one of `kept` (the store being read,
+/// with its journal files), never a directory made up on the way; a
+/// symbolic link is written through (its target replaced, the link kept),
+/// and a device or a named pipe (`/dev/stdout`, `/dev/null`, a FIFO) is
+/// written to, not replaced by a file.
 pub fn to_file_or_stdout<T>(
     file: Option<&std::path::Path>,
+    kept: &[&std::path::Path],
     write: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
-    match file {
-        Some(path) => {
-            let mut buf = Vec::new();
-            let answer = write(&mut buf)?;
-            spinneret_core::fs::write_atomically(path, &buf)
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-            Ok(answer)
+    if let Some(path) = file {
+        return write_user_file(path, kept, write);
+    }
+    let mut out = std::io::BufWriter::new(stdout());
+    let answer = write(&mut out)?;
+    out.flush()?;
+    Ok(answer)
+}
+
+/// [`to_file_or_stdout`] to a file the user named.
+fn write_user_file<T>(
+    path: &std::path::Path,
+    kept: &[&std::path::Path],
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let shown = path.display();
+    // Where it leads: through symbolic links, or where it would be made.
+    let target = match std::fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(_) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let dir = std::fs::canonicalize(dir).map_err(|_| {
+                anyhow::anyhow!(
+                    "cannot write {shown}: there is no directory {}; make it first, or name another file",
+                    dir.display()
+                )
+            })?;
+            dir.join(path.file_name().unwrap_or_default())
         }
-        None => {
-            let mut out = std::io::BufWriter::new(stdout());
-            let answer = write(&mut out)?;
-            out.flush()?;
-            Ok(answer)
+    };
+    for k in kept {
+        let Ok(k) = std::fs::canonicalize(k) else {
+            continue;
+        };
+        let journal = |suffix: &str| {
+            let mut name = k.clone().into_os_string();
+            name.push(suffix);
+            std::path::PathBuf::from(name)
+        };
+        if target == k || target == journal("-wal") || target == journal("-shm") {
+            anyhow::bail!(
+                "cannot write {shown}: it is the store being read ({}); name another file",
+                k.display()
+            );
         }
     }
+    let mut buf = Vec::new();
+    let answer = write(&mut buf)?;
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_dir() => anyhow::bail!("cannot write {shown}: it is a directory"),
+        // A device or a pipe: written to as it is.
+        Ok(m) if !m.is_file() => std::fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .and_then(|mut f| f.write_all(&buf))
+            .map_err(|e| anyhow::anyhow!("cannot write {shown}: {e}"))?,
+        _ => spinneret_core::fs::write_atomically(&target, &buf)
+            .map_err(|e| anyhow::anyhow!("cannot write {shown}: {e}"))?,
+    }
+    Ok(answer)
 }

@@ -3,6 +3,7 @@
 //! The JSON Lines schema is `spinneret.result/1`; see `docs/results-json.md`. Fields are
 //! only ever added within a schema version.
 
+use super::output::Shown;
 use serde::Serialize;
 use spinneret_core::model::{Category, CheckResult};
 use spinneret_store::{Referrers, Store};
@@ -51,9 +52,10 @@ fn write_referrers(out: &mut dyn Write, referrers: &Referrers, url: &str) -> std
     let all = referrers.of(url);
     let n = all.len();
     for (document, text) in all.take(REFERRERS_SHOWN) {
+        let document = Shown(document);
         match text.is_empty() {
             true => writeln!(out, "{indent}from {document}")?,
-            false => writeln!(out, "{indent}from {document} (\"{text}\")")?,
+            false => writeln!(out, "{indent}from {document} (\"{}\")", Shown(text))?,
         }
     }
     if n > REFERRERS_SHOWN {
@@ -182,9 +184,9 @@ fn write_row(out: &mut dyn Write, r: &CheckResult, role: Option<&str>) -> std::i
         r.category.as_str(),
         status,
         r.method.unwrap_or("-"),
-        r.url,
+        Shown(&r.url),
         role,
-        detail
+        Shown(&detail)
     )
 }
 

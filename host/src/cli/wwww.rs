@@ -1,6 +1,7 @@
 //! The Worm's commands (seed 001, part 2): `archive export` and `archive
 //! import`, `search` and `index`.
 
+use super::output::Shown;
 use super::{EXIT_OK, EXIT_USAGE};
 use crate::config;
 use crate::wwww::archive::{self, Format};
@@ -78,12 +79,7 @@ impl StoreArgs {
         Ok((store, index))
     }
 
-    /// Open the store, creating it if needed.
-    pub fn open(&self) -> anyhow::Result<Store> {
-        Ok(self.open_with_settings()?.0)
-    }
-
-    /// [`StoreArgs::open`], with where the store is and the
+    /// Open the store, creating it if needed, with where the store is and the
     /// configuration's `[library]` table.
     pub fn open_with_settings(
         &self,
@@ -149,7 +145,8 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
         ArchiveCommand::Export(args) => {
             let store = args.store.open_existing("archive export")?;
             let docs = store.archive()?;
-            let n = super::output::to_file_or_stdout(args.output.as_deref(), |out| {
+            let kept: Vec<&Path> = store.path().into_iter().collect();
+            let n = super::output::to_file_or_stdout(args.output.as_deref(), &kept, |out| {
                 archive::write(&docs, args.format, out)
             })?;
             if let Some(path) = &args.output {
@@ -162,20 +159,31 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
             Ok(EXIT_OK)
         }
         ArchiveCommand::Import(args) => {
-            let opened = args.store.open();
-            let at = match &opened {
-                Ok(store) => store.location().to_string(),
-                Err(_) => String::new(),
+            let imported = || -> anyhow::Result<(usize, usize, String)> {
+                let (setting, _, _) = args.store.setting_and_library()?;
+                // An import writes in one transaction: a crawl writing to
+                // the same store file meanwhile would find it locked and
+                // fail. So the import holds the crawl's lock, and is
+                // refused, touching nothing, while a crawl runs.
+                let _lock = match setting.file() {
+                    Some(path) => Some(spinneret_store::CrawlLock::acquire(path)?),
+                    None => None,
+                };
+                let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+                let at = store.location().to_string();
+                let (docs, added) = import(&args.file, store)?;
+                Ok((docs.len(), added, at))
             };
-            let (docs, added) = match opened.and_then(|store| import(&args.file, store)) {
-                Ok(n) => n,
+            match imported() {
+                Ok((read, added, at)) => {
+                    eprintln!("{added} documents of {read} were new to {at}");
+                    Ok(EXIT_OK)
+                }
                 Err(e) => {
                     eprintln!("spinneret: {e:#}");
-                    return Ok(EXIT_USAGE);
+                    Ok(EXIT_USAGE)
                 }
-            };
-            eprintln!("{added} documents of {} were new to {at}", docs.len());
-            Ok(EXIT_OK)
+            }
         }
     }
 }
@@ -324,23 +332,24 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
             writeln!(
                 out,
                 "{n}. {}",
-                name.unwrap_or(crate::wwww::archive::ZERO_LENGTH_TITLE)
+                Shown(name.unwrap_or(crate::wwww::archive::ZERO_LENGTH_TITLE))
             )?;
-            writeln!(out, "   {}", h.url)?;
+            writeln!(out, "   {}", Shown(&h.url))?;
             if let Some(place) = &h.library {
-                let vl = h.cited_by_title.as_deref().unwrap_or("the library");
-                writeln!(out, "   in the library: {vl} <{place}>")?;
+                let vl = Shown(h.cited_by_title.as_deref().unwrap_or("the library"));
+                writeln!(out, "   in the library: {vl} <{}>", Shown(place))?;
             } else if args.urls
                 && let Some(c) = &h.cited_by
             {
+                let c = Shown(c);
                 match &h.cited_by_title {
-                    Some(t) => writeln!(out, "   cited by: {t} <{c}>")?,
+                    Some(t) => writeln!(out, "   cited by: {} <{c}>", Shown(t))?,
                     None => writeln!(out, "   cited by: {c}")?,
                 }
             }
             if let Some(e) = &h.explanation {
                 for line in e.lines() {
-                    writeln!(out, "      {line}")?;
+                    writeln!(out, "      {}", Shown(line))?;
                 }
             }
         }

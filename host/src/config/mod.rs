@@ -328,10 +328,16 @@ impl Settings {
     }
 }
 
-/// What is wrong with `store` as the store's location, when it is a URL
-/// rather than a file path (`postgres://…` made a SQLite file in a
+/// What is wrong with `store` as the store's location, when it is empty or
+/// a URL rather than a file path (`postgres://…` made a SQLite file in a
 /// directory called `postgres:`).
 pub fn store_location_problem(store: &str) -> Option<String> {
+    if store.trim().is_empty() {
+        // SQLite would take it for a temporary database, gone at the end.
+        return Some(
+            "the store is empty; name a file, e.g. \"spinneret.db\", or a postgres:// URL".into(),
+        );
+    }
     let (scheme, _) = store.split_once("://")?;
     let is_scheme = scheme.len() > 1
         && scheme.starts_with(|c: char| c.is_ascii_alphabetic())

@@ -19,6 +19,7 @@
 
 use anyhow::Context;
 use spinneret_core::document::RefKind;
+use spinneret_crawl::parse::html::{MAX_ANCHOR_TEXT, MAX_TITLE};
 use spinneret_store::ArchiveDocument;
 use std::io::Write;
 
@@ -245,13 +246,33 @@ impl Fact {
     }
 }
 
-/// A URL field: absolute, with no white space.
+/// A URL field: absolute, with no white space or control character (the
+/// URL parser would quietly drop them, and a line break in a stored URL
+/// would be a line of its own in an export), kept as the crawl keeps URLs:
+/// in the parser's form (`HTTP://A.example:80/a/../b` is
+/// `http://a.example/b`), so that it names the same document as a crawl's.
 fn url_field(s: Option<&str>, what: &str) -> Result<String, String> {
     let s = s
         .filter(|s| !s.is_empty())
         .ok_or(format!("the {what} URL is missing"))?;
-    url::Url::parse(s).map_err(|e| format!("the {what} `{s}` is not an absolute URL ({e})"))?;
-    Ok(s.to_string())
+    if let Some(c) = s.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "the {what} URL `{}` holds {}; a URL has none (write a space as %20)",
+            s.escape_debug(),
+            match c {
+                ' ' => "a space".to_string(),
+                c => format!("the character {:?}", c),
+            }
+        ));
+    }
+    url::Url::parse(s)
+        .map(String::from)
+        .map_err(|e| format!("the {what} `{s}` is not an absolute URL ({e})"))
+}
+
+/// A title or an anchor text, held to what a crawl keeps of one.
+fn text_field(s: &str, max: usize) -> String {
+    spinneret_crawl::parse::html::truncate_chars(s.to_string(), max)
 }
 
 fn parse_wwww(line: &str) -> Result<Fact, String> {
@@ -262,7 +283,7 @@ fn parse_wwww(line: &str) -> Result<Fact, String> {
             let (html, title) = rest.split_once(' ').unwrap_or((rest, ""));
             Ok(Fact::T {
                 html: url_field(Some(html), "document")?,
-                title: title.to_string(),
+                title: text_field(title, MAX_TITLE),
                 bad: Vec::new(),
             })
         }
@@ -270,7 +291,7 @@ fn parse_wwww(line: &str) -> Result<Fact, String> {
             let mut f = rest.splitn(3, ' ');
             let target = url_field(f.next(), if kind == "R" { "referenced" } else { "image" })?;
             let html = url_field(f.next(), "document")?;
-            let text = f.next().unwrap_or("").to_string();
+            let text = text_field(f.next().unwrap_or(""), MAX_ANCHOR_TEXT);
             Ok(match kind {
                 "R" => Fact::R {
                     url: target,
@@ -298,7 +319,7 @@ fn parse_jsonl(line: &str) -> Result<Fact, String> {
     let v: serde_json::Value =
         serde_json::from_str(line).map_err(|e| format!("not a JSON object ({e})"))?;
     let field = |k: &str| v.get(k).and_then(|x| x.as_str());
-    let text = |k: &str| field(k).unwrap_or("").to_string();
+    let text = |k: &str, max: usize| text_field(field(k).unwrap_or(""), max);
     match field("type") {
         Some("T") => {
             let order: Vec<&str> = v
@@ -316,19 +337,19 @@ fn parse_jsonl(line: &str) -> Result<Fact, String> {
                 .collect();
             Ok(Fact::T {
                 html: url_field(field("html"), "document")?,
-                title: text("title"),
+                title: text("title", MAX_TITLE),
                 bad,
             })
         }
         Some("R") => Ok(Fact::R {
             url: url_field(field("url"), "referenced")?,
             html: url_field(field("html"), "document")?,
-            text: text("text"),
+            text: text("text", MAX_ANCHOR_TEXT),
         }),
         Some("I") => Ok(Fact::I {
             image: url_field(field("image"), "image")?,
             html: url_field(field("html"), "document")?,
-            text: text("text"),
+            text: text("text", MAX_ANCHOR_TEXT),
         }),
         Some("C") => Ok(Fact::C {
             html: url_field(field("html"), "document")?,
@@ -338,20 +359,29 @@ fn parse_jsonl(line: &str) -> Result<Fact, String> {
 }
 
 /// Read the archive file at `path`, bounded: an archive beyond 4 GiB is
-/// refused rather than read into memory.
+/// refused rather than read into memory, a pipe's or a device's too (whose
+/// size is not known until read).
 pub fn read_file(path: &std::path::Path) -> anyhow::Result<Vec<ArchiveDocument>> {
+    use std::io::Read;
     const MAX: u64 = 4 << 30;
-    let len = std::fs::metadata(path)
-        .with_context(|| format!("cannot read the archive {}", path.display()))?
-        .len();
-    if len > MAX {
-        anyhow::bail!(
-            "{} is {len} bytes; an archive is read whole, up to 4 GiB",
+    let too_big = || {
+        anyhow::anyhow!(
+            "{} is more than 4 GiB; an archive is read whole, up to 4 GiB",
             path.display()
-        );
+        )
+    };
+    let cannot = || format!("cannot read the archive {}", path.display());
+    let file = std::fs::File::open(path).with_context(cannot)?;
+    if file.metadata().with_context(cannot)?.len() > MAX {
+        return Err(too_big());
     }
-    let bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read the archive {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX + 1)
+        .read_to_end(&mut bytes)
+        .with_context(cannot)?;
+    if bytes.len() as u64 > MAX {
+        return Err(too_big());
+    }
     let text = String::from_utf8_lossy(&bytes);
     Ok(read(&text, &path.display().to_string())?)
 }

@@ -246,6 +246,153 @@ fn bad_archive_lines_and_misplaced_levels_are_located() {
     );
 }
 
+/// Hostile archives (found by a hostile trial): a URL with a line break
+/// in it is refused at its line (it would have been a forged line of an
+/// export), URLs are kept in the crawl's form (`HTTP://` and `:80` name the
+/// same document as a crawl's), a title is held to what a crawl keeps, an
+/// empty store name is refused, and an import waits for no crawl: while a
+/// crawl holds the store it is refused, touching nothing.
+#[test]
+fn hostile_archives_are_refused_or_kept_as_a_crawl_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let store_arg = store.to_str().unwrap();
+    let import = |name: &str, body: &str, store: &str| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, body).unwrap();
+        common::spinneret(&[
+            "archive",
+            "import",
+            file.to_str().unwrap(),
+            "--store",
+            store,
+        ])
+    };
+    let forged = "{\"type\":\"R\",\"url\":\"http://b.example/\",\"html\":\"http://a.example/\\nC http://victim.example/\",\"text\":\"\"}\n";
+    let err = expect_exit(&import("forged.jsonl", forged, store_arg), 2);
+    assert!(
+        err.contains("forged.jsonl:1: the document URL `http://a.example/\\nC http://victim.example/` holds the character '\\n'; a URL has none"),
+        "{err}"
+    );
+    let err = expect_exit(
+        &import("extra.wwww", "C http://a.example/ extra stuff\n", store_arg),
+        2,
+    );
+    assert!(
+        err.contains(
+            "extra.wwww:1: the document URL `http://a.example/ extra stuff` holds a space"
+        ),
+        "{err}"
+    );
+    let long = "word ".repeat(200);
+    let body = format!(
+        "T HTTP://A.example:80/x/../page.html {long}\nR http://b.example/ http://a.example/page.html Bee\nC http://a.example/page.html\n"
+    );
+    let err = expect_exit(&import("upper.wwww", &body, store_arg), 0);
+    assert!(err.contains("1 documents of 1 were new"), "{err}");
+    let exported = export(&["--store", store_arg]);
+    let title = &long[..512];
+    assert_eq!(
+        exported,
+        format!(
+            "T http://a.example/page.html {title}\nR http://b.example/ http://a.example/page.html Bee\nC http://a.example/page.html\n"
+        )
+    );
+    let err = expect_exit(&import("empty.wwww", "C http://a.example/\n", ""), 2);
+    assert!(err.contains("the store is empty; name a file"), "{err}");
+    // A crawl holds the store: refused, naming it, and nothing is written.
+    let held = spinneret_store::CrawlLock::acquire(&store).unwrap();
+    let err = expect_exit(&import("new.wwww", "C http://new.example/\n", store_arg), 2);
+    assert!(err.contains("is in use by another crawl"), "{err}");
+    drop(held);
+    assert!(!export(&["--store", store_arg]).contains("new.example"));
+}
+
+/// `archive export -o` never writes over the store it reads (it replaced
+/// it with the archive), makes no directory, writes through a symbolic link
+/// and to a device as it is.
+#[test]
+fn export_never_writes_over_its_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let file = dir.path().join("a.wwww");
+    std::fs::write(&file, "T http://a.example/ A\nC http://a.example/\n").unwrap();
+    let s = store.to_str().unwrap();
+    expect_exit(
+        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
+        0,
+    );
+    let expected = "T http://a.example/ A\nC http://a.example/\n";
+    let to = |out: &std::path::Path| {
+        common::spinneret(&[
+            "archive",
+            "export",
+            "--store",
+            s,
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let err = expect_exit(&to(&store), 2);
+    assert!(err.contains("it is the store being read"), "{err}");
+    let link = dir.path().join("store-link.db");
+    std::os::unix::fs::symlink(&store, &link).unwrap();
+    let err = expect_exit(&to(&link), 2);
+    assert!(err.contains("it is the store being read"), "{err}");
+    assert_eq!(export(&["--store", s]), expected, "the store is intact");
+    let err = expect_exit(&to(&dir.path().join("no/such/dir/a.wwww")), 2);
+    assert!(err.contains("there is no directory"), "{err}");
+    assert!(!dir.path().join("no").exists());
+    // Through a link to a file: the file is replaced, the link kept.
+    let target = dir.path().join("target.wwww");
+    std::fs::write(&target, "old").unwrap();
+    let via = dir.path().join("via.wwww");
+    std::os::unix::fs::symlink(&target, &via).unwrap();
+    expect_exit(&to(&via), 0);
+    assert!(
+        std::fs::symlink_metadata(&via)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
+    // A device is written to, not replaced.
+    expect_exit(&to(std::path::Path::new("/dev/null")), 0);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}
+
+/// Text from pages reaches a terminal with its control characters
+/// escaped: a title cannot clear the screen of the person searching.
+#[test]
+fn search_shows_control_characters_as_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let file = dir.path().join("a.jsonl");
+    std::fs::write(
+        &file,
+        "{\"type\":\"T\",\"html\":\"http://a.example/\",\"title\":\"esc \\u001b[2J\\u001b]0;PWNED\\u0007 end\"}\n",
+    )
+    .unwrap();
+    let s = store.to_str().unwrap();
+    expect_exit(
+        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
+        0,
+    );
+    let out = common::spinneret(&["search", "--store", s, "end"]);
+    let shown = text(&out.stdout);
+    assert!(
+        shown.starts_with("1. esc \\u{1b}[2J\\u{1b}]0;PWNED\\u{7} end\n"),
+        "{shown:?}"
+    );
+    assert!(!shown.contains('\u{1b}'));
+}
+
 /// `spinneret search ARGS` on `setup`'s store: (exit code, stdout, stderr).
 fn search(setup: &Setup, args: &[&str]) -> (i32, String, String) {
     let mut all = vec!["search", "-c", setup.config_path.to_str().unwrap()];

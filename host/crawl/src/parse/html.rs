@@ -16,10 +16,11 @@ use html5ever::tokenizer::{
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// The most characters of anchor text kept per reference.
-const MAX_ANCHOR_TEXT: usize = 256;
-/// The most characters of a title kept.
-const MAX_TITLE: usize = 512;
+/// The most characters of anchor text kept per reference (an archive's
+/// imported references are held to it too).
+pub const MAX_ANCHOR_TEXT: usize = 256;
+/// The most characters of a title kept (and of an imported one).
+pub const MAX_TITLE: usize = 512;
 /// The most bytes of `id` and `<a name>` values kept per document, all
 /// together: a document with more has its anchors unknown (no fragment of
 /// it is checked) rather than a partial list that would call good ones
@@ -99,7 +100,8 @@ fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn truncate_chars(mut s: String, max: usize) -> String {
+/// `s` cut to its first `max` characters.
+pub fn truncate_chars(mut s: String, max: usize) -> String {
     if let Some((i, _)) = s.char_indices().nth(max) {
         s.truncate(i);
     }

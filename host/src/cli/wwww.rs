@@ -302,7 +302,13 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
         explain: args.explain,
     };
     let started = std::time::Instant::now();
-    let answer = match Searcher::new(&index).and_then(|s| s.search(&req)) {
+    // A damaged index can make tantivy panic; the search says so in one
+    // line (SearchError::Damaged), without the panic's own report.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let answer = Searcher::new(&index).and_then(|s| s.search(&req));
+    std::panic::set_hook(hook);
+    let answer = match answer {
         Ok(a) => a,
         Err(e) => {
             eprintln!("spinneret: {e}");

@@ -431,7 +431,7 @@ impl SearchParams {
 enum NotRun {
     /// Too many searches wait already: try again shortly (503).
     Busy,
-    /// The query is refused or failed (400, with the reason).
+    /// The query is refused (400) or the index failed (500), with the reason.
     Failed(SearchError),
 }
 
@@ -444,7 +444,13 @@ impl NotRun {
                 "the server is busy with other searches; try again in a moment".into(),
                 Some("1"),
             ),
-            NotRun::Failed(e) => (StatusCode::BAD_REQUEST, e.to_string(), None),
+            NotRun::Failed(e) if e.is_the_querys() => {
+                (StatusCode::BAD_REQUEST, e.to_string(), None)
+            }
+            NotRun::Failed(e) => {
+                tracing::error!("serve: {e}");
+                (StatusCode::INTERNAL_SERVER_ERROR, e.to_string(), None)
+            }
         }
     }
 }
@@ -477,7 +483,7 @@ async fn run_search(
         answer
     })
     .await
-    .map_err(|e| SearchError::Bounds(format!("the search failed: {e}")))
+    .map_err(|e| SearchError::Damaged(format!("the search failed: {e}")))
     .and_then(|r| r)
     .map_err(NotRun::Failed)
 }

@@ -377,10 +377,49 @@ fn references(links: Vec<(i64, String, String)>) -> impl Iterator<Item = (i64, S
         .map(|(t, _, text)| (t, text))
 }
 
+/// The lock on updates of the index at `dir`, held while it lives: taken
+/// by each update, so that a second `search` (or `serve`, or `index`)
+/// finding the index behind its store waits for the one already bringing
+/// it up to date, and then finds little or nothing left to do, instead of
+/// failing on tantivy's writer lock or building over it. A file beside
+/// the index (`DIR.lock`: a rebuild removes the index's own directory);
+/// the system lets it go with the process that held it.
+fn one_update_at_a_time(dir: &Path) -> anyhow::Result<std::fs::File> {
+    let mut name = dir.as_os_str().to_os_string();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot make {}", parent.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open the index's lock {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            tracing::info!(
+                "another process is updating the search index {}; waiting for it",
+                dir.display()
+            );
+            file.lock()
+                .with_context(|| format!("cannot lock {}", path.display()))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(anyhow::anyhow!("cannot lock {}: {e}", path.display()));
+        }
+    }
+    Ok(file)
+}
+
 /// Bring the index of `store` (at `dir`) up to date: only what changed,
 /// or everything when `rebuild` is asked or the index is missing or of
 /// another version.
 pub fn update(store: &Store, dir: &Path, rebuild: bool) -> anyhow::Result<UpdateStats> {
+    let _updating = one_update_at_a_time(dir)?;
     let mark = current_mark(store)?;
     // A mark ahead of the store is of another store (one put back from a
     // copy, say): what the index holds cannot be trusted, so it is rebuilt.

@@ -117,8 +117,30 @@ pub enum SearchError {
     #[error("the query cannot be read: {0}")]
     Syntax(String),
     /// The index failed.
-    #[error("search index: {0}")]
+    #[error(
+        "search index: {} (if it fails again, rebuild it with `spinneret index --rebuild`)",
+        one_line(&.0.to_string())
+    )]
     Index(#[from] tantivy::TantivyError),
+    /// Reading the index broke down: its files are damaged (tantivy
+    /// asserts, rather than answers an error, on some damage).
+    #[error(
+        "the search index is damaged ({}); rebuild it with `spinneret index --rebuild`",
+        one_line(.0)
+    )]
+    Damaged(String),
+}
+
+/// `s` on one line: tantivy's messages run over several.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl SearchError {
+    /// Whether the query is at fault (a 400), not the index (a 500).
+    pub fn is_the_querys(&self) -> bool {
+        matches!(self, SearchError::Bounds(_) | SearchError::Syntax(_))
+    }
 }
 
 /// A reader of the index, kept by a server between requests.
@@ -266,8 +288,21 @@ impl Searcher {
         }
     }
 
-    /// Run `req`.
+    /// Run `req`. An index whose files are damaged makes tantivy panic
+    /// on some reads: that is [`SearchError::Damaged`], not a crash.
     pub fn search(&self, req: &Request<'_>) -> Result<Answer, SearchError> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.search_unguarded(req)))
+            .unwrap_or_else(|panic| {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "reading it failed".into());
+                Err(SearchError::Damaged(why))
+            })
+    }
+
+    fn search_unguarded(&self, req: &Request<'_>) -> Result<Answer, SearchError> {
         let query = self.parse(req)?;
         let searcher = self.reader.searcher();
         let ranked = Ranked {

@@ -367,6 +367,107 @@ fn export_never_writes_over_its_store() {
     );
 }
 
+/// A search that finds the index being updated by another process waits
+/// for it and then answers (two searches at once on a store whose index
+/// was behind: one failed on tantivy's writer lock).
+#[test]
+fn a_search_waits_for_another_process_updating_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let file = dir.path().join("a.wwww");
+    std::fs::write(
+        &file,
+        "T http://a.example/ Waiting room\nC http://a.example/\n",
+    )
+    .unwrap();
+    let s = store.to_str().unwrap();
+    expect_exit(
+        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
+        0,
+    );
+    // Another process's update, as its lock says.
+    let lock = std::fs::File::create(dir.path().join("s.db.search.lock")).unwrap();
+    lock.lock().unwrap();
+    let mut search = common::command()
+        .args(["search", "--store", s, "waiting"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert!(search.try_wait().unwrap().is_none(), "it waits");
+    drop(lock);
+    let mut out = String::new();
+    use std::io::Read;
+    search
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let mut err = String::new();
+    search
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(search.wait().unwrap().code(), Some(0), "{err}");
+    assert!(out.starts_with("1. Waiting room\n"), "{out}");
+    assert!(
+        err.contains("another process is updating the search index"),
+        "{err}"
+    );
+}
+
+/// A damaged index (its files overwritten in part) is a one-line error
+/// that says to rebuild it, not a crash (tantivy panics on some damage),
+/// and the rebuild mends it.
+#[test]
+fn a_damaged_index_says_to_rebuild_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let file = dir.path().join("a.wwww");
+    let words = ["alpha", "beta", "gamma", "delta", "omega"];
+    let mut archive = String::new();
+    for i in 0..3000 {
+        let w = |k: usize| words[(i * 7 + k * 3) % words.len()];
+        archive.push_str(&format!(
+            "T http://h{}.example/p{i}.html {} {} {}\nR http://h{}.example/p{}.html http://h{}.example/p{i}.html {}\nC http://h{}.example/p{i}.html\n",
+            i % 50, w(0), w(1), w(2), (i + 1) % 50, i + 1, i % 50, w(3), i % 50
+        ));
+    }
+    std::fs::write(&file, archive).unwrap();
+    let s = store.to_str().unwrap();
+    expect_exit(
+        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
+        0,
+    );
+    expect_exit(&common::spinneret(&["index", "--store", s]), 0);
+    for ext in ["idx", "term"] {
+        let part = std::fs::read_dir(dir.path().join("s.db.search"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == ext))
+            .unwrap();
+        let mut bytes = std::fs::read(&part).unwrap();
+        let n = bytes.len();
+        bytes[n / 4..n / 2].fill(0xff);
+        std::fs::write(&part, bytes).unwrap();
+        let out = common::spinneret(&["search", "--store", s, "alpha"]);
+        let err = expect_exit(&out, 2);
+        assert!(
+            err.contains("rebuild it with `spinneret index --rebuild`"),
+            "{ext}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{ext}: {err}");
+        assert_eq!(err.lines().count(), 1, "{ext}: {err}");
+        expect_exit(&common::spinneret(&["index", "--rebuild", "--store", s]), 0);
+        let out = common::spinneret(&["search", "--store", s, "alpha"]);
+        expect_exit(&out, 0);
+    }
+}
+
 /// Text from pages reaches a terminal with its control characters
 /// escaped: a title cannot clear the screen of the person searching.
 #[test]

@@ -226,6 +226,7 @@ pub fn write_broken_fragments(
         found.len()
     )?;
     for (link, page, message) in found.iter().take(PROBLEMS_SHOWN) {
+        let (link, message, page) = (Shown(link), Shown(message), Shown(page));
         writeln!(out, "{link}\n    {message}\n    from {page}")?;
     }
     if found.len() > PROBLEMS_SHOWN {

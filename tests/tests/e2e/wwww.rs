@@ -246,6 +246,27 @@ fn bad_archive_lines_and_misplaced_levels_are_located() {
     );
 }
 
+/// A new store `s.db` in a temporary directory, holding the archive
+/// `text` (imported from a file `name`, whose extension tells its form):
+/// the directory and the store's path.
+fn store_of(name: &str, text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db").to_str().unwrap().to_string();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    expect_exit(
+        &common::spinneret(&[
+            "archive",
+            "import",
+            file.to_str().unwrap(),
+            "--store",
+            &store,
+        ]),
+        0,
+    );
+    (dir, store)
+}
+
 /// Hostile archives (found by a hostile trial): a URL with a line break
 /// in it is refused at its line (it would have been a forged line of an
 /// export), URLs are kept in the crawl's form (`HTTP://` and `:80` name the
@@ -313,16 +334,10 @@ fn hostile_archives_are_refused_or_kept_as_a_crawl_keeps_them() {
 /// and to a device as it is.
 #[test]
 fn export_never_writes_over_its_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("s.db");
-    let file = dir.path().join("a.wwww");
-    std::fs::write(&file, "T http://a.example/ A\nC http://a.example/\n").unwrap();
-    let s = store.to_str().unwrap();
-    expect_exit(
-        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
-        0,
-    );
     let expected = "T http://a.example/ A\nC http://a.example/\n";
+    let (dir, s) = store_of("a.wwww", expected);
+    let store = std::path::PathBuf::from(&s);
+    let s = s.as_str();
     let to = |out: &std::path::Path| {
         common::spinneret(&[
             "archive",
@@ -372,19 +387,11 @@ fn export_never_writes_over_its_store() {
 /// was behind: one failed on tantivy's writer lock).
 #[test]
 fn a_search_waits_for_another_process_updating_the_index() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("s.db");
-    let file = dir.path().join("a.wwww");
-    std::fs::write(
-        &file,
+    let (dir, s) = store_of(
+        "a.wwww",
         "T http://a.example/ Waiting room\nC http://a.example/\n",
-    )
-    .unwrap();
-    let s = store.to_str().unwrap();
-    expect_exit(
-        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
-        0,
     );
+    let s = s.as_str();
     // Another process's update, as its lock says.
     let lock = std::fs::File::create(dir.path().join("s.db.search.lock")).unwrap();
     lock.lock().unwrap();
@@ -425,9 +432,6 @@ fn a_search_waits_for_another_process_updating_the_index() {
 /// and the rebuild mends it.
 #[test]
 fn a_damaged_index_says_to_rebuild_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("s.db");
-    let file = dir.path().join("a.wwww");
     let words = ["alpha", "beta", "gamma", "delta", "omega"];
     let mut archive = String::new();
     for i in 0..3000 {
@@ -437,12 +441,8 @@ fn a_damaged_index_says_to_rebuild_it() {
             i % 50, w(0), w(1), w(2), (i + 1) % 50, i + 1, i % 50, w(3), i % 50
         ));
     }
-    std::fs::write(&file, archive).unwrap();
-    let s = store.to_str().unwrap();
-    expect_exit(
-        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
-        0,
-    );
+    let (dir, s) = store_of("a.wwww", &archive);
+    let s = s.as_str();
     expect_exit(&common::spinneret(&["index", "--store", s]), 0);
     for ext in ["idx", "term"] {
         let part = std::fs::read_dir(dir.path().join("s.db.search"))
@@ -472,20 +472,11 @@ fn a_damaged_index_says_to_rebuild_it() {
 /// escaped: a title cannot clear the screen of the person searching.
 #[test]
 fn search_shows_control_characters_as_escapes() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("s.db");
-    let file = dir.path().join("a.jsonl");
-    std::fs::write(
-        &file,
+    let (_dir, s) = store_of(
+        "a.jsonl",
         "{\"type\":\"T\",\"html\":\"http://a.example/\",\"title\":\"esc \\u001b[2J\\u001b]0;PWNED\\u0007 end\"}\n",
-    )
-    .unwrap();
-    let s = store.to_str().unwrap();
-    expect_exit(
-        &common::spinneret(&["archive", "import", file.to_str().unwrap(), "--store", s]),
-        0,
     );
-    let out = common::spinneret(&["search", "--store", s, "end"]);
+    let out = common::spinneret(&["search", "--store", &s, "end"]);
     let shown = text(&out.stdout);
     assert!(
         shown.starts_with("1. esc \\u{1b}[2J\\u{1b}]0;PWNED\\u{7} end\n"),

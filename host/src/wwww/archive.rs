@@ -318,6 +318,20 @@ fn parse_wwww(line: &str) -> Result<Fact, String> {
 fn parse_jsonl(line: &str) -> Result<Fact, String> {
     let v: serde_json::Value =
         serde_json::from_str(line).map_err(|e| format!("not a JSON object ({e})"))?;
+    if !v.is_object() {
+        return Err("not a JSON object; each line is one record, {\"type\": …}".into());
+    }
+    // A field of another type would be read as missing, without a word.
+    for k in ["type", "html", "url", "image", "title", "text"] {
+        let kind = match v.get(k) {
+            None | Some(serde_json::Value::String(_) | serde_json::Value::Null) => continue,
+            Some(serde_json::Value::Bool(_)) => "true or false",
+            Some(serde_json::Value::Number(_)) => "a number",
+            Some(serde_json::Value::Array(_)) => "a list",
+            Some(serde_json::Value::Object(_)) => "an object",
+        };
+        return Err(format!("`{k}` is {kind}; it must be a string"));
+    }
     let field = |k: &str| v.get(k).and_then(|x| x.as_str());
     let text = |k: &str, max: usize| text_field(field(k).unwrap_or(""), max);
     match field("type") {

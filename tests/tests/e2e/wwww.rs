@@ -295,6 +295,12 @@ fn hostile_archives_are_refused_or_kept_as_a_crawl_keeps_them() {
         err.contains("forged.jsonl:1: the document URL `http://a.example/\\nC http://victim.example/` holds the character '\\n'; a URL has none"),
         "{err}"
     );
+    let typed = "{\"type\":\"T\",\"html\":\"http://a.example/\",\"title\":12345}\n";
+    let err = expect_exit(&import("typed.jsonl", typed, store_arg), 2);
+    assert!(
+        err.contains("typed.jsonl:1: `title` is a number; it must be a string"),
+        "{err}"
+    );
     let err = expect_exit(
         &import("extra.wwww", "C http://a.example/ extra stuff\n", store_arg),
         2,

@@ -73,7 +73,7 @@ impl StoreArgs {
                 path.display()
             );
         }
-        let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+        let store = setting.open()?;
         let chosen = index.or(configured.as_deref());
         let index = crate::wwww::index::index_dir_for(&setting, chosen, &store)?;
         Ok((store, index))
@@ -85,7 +85,7 @@ impl StoreArgs {
         &self,
     ) -> anyhow::Result<(Store, config::StoreSetting, config::LibrarySettings)> {
         let (setting, library, _) = self.setting_and_library()?;
-        let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+        let store = setting.open()?;
         Ok((store, setting, library))
     }
 }
@@ -169,7 +169,7 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
                     Some(path) => Some(spinneret_store::CrawlLock::acquire(path)?),
                     None => None,
                 };
-                let store = Store::open_at(setting.location().map_err(anyhow::Error::msg)?)?;
+                let store = setting.open()?;
                 let at = store.location().to_string();
                 let (docs, added) = import(&args.file, store)?;
                 Ok((docs.len(), added, at))
@@ -206,7 +206,7 @@ pub(crate) fn completed_for_crawl(
     file: &Path,
     store: &config::StoreSetting,
 ) -> anyhow::Result<std::collections::HashSet<String>> {
-    let store = Store::open_at(store.location().map_err(anyhow::Error::msg)?)?;
+    let store = store.open()?;
     let (docs, _) = import(file, store)?;
     Ok(docs
         .into_iter()
@@ -431,8 +431,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
             path.display()
         );
     }
-    let location = setting.location().map_err(anyhow::Error::msg)?;
-    let store = Store::open_at(location.clone())?;
+    let store = setting.open()?;
     let chosen = args.index.dir.as_deref().or(configured.as_deref());
     let index = crate::wwww::index::index_dir_for(&setting, chosen, &store)?;
     if !args.listen.ip().is_loopback() {
@@ -452,7 +451,6 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
         limits,
         allowed_hosts: allowed,
         library,
-        location,
     };
     crate::serve::serve(store, &index, at, &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");

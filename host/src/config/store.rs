@@ -58,6 +58,13 @@ impl StoreSetting {
         }
     }
 
+    /// Open the store (made, or its schema brought up to date, if need be).
+    pub fn open(&self) -> anyhow::Result<spinneret_store::Store> {
+        Ok(spinneret_store::Store::open_at(
+            self.location().map_err(anyhow::Error::msg)?,
+        )?)
+    }
+
     /// Where the store is, to open it: a PostgreSQL store's password is
     /// read now. The error says where the password was looked for.
     pub fn location(&self) -> Result<StoreLocation, String> {

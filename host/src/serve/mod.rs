@@ -28,7 +28,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 use spinneret_core::model::Category;
-use spinneret_store::{HeldStore, Store, StoreLocation};
+use spinneret_store::{HeldStore, Store};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -81,9 +81,6 @@ pub struct Serving {
     pub allowed_hosts: Vec<String>,
     /// The library's title and moderators.
     pub library: crate::config::LibrarySettings,
-    /// Where the store is: the index is kept current through a connection
-    /// of its own.
-    pub location: StoreLocation,
 }
 
 /// Serve `store`, with its search index at `index_dir`, until stopped;
@@ -99,7 +96,6 @@ pub fn serve(
         limits,
         allowed_hosts,
         library,
-        location,
     } = at;
     let library = Arc::new(crate::library::request::Library::new(
         store.reader()?,
@@ -120,6 +116,8 @@ pub fn serve(
             index_dir.display()
         );
     };
+    // The index is kept current through a connection of its own.
+    let refreshing = HeldStore::new(store.reader()?);
     let app = Arc::new(App {
         store: HeldStore::new(store),
         searcher: Searcher::new(&index)?,
@@ -135,7 +133,7 @@ pub fn serve(
         let refresher = tokio::spawn(keep_index_current(
             app.clone(),
             index_dir.to_path_buf(),
-            location,
+            Arc::new(refreshing),
         ));
         connections::serve(
             listener,
@@ -162,44 +160,27 @@ pub fn serve(
 ///
 /// Through a connection of its own, not the one the pages use: an update
 /// (a rebuild takes minutes on a large store) leaves the reports and
-/// results pages answering. A failed update lets its connection go, and
-/// the next opens another: a database server restarted meanwhile is
-/// reached again.
-async fn keep_index_current(app: Arc<App>, index_dir: PathBuf, location: StoreLocation) {
-    let mut own: Option<Store> = None;
+/// results pages answering. The connection is checked before each update
+/// and made again when it no longer answers ([`HeldStore`]): a database
+/// server restarted meanwhile is reached again.
+async fn keep_index_current(app: Arc<App>, index_dir: PathBuf, own: Arc<HeldStore>) {
     loop {
         tokio::time::sleep(std::time::Duration::from_secs(10)).await;
         let app = app.clone();
         let path = index_dir.clone();
-        let location = location.clone();
-        let held = own.take();
-        own = tokio::task::spawn_blocking(move || {
-            let store = match held {
-                Some(s) => s,
-                None => match Store::open_at(location) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        tracing::warn!("search index: the store cannot be reached: {e}");
-                        return None;
-                    }
-                },
-            };
+        let own = own.clone();
+        let _ = tokio::task::spawn_blocking(move || {
             let mut said = |m: String| tracing::info!("{m}");
-            match crate::wwww::refresh_index(&store, &path, &mut said) {
+            match own.with(|store| crate::wwww::refresh_index(store, &path, &mut said)) {
                 Ok(()) => {
                     if let Err(e) = app.searcher.reload() {
                         tracing::warn!("search index: {e}");
                     }
-                    Some(store)
                 }
-                Err(e) => {
-                    tracing::warn!("search index: {e:#}");
-                    None
-                }
+                Err(e) => tracing::warn!("search index: {e:#}"),
             }
         })
-        .await
-        .unwrap_or(None);
+        .await;
     }
 }
 

@@ -341,10 +341,14 @@ impl TestWeb {
             .collect()
     }
 
-    /// The `[resolve]` table that sends every host of the web to this server.
+    /// The `[resolve]` table that sends every host name of the web to this
+    /// server (a host written as an address needs none).
     pub fn resolve_toml(&self) -> String {
         let mut s = String::from("[resolve]\n");
         for h in self.state.web.hosts() {
+            if h.parse::<std::net::IpAddr>().is_ok() {
+                continue;
+            }
             s.push_str(&format!("\"{h}\" = \"127.0.0.1\"\n"));
         }
         s

@@ -88,6 +88,9 @@ pub fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTi
         Answer::Failed(FetchError::Vetoed(reason)) => {
             return Next::Done(Category::Avoided, Some(reason.clone()));
         }
+        Answer::Failed(FetchError::AddressRule(reason)) => {
+            return Next::Done(Category::NotChecked, Some(reason.clone()));
+        }
         Answer::Failed(e) => {
             if e.is_retryable() && job.attempt < limits.retries {
                 return Next::Retry {

@@ -18,11 +18,6 @@ use url::Url;
 /// The host's polite fetcher, lent to plugins whose grants name hosts.
 pub struct PoliteHttp {
     fetcher: Fetcher,
-    /// The same, connecting only to public addresses: made when first
-    /// needed (a crawl never asks for it).
-    public: std::sync::OnceLock<Fetcher>,
-    /// What the public-only fetcher is made with.
-    fetch_settings: crate::fetch::FetchSettings,
     handle: tokio::runtime::Handle,
     robot_name: String,
     user_agent: String,
@@ -56,11 +51,6 @@ impl PoliteHttp {
         };
         Ok(PoliteHttp {
             fetcher: Fetcher::new(&fetch)?,
-            public: std::sync::OnceLock::new(),
-            fetch_settings: crate::fetch::FetchSettings {
-                public_only: true,
-                ..fetch
-            },
             handle,
             robot_name: settings.robot_name.clone(),
             user_agent: settings.fetch.user_agent.clone(),
@@ -75,53 +65,77 @@ impl PoliteHttp {
         })
     }
 
-    /// The fetcher that connects only to public addresses, made on first use.
-    fn public_fetcher(&self) -> Result<&Fetcher, String> {
-        if let Some(f) = self.public.get() {
-            return Ok(f);
-        }
-        let made = Fetcher::new(&self.fetch_settings).map_err(|e| e.to_string())?;
-        Ok(self.public.get_or_init(|| made))
-    }
-
-    /// Wait until `site` may be asked again.
-    fn wait_turn(&self, site: &str) {
+    /// Wait until `site` may be asked again; refused at once when that
+    /// comes after `deadline` (the caller's time is up by then).
+    fn wait_turn(&self, site: &str, deadline: Option<Instant>) -> Result<(), String> {
         let now = Instant::now();
         let at = {
             let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
             let at = next.get(site).copied().filter(|t| *t > now).unwrap_or(now);
+            if let Some(d) = deadline.filter(|d| at >= *d) {
+                return Err(format!(
+                    "{site}'s next turn comes in {:?}, after the time left for this call ({:?})",
+                    at - now,
+                    d.saturating_duration_since(now)
+                ));
+            }
             next.insert(site.to_string(), at + self.delay);
             at
         };
         if at > now {
             std::thread::sleep(at - now);
         }
+        Ok(())
+    }
+
+    /// Run `work` on the crawl's runtime, given up at `deadline`.
+    fn block_on<T>(
+        &self,
+        deadline: Option<Instant>,
+        work: impl std::future::Future<Output = T>,
+    ) -> Result<T, String> {
+        match deadline {
+            None => Ok(self.handle.block_on(work)),
+            Some(d) => self
+                .handle
+                .block_on(async { tokio::time::timeout_at(d.into(), work).await })
+                .map_err(|_| "given up: the caller's time ran out while it was fetched".into()),
+        }
     }
 
     /// The robots.txt rules of `url`'s site, read on first use. A site
     /// whose robots.txt forbids everything or cannot be read is refused
     /// (and asked again next time).
-    fn robots(&self, fetcher: &Fetcher, url: &Url, site: &str) -> Result<Arc<RobotsRules>, String> {
+    fn robots(
+        &self,
+        url: &Url,
+        site: &str,
+        public_only: bool,
+        deadline: Option<Instant>,
+    ) -> Result<Arc<RobotsRules>, String> {
         let known = self.robots.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(rules) = known.get(site) {
             return Ok(rules.clone());
         }
         drop(known);
         let rules = match spinneret_core::urls::robots_url(url) {
-            Some(r) => match self.handle.block_on(fetch_robots(fetcher, r)) {
-                RobotsFetch::Found { body, .. } => {
-                    RobotsRules::parse(&body, &self.robot_name, self.robots_mode)
+            Some(r) => {
+                match self.block_on(deadline, fetch_robots(&self.fetcher, r, public_only))? {
+                    RobotsFetch::Found { body, .. } => {
+                        RobotsRules::parse(&body, &self.robot_name, self.robots_mode)
+                    }
+                    RobotsFetch::Missing { .. } => RobotsRules::default(),
+                    RobotsFetch::Forbidden { status } => {
+                        return Err(format!(
+                            "robots.txt of {site} answered {status}: the site is off limits"
+                        ));
+                    }
+                    RobotsFetch::Refused { reason } => return Err(reason),
+                    RobotsFetch::Unavailable { reason, .. } => {
+                        return Err(format!("robots.txt of {site} could not be read ({reason})"));
+                    }
                 }
-                RobotsFetch::Missing { .. } => RobotsRules::default(),
-                RobotsFetch::Forbidden { status } => {
-                    return Err(format!(
-                        "robots.txt of {site} answered {status}: the site is off limits"
-                    ));
-                }
-                RobotsFetch::Unavailable { reason, .. } => {
-                    return Err(format!("robots.txt of {site} could not be read ({reason})"));
-                }
-            },
+            }
             None => RobotsRules::default(),
         };
         let rules = Arc::new(rules);
@@ -139,14 +153,16 @@ impl PoliteHttp {
     /// `validators` are given, with every response header kept when
     /// `keep_headers` (for an archive of the exchange), and connecting only
     /// to public addresses when `public_only` (a URL a page from elsewhere
-    /// led to: its robots.txt is asked the same way). A response of any
-    /// status is an answer; no response is an error saying why.
+    /// led to: its robots.txt is asked the same way), and given up at
+    /// `deadline` if one is set. A response of any status is an answer; no
+    /// response is an error saying why.
     pub fn fetch(
         &self,
         url: &Url,
         validators: Option<Validators>,
         keep_headers: bool,
         public_only: bool,
+        deadline: Option<Instant>,
     ) -> Result<FetchResponse, String> {
         if let Some(rule) = self.rules.lookup(url.as_str())
             && rule.action == RuleAction::Avoid
@@ -157,14 +173,13 @@ impl PoliteHttp {
             ));
         }
         let site = spinneret_core::urls::site_key(url);
-        let fetcher = match public_only {
-            true => self.public_fetcher()?,
-            false => &self.fetcher,
-        };
-        if !self.robots(fetcher, url, &site)?.allows(url) {
+        if public_only && let Some(refusal) = self.fetcher.address_refusal(url) {
+            return Err(refusal.to_string());
+        }
+        if !self.robots(url, &site, public_only, deadline)?.allows(url) {
             return Err(format!("robots.txt of {site} disallows {url}"));
         }
-        self.wait_turn(&site);
+        self.wait_turn(&site, deadline)?;
         let req = FetchRequest {
             url: url.clone(),
             method: Method::Get,
@@ -173,9 +188,9 @@ impl PoliteHttp {
             body: BodyWanted::Always(self.max_body),
             extra_headers: Vec::new(),
             keep_headers,
+            public_only,
         };
-        self.handle
-            .block_on(fetcher.fetch(&req, self.max_body))
+        self.block_on(deadline, self.fetcher.fetch(&req, self.max_body))?
             .map_err(|e| e.to_string())
     }
 
@@ -197,8 +212,8 @@ impl PoliteHttp {
 }
 
 impl HostHttp for PoliteHttp {
-    fn get(&self, url: &Url) -> Result<HttpAnswer, String> {
-        let resp = self.fetch(url, None, false, false)?;
+    fn get(&self, url: &Url, deadline: Instant) -> Result<HttpAnswer, String> {
+        let resp = self.fetch(url, None, false, false, Some(deadline))?;
         let body = resp.body.unwrap_or_default();
         Ok(HttpAnswer {
             status: resp.status,

@@ -76,6 +76,10 @@ pub struct SiteTable {
     timers: BinaryHeap<Reverse<(Instant, u32)>>,
     /// Entries in the sites' queues.
     queued: usize,
+    /// The hosts whose sites may be on this machine or its network: the
+    /// user's own (see [`SiteTable::open_host`]). Every other site's
+    /// requests are held to the address rule.
+    open_hosts: std::collections::HashSet<String>,
 }
 
 impl SiteTable {
@@ -93,6 +97,7 @@ impl SiteTable {
             cached,
             files,
             runnable: VecDeque::new(),
+            open_hosts: std::collections::HashSet::new(),
             timers: BinaryHeap::new(),
             queued: 0,
         }
@@ -312,10 +317,48 @@ impl SiteTable {
                 RobotsTurn::Wait
             }
             RobotsState::RetryAt(_) => RobotsTurn::Read,
-            RobotsState::Ready(_) | RobotsState::OffLimits(_) | RobotsState::Unreachable(_) => {
-                RobotsTurn::Go
-            }
+            RobotsState::Ready(_)
+            | RobotsState::OffLimits(_)
+            | RobotsState::Unreachable(_)
+            | RobotsState::Refused(_) => RobotsTurn::Go,
         }
+    }
+
+    /// Let the sites of `url`'s host reach this machine or its network:
+    /// the user named it (a task's top), or a page of theirs there led to
+    /// it. Local files are the user's already.
+    pub fn open_host(&mut self, url: &Url) {
+        if let Some(host) = url.host_str()
+            && !self.open_hosts.contains(host)
+        {
+            self.open_hosts.insert(host.to_string());
+        }
+    }
+
+    /// Whether site `s` may reach this machine or its network: a local
+    /// file, or on a host the user's word opened ([`SiteTable::open_host`]).
+    pub fn is_open(&self, s: u32) -> bool {
+        let origin = &self.sites[s as usize].origin;
+        origin.scheme() == "file"
+            || origin
+                .host_str()
+                .is_some_and(|h| self.open_hosts.contains(h))
+    }
+
+    /// Whether `url` is on a host the user's word opened.
+    pub fn is_open_url(&self, url: &Url) -> bool {
+        url.scheme() == "file" || url.host_str().is_some_and(|h| self.open_hosts.contains(h))
+    }
+
+    /// Keep the run from site `s` before its robots.txt is asked: the
+    /// address rule refuses it for `reason`.
+    pub fn refuse(&mut self, s: u32, reason: String) {
+        self.sites[s as usize].robots = RobotsState::Refused(reason);
+    }
+
+    /// A URL of site `s` (to check the address rule against).
+    pub fn origin(&self, s: u32) -> &Url {
+        &self.sites[s as usize].origin
     }
 
     /// Start reading `s`'s robots.txt at `now`: its URL, to request. `None`
@@ -339,6 +382,7 @@ impl SiteTable {
         match &site.robots {
             RobotsState::OffLimits(reason) => Some((Category::Avoided, reason.clone())),
             RobotsState::Unreachable(reason) => Some((Category::Broken, reason.clone())),
+            RobotsState::Refused(reason) => Some((Category::NotChecked, reason.clone())),
             RobotsState::Ready(rules) => {
                 rules.forbidding_rule(&path_and_query(request)).map(|rule| {
                     let reason = format!(
@@ -402,6 +446,11 @@ impl SiteTable {
                 ));
                 let all = RobotsRules::forbid_all();
                 ("forbidden", None, status, now + default_expiry, all)
+            }
+            RobotsFetch::Refused { reason } => {
+                site.robots = RobotsState::Refused(reason);
+                self.make_runnable(s);
+                return None;
             }
             RobotsFetch::Unavailable {
                 reason,

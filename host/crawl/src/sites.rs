@@ -26,6 +26,10 @@ pub enum RobotsState {
     OffLimits(String),
     /// The site cannot be reached, with the reason (its URLs are broken; nothing is requested).
     Unreachable(String),
+    /// The address rule keeps the run from the site, with the reason: it is
+    /// on this machine or its network and only pages from elsewhere led
+    /// to it (its URLs are not checked; nothing is requested).
+    Refused(String),
 }
 
 /// A request in progress for a URL: its current hop, retries and redirect chain.

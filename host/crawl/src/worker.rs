@@ -362,10 +362,10 @@ pub async fn fetch(
     let _ = tx.send(message);
 }
 
-/// Fetch a site's robots.txt.
-pub async fn robots(fetcher: Fetcher, site: u32, url: Url) -> Completion {
+/// Fetch a site's robots.txt (held to the address rule when `public_only`).
+pub async fn robots(fetcher: Fetcher, site: u32, url: Url, public_only: bool) -> Completion {
     Completion::Robots {
         site,
-        outcome: fetch_robots(&fetcher, url).await,
+        outcome: fetch_robots(&fetcher, url, public_only).await,
     }
 }

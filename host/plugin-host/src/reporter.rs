@@ -346,6 +346,12 @@ impl ReporterSession {
         self.sandbox.name()
     }
 
+    /// The first write of its report the file system refused (a full
+    /// disk, a read-only directory), if any: its report cannot be whole.
+    pub fn unwritten(&self) -> Option<String> {
+        self.store.data().output.as_ref()?.unwritten.clone()
+    }
+
     /// Hand over results of the task.
     pub fn results(&mut self, batch: &[Reached]) -> Result<(), PluginFailure> {
         let (sb, store) = (&self.sandbox, &mut self.store);
@@ -444,7 +450,7 @@ impl ReporterSession {
 
     /// Finish the report: the files the reporter appended to replace their
     /// old versions. (A session dropped unfinished throws them away.)
-    pub fn finish(mut self) -> Result<(), PluginFailure> {
+    pub fn finish(&mut self) -> Result<(), PluginFailure> {
         let (sb, store) = (&self.sandbox, &mut self.store);
         let finished = by_version!(
             &self.bindings,

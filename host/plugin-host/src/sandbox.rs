@@ -113,9 +113,11 @@ impl Sandbox {
         store
     }
 
-    /// Give the next call its full time allowance.
+    /// Give the next call its full time allowance, in the sandbox (epoch
+    /// ticks) and for the host calls it makes (their deadline).
     pub fn arm(&self, store: &mut Store<PluginState>) {
         store.set_epoch_deadline(PluginEngine::ticks(self.grants.time));
+        store.data_mut().deadline = std::time::Instant::now() + self.grants.time;
     }
 
     /// Run one call with a fresh deadline; a trap becomes a

@@ -8,7 +8,7 @@
 use crate::config::Settings;
 use crate::snatch::profile::Engine;
 use spinneret_crawl::plugin_http::PoliteHttp;
-use spinneret_plugin_host::capabilities::{HostHttp, KvSpace};
+use spinneret_plugin_host::capabilities::KvSpace;
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_plugin_host::entry::{PluginConfig, PluginSource};
 use spinneret_plugin_host::identify::PluginKind;
@@ -183,16 +183,17 @@ impl Asker {
         // The plugin host's blocking fetch is called off the runtime's threads.
         let answer = self
             .http
-            .get(&query_url)
+            .fetch(&query_url, None, false, false, None)
             .map_err(|e| anyhow::anyhow!("{query_url}: {e}"))?;
         anyhow::ensure!(
             (200..300).contains(&answer.status),
             "{query_url} answered {}; the engine gave no results page",
             answer.status
         );
-        let (mut hits, no_results) = match engine
-            .parse_results(&answer.body, answer.content_type.as_deref().unwrap_or(""))?
-        {
+        let (mut hits, no_results) = match engine.parse_results(
+            answer.body.as_ref().map_or(&[][..], |b| &b.bytes[..]),
+            answer.headers.content_type.as_deref().unwrap_or(""),
+        )? {
             SearchAnswer::Hits(hits) => (hits, None),
             SearchAnswer::NoResults(words) => (Vec::new(), Some(words)),
         };

@@ -71,8 +71,14 @@ pub fn run_once(
     options: &RunOptions,
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<RunOutcome> {
-    // A `--task` that names no task stops here.
+    // A `--task` that names no task stops here, and so do avoid and sites
+    // files that cannot be read: before the store is touched (the crawl
+    // reads them again as it starts).
     config.crawl_plan(options.crawl.task.as_deref())?;
+    crawl::policy::load_rules(
+        &config.settings.crawl().rule_files,
+        std::time::SystemTime::now(),
+    )?;
     // One crawl per store at a time; held until the reports and mail are done.
     let location = config
         .settings
@@ -192,6 +198,20 @@ pub fn run_once(
                     .reports
                     .push((task.name.clone(), task.output.clone(), plugins));
             }
+        }
+        if !reports.unwritten.is_empty() {
+            // The reports are not whole: the run stays `crawled`, its mail
+            // unsent, so that `--resume` writes them (and mails) once the
+            // file system takes them.
+            let said: Vec<String> = reports
+                .unwritten
+                .iter()
+                .map(|(task, e)| format!("  task {task}: {e}"))
+                .collect();
+            anyhow::bail!(
+                "the report stage could not write its reports:\n{}\nrun {run} stays crawled, its results kept and no mail sent: make room (or make the output directory writable), then run the same command with --resume to write the reports",
+                said.join("\n")
+            );
         }
         for (task, f) in &reports.failures {
             outcome.problems.push(format!("task {task}: {f}"));

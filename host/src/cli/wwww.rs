@@ -392,6 +392,13 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = 256, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     max_connections: u32,
+    /// Connections one client (one IPv4 address, one IPv6 /64) may hold
+    /// at once; more are answered 503 with Retry-After and closed, so that
+    /// one client cannot take every connection from the others. Behind a
+    /// reverse proxy every request comes from the proxy: raise it there.
+    #[arg(long, default_value_t = 32, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    max_connections_per_client: u32,
     /// How long a client may take to send a request's headers (and how
     /// long an idle connection stays open): slower clients are closed.
     #[arg(long, default_value = "10s", value_name = "DURATION",
@@ -442,6 +449,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
     }
     let limits = crate::serve::Limits {
         connections: args.max_connections as usize,
+        per_client: args.max_connections_per_client as usize,
         header_timeout: args.header_timeout,
         idle_timeout: args.idle_timeout,
     };

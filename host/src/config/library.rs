@@ -26,6 +26,10 @@ pub struct LibrarySettings {
     /// The VL whose pointers are added to the tops of every `web` task
     /// (the seed's "add your page to the Worm").
     pub worm: Option<i64>,
+    /// The configuration's `internal_hosts`: the hosts of this machine or
+    /// its network a posting may point at (no other such address may be
+    /// posted).
+    pub internal_hosts: Vec<String>,
 }
 
 /// A moderator's account.
@@ -114,5 +118,6 @@ pub(super) fn library_settings(
         title,
         moderators,
         worm,
+        internal_hosts: Vec::new(),
     })
 }

@@ -93,6 +93,8 @@ struct RawConfig {
     schedule: Option<Spanned<String>>,
     #[serde(default)]
     resolve: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    internal_hosts: Vec<Spanned<String>>,
     #[serde(default, rename = "request")]
     requests: Vec<Spanned<super::request::RawRequest>>,
     #[serde(default)]
@@ -228,6 +230,24 @@ pub(super) fn relative_to(base_dir: &Path) -> (PathBuf, impl Fn(&str) -> PathBuf
     (abs_dir, rel)
 }
 
+/// One entry of `internal_hosts`: a host name or an address as a URL
+/// writes it, lower-cased (an IPv6 address without its brackets).
+fn internal_host(raw: &str) -> Result<String, String> {
+    let host = raw.trim().trim_start_matches('[').trim_end_matches(']');
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let plain = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'));
+    let is_ip = host.parse::<IpAddr>().is_ok();
+    match plain && (is_ip || !host.contains(':')) {
+        true => Ok(host),
+        false => Err(format!(
+            "`{raw}` is not a host name or an IP address; write the host alone, e.g. \"intranet.example\" or \"10.0.0.5\" (no scheme, port or path)"
+        )),
+    }
+}
+
 /// Parse a configuration from a string; relative paths resolve against `base_dir`.
 pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, ConfigError> {
     let (dir, rel) = relative_to(base_dir);
@@ -263,10 +283,11 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
             message: "no tasks: add at least one [[task]] with name, kind and top".into(),
         });
     }
-    let library = match raw_library {
+    let mut library: super::LibrarySettings = match raw_library {
         Some(l) => super::library::library_settings(l).map_err(|(span, m)| reader.at(span, m))?,
         None => Default::default(),
     };
+    library.internal_hosts = settings.internal_hosts.clone();
     let config = Config {
         source: None,
         settings,
@@ -393,6 +414,11 @@ impl Reader<'_> {
             })?;
             resolve.insert(host.to_ascii_lowercase(), ip);
         }
+        let internal_hosts = raw
+            .internal_hosts
+            .iter()
+            .map(|h| internal_host(h.get_ref()).map_err(|m| self.at(Some(h.span()), m)))
+            .collect::<Result<Vec<_>, _>>()?;
         let requests = raw
             .requests
             .into_iter()
@@ -498,6 +524,7 @@ impl Reader<'_> {
             },
             schedule: schedule(&raw.schedule).map_err(|(span, m)| self.at(Some(span), m))?,
             resolve,
+            internal_hosts,
         })
     }
 

@@ -270,6 +270,11 @@ pub struct Settings {
     pub schedule: Option<spinneret_core::schedule::Schedule>,
     /// Host names resolved to fixed addresses instead of DNS (like curl's `--resolve`).
     pub resolve: BTreeMap<String, IpAddr>,
+    /// Hosts of this machine or its network that may be checked whatever
+    /// led to them (`internal_hosts`): a library pointer, a link on a page
+    /// from elsewhere, a redirect. Others there are reached only from the
+    /// user's own tops and the pages on this machine or network.
+    pub internal_hosts: Vec<String>,
     /// Headers and basic authentication for the requests under a prefix
     /// (`[[request]]`), the passwords read at load.
     pub requests: Vec<spinneret_crawl::fetch::RequestRule>,
@@ -297,9 +302,11 @@ impl Settings {
                 idle_per_site: self.per_site_connections,
                 resolve: self.resolve.clone(),
                 max_body: self.max_body,
-                // A crawl checks what its tasks reach, intranets included;
-                // a collection asks for public addresses where it must.
+                // A crawl checks what its tasks reach, intranets included,
+                // holding to the address rule what pages from elsewhere
+                // lead to; a collection does the same per request.
                 public_only: false,
+                internal_hosts: self.internal_hosts.clone(),
                 requests: self.requests.clone(),
                 root_dir: self
                     .root_dir
@@ -415,6 +422,7 @@ impl Default for Settings {
             mail: MailSettings::default(),
             schedule: None,
             resolve: BTreeMap::new(),
+            internal_hosts: Vec::new(),
             requests: Vec::new(),
         }
     }

@@ -477,6 +477,15 @@ async fn operate(
     } else {
         f.fields().text(kind).map(|t| vec![t])
     };
+    // What the spider will request may not be on the server's network.
+    let texts = texts.and_then(|texts| {
+        for t in &texts {
+            if let Some(u) = &t.url {
+                lib.reachable(u)?;
+            }
+        }
+        Ok(texts)
+    });
     let texts = match texts {
         Ok(t) => t,
         Err(Invalid(e)) => return again(&op, e).await,
@@ -623,7 +632,11 @@ async fn edit(
         Ok(p) => p,
         Err(e) => return refused(&v, e, "/library"),
     };
-    let text = match f.fields().text(p.kind) {
+    let text = f.fields().text(p.kind).and_then(|t| match &t.url {
+        Some(u) => lib.reachable(u).map(|()| t),
+        None => Ok(t),
+    });
+    let text = match text {
         Ok(t) => t,
         Err(Invalid(e)) => return again(StatusCode::UNPROCESSABLE_ENTITY, e).await,
     };
@@ -818,7 +831,7 @@ async fn follow(
         Err(e) => return refused(&v, e, "/library"),
     };
     let back = format!("/library/{}", p.parent.unwrap_or(p.id));
-    let to = match input::url("new URL", f.get("to")) {
+    let to = match input::url("new URL", f.get("to")).and_then(|u| lib.reachable(&u).map(|()| u)) {
         Ok(u) => u,
         Err(Invalid(e)) => {
             return message(&v, StatusCode::UNPROCESSABLE_ENTITY, "Not done", &e, &back);

@@ -32,6 +32,9 @@ pub struct Library {
     store: HeldStore,
     pub(super) guard: Guard,
     title: String,
+    /// The hosts of this machine or its network a posting may point at
+    /// (`internal_hosts`).
+    internal_hosts: Vec<String>,
 }
 
 impl Library {
@@ -41,18 +44,42 @@ impl Library {
     }
 
     /// The library of `store` (its root made, titled `title`, when the
-    /// store has none), with `moderators` (name, argon2id hash).
+    /// store has none), with `moderators` (name, argon2id hash); postings
+    /// may point at the `internal_hosts` of this machine or its network
+    /// and at no other such address.
     pub fn new(
         mut store: Store,
         title: &str,
         moderators: Vec<(String, String)>,
+        internal_hosts: Vec<String>,
     ) -> Result<Library, LibraryError> {
         store.library_root(title)?;
         Ok(Library {
             store: HeldStore::new(store),
             guard: Guard::new(moderators),
             title: title.to_string(),
+            internal_hosts,
         })
+    }
+
+    /// Refuse a posted `url` (as [`super::input::url`] keeps it) that
+    /// names this machine or its network (`localhost`, a loopback,
+    /// private, shared, link-local or unspecified address, however
+    /// written), unless the operator allows its host (`internal_hosts`):
+    /// anyone may post, and the spider requests what is posted. Names
+    /// that resolve there are refused when the spider resolves them.
+    pub(super) fn reachable(&self, url: &str) -> Result<(), super::input::Invalid> {
+        let Ok(u) = url::Url::parse(url) else {
+            return Ok(());
+        };
+        let host = u.host_str().unwrap_or("");
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        if !spinneret_core::urls::local_host(&u) || self.internal_hosts.iter().any(|h| h == bare) {
+            return Ok(());
+        }
+        Err(super::input::Invalid(format!(
+            "`{url}` is on the server's own machine or network ({host}), which postings may not point at; point at a public address"
+        )))
     }
 }
 

@@ -58,6 +58,10 @@ pub struct ReportSummary {
     pub failures: Vec<(String, PluginFailure)>,
     /// Findings per task, in the order found.
     pub findings: Vec<(String, usize)>,
+    /// Reporters whose writes the file system refused (a full disk, a
+    /// read-only directory), for which task, with the first refusal: the
+    /// report stage has not done its work.
+    pub unwritten: Vec<(String, String)>,
 }
 
 /// How many results or comparisons one plugin call hands over.
@@ -360,7 +364,11 @@ pub fn run_reporters(
             findings,
             failures,
             written,
+            unwritten,
         } = std::mem::take(&mut reports[t]);
+        summary
+            .unwritten
+            .extend(unwritten.into_iter().map(|u| (task.name.clone(), u)));
         for f in &failures {
             tracing::error!("{}: {f}", task.name);
         }
@@ -417,6 +425,8 @@ struct TaskReport {
     failures: Vec<PluginFailure>,
     /// Its reporters that wrote their report.
     written: Vec<String>,
+    /// Its reporters whose writes the file system refused, and why.
+    unwritten: Vec<String>,
 }
 
 /// Run the detectors and reporters of the tasks in `groups` (places in
@@ -959,9 +969,11 @@ fn report_share(
                 task,
                 written,
                 failures,
+                unwritten,
             } = reply
             {
                 out[task].written = written;
+                out[task].unwritten = unwritten;
                 for f in failures {
                     out[task]
                         .findings

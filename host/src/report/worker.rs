@@ -89,6 +89,8 @@ pub enum Reply {
         written: Vec<String>,
         /// The reporters that failed.
         failures: Vec<PluginFailure>,
+        /// The reporters that could not write their report, and why.
+        unwritten: Vec<String>,
     },
     /// The worker panicked: no more replies come from it. (Its reader
     /// shares the reply channel with other workers, which keep it open, so
@@ -129,6 +131,9 @@ struct TaskWork<'c> {
     /// Its reporters' live sessions.
     sessions: Vec<ReporterSession>,
     written: Vec<String>,
+    /// Its reporters whose writes the file system refused, each with the
+    /// first refusal.
+    unwritten: Vec<String>,
 }
 
 /// A worker: its plugins and its tasks.
@@ -192,7 +197,7 @@ impl<'c> Worker<'c> {
             }
             Work::Finish(t) => {
                 let mut task = self.tasks.remove(&t)?;
-                for session in std::mem::take(&mut task.sessions) {
+                for mut session in std::mem::take(&mut task.sessions) {
                     let name = session.name().to_string();
                     let started = std::time::Instant::now();
                     match session.finish() {
@@ -205,13 +210,19 @@ impl<'c> Worker<'c> {
                             );
                             task.written.push(name);
                         }
-                        Err(f) => task.failures.push(f),
+                        Err(f) => {
+                            if let Some(e) = session.unwritten() {
+                                task.unwritten.push(format!("{name}: {e}"));
+                            }
+                            task.failures.push(f);
+                        }
                     }
                 }
                 return Some(Reply::Reported {
                     task: t,
                     written: task.written,
                     failures: task.failures,
+                    unwritten: task.unwritten,
                 });
             }
         }
@@ -227,6 +238,7 @@ impl<'c> Worker<'c> {
             failures: Vec::new(),
             sessions: Vec::new(),
             written: Vec::new(),
+            unwritten: Vec::new(),
         };
         let mut reports = false;
         let mut needs = DetectorNeeds::empty();
@@ -354,7 +366,10 @@ impl<'c> Worker<'c> {
             match call(&mut task.sessions[i]) {
                 Ok(()) => i += 1,
                 Err(f) => {
-                    task.sessions.remove(i);
+                    let session = task.sessions.remove(i);
+                    if let Some(e) = session.unwritten() {
+                        task.unwritten.push(format!("{}: {e}", session.name()));
+                    }
                     task.failures.push(f);
                 }
             }

@@ -4,6 +4,11 @@
 //!   kernel's backlog until one closes (no file descriptor is spent on
 //!   them, so the server never runs out of descriptors for its store and
 //!   index);
+//! - at most [`Limits::per_client`] of them from one client (an IPv4
+//!   address, an IPv6 /64): a client's further connections are answered
+//!   503 with `Retry-After` and closed at once ([`Clients`]), so one
+//!   client, however many connections it opens and however slowly it
+//!   talks on them, leaves room for the others;
 //! - each given [`Limits::header_timeout`] to send a request's head: a
 //!   client that connects and sends nothing, trickles its headers a byte
 //!   at a time, or keeps an idle connection open between requests is
@@ -50,6 +55,8 @@ pub const DRAIN: Duration = Duration::from_secs(5);
 pub struct Limits {
     /// Connections open at once.
     pub connections: usize,
+    /// Connections open at once from one client.
+    pub per_client: usize,
     /// How long a client has to send a request's head, and how long an
     /// idle connection stays open.
     pub header_timeout: Duration,
@@ -63,6 +70,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             connections: 256,
+            per_client: 32,
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
         }
@@ -79,6 +87,7 @@ pub async fn serve(
     stop: impl Future<Output = ()>,
 ) {
     let permits = Arc::new(tokio::sync::Semaphore::new(limits.connections.max(1)));
+    let clients = Clients::new(limits.per_client);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -106,6 +115,12 @@ pub async fn serve(
             () = &mut stop => break,
         };
         let _ = stream.set_nodelay(true);
+        let Some(client) = clients.admit(peer.ip()) else {
+            // The client holds its share already: told so, and closed.
+            drop(permit);
+            tokio::spawn(turn_away(stream));
+            continue;
+        };
         let router = router.clone();
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             let mut request = request.map(Body::new);
@@ -118,6 +133,7 @@ pub async fn serve(
             if let Err(e) = connection.await {
                 tracing::debug!("connection from {peer}: {e}");
             }
+            drop(client);
             drop(permit);
         });
     }
@@ -131,6 +147,90 @@ pub async fn serve(
             humantime::format_duration(DRAIN)
         );
     }
+}
+
+/// The connections each client holds, against [`Limits::per_client`].
+#[derive(Clone)]
+struct Clients {
+    held: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+    cap: usize,
+}
+
+/// One connection counted against its client until dropped.
+struct ClientSlot {
+    clients: Clients,
+    key: std::net::IpAddr,
+}
+
+impl Clients {
+    fn new(cap: usize) -> Clients {
+        Clients {
+            held: Default::default(),
+            cap: cap.max(1),
+        }
+    }
+
+    /// Who `ip` is, as the bound counts clients: an IPv4 address (an
+    /// IPv4-mapped IPv6 one as that), or an IPv6 address's /64 (one
+    /// machine is given a whole /64 to pick addresses from).
+    fn key(ip: std::net::IpAddr) -> std::net::IpAddr {
+        match ip {
+            std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => v4.into(),
+                None => {
+                    let s = v6.segments();
+                    std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0).into()
+                }
+            },
+            v4 => v4,
+        }
+    }
+
+    /// A slot for one more connection of `ip`'s client, unless it holds
+    /// its share already.
+    fn admit(&self, ip: std::net::IpAddr) -> Option<ClientSlot> {
+        let key = Clients::key(ip);
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let n = held.entry(key).or_insert(0);
+        if *n >= self.cap {
+            return None;
+        }
+        *n += 1;
+        Some(ClientSlot {
+            clients: self.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut held = self.clients.held.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = held.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// Answer a connection past its client's share: 503, when to come back,
+/// and closed; a client that does not take the answer within a second is
+/// just closed.
+async fn turn_away(mut stream: TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    const BODY: &str =
+        "this client has as many connections open as one client may; try again shortly\n";
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n{BODY}",
+        BODY.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 /// A listener on `addr` with room for 1,024 connections waiting to be

@@ -108,6 +108,7 @@ pub fn serve(
             .into_iter()
             .map(|m| (m.name, m.password_hash))
             .collect(),
+        library.internal_hosts,
     )?);
     crate::wwww::refresh_index(&store, index_dir, &mut |m| eprintln!("{m}"))?;
     let Some(index) = SearchIndex::open(index_dir)? else {
@@ -208,6 +209,19 @@ fn router(
         .with_state(app)
 }
 
+/// 413 for a body larger than `largest`, the connection closed.
+fn too_large(largest: usize) -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        [(header::CONNECTION, "close")],
+        format!(
+            "the request's body is larger than any form here takes ({} KiB)\n",
+            largest / 1024
+        ),
+    )
+        .into_response()
+}
+
 /// A request's body must arrive whole within `deadline` (the idle
 /// timeout): a client trickling a form's body a byte at a time holds its
 /// connection no longer (408). The body is read here, up to the largest
@@ -228,6 +242,25 @@ async fn within(
         return next.run(request).await;
     }
     let largest = crate::library::request::MAX_FORM;
+    // A body no route takes is answered at once, unread: a client that
+    // declares gigabytes does not hold its connection while it sends them.
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if request.method() != axum::http::Method::POST
+        || !request.uri().path().starts_with("/library/")
+    {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::CONNECTION, "close"), (header::ALLOW, "GET, HEAD")],
+            "only the library's forms take a request body (POST /library/…)\n",
+        )
+            .into_response();
+    }
+    if declared.is_some_and(|n| n > largest as u64) {
+        return too_large(largest);
+    }
     let (parts, body) = request.into_parts();
     match tokio::time::timeout(deadline, axum::body::to_bytes(body, largest)).await {
         Ok(Ok(bytes)) => {
@@ -235,15 +268,7 @@ async fn within(
             next.run(request).await
         }
         // The one failure a client still listening can meet: the bound.
-        Ok(Err(_)) => (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            [(header::CONNECTION, "close")],
-            format!(
-                "the request's body is larger than any form here takes ({} KiB)\n",
-                largest / 1024
-            ),
-        )
-            .into_response(),
+        Ok(Err(_)) => too_large(largest),
         Err(_) => (
             StatusCode::REQUEST_TIMEOUT,
             [(header::CONNECTION, "close")],

@@ -1658,3 +1658,70 @@ fn a_store_given_as_a_url_is_refused_and_nothing_is_made() {
         .collect();
     assert_eq!(made, ["c.toml"]);
 }
+
+/// A password file that never ends (`/dev/zero`, named by mistake or by
+/// someone who may edit the configuration) is read to 4 KiB and refused
+/// at once, for a `[[request]]` and for the store: it grew the process
+/// to 15 GB before.
+#[test]
+fn an_endless_password_file_is_refused_after_one_bounded_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pw.toml");
+    let task = "[[task]]\nname = \"x\"\nkind = \"site\"\ntop = \"http://a.example/\"\n";
+    let why = "its first line is longer than 4096 bytes; a password file holds the password alone on its first line";
+    std::fs::write(
+        &path,
+        format!("[[request]]\nprefix = \"http://a.example/\"\nusername = \"me\"\npassword_file = \"/dev/zero\"\n\n{task}"),
+    )
+    .unwrap();
+    let said = expect_refusal(&spinneret(&["crawl", path.to_str().unwrap()]), why);
+    assert!(
+        said.contains(&format!(
+            "{}:4:17: cannot read the password file /dev/zero",
+            path.display()
+        )),
+        "{said}"
+    );
+    std::fs::write(
+        &path,
+        format!("store = \"postgres://me@127.0.0.1:9/spin\"\nstore_password_file = \"/dev/zero\"\n{task}"),
+    )
+    .unwrap();
+    let out = spinneret(&["crawl", path.to_str().unwrap()]);
+    let said = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains(why), "{said}");
+}
+
+/// A configuration error found in a file the configuration names (an
+/// avoid file or a sites file that cannot be read) stops the run before
+/// the store is touched: no store made, no run left `running`.
+#[test]
+fn a_bad_avoid_or_sites_file_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.toml");
+    let task = "[[task]]\nname = \"x\"\nkind = \"site\"\ntop = \"http://a.example/\"\n";
+    std::fs::write(
+        dir.path().join("avoid.txt"),
+        "Avoid http://a.example/x not-a-date\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("sites.txt"), "not a sites line\n").unwrap();
+    for setting in [
+        "avoid_files = [\"avoid.txt\"]",
+        "system_sites = [\"sites.txt\"]",
+        "avoid_files = [\"missing.txt\"]",
+    ] {
+        std::fs::write(&path, format!("store = \"s.db\"\n{setting}\n{task}")).unwrap();
+        let out = spinneret(&["crawl", path.to_str().unwrap()]);
+        let said = expect_exit(&out, 2);
+        assert!(
+            !dir.path().join("s.db").exists(),
+            "{setting}: the store was made ({said})"
+        );
+        assert!(
+            !dir.path().join("s.db.lock").exists(),
+            "{setting}: a lock was left"
+        );
+    }
+}

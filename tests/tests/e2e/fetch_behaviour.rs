@@ -189,7 +189,12 @@ fn a_response_that_is_not_http_is_a_protocol_error() {
     });
     let target = format!("http://127.0.0.1:{port}/x");
     let web = TestWeb::start(web_with(&[&target], vec![]));
-    let setup = Setup::new(&web, &format!("retries = 0\n{TASK}"));
+    // The server is on this machine, linked from a page from elsewhere:
+    // the operator names it, or it would not be requested.
+    let setup = Setup::new(
+        &web,
+        &format!("retries = 0\ninternal_hosts = [\"127.0.0.1\"]\n{TASK}"),
+    );
     setup.crawl();
     let r = &setup.results()[&target];
     assert_eq!(r.category, Category::Broken);

@@ -214,6 +214,10 @@ impl Engine<'_> {
                 return;
             }
         };
+        if urls::local_host(&from) && self.sites.is_open_url(&from) {
+            // A redirect on the user's own machine or network may stay there.
+            self.sites.open_host(&next);
+        }
         let site = self.sites.site_of(&next);
         job.request = next;
         job.validators = None;

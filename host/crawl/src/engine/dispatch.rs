@@ -25,6 +25,7 @@ impl Engine<'_> {
     /// Start one request for site `s` (or settle queued work without one); true when it may go on.
     pub(super) fn dispatch_one(&mut self, s: u32, now: Instant) -> bool {
         match self.sites.robots_turn(s, now) {
+            RobotsTurn::Read if !self.sites.is_open(s) && self.address_refused(s) => {}
             RobotsTurn::Read => {
                 self.start_robots(s, now);
                 return false;
@@ -127,6 +128,7 @@ impl Engine<'_> {
                 body: job.body,
                 extra_headers: Vec::new(),
                 keep_headers: false,
+                public_only: !self.sites.is_open(s),
             };
             let fetcher = self.fetcher.clone();
             let hooks = self.plugins.hooks().cloned();
@@ -190,9 +192,23 @@ impl Engine<'_> {
         Progress::add(&self.progress.in_flight, 1);
         let fetcher = self.fetcher.clone();
         let tx = self.tx.clone();
+        let public_only = !self.sites.is_open(s);
         tokio::spawn(async move {
-            let _ = tx.send(worker::robots(fetcher, s, url).await);
+            let _ = tx.send(worker::robots(fetcher, s, url, public_only).await);
         });
+    }
+
+    /// Whether the address rule keeps the run from site `s` by its host
+    /// alone (`localhost`, a local address in the URL), and if so, mark
+    /// the site refused: nothing of it is requested, robots.txt included.
+    fn address_refused(&mut self, s: u32) -> bool {
+        match self.fetcher.address_refusal(self.sites.origin(s)) {
+            Some(refusal) => {
+                self.sites.refuse(s, refusal.to_string());
+                true
+            }
+            None => false,
+        }
     }
 
     // ----- completions --------------------------------------------------------------------

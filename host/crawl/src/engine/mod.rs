@@ -65,6 +65,10 @@ struct TaskRt {
     info: spinneret_plugin_host::bindings::host::types::TaskInfo,
     /// How far it has traversed, against its bounds.
     traversal: Traversal,
+    /// Whether its pages are written by anyone (the library's summary
+    /// pages, from postings): their links never open a host to this
+    /// machine or its network, however local the pages are themselves.
+    hostile_pages: bool,
 }
 
 impl TaskRt {
@@ -232,7 +236,11 @@ impl<'a> Engine<'a> {
                 more_tops,
                 info: spinneret_plugin_host::reporter::task_info(&t.record),
                 traversal: Traversal::new(t.bounds),
+                hostile_pages: t.kind() == spinneret_core::model::TaskKind::Library,
             });
+            // The user named the top: its host may be on their own machine
+            // or network. Further tops (the library's) are anyone's.
+            engine.sites.open_host(t.top);
             engine.stats.push(TaskSummary {
                 name: t.name().to_string(),
                 ..TaskSummary::default()
@@ -464,6 +472,8 @@ impl<'a> Engine<'a> {
         if e.referrer.is_none() {
             e.referrer = referrer;
         }
+        self.open_if_led_from_here(t, u, referrer);
+        let e = self.frontier.get_mut(u);
         let mut request = true;
         match decision {
             Decision::NotChecked(r)
@@ -498,6 +508,25 @@ impl<'a> Engine<'a> {
             self.done_queue.push_back(u);
         } else {
             self.want(u);
+        }
+    }
+
+    /// The address rule: a link from a page on this machine or its network
+    /// (a local file, `localhost`, a local address) of a task whose pages
+    /// are the user's lets the linked host be there too; a link from a
+    /// page from elsewhere does not, so its site's requests connect only to
+    /// public addresses.
+    fn open_if_led_from_here(&mut self, t: usize, u: UrlIdx, referrer: Option<UrlIdx>) {
+        let Some(r) = referrer else {
+            return;
+        };
+        if self.tasks[t].hostile_pages {
+            return;
+        }
+        let page = &self.frontier.get(r).url;
+        if urls::local_host(page) && self.sites.is_open_url(page) {
+            let url = self.frontier.get(u).url.clone();
+            self.sites.open_host(&url);
         }
     }
 

@@ -56,6 +56,10 @@ pub struct FetchSettings {
     /// The cookie jar the crawl's requests send from and keep into
     /// (`cookie_jar`, `--cookie-jar`), if any.
     pub cookies: Option<cookies::CookieJar>,
+    /// Hosts of this machine or its network the operator allows whatever
+    /// led to them (`internal_hosts`): names as written in URLs, or
+    /// addresses. Not held to the address rule.
+    pub internal_hosts: Vec<String>,
 }
 
 /// What is sent with every request under a URL prefix: headers, and HTTP
@@ -160,6 +164,10 @@ pub struct FetchRequest {
     /// Keep every response header as received in
     /// [`FetchResponse::raw_headers`] (for an archive of the exchange).
     pub keep_headers: bool,
+    /// Hold it to the address rule: a page from elsewhere led to it, so it
+    /// may not reach this machine or its network
+    /// ([`Fetcher::address_refusal`], [`public_dns::PublicOnly`]).
+    pub public_only: bool,
 }
 
 /// The response headers the crawler keeps.
@@ -235,6 +243,12 @@ pub enum FetchError {
     /// Anything else the HTTP layer reported.
     #[error("request failed: {0}")]
     Other(String),
+    /// The address rule: a URL that a page from elsewhere led to names
+    /// this machine or its network (by its host, or by every address its
+    /// name resolves to), and the request was not made. The reason says
+    /// which address and how to allow it.
+    #[error("{0}")]
+    AddressRule(String),
     /// A fetch-hook plugin vetoed the request; the reason is its.
     #[error("{0}")]
     Vetoed(String),
@@ -253,6 +267,7 @@ impl FetchError {
                 | FetchError::Vetoed(_)
                 | FetchError::NoSuchHost(_)
                 | FetchError::Local(_)
+                | FetchError::AddressRule(_)
         )
     }
 }
@@ -260,13 +275,33 @@ impl FetchError {
 /// Sends requests for the crawler.
 #[derive(Clone)]
 pub struct Fetcher {
+    /// Connects wherever a name resolves (the user's own URLs).
     client: reqwest::Client,
+    /// Connects only to public addresses ([`public_dns::PublicOnly`]): for
+    /// the requests a page from elsewhere led to
+    /// ([`FetchRequest::public_only`]).
+    public: reqwest::Client,
+    /// Whether every request is held to the address rule
+    /// ([`FetchSettings::public_only`]).
+    public_only: bool,
     timeout: Duration,
     requests: std::sync::Arc<[RequestRule]>,
     root_dir: Option<std::sync::Arc<url::Url>>,
     /// The real paths of the directories local files may be read from
     /// (see [`Fetcher::with_local_roots`]); empty: no bound.
     local_roots: std::sync::Arc<[std::path::PathBuf]>,
+    /// The names given fixed addresses (`resolve`) and the operator's
+    /// `internal_hosts`: the user's word, not held to the address rule.
+    own_hosts: std::sync::Arc<[String]>,
+}
+
+/// A host as [`Fetcher::own_host`] compares it: lower-case, without the
+/// brackets of an IPv6 address or a final dot.
+fn own_host(host: &str) -> String {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim_end_matches('.')
+        .to_ascii_lowercase()
 }
 
 /// What went wrong in the HTTP exchange itself, when that is what happened:
@@ -370,28 +405,44 @@ impl Fetcher {
                 })?,
             );
         }
-        let mut builder = reqwest::Client::builder()
-            .user_agent(settings.user_agent.clone())
-            .default_headers(headers)
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(settings.connect_timeout)
-            .timeout(settings.timeout)
-            .pool_max_idle_per_host(settings.idle_per_site.max(1))
-            .pool_idle_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true);
-        if settings.public_only {
-            builder = builder.dns_resolver(public_dns::PublicOnly);
-        }
-        for (host, ip) in &settings.resolve {
-            builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));
-        }
-        if let Some(jar) = &settings.cookies {
-            builder = builder.cookie_provider(jar.provider());
-        }
-        Ok(Fetcher {
-            client: builder
+        let build = |public_only: bool| {
+            let mut builder = reqwest::Client::builder()
+                .user_agent(settings.user_agent.clone())
+                .default_headers(headers.clone())
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(settings.connect_timeout)
+                .timeout(settings.timeout)
+                .pool_max_idle_per_host(settings.idle_per_site.max(1))
+                .pool_idle_timeout(Duration::from_secs(30))
+                .tcp_nodelay(true);
+            if public_only {
+                builder = builder.dns_resolver(public_dns::PublicOnly);
+            }
+            for (host, ip) in &settings.resolve {
+                builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));
+            }
+            if let Some(jar) = &settings.cookies {
+                builder = builder.cookie_provider(jar.provider());
+            }
+            builder
                 .build()
-                .map_err(|e| crate::CrawlError::Client(e.to_string()))?,
+                .map_err(|e| crate::CrawlError::Client(e.to_string()))
+        };
+        let public = build(true)?;
+        let client = match settings.public_only {
+            true => public.clone(),
+            false => build(false)?,
+        };
+        Ok(Fetcher {
+            client,
+            public,
+            public_only: settings.public_only,
+            own_hosts: settings
+                .resolve
+                .keys()
+                .chain(&settings.internal_hosts)
+                .map(|h| own_host(h))
+                .collect(),
             timeout: settings.timeout,
             requests: settings.requests.clone().into(),
             root_dir: settings.root_dir.clone().map(std::sync::Arc::new),
@@ -418,6 +469,26 @@ impl Fetcher {
         roots.dedup();
         self.local_roots = roots.into();
         self
+    }
+
+    /// Why the address rule refuses `url` by its host alone, if it does:
+    /// `localhost` or an address of this machine or its network written
+    /// in the URL (a name is judged on what it resolves to, when the
+    /// connection is made). Names given fixed addresses are the user's.
+    pub fn address_refusal(&self, url: &Url) -> Option<FetchError> {
+        let host = url.host_str()?;
+        if url.scheme() == "file" || self.own_host(url) {
+            return None;
+        }
+        spinneret_core::urls::local_host(url)
+            .then(|| FetchError::AddressRule(public_dns::refusal(host, None)))
+    }
+
+    /// Whether `url`'s host is the user's own word: given a fixed address
+    /// (`resolve`) or allowed by `internal_hosts`.
+    pub fn own_host(&self, url: &Url) -> bool {
+        url.host_str()
+            .is_some_and(|h| self.own_hosts.iter().any(|o| *o == own_host(h)))
     }
 
     /// The root of a local tree that root-relative references of its
@@ -452,12 +523,20 @@ impl Fetcher {
         if req.url.scheme() == "file" {
             return file::fetch(req, max_body, &self.local_roots).await;
         }
+        let public_only = (self.public_only || req.public_only) && !self.own_host(&req.url);
+        if public_only && let Some(refusal) = self.address_refusal(&req.url) {
+            return Err(refusal);
+        }
         let start = Instant::now();
         let method = match req.method {
             Method::Head => reqwest::Method::HEAD,
             Method::Get => reqwest::Method::GET,
         };
-        let mut rb = self.client.request(method, req.url.clone());
+        let client = match public_only {
+            true => &self.public,
+            false => &self.client,
+        };
+        let mut rb = client.request(method, req.url.clone());
         if let Some(r) = &req.referrer
             && r.scheme() != "file"
         {
@@ -551,7 +630,9 @@ impl Fetcher {
     }
 
     fn map_err(&self, e: &reqwest::Error) -> FetchError {
-        if e.is_timeout() {
+        if let Some(local) = public_dns::local_address(e) {
+            FetchError::AddressRule(local.to_string())
+        } else if e.is_timeout() {
             FetchError::Timeout(self.timeout)
         } else if e.is_connect() && no_such_host(e) {
             FetchError::NoSuchHost(chain(e))

@@ -14,17 +14,49 @@ use std::net::SocketAddr;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PublicOnly;
 
+/// The address rule's refusal of `host` (which resolves to `address`,
+/// when a name's lookup found it): what it is, and how the operator
+/// allows it.
+pub fn refusal(host: &str, address: Option<std::net::IpAddr>) -> String {
+    let what = match address {
+        Some(ip) => format!("{host} resolves to {ip}, "),
+        None => format!("{host} is "),
+    };
+    format!(
+        "not requested: {what}on this machine or its network, which a page from elsewhere may not reach (to check it, name the host in `internal_hosts`)"
+    )
+}
+
+/// The address rule refused a name: every address it resolves to is of
+/// this machine or its network. The resolver's error, found again in the
+/// HTTP layer's error chain ([`local_address`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LocalAddress(pub String);
+
+/// The address rule's refusal inside `e`'s chain, if that is what failed.
+pub fn local_address<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a LocalAddress> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(local) = err.downcast_ref::<LocalAddress>() {
+            return Some(local);
+        }
+        cur = err.source();
+    }
+    None
+}
+
 /// Keep the public addresses of `name`'s `found` ones: an error naming
 /// the first local one when none is public.
-pub fn public_addresses(name: &str, found: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, String> {
+pub fn public_addresses(
+    name: &str,
+    found: Vec<SocketAddr>,
+) -> Result<Vec<SocketAddr>, LocalAddress> {
     let (local, public): (Vec<SocketAddr>, Vec<SocketAddr>) = found
         .into_iter()
         .partition(|a| spinneret_core::urls::local_ip(a.ip()));
     match (public.is_empty(), local.first()) {
-        (true, Some(l)) => Err(format!(
-            "{name} resolves to {}, on this machine or its network, which a page from elsewhere may not reach",
-            l.ip()
-        )),
+        (true, Some(l)) => Err(LocalAddress(refusal(name, Some(l.ip())))),
         _ => Ok(public),
     }
 }
@@ -62,6 +94,7 @@ mod tests {
             requests: Vec::new(),
             root_dir: None,
             cookies: None,
+            internal_hosts: Vec::new(),
         })
         .unwrap();
         let req = FetchRequest {
@@ -72,6 +105,7 @@ mod tests {
             body: BodyWanted::Always(1024),
             extra_headers: Vec::new(),
             keep_headers: false,
+            public_only: false,
         };
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -97,11 +131,7 @@ mod tests {
         let url = format!("http://localhost:{port}/");
         assert_eq!(get(false, &url), Ok(204));
         let refused = get(true, &url).unwrap_err();
-        assert!(
-            refused.contains("localhost resolves to 127.0.0.1, on this machine or its network")
-                || refused.contains("localhost resolves to ::1, on this machine or its network"),
-            "{refused}"
-        );
+        assert!(refused == super::refusal("localhost", None), "{refused}");
     }
 
     #[test]
@@ -111,12 +141,15 @@ mod tests {
             public_addresses(
                 "mixed.example",
                 vec![a("127.0.0.1:0"), a("93.184.215.14:0")]
-            ),
-            Ok(vec![a("93.184.215.14:0")])
+            )
+            .unwrap(),
+            vec![a("93.184.215.14:0")]
         );
         assert_eq!(
-            public_addresses("rebind.example", vec![a("[::ffff:10.0.0.7]:0")]),
-            Err("rebind.example resolves to ::ffff:10.0.0.7, on this machine or its network, which a page from elsewhere may not reach".into())
+            public_addresses("rebind.example", vec![a("[::ffff:10.0.0.7]:0")])
+                .unwrap_err()
+                .to_string(),
+            "not requested: rebind.example resolves to ::ffff:10.0.0.7, on this machine or its network, which a page from elsewhere may not reach (to check it, name the host in `internal_hosts`)"
         );
     }
 }

@@ -34,6 +34,12 @@ pub enum RobotsFetch {
         /// The status.
         status: u16,
     },
+    /// Not requested: the address rule keeps the run from the site (its
+    /// robots.txt included); the reason says why.
+    Refused {
+        /// Why.
+        reason: String,
+    },
     /// 5xx or a network failure: try later.
     Unavailable {
         /// What happened.
@@ -74,8 +80,9 @@ pub fn cache_lifetime(
 /// `max-age` would name a date past what HTTP dates can say).
 const MAX_LIFETIME: u64 = 3650 * 86_400;
 
-/// Fetch the robots.txt at `url`, following redirects.
-pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
+/// Fetch the robots.txt at `url`, following redirects; held to the
+/// address rule when `public_only` (its site was led to from elsewhere).
+pub async fn fetch_robots(fetcher: &Fetcher, url: Url, public_only: bool) -> RobotsFetch {
     let mut url = url;
     for _ in 0..=MAX_ROBOTS_HOPS {
         let req = FetchRequest {
@@ -86,9 +93,13 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url) -> RobotsFetch {
             body: BodyWanted::Always(MAX_ROBOTS_BYTES),
             extra_headers: Vec::new(),
             keep_headers: false,
+            public_only,
         };
         let resp = match fetcher.fetch(&req, MAX_ROBOTS_BYTES).await {
             Ok(r) => r,
+            Err(crate::fetch::FetchError::AddressRule(reason)) => {
+                return RobotsFetch::Refused { reason };
+            }
             Err(e) => {
                 return RobotsFetch::Unavailable {
                     reason: e.to_string(),

@@ -31,8 +31,10 @@ pub struct HttpAnswer {
 /// site's turn counts toward the plugin's time per call).
 pub trait HostHttp: Send + Sync {
     /// GET `url` politely, or say why not (robots.txt, an avoid rule, a
-    /// network failure), in a message the plugin can show.
-    fn get(&self, url: &Url) -> Result<HttpAnswer, String>;
+    /// network failure), in a message the plugin can show; given up at
+    /// `deadline`, the end of the plugin's time for the call it is making
+    /// (the sandbox's clock does not run while the host works).
+    fn get(&self, url: &Url, deadline: std::time::Instant) -> Result<HttpAnswer, String>;
 }
 
 /// The fetcher lent to the plugins of a run whose grants name hosts.
@@ -62,11 +64,13 @@ impl http::Host for PluginState {
                 self.name
             )));
         };
-        Ok(fetcher.get(&url).map(|answer| http::Response {
-            status: answer.status,
-            content_type: answer.content_type,
-            truncated: answer.truncated,
-            body: answer.body,
-        }))
+        Ok(fetcher
+            .get(&url, self.deadline)
+            .map(|answer| http::Response {
+                status: answer.status,
+                content_type: answer.content_type,
+                truncated: answer.truncated,
+                body: answer.body,
+            }))
     }
 }

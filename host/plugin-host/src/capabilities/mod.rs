@@ -74,6 +74,10 @@ pub struct PluginState {
     kv: KvSpace,
     grants: Grants,
     http: Option<PluginHttp>,
+    /// When the call under way must end: its time allowance from when it
+    /// began ([`crate::sandbox::Sandbox::arm`]); host calls that block
+    /// (the `http` capability) are given up then.
+    pub deadline: std::time::Instant,
 }
 
 impl PluginState {
@@ -98,6 +102,7 @@ impl PluginState {
             kv,
             grants: grants.clone(),
             http,
+            deadline: std::time::Instant::now() + grants.time,
         }
     }
 }

@@ -17,20 +17,35 @@ pub struct OutputDir {
     written: u64,
     /// Whether a write past the cap was refused.
     pub exceeded: bool,
+    /// The first write the file system refused (a full disk, a read-only
+    /// directory): the report cannot be whole, whatever the plugin does
+    /// with the error it was handed.
+    pub unwritten: Option<String>,
     /// Files being appended to, by the plugin's path: where the new version
     /// grows, and the file open on it.
     pending: HashMap<String, (PathBuf, std::fs::File)>,
+    /// The whole files written in this report, removed again if it is
+    /// never finished (a failed reporter's output is no report).
+    made: Vec<PathBuf>,
+    /// Whether the report was finished ([`OutputDir::commit`]).
+    committed: bool,
 }
 
 impl OutputDir {
-    /// The directory `root` (created on first write), capped at `cap` bytes.
+    /// The directory `root` (created on first write), capped at `cap`
+    /// bytes. What a report of another process left there unfinished (it
+    /// was killed) is removed first: see [`sweep`].
     pub fn new(root: PathBuf, cap: u64) -> OutputDir {
+        sweep(&root);
         OutputDir {
             root,
             cap,
             written: 0,
             exceeded: false,
+            unwritten: None,
             pending: HashMap::new(),
+            made: Vec::new(),
+            committed: false,
         }
     }
 
@@ -46,6 +61,29 @@ impl OutputDir {
             ));
         }
         Ok(self.root.join(p))
+    }
+
+    /// `r` with its error said as `what` (e.g. "cannot write index.html");
+    /// an error of the file system itself (full, read-only, over quota,
+    /// not permitted, failing) is noted as the report's
+    /// [`OutputDir::unwritten`].
+    fn io<T>(&mut self, r: std::io::Result<T>, what: &str) -> Result<T, String> {
+        use std::io::ErrorKind as K;
+        r.map_err(|e| {
+            let said = format!("{what}: {e}");
+            let of_the_disk = matches!(
+                e.kind(),
+                K::StorageFull
+                    | K::QuotaExceeded
+                    | K::ReadOnlyFilesystem
+                    | K::PermissionDenied
+                    | K::FileTooLarge
+            ) || e.raw_os_error() == Some(5); // EIO
+            if of_the_disk && self.unwritten.is_none() {
+                self.unwritten = Some(said.clone());
+            }
+            said
+        })
     }
 
     /// Count `bytes` more against the cap; past it, the call traps (not an
@@ -103,13 +141,12 @@ impl OutputDir {
                 Ok(file) => {
                     self.pending.insert(path.to_string(), (tmp, file));
                 }
-                Err(e) => return Ok(Err(format!("cannot write {path}: {e}"))),
+                Err(e) => return Ok(self.io(Err(e), &format!("cannot write {path}"))),
             }
         }
         let (_, file) = self.pending.get_mut(path).expect("inserted above");
-        Ok(file
-            .write_all(contents)
-            .map_err(|e| format!("cannot write {path}: {e}")))
+        let wrote = file.write_all(contents);
+        Ok(self.io(wrote, &format!("cannot write {path}")))
     }
 
     /// Add the new version of `part` to the end of the new version of
@@ -129,36 +166,95 @@ impl OutputDir {
             // An empty append starts `path`'s new version if need be.
             self.append(path, &[]).map_err(|e| e.to_string())??;
             let (_, to) = self.pending.get_mut(path).expect("started above");
-            from.seek(SeekFrom::Start(0))
+            let copied = from
+                .seek(SeekFrom::Start(0))
                 .and_then(|_| std::io::copy(&mut from, to))
-                .map(drop)
-                .map_err(|e| format!("cannot append {part} to {path}: {e}"))
+                .map(drop);
+            self.io(copied, &format!("cannot append {part} to {path}"))
         })();
         drop(from);
         let _ = std::fs::remove_file(&tmp);
         moved
     }
 
-    /// Put the new version of every file appended to in place of the old.
+    /// Put the new version of every file appended to in place of the
+    /// old; refused, with nothing put in place, when a write was refused
+    /// earlier (the report would be a part of one).
     pub fn commit(&mut self) -> Result<(), String> {
+        if let Some(e) = &self.unwritten {
+            return Err(e.clone());
+        }
+        self.committed = true;
         for (path, (tmp, file)) in std::mem::take(&mut self.pending) {
             drop(file);
             let target = self.resolve(&path)?;
-            std::fs::rename(&tmp, &target).map_err(|e| {
+            let put = std::fs::rename(&tmp, &target);
+            if put.is_err() {
                 let _ = std::fs::remove_file(&tmp);
-                format!("cannot write {path}: {e}")
-            })?;
+            }
+            self.io(put, &format!("cannot write {path}"))?;
         }
         Ok(())
     }
 }
 
 impl Drop for OutputDir {
-    /// New versions never committed (the reporter failed) are thrown away.
+    /// New versions never committed (the reporter failed) are thrown
+    /// away, and so are the whole files it wrote.
     fn drop(&mut self) {
         for (_, (tmp, file)) in self.pending.drain() {
             drop(file);
             let _ = std::fs::remove_file(tmp);
+        }
+        if !self.committed {
+            for f in self.made.drain(..) {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+    }
+}
+
+/// How deep [`sweep`] looks below an output directory, and how many
+/// entries it reads at most.
+const SWEEP_DEPTH: usize = 8;
+const SWEEP_ENTRIES: usize = 100_000;
+
+/// Remove what reports of other processes left in `root` unfinished: the
+/// new versions of appended files (`.NAME.pending-PID`) and the files a
+/// whole write had not yet put in place (`NAME.tmp-PID`), for every PID
+/// but this process's (whose reports are still being written). Only one
+/// run writes a store's reports at a time, so another PID's are a killed
+/// run's. Symbolic links are not followed.
+pub fn sweep(root: &Path) {
+    let me = std::process::id().to_string();
+    let leftover = |name: &str| {
+        let pid = match name.strip_prefix('.') {
+            Some(hidden) => hidden.rsplit_once(".pending-").map(|(_, pid)| pid),
+            None => None,
+        }
+        .or_else(|| name.rsplit_once(".tmp-").map(|(_, pid)| pid));
+        pid.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p != me)
+    };
+    let mut dirs = vec![(root.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > SWEEP_ENTRIES {
+                return;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            if kind.is_dir() && depth < SWEEP_DEPTH {
+                dirs.push((entry.path(), depth + 1));
+            } else if kind.is_file() && leftover(&name.to_string_lossy()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
         }
     }
 }
@@ -176,15 +272,20 @@ impl output::Host for PluginState {
             Err(e) => return Ok(Err(e)),
         };
         out.spend(contents.len())?;
+        let tmp = target.with_extension(format!("tmp-{}", std::process::id()));
         let result = (|| -> std::io::Result<()> {
             if let Some(dir) = target.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            let tmp = target.with_extension(format!("tmp-{}", std::process::id()));
             std::fs::write(&tmp, &contents)?;
             std::fs::rename(&tmp, &target)
         })();
-        Ok(result.map_err(|e| format!("cannot write {path}: {e}")))
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        } else if !out.made.contains(&target) {
+            out.made.push(target);
+        }
+        Ok(out.io(result, &format!("cannot write {path}")))
     }
 
     fn append(&mut self, path: String, contents: Vec<u8>) -> wasmtime::Result<Result<(), String>> {
@@ -239,8 +340,9 @@ impl output::Host for PluginState {
             Ok(pair) => pair,
             Err(e) => return Ok(Err(e)),
         };
-        Ok(std::fs::rename(from, to)
-            .map_err(|e| format!("cannot rename {source} to {destination}: {e}")))
+        let renamed = std::fs::rename(from, to);
+        let out = self.output.as_mut().expect("checked above");
+        Ok(out.io(renamed, &format!("cannot rename {source} to {destination}")))
     }
 }
 

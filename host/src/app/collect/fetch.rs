@@ -105,7 +105,7 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<
         }
         let validators = job.validators.clone().filter(|_| hops.is_empty());
         let request = request_headers(http, &at, validators.as_ref());
-        let response = match http.fetch(&at, validators.clone(), true, job.public_only) {
+        let response = match http.fetch(&at, validators.clone(), true, job.public_only, None) {
             Ok(r) => r,
             Err(e) => return end(hops, e),
         };

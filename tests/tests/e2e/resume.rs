@@ -287,3 +287,102 @@ fn a_crawl_killed_in_its_report_stage_writes_its_reports_on_resume() {
     assert!(index.contains("missing.html"));
     assert!(setup.path().join("reports/A/report.jsonl").exists());
 }
+
+/// A full disk in the report stage: the stage fails with a clear message
+/// and exit 2, the run stays `crawled` and unmailed, and `--resume` writes
+/// the reports once there is room, without asking the web again. (The
+/// output directory is a 4 KiB tmpfs in a mount namespace of the run's
+/// own, made with `unshare`.)
+#[test]
+fn a_full_disk_in_the_report_stage_fails_the_run_and_resume_writes_the_reports() {
+    let web = TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n",
+    );
+    let out_dir = setup.path().join("reports/A");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let out = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg(r#"mount -t tmpfs -o size=4k tmpfs "$1" && shift && exec "$@""#)
+        .arg("sh")
+        .arg(&out_dir)
+        .arg(env!("CARGO_BIN_EXE_spinneret-e2e"))
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .output()
+        .expect("run unshare");
+    let said = common::expect_exit(&out, 2);
+    assert!(
+        said.contains("the report stage could not write its reports:"),
+        "{said}"
+    );
+    assert!(said.contains("No space left on device"), "{said}");
+    assert!(
+        said.contains("stays crawled, its results kept and no mail sent: make room (or make the output directory writable), then run the same command with --resume to write the reports"),
+        "{said}"
+    );
+    let run = setup.store().last_run().unwrap().unwrap();
+    assert_eq!(run.status, "crawled");
+    // The tmpfs went with the namespace: nothing was written here.
+    assert!(!out_dir.join("index.html").exists());
+
+    web.clear_log();
+    let out = common::crawl(&setup, &["--resume"]);
+    common::expect_exit(&out, 1);
+    assert!(web.requests().is_empty());
+    let again = setup.store().last_run().unwrap().unwrap();
+    assert_eq!((again.id, again.status.as_str()), (run.id, "finished"));
+    let index = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+    assert!(index.contains("missing.html"), "{index}");
+}
+
+/// What a failed or killed report left is removed by the next run: the
+/// new versions a killed run was appending (`.NAME.pending-PID`) and the
+/// whole files it had not put in place (`NAME.tmp-PID`), at any depth; and
+/// a reporter cut off at its output cap leaves none of its files.
+#[test]
+fn what_a_failed_or_killed_report_left_is_removed() {
+    let web = TestWeb::start(spinneret_tests::fixtures::maintenance_web());
+    let flood = format!(
+        "\n[[plugin]]\nname = \"flood\"\nsource = {:?}\noutput = \"1MiB\"\n[plugin.config]\nbehave = \"flood\"\n",
+        env!("TEST_PLUGIN_HOSTILE_REPORTER")
+    );
+    let setup = Setup::new(
+        &web,
+        &format!(
+            "[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\n{flood}"
+        ),
+    );
+    let out_dir = setup.path().join("reports/A");
+    std::fs::create_dir_all(out_dir.join("sub")).unwrap();
+    let left = [
+        ".index.html.pending-4194301",
+        ".report.jsonl.pending-4194301",
+        "sub/.documents.part.pending-77",
+        "index.html.tmp-4194301",
+    ];
+    let kept = [".notes.pending-me", "mine.tmp-draft", "sub/keep.txt"];
+    for f in left.iter().chain(&kept) {
+        std::fs::write(out_dir.join(f), "x").unwrap();
+    }
+    let out = common::crawl(&setup, &[]);
+    common::expect_exit(&out, 1);
+    for f in left {
+        assert!(!out_dir.join(f).exists(), "{f} was left");
+    }
+    for f in kept {
+        assert!(out_dir.join(f).exists(), "{f} was removed");
+    }
+    // The flood reporter was cut off at its cap: none of its files stay,
+    // and the other reporters' reports are whole.
+    let mut names: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') || n.contains("pending"))
+        .collect();
+    names.sort();
+    assert!(names.iter().all(|n| !n.starts_with("flood-")), "{names:?}");
+    assert!(out_dir.join("index.html").exists() && out_dir.join("report.jsonl").exists());
+}

@@ -379,3 +379,53 @@ fn a_misconfigured_plugin_stops_the_crawl_before_it_starts() {
         );
     }
 }
+
+/// A plugin's time per call holds while it waits on the host's `http`:
+/// with `time = "1s"`, a fetch of a page that answers after ten minutes is
+/// given up when the second is over, and the plugin is cut off (before,
+/// the report stage waited for the page, or the fetch's own timeout).
+#[test]
+fn a_plugins_time_limit_holds_through_its_http_calls() {
+    use spinneret_tests::server::Route;
+    let web = TestWeb::start(maintenance_web().site(
+        "slow.example",
+        spinneret_tests::server::Site::new().route(
+            "/never.html",
+            Route::Delay(
+                std::time::Duration::from_secs(600),
+                Box::new(Route::html("late")),
+            ),
+        ),
+    ));
+    let urls = [web.url("slow.example", "/never.html")];
+    let text = format!(
+        "timeout = \"900s\"\n\n[[task]]\nname = \"A\"\nkind = \"site\"\ntop = \"http://a.example:{{PORT}}/index.html\"\ndefault_plugins = false\n\n[[plugin]]\nname = \"fetcher\"\nsource = \"{HOSTILE}\"\nhosts = [\"slow.example\"]\ntime = \"1s\"\n[plugin.config]\nbehave = \"fetch\"\nurls = {urls:?}\n"
+    );
+    let setup = Setup::new(&web, &text);
+    let mut child = common::command()
+        .args(["-q", "crawl"])
+        .arg(&setup.config_path)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A watchdog, not a measurement: the page answers in ten minutes.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the report stage waited on the plugin's fetch past its time limit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", common::text(&out.stderr));
+    let failures = common::plugin_failures(&setup);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].1, "fetcher");
+    assert!(
+        failures[0]
+            .2
+            .contains("cut off after its time limit of 1s per call"),
+        "{failures:?}"
+    );
+}

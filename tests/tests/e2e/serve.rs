@@ -260,3 +260,84 @@ fn what_is_added_to_the_store_while_serving_is_found() {
     }
     assert_eq!(total(), 1);
 }
+
+/// One client (one address) holds at most `--max-connections-per-client`
+/// connections: past them it is answered 503 with Retry-After and closed
+/// at once, and another client is served however many connections the
+/// first keeps open or trickles on (before, 256 kept-alive connections of
+/// one client starved every other).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_take_every_connection_from_the_others() {
+    let (_d, s) = served(&[
+        "--max-connections",
+        "8",
+        "--max-connections-per-client",
+        "3",
+        "--header-timeout",
+        "60s",
+    ]);
+    let addr: std::net::SocketAddr = s.base.trim_start_matches("http://").parse().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let mut c = connect(&s);
+        c.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+        held.push(c);
+    }
+    // Twenty more from the same client: each told to come back, and closed.
+    for _ in 0..20 {
+        let mut c = connect(&s);
+        let answer = read_to_close(&mut c);
+        assert!(
+            answer.starts_with("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n"),
+            "{answer}"
+        );
+        assert!(answer.ends_with(
+            "this client has as many connections open as one client may; try again shortly\n"
+        ));
+    }
+    // Another client (another loopback address) is answered at once.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+    let other = socket.connect(addr).await.unwrap().into_std().unwrap();
+    other.set_nonblocking(false).unwrap();
+    other
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut other = other;
+    other.write_all(REQUEST).unwrap();
+    let answer = read_to_close(&mut other);
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    // The first client's share comes back as its connections close.
+    held.pop();
+    let mut c = connect(&s);
+    c.write_all(REQUEST).unwrap();
+    let answer = read_to_close(&mut c);
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+}
+
+/// A body no route takes, or one declared larger than any form, is
+/// answered at once without being read (before, a POST declaring 10 GB
+/// held its connection for the whole idle timeout).
+#[test]
+fn a_body_that_cannot_be_taken_is_refused_at_once() {
+    let (_d, s) = served(&["--idle-timeout", "120s"]);
+    for (request, status) in [
+        (
+            "POST /api/search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10000000000\r\n\r\nq=",
+            "HTTP/1.1 405 Method Not Allowed\r\n",
+        ),
+        (
+            "PUT / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nab",
+            "HTTP/1.1 405 Method Not Allowed\r\n",
+        ),
+        (
+            "POST /library/1/point HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10000000000\r\n\r\ntitle=",
+            "HTTP/1.1 413 Payload Too Large\r\n",
+        ),
+    ] {
+        let mut c = connect(&s);
+        c.write_all(request.as_bytes()).unwrap();
+        let answer = read_to_close(&mut c);
+        assert!(answer.starts_with(status), "{request}: {answer}");
+    }
+}

@@ -55,7 +55,8 @@ pub enum Route {
         /// What is actually sent before the break.
         body: Bytes,
     },
-    /// The inner route's body, gzip-compressed with `Content-Encoding: gzip`.
+    /// The inner route's body, gzip-compressed with `Content-Encoding: gzip`
+    /// (`…, gzip` over an inner route's own coding).
     Gzip(Box<Route>),
     /// A body that never ends (zeros, sent as long as the client reads),
     /// declaring `declared` bytes: a 10 GB image, say.
@@ -554,9 +555,16 @@ fn respond<'a>(
                     flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
                 enc.write_all(&bytes).unwrap();
                 let gz = enc.finish().unwrap();
-                parts
-                    .headers
-                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                // Over a coding already applied, the codings are listed in
+                // the order applied (`gzip, gzip`).
+                let coding = match parts.headers.get(header::CONTENT_ENCODING) {
+                    Some(before) => format!("{}, gzip", before.to_str().unwrap_or("")),
+                    None => "gzip".to_string(),
+                };
+                parts.headers.insert(
+                    header::CONTENT_ENCODING,
+                    HeaderValue::from_str(&coding).unwrap(),
+                );
                 parts
                     .headers
                     .insert(header::CONTENT_LENGTH, HeaderValue::from(gz.len()));

@@ -104,6 +104,30 @@ pub fn finish_progress(handle: Option<tokio::task::JoinHandle<()>>) {
 /// or hide a line from the person reading (an `ESC [2J` in a title).
 pub struct Shown<'a>(pub &'a str);
 
+/// [`Shown`], and cut after [`Clipped::MAX`] bytes with a note of how much
+/// is left out: a URL or a message of a megabyte is one screenful of a
+/// line, not thousands (`--json` gives it whole).
+pub struct Clipped<'a>(pub &'a str);
+
+impl Clipped<'_> {
+    /// The most bytes of the text shown.
+    pub const MAX: usize = 300;
+}
+
+impl std::fmt::Display for Clipped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.0;
+        if s.len() <= Clipped::MAX {
+            return Shown(s).fmt(f);
+        }
+        let mut end = Clipped::MAX;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        write!(f, "{}… ({} more bytes)", Shown(&s[..end]), s.len() - end)
+    }
+}
+
 impl std::fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut rest = self.0;

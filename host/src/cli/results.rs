@@ -3,7 +3,7 @@
 //! The JSON Lines schema is `spinneret.result/1`; see `docs/results-json.md`. Fields are
 //! only ever added within a schema version.
 
-use super::output::Shown;
+use super::output::Clipped;
 use serde::Serialize;
 use spinneret_core::model::{Category, CheckResult};
 use spinneret_store::{Referrers, Store};
@@ -52,10 +52,10 @@ fn write_referrers(out: &mut dyn Write, referrers: &Referrers, url: &str) -> std
     let all = referrers.of(url);
     let n = all.len();
     for (document, text) in all.take(REFERRERS_SHOWN) {
-        let document = Shown(document);
+        let document = Clipped(document);
         match text.is_empty() {
             true => writeln!(out, "{indent}from {document}")?,
-            false => writeln!(out, "{indent}from {document} (\"{}\")", Shown(text))?,
+            false => writeln!(out, "{indent}from {document} (\"{}\")", Clipped(text))?,
         }
     }
     if n > REFERRERS_SHOWN {
@@ -184,9 +184,9 @@ fn write_row(out: &mut dyn Write, r: &CheckResult, role: Option<&str>) -> std::i
         r.category.as_str(),
         status,
         r.method.unwrap_or("-"),
-        Shown(&r.url),
+        Clipped(&r.url),
         role,
-        Shown(&detail)
+        Clipped(&detail)
     )
 }
 
@@ -226,7 +226,7 @@ pub fn write_broken_fragments(
         found.len()
     )?;
     for (link, page, message) in found.iter().take(PROBLEMS_SHOWN) {
-        let (link, message, page) = (Shown(link), Shown(message), Shown(page));
+        let (link, message, page) = (Clipped(link), Clipped(message), Clipped(page));
         writeln!(out, "{link}\n    {message}\n    from {page}")?;
     }
     if found.len() > PROBLEMS_SHOWN {

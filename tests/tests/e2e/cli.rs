@@ -1725,3 +1725,43 @@ fn a_bad_avoid_or_sites_file_touches_nothing() {
         );
     }
 }
+
+/// A URL of a megabyte is shown cut, with how much is left out, in the
+/// crawl's closing list and in `results`: before, it was printed twice in
+/// full (a line of 2 MB); `results --json` keeps it whole.
+#[test]
+fn a_huge_url_is_shown_cut_in_the_summary() {
+    let long = format!("/{}", "a".repeat(1 << 20));
+    let web = TestWeb::start(Web::new().site(
+        "a.example",
+        Site::new().page(
+            "/index.html",
+            &page("Home", Some("T"), &format!("<a href=\"{long}\">long</a>")),
+        ),
+    ));
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"T\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n",
+    );
+    let out = command()
+        .arg("crawl")
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    let longest = stdout.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 1000, "a line of {longest} bytes");
+    let url = web.url("a.example", &long);
+    let shown = &url[..300];
+    assert!(
+        stdout.contains(&format!("{shown}… ({} more bytes)", url.len() - 300)),
+        "{}",
+        &stdout[..stdout.len().min(2000)]
+    );
+    let out = command()
+        .args(["results", "--json", "-c"])
+        .arg(&setup.config_path)
+        .output()
+        .unwrap();
+    assert!(text(&out.stdout).contains(&url));
+}

@@ -512,3 +512,50 @@ fn a_slow_site_does_not_stall_the_others() {
         "the fast site waited for the slow one"
     );
 }
+
+/// A body sent with stacked codings (`Content-Encoding: gzip, gzip`) is
+/// decoded layer by layer, the cap holding for each: before, the HTTP
+/// client left it compressed and it was stored and parsed as such (no
+/// title, no links); and a stack of bombs stops at the cap.
+#[test]
+fn stacked_content_codings_are_decoded_within_the_cap() {
+    let twice = |r: Route| Route::Gzip(Box::new(Route::Gzip(Box::new(r))));
+    let bomb = format!(
+        "<html><body>{}<a href=\"/never.html\">x</a></body></html>",
+        " ".repeat(20 << 20)
+    );
+    let web = TestWeb::start(web_with(
+        &["/twice.html", "/bombs.html"],
+        vec![
+            (
+                "/twice.html",
+                twice(Route::html(page(
+                    "Twice compressed",
+                    None,
+                    r#"<a href="/inner.html">inner</a>"#,
+                ))),
+            ),
+            ("/inner.html", Route::html(page("Inner", None, ""))),
+            ("/bombs.html", twice(Route::html(bomb))),
+        ],
+    ));
+    let setup = Setup::new(&web, &format!("max_body = \"1MiB\"\n{TASK}"));
+    setup.crawl();
+    let results = setup.results();
+    let store = setup.store();
+    let doc = store
+        .document(&web.url("a.example", "/twice.html"))
+        .unwrap()
+        .expect("parsed as a document");
+    assert_eq!(doc.title.as_deref(), Some("Twice compressed"));
+    assert_eq!(
+        results[&web.url("a.example", "/inner.html")].category,
+        Category::Ok
+    );
+    let r = &results[&web.url("a.example", "/bombs.html")];
+    assert_eq!(
+        (r.category, r.truncated, r.size),
+        (Category::Ok, true, Some(1 << 20))
+    );
+    assert!(web.methods("a.example", "/never.html").is_empty());
+}

@@ -7,6 +7,7 @@
 //! stops at the cap. `file://` URLs are served from the local file system.
 
 pub mod cookies;
+mod decode;
 mod file;
 pub mod politeness;
 pub mod public_dns;
@@ -586,6 +587,8 @@ impl Fetcher {
                 .collect(),
             false => Vec::new(),
         };
+        // The client removes Content-Encoding when it decodes the body.
+        let still_encoded = header_str(h, header::CONTENT_ENCODING);
         let status = resp.status().as_u16();
         let cap = match req.body {
             _ if req.method == Method::Head || !(200..300).contains(&status) => None,
@@ -614,7 +617,22 @@ impl Fetcher {
                 }
                 buf.extend_from_slice(&chunk);
             }
-            let bytes = buf.freeze();
+            let mut bytes = buf.freeze();
+            // Codings the HTTP client left undone (it decodes one, not a stack).
+            if let Some(coding) = still_encoded.as_ref().filter(|_| !truncated) {
+                match decode::decode(coding, &bytes, cap) {
+                    Ok(Some((decoded, cut))) => {
+                        bytes = decoded.into();
+                        truncated |= cut;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        return Err(FetchError::Body(format!(
+                            "the body is not what its Content-Encoding ({coding}) says: {e}"
+                        )));
+                    }
+                }
+            }
             let untyped = headers.content_type.is_none() && req.body == BodyWanted::IfHtml;
             if !untyped || sniff_html(&bytes) {
                 body = Some(Body { bytes, truncated });

@@ -43,9 +43,12 @@ pub fn format_iso8601(unix: i64) -> String {
     )
 }
 
-/// Whole days from `from` to `to` (negative when `to` is earlier).
+/// Calendar days (in UTC, as HTTP dates are written) from `from` to `to`,
+/// negative when `to` is earlier: 0 on the same day, 1 from any time of
+/// one day to any time of the next (23:59 to 00:01 included), whatever
+/// the hours between.
 pub fn days_between(from: i64, to: i64) -> i64 {
-    (to - from).div_euclid(86_400)
+    to.div_euclid(86_400) - from.div_euclid(86_400)
 }
 
 /// The current time as an HTTP date (natively: the system clock).
@@ -64,6 +67,12 @@ mod tests {
         assert_eq!(parse("not a date"), None);
         assert_eq!(days_between(0, 86_400 * 3 + 5), 3);
         assert_eq!(days_between(86_400, 0), -1);
+        // Calendar days: yesterday 23:59 is a day ago at 00:01, and 24
+        // hours from now is tomorrow.
+        let midnight = 86_400 * 10;
+        assert_eq!(days_between(midnight - 60, midnight + 60), 1);
+        assert_eq!(days_between(midnight + 60, midnight + 86_000), 0);
+        assert_eq!(days_between(midnight + 3_600, midnight + 3_600 + 86_400), 1);
     }
 
     #[test]

@@ -55,12 +55,18 @@ pub fn reuse(
 }
 
 /// The validators of `cached` for a request by GET (`get`) or HEAD: none
-/// when it has none, or when a GET would be answered 304 on the strength
-/// of a HEAD (whose result holds no document).
+/// when it has none, when they are another resource's (it redirected), or
+/// when a GET would be answered 304 on the strength of a HEAD (whose
+/// result holds no document).
 pub fn validators(cached: &CachedResult, get: bool) -> Option<Validators> {
-    let usable = !get
-        || (cached.is_document || cached.result.method == Some("GET"))
-            && !cached.doc_predates_fragments;
+    // After a redirect the stored validators are the target's: sent to the
+    // URL that redirected, they would ask about another resource (and a
+    // 304 from it would keep "moved" for a URL that answers again).
+    let own = cached.result.redirects.is_empty();
+    let usable = own
+        && (!get
+            || (cached.is_document || cached.result.method == Some("GET"))
+                && !cached.doc_predates_fragments);
     let v = Validators {
         etag: cached.result.etag.clone(),
         last_modified: cached.result.last_modified.clone(),

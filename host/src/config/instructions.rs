@@ -17,7 +17,9 @@
 //! ```
 //!
 //! Global directives: `SystemAvoid`, `SystemSites`, `AvoidFile`, `SitesFile`,
-//! `SitesCheck DAYS`. Each `<Site`, `<Tree` or `<Owner` block is a task with
+//! `SitesCheck DAYS`, and spinneret's `MailServer HOST[:PORT]` (MOMspider
+//! handed mail to the local `sendmail`; spinneret speaks SMTP, to
+//! `localhost:25` unless this names another server). Each `<Site`, `<Tree` or `<Owner` block is a task with
 //! `Name`, `TopURL` (both required), `IndexURL`, `IndexFile`, `IndexTitle`,
 //! `EmailAddress`, `EmailBroken`, `EmailChanged DAYS`, `EmailExpired DAYS`
 //! and any number of `Exclude PREFIX`; a line holding only `>` ends it.
@@ -31,12 +33,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use url::Url;
 
-const GLOBAL: [&str; 5] = [
+const GLOBAL: [&str; 6] = [
     "SystemAvoid",
     "SystemSites",
     "AvoidFile",
     "SitesFile",
     "SitesCheck",
+    "MailServer",
 ];
 const TASK: [&str; 10] = [
     "Name",
@@ -50,6 +53,32 @@ const TASK: [&str; 10] = [
     "EmailExpired",
     "Exclude",
 ];
+
+/// `MailServer HOST[:PORT]`: the SMTP server the owners' mail goes to
+/// (plain SMTP, port 25 unless given; the TOML form's `[mail]` table says
+/// more: TLS, a user name and password).
+fn mail_server(value: &str) -> Result<(String, u16), String> {
+    let bad = || {
+        format!(
+            "`MailServer` takes a host and an optional port (`mail.example.org` or `mail.example.org:2525`), not `{value}`"
+        )
+    };
+    let (host, port) = match value.rsplit_once(':') {
+        Some((h, p)) if !h.contains(':') || h.ends_with(']') => {
+            (h, p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(bad)?)
+        }
+        _ => (value, 25),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let plain = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'));
+    match plain {
+        true => Ok((host.to_string(), port)),
+        false => Err(bad()),
+    }
+}
 
 /// Whether `text` reads as an instruction file rather than TOML: its first
 /// line that is not blank or a comment opens a task block or starts with a
@@ -209,7 +238,7 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
                 ));
             }
             (Some(d), _, None) => {
-                let once = matches!(*d, "AvoidFile" | "SitesFile" | "SitesCheck");
+                let once = matches!(*d, "AvoidFile" | "SitesFile" | "SitesCheck" | "MailServer");
                 if once && !seen_global.insert(d.to_string()) {
                     return Err(at(line_no, format!("`{d}` is given twice")));
                 }
@@ -233,6 +262,12 @@ pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Con
                         avoid_file_line = line_no;
                     }
                     "SitesFile" => settings.sites_file = Some(rel(need_value(d)?)),
+                    "MailServer" => {
+                        let (server, port) =
+                            mail_server(need_value(d)?).map_err(|m| at(line_no, m))?;
+                        settings.mail.server = server;
+                        settings.mail.port = port;
+                    }
                     _ => {
                         let n = days(d)?;
                         if !(1..=3650).contains(&n) {

@@ -158,7 +158,8 @@ impl Notify {
     /// reader cannot follow either.
     pub fn wants(&self, kind: &str) -> bool {
         match kind {
-            "broken" | "blocked" => self.broken,
+            // A link to a place not in its page is broken for its reader.
+            "broken" | "blocked" | "broken-fragment" => self.broken,
             "moved" => self.moved,
             "recently-modified" => self.changed,
             "expiring" => self.expired,

@@ -6,9 +6,13 @@ use std::fmt::Write;
 use url::Url;
 
 /// The kinds mailed, in order, with their headings (as in the index).
-const SECTIONS: [(&str, &str); 5] = [
+const SECTIONS: [(&str, &str); 6] = [
     ("broken", "Broken links"),
     ("blocked", "Blocked links (the server refused the robot)"),
+    (
+        crate::report::fragments::BROKEN_FRAGMENT_KIND,
+        "Broken fragments (the page is there, the place the link names is not)",
+    ),
     ("moved", "Moved documents"),
     ("recently-modified", "Recently modified documents"),
     ("expiring", "Expiring documents"),

@@ -216,10 +216,12 @@ impl Drop for ClientSlot {
 }
 
 /// Answer a connection past its client's share: 503, when to come back,
-/// and closed; a client that does not take the answer within a second is
-/// just closed.
+/// and closed. What the client sends first (its request's head, up to
+/// 8 KiB) is read and dropped, so that an HTTP client reads an answer to
+/// its request rather than one that came before it; a client that takes
+/// more than a second over all this is just closed.
 async fn turn_away(mut stream: TcpStream) {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     const BODY: &str =
         "this client has as many connections open as one client may; try again shortly\n";
     let answer = format!(
@@ -227,6 +229,14 @@ async fn turn_away(mut stream: TcpStream) {
         BODY.len()
     );
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut head = [0u8; 8192];
+        let mut got = 0;
+        while got < head.len() && !head[..got].windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut head[got..]).await? {
+                0 => break,
+                n => got += n,
+            }
+        }
         stream.write_all(answer.as_bytes()).await?;
         stream.shutdown().await
     })

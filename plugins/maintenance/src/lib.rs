@@ -155,16 +155,11 @@ impl Maintenance {
         if left > i64::from(task.expiring_days) * DAY {
             return None;
         }
-        let message = if left < 0 {
-            format!(
-                "expired {} ago ({expires}){owner}",
-                plural(dates::days_between(t, now), "day")
-            )
-        } else {
-            format!(
-                "expires in {} ({expires}){owner}",
-                plural(dates::days_between(now, t), "day")
-            )
+        let message = match (left < 0, dates::days_between(now, t)) {
+            (true, 0) => format!("expired today ({expires}){owner}"),
+            (true, days) => format!("expired {} ago ({expires}){owner}", plural(-days, "day")),
+            (false, 0) => format!("expires today ({expires}){owner}"),
+            (false, days) => format!("expires in {} ({expires}){owner}", plural(days, "day")),
         };
         Some(finding("expiring", r, message, Severity::Warning))
     }
@@ -373,7 +368,56 @@ mod tests {
             )]
         );
         doc.expires = Some(dates::format(NOW + 30 * DAY));
-        assert!(d.compare(&t, NOW, None, &snapshot(r, Some(doc))).is_empty());
+        assert!(
+            d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))
+                .is_empty()
+        );
+        // Calendar days: 24 hours from now is tomorrow (it said "in 0
+        // days"), an hour from now is today, an hour ago expired today.
+        for (at, said) in [
+            (
+                NOW + DAY,
+                "expires in 1 day (Mon, 07 Nov 1994 08:49:37 GMT); owner fielding",
+            ),
+            (
+                NOW + 3_600,
+                "expires today (Sun, 06 Nov 1994 09:49:37 GMT); owner fielding",
+            ),
+            (
+                NOW - 3_600,
+                "expired today (Sun, 06 Nov 1994 07:49:37 GMT); owner fielding",
+            ),
+        ] {
+            doc.expires = Some(dates::format(at));
+            assert_eq!(
+                kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), Some(doc.clone())))),
+                [("expiring", said)]
+            );
+        }
+    }
+
+    #[test]
+    fn modified_on_yesterdays_calendar_day_is_a_day_ago() {
+        let t = task("T", "http://a.example/");
+        let mut d = detector();
+        let mut r = result("http://a.example/x", Category::Ok);
+        // NOW is 08:49:37; 09:00 yesterday is under 24 hours ago.
+        r.last_modified = Some("Sat, 05 Nov 1994 09:00:00 GMT".into());
+        assert_eq!(
+            kinds(&d.compare(&t, NOW, None, &snapshot(r.clone(), None))),
+            [(
+                "recently-modified",
+                "modified 1 day ago (Sat, 05 Nov 1994 09:00:00 GMT)"
+            )]
+        );
+        r.last_modified = Some("Sun, 06 Nov 1994 00:10:00 GMT".into());
+        assert_eq!(
+            kinds(&d.compare(&t, NOW, None, &snapshot(r, None))),
+            [(
+                "recently-modified",
+                "modified today (Sun, 06 Nov 1994 00:10:00 GMT)"
+            )]
+        );
     }
 
     #[test]

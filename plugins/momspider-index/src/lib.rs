@@ -100,9 +100,34 @@ struct Task {
     /// The problems table: whether it is open, and the kind of its last
     /// rows with how many of them it shows.
     problems: (bool, Option<(String, u64)>),
-    /// The parts the documents and the change tables are written to.
+    /// The parts the documents and the change tables are written to: the
+    /// task's top document to a part of its own, so that the index lists it
+    /// first whatever its place in URL order (the seed's index starts from
+    /// the top), the others to the documents' part.
+    top_part: String,
     documents_part: String,
     changes_part: String,
+    /// The task's top URL, and whether the open document is it.
+    top: String,
+    open_is_top: bool,
+    /// Whether any document but the top was written (the SDK makes no
+    /// part of an empty append).
+    others: bool,
+}
+
+impl Task {
+    /// The part a document goes to: the top's, or the documents'.
+    fn part_of(&self, is_top: bool) -> &str {
+        match is_top {
+            true => &self.top_part,
+            false => &self.documents_part,
+        }
+    }
+
+    /// The part of the document open now.
+    fn open_part(&self) -> &str {
+        self.part_of(self.open_is_top)
+    }
 }
 
 /// A category as the index shows it (`not checked`) and as a class name
@@ -661,12 +686,16 @@ impl Reporter for MomspiderIndex {
             open_document: None,
             changes: None,
             problems: (false, None),
+            top_part: format!("{}.top.part", self.file),
             documents_part: format!("{}.documents.part", self.file),
             changes_part: format!("{}.changes.part", self.file),
+            top: task.top.clone(),
+            open_is_top: false,
+            others: false,
         };
         out.append(&self.file, head.as_bytes())?;
         out.append(
-            &t.documents_part,
+            &t.top_part,
             b"<section id=\"documents\">\n<h2>Documents</h2>\n",
         )?;
         self.task = Some(t);
@@ -687,6 +716,12 @@ impl Reporter for MomspiderIndex {
         let mut h = String::with_capacity(256 * (part.document.references.len() + 4));
         if t.open_document.map(|(n, _)| n) != Some(part.number) {
             t.close_document(&mut h);
+            if !h.is_empty() {
+                out.append(t.open_part(), h.as_bytes())?;
+                h.clear();
+            }
+            t.open_is_top = part.document.url == t.top;
+            t.others |= !t.open_is_top;
             let d = &part.document;
             let title = d.title.as_deref().unwrap_or(&d.url);
             let at = part.number as usize;
@@ -708,7 +743,7 @@ impl Reporter for MomspiderIndex {
         if part.last_part {
             t.close_document(&mut h);
         }
-        out.append(&t.documents_part, h.as_bytes())
+        out.append(t.open_part(), h.as_bytes())
     }
 
     fn on_finding(&mut self, f: TaskFinding, out: &mut dyn Output) -> Result<(), String> {
@@ -718,7 +753,7 @@ impl Reporter for MomspiderIndex {
             .ok_or("momspider-index: a finding before begin")?;
         let mut h = String::new();
         t.close_document(&mut h);
-        out.append(&t.documents_part, h.as_bytes())?;
+        out.append(t.open_part(), h.as_bytes())?;
         h.clear();
         t.problem_row(&mut h, &f);
         out.append(&self.file, h.as_bytes())?;
@@ -767,22 +802,50 @@ impl Reporter for MomspiderIndex {
         // The problems, then the documents, then the change tables.
         let mut h = String::new();
         t.close_document(&mut h);
-        out.append(&t.documents_part, h.as_bytes())?;
+        out.append(t.open_part(), h.as_bytes())?;
         h.clear();
         t.end_problems(&mut h);
         out.append(&self.file, h.as_bytes())?;
-        out.append_file(&self.file, &t.documents_part)?;
+        out.append_file(&self.file, &t.top_part)?;
+        if t.others {
+            out.append_file(&self.file, &t.documents_part)?;
+        }
         h.clear();
         t.changes_until(&mut h, None);
         h.push_str("</section>\n</body>\n</html>\n");
         out.append(&t.changes_part, h.as_bytes())?;
         out.append_file(&self.file, &t.changes_part)?;
         // Keep the one prior version of the index (the new one takes its
-        // place when this call returns).
+        // place when this call returns), its link to its own prior version
+        // (which is not kept) turned into one to the current index.
         if out.exists(&self.file) {
-            out.rename(&self.file, &self.prior)?;
+            match out
+                .read(&self.file)
+                .and_then(|old| String::from_utf8(old).ok())
+                .and_then(|old| self.as_prior(&old))
+            {
+                Some(prior) => out.write(&self.prior, prior.as_bytes())?,
+                None => out.rename(&self.file, &self.prior)?,
+            }
         }
         Ok(())
+    }
+}
+
+impl MomspiderIndex {
+    /// `index` (a version of this index) as the prior version: its
+    /// paragraph about its prior version says where the current one is
+    /// instead (before, the prior page linked to itself). `None` when it
+    /// has no such paragraph.
+    fn as_prior(&self, index: &str) -> Option<String> {
+        let start = index.find("<p id=\"prior\">")?;
+        let end = start + index[start..].find("</p>")? + "</p>".len();
+        Some(format!(
+            "{}<p id=\"prior\">This is the prior version of this index; the current one is <a rel=\"next\" href=\"{file}\">{file}</a> (older versions are not kept).</p>{}",
+            &index[..start],
+            &index[end..],
+            file = escape(&self.file),
+        ))
     }
 }
 
@@ -848,6 +911,49 @@ mod tests {
             findings,
         )
         .unwrap();
+    }
+
+    /// The task's top document comes first in the index, as in the
+    /// seed's, wherever it falls in URL order (a Tree task's top
+    /// `docs/index.html` after `docs/a.html`), with its number kept.
+    #[test]
+    fn the_top_document_is_listed_first() {
+        let mut h = ReporterHarness::<MomspiderIndex>::new("{}").unwrap();
+        let top = "http://a.example/docs/index.html";
+        let a = "http://a.example/docs/a.html";
+        let z = "http://a.example/docs/z.html";
+        h.run_task(
+            fixtures::run(784_111_777),
+            fixtures::task("T", top),
+            vec![
+                (fixtures::result(a, Category::Ok), Role::Document),
+                (fixtures::result(top, Category::Ok), Role::Document),
+                (fixtures::result(z, Category::Ok), Role::Document),
+            ],
+            vec![
+                fixtures::document(a, "A page", &[(top, RefKind::Anchor, "Up")]),
+                fixtures::document(top, "The top", &[(a, RefKind::Anchor, "A")]),
+                fixtures::document(z, "Z page", &[]),
+            ],
+            vec![],
+        )
+        .unwrap();
+        let html = h.output.text("index.html").unwrap();
+        let at = |title: &str| {
+            html.find(&format!(">{title}<"))
+                .unwrap_or_else(|| panic!("{title}: {html}"))
+        };
+        assert!(
+            at("The top") < at("A page") && at("A page") < at("Z page"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<section id=\"documents\">\n<h2>Documents</h2>\n<article"),
+            "{html}"
+        );
+        // Every part was put in place: no part file is left.
+        assert!(h.output.text("index.html.top.part").is_none());
+        assert!(h.output.text("index.html.documents.part").is_none());
     }
 
     /// A page's `javascript:` (or `data:`, `vbscript:`) link is shown as
@@ -1033,10 +1139,34 @@ mod tests {
         run_once(&mut h);
         let first = h.output.text("T.html").unwrap();
         run_once(&mut h);
-        assert_eq!(h.output.text("T.prior.html").unwrap(), first);
-        assert!(h.output.text("T.html").unwrap().contains(
+        // The first index, kept, says where the current one is.
+        const NOW_PRIOR: &str = "<p id=\"prior\">This is the prior version of this index; the current one is <a rel=\"next\" href=\"T.html\">T.html</a> (older versions are not kept).</p>";
+        assert_eq!(
+            h.output.text("T.prior.html").unwrap(),
+            first.replace(
+                "<p id=\"prior\">This is the first version of this index.</p>",
+                NOW_PRIOR
+            )
+        );
+        let second = h.output.text("T.html").unwrap();
+        assert!(second.contains(
             "<p id=\"prior\"><a rel=\"prev\" href=\"T.prior.html\">The prior version of this index</a></p>"
         ));
+        // The prior version does not link to itself: it says where the
+        // current one is.
+        run_once(&mut h);
+        let prior = h.output.text("T.prior.html").unwrap();
+        assert!(!prior.contains("href=\"T.prior.html\""), "{prior}");
+        assert!(prior.contains(
+            "<p id=\"prior\">This is the prior version of this index; the current one is <a rel=\"next\" href=\"T.html\">T.html</a> (older versions are not kept).</p>"
+        ), "{prior}");
+        assert_eq!(
+            prior.replace(
+                "<p id=\"prior\">This is the prior version of this index; the current one is <a rel=\"next\" href=\"T.html\">T.html</a> (older versions are not kept).</p>",
+                "<p id=\"prior\"><a rel=\"prev\" href=\"T.prior.html\">The prior version of this index</a></p>"
+            ),
+            second
+        );
     }
 
     #[test]

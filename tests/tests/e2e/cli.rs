@@ -66,7 +66,7 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
         ),
         format!("    from {} (\"A missing page\")", a("/index.html")),
         format!(
-            "broken       404 HEAD {} HTTP 404 Not Found",
+            "broken       404 GET  {} HTTP 404 Not Found",
             web.url("b.example", "/gone.html")
         ),
         format!("    from {} (\"B's gone page\")", a("/index.html")),
@@ -95,7 +95,7 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "run 2: 1 task, 18 requests, 4 broken, 1 blocked; store {}\n",
+            "run 2: 1 task, 19 requests, 4 broken, 1 blocked; store {}\n",
             setup.path().join("store.db").display()
         )
     );

@@ -212,13 +212,24 @@ fn head_refused_falls_back_to_get() {
             "/doc.pdf",
             Route::HeadStatus(405, Box::new(Route::file("application/pdf", "%PDF"))),
         )
-        .route("/cgi", Route::HeadStatus(501, Box::new(Route::status(404))));
+        .route("/cgi", Route::HeadStatus(501, Box::new(Route::status(404))))
+        // Frameworks that route GET alone answer HEAD 404 or 403.
+        .route(
+            "/app",
+            Route::HeadStatus(404, Box::new(Route::file("text/plain", "fine"))),
+        )
+        .route(
+            "/guarded",
+            Route::HeadStatus(403, Box::new(Route::file("text/plain", "fine"))),
+        )
+        .route("/gone", Route::status(404));
     let web = Web::new()
         .site(
             "a.example",
             Site::new().page(
                 "/index.html",
-                &page("Home", None, r#"<a href="http://b.example:{PORT}/doc.pdf">pdf</a> <a href="http://b.example:{PORT}/cgi">cgi</a>"#),
+                &page("Home", None, r#"<a href="http://b.example:{PORT}/doc.pdf">pdf</a> <a href="http://b.example:{PORT}/cgi">cgi</a>
+                    <a href="http://b.example:{PORT}/app">app</a> <a href="http://b.example:{PORT}/guarded">guarded</a> <a href="http://b.example:{PORT}/gone">gone</a>"#),
             ),
         )
         .site("b.example", refusing);
@@ -234,6 +245,25 @@ fn head_refused_falls_back_to_get() {
     );
     let cgi = &results[&web.url("b.example", "/cgi")];
     assert_eq!((cgi.category, cgi.status), (Category::Broken, Some(404)));
+    // An error to a HEAD is confirmed with a GET before it is reported.
+    for path in ["/app", "/guarded"] {
+        assert_eq!(
+            web.methods("b.example", path),
+            vec!["HEAD", "GET"],
+            "{path}"
+        );
+        let r = &results[&web.url("b.example", path)];
+        assert_eq!(
+            (r.category, r.method, r.status),
+            (Category::Ok, Some("GET"), Some(200)),
+            "{path}"
+        );
+    }
+    let gone = &results[&web.url("b.example", "/gone")];
+    assert_eq!(
+        (gone.category, gone.method, gone.status),
+        (Category::Broken, Some("GET"), Some(404))
+    );
 }
 
 #[test]

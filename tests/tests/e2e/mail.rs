@@ -348,3 +348,85 @@ fn links_behind_a_login_or_forbidden_are_mailed_as_blocked() {
         [a(&web, "/members.html"), a(&web, "/staff.html")]
     );
 }
+
+/// An instruction file names its mail server (`MailServer HOST:PORT`;
+/// before, its mail always went to localhost:25), and `EmailBroken` mail
+/// lists the links whose fragment names no place in their page (before,
+/// they were in the index and left out of the mail).
+#[test]
+fn an_instruction_file_names_its_mail_server_and_broken_fragments_are_mailed() {
+    use spinneret_tests::fixtures::page;
+    use spinneret_tests::server::{Site, Web};
+    let site = Site::new()
+        .page(
+            "/index.html",
+            &page(
+                "Home",
+                None,
+                r#"<a href="/about.html#team">The team</a> <a href="/about.html#history">History</a>"#,
+            ),
+        )
+        .page(
+            "/about.html",
+            &page("About", None, r#"<h2 id="history">History</h2>"#),
+        );
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let sink = SmtpSink::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mom.instructions");
+    std::fs::write(
+        &file,
+        format!(
+            "MailServer 127.0.0.1:{}\n<Site\n Name A\n TopURL http://127.0.0.1:{}/index.html\n IndexFile {}\n EmailAddress alice@a.example\n EmailBroken\n>\n",
+            sink.port(),
+            web.port(),
+            dir.path().join("A.html").display()
+        ),
+    )
+    .unwrap();
+    let store = dir.path().join("s.db");
+    let out = common::command()
+        .args(["-q", "crawl"])
+        .arg(&file)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let messages = sink.messages();
+    assert_eq!(messages.len(), 1, "{messages:?}\n{stderr}");
+    assert_eq!(
+        messages[0].header("Subject").as_deref(),
+        Some("spinneret: A: 1 broken fragment")
+    );
+    let body = messages[0].body();
+    assert!(
+        body.contains(
+            "Broken fragments (the page is there, the place the link names is not) (1)\n"
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains(&format!("  {}\n", web.url("127.0.0.1", "/about.html#team"))),
+        "{body}"
+    );
+    assert!(
+        body.contains(&format!(
+            "    referred to from {}\n",
+            web.url("127.0.0.1", "/index.html")
+        )),
+        "{body}"
+    );
+    assert!(!body.contains("#history"), "{body}");
+    // `convert` carries the server into the TOML form.
+    let out = common::spinneret(&["convert", file.to_str().unwrap()]);
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "[mail]\nserver = \"127.0.0.1\"\nport = {}\n",
+            sink.port()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -194,10 +194,18 @@ fn head_for_leaves_get_for_documents_once_each() {
         ("a.example", "/logo.png"),
         ("a.example", "/style.css"),
         ("b.example", "/page.html"),
-        ("b.example", "/gone.html"),
     ] {
         assert_eq!((get(h, p), head(h, p)), (0, 1), "{h}{p} is a leaf");
     }
+    // A leaf whose HEAD answers an error is asked once more, with GET,
+    // before it is called broken.
+    assert_eq!(
+        (
+            get("b.example", "/gone.html"),
+            head("b.example", "/gone.html")
+        ),
+        (1, 1)
+    );
     // Nothing is requested twice, and what robots.txt forbids is never requested.
     for ((m, h, p), n) in &counts {
         assert_eq!(*n, 1, "{m} {h}{p} requested {n} times");
@@ -574,4 +582,92 @@ fn the_seeds_meta_header_form_names_the_owner_and_the_expiry() {
     );
     // The home page is the owner's document; the other page is someone else's.
     assert_eq!(report.tasks[0].documents, 1);
+}
+
+/// A 304 carries the resource's headers as they are now: its new
+/// `Expires` replaces the stored one, so a document whose expiry was put
+/// off is no longer reported as expiring (before, run 2 still said
+/// "expires in 0 days").
+#[test]
+fn a_304_refreshes_the_stored_expiry() {
+    use spinneret_tests::server::{Route, Site, Web};
+    let now = std::time::SystemTime::now();
+    let soon = httpdate::fmt_http_date(now + std::time::Duration::from_secs(2 * 86_400));
+    let later = httpdate::fmt_http_date(now + std::time::Duration::from_secs(60 * 86_400));
+    let home = spinneret_tests::fixtures::page("Home", None, "");
+    let web = TestWeb::start(Web::new().site(
+        "a.example",
+        Site::new().route(
+            "/index.html",
+            Route::Sequence(vec![
+                Route::html(home.clone()).etag("\"v1\"").header("Expires", &soon),
+                Route::html(home).etag("\"v1\"").header("Expires", &later),
+            ]),
+        ),
+    ));
+    let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
+    common::expect_exit(&common::crawl(&setup, &[]), 0);
+    let expiring = |setup: &Setup| -> Vec<String> {
+        common::last_findings(setup, "expiring")
+            .into_iter()
+            .map(|f| f.message)
+            .collect()
+    };
+    assert_eq!(expiring(&setup), [format!("expires in 2 days ({soon})")]);
+    common::expect_exit(&common::crawl(&setup, &[]), 0);
+    let r = &setup.results()[&a(&web, "/index.html")];
+    assert_eq!(
+        (r.source, r.expires.as_deref()),
+        (
+            spinneret_core::model::Source::NotModified,
+            Some(later.as_str())
+        )
+    );
+    assert_eq!(expiring(&setup), Vec::<String>::new());
+}
+
+/// After a redirect the stored validators are the target's: the next run
+/// asks the URL that redirected without them (before, it sent the
+/// target's date, was answered 304 by a URL that serves a page again, and
+/// kept "moved").
+#[test]
+fn validators_of_a_redirect_target_are_not_sent_to_the_url_that_redirected() {
+    use spinneret_tests::server::{Route, Site, Web};
+    let date = "Sun, 06 Nov 1994 08:49:37 GMT";
+    let page = |t: &str| spinneret_tests::fixtures::page(t, None, "");
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .page(
+                    "/index.html",
+                    &spinneret_tests::fixtures::page("Home", None, "<a href=\"/old.html\">old</a>"),
+                )
+                .route(
+                    "/old.html",
+                    Route::Sequence(vec![
+                        Route::redirect(301, "/new.html"),
+                        Route::html(page("Old, back")).last_modified(date),
+                    ]),
+                )
+                .route("/new.html", Route::html(page("New")).last_modified(date)),
+        ),
+    );
+    let setup = Setup::new(&web, &site_task("A", "site", "/index.html"));
+    setup.crawl();
+    assert_eq!(
+        setup.results()[&a(&web, "/old.html")].category,
+        Category::Moved
+    );
+    web.clear_log();
+    setup.crawl();
+    let asked: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/old.html")
+        .collect();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].header("if-modified-since"), None);
+    let r = &setup.results()[&a(&web, "/old.html")];
+    assert_eq!((r.category, r.status), (Category::Ok, Some(200)), "{r:?}");
 }

@@ -297,9 +297,14 @@ fn the_second_run_keeps_and_links_the_prior_index_and_sees_what_changed() {
     let dir = setup.path().join("reports/A");
     let first = std::fs::read_to_string(dir.join("index.html")).unwrap();
     crawl(&setup);
+    // The first index, kept, says where the current one is (before, it
+    // linked to itself as its own prior version).
     assert_eq!(
         std::fs::read_to_string(dir.join("index.prior.html")).unwrap(),
-        first
+        first.replace(
+            "<p id=\"prior\">This is the first version of this index.</p>",
+            "<p id=\"prior\">This is the prior version of this index; the current one is <a rel=\"next\" href=\"index.html\">index.html</a> (older versions are not kept).</p>"
+        )
     );
     let index = Index::read(&dir.join("index.html"));
     let prior: Vec<(String, String)> = index

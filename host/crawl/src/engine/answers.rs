@@ -168,7 +168,14 @@ impl Engine<'_> {
             Next::NotModified { otherwise } => {
                 let u = job.url;
                 match self.frontier.get_mut(u).cached.take() {
-                    Some(cached) => self.complete_cached(u, *cached, Some(Source::NotModified)),
+                    Some(mut cached) => {
+                        // A 304 carries the resource's headers as they are
+                        // now (RFC 9111, 4.3.4): they replace the stored ones.
+                        if let Ok(r) = &result {
+                            refresh_headers(&mut cached.result, &r.headers);
+                        }
+                        self.complete_cached(u, *cached, Some(Source::NotModified))
+                    }
                     None => {
                         self.finish_job(job, result.ok(), otherwise.0, otherwise.1, parsed, hash)
                     }
@@ -437,5 +444,21 @@ impl Engine<'_> {
         let mut job = job;
         job.request = target;
         self.finish_job(job, resp, category, error, None, None);
+    }
+}
+
+/// The stored validators and lifetime of `stored` updated from the
+/// headers of a 304 answer to it: a header the 304 sends replaces the
+/// stored one (a new `Expires`, a new `ETag`); one it does not send stays.
+pub(super) fn refresh_headers(stored: &mut CheckResult, now: &crate::fetch::ResponseHeaders) {
+    for (kept, fresh) in [
+        (&mut stored.expires, &now.expires),
+        (&mut stored.etag, &now.etag),
+        (&mut stored.last_modified, &now.last_modified),
+        (&mut stored.owner, &now.owner),
+    ] {
+        if let Some(v) = fresh {
+            *kept = Some(v.clone());
+        }
     }
 }

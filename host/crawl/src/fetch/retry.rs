@@ -7,9 +7,12 @@ pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 503)
 }
 
-/// Statuses after a HEAD that mean "this server mishandles HEAD; ask with GET".
+/// Statuses after a HEAD that a GET must confirm before a link is called
+/// broken or blocked: every error but 429 (which is waited out). Servers
+/// refuse HEAD in many ways (405, 501, 400, 500, and 404 or 403 from
+/// frameworks that route GET alone), and a reader's browser sends GET.
 pub fn head_needs_get(status: u16) -> bool {
-    matches!(status, 400 | 405 | 500 | 501)
+    status >= 400 && status != 429
 }
 
 /// Parse a `Retry-After` value: delta-seconds or an HTTP date.
@@ -42,6 +45,16 @@ mod tests {
             Some(Duration::from_secs(10))
         );
         assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn a_head_error_is_confirmed_with_get() {
+        for status in [400, 401, 403, 404, 405, 410, 500, 501, 503] {
+            assert!(head_needs_get(status), "{status}");
+        }
+        for status in [200, 204, 301, 304, 429] {
+            assert!(!head_needs_get(status), "{status}");
+        }
     }
 
     #[test]

@@ -442,8 +442,9 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
     let chosen = args.index.dir.as_deref().or(configured.as_deref());
     let index = crate::wwww::index::index_dir_for(&setting, chosen, &store)?;
     if !args.listen.ip().is_loopback() {
+        // Not only read access: the library's forms take anyone's posts.
         eprintln!(
-            "spinneret: serving on {}, reachable from other machines: anyone who reaches it can read the store's reports and search it",
+            "spinneret: serving on {}, reachable from other machines: anyone who reaches it can read the store's reports and search it, post to the library, and edit, move or delete every posting that has no password; to choose who may, listen on 127.0.0.1 behind a reverse proxy that lets only them through",
             args.listen
         );
     }

@@ -17,6 +17,11 @@ pub const MAX_WRONG: u32 = 5;
 pub const MAX_WRONG_MODERATOR: u32 = 50;
 /// The window over which wrong passwords are counted.
 pub const WINDOW: Duration = Duration::from_secs(15 * 60);
+/// Posts (Point, Pointers, Input, Create, Copy: each adds postings)
+/// allowed per client in [`POST_WINDOW`]; moderators are not counted.
+pub const MAX_POSTS: u32 = 100;
+/// The window over which posts are counted.
+pub const POST_WINDOW: Duration = Duration::from_secs(10 * 60);
 /// How long a moderator's session lasts.
 const SESSION: Duration = Duration::from_secs(12 * 60 * 60);
 /// The most clients and postings whose wrong passwords are remembered, and
@@ -105,29 +110,39 @@ fn hex(bytes: &[u8]) -> String {
     })
 }
 
-/// Wrong-password counts per key (a posting, a client), each over
-/// [`WINDOW`].
-#[derive(Default)]
-struct Counts(HashMap<String, (u32, Instant)>);
+/// Counts per key (wrong passwords per posting or client, posts per
+/// client), each over a window from the first it counts.
+struct Counts {
+    window: Duration,
+    counts: HashMap<String, (u32, Instant)>,
+}
 
 impl Counts {
-    /// How long `key` must wait, when it has had its `most` wrong ones.
+    fn new(window: Duration) -> Counts {
+        Counts {
+            window,
+            counts: HashMap::new(),
+        }
+    }
+
+    /// How long `key` must wait, when it has had its `most`.
     fn wait(&self, key: &str, most: u32, now: Instant) -> Option<Duration> {
-        let (n, since) = self.0.get(key)?;
+        let (n, since) = self.counts.get(key)?;
         let elapsed = now.duration_since(*since);
-        (*n >= most && elapsed < WINDOW).then(|| WINDOW - elapsed)
+        (*n >= most && elapsed < self.window).then(|| self.window - elapsed)
     }
 
     fn add(&mut self, key: &str, now: Instant) {
-        if self.0.len() >= MAX_TRACKED {
-            self.0
-                .retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
-            if self.0.len() >= MAX_TRACKED {
-                self.0.clear();
+        let window = self.window;
+        if self.counts.len() >= MAX_TRACKED {
+            self.counts
+                .retain(|_, (_, since)| now.duration_since(*since) < window);
+            if self.counts.len() >= MAX_TRACKED {
+                self.counts.clear();
             }
         }
-        let e = self.0.entry(key.to_string()).or_insert((0, now));
-        if now.duration_since(e.1) >= WINDOW {
+        let e = self.counts.entry(key.to_string()).or_insert((0, now));
+        if now.duration_since(e.1) >= window {
             *e = (0, now);
         }
         e.0 += 1;
@@ -139,6 +154,7 @@ pub struct Guard {
     /// Signs the CSRF tokens (new with every server start).
     key: [u8; 32],
     wrong: Mutex<Counts>,
+    posts: Mutex<Counts>,
     sessions: Mutex<HashMap<String, (String, Instant)>>,
     /// The moderators: name and password hash.
     moderators: Vec<(String, String)>,
@@ -152,7 +168,8 @@ impl Guard {
         getrandom::fill(&mut key).expect("the operating system has no random source");
         Guard {
             key,
-            wrong: Mutex::default(),
+            wrong: Mutex::new(Counts::new(WINDOW)),
+            posts: Mutex::new(Counts::new(POST_WINDOW)),
             sessions: Mutex::default(),
             moderators,
         }
@@ -196,6 +213,19 @@ impl Guard {
             (format!("client {client}"), MAX_WRONG),
         ];
         self.attempt(&keys, || verify_password(hash, password))
+    }
+
+    /// Count a post by the client at `client`: refused, uncounted, once
+    /// it has posted [`MAX_POSTS`] times within [`POST_WINDOW`].
+    pub fn post(&self, client: &str) -> Result<(), Refusal> {
+        let key = client_key(client);
+        let now = Instant::now();
+        let mut posts = self.posts.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(wait) = posts.wait(&key, MAX_POSTS, now) {
+            return Err(Refusal::TooManyPosts(wait));
+        }
+        posts.add(&key, now);
+        Ok(())
     }
 
     /// Log moderator `name` in with `password` for `client`: the session
@@ -287,14 +317,31 @@ pub enum Refusal {
     /// It holds postings with passwords of their own, which moving or
     /// deleting it would move or delete: a moderator's to do.
     HoldsProtected,
+    /// The client has posted [`MAX_POSTS`] times lately: it may post
+    /// again after this long.
+    TooManyPosts(Duration),
 }
 
 impl Refusal {
-    /// The HTTP status that says it: 403, or 429 while guessing is cut off.
+    /// The HTTP status that says it: 403, or 429 while guessing or posting
+    /// is cut off.
     pub fn status(&self) -> axum::http::StatusCode {
         match self {
             Refusal::Wrong | Refusal::HoldsProtected => axum::http::StatusCode::FORBIDDEN,
-            Refusal::TooMany(_) => axum::http::StatusCode::TOO_MANY_REQUESTS,
+            Refusal::TooMany(_) | Refusal::TooManyPosts(_) => {
+                axum::http::StatusCode::TOO_MANY_REQUESTS
+            }
+        }
+    }
+
+    /// How long to wait before asking again (a 429's `Retry-After`), in
+    /// whole seconds rounded up; none when waiting does not help.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Refusal::TooMany(wait) | Refusal::TooManyPosts(wait) => {
+                Some(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+            }
+            Refusal::Wrong | Refusal::HoldsProtected => None,
         }
     }
 }
@@ -310,6 +357,12 @@ impl std::fmt::Display for Refusal {
             Refusal::TooMany(wait) => write!(
                 f,
                 "too many wrong passwords; try again in {} minutes",
+                wait.as_secs().div_ceil(60).max(1)
+            ),
+            Refusal::TooManyPosts(wait) => write!(
+                f,
+                "this address has posted {MAX_POSTS} times within {} minutes, the most the library takes; post again in {} minutes, or ask a moderator",
+                POST_WINDOW.as_secs() / 60,
                 wait.as_secs().div_ceil(60).max(1)
             ),
         }
@@ -369,6 +422,29 @@ mod tests {
             Err(Refusal::TooMany(_))
         ));
         assert_eq!(g.check_password(2, "b", &h, "right"), Ok(()));
+    }
+
+    /// Posting is bounded per client (before, 200 posts from one address
+    /// in 0.6 s were all taken), an IPv6 client by its /64.
+    #[test]
+    fn posts_are_counted_per_client() {
+        let g = Guard::new(Vec::new());
+        for _ in 0..MAX_POSTS {
+            assert_eq!(g.post("2001:db8::1"), Ok(()));
+        }
+        let refused = g.post("2001:db8::2").unwrap_err();
+        assert!(matches!(refused, Refusal::TooManyPosts(_)), "{refused:?}");
+        assert_eq!(refused.status(), 429);
+        assert!(
+            (POST_WINDOW.as_secs() - 1..=POST_WINDOW.as_secs())
+                .contains(&refused.retry_after().unwrap())
+        );
+        assert_eq!(
+            refused.to_string(),
+            "this address has posted 100 times within 10 minutes, the most the library takes; post again in 10 minutes, or ask a moderator"
+        );
+        assert_eq!(g.post("2001:db8:0:1::1"), Ok(()));
+        assert_eq!(g.post("10.0.0.1"), Ok(()));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! | page | what |
 //! |---|---|
 //! | `GET /library` | the root VL's summary |
-//! | `GET /library/{vl}` | a VL's summary: postings alphabetically with their numbers, sub-VLs in bold with an asterisk, each pointer's last check |
+//! | `GET /library/{vl}` | a VL's summary: postings alphabetically with their numbers, sub-VLs in bold after an asterisk, each pointer's last check |
 //! | `GET /library/{vl}/all` | everything at and below it, most recent first |
 //! | `GET /library/{vl}/change` | Add, Change or Delete: the Point, Pointers, Input, Create and Delete forms |
 //! | `POST /library/{vl}/{point,pointers,input,create,delete}` | those operations |
@@ -12,17 +12,21 @@
 //! | `GET`/`POST /library/posting/{id}/{move,copy}` | Move and Copy to any VL |
 //! | `POST /library/posting/{id}/follow` | point a moved pointer at its new URL |
 //! | `GET /library/report/{id}` | a report's text |
+//! | `GET /library/posting/{id}` | leads to the posting's line in its VL, on the summary's page that shows it |
 //! | `GET`/`POST /library/login`, `POST /library/logout` | moderators |
 //!
 //! Every form carries a CSRF token tied to the client's cookie
 //! (`HttpOnly`, `SameSite=Strict`); a successful post answers with a
-//! redirect to the summary it changed (no resubmission on reload).
+//! redirect to the summary it changed, at the posting's line (no
+//! resubmission on reload). A form that changes a posting names the
+//! posting and version it was opened for, and is refused when either has
+//! changed.
 
 use super::auth::Refusal;
 use super::input::{self, Invalid};
 use super::request::{
     Form, Library, MAX_FORM, SESSION_COOKIE, Visitor, done, failed, forged, may_change, may_remove,
-    message, new_password, page, read_page, refused, set_cookie, with_store,
+    message, new_password, page, read_page, refusal, refused, retry_after, set_cookie, with_store,
 };
 use askama::Template;
 use axum::Router;
@@ -31,7 +35,7 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::{StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
-use spinneret_store::{LibraryError, PointerCheck, Posting, PostingKind, Store};
+use spinneret_store::{LibraryError, Opened, PointerCheck, Posting, PostingKind, Store};
 use std::sync::Arc;
 
 /// The most postings the global list shows.
@@ -44,6 +48,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(lib: Arc<Library>) -> Router<S> 
         .route("/login", get(login_page).post(log_in))
         .route("/logout", post(log_out))
         .route("/report/{id}", get(report))
+        .route("/posting/{id}", get(posting))
         .route("/posting/{id}/edit", get(edit_page).post(edit))
         .route("/posting/{id}/{op}", get(place_page).post(place))
         .route("/posting/{id}/follow", post(follow))
@@ -80,6 +85,9 @@ struct Shown {
     url: Option<String>,
     author: Option<String>,
     locked: bool,
+    /// Its version and creation stamp, which its forms name.
+    version: i64,
+    created_at: i64,
     changed: String,
     check: Option<CheckShown>,
     /// Where it is (the global list).
@@ -107,6 +115,8 @@ fn shown(p: &Posting, check: Option<&PointerCheck>) -> Shown {
         url: p.text.url.clone(),
         author: p.text.author.clone(),
         locked: p.password.is_some(),
+        version: p.version,
+        created_at: p.created_at,
         changed: date(p.updated_at),
         check: check.map(|c| CheckShown {
             class: match c.category.as_str() {
@@ -186,6 +196,43 @@ fn from_of(query: Option<&str>) -> usize {
         .find(|(k, _)| k == "from")
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(0)
+}
+
+/// Where posting `id`, posted in VL `vl`, is shown when `position`
+/// postings come before it there: its line on the page of the VL's
+/// summary that holds it.
+fn spot(vl: i64, id: i64, position: usize) -> String {
+    match position - position % SUMMARY_PAGE {
+        0 => format!("/library/{vl}#p{id}"),
+        from => format!("/library/{vl}?from={from}#p{id}"),
+    }
+}
+
+/// Where posting `p` is shown: a sub-VL or an entry at its line in its VL
+/// ([`spot`]), the root as itself.
+async fn place_of(lib: &Arc<Library>, p: &Posting) -> String {
+    let Some(vl) = p.parent else {
+        return format!("/library/{}", p.id);
+    };
+    let id = p.id;
+    match with_store(lib, move |s, _| s.library_position(id)).await {
+        Ok(position) => spot(vl, id, position),
+        Err(_) => format!("/library/{vl}#p{id}"),
+    }
+}
+
+/// `/library/posting/{id}`: the posting at its line in its VL, on the
+/// page that shows it (what a search result links to; it stays right
+/// when postings are added before it).
+async fn posting(
+    State(lib): State<Arc<Library>>,
+    v: Visitor,
+    UrlPath(id): UrlPath<i64>,
+) -> Response {
+    match with_store(&lib, move |s, _| s.library_posting(id)).await {
+        Ok(p) => done(&place_of(&lib, &p).await),
+        Err(e) => refused(&v, e, "/library"),
+    }
 }
 
 async fn root(State(lib): State<Arc<Library>>) -> Response {
@@ -308,17 +355,19 @@ async fn report(
         if p.kind != PostingKind::Report {
             return Err(LibraryError::NotFound(id));
         }
-        let vl = s.library_posting(p.parent.unwrap_or_default())?;
-        Ok((p, vl))
+        // Its own image, else its VL's (the seed's default, as the
+        // published page has it).
+        let (vl, _, image) = vl_of(s, p.parent.unwrap_or_default())?;
+        Ok((p, vl, image))
     })
     .await;
     read_page(
         &v,
-        answer.map(|(p, vl)| ReportPage {
+        answer.map(|(p, vl, image)| ReportPage {
             version: env!("CARGO_PKG_VERSION"),
             title: p.text.title,
             url: p.text.url,
-            image: p.text.image,
+            image: p.text.image.or(image),
             // Sanitised when posted; sanitised again as shown, so a
             // store written by another program cannot slip a script in.
             body: p.text.body.as_deref().map(input::sanitise),
@@ -457,6 +506,18 @@ async fn operate(
             );
         }
     };
+    if let Err(r) = may_post(&lib, &v) {
+        let answer = change_form(
+            &lib,
+            &v,
+            id,
+            r.status(),
+            Some((op.clone(), r.to_string())),
+            f.clone(),
+        )
+        .await;
+        return retry_after(answer, &r);
+    }
     // Pointers: every line a pointer, with the form's author and e-mail
     // address; the others: the form's one posting.
     let texts = if op == "pointers" {
@@ -499,10 +560,23 @@ async fn operate(
         .map(|t| (kind, t, password.clone()))
         .collect();
     match with_store(&lib, move |s, _| s.library_post(id, &postings)).await {
+        // One posting: shown at its line, on whichever page of the
+        // summary holds it.
+        Ok(posted) if posted.len() == 1 => done(&place_of(&lib, &posted[0]).await),
         Ok(_) => done(&format!("/library/{id}")),
         Err(LibraryError::Store(e)) => failed(&e.into()),
         Err(e) => again(&op, e.to_string()).await,
     }
+}
+
+/// Whether visitor `v` may post now: a moderator always; anyone else
+/// [`super::auth::MAX_POSTS`] times within
+/// [`super::auth::POST_WINDOW`] (counted here).
+fn may_post(lib: &Library, v: &Visitor) -> Result<(), Refusal> {
+    if v.moderator.is_some() {
+        return Ok(());
+    }
+    lib.guard.post(&v.peer)
 }
 
 /// Delete: the postings ticked, each with its password (or by a
@@ -539,7 +613,19 @@ async fn delete(lib: &Arc<Library>, v: &Visitor, vl: i64, f: &Form) -> Response 
             return again(format!("\"{}\" is not in this library", p.text.title)).await;
         }
         if let Err(r) = may_remove(lib, v, p, f.get("password")).await {
-            return again(format!("\"{}\" was not deleted: {r}", p.text.title)).await;
+            // Refused as Edit and Move refuse: 403, or 429 while guessing
+            // is cut off (before, 422 for both).
+            let error = format!("\"{}\" was not deleted: {r}", p.text.title);
+            let answer = change_form(
+                lib,
+                v,
+                vl,
+                r.status(),
+                Some(("delete".into(), error)),
+                Form::default(),
+            )
+            .await;
+            return retry_after(answer, &r);
         }
     }
     match with_store(lib, move |s, _| s.library_delete(&ids)).await {
@@ -556,7 +642,10 @@ struct EditPage {
     is_vl: bool,
     is_pointer: bool,
     locked: bool,
+    /// The version the form was opened at.
     read: i64,
+    /// Which posting it was opened for: its creation stamp.
+    opened: i64,
     vl: (i64, String),
     csrf: String,
     moderator: Option<String>,
@@ -578,7 +667,7 @@ async fn edit_form(
     id: i64,
     status: StatusCode,
     error: Option<String>,
-    typed: Option<(input::Fields, i64)>,
+    typed: Option<(input::Fields, Opened)>,
 ) -> Response {
     let answer = with_store(lib, move |s, _| {
         let p = s.library_posting(id)?;
@@ -591,7 +680,8 @@ async fn edit_form(
     .await;
     match answer {
         Ok((p, vl)) => {
-            let (values, read) = typed.unwrap_or_else(|| (input::Fields::from(&p.text), p.version));
+            let (values, opened) =
+                typed.unwrap_or_else(|| (input::Fields::from(&p.text), p.opened()));
             page(
                 v,
                 status,
@@ -601,7 +691,8 @@ async fn edit_form(
                     is_vl: p.kind == PostingKind::Vl,
                     is_pointer: p.kind == PostingKind::Pointer,
                     locked: p.password.is_some(),
-                    read,
+                    read: opened.version,
+                    opened: opened.created_at,
                     vl: (vl.id, vl.text.title),
                     csrf: lib.token(v),
                     moderator: v.moderator.clone(),
@@ -625,11 +716,24 @@ async fn edit(
     if let Some(r) = forged(&lib, &v, &f, &back) {
         return r;
     }
-    let read: i64 = f.get("read").parse().unwrap_or(0);
+    let Some(opened) = opened_of(&f) else {
+        return message(
+            &v,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Not saved",
+            "This form does not say which posting and version it was opened for; open the posting's edit page again and make your change there.",
+            &back,
+        );
+    };
     let again =
-        |status, e: String| edit_form(&lib, &v, id, status, Some(e), Some((f.fields(), read)));
+        |status, e: String| edit_form(&lib, &v, id, status, Some(e), Some((f.fields(), opened)));
+    // The posting the form was opened for, or nothing: never another
+    // that has its number now.
     let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
-        Ok(p) => p,
+        Ok(p) if p.created_at == opened.created_at => p,
+        Ok(_) | Err(LibraryError::NotFound(_)) => {
+            return refused(&v, LibraryError::Gone(id), "/library");
+        }
         Err(e) => return refused(&v, e, "/library"),
     };
     let text = f.fields().text(p.kind).and_then(|t| match &t.url {
@@ -641,7 +745,7 @@ async fn edit(
         Err(Invalid(e)) => return again(StatusCode::UNPROCESSABLE_ENTITY, e).await,
     };
     if let Err(r) = may_change(&lib, &v, &p, f.get("password")).await {
-        return again(r.status(), format!("not saved: {r}")).await;
+        return retry_after(again(r.status(), format!("not saved: {r}")).await, &r);
     }
     let password = if !f.get("remove_password").is_empty() {
         Some(None)
@@ -652,13 +756,25 @@ async fn edit(
             Err(e) => return failed(&e),
         }
     };
-    let parent = p.parent.unwrap_or(p.id);
-    match with_store(&lib, move |s, _| s.library_edit(id, read, &text, password)).await {
+    match with_store(&lib, move |s, _| {
+        s.library_edit(id, opened, &text, password)
+    })
+    .await
+    {
         Ok(p) if p.kind == PostingKind::Vl => done(&format!("/library/{}", p.id)),
-        Ok(_) => done(&format!("/library/{parent}")),
+        Ok(p) => done(&place_of(&lib, &p).await),
         Err(e @ LibraryError::Conflict { .. }) => again(StatusCode::CONFLICT, e.to_string()).await,
         Err(e) => refused(&v, e, &back),
     }
+}
+
+/// What a form names as what it was opened at: the posting's creation
+/// stamp (`opened`) and version (`read`); none when it does not say.
+fn opened_of(f: &Form) -> Option<Opened> {
+    Some(Opened {
+        created_at: f.get("opened").parse().ok()?,
+        version: f.get("read").parse().ok()?,
+    })
 }
 
 #[derive(Template)]
@@ -779,18 +895,18 @@ async fn place(
         Ok(p) => p,
         Err(e) => return refused(&v, e, "/library"),
     };
-    if op == "move"
-        && let Err(r) = may_remove(&lib, &v, &p, f.get("password")).await
-    {
-        return place_form(
-            &lib,
-            &v,
-            id,
-            op,
-            r.status(),
-            Some(format!("not moved: {r}")),
-        )
-        .await;
+    let allowed = match op {
+        "move" => may_remove(&lib, &v, &p, f.get("password")).await,
+        // A copy adds postings: counted as a post.
+        _ => may_post(&lib, &v),
+    };
+    if let Err(r) = allowed {
+        let error = match op {
+            "move" => format!("not moved: {r}"),
+            _ => format!("not copied: {r}"),
+        };
+        let answer = place_form(&lib, &v, id, op, r.status(), Some(error)).await;
+        return retry_after(answer, &r);
     }
     let answer = with_store(&lib, move |s, _| match op {
         "move" => s.library_move(id, to),
@@ -798,7 +914,7 @@ async fn place(
     })
     .await;
     match answer {
-        Ok(_) => done(&format!("/library/{to}")),
+        Ok(p) => done(&place_of(&lib, &p).await),
         Err(LibraryError::Store(e)) => failed(&e.into()),
         Err(e) => {
             place_form(
@@ -815,7 +931,8 @@ async fn place(
 }
 
 /// One click for a pointer the spider found moved: its URL becomes the
-/// new one (its password, or a moderator).
+/// new one the spider found (its password, or a moderator), when it is
+/// still the posting and the version the summary showed.
 async fn follow(
     State(lib): State<Arc<Library>>,
     v: Visitor,
@@ -826,29 +943,56 @@ async fn follow(
     if let Some(r) = forged(&lib, &v, &f, "/library") {
         return r;
     }
-    let p = match with_store(&lib, move |s, _| s.library_posting(id)).await {
-        Ok(p) => p,
+    let Some(opened) = opened_of(&f) else {
+        return message(
+            &v,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Not done",
+            "This form does not say which posting and version it was opened for; open the library's page again and use its button.",
+            "/library",
+        );
+    };
+    let (p, check) = match with_store(&lib, move |s, _| s.library_checked(id)).await {
+        Ok((p, check)) if p.created_at == opened.created_at => (p, check),
+        Ok(_) | Err(LibraryError::NotFound(_)) => {
+            return refused(&v, LibraryError::Gone(id), "/library");
+        }
         Err(e) => return refused(&v, e, "/library"),
     };
     let back = format!("/library/{}", p.parent.unwrap_or(p.id));
-    let to = match input::url("new URL", f.get("to")).and_then(|u| lib.reachable(&u).map(|()| u)) {
-        Ok(u) => u,
-        Err(Invalid(e)) => {
+    if p.version != opened.version {
+        let e = LibraryError::Conflict {
+            current: p.version,
+            read: opened.version,
+        };
+        return refused(&v, e, &back);
+    }
+    // Only where the spider found it moved: any other address is an
+    // edit's, with its form.
+    let found = check
+        .filter(|c| c.category == "moved")
+        .and_then(|c| c.moved_to)
+        .and_then(|m| input::url("new URL", &m).ok());
+    let to = match input::url("new URL", f.get("to")) {
+        Ok(u) if Some(&u) == found.as_ref() => u,
+        Ok(_) | Err(_) => {
+            let e = match &found {
+                Some(m) => format!(
+                    "the spider last found this pointer moved to {m}, not to the address this form gives; open the page again and use its button, or edit the pointer to give another address"
+                ),
+                None => "the spider has not found this pointer moved; edit it to give it another address".to_string(),
+            };
             return message(&v, StatusCode::UNPROCESSABLE_ENTITY, "Not done", &e, &back);
         }
     };
-    if let Err(r) = may_change(&lib, &v, &p, f.get("password")).await {
-        return message(
-            &v,
-            r.status(),
-            "Not done",
-            &format!("not updated: {r}"),
-            &back,
-        );
+    if let Err(Invalid(e)) = lib.reachable(&to) {
+        return message(&v, StatusCode::UNPROCESSABLE_ENTITY, "Not done", &e, &back);
     }
-    let read = p.version;
-    match with_store(&lib, move |s, _| s.library_set_url(id, read, &to)).await {
-        Ok(_) => done(&back),
+    if let Err(r) = may_change(&lib, &v, &p, f.get("password")).await {
+        return refusal(&v, &r, &format!("not updated: {r}"), &back);
+    }
+    match with_store(&lib, move |s, _| s.library_set_url(id, opened, &to)).await {
+        Ok(p) => done(&place_of(&lib, &p).await),
         Err(e) => refused(&v, e, &back),
     }
 }
@@ -907,7 +1051,7 @@ async fn log_in(State(lib): State<Arc<Library>>, v: Visitor, body: Bytes) -> Res
             StatusCode::FORBIDDEN,
             Some("the name or the password is wrong".into()),
         ),
-        Err(r) => login_form(&lib, &v, StatusCode::TOO_MANY_REQUESTS, Some(r.to_string())),
+        Err(r) => retry_after(login_form(&lib, &v, r.status(), Some(r.to_string())), &r),
     }
 }
 

@@ -176,6 +176,23 @@ pub(super) fn page(v: &Visitor, status: StatusCode, t: &impl Template) -> Respon
     r
 }
 
+/// `answer` to a request refused for `r`, with `Retry-After` when waiting
+/// helps (429: too many wrong passwords, or posts).
+pub(super) fn retry_after(mut answer: Response, r: &Refusal) -> Response {
+    if let Some(secs) = r.retry_after() {
+        answer
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    answer
+}
+
+/// A page that says why `r` refused the request (`text`), with its
+/// status and, when waiting helps, `Retry-After`.
+pub(super) fn refusal(v: &Visitor, r: &Refusal, text: &str, back: &str) -> Response {
+    retry_after(message(v, r.status(), "Not done", text, back), r)
+}
+
 /// A redirect after a change, to `to` (see other).
 pub(super) fn done(to: &str) -> Response {
     (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_string())]).into_response()
@@ -232,6 +249,7 @@ pub(super) fn read_page(v: &Visitor, answer: Result<impl Template, LibraryError>
 pub(super) fn refused(v: &Visitor, e: LibraryError, back: &str) -> Response {
     let status = match &e {
         LibraryError::NotFound(_) => StatusCode::NOT_FOUND,
+        LibraryError::Gone(_) => StatusCode::GONE,
         LibraryError::Conflict { .. } => StatusCode::CONFLICT,
         LibraryError::Store(_) => return failed(&anyhow::Error::from(e)),
         _ => StatusCode::UNPROCESSABLE_ENTITY,

@@ -1,10 +1,14 @@
 //! The whole library as one JSON file, for backups and moves
 //! (`spinneret library export`, `import`).
 //!
+//! Every posting keeps its id, its address on the server (`/library/N`,
+//! `[library] worm = N`), through an export and an import.
+//!
 //! An import reads a file someone else may have written: it is bounded in
 //! size, every posting is checked as the forms check it (titles, http(s)
 //! URLs only, reports' HTML sanitised, e-mail addresses), passwords must be
-//! argon2id hashes, sequence numbers must be unique in their VL. Anything
+//! argon2id hashes, sequence numbers must be unique in their VL and ids in
+//! the file. Anything
 //! wrong refuses the whole file, naming the posting; nothing is imported
 //! until all of it is right, and then all of it is, in one transaction.
 
@@ -17,8 +21,11 @@ use std::path::Path;
 
 /// What the file says it is.
 const FORMAT: &str = "spinneret-library";
-/// The version of the file's layout.
-const VERSION: u32 = 1;
+/// The version of the file's layout written: 2 gives every posting its
+/// id; version 1's postings have none (an import numbers them anew).
+const VERSION: u32 = 2;
+/// The oldest version read.
+const OLDEST: u32 = 1;
 /// The largest file imported.
 pub const MAX_FILE: u64 = 256 << 20;
 /// The most postings imported.
@@ -27,12 +34,17 @@ pub const MAX_POSTINGS: usize = 1_000_000;
 const MAX_SEQ: i64 = 1 << 31;
 /// The deepest library imported (sub-VLs within sub-VLs).
 const MAX_DEPTH: usize = 50;
+/// The largest id imported (the search index numbers postings above the
+/// store's URLs, from 2^48).
+const MAX_ID: i64 = 1 << 40;
 
 /// A posting as a file holds it, read strictly: every key named, nothing
 /// else kept (an unknown key is refused before it is held in memory).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Node {
+    #[serde(default)]
+    id: Option<i64>,
     kind: PostingKind,
     seq: i64,
     title: String,
@@ -111,33 +123,40 @@ pub fn parse(text: &[u8]) -> Result<LibraryNode, String> {
             file.format
         ));
     }
-    if file.version != VERSION {
+    if !(OLDEST..=VERSION).contains(&file.version) {
         return Err(format!(
-            "it is version {} of the library file; this spinneret reads version {VERSION}",
+            "it is version {} of the library file; this spinneret reads versions {OLDEST} to {VERSION}",
             file.version
         ));
     }
     if file.root.kind != PostingKind::Vl {
         return Err("its root is not a virtual library".into());
     }
-    let mut seen = 0;
+    let mut seen = Seen {
+        postings: 0,
+        ids: HashSet::new(),
+        with_id: file.root.id.is_some(),
+    };
     checked(&file.root, "the root", 0, &mut seen)
 }
 
+/// What the check has met so far in the whole file.
+struct Seen {
+    postings: usize,
+    ids: HashSet<i64>,
+    /// Whether the postings have ids (the root's says: all or none).
+    with_id: bool,
+}
+
 /// `node` and everything below it checked; `place` names it for messages.
-fn checked(
-    node: &Node,
-    place: &str,
-    depth: usize,
-    seen: &mut usize,
-) -> Result<LibraryNode, String> {
-    *seen += 1;
+fn checked(node: &Node, place: &str, depth: usize, seen: &mut Seen) -> Result<LibraryNode, String> {
+    seen.postings += 1;
     if depth > MAX_DEPTH {
         return Err(format!(
             "{place}: it is more than {MAX_DEPTH} libraries deep, the most imported"
         ));
     }
-    if *seen > MAX_POSTINGS {
+    if seen.postings > MAX_POSTINGS {
         return Err(format!(
             "it has more than {MAX_POSTINGS} postings, the most imported"
         ));
@@ -165,6 +184,25 @@ fn checked(
     }
     if node.created_at < 0 || node.updated_at < 0 {
         return Err(named(&"its dates are before 1970"));
+    }
+    match node.id {
+        // Every id once: an id is a posting's address.
+        Some(id) if seen.with_id => {
+            if !(1..=MAX_ID).contains(&id) {
+                return Err(named(&format!("its id {id} is not from 1 to {MAX_ID}")));
+            }
+            if !seen.ids.insert(id) {
+                return Err(named(&format!(
+                    "its id {id} is another posting's too; each posting has an id of its own"
+                )));
+            }
+        }
+        None if !seen.with_id => {}
+        _ => {
+            return Err(named(
+                &"some postings have an id and others not; give each its id, or none (then the import numbers them anew)",
+            ));
+        }
     }
     if node.kind != PostingKind::Vl && !node.postings.is_empty() {
         return Err(named(&format!(
@@ -205,6 +243,7 @@ fn checked(
     }
     let highest = node.postings.iter().map(|p| p.seq).max().unwrap_or(0);
     Ok(LibraryNode {
+        id: node.id,
         kind: node.kind,
         seq: node.seq,
         text,
@@ -269,6 +308,42 @@ mod tests {
         .unwrap();
         assert_eq!(root.postings[0].text.body.as_deref(), Some("<p>hi</p>"));
         assert_eq!(root.last_seq, 1);
+    }
+
+    /// Ids are postings' addresses: kept, each once, all or none.
+    #[test]
+    fn ids_are_kept_given_once_and_given_to_all_or_none() {
+        let p = |id: i64| {
+            format!(
+                r#"{{"id":{id},"kind":"pointer","seq":{id},"title":"P{id}","url":"http://a.example/","created_at":1,"updated_at":1}}"#
+            )
+        };
+        let root = |id: &str, postings: &[String]| {
+            format!(r#"{{{id}{VL},"postings":[{}]}}"#, postings.join(","))
+        };
+        let kept = parse(file(&root(r#""id":3,"#, &[p(37), p(38)])).as_bytes()).unwrap();
+        assert_eq!(
+            (kept.id, kept.postings[0].id, kept.postings[1].id),
+            (Some(3), Some(37), Some(38))
+        );
+        assert_eq!(
+            refused(&root(r#""id":37,"#, &[p(37)])),
+            "the root › 37 (\"P37\"): its id 37 is another posting's too; each posting has an id of its own"
+        );
+        assert_eq!(
+            refused(&root("", &[p(4)])),
+            "the root › 4 (\"P4\"): some postings have an id and others not; give each its id, or none (then the import numbers them anew)"
+        );
+        assert_eq!(
+            refused(&root(r#""id":0,"#, &[])),
+            "the root (\"Root\"): its id 0 is not from 1 to 1099511627776"
+        );
+        let three = format!(r#"{{"format":"spinneret-library","version":3,"root":{{{VL}}}}}"#);
+        let e = parse(three.as_bytes()).unwrap_err();
+        assert_eq!(
+            e,
+            "it is version 3 of the library file; this spinneret reads versions 1 to 2"
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ use tantivy::schema::{
 use tantivy::{Index, IndexWriter, Term};
 
 /// The index format; another is rebuilt from the store.
-pub const INDEX_VERSION: u32 = 4;
+pub const INDEX_VERSION: u32 = 5;
 
 /// Added to a library posting's id to make its entry's `id`, above every
 /// URL id a store will give.
@@ -711,13 +711,21 @@ fn id_terms<'a>(field: Field, ids: impl IntoIterator<Item = &'a i64>) -> TermSet
     )
 }
 
-/// Where posting `p` is shown on the server.
+/// Where posting `p` is in the library: its line in the VL it is posted
+/// in (what "In the library: VL" links to), on whichever page of the VL's
+/// summary shows it; the server finds the page when asked.
 fn place(p: &spinneret_store::Posting) -> String {
+    format!("/library/posting/{}", p.id)
+}
+
+/// Posting `p`'s own page on the server, for one without a URL: a VL's
+/// summary, a report's text.
+fn own_page(p: &spinneret_store::Posting) -> String {
     use spinneret_store::PostingKind;
     match p.kind {
         PostingKind::Vl => format!("/library/{}", p.id),
         PostingKind::Report => format!("/library/report/{}", p.id),
-        PostingKind::Pointer => format!("/library/{}#p{}", p.parent.unwrap_or_default(), p.id),
+        PostingKind::Pointer => place(p),
     }
 }
 
@@ -749,7 +757,7 @@ fn library_entry(f: &Fields, p: &spinneret_store::Posting, vl: &str) -> TantivyD
     e.add_u64(f.id, LIBRARY_IDS + p.id as u64);
     e.add_text(f.kind, "library");
     e.add_text(f.kind, "html");
-    e.add_text(f.key, p.text.url.as_deref().unwrap_or(&place));
+    e.add_text(f.key, p.text.url.clone().unwrap_or_else(|| own_page(p)));
     if let Some(url) = &p.text.url {
         add_url(f, &mut e, url);
     }

@@ -93,9 +93,11 @@ pub(crate) fn parse_links(json: &str) -> Vec<(i64, String, String)> {
 
 impl Store {
     /// Every document of the store, by URL, with its references and
-    /// whether it is completed.
+    /// whether it is completed; the `library` tasks' own pages are the
+    /// library's, not the Worm's, and left out.
     pub fn archive(&self) -> Result<Vec<ArchiveDocument>, StoreError> {
         let urls = self.all_urls()?;
+        let library = crate::library::library_task_pages(&self.conn)?;
         let imported: HashSet<i64> = self
             .conn
             .query_vec("SELECT url_id FROM archive_completed", params![], |r| {
@@ -115,6 +117,9 @@ impl Store {
             "SELECT url_id, run_id, title, links, bad_html FROM documents",
             params![],
             |r| {
+                if library.contains(&r.get(0)?) {
+                    return Ok(());
+                }
                 let links: String = r.get(3)?;
                 let bad: Option<String> = r.get(4)?;
                 rows.push(Row {
@@ -228,16 +233,22 @@ impl Store {
 
     /// Call `each` with every document written after change number
     /// `since` (0: all of them), in URL id order: its URL id, title,
-    /// references (target id, kind, anchor text) and faults.
+    /// references (target id, kind, anchor text) and faults. The
+    /// `library` tasks' own pages are left out, as [`Store::archive`]
+    /// leaves them.
     pub fn for_each_document(
         &self,
         since: i64,
         mut each: impl FnMut(IndexedDocument) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        let library = crate::library::library_task_pages(&self.conn)?;
         self.conn.for_each(
             "SELECT url_id, title, links, bad_html FROM documents WHERE seq > ?1 ORDER BY url_id",
             params![since],
             |r| {
+                if library.contains(&r.get(0)?) {
+                    return Ok(());
+                }
                 let links: String = r.get(2)?;
                 let bad: Option<String> = r.get(3)?;
                 each(IndexedDocument {

@@ -28,7 +28,9 @@ pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument
 pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
 pub use fragments::BrokenFragment;
 pub use held::HeldStore;
-pub use library::{LibraryError, LibraryNode, PointerCheck, Posting, PostingKind, PostingText};
+pub use library::{
+    LibraryError, LibraryNode, Opened, PointerCheck, Posting, PostingKind, PostingText,
+};
 pub use location::StoreLocation;
 pub use lock::{CrawlLock, LockError, lock_path, machine_name};
 pub use outbox::{Mail, QueuedMail};

@@ -10,6 +10,7 @@
 use crate::db::{Conn, Row, TxMode, params};
 use crate::{Store, StoreError};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 /// What a posting is (Table 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,12 +106,40 @@ pub struct PointerCheck {
     pub checked_at: i64,
 }
 
+/// What a form that changes a posting was opened at: which posting (its
+/// creation stamp, beside the id in the form's address) and the version it
+/// showed. A save from it is refused when that posting is gone, even if
+/// another now has its id (a library imported over it), and when another
+/// edit came first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Opened {
+    /// The posting's `created_at`.
+    pub created_at: i64,
+    /// The posting's `version`.
+    pub version: i64,
+}
+
+impl Posting {
+    /// What a form opened now for this posting names.
+    pub fn opened(&self) -> Opened {
+        Opened {
+            created_at: self.created_at,
+            version: self.version,
+        }
+    }
+}
+
 /// A change the library refuses.
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryError {
     /// No posting has this id.
     #[error("there is no posting {0}")]
     NotFound(i64),
+    /// The posting a form was opened for is no longer there.
+    #[error(
+        "the posting this form was opened for (number {0}) has been deleted since, or the library replaced; nothing was changed. Open the library again to find what is there now"
+    )]
+    Gone(i64),
     /// Postings go into VLs only.
     #[error("posting {0} is not a virtual library; postings go into virtual libraries")]
     NotAVl(i64),
@@ -145,6 +174,11 @@ pub enum LibraryError {
 /// export`, `import`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibraryNode {
+    /// Its id, its address on the server (`/library/N`): kept by an
+    /// import, so that links to it and `[library] worm = N` still name it
+    /// (none: an import gives it the next).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
     /// What it is.
     pub kind: PostingKind,
     /// Its sequence number in its VL.
@@ -203,6 +237,34 @@ fn posting(r: &Row<'_>) -> Result<Posting, StoreError> {
     })
 }
 
+/// A query for postings (table `l`), each with the latest result of its
+/// URL, after `SELECT {L_COLUMNS}, `: what [`checked`] reads.
+const CHECKED: &str = "r.category, r.final_url, r.status, r.error, r.checked_at
+    FROM library l
+    LEFT JOIN urls u ON u.url = l.url AND l.kind <> 'vl'
+    LEFT JOIN results r ON r.url_id = u.id
+         AND r.run_id = (SELECT MAX(run_id) FROM results WHERE url_id = u.id)";
+
+/// A row of a [`CHECKED`] query.
+fn checked(r: &Row<'_>) -> Result<(Posting, Option<PointerCheck>), StoreError> {
+    let p = posting(r)?;
+    let category: Option<String> = r.get(15)?;
+    let check = match category {
+        Some(category) => {
+            let status: Option<i64> = r.get(17)?;
+            let error: Option<String> = r.get(18)?;
+            Some(PointerCheck {
+                category,
+                moved_to: r.get(16)?,
+                detail: error.or_else(|| status.map(|s| format!("status {s}"))),
+                checked_at: r.get(19)?,
+            })
+        }
+        None => None,
+    };
+    Ok((p, check))
+}
+
 fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -233,10 +295,12 @@ fn vl_for(tx: &Conn, id: i64, kind: PostingKind) -> Result<Posting, LibraryError
 
 /// Insert a posting into `parent` with sequence number `seq` or, without
 /// one, the VL's next; the number is taken inside the insert, under
-/// SQLite's write lock.
+/// SQLite's write lock. It gets id `id` (an import's) or the next never
+/// given.
 #[allow(clippy::too_many_arguments)]
 fn insert(
     tx: &Conn,
+    id: Option<i64>,
     parent: i64,
     seq: Option<i64>,
     kind: PostingKind,
@@ -256,28 +320,78 @@ fn insert(
         }
         None => next_seq(tx, parent)?,
     };
-    Ok(tx.query_row(
-        "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
-                                  email, password, created_at, updated_at, version)
-             VALUES (?1, ?13, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)
-             RETURNING id",
-        params![
-            parent,
-            kind.as_str(),
-            t.title,
-            t.url,
-            t.body,
-            t.image,
-            t.create_only,
-            t.author,
-            t.email,
-            password,
-            created_at,
-            updated_at,
-            seq
-        ],
-        |r| r.get(0),
-    )?)
+    // Without an id the column's own is taken (on PostgreSQL a NULL is
+    // not the default).
+    let (id_column, id_value) = match id {
+        Some(_) => ("id, ", "?14, "),
+        None => ("", ""),
+    };
+    let sql = format!(
+        "INSERT INTO library ({id_column}parent, seq, kind, title, url, body, image, create_only,
+                              author, email, password, created_at, updated_at, version)
+         VALUES ({id_value}?1, ?13, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)
+         RETURNING id"
+    );
+    let fields = params![
+        parent,
+        kind.as_str(),
+        t.title,
+        t.url,
+        t.body,
+        t.image,
+        t.create_only,
+        t.author,
+        t.email,
+        password,
+        created_at,
+        updated_at,
+        seq
+    ];
+    Ok(match id {
+        None => tx.query_row(&sql, fields, |r| r.get(0))?,
+        Some(id) => {
+            let mut with_id = fields.to_vec();
+            with_id.push(&id);
+            tx.query_row(&sql, &with_id, |r| r.get(0))?
+        }
+    })
+}
+
+/// The URL ids of the `library` tasks' own pages: the summary and report
+/// pages each such task published and read, below its top's directory
+/// (`…/library/`). They are the library's, not the Worm's: the Worm's
+/// index and archive leave them out (before, searches showed the server's
+/// file paths as hits, and `archive export` wrote T/R/I/C lines for them).
+pub(crate) fn library_task_pages(conn: &Conn) -> Result<HashSet<i64>, StoreError> {
+    let tops: Vec<String> = conn
+        .query_vec(
+            "SELECT DISTINCT top_url FROM tasks WHERE kind = 'library'",
+            params![],
+            |r| r.get(0),
+        )?
+        .into_iter()
+        .collect();
+    let mut ids = HashSet::new();
+    for top in tops {
+        let Some(slash) = top.rfind('/') else {
+            continue;
+        };
+        // The URLs from `dir` up to, not including, `dir` with its last
+        // `/` made `0` (the next byte): those below `dir`, found in the
+        // URLs' index in byte order.
+        let dir = &top[..=slash];
+        let end = format!("{}0", &top[..slash]);
+        let below: Vec<i64> = conn
+            .query_vec(
+                "SELECT id FROM urls WHERE url >= ?1 AND url < ?2",
+                params![dir, end],
+                |r| r.get(0),
+            )?
+            .into_iter()
+            .collect();
+        ids.extend(below);
+    }
+    Ok(ids)
 }
 
 /// The root VL's id, when there is a library.
@@ -429,39 +543,54 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<(Posting, Option<PointerCheck>)>, LibraryError> {
         let sql = &format!(
-            "SELECT {L_COLUMNS}, r.category, r.final_url, r.status, r.error, r.checked_at
-             FROM library l
-             LEFT JOIN urls u ON u.url = l.url AND l.kind <> 'vl'
-             LEFT JOIN results r ON r.url_id = u.id
-                  AND r.run_id = (SELECT MAX(run_id) FROM results WHERE url_id = u.id)
-             WHERE l.parent = ?1
-             ORDER BY {title}, l.seq LIMIT ?2 OFFSET ?3",
+            "SELECT {L_COLUMNS}, {CHECKED} WHERE l.parent = ?1 ORDER BY {title}, l.seq LIMIT ?2 OFFSET ?3",
             title = by_title(&self.conn, "l.title"),
         );
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self
             .conn
-            .query_vec(sql, params![vl, limit, offset as i64], |r| {
-                let p = posting(r)?;
-                let category: Option<String> = r.get(15)?;
-                let check = match category {
-                    Some(category) => {
-                        let status: Option<i64> = r.get(17)?;
-                        let error: Option<String> = r.get(18)?;
-                        Some(PointerCheck {
-                            category,
-                            moved_to: r.get(16)?,
-                            detail: error.or_else(|| status.map(|s| format!("status {s}"))),
-                            checked_at: r.get(19)?,
-                        })
-                    }
-                    None => None,
-                };
-                Ok((p, check))
-            })?
+            .query_vec(sql, params![vl, limit, offset as i64], checked)?
             .into_iter()
             .collect();
         Ok(rows)
+    }
+
+    /// Posting `id` with what the spider last found at its URL.
+    pub fn library_checked(
+        &self,
+        id: i64,
+    ) -> Result<(Posting, Option<PointerCheck>), LibraryError> {
+        self.conn
+            .query_opt(
+                &format!("SELECT {L_COLUMNS}, {CHECKED} WHERE l.id = ?1"),
+                params![id],
+                checked,
+            )?
+            .ok_or(LibraryError::NotFound(id))
+    }
+
+    /// How many postings come before posting `id` in its VL's summary
+    /// (alphabetically, then by number): which page of the summary shows
+    /// it.
+    pub fn library_position(&self, id: i64) -> Result<usize, LibraryError> {
+        let (o, p) = (
+            by_title(&self.conn, "o.title"),
+            by_title(&self.conn, "p.title"),
+        );
+        let n: i64 = self
+            .conn
+            .query_opt(
+                &format!(
+                    "SELECT (SELECT COUNT(*) FROM library o
+                             WHERE o.parent = p.parent
+                               AND ({o} < {p} OR ({o} = {p} AND o.seq < p.seq)))
+                     FROM library p WHERE p.id = ?1"
+                ),
+                params![id],
+                |r| r.get(0),
+            )?
+            .ok_or(LibraryError::NotFound(id))?;
+        Ok(n as usize)
     }
 
     /// Everything at and below VL `vl`, most recently changed first (the
@@ -533,6 +662,7 @@ impl Store {
             vl_for(&tx, parent, *kind)?;
             ids.push(insert(
                 &tx,
+                None,
                 parent,
                 None,
                 *kind,
@@ -550,18 +680,23 @@ impl Store {
         Ok(out)
     }
 
-    /// Change what posting `id` says, when it is still at version `read`.
-    /// `password` replaces its password hash when given (`Some(None)`
-    /// removes it).
+    /// Change what posting `id` says, when it is still the posting the
+    /// form was `opened` for, at the version it showed. `password`
+    /// replaces its password hash when given (`Some(None)` removes it).
     pub fn library_edit(
         &mut self,
         id: i64,
-        read: i64,
+        opened: Opened,
         text: &PostingText,
         password: Option<Option<String>>,
     ) -> Result<Posting, LibraryError> {
         let tx = self.conn.transaction(TxMode::Immediate)?;
-        let old = get(&tx, id)?;
+        let old = match get(&tx, id) {
+            Ok(p) if p.created_at == opened.created_at => p,
+            Ok(_) | Err(LibraryError::NotFound(_)) => return Err(LibraryError::Gone(id)),
+            Err(e) => return Err(e),
+        };
+        let read = opened.version;
         if old.version != read {
             return Err(LibraryError::Conflict {
                 current: old.version,
@@ -597,19 +732,22 @@ impl Store {
     }
 
     /// Point posting `id` at `url` (a pointer the spider found moved), when
-    /// it is still at version `read`.
+    /// it is still the posting and the version the form was `opened` at.
     pub fn library_set_url(
         &mut self,
         id: i64,
-        read: i64,
+        opened: Opened,
         url: &str,
     ) -> Result<Posting, LibraryError> {
-        let old = get(&self.conn, id)?;
+        let old = match get(&self.conn, id) {
+            Err(LibraryError::NotFound(_)) => return Err(LibraryError::Gone(id)),
+            other => other?,
+        };
         let text = PostingText {
             url: Some(url.to_string()),
             ..old.text
         };
-        self.library_edit(id, read, &text, None)
+        self.library_edit(id, opened, &text, None)
     }
 
     /// Delete the postings `ids` and, for a VL, everything below it.
@@ -711,28 +849,54 @@ impl Store {
         }
         let tx = self.conn.transaction(TxMode::Immediate)?;
         tx.execute("DELETE FROM library", params![])?;
-        let id: i64 = tx.query_row(
-            "INSERT INTO library (parent, seq, kind, title, url, body, image, create_only, author,
-                                  email, password, created_at, updated_at, version, last_seq)
-             VALUES (NULL, 0, 'vl', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)
-             RETURNING id",
-            params![
-                root.text.title,
-                root.text.url,
-                root.text.body,
-                root.text.image,
-                root.text.create_only,
-                root.text.author,
-                root.text.email,
-                root.password,
-                root.created_at,
-                root.updated_at,
-                root.last_seq
-            ],
-            |r| r.get(0),
-        )?;
+        // The root, then everything below it, each with the file's id
+        // (the next never given when the file has none).
+        let (id_column, id_value) = match root.id {
+            Some(_) => ("id, ", "?12, "),
+            None => ("", ""),
+        };
+        let sql = format!(
+            "INSERT INTO library ({id_column}parent, seq, kind, title, url, body, image,
+                                  create_only, author, email, password, created_at, updated_at,
+                                  version, last_seq)
+             VALUES ({id_value}NULL, 0, 'vl', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)
+             RETURNING id"
+        );
+        let fields = params![
+            root.text.title,
+            root.text.url,
+            root.text.body,
+            root.text.image,
+            root.text.create_only,
+            root.text.author,
+            root.text.email,
+            root.password,
+            root.created_at,
+            root.updated_at,
+            root.last_seq
+        ];
+        let id: i64 = match root.id {
+            None => tx.query_row(&sql, fields, |r| r.get(0))?,
+            Some(id) => {
+                let mut with_id = fields.to_vec();
+                with_id.push(&id);
+                tx.query_row(&sql, &with_id, |r| r.get(0))?
+            }
+        };
         for child in &root.postings {
             graft(&tx, id, child, None)?;
+        }
+        // PostgreSQL's sequence does not see the ids given: it is moved
+        // past them, and never back (SQLite's AUTOINCREMENT keeps the
+        // highest id it has seen itself).
+        if tx.dialect() == crate::db::Dialect::Postgres {
+            tx.query_row(
+                "SELECT setval(pg_get_serial_sequence('library', 'id'),
+                               GREATEST(nextval(pg_get_serial_sequence('library', 'id')),
+                                        (SELECT MAX(id) FROM library)))",
+                params![],
+                |r| r.get::<_, i64>(0),
+            )?;
         }
         tx.commit()?;
         Ok(root.count())
@@ -765,6 +929,7 @@ fn node_of(conn: &Conn, p: Posting) -> Result<LibraryNode, LibraryError> {
         }
     }
     Ok(LibraryNode {
+        id: Some(p.id),
         kind: p.kind,
         seq: p.seq,
         text: p.text,
@@ -785,14 +950,15 @@ fn graft(
     now: Option<i64>,
 ) -> Result<i64, LibraryError> {
     vl_for(tx, parent, node.kind)?;
-    // A copy takes the next number and the time of copying; an import
-    // keeps the file's.
-    let (seq, created, updated) = match now {
-        Some(t) => (None, t, t),
-        None => (Some(node.seq), node.created_at, node.updated_at),
+    // A copy takes a new id, the next number and the time of copying; an
+    // import keeps the file's.
+    let (id, seq, created, updated) = match now {
+        Some(t) => (None, None, t, t),
+        None => (node.id, Some(node.seq), node.created_at, node.updated_at),
     };
     let id = insert(
         tx,
+        id,
         parent,
         seq,
         node.kind,
@@ -962,9 +1128,10 @@ mod tests {
                 .library_post(root, &[pointer("One", "http://1.example/")])
                 .unwrap()[0]
                 .clone();
-            let first = s.library_edit(p.id, 1, &text("First"), None).unwrap();
+            let at_1 = p.opened();
+            let first = s.library_edit(p.id, at_1, &text("First"), None).unwrap();
             assert_eq!(first.version, 2);
-            let second = s.library_edit(p.id, 1, &text("Second"), None);
+            let second = s.library_edit(p.id, at_1, &text("Second"), None);
             assert!(
                 matches!(
                     second,
@@ -977,6 +1144,105 @@ mod tests {
             );
             assert_eq!(s.library_posting(p.id).unwrap().text.title, "First");
         }
+    }
+
+    /// A deleted posting's id is never given again: before, SQLite gave
+    /// the highest ids again once deleted, so an old link to `/library/N`
+    /// or an edit form opened for posting N named the next posting, and a
+    /// save from the form overwrote it (its version, 1, matched).
+    #[test]
+    fn ids_are_never_given_again_and_a_form_for_a_gone_posting_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for mut s in crate::testing::stores(dir.path()) {
+            let root = s.library_root("Library").unwrap().id;
+            let first = s
+                .library_post(root, &[pointer("First", "http://1.example/")])
+                .unwrap()[0]
+                .clone();
+            s.library_delete(&[first.id]).unwrap();
+            let second = s
+                .library_post(root, &[pointer("Second", "http://2.example/")])
+                .unwrap()[0]
+                .clone();
+            assert_eq!(second.id, first.id + 1);
+            let stale = s.library_edit(first.id, first.opened(), &text("Stale"), None);
+            assert!(
+                matches!(stale, Err(LibraryError::Gone(id)) if id == first.id),
+                "{stale:?}"
+            );
+            // A posting that has the form's id but is not the posting it
+            // was opened for (a library imported over it) is not changed.
+            let mut other = second.opened();
+            other.created_at -= 1;
+            let stale = s.library_edit(second.id, other, &text("Stale"), None);
+            assert_eq!(
+                stale.unwrap_err().to_string(),
+                format!(
+                    "the posting this form was opened for (number {}) has been deleted since, or the library replaced; nothing was changed. Open the library again to find what is there now",
+                    second.id
+                )
+            );
+            assert!(matches!(
+                s.library_set_url(first.id, first.opened(), "http://x.example/"),
+                Err(LibraryError::Gone(_))
+            ));
+            assert_eq!(s.library_posting(second.id).unwrap().text.title, "Second");
+            // Not even the whole library deleted by an import gives its
+            // ids again.
+            let mut file = s.library_export().unwrap().unwrap();
+            file.id = None;
+            file.postings[0].id = None;
+            s.library_import(&file).unwrap();
+            let ids: Vec<i64> = s
+                .library_everything()
+                .unwrap()
+                .iter()
+                .map(|(p, _)| p.id)
+                .collect();
+            assert_eq!(ids, vec![second.id + 2]);
+            let third = s.library_post(root, &[pointer("Third", "http://3.example/")]);
+            assert!(matches!(third, Err(LibraryError::NotFound(_))));
+        }
+    }
+
+    /// A store migrated from before version 15 gives no id twice either
+    /// (its library table is made again with an AUTOINCREMENT key, its
+    /// indexes and triggers with it).
+    #[test]
+    fn a_store_migrated_from_version_14_gives_no_id_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            for sql in &crate::schema::MIGRATIONS[..14] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.pragma_update(None, "user_version", 14).unwrap();
+            conn.execute_batch(
+                "INSERT INTO library (id, parent, seq, kind, title, created_at, updated_at,
+                                      version, last_seq)
+                 VALUES (1, NULL, 0, 'vl', 'Old', 1, 1, 1, 3),
+                        (2, 1, 1, 'pointer', 'Kept', 1, 1, 1, 0),
+                        (3, 1, 3, 'pointer', 'Last', 1, 1, 1, 0);",
+            )
+            .unwrap();
+        }
+        let mut s = Store::open(&path).unwrap();
+        assert_eq!(s.library_posting(2).unwrap().text.title, "Kept");
+        let changes = s.library_changes().unwrap();
+        s.library_delete(&[3]).unwrap();
+        assert_eq!(s.library_changes().unwrap(), changes + 1);
+        let new = s
+            .library_post(1, &[pointer("New", "http://n.example/")])
+            .unwrap();
+        assert_eq!((new[0].id, new[0].seq), (4, 4));
+        let listed: Vec<String> = s
+            .library_postings(1)
+            .unwrap()
+            .into_iter()
+            .map(|(p, _)| p.text.title)
+            .collect();
+        assert_eq!(listed, ["Kept", "New"]);
     }
 
     #[test]
@@ -1065,6 +1331,16 @@ mod tests {
             // Numbers survive, gaps included.
             let json = serde_json::to_string(&exported).unwrap();
             assert!(json.contains(r#""seq":3"#), "{json}");
+            // So do ids, the postings' addresses (before, an import
+            // numbered them anew: VL 3 became 2), and the next posting
+            // gets one never given.
+            let r = s.library_postings(b).unwrap()[1].0.clone();
+            assert_eq!(t.library_posting(r.id).unwrap().text.title, "R");
+            assert_eq!(t.library_posting(b).unwrap().text.title, "B");
+            assert!(matches!(
+                t.library_posting(q),
+                Err(LibraryError::NotFound(_))
+            ));
 
             // A file that puts a pointer in a Create-Only VL changes nothing.
             let mut bad = exported.clone();
@@ -1075,6 +1351,11 @@ mod tests {
             bad.postings[0].postings.push(stray);
             assert!(t.library_import(&bad).is_err());
             assert_eq!(t.library_export().unwrap().unwrap(), exported);
+            let next = t
+                .library_post(root, &[pointer("S", "http://s.example/")])
+                .unwrap()[0]
+                .id;
+            assert_eq!(next, r.id + 1);
         }
     }
 }

@@ -386,6 +386,48 @@ SELECT 1;
 CREATE TABLE store_identity (id TEXT NOT NULL);
 INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(16))));
 "#,
+    // 15: a posting's id is never given again, so that an old link to
+    // `/library/N`, or an edit form opened for posting N, never names
+    // another posting: SQLite gives a deleted highest rowid again unless
+    // the key is AUTOINCREMENT, which takes a new table. The ids deleted
+    // before this migration are not known; from the highest left on, none
+    // is given twice.
+    r#"
+CREATE TABLE library_new (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    parent       INTEGER REFERENCES library(id),
+    seq          INTEGER NOT NULL,           -- its number in its VL
+    kind         TEXT NOT NULL CHECK (kind IN ('vl', 'pointer', 'report')),
+    title        TEXT NOT NULL,
+    url          TEXT,                       -- a pointer's URL; a report's title link
+    body         TEXT,                       -- a report's text; a VL's statement of purpose
+    image        TEXT,                       -- a VL's or a report's image
+    create_only  INTEGER NOT NULL DEFAULT 0, -- a VL that takes sub-VLs only
+    author       TEXT,
+    email        TEXT,
+    password     TEXT,                       -- argon2id hash; NULL: anyone may change it
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    version      INTEGER NOT NULL,           -- one more with each edit
+    last_seq     INTEGER NOT NULL DEFAULT 0, -- a VL: the last number given (never reused)
+    UNIQUE (parent, seq)
+);
+INSERT INTO library_new (id, parent, seq, kind, title, url, body, image, create_only, author,
+                         email, password, created_at, updated_at, version, last_seq)
+    SELECT id, parent, seq, kind, title, url, body, image, create_only, author,
+           email, password, created_at, updated_at, version, last_seq FROM library;
+DROP TABLE library;
+ALTER TABLE library_new RENAME TO library;
+CREATE INDEX library_by_update ON library (updated_at);
+CREATE INDEX library_by_url ON library (url);
+CREATE INDEX library_by_title ON library (parent, title COLLATE NOCASE, seq);
+CREATE TRIGGER library_inserted AFTER INSERT ON library
+    BEGIN UPDATE library_changes SET n = n + 1; END;
+CREATE TRIGGER library_updated AFTER UPDATE ON library
+    BEGIN UPDATE library_changes SET n = n + 1; END;
+CREATE TRIGGER library_deleted AFTER DELETE ON library
+    BEGIN UPDATE library_changes SET n = n + 1; END;
+"#,
 ];
 
 /// [`MIGRATIONS`] for PostgreSQL, one for one. Integers are `BIGINT` (the
@@ -704,6 +746,11 @@ CREATE INDEX shared_frontier_untaken ON shared_frontier (run_id, site) WHERE tak
 CREATE TABLE store_identity (id TEXT NOT NULL);
 INSERT INTO store_identity (id)
   VALUES (md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text));
+"#,
+    // 15: an identity column's sequence never gives a number twice
+    // already (an import that keeps the file's ids moves it past them).
+    r#"
+SELECT 1;
 "#,
 ];
 

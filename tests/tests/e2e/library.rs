@@ -20,6 +20,8 @@ pub(crate) struct Answer {
     pub(crate) location: Option<String>,
     /// The cookie it sets (name=value).
     pub(crate) cookie: Option<String>,
+    /// Its `Retry-After`.
+    pub(crate) retry_after: Option<String>,
     pub(crate) body: String,
 }
 
@@ -132,7 +134,56 @@ async fn answer(r: reqwest::Response) -> Answer {
             .headers()
             .get(reqwest::header::SET_COOKIE)
             .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_string()),
+        retry_after: r
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .map(|l| l.to_str().unwrap().to_string()),
         body: r.text().await.unwrap(),
+    }
+}
+
+/// The value of the first hidden field `name` on `page` after `after`.
+fn hidden(page: &str, after: &str, name: &str) -> String {
+    let from = page
+        .find(after)
+        .unwrap_or_else(|| panic!("{after}: {page}"));
+    let field = format!("name=\"{name}\" value=\"");
+    let at = from + page[from..].find(&field).expect(name) + field.len();
+    page[at..].split('"').next().unwrap().to_string()
+}
+
+/// The moderator's password in [`moderated`].
+const MODERATOR_PASSWORD: &str = "correct horse battery";
+
+/// A server whose configuration names moderator `mo`
+/// ([`MODERATOR_PASSWORD`]), on a new store.
+fn moderated() -> (tempfile::TempDir, Served) {
+    let hash = spinneret::library::auth::hash_password(MODERATOR_PASSWORD).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("spinneret.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "store = \"lib.db\"\n[[task]]\nname = \"VL\"\nkind = \"library\"\n\n[[library.moderator]]\nname = \"mo\"\npassword_hash = \"{hash}\"\n"
+        ),
+    )
+    .unwrap();
+    let s = serve(&[std::ffi::OsStr::new("--config"), config.as_os_str()]);
+    (dir, s)
+}
+
+impl Client {
+    /// Log in as moderator `mo` of [`moderated`]: the session cookie is
+    /// sent from then on.
+    async fn log_in(&mut self) {
+        let r = self
+            .post(
+                "/library/login",
+                &[("name", "mo"), ("password", MODERATOR_PASSWORD)],
+            )
+            .await;
+        assert_eq!(r.status, 303, "{}", r.body);
+        self.cookie = format!("{}; {}", self.cookie, r.cookie.expect("a session"));
     }
 }
 
@@ -153,7 +204,11 @@ async fn posts_are_numbered_listed_alphabetically_and_sub_libraries_marked() {
             &[("title", "Zoology"), ("url", "http://zoo.example/")],
         )
         .await;
-    assert_eq!((r.status, r.location.as_deref()), (303, Some("/library/1")));
+    // One posting: the answer leads to its line.
+    assert_eq!(
+        (r.status, r.location.as_deref()),
+        (303, Some("/library/1#p2"))
+    );
     let list = "<li><a href=\"http://a.example/\">Astronomy</a>\nhttp://b.example/ Biology\n";
     assert_eq!(
         c.post("/library/1/pointers", &[("list", list)])
@@ -194,7 +249,14 @@ async fn posts_are_numbered_listed_alphabetically_and_sub_libraries_marked() {
     );
     let page = c.get("/library/1").await.body;
     assert!(page.contains("<strong><a href=\"/library/"), "{page}");
-    assert!(page.contains("Music</a></strong> *"), "{page}");
+    // The seed's sub-VL: an asterisk, then its title in bold.
+    assert!(
+        page.contains(&format!(
+            "* <strong><a href=\"/library/{}\">Music</a></strong>\n",
+            c.id_of(1, "Music").await
+        )),
+        "{page}"
+    );
 
     // Music is Create-Only: a pointer is refused there, a sub-library is not.
     let music = c.id_of(1, "Music").await;
@@ -400,13 +462,19 @@ async fn a_second_editor_is_told_and_nothing_is_overwritten() {
     let id = c.id_of(1, "Original").await;
     let edit = format!("/library/posting/{id}/edit");
     // Both open the form at version 1; the first saves, the second is told.
-    let token = c.token(&edit).await;
+    let form = c.get(&edit).await.body;
+    let (token, opened) = (
+        hidden(&form, "<form", "csrf"),
+        hidden(&form, "<form", "opened"),
+    );
+    assert_eq!(hidden(&form, "<form", "read"), "1");
     let first = c
         .post_with(
             &edit,
             &token,
             &[
                 ("read", "1"),
+                ("opened", &opened),
                 ("title", "First"),
                 ("url", "http://o.example/"),
             ],
@@ -419,6 +487,7 @@ async fn a_second_editor_is_told_and_nothing_is_overwritten() {
             &token,
             &[
                 ("read", "1"),
+                ("opened", &opened),
                 ("title", "Second"),
                 ("url", "http://o.example/"),
             ],
@@ -506,7 +575,7 @@ async fn passwords_guard_postings_and_guessing_is_cut_off() {
             ],
         )
         .await;
-    assert_eq!(r.status, 422);
+    assert_eq!(r.status, 403);
     assert!(
         r.body
             .contains("Delete: &#34;Guarded&#34; was not deleted: the password is wrong"),
@@ -539,6 +608,37 @@ async fn passwords_guard_postings_and_guessing_is_cut_off() {
         "{}",
         r.body
     );
+    // Answered as Edit and Move answer it, with how long to wait (before,
+    // Delete said 422, and none said when to come back).
+    let waits = |r: &Answer| {
+        let secs: u64 = r
+            .retry_after
+            .as_deref()
+            .expect("Retry-After")
+            .parse()
+            .unwrap();
+        (r.status, (890..=900).contains(&secs))
+    };
+    assert_eq!(waits(&r), (429, true));
+    let edit = format!("/library/posting/{guarded}/edit");
+    let form = c.get(&edit).await.body;
+    let fields = [
+        ("read", hidden(&form, "<form", "read")),
+        ("opened", hidden(&form, "<form", "opened")),
+        ("title", "Renamed".to_string()),
+        ("url", "http://g.example/".to_string()),
+        ("password", "open sesame".to_string()),
+    ];
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = c.post(&edit, &fields).await;
+    assert_eq!(waits(&r), (429, true), "{}", r.body);
+    let r = c
+        .post(
+            &format!("/library/posting/{guarded}/move"),
+            &[("to", "1"), ("password", "open sesame")],
+        )
+        .await;
+    assert_eq!(waits(&r), (429, true), "{}", r.body);
     assert_eq!(c.postings(1).await, vec![(1, "Guarded".to_string())]);
 }
 
@@ -572,7 +672,7 @@ async fn postings_move_and_copy_across_the_tree() {
     let r = c.post(&moving, &[("to", &to), ("password", "pw")]).await;
     assert_eq!(
         (r.status, r.location),
-        (303, Some(format!("/library/{science}")))
+        (303, Some(format!("/library/{science}#p{physics}")))
     );
     let to = arts.to_string();
     let r = c
@@ -601,7 +701,7 @@ async fn postings_move_and_copy_across_the_tree() {
     let r = c
         .post("/library/1/delete", &[("posting", &science.to_string())])
         .await;
-    assert_eq!(r.status, 422);
+    assert_eq!(r.status, 403);
     assert!(
         r.body
             .contains("&#34;Science&#34; was not deleted: it holds postings protected"),
@@ -949,7 +1049,7 @@ fn publish_writes_summary_pages_that_link_each_other() {
             .unwrap_or_else(|| panic!("{title} after {at}: {index}"));
         at += i;
     }
-    assert!(index.contains("<span class=\"seq\">1.</span>\n<strong><a href=\"vl-2.html\">Add your page to the Worm</a></strong> *"), "{index}");
+    assert!(index.contains("<span class=\"seq\">1.</span>\n* <strong><a href=\"vl-2.html\">Add your page to the Worm</a></strong>"), "{index}");
     let sub = std::fs::read_to_string(site.join("vl-2.html")).unwrap();
     assert!(
         sub.contains("<a href=\"index.html\">Root: Test Library</a>"),
@@ -1062,14 +1162,14 @@ fn one_search_finds_the_library_s_postings_and_follows_their_changes() {
         vec![
             "1. Missing page".to_string(),
             format!("   {}", web.url("a.example", "/missing.html")),
-            "   in the library: Test Library </library/1#p6>".to_string(),
+            "   in the library: Test Library </library/posting/6>".to_string(),
         ]
     );
     // By the VL it is posted in, and by a sub-VL's title.
     assert!(search("cited-by:worm", 0).starts_with("1. The guide\n"));
     assert!(
         search("title:\"add your page\"", 0)
-            .contains("   in the library: Test Library </library/2>")
+            .contains("   in the library: Test Library </library/posting/2>")
     );
     // A library changed since is indexed again: the import replaced it.
     let replaced = library_file(&web).replace("Missing page", "Absent page");
@@ -1138,5 +1238,425 @@ async fn a_large_vl_s_summary_comes_in_pages_of_five_hundred() {
             .await
             .body
             .contains("<span>1–500 shown</span>")
+    );
+    // A posting beyond the first 500 is reached (from a search's "in the
+    // library") on the page that shows it, and so is one just posted
+    // there: before, both opened page 1, where their anchors are not.
+    let r = c.get("/library/posting/751").await;
+    assert_eq!(
+        (r.status, r.location.as_deref()),
+        (303, Some("/library/1?from=500#p751"))
+    );
+    let second = c.get("/library/1?from=500").await.body;
+    assert!(second.contains("<li id=\"p751\" class=\"pointer\"><span class=\"seq\">750.</span>"));
+    let r = c
+        .post(
+            "/library/1/point",
+            &[("title", "Page 0750a"), ("url", "http://p.example/a")],
+        )
+        .await;
+    assert_eq!(r.location.as_deref(), Some("/library/1?from=500#p1003"));
+}
+
+/// Issue 52: a moderator's edit form, opened for a posting its owner then
+/// deleted, overwrote the next posting, which had been given the deleted
+/// one's number (SQLite gave the highest ids again, and the version, 1,
+/// matched). Ids are never given again, and the form names the posting
+/// it was opened for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_opened_for_a_deleted_posting_overwrites_nobody_s_posting() {
+    let (_d, s) = moderated();
+    let owner = Client::new(&s).await;
+    let other = Client::new(&s).await;
+    let mut moderator = Client::new(&s).await;
+    moderator.log_in().await;
+    owner
+        .post(
+            "/library/1/point",
+            &[
+                ("title", "Mine"),
+                ("url", "http://mine.example/"),
+                ("password", "mine"),
+            ],
+        )
+        .await;
+    let mine = owner.id_of(1, "Mine").await;
+    let edit = format!("/library/posting/{mine}/edit");
+    let form = moderator.get(&edit).await.body;
+    let token = hidden(&form, "<form", "csrf");
+    let (read, opened) = (
+        hidden(&form, "<form", "read"),
+        hidden(&form, "<form", "opened"),
+    );
+    let r = owner
+        .post(
+            "/library/1/delete",
+            &[("posting", &mine.to_string()), ("password", "mine")],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    other
+        .post(
+            "/library/1/point",
+            &[
+                ("title", "Hers"),
+                ("url", "http://hers.example/"),
+                ("password", "hers"),
+            ],
+        )
+        .await;
+    let hers = other.id_of(1, "Hers").await;
+    assert_eq!(hers, mine + 1);
+    let r = moderator
+        .post_with(
+            &edit,
+            &token,
+            &[
+                ("read", &read),
+                ("opened", &opened),
+                ("title", "Moderated"),
+                ("url", "http://moderated.example/"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 410, "{}", r.body);
+    assert!(
+        r.body.contains(&format!(
+            "the posting this form was opened for (number {mine}) has been deleted since, or the library replaced; nothing was changed"
+        )),
+        "{}",
+        r.body
+    );
+    let page = other.get("/library/1").await.body;
+    assert!(
+        page.contains("<a href=\"http://hers.example/\">Hers</a>"),
+        "{page}"
+    );
+    assert_eq!(other.postings(1).await, vec![(2, "Hers".to_string())]);
+    // The deleted posting's addresses name nothing.
+    assert_eq!(other.get(&edit).await.status, 404);
+    assert_eq!(
+        other.get(&format!("/library/posting/{mine}")).await.status,
+        404
+    );
+}
+
+/// Issue 52: `library export` then `library import` numbered the postings
+/// anew (VL 4 became 3), so every link to `/library/N` and `[library]
+/// worm = N` named another posting. Ids survive the round trip, gaps
+/// included, and the next posting gets one never given.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_then_import_keeps_every_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("first.db"), dir.path().join("second.db"));
+    let s = serve(&[std::ffi::OsStr::new("--store"), first.as_os_str()]);
+    let c = Client::new(&s).await;
+    for title in ["Arts", "Gone", "Science"] {
+        c.post("/library/1/create", &[("title", title)]).await;
+    }
+    let gone = c.id_of(1, "Gone").await;
+    c.post("/library/1/delete", &[("posting", &gone.to_string())])
+        .await;
+    let science = c.id_of(1, "Science").await;
+    c.post(
+        &format!("/library/{science}/point"),
+        &[("title", "Physics"), ("url", "http://physics.example/")],
+    )
+    .await;
+    let physics = c.id_of(science, "Physics").await;
+    assert_eq!((gone, science, physics), (3, 4, 5));
+    drop(s);
+    let file = dir.path().join("library.json");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = crate::common::command().args(args).output().unwrap();
+        crate::common::expect_exit(&out, 0)
+    };
+    run(&[
+        "library".as_ref(),
+        "export".as_ref(),
+        "--store".as_ref(),
+        first.as_os_str(),
+        "-o".as_ref(),
+        file.as_os_str(),
+    ]);
+    let said = run(&[
+        "library".as_ref(),
+        "import".as_ref(),
+        file.as_os_str(),
+        "--store".as_ref(),
+        second.as_os_str(),
+    ]);
+    assert_eq!(
+        said.trim(),
+        format!("4 postings imported into {}", second.display())
+    );
+    let s = serve(&[std::ffi::OsStr::new("--store"), second.as_os_str()]);
+    let c = Client::new(&s).await;
+    let page = c.get(&format!("/library/{science}")).await.body;
+    assert!(page.contains("<h1>Science</h1>"), "{page}");
+    assert_eq!(c.id_of(science, "Physics").await, physics);
+    assert_eq!(c.get(&format!("/library/{gone}")).await.status, 404);
+    c.post("/library/1/create", &[("title", "Later")]).await;
+    assert_eq!(c.id_of(1, "Later").await, physics + 1);
+}
+
+/// Issue 52: the `library` task's published pages became documents of
+/// the Worm: `archive export` wrote T/R/I/C lines for
+/// `file:///…/library/index.html`, and a search showed them as hits (with
+/// the server's file paths) beside the library's own. They are the
+/// library's, never the Worm's.
+#[test]
+fn a_library_task_s_own_pages_are_not_documents_of_the_worm() {
+    let (web, setup, _) =
+        imported("[[task]]\nname = \"Pointers\"\nkind = \"library\"\noutput = \"lib-report\"\n");
+    crate::common::expect_exit(&crate::common::crawl(&setup, &[]), 1);
+    let run = |command: &[&str], query: &[&str]| {
+        let out = crate::common::command()
+            .args(command)
+            .arg("--config")
+            .arg(&setup.config_path)
+            .args(query)
+            .output()
+            .unwrap();
+        crate::common::expect_exit(&out, 0);
+        crate::common::text(&out.stdout)
+    };
+    let archive = run(&["archive", "export"], &[]);
+    assert_eq!(archive, "");
+    // One hit, the library's posting: not a second for the missing page
+    // as the published index cites it, nor the published pages.
+    let found = run(&["search"], &["missing"]);
+    let (hits, summary) = found.trim_end().rsplit_once('\n').unwrap();
+    assert_eq!(
+        hits,
+        format!(
+            "1. Missing page\n   {}\n   in the library: Test Library </library/posting/6>",
+            web.url("a.example", "/missing.html")
+        )
+    );
+    assert!(summary.starts_with("1 result, 1–1 shown ("), "{found}");
+    let found = run(&["search"], &["test library"]);
+    assert!(!found.contains("file:"), "{found}");
+}
+
+/// Issue 52: a search result "In the library: Notes' VL" linked to the
+/// report, not to its VL; a link to a posting beyond the first 500 of its
+/// VL opened page 1, where its anchor is not; a report's page lacked its
+/// VL's image; a sub-VL's asterisk came after its title.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_posting_s_place_is_its_line_in_its_vl_and_a_report_shows_the_vl_s_image() {
+    let (_d, s) = served();
+    let c = Client::new(&s).await;
+    c.post(
+        "/library/1/create",
+        &[
+            ("title", "Physics"),
+            ("image", "http://img.example/physics.gif"),
+        ],
+    )
+    .await;
+    let physics = c.id_of(1, "Physics").await;
+    let r = c
+        .post(
+            &format!("/library/{physics}/input"),
+            &[("title", "Notes"), ("body", "<p>Read this.</p>")],
+        )
+        .await;
+    let notes = c.id_of(physics, "Notes").await;
+    assert_eq!(
+        r.location.as_deref(),
+        Some(format!("/library/{physics}#p{notes}").as_str())
+    );
+    let report = c.get(&format!("/library/report/{notes}")).await.body;
+    assert!(
+        report.contains(
+            "<img class=\"vl-image\" src=\"http://img.example/physics.gif\" alt=\"\" width=\"64\" height=\"64\">"
+        ),
+        "{report}"
+    );
+    let page = c.get("/library/1").await.body;
+    assert!(
+        page.contains(&format!(
+            "<span class=\"seq\">1.</span>\n* <strong><a href=\"/library/{physics}\">Physics</a></strong>\n"
+        )),
+        "{page}"
+    );
+    // Where the search's "In the library: Physics" leads: the report's
+    // line in Physics.
+    let r = c.get(&format!("/library/posting/{notes}")).await;
+    assert_eq!(
+        (r.status, r.location),
+        (303, Some(format!("/library/{physics}#p{notes}")))
+    );
+    let r = c.get(&format!("/library/posting/{physics}")).await;
+    assert_eq!(
+        (r.status, r.location),
+        (303, Some(format!("/library/1#p{physics}")))
+    );
+}
+
+/// Issue 52: there was no bound on posting (200 posts from one address in
+/// 0.6 s were all taken). A client may post 100 times in 10 minutes, and
+/// is then told when it may post again; moderators are not counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn posting_is_bounded_per_client_and_the_answer_says_when_to_come_back() {
+    let (_d, s) = moderated();
+    let c = Client::new(&s).await;
+    let token = c.token("/library/1/change").await;
+    for i in 0..100 {
+        let title = format!("P{i:03}");
+        let r = c
+            .post_with(
+                "/library/1/point",
+                &token,
+                &[("title", &title), ("url", "http://p.example/")],
+            )
+            .await;
+        assert_eq!(r.status, 303, "{i}: {}", r.body);
+    }
+    let r = c
+        .post_with(
+            "/library/1/point",
+            &token,
+            &[("title", "P100"), ("url", "http://p.example/")],
+        )
+        .await;
+    assert_eq!(r.status, 429);
+    let secs: u64 = r.retry_after.as_deref().unwrap().parse().unwrap();
+    assert!((590..=600).contains(&secs), "{secs}");
+    assert!(
+        r.body.contains(
+            "this address has posted 100 times within 10 minutes, the most the library takes; post again in 10 minutes, or ask a moderator"
+        ),
+        "{}",
+        r.body
+    );
+    // A new cookie is the same address; a copy adds postings too.
+    let again = Client::new(&s).await;
+    let r = again
+        .post("/library/1/create", &[("title", "Another")])
+        .await;
+    assert_eq!(r.status, 429);
+    let p0 = c.id_of(1, "P000").await;
+    let r = again
+        .post(&format!("/library/posting/{p0}/copy"), &[("to", "1")])
+        .await;
+    assert_eq!(r.status, 429);
+    assert!(
+        r.body.contains("not copied: this address has posted"),
+        "{}",
+        r.body
+    );
+    let mut moderator = Client::new(&s).await;
+    moderator.log_in().await;
+    let r = moderator
+        .post(
+            "/library/1/point",
+            &[("title", "P100"), ("url", "http://p.example/")],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    assert_eq!(c.postings(1).await.len(), 101);
+}
+
+/// Issue 52: "Use the new URL" took any address and no version: it is an
+/// edit, so it takes only where the spider found the pointer moved, from
+/// a summary shown at the pointer's present version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn use_the_new_url_takes_only_what_the_spider_found() {
+    let (web, setup, _) =
+        imported("[[task]]\nname = \"Pointers\"\nkind = \"library\"\noutput = \"lib-report\"\n");
+    crate::common::expect_exit(&crate::common::crawl(&setup, &[]), 1);
+    let served = serve(&[
+        std::ffi::OsStr::new("--config"),
+        setup.config_path.as_os_str(),
+    ]);
+    let c = Client::new(&served).await;
+    let old = c.id_of(1, "Old page").await;
+    let follow = format!("/library/posting/{old}/follow");
+    let page = c.get("/library/1").await.body;
+    let form = format!("action=\"{follow}\"");
+    let field = |name: &str| hidden(&page, &form, name);
+    let (token, read, opened, to) = (field("csrf"), field("read"), field("opened"), field("to"));
+    let new = web.url("a.example", "/new.html");
+    assert_eq!(to, new);
+    let r = c
+        .post_with(
+            &follow,
+            &token,
+            &[
+                ("to", "http://elsewhere.example/"),
+                ("read", &read),
+                ("opened", &opened),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 422);
+    assert!(
+        r.body.contains(&format!(
+            "the spider last found this pointer moved to {new}, not to the address this form gives"
+        )),
+        "{}",
+        r.body
+    );
+    let r = c
+        .post_with(
+            &follow,
+            &token,
+            &[("to", &to), ("read", "7"), ("opened", &opened)],
+        )
+        .await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(
+        r.body
+            .contains("someone else changed this posting since you opened it (version 1, you edited version 7)"),
+        "{}",
+        r.body
+    );
+    let r = c
+        .post_with(
+            &follow,
+            &token,
+            &[("to", &to), ("read", &read), ("opened", &opened)],
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.location),
+        (303, Some(format!("/library/1#p{old}")))
+    );
+    let page = c.get("/library/1").await.body;
+    assert!(
+        page.contains(&format!("<a href=\"{new}\">Old page</a>")),
+        "{page}"
+    );
+}
+
+/// Issue 52: on an address other machines reach, the warning spoke of
+/// reading only, though the library takes anyone's posts and deletions of
+/// postings without a password.
+#[test]
+fn serving_beyond_loopback_says_that_anyone_may_post_and_delete() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = crate::common::command()
+        .args(["serve", "--listen", "0.0.0.0:0", "--store"])
+        .arg(dir.path().join("s.db"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = Vec::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("serving ");
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        said.contains(&"spinneret: serving on 0.0.0.0:0, reachable from other machines: anyone who reaches it can read the store's reports and search it, post to the library, and edit, move or delete every posting that has no password; to choose who may, listen on 127.0.0.1 behind a reverse proxy that lets only them through".to_string()),
+        "{said:#?}"
     );
 }

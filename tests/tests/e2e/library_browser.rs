@@ -86,9 +86,9 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
         ],
     );
     assert_eq!(text(&mut b, "h1"), "Test Library");
-    // Sub-libraries in bold, with an asterisk.
+    // Sub-libraries in bold, after an asterisk (the seed's mark).
     assert_eq!(text(&mut b, "ul.postings li strong a"), "Physics");
-    assert_eq!(postings(&mut b), ["1. Physics *"]);
+    assert_eq!(postings(&mut b), ["1. * Physics"]);
     click(&mut b, "Physics");
     assert_eq!(text(&mut b, ".purpose"), "Pages about physics.");
     let physics = b.eval("location.href").as_str().unwrap().to_string();
@@ -184,14 +184,14 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
     b.open(&format!("{}/library", served.base));
     assert_eq!(
         postings(&mut b),
-        ["2. About the site", "3. Field notes", "1. Physics *"]
+        ["2. About the site", "3. Field notes", "1. * Physics"]
     );
     click(&mut b, "Physics");
     assert_eq!(
         postings(&mut b),
         [
             "1. About the site",
-            "5. Archive *",
+            "5. * Archive",
             "2. Missing page",
             "3. Old page"
         ]
@@ -216,8 +216,13 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
     // later than every other change, so the global list below has it
     // first: changes are dated to the second.)
     std::thread::sleep(std::time::Duration::from_millis(1100));
+    let line = b.eval("document.querySelector('.check.moved').closest('li').id");
     b.follow("document.querySelector('.check.moved ~ form button').click()");
-    assert_eq!(b.eval("location.href"), physics.as_str());
+    // Back at the pointer's line.
+    assert_eq!(
+        b.eval("location.href"),
+        format!("{physics}#{}", line.as_str().unwrap()).as_str()
+    );
     let old = b.eval(
         "[...document.querySelectorAll('ul.postings > li')].find(li => li.textContent.includes('Old page')).querySelector('a').href",
     );
@@ -258,9 +263,19 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
 
     // Nothing failed but the two refusals asked for (the move into the
     // Create-Only library, the wrong password), which Chromium logs as
-    // the 422 answers they are.
-    let refused = "console: \"Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)\"";
-    assert_eq!(b.problems(), vec![refused, refused]);
+    // the 422 and 403 answers they are.
+    let refused = |status: &str| {
+        format!(
+            "console: \"Failed to load resource: the server responded with a status of {status}\""
+        )
+    };
+    assert_eq!(
+        b.problems(),
+        vec![
+            refused("422 (Unprocessable Entity)"),
+            refused("403 (Forbidden)")
+        ]
+    );
     let elsewhere: Vec<String> = b
         .requested()
         .into_iter()

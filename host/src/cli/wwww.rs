@@ -233,7 +233,8 @@ pub(crate) struct SearchArgs {
     /// and a document citing it), not only the documents read.
     #[arg(long)]
     urls: bool,
-    /// JSON (schema spinneret.search/1) instead of text.
+    /// JSON (schema spinneret.search/1, as /api/search writes it: query,
+    /// mode, page, limit, total, took_ms, notes, hits) instead of text.
     #[arg(long)]
     json: bool,
     /// Results a page (1 to 200).
@@ -319,27 +320,23 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<u8> {
     let mut out = super::output::stdout();
     use std::io::Write;
     if args.json {
-        let v = serde_json::json!({
-            "schema": "spinneret.search/1",
-            "query": query,
-            "mode": if args.urls { "urls" } else { "documents" },
-            "total": answer.total,
-            "offset": req.offset,
-            "hits": answer.hits,
-        });
-        writeln!(out, "{v}")?;
+        let page = args.page.max(1);
+        let v = answer.json(&query, args.urls, page, args.limit, took);
+        writeln!(out, "{}", serde_json::to_string(&v)?)?;
     } else {
+        // How the query was read, when otherwise than written: beside the
+        // results, not among them.
+        for note in &answer.notes {
+            eprintln!("note: {}", Shown(note));
+        }
         for (i, h) in answer.hits.iter().enumerate() {
             let n = req.offset + i + 1;
+            // A page without a title is named by its URL.
             let name = match args.urls {
                 true => h.anchor.as_deref().or(h.title.as_deref()),
                 false => h.title.as_deref(),
             };
-            writeln!(
-                out,
-                "{n}. {}",
-                Shown(name.unwrap_or(crate::wwww::archive::ZERO_LENGTH_TITLE))
-            )?;
+            writeln!(out, "{n}. {}", Shown(name.unwrap_or(&h.url)))?;
             writeln!(out, "   {}", Shown(&h.url))?;
             if let Some(place) = &h.library {
                 let vl = Shown(h.cited_by_title.as_deref().unwrap_or("the library"));

@@ -587,21 +587,12 @@ async fn api_search(
     let limit = p.limit.unwrap_or(PAGE);
     match run_search(&app, &p, limit).await {
         Ok((answer, took)) => {
-            let body = serde_json::json!({
-                "schema": "spinneret.search/1",
-                "query": p.q,
-                "mode": if p.urls() { "urls" } else { "documents" },
-                "page": p.page(),
-                "limit": limit,
-                "total": answer.total,
-                "took_ms": took.as_secs_f64() * 1000.0,
-                "hits": answer.hits,
-            });
-            (
-                [(header::CONTENT_TYPE, "application/json")],
-                body.to_string(),
-            )
-                .into_response()
+            // The same object as `search --json`'s.
+            let body = answer.json(&p.q, p.urls(), p.page(), limit, took);
+            match serde_json::to_string(&body) {
+                Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+                Err(e) => server_error(&anyhow::Error::from(e)),
+            }
         }
         Err(e) => {
             let (status, reason, retry) = e.status();
@@ -620,7 +611,7 @@ fn retry_after(mut r: Response, seconds: Option<&'static str>) -> Response {
 }
 
 fn api_error(status: StatusCode, message: &str) -> Response {
-    let body = serde_json::json!({"schema": "spinneret.search/1", "error": message});
+    let body = serde_json::json!({"schema": crate::wwww::search::SCHEMA, "error": message});
     (
         status,
         [(header::CONTENT_TYPE, "application/json")],

@@ -730,7 +730,7 @@ fn own_page(p: &spinneret_store::Posting) -> String {
 }
 
 /// The URL fields of `url`: its components, host and extension.
-fn add_url(f: &Fields, e: &mut TantivyDocument, url: &str) {
+pub(crate) fn add_url(f: &Fields, e: &mut TantivyDocument, url: &str) {
     e.add_text(f.url, url);
     if let Ok(u) = url::Url::parse(url) {
         if let Some(host) = u.host_str() {

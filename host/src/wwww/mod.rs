@@ -3,6 +3,7 @@
 
 pub mod archive;
 pub mod index;
+mod query;
 pub mod search;
 
 use spinneret_store::Store;

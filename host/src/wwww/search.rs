@@ -5,9 +5,17 @@
 //!
 //! The query language is tantivy's: `title:worm`, `"virtual library"`,
 //! `ext:mpg AND host:fi`, `anchor:(photo OR picture) -host:example`,
-//! `url:/mp.?g/`. A regular expression matches whole words of its field
-//! (as the field is split into words: letters and digits, lower-cased),
-//! the way the Worm's egrep matched its lines.
+//! `url:/mp.?g/`. A query a person types never fails to be read
+//! ([`super::query`]): what the language cannot read is searched as
+//! words, and a mistake in an operator is mended and said in the
+//! answer's notes.
+//!
+//! A regular expression matches whole words of its field (as the field is
+//! split into words: letters and digits, lower-cased), ignoring case. One
+//! on `url:` that no word can match (`url:/helsinki\.fi/`: no word holds
+//! a dot) is matched anywhere in the whole URL instead, as the Worm's egrep
+//! matched its lines; on another field, the answer's notes say it can
+//! match nothing, and why.
 //!
 //! Costs are bounded: a query of at most [`MAX_QUERY`] characters, at most
 //! [`MAX_REGEXES`] regular expressions of at most [`MAX_REGEX`] characters
@@ -20,7 +28,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, QueryParserError, TermQuery};
+use tantivy::query_grammar::{UserInputAst, UserInputLeaf};
 use tantivy::schema::{IndexRecordOption, TantivyDocument, Value};
 use tantivy::{DocAddress, DocId, IndexReader, Score, SegmentOrdinal, SegmentReader, Term};
 
@@ -103,8 +112,64 @@ pub struct Hit {
 pub struct Answer {
     /// Results matching in all.
     pub total: usize,
+    /// What of the query was read otherwise than written, and why (an
+    /// operator mended or left out, a regular expression that can match
+    /// nothing), for the person who wrote it.
+    pub notes: Vec<String>,
     /// This page's results, best first.
     pub hits: Vec<Hit>,
+}
+
+/// The JSON of a search (schema `spinneret.search/1`), written alike by
+/// `search --json` and `/api/search`; docs/wwww.md lists its fields.
+#[derive(Clone, Debug, Serialize)]
+pub struct AnswerJson<'a> {
+    /// `spinneret.search/1`.
+    pub schema: &'static str,
+    /// The query as given.
+    pub query: &'a str,
+    /// `documents` or `urls`.
+    pub mode: &'static str,
+    /// The page (from 1).
+    pub page: usize,
+    /// Results a page.
+    pub limit: usize,
+    /// Results matching in all.
+    pub total: usize,
+    /// How long the search took, in milliseconds.
+    pub took_ms: f64,
+    /// [`Answer::notes`].
+    pub notes: &'a [String],
+    /// This page's results, best first.
+    pub hits: &'a [Hit],
+}
+
+/// The schema [`AnswerJson`] names.
+pub const SCHEMA: &str = "spinneret.search/1";
+
+impl Answer {
+    /// This answer as the JSON of a search: page `page` of `limit`
+    /// results for `query`, in URL mode when `urls`, found in `took`.
+    pub fn json<'a>(
+        &'a self,
+        query: &'a str,
+        urls: bool,
+        page: usize,
+        limit: usize,
+        took: std::time::Duration,
+    ) -> AnswerJson<'a> {
+        AnswerJson {
+            schema: SCHEMA,
+            query,
+            mode: if urls { "urls" } else { "documents" },
+            page,
+            limit,
+            total: self.total,
+            took_ms: took.as_secs_f64() * 1000.0,
+            notes: &self.notes,
+            hits: &self.hits,
+        }
+    }
 }
 
 /// A query that cannot be run, and why, for the person who wrote it.
@@ -113,9 +178,6 @@ pub enum SearchError {
     /// Too long, too many or too long regular expressions, a bad limit.
     #[error("{0}")]
     Bounds(String),
-    /// The query language said no.
-    #[error("the query cannot be read: {0}")]
-    Syntax(String),
     /// The index failed.
     #[error(
         "search index: {} (if it fails again, rebuild it with `spinneret index --rebuild`)",
@@ -139,7 +201,7 @@ fn one_line(s: &str) -> String {
 impl SearchError {
     /// Whether the query is at fault (a 400), not the index (a 500).
     pub fn is_the_querys(&self) -> bool {
-        matches!(self, SearchError::Bounds(_) | SearchError::Syntax(_))
+        matches!(self, SearchError::Bounds(_))
     }
 }
 
@@ -303,7 +365,7 @@ impl Searcher {
     }
 
     fn search_unguarded(&self, req: &Request<'_>) -> Result<Answer, SearchError> {
-        let query = self.parse(req)?;
+        let (query, notes) = self.parse(req)?;
         let searcher = self.reader.searcher();
         let ranked = Ranked {
             wanted: req.offset.saturating_add(req.limit),
@@ -323,10 +385,11 @@ impl Searcher {
         for c in top.into_iter().skip(req.offset) {
             hits.push(self.hit(&searcher, &*query, c.score, c.addr, req.explain)?);
         }
-        Ok(Answer { total, hits })
+        Ok(Answer { total, notes, hits })
     }
 
-    fn parse(&self, req: &Request<'_>) -> Result<Box<dyn Query>, SearchError> {
+    /// The query of `req`, and the notes on how it was read.
+    fn parse(&self, req: &Request<'_>) -> Result<(Box<dyn Query>, Vec<String>), SearchError> {
         let q = req.query.trim();
         if q.is_empty() {
             return Err(SearchError::Bounds(
@@ -343,26 +406,33 @@ impl Searcher {
                 "a page holds 1 to {MAX_LIMIT} results"
             )));
         }
-        let regexes = regexes(q);
-        if regexes.len() > MAX_REGEXES {
+        let super::query::Read { mut ast, mut notes } = super::query::read(q);
+        let mut patterns = Vec::new();
+        regexes(&ast, &mut patterns);
+        if patterns.len() > MAX_REGEXES {
             return Err(SearchError::Bounds(format!(
                 "the query has {} regular expressions; at most {MAX_REGEXES} are allowed",
-                regexes.len()
+                patterns.len()
             )));
         }
-        if let Some(r) = regexes.iter().find(|r| r.chars().count() > MAX_REGEX) {
+        if let Some(r) = patterns.iter().find(|r| r.chars().count() > MAX_REGEX) {
             return Err(SearchError::Bounds(format!(
                 "the regular expression /{r}/ is longer than {MAX_REGEX} characters"
             )));
         }
-        for r in &regexes {
-            regex_cost(r)?;
+        if !mend_regexes(&mut ast, &mut notes)? {
+            ast = UserInputAst::empty_query();
         }
-        let parsed = self
-            .parser
-            .parse_query(q)
-            .map_err(|e| SearchError::Syntax(e.to_string()))?;
-        Ok(match req.urls {
+        let parsed = match self.parser.build_query_from_user_input_ast(ast.clone()) {
+            Ok(parsed) => parsed,
+            Err(_) => {
+                // What cannot be run is left out, and said.
+                let (parsed, errors) = self.parser.build_query_from_user_input_ast_lenient(ast);
+                notes.extend(errors.iter().map(left_out));
+                parsed
+            }
+        };
+        let query = match req.urls {
             true => parsed,
             false => Box::new(BooleanQuery::new(vec![
                 (Occur::Must, parsed),
@@ -371,7 +441,8 @@ impl Searcher {
                     Box::new(TermQuery::new(self.html.clone(), IndexRecordOption::Basic)),
                 ),
             ])),
-        })
+        };
+        Ok((query, notes))
     }
 
     fn hit(
@@ -384,9 +455,12 @@ impl Searcher {
     ) -> Result<Hit, SearchError> {
         let f = &self.fields;
         let d: TantivyDocument = searcher.doc(addr)?;
+        // Text that is only white space (a page titled " ") is none: it
+        // would show as an empty link.
         let text = |field| {
             d.get_first(field)
                 .and_then(|v| v.as_str())
+                .filter(|t| !t.trim().is_empty())
                 .map(str::to_string)
         };
         let references = d.get_first(f.links).and_then(|v| v.as_u64()).unwrap_or(0);
@@ -602,8 +676,8 @@ fn priors() -> &'static [Score] {
 const MAX_REGEX_WEIGHT: u64 = 1_000;
 
 /// Refuse the regular expression `r` when its automaton would be costly
-/// to build, before building it; a syntax error is left to the query
-/// parser, which says it in the query's terms.
+/// to build, before building it (one that cannot be read is left out
+/// before, by [`mend_regexes`]).
 fn regex_cost(r: &str) -> Result<(), SearchError> {
     let Ok(hir) = regex_syntax::Parser::new().parse(r) else {
         return Ok(());
@@ -638,37 +712,187 @@ fn regex_weight(hir: &regex_syntax::hir::Hir) -> u64 {
     }
 }
 
-/// The regular expressions of a query: what stands between `:/` and the
-/// next unescaped `/`.
-fn regexes(q: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = q;
-    while let Some(i) = rest.find(":/") {
-        let body = &rest[i + 2..];
-        let mut end = None;
-        let mut escaped = false;
-        for (j, c) in body.char_indices() {
-            match c {
-                '\\' if !escaped => escaped = true,
-                '/' if !escaped => {
-                    end = Some(j);
-                    break;
-                }
-                _ => escaped = false,
-            }
-        }
-        match end {
-            Some(j) => {
-                out.push(&body[..j]);
-                rest = &body[j + 1..];
-            }
-            None => {
-                out.push(body);
-                break;
+/// The patterns of the regular expressions in `ast`, left to right.
+fn regexes(ast: &UserInputAst, out: &mut Vec<String>) {
+    match ast {
+        UserInputAst::Clause(clauses) => clauses.iter().for_each(|(_, a)| regexes(a, out)),
+        UserInputAst::Boost(a, _) => regexes(a, out),
+        UserInputAst::Leaf(leaf) => {
+            if let UserInputLeaf::Regex { pattern, .. } = &**leaf {
+                out.push(pattern.clone());
             }
         }
     }
-    out
+}
+
+/// Make each regular expression of `ast` what the search runs, or leave
+/// it out with a note when it cannot be read: case ignored (the words
+/// indexed are lower-cased), `^` at its start and `$` at its end dropped
+/// (it matches a whole word anyway), and one on `url:` that no word can
+/// match (`helsinki\.fi`) matched anywhere in the whole URL (the entry's
+/// key), as egrep matched a line. Whether `ast` is kept (false: it was
+/// all one regular expression left out); a costly one is refused.
+fn mend_regexes(ast: &mut UserInputAst, notes: &mut Vec<String>) -> Result<bool, SearchError> {
+    match ast {
+        UserInputAst::Clause(clauses) => {
+            let mut kept = Vec::with_capacity(clauses.len());
+            for (occur, mut a) in std::mem::take(clauses) {
+                if mend_regexes(&mut a, notes)? {
+                    kept.push((occur, a));
+                }
+            }
+            let any = !kept.is_empty();
+            *clauses = kept;
+            Ok(any)
+        }
+        UserInputAst::Boost(a, _) => mend_regexes(a, notes),
+        UserInputAst::Leaf(leaf) => {
+            let UserInputLeaf::Regex {
+                field: Some(field),
+                pattern,
+            } = &mut **leaf
+            else {
+                return Ok(true);
+            };
+            let written = format!("{field}:/{pattern}/");
+            let starts = pattern.starts_with('^');
+            let body = pattern.strip_prefix('^').unwrap_or(pattern);
+            // A `$` that is not escaped (preceded by an even number of `\`).
+            let escapes = body
+                .strip_suffix('$')
+                .map(|b| b.chars().rev().take_while(|c| *c == '\\').count());
+            let ends = escapes.is_some_and(|n| n % 2 == 0);
+            let body = match ends {
+                true => &body[..body.len() - 1],
+                false => body,
+            };
+            let hir = match regex_syntax::ParserBuilder::new()
+                .case_insensitive(true)
+                .build()
+                .parse(body)
+            {
+                Ok(hir) => hir,
+                Err(e) => {
+                    let why = e.to_string();
+                    let why = why.rsplit("error: ").next().unwrap_or(&why).trim();
+                    notes.push(format!(
+                        "the regular expression `{written}` cannot be read ({why}); it was left out"
+                    ));
+                    return Ok(false);
+                }
+            };
+            if has_assertion(&hir) {
+                notes.push(format!(
+                    "the regular expression `{written}` holds `^`, `$` or `\\b` inside it; it matches a whole word of its field, or a whole URL, and they cannot be used there; it was left out"
+                ));
+                return Ok(false);
+            }
+            let body = body.to_string();
+            if can_match_a_word(&hir) {
+                *pattern = format!("(?i){body}");
+            } else if field == "url" {
+                let (before, after) =
+                    (if starts { "" } else { ".*" }, if ends { "" } else { ".*" });
+                *pattern = format!("(?i){before}(?:{body}){after}");
+                *field = "key".into();
+            } else {
+                *pattern = format!("(?i){body}");
+                let what = match first_outside_words(&hir) {
+                    Some(c) => format!("no word holds {c:?}"),
+                    None => "no word holds what it asks for".into(),
+                };
+                notes.push(format!(
+                    "`{written}` can match nothing: a regular expression is matched against each word of its field (letters and digits, case ignored), and {what}; search the words, or \"a phrase\" of them"
+                ));
+            }
+            regex_cost(pattern)?;
+            Ok(true)
+        }
+    }
+}
+
+/// Why tantivy could not run part of a query (it leaves that part out),
+/// in the query's terms.
+fn left_out(e: &QueryParserError) -> String {
+    match e {
+        QueryParserError::AllButQueryForbidden => {
+            "the query only leaves words out (-word, NOT word): everything without them is listed"
+                .into()
+        }
+        e => format!(
+            "part of the query cannot be run ({}); it was left out",
+            one_line(&e.to_string())
+        ),
+    }
+}
+
+/// Whether `hir` holds an assertion (`^`, `$`, `\b`), which the index's
+/// automata cannot run.
+fn has_assertion(hir: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Look(_) => true,
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) => false,
+        HirKind::Repetition(r) => has_assertion(&r.sub),
+        HirKind::Capture(c) => has_assertion(&c.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => parts.iter().any(has_assertion),
+    }
+}
+
+/// Whether a character can be part of an indexed word (tantivy's default
+/// tokenizer splits text on every other character).
+fn in_words(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+/// Whether `hir` matches some string of word characters ([`in_words`]):
+/// one word of a field could match it.
+fn can_match_a_word(hir: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => true,
+        HirKind::Literal(l) => std::str::from_utf8(&l.0).is_ok_and(|s| s.chars().all(in_words)),
+        HirKind::Class(Class::Unicode(c)) => c.ranges().iter().any(|r| {
+            // A range holding a word character: check its ends and, for a
+            // wide one, a letter or digit inside it.
+            in_words(r.start())
+                || in_words(r.end())
+                || (r.start()..=r.end()).take(4096).any(in_words)
+        }),
+        HirKind::Class(Class::Bytes(c)) => c
+            .ranges()
+            .iter()
+            .any(|r| (r.start()..=r.end()).any(|b| b.is_ascii_alphanumeric())),
+        HirKind::Repetition(r) => r.min == 0 || can_match_a_word(&r.sub),
+        HirKind::Capture(c) => can_match_a_word(&c.sub),
+        HirKind::Concat(parts) => parts.iter().all(can_match_a_word),
+        HirKind::Alternation(parts) => parts.iter().any(can_match_a_word),
+    }
+}
+
+/// The first literal character of `hir` that no word holds, for saying
+/// why it can match none.
+fn first_outside_words(hir: &regex_syntax::hir::Hir) -> Option<char> {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(l) => std::str::from_utf8(&l.0)
+            .ok()?
+            .chars()
+            .find(|c| !in_words(*c)),
+        HirKind::Class(regex_syntax::hir::Class::Unicode(c)) => {
+            match c.ranges() {
+                // One character, in every case (`(?i)` makes `-` a class of one).
+                [r] if r.start() == r.end() && !in_words(r.start()) => Some(r.start()),
+                _ => None,
+            }
+        }
+        HirKind::Repetition(r) => first_outside_words(&r.sub),
+        HirKind::Capture(c) => first_outside_words(&c.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => {
+            parts.iter().find_map(first_outside_words)
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -751,18 +975,192 @@ mod tests {
             let e = regex_cost(costly).unwrap_err().to_string();
             assert!(e.contains("too costly to search with"), "{costly}: {e}");
         }
-        // A syntax error is the query parser's to say.
+        // One that cannot be read is left out before: mend_regexes.
         assert!(regex_cost("(").is_ok());
     }
 
+    /// A searcher of documents `(url, title)`, in that order.
+    fn documents(docs: &[(&str, &str)]) -> Searcher {
+        let index = SearchIndex::in_ram();
+        let f = index.fields;
+        let mut w: tantivy::IndexWriter =
+            index.index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for (id, (url, title)) in docs.iter().enumerate() {
+            let mut d = TantivyDocument::new();
+            d.add_text(f.key, url);
+            super::super::index::add_url(&f, &mut d, url);
+            d.add_text(f.title, title);
+            d.add_text(f.kind, "html");
+            d.add_u64(f.id, id as u64);
+            d.add_u64(f.links, 0);
+            w.add_document(d).unwrap();
+        }
+        w.commit().unwrap();
+        Searcher::new(&index).unwrap()
+    }
+
+    /// `query`'s results (their URLs) and notes.
+    fn found(searcher: &Searcher, query: &str) -> (Vec<String>, Vec<String>) {
+        let req = Request {
+            query,
+            urls: false,
+            limit: 10,
+            offset: 0,
+            explain: false,
+        };
+        let answer = searcher.search(&req).unwrap();
+        let urls = answer.hits.into_iter().map(|h| h.url).collect();
+        (urls, answer.notes)
+    }
+
+    const PHOTO: &str = "http://www.helsinki.fi/photo.html";
+    const LIBRARY: &str = "http://vlib.example/Finland.html";
+
+    fn helsinki() -> Searcher {
+        documents(&[
+            (PHOTO, "McBryan's photo in Helsinki"),
+            (LIBRARY, "The virtual library [Finland]"),
+        ])
+    }
+
     #[test]
-    fn regular_expressions_are_found_for_their_bounds() {
+    fn text_with_an_apostrophe_or_brackets_is_searched_as_words() {
+        let s = helsinki();
+        let none: Vec<String> = Vec::new();
+        for (query, expected) in [
+            ("McBryan's photo", vec![PHOTO]),
+            ("mcbryan's", vec![PHOTO]),
+            ("[finland]", vec![LIBRARY]),
+            ("{library} virtual", vec![LIBRARY]),
+            ("http://www.helsinki.fi/photo.html", vec![PHOTO]),
+            ("title:McBryan's", vec![PHOTO]),
+        ] {
+            assert_eq!(
+                found(&s, query),
+                (
+                    expected.iter().map(|u| u.to_string()).collect(),
+                    none.clone()
+                ),
+                "{query}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_mistake_in_an_operator_is_searched_around_and_said() {
+        let s = helsinki();
         assert_eq!(
-            regexes("url:/mp.?g/ AND host:/f[il]/"),
-            vec!["mp.?g", "f[il]"]
+            found(&s, "title:"),
+            (
+                vec![],
+                vec![
+                    "`title:` has nothing after it; it was searched as the word title".to_string()
+                ]
+            )
         );
-        assert_eq!(regexes(r"title:/a\/b/"), vec![r"a\/b"]);
-        assert_eq!(regexes("plain words"), Vec::<&str>::new());
+        assert_eq!(
+            found(&s, "tilte:photo"),
+            (
+                vec![],
+                vec!["`tilte:` is not a field (the fields are title: anchor: cited-by: url: host: ext: bad:); `tilte:photo` was searched as words".to_string()]
+            )
+        );
+        assert_eq!(
+            found(&s, "(photo OR library"),
+            (
+                vec![PHOTO.to_string(), LIBRARY.to_string()],
+                vec!["a `(` is not closed; it was left out".to_string()]
+            )
+        );
+        assert_eq!(
+            found(&s, "helsinki AND"),
+            (
+                vec![PHOTO.to_string()],
+                vec!["`AND` has nothing after it to join; it was left out".to_string()]
+            )
+        );
+        assert_eq!(
+            found(&s, "-photo"),
+            (
+                vec![LIBRARY.to_string()],
+                vec!["the query only leaves words out (-word, NOT word): everything without them is listed".to_string()]
+            )
+        );
+    }
+
+    #[test]
+    fn a_regular_expression_ignores_case_and_says_when_it_can_match_nothing() {
+        let s = helsinki();
+        let none: Vec<String> = Vec::new();
+        // The words indexed are lower-cased: case is ignored.
+        assert_eq!(
+            found(&s, "title:/Helsin.*/"),
+            (vec![PHOTO.to_string()], none.clone())
+        );
+        // `^` and `$` are a word's ends, which a regular expression matches
+        // whole anyway.
+        assert_eq!(
+            found(&s, "title:/^helsink.$/"),
+            (vec![PHOTO.to_string()], none.clone())
+        );
+        // No word of a URL holds a dot: the whole URL is searched, as the
+        // Worm's egrep searched its lines, anywhere in it unless anchored.
+        assert_eq!(
+            found(&s, r"url:/helsinki\.fi/"),
+            (vec![PHOTO.to_string()], none.clone())
+        );
+        assert_eq!(
+            found(&s, r"url:/Finland\.HTML$/"),
+            (vec![LIBRARY.to_string()], none.clone())
+        );
+        assert_eq!(found(&s, r"url:/^www\.helsinki/"), (vec![], none.clone()));
+        assert_eq!(
+            found(&s, r"url:/^http:\/\/www\.helsinki/"),
+            (vec![PHOTO.to_string()], none.clone())
+        );
+        // On another field, nothing can match a space or a dot: said.
+        assert_eq!(
+            found(&s, "title:/photo in/"),
+            (
+                vec![],
+                vec!["`title:/photo in/` can match nothing: a regular expression is matched against each word of its field (letters and digits, case ignored), and no word holds ' '; search the words, or \"a phrase\" of them".to_string()]
+            )
+        );
+        // One that cannot be read is left out, with why.
+        assert_eq!(
+            found(&s, "photo url:/[a-/"),
+            (
+                vec![PHOTO.to_string()],
+                vec!["the regular expression `url:/[a-/` cannot be read (unclosed character class); it was left out".to_string()]
+            )
+        );
+        assert_eq!(
+            found(&s, r"title:/a\bb/"),
+            (
+                vec![],
+                vec![r"the regular expression `title:/a\bb/` holds `^`, `$` or `\b` inside it; it matches a whole word of its field, or a whole URL, and they cannot be used there; it was left out".to_string()]
+            )
+        );
+    }
+
+    #[test]
+    fn a_title_of_white_space_is_no_title() {
+        let s = documents(&[("http://a.example/", " \t "), ("http://b.example/", "B")]);
+        let req = Request {
+            query: "url:example",
+            urls: false,
+            limit: 10,
+            offset: 0,
+            explain: false,
+        };
+        let titles: Vec<Option<String>> = s
+            .search(&req)
+            .unwrap()
+            .hits
+            .into_iter()
+            .map(|h| h.title)
+            .collect();
+        assert_eq!(titles, [None, Some("B".to_string())]);
     }
 
     #[test]

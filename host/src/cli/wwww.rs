@@ -146,20 +146,26 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
             let store = args.store.open_existing("archive export")?;
             let docs = store.archive()?;
             let kept: Vec<&Path> = store.path().into_iter().collect();
-            let n = super::output::to_file_or_stdout(args.output.as_deref(), &kept, |out| {
+            let written = super::output::to_file_or_stdout(args.output.as_deref(), &kept, |out| {
                 archive::write(&docs, args.format, out)
             })?;
             if let Some(path) = &args.output {
                 eprintln!(
-                    "{n} lines of {} documents written to {}",
+                    "{} lines of {} documents written to {}",
+                    written.lines,
                     docs.len(),
                     path.display()
                 );
             }
+            // What no archive line can hold, said rather than dropped
+            // without a word.
+            for line in written.left_out_lines() {
+                eprintln!("spinneret: {}", Shown(&line));
+            }
             Ok(EXIT_OK)
         }
         ArchiveCommand::Import(args) => {
-            let imported = || -> anyhow::Result<(usize, usize, String)> {
+            let imported = || -> anyhow::Result<(spinneret_store::ImportCounts, String)> {
                 let (setting, _, _) = args.store.setting_and_library()?;
                 // An import writes in one transaction: a crawl writing to
                 // the same store file meanwhile would find it locked and

@@ -57,10 +57,81 @@ enum Line<'a> {
     },
 }
 
-/// Whether a stored target can stand on an archive line: an absolute URL
-/// with no white space (the fields are separated by spaces).
-fn writable(target: &str) -> bool {
-    !target.contains(char::is_whitespace) && url::Url::parse(target).is_ok()
+/// Why a stored target cannot stand on an archive line, when it cannot:
+/// it holds white space (the fields are separated by spaces, and an import
+/// refuses such a URL), or it is no absolute URL (a reference a crawl could
+/// not read as one, kept as written).
+fn unwritable(target: &str) -> Option<LeftOut> {
+    if target.contains(char::is_whitespace) {
+        Some(LeftOut::WhiteSpace)
+    } else if url::Url::parse(target).is_err() {
+        Some(LeftOut::NotAUrl)
+    } else {
+        None
+    }
+}
+
+/// Why a reference was left out of an archive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LeftOut {
+    /// Its URL holds white space.
+    WhiteSpace,
+    /// Its target is no absolute URL.
+    NotAUrl,
+}
+
+impl LeftOut {
+    /// What is said of `n` references left out for this reason.
+    pub fn said(self, n: usize) -> String {
+        let (one, many) = match self {
+            LeftOut::WhiteSpace => ("its URL holds white space", "their URLs hold white space"),
+            LeftOut::NotAUrl => (
+                "its target is no absolute URL",
+                "their targets are no absolute URLs",
+            ),
+        };
+        match n {
+            1 => format!("1 reference left out of the archive: {one}"),
+            n => format!("{n} references left out of the archive: {many}"),
+        }
+    }
+}
+
+/// What an archive holds: how many lines, and the references it leaves
+/// out (a reason, the target, the document referring to it), in the order
+/// met.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// Lines written.
+    pub lines: u64,
+    /// References left out.
+    pub left_out: Vec<(LeftOut, String, String)>,
+}
+
+impl Written {
+    /// One line per reason for the references left out: how many, why,
+    /// and the first of them (`reason: target in document`).
+    pub fn left_out_lines(&self) -> Vec<String> {
+        let mut reasons: Vec<LeftOut> = self.left_out.iter().map(|(r, _, _)| *r).collect();
+        reasons.sort();
+        reasons.dedup();
+        reasons
+            .into_iter()
+            .map(|reason| {
+                let of: Vec<&(LeftOut, String, String)> = self
+                    .left_out
+                    .iter()
+                    .filter(|(r, _, _)| *r == reason)
+                    .collect();
+                let (_, target, html) = of[0];
+                let first = match of.len() {
+                    1 => "",
+                    _ => "the first: ",
+                };
+                format!("{} ({first}{target:?} in {html})", reason.said(of.len()))
+            })
+            .collect()
+    }
 }
 
 /// Text on one line: line breaks become spaces.
@@ -72,8 +143,12 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The lines of one document, in order: `T`, its references and images in
-/// document order, and `C` when it is completed.
-fn lines(d: &ArchiveDocument) -> Vec<Line<'_>> {
+/// document order, and `C` when it is completed. `left_out` hears of the
+/// references that cannot stand on a line.
+fn lines<'a>(
+    d: &'a ArchiveDocument,
+    left_out: &mut Vec<(LeftOut, String, String)>,
+) -> Vec<Line<'a>> {
     let title = d
         .title
         .as_deref()
@@ -85,7 +160,11 @@ fn lines(d: &ArchiveDocument) -> Vec<Line<'_>> {
         bad: &d.bad_html,
     }];
     for (target, kind, text) in &d.links {
-        if *kind == RefKind::Form || !writable(target) {
+        if *kind == RefKind::Form {
+            continue;
+        }
+        if let Some(why) = unwritable(target) {
+            left_out.push((why, target.clone(), d.url.clone()));
             continue;
         }
         out.push(match kind {
@@ -107,20 +186,26 @@ fn lines(d: &ArchiveDocument) -> Vec<Line<'_>> {
     out
 }
 
-/// Write `docs` to `out` in `format`; returns how many lines.
-pub fn write(docs: &[ArchiveDocument], format: Format, out: &mut dyn Write) -> anyhow::Result<u64> {
-    let mut n = 0;
+/// Write `docs` to `out` in `format`: how many lines, and the references
+/// left out (neither form holds a URL with white space: an import refuses
+/// it).
+pub fn write(
+    docs: &[ArchiveDocument],
+    format: Format,
+    out: &mut dyn Write,
+) -> anyhow::Result<Written> {
+    let mut written = Written::default();
     for d in docs {
-        for line in lines(d) {
+        for line in lines(d, &mut written.left_out) {
             match format {
                 Format::Wwww => write_wwww(&line, out)?,
                 Format::Jsonl => write_jsonl(&line, out)?,
             }
-            n += 1;
+            written.lines += 1;
         }
     }
     out.flush()?;
-    Ok(n)
+    Ok(written)
 }
 
 fn write_wwww(line: &Line<'_>, out: &mut dyn Write) -> std::io::Result<()> {
@@ -418,6 +503,12 @@ mod tests {
                 ("http://mach/search".into(), RefKind::Form, String::new()),
                 ("not a url".into(), RefKind::Anchor, "bad".into()),
                 (
+                    "http//mach/x.html".into(),
+                    RefKind::Anchor,
+                    "no scheme".into(),
+                ),
+                ("http://a b.example/".into(), RefKind::Image, String::new()),
+                (
                     "http://mach/next.html".into(),
                     RefKind::Anchor,
                     String::new(),
@@ -431,7 +522,16 @@ mod tests {
     #[test]
     fn the_seeds_table_4_lines() {
         let mut out = Vec::new();
-        write(&[doc()], Format::Wwww, &mut out).unwrap();
+        let written = write(&[doc()], Format::Wwww, &mut out).unwrap();
+        // What no line can hold is counted and said, by reason.
+        assert_eq!(written.lines, 5);
+        assert_eq!(
+            written.left_out_lines(),
+            [
+                "2 references left out of the archive: their URLs hold white space (the first: \"not a url\" in http://mach/home.html)",
+                "1 reference left out of the archive: its target is no absolute URL (\"http//mach/x.html\" in http://mach/home.html)"
+            ]
+        );
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "T http://mach/home.html Zero Length Title\n\

@@ -1171,3 +1171,55 @@ fn search_json_and_the_api_write_the_one_documented_schema() {
     );
     assert_eq!(v["hits"].as_array().unwrap().len(), 2);
 }
+
+/// `archive export` says what it leaves out: a reference whose URL holds
+/// a space (a link the crawl could not read as a URL, kept as written)
+/// has no place on a line of fields separated by spaces, and an import
+/// refuses it; it was dropped without a word.
+#[test]
+fn archive_export_counts_and_says_the_references_it_leaves_out() {
+    let site = Site::new().page(
+        "/index.html",
+        "<html><head><title>Home</title></head><body>\
+         <a href=\"http://bad host.example/x\">spaced</a>\
+         <a href=\"http://a b.example/\">another</a>\
+         <a href=\"/ok.html\">fine</a></body></html>",
+    );
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://a.example:{PORT}/index.html\"\nlevels = 1\n",
+    );
+    common::crawl(&setup, &[]);
+    let index = web.url("a.example", "/index.html");
+    let config = setup.config_path.to_str().unwrap();
+    let said = format!(
+        "spinneret: 2 references left out of the archive: their URLs hold white space (the first: \"http://bad host.example/x\" in {index})\n"
+    );
+    for format in ["wwww", "jsonl"] {
+        let out = common::spinneret(&["archive", "export", "-c", config, "--format", format]);
+        let err = expect_exit(&out, 0);
+        assert_eq!(err, said, "{format}");
+        let lines = text(&out.stdout);
+        assert!(!lines.contains("example/x"), "{lines}");
+        assert!(lines.contains("/ok.html"), "{lines}");
+    }
+    let file = setup.path().join("out.wwww");
+    let out = common::spinneret(&[
+        "archive",
+        "export",
+        "-c",
+        config,
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    let err = expect_exit(&out, 0);
+    assert_eq!(
+        err,
+        format!(
+            "{} lines of 1 documents written to {}\n{said}",
+            std::fs::read_to_string(&file).unwrap().lines().count(),
+            file.display()
+        )
+    );
+}

@@ -166,3 +166,111 @@ fn the_search_page_works_in_chromium_with_the_keyboard_and_nothing_failing() {
         "the pages load nothing from elsewhere"
     );
 }
+
+/// `b`'s viewport made `width` pixels wide (a phone's when `mobile`).
+fn viewport(b: &mut Browser, width: u32, mobile: bool) {
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": mobile}),
+    );
+}
+
+/// How far the page, and each element `selector` picks, reach past the
+/// right edge of the window, in pixels (0 when they fit), and how far a
+/// table's content reaches past its own box (a table that scrolls).
+fn overflow(b: &mut Browser, selector: &str) -> serde_json::Value {
+    b.eval(&format!(
+        "(() => {{ const w = document.documentElement.clientWidth; \
+         return {{ page: Math.max(0, document.documentElement.scrollWidth - w), \
+           elements: [...document.querySelectorAll({selector:?})].map(e => Math.max(0, Math.ceil(e.getBoundingClientRect().right) - w)), \
+           tables: [...document.querySelectorAll('table')].map(t => t.scrollWidth - t.clientWidth) }}; }})()"
+    ))
+}
+
+/// The pages fit the window, 1280 pixels wide as 390 (issue 52): on
+/// `/results/N` a URL without a place to break (a long path, its
+/// referrer as long) widened the table past the page and cut off the
+/// "Referred to from" column; at 390 pixels the search box ran off the
+/// screen. Now the URLs break, and nothing reaches past the right edge.
+#[test]
+fn the_pages_fit_a_window_1280_and_390_pixels_wide() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let deep = "d".repeat(150);
+    let gone = "g".repeat(150);
+    let site = Site::new()
+        .page(
+            "/index.html",
+            &format!("<html lang=en><head><title>Home</title></head><body><a href=\"/{deep}/page.html\">deep</a> <a href=\"/missing.html\">missing</a></body></html>"),
+        )
+        .page(
+            &format!("/{deep}/page.html"),
+            &format!("<html lang=en><head><title>Deep</title></head><body><a href=\"/{gone}.html\">gone</a></body></html>"),
+        );
+    let web = TestWeb::start(Web::new().site("a.example", site));
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"Site\"\nkind = \"site\"\ntop = \"http://a.example:{PORT}/index.html\"\n",
+    );
+    expect_exit(&common::crawl(&setup, &[]), 1);
+    let served = serve(&[std::ffi::OsStr::new("-c"), setup.config_path.as_os_str()]);
+    let mut b = Browser::start_with(
+        &chromium,
+        &["--host-resolver-rules=MAP *.example 127.0.0.1"],
+    );
+    b.open(&format!("{}/reports", served.base));
+    let results = b.eval("document.querySelector('a[href^=\"/results/\"]').getAttribute('href')");
+    let results = results.as_str().unwrap().to_string();
+    let fits = serde_json::json!({"page": 0, "elements": [0], "tables": [0]});
+    for (width, mobile) in [(1280, false), (390, true)] {
+        viewport(&mut b, width, mobile);
+        b.open(&format!("{}{results}", served.base));
+        // Both broken links, each with the document referring to it.
+        assert_eq!(
+            b.eval("[...document.querySelectorAll('#broken + table tbody tr')].map(r => r.cells[2].textContent)"),
+            serde_json::json!([
+                web.url("a.example", &format!("/{deep}/page.html")),
+                web.url("a.example", "/index.html")
+            ])
+        );
+        assert_eq!(
+            overflow(&mut b, "#broken + table"),
+            fits,
+            "{results} at {width}"
+        );
+        // The column holding the referrers is inside the window.
+        let right = b.eval("Math.ceil(document.querySelector('#broken + table th:last-child').getBoundingClientRect().right) <= document.documentElement.clientWidth");
+        assert_eq!(right, true, "{width}");
+        // The search box, and a page of results holding the long URLs.
+        b.open(&format!("{}/?q=anchor%3Agone&mode=urls", served.base));
+        assert_eq!(
+            b.eval("document.querySelector('#results').textContent.split(' (')[0]"),
+            "1 result, 1–1 shown"
+        );
+        assert_eq!(
+            overflow(&mut b, "#q"),
+            serde_json::json!({"page": 0, "elements": [0], "tables": []}),
+            "the search page at {width}"
+        );
+        assert_eq!(
+            overflow(&mut b, "ol .url")["elements"],
+            serde_json::json!([0])
+        );
+        if width == 390 {
+            let shot = b.call(
+                "Page.captureScreenshot",
+                serde_json::json!({"format": "png"}),
+            );
+            use base64::Engine;
+            let png = base64::engine::general_purpose::STANDARD
+                .decode(shot["data"].as_str().unwrap())
+                .unwrap();
+            assert!(png.starts_with(b"\x89PNG"), "a screenshot of the page");
+            if let Some(dir) = std::env::var_os("SPINNERET_SCREENSHOTS") {
+                std::fs::write(std::path::Path::new(&dir).join("search-390.png"), png).unwrap();
+            }
+        }
+    }
+    assert_eq!(b.problems(), Vec::<String>::new());
+}

@@ -82,6 +82,10 @@ pub struct SiteTable {
     open_hosts: std::collections::HashSet<String>,
 }
 
+/// The longest the store's copy of a robots.txt is used: 24 hours (RFC
+/// 9309, section 2.4), even when the server says it may be kept longer.
+pub const MAX_CACHED_ROBOTS: Duration = Duration::from_secs(24 * 3600);
+
 impl SiteTable {
     /// A table with no site yet; `cached` is the store's robots.txt cache,
     /// `files` the user's avoid and sites files.
@@ -492,7 +496,10 @@ impl SiteTable {
             robots_body: body,
             http_status: Some(http),
             fetched_at: now,
-            expires_at: expires,
+            // The store's copy is used no longer than RFC 9309 allows
+            // (section 2.4), whatever the server's max-age; the sites
+            // file keeps the draft's expiry (`robots_expiry`, SitesCheck).
+            expires_at: expires.min(now + MAX_CACHED_ROBOTS.as_secs() as i64),
             robots_lines: lines_of(&origin, &reading.rules),
         };
         if self.files.enabled() {
@@ -620,6 +627,16 @@ mod tests {
             .expect("kept in the store");
         assert_eq!(record.robots_status, "ok");
         assert_eq!(record.expires_at, 1060, "the response's max-age");
+        // A year's max-age is held to RFC 9309's 24 hours in the store.
+        let b = t.site_of(&url("http://b.test/"));
+        t.start_robots(b, now);
+        let year = RobotsFetch::Found {
+            body: body.into(),
+            status: 200,
+            max_age: Some(Duration::from_secs(31_536_000)),
+        };
+        let held = t.robots_answered(b, year, 1000).unwrap();
+        assert_eq!(held.expires_at, 1000 + 24 * 3600);
         assert_eq!(
             record.robots_lines,
             vec![(false, "http://a.test/private/".to_string())]

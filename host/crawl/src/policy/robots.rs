@@ -163,6 +163,9 @@ impl RobotsRules {
     /// The rules of `body` that apply to the robot whose name token is
     /// `robot`, read as `mode` says.
     pub fn parse(body: &str, robot: &str, mode: RobotsMode) -> RobotsRules {
+        // A UTF-8 byte order mark is no part of the first line (the
+        // tokenizer took it for one and lost the line).
+        let body = body.strip_prefix('\u{feff}').unwrap_or(body);
         let mut c = Collector::default();
         parse_robotstxt(body, &mut c);
         let name = robot.trim().to_ascii_lowercase();
@@ -279,6 +282,21 @@ impl RobotsRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A byte order mark before the first line does not lose that line,
+    /// in any mode (Google's parser and Protego read it the same way).
+    #[test]
+    fn a_byte_order_mark_does_not_lose_the_first_line() {
+        let body = "\u{feff}User-agent: *\nDisallow: /x\n";
+        for mode in [RobotsMode::Both, RobotsMode::Draft, RobotsMode::Rfc9309] {
+            let r = RobotsRules::parse(body, "spinneret", mode);
+            assert!(
+                !r.allows(&Url::parse("http://a.test/x").unwrap()),
+                "{mode:?}"
+            );
+            assert!(r.allows(&Url::parse("http://a.test/y").unwrap()));
+        }
+    }
 
     /// The example of section 4 of the draft.
     const FICT: &str = "# /robots.txt for http://www.fict.org/\n# comments to webmaster@fict.org\n\nUser-agent: unhipbot\nDisallow: /\n\nUser-agent: webcrawler\nUser-agent: excite\nDisallow:\n\nUser-agent: *\nDisallow: /org/plans.html\nAllow: /org/\nAllow: /serv\nAllow: /~mak\nDisallow: /\n";

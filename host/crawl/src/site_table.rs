@@ -128,14 +128,33 @@ impl SiteTable {
             if self.files.holds(&key) {
                 // The avoid file holds the site's restrictions (its robots.txt
                 // group, read with robots.txt's own matching); the store
-                // still knows its Crawl-delay.
-                if let Some(body) = cached.as_ref().and_then(|c| c.robots_body.as_deref()) {
-                    let rules = RobotsRules::parse(body, &p.robot_name, p.robots_rules);
-                    if let Some(d) = rules.crawl_delay {
-                        gate.apply_crawl_delay(d, p.max_crawl_delay);
-                    }
+                // still knows its Crawl-delay, and the file itself: while the
+                // groups are as they were written from it, the file's own
+                // rules decide, exactly as when it was read (a line written
+                // as a URL prefix loses how the pattern was spelt: `*` comes
+                // back as `/*`, which can turn RFC 9309's longest-match tie).
+                // An edited group is the user's word, and decides.
+                let read = cached
+                    .as_ref()
+                    .and_then(|c| c.robots_body.as_deref())
+                    .map(|body| RobotsRules::parse(body, &p.robot_name, p.robots_rules));
+                if let Some(d) = read.as_ref().and_then(|r| r.crawl_delay) {
+                    gate.apply_crawl_delay(d, p.max_crawl_delay);
                 }
-                RobotsState::Ready(Arc::new(self.files.robots_of(&key, p.robots_rules)))
+                let origin = origin_of(url);
+                let rules = match read {
+                    Some(r)
+                        if self.files.holds_as_written(
+                            &key,
+                            &lines_of(&origin, &r.rules),
+                            &lines_of(&origin, &r.rfc9309),
+                        ) =>
+                    {
+                        r
+                    }
+                    _ => self.files.robots_of(&key, p.robots_rules),
+                };
+                RobotsState::Ready(Arc::new(rules))
             } else {
                 // Not listed in the sites file (or its line was deleted): read it again.
                 RobotsState::Unknown
@@ -499,7 +518,12 @@ impl SiteTable {
             // The store's copy is used no longer than RFC 9309 allows
             // (section 2.4), whatever the server's max-age; the sites
             // file keeps the draft's expiry (`robots_expiry`, SitesCheck).
-            expires_at: expires.min(now + MAX_CACHED_ROBOTS.as_secs() as i64),
+            // (With a sites file the store keeps the file the sites file's
+            // line stands for, as long as that line holds.)
+            expires_at: match self.files.enabled() {
+                true => expires,
+                false => expires.min(now + MAX_CACHED_ROBOTS.as_secs() as i64),
+            },
             robots_lines: lines_of(&origin, &reading.rules),
         };
         if self.files.enabled() {
@@ -821,5 +845,97 @@ mod tests {
         t.fire_timers(wake);
         assert_eq!(t.next_runnable(), Some(s));
         assert!(t.try_start(s, wake));
+    }
+
+    /// A robots.txt group written to the avoid file and read back in the
+    /// next run decides exactly as the file read from the site did, in
+    /// every mode, over 300 generated files: before, a pattern `*` came
+    /// back as `/*` (one byte longer), which turned RFC 9309's
+    /// longest-match tie, and the second run asked for what the first
+    /// avoided (7 URLs in 300 files in `rfc9309` mode, 5 in `both`).
+    #[test]
+    fn robots_rules_read_back_from_the_avoid_file_decide_as_read() {
+        let pieces = ["/", "*", "a", "b", "/a", "/b", "$", "%61", "/*", "*a"];
+        let paths = [
+            "/", "/a", "/ab", "/b", "/aa", "/a/b", "/ba", "/bb", "/a%62", "/x",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let bodies: Vec<String> = (0..300)
+            .map(|_| {
+                let mut body = String::from("User-agent: *\n");
+                for _ in 0..1 + next(5) {
+                    let verb = ["Allow", "Disallow"][next(2)];
+                    let pattern: String = (0..1 + next(3))
+                        .map(|_| pieces[next(pieces.len())])
+                        .collect();
+                    body.push_str(&format!("{verb}: {pattern}\n"));
+                }
+                body
+            })
+            .collect();
+        for mode in [RobotsMode::Both, RobotsMode::Rfc9309, RobotsMode::Draft] {
+            let dir = tempfile::tempdir().unwrap();
+            let files = crate::policy::RuleFiles {
+                avoid_files: Vec::new(),
+                avoid_file: Some(dir.path().join("avoid")),
+                system_sites: Vec::new(),
+                sites_file: Some(dir.path().join("sites")),
+            };
+            let now = SystemTime::now();
+            let unix = now
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .as_secs() as i64;
+            let policy = SitePolicy {
+                robots_rules: mode,
+                ..policy()
+            };
+            let mut first = SiteTable::new(
+                policy.clone(),
+                Default::default(),
+                RobotsFiles::load(&files, now).unwrap(),
+            );
+            let mut cached = std::collections::HashMap::new();
+            for (i, body) in bodies.iter().enumerate() {
+                let s = first.site_of(&url(&format!("http://h{i}.test/")));
+                first.start_robots(s, Instant::now());
+                let found = RobotsFetch::Found {
+                    body: body.clone(),
+                    status: 200,
+                    max_age: None,
+                };
+                let record = first.robots_answered(s, found, unix).unwrap();
+                cached.insert(
+                    record.site.clone(),
+                    CachedSite {
+                        robots_status: record.robots_status,
+                        robots_body: record.robots_body,
+                        expires_at: record.expires_at,
+                    },
+                );
+            }
+            first.save_files(now).unwrap();
+            let mut second =
+                SiteTable::new(policy, cached, RobotsFiles::load(&files, now).unwrap());
+            let mut flips = Vec::new();
+            for (i, body) in bodies.iter().enumerate() {
+                let site = format!("http://h{i}.test");
+                let (a, b) = (first.site_of(&url(&site)), second.site_of(&url(&site)));
+                assert_eq!(second.robots_turn(b, Instant::now()), RobotsTurn::Go);
+                for p in paths {
+                    let u = url(&format!("{site}{p}"));
+                    if first.refusal(a, &u).is_some() != second.refusal(b, &u).is_some() {
+                        flips.push(format!("{mode:?} {p} under {body:?}"));
+                    }
+                }
+            }
+            assert_eq!(flips, Vec::<String>::new());
+        }
     }
 }

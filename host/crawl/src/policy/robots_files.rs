@@ -272,6 +272,18 @@ impl RobotsFiles {
         &self.rules
     }
 
+    /// Whether the avoid file holds `site`'s groups as `draft` and
+    /// `rfc9309` lines (what [`lines_of`] writes of a reading): the groups
+    /// are as this program wrote them, not edited since.
+    pub fn holds_as_written(&self, site: &str, draft: &Lines, rfc9309: &Lines) -> bool {
+        let Some(held) = self.groups.get(site) else {
+            return false;
+        };
+        let held_draft = held.draft.clone().unwrap_or_default();
+        let held_rfc9309 = held.rfc9309.clone().unwrap_or_else(|| held_draft.clone());
+        held_draft == *draft && held_rfc9309 == *rfc9309
+    }
+
     /// The robots.txt rules of a site that holds, as its groups in the
     /// avoid file record them (none: unrestricted), read as `mode` says.
     pub fn robots_of(&self, site: &str, mode: super::robots::RobotsMode) -> RobotsRules {

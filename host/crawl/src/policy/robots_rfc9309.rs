@@ -103,9 +103,19 @@ fn unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
+/// Whether a URL must percent-encode the US-ASCII `c` wherever it stands
+/// (RFC 3986 allows it neither as data nor as a delimiter): controls,
+/// space, `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|` and `}`. A rule may
+/// write them as they are (`Disallow: /my files/`) and a URL carries them
+/// encoded (`/my%20files/`): both compare encoded (RFC 9309, 2.2.2).
+fn must_encode(c: u8) -> bool {
+    c < 0x20 || c == 0x7f || b" \"<>\\^`{|}".contains(&c)
+}
+
 /// A path or pattern in the form RFC 9309 compares: `%xx` of an unreserved
 /// character decoded, other `%xx` with upper-case hex, bytes outside
-/// US-ASCII percent-encoded.
+/// US-ASCII and the characters a URL must encode ([`must_encode`])
+/// percent-encoded.
 pub fn normalize(s: &str) -> Vec<u8> {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let b = s.as_bytes();
@@ -132,7 +142,7 @@ pub fn normalize(s: &str) -> Vec<u8> {
             i += 3;
             continue;
         }
-        if c >= 0x80 {
+        if c >= 0x80 || must_encode(c) {
             out.extend_from_slice(&[b'%', HEX[(c >> 4) as usize], HEX[(c & 15) as usize]]);
         } else {
             out.push(c);
@@ -189,6 +199,24 @@ pub fn matches(path: &[u8], pattern: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Characters a URL must percent-encode match whether the rule writes
+    /// them as they are or encoded (RFC 9309, 2.2.2): before, `Disallow:
+    /// /my files/` allowed `/my%20files/x`.
+    #[test]
+    fn rules_and_paths_compare_in_one_encoding() {
+        let m = |path: &str, pattern: &str| matches(&normalize(path), &normalize(pattern));
+        assert!(m("/my%20files/x", "/my files/"));
+        assert!(m("/a%7Bb%7D", "/a{b}"));
+        assert!(m("/q%22%3C%3E", "/q\"%3C>"));
+        assert!(m("/a%7Cb", "/a|b"));
+        assert!(m("/a%7cb", "/a|b"));
+        assert!(m("/a|b", "/a%7Cb"));
+        assert!(m("/%60x%5E", "/`x^"));
+        // Delimiters keep their meaning: an escaped slash is no slash.
+        assert!(!m("/a%2Fb", "/a/b"));
+        assert!(m("/~mak", "/%7Emak"));
+    }
 
     #[test]
     fn wildcards_and_the_end_anchor() {

@@ -44,14 +44,16 @@ pub fn load_rules(
     let mut all = Vec::new();
     for f in &files.avoid_files {
         // A system avoid file is the operator's; the configuration said it exists.
-        if !f.is_file() {
-            return Err(rules::RulesError::at(
-                f,
-                0,
-                "the avoid file (avoid_files, SystemAvoid) does not exist".into(),
-            ));
+        match rules::read_text(f, "avoid file (avoid_files, SystemAvoid)")? {
+            Some(text) => all.extend(rules::parse_rules(&text, f)?),
+            None => {
+                return Err(rules::RulesError::at(
+                    f,
+                    0,
+                    "the avoid file (avoid_files, SystemAvoid) does not exist".into(),
+                ));
+            }
         }
-        all.extend(rules::read_rules(f)?);
     }
     let robots = robots_files::RobotsFiles::load(files, now)?;
     all.extend(robots.rules().iter().cloned());

@@ -1,7 +1,7 @@
 //! The stable names of the WIT enums, as reports and configurations write
 //! them (`not_checked`, `anchor`, `warning`, …).
 
-use crate::types::{Category, RefKind, Severity};
+use crate::types::{Category, RefKind, RunInfo, Severity, TaskInfo, TaskKind};
 
 /// `ok`, `moved`, `broken`, `blocked`, `avoided` or `not_checked`.
 pub fn category(c: Category) -> &'static str {
@@ -68,5 +68,45 @@ pub fn role(r: crate::reporter::Role) -> &'static str {
         Role::Leaf => "leaf",
         Role::Avoided => "avoided",
         Role::NotChecked => "not_checked",
+    }
+}
+
+/// The kind of `task` in `run`: `site`, `tree`, `owner`, `web` or
+/// `library`. The WIT's `task-kind` has the first three (a `web` task is
+/// handed over as `site`, a `library` task as `tree`); the host writes
+/// every task's kind in the run's options (`"task_kinds": {"NAME":
+/// "KIND"}`), which this reads first.
+pub fn task_kind(run: &RunInfo, task: &TaskInfo) -> String {
+    let given = serde_json::from_str::<serde_json::Value>(&run.options)
+        .ok()
+        .and_then(|o| {
+            o["task_kinds"][task.name.as_str()]
+                .as_str()
+                .map(str::to_string)
+        })
+        .filter(|k| ["site", "tree", "owner", "web", "library"].contains(&k.as_str()));
+    given.unwrap_or_else(|| {
+        match task.kind {
+            TaskKind::Site => "site",
+            TaskKind::Tree => "tree",
+            TaskKind::Owner => "owner",
+        }
+        .to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_s_kind_is_read_from_the_run_s_options_first() {
+        let mut run = crate::testing::fixtures::run(0);
+        let task = crate::testing::fixtures::task("Worm", "http://a.example/");
+        assert_eq!(task_kind(&run, &task), "site");
+        run.options = r#"{"task_kinds":{"Worm":"web","Lib":"library"}}"#.into();
+        assert_eq!(task_kind(&run, &task), "web");
+        run.options = r#"{"task_kinds":{"Worm":"<script>"}}"#.into();
+        assert_eq!(task_kind(&run, &task), "site");
     }
 }

@@ -169,10 +169,18 @@ fn open_run(
             .display()
             .to_string()
     });
+    // Every task's kind: the plugins' task-kind names three of the five
+    // (a `web` task is handed over as `site`, a `library` task as `tree`).
+    let task_kinds: serde_json::Map<String, serde_json::Value> = plan
+        .tasks
+        .iter()
+        .map(|t| (t.name().to_string(), t.kind().as_str().into()))
+        .collect();
     let options_json = serde_json::json!({
         "task": options.task,
         "resume": options.resume,
         "user_agent": plan.settings.fetch.user_agent,
+        "task_kinds": task_kinds,
     })
     .to_string();
     let records: Vec<_> = plan.tasks.iter().map(|t| t.record.clone()).collect();

@@ -141,11 +141,7 @@ impl Reporter for JsonReport {
         self.findings = 0;
         self.by_category.clear();
         self.open_document = None;
-        let kind = match task.kind {
-            TaskKind::Site => "site",
-            TaskKind::Tree => "tree",
-            TaskKind::Owner => "owner",
-        };
+        let kind = spinneret_sdk::names::task_kind(&run, &task);
         self.append_line(
             out,
             &json!({

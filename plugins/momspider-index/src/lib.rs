@@ -240,10 +240,12 @@ impl MomspiderIndex {
             t = escape(&title),
         );
         // How and when.
-        let kind = match task.kind {
-            TaskKind::Site => "Site",
-            TaskKind::Tree => "Tree",
-            TaskKind::Owner => "Owner",
+        let kind = match spinneret_sdk::names::task_kind(run, task).as_str() {
+            "web" => "Web",
+            "library" => "Library",
+            "tree" => "Tree",
+            "owner" => "Owner",
+            _ => "Site",
         };
         let _ = write!(
             h,
@@ -603,7 +605,7 @@ fn options_text(options: &str) -> String {
     }
     for (k, v) in m
         .iter()
-        .filter(|(k, _)| !["task", "resume", "user_agent"].contains(&k.as_str()))
+        .filter(|(k, _)| !["task", "resume", "user_agent", "task_kinds"].contains(&k.as_str()))
     {
         match v {
             Value::String(s) => text.push_str(&format!("; {k}: {s}")),

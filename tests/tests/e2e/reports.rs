@@ -474,3 +474,26 @@ fn tasks_on_two_workers_sharing_documents_each_get_theirs_in_url_order() {
         assert_eq!(numbered, report_documents(&setup, task), "{task}");
     }
 }
+
+/// A `web` task's maintenance index and JSON report name its kind (the
+/// plugins' task-kind has three; the host writes every task's kind in the
+/// run's options): before, the index said "for the Site task".
+#[test]
+fn a_web_tasks_reports_name_its_kind() {
+    let web = TestWeb::start(maintenance_web());
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"Worm\"\nkind = \"web\"\ntop = \"http://a.example:{PORT}/index.html\"\nlevels = 1\n",
+    );
+    crawl(&setup);
+    let dir = setup.path().join("reports/Worm");
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(
+        index.contains(" for the Web task <b>Worm</b> "),
+        "{index:.2000}"
+    );
+    assert!(!index.contains("task_kinds"), "{index:.2000}");
+    let json = std::fs::read_to_string(dir.join("report.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(first["kind"], "web");
+}

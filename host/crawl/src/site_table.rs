@@ -76,10 +76,10 @@ pub struct SiteTable {
     timers: BinaryHeap<Reverse<(Instant, u32)>>,
     /// Entries in the sites' queues.
     queued: usize,
-    /// The hosts whose sites may be on this machine or its network: the
-    /// user's own (see [`SiteTable::open_host`]). Every other site's
+    /// The sites (their keys) that may be on this machine or its network:
+    /// the user's own (see [`SiteTable::open_site`]). Every other site's
     /// requests are held to the address rule.
-    open_hosts: std::collections::HashSet<String>,
+    open_sites: std::collections::HashSet<String>,
 }
 
 /// The longest the store's copy of a robots.txt is used: 24 hours (RFC
@@ -101,7 +101,7 @@ impl SiteTable {
             cached,
             files,
             runnable: VecDeque::new(),
-            open_hosts: std::collections::HashSet::new(),
+            open_sites: std::collections::HashSet::new(),
             timers: BinaryHeap::new(),
             queued: 0,
         }
@@ -347,30 +347,31 @@ impl SiteTable {
         }
     }
 
-    /// Let the sites of `url`'s host reach this machine or its network:
-    /// the user named it (a task's top), or a page of theirs there led to
-    /// it. Local files are the user's already.
-    pub fn open_host(&mut self, url: &Url) {
-        if let Some(host) = url.host_str()
-            && !self.open_hosts.contains(host)
+    /// Let `url`'s site (scheme, host and port: not the host's other
+    /// ports) reach this machine or its network: the user named it (a
+    /// task's top), or a page of theirs there links to it. Local files are
+    /// the user's already. A site the address rule had refused is asked
+    /// for again (its robots.txt first).
+    pub fn open_site(&mut self, url: &Url) {
+        let key = urls::site_key(url);
+        if let Some(&i) = self.index.get(&key)
+            && matches!(self.sites[i as usize].robots, RobotsState::Refused(_))
         {
-            self.open_hosts.insert(host.to_string());
+            self.sites[i as usize].robots = RobotsState::Unknown;
+            self.make_runnable(i);
         }
+        self.open_sites.insert(key);
     }
 
     /// Whether site `s` may reach this machine or its network: a local
-    /// file, or on a host the user's word opened ([`SiteTable::open_host`]).
+    /// file, or a site the user's word opened ([`SiteTable::open_site`]).
     pub fn is_open(&self, s: u32) -> bool {
-        let origin = &self.sites[s as usize].origin;
-        origin.scheme() == "file"
-            || origin
-                .host_str()
-                .is_some_and(|h| self.open_hosts.contains(h))
+        self.is_open_url(&self.sites[s as usize].origin)
     }
 
-    /// Whether `url` is on a host the user's word opened.
+    /// Whether `url` is on a site the user's word opened.
     pub fn is_open_url(&self, url: &Url) -> bool {
-        url.scheme() == "file" || url.host_str().is_some_and(|h| self.open_hosts.contains(h))
+        url.scheme() == "file" || self.open_sites.contains(&urls::site_key(url))
     }
 
     /// Keep the run from site `s` before its robots.txt is asked: the

@@ -47,6 +47,9 @@ pub const MAX_HEAD: usize = 64 << 10;
 /// peer before it is cut: a stalled request body is answered 408 at the
 /// idle timeout (by the router's deadline) before its connection goes.
 pub const GRACE: Duration = Duration::from_secs(1);
+/// Connections past their client's share answered 503 at once, at most
+/// (each for a second at most); more are closed without an answer.
+pub const TURNING_AWAY: usize = 64;
 /// How long open connections get to finish once the server is stopped.
 pub const DRAIN: Duration = Duration::from_secs(5);
 
@@ -88,6 +91,7 @@ pub async fn serve(
 ) {
     let permits = Arc::new(tokio::sync::Semaphore::new(limits.connections.max(1)));
     let clients = Clients::new(limits.per_client);
+    let turning_away = Arc::new(tokio::sync::Semaphore::new(TURNING_AWAY));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -116,9 +120,16 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let Some(client) = clients.admit(peer.ip()) else {
-            // The client holds its share already: told so, and closed.
+            // The client holds its share already: told so, and closed; past
+            // TURNING_AWAY answers at once, closed without one (so that a
+            // client connecting in a loop holds no descriptors).
             drop(permit);
-            tokio::spawn(turn_away(stream));
+            if let Ok(answering) = turning_away.clone().try_acquire_owned() {
+                tokio::spawn(async move {
+                    turn_away(stream).await;
+                    drop(answering);
+                });
+            }
             continue;
         };
         let router = router.clone();

@@ -449,3 +449,52 @@ async fn library_pointers_to_this_machine_are_refused_and_never_requested() {
         crate::common::text(&out.stdout)
     );
 }
+
+/// The user's local top opens its own site only: not the host's other
+/// ports, and not what its redirects lead to (a site of the user's may
+/// redirect wherever a link from elsewhere asks it to).
+#[test]
+fn a_local_top_opens_its_own_site_and_no_redirect_target() {
+    let local = page(
+        "Local",
+        Some("T"),
+        r#"<a href="/go">go</a> <a href="http://a.example:{PORT}/index.html">remote</a>"#,
+    );
+    let remote = page(
+        "Remote",
+        Some("T"),
+        r#"<a href="http://127.0.0.1:1/other-port">other port</a> <a href="http://127.0.0.1:{PORT}/go">the local redirect</a>"#,
+    );
+    let web = TestWeb::start(
+        Web::new()
+            .site("a.example", Site::new().page("/index.html", &remote))
+            .site(
+                "127.0.0.1",
+                Site::new().page("/local.html", &local).route(
+                    "/go",
+                    Route::redirect(302, "http://127.0.0.1:1/inside.html"),
+                ),
+            ),
+    );
+    let setup = Setup::new(
+        &web,
+        "[[task]]\nname = \"T\"\nkind = \"owner\"\ntop = \"http://127.0.0.1:{PORT}/local.html\"\n",
+    );
+    setup.crawl();
+    let results = setup.results();
+    let other = &results["http://127.0.0.1:1/other-port"];
+    assert_eq!(other.category, Category::NotChecked, "{other:?}");
+    let go = &results[&format!("http://127.0.0.1:{}/go", web.port())];
+    assert_eq!(go.category, Category::NotChecked, "{go:?}");
+    assert!(
+        go.error
+            .as_deref()
+            .unwrap()
+            .starts_with("redirected to http://127.0.0.1:1/inside.html: not requested"),
+        "{go:?}"
+    );
+    assert_eq!(
+        results[&web.url("a.example", "/index.html")].category,
+        Category::Ok
+    );
+}

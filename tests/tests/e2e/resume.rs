@@ -359,10 +359,17 @@ fn what_a_failed_or_killed_report_left_is_removed() {
     let left = [
         ".index.html.pending-4194301",
         ".report.jsonl.pending-4194301",
-        "sub/.documents.part.pending-77",
+        "sub/.documents.part.pending-4194302",
         "index.html.tmp-4194301",
     ];
-    let kept = [".notes.pending-me", "mine.tmp-draft", "sub/keep.txt"];
+    // Another name, or a running process's (PID 1 always runs), is kept.
+    let kept = [
+        ".notes.pending-me",
+        "mine.tmp-draft",
+        "sub/keep.txt",
+        ".index.html.pending-1",
+        "other.tmp-1",
+    ];
     for f in left.iter().chain(&kept) {
         std::fs::write(out_dir.join(f), "x").unwrap();
     }

@@ -221,10 +221,9 @@ impl Engine<'_> {
                 return;
             }
         };
-        if urls::local_host(&from) && self.sites.is_open_url(&from) {
-            // A redirect on the user's own machine or network may stay there.
-            self.sites.open_host(&next);
-        }
+        // A redirect opens no site: one of the user's own may redirect
+        // anywhere a link from elsewhere asks it to (an open redirect), so
+        // its target is held to the rule unless its site is open already.
         let site = self.sites.site_of(&next);
         job.request = next;
         job.validators = None;

@@ -238,9 +238,9 @@ impl<'a> Engine<'a> {
                 traversal: Traversal::new(t.bounds),
                 hostile_pages: t.kind() == spinneret_core::model::TaskKind::Library,
             });
-            // The user named the top: its host may be on their own machine
+            // The user named the top: its site may be on their own machine
             // or network. Further tops (the library's) are anyone's.
-            engine.sites.open_host(t.top);
+            engine.sites.open_site(t.top);
             engine.stats.push(TaskSummary {
                 name: t.name().to_string(),
                 ..TaskSummary::default()
@@ -452,6 +452,8 @@ impl<'a> Engine<'a> {
         referrer: Option<UrlIdx>,
         decision: Decision,
     ) {
+        // Every reach counts for the address rule, not only a task's first.
+        self.open_if_led_from_here(t, u, referrer);
         let e = self.frontier.get_mut(u);
         if e.reached.contains(t) {
             // Reached again: a navigational reference may upgrade a pending leaf to a document.
@@ -472,8 +474,6 @@ impl<'a> Engine<'a> {
         if e.referrer.is_none() {
             e.referrer = referrer;
         }
-        self.open_if_led_from_here(t, u, referrer);
-        let e = self.frontier.get_mut(u);
         let mut request = true;
         match decision {
             Decision::NotChecked(r)
@@ -526,7 +526,7 @@ impl<'a> Engine<'a> {
         let page = &self.frontier.get(r).url;
         if urls::local_host(page) && self.sites.is_open_url(page) {
             let url = self.frontier.get(u).url.clone();
-            self.sites.open_host(&url);
+            self.sites.open_site(&url);
         }
     }
 

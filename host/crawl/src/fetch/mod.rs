@@ -417,7 +417,9 @@ impl Fetcher {
                 .pool_idle_timeout(Duration::from_secs(30))
                 .tcp_nodelay(true);
             if public_only {
-                builder = builder.dns_resolver(public_dns::PublicOnly);
+                // Through a proxy the resolver would judge the proxy's name,
+                // not the target's: the public client connects directly.
+                builder = builder.dns_resolver(public_dns::PublicOnly).no_proxy();
             }
             for (host, ip) in &settings.resolve {
                 builder = builder.resolve(host, std::net::SocketAddr::new(*ip, 0));

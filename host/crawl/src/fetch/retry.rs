@@ -8,11 +8,12 @@ pub fn is_retryable_status(status: u16) -> bool {
 }
 
 /// Statuses after a HEAD that a GET must confirm before a link is called
-/// broken or blocked: every error but 429 (which is waited out). Servers
-/// refuse HEAD in many ways (405, 501, 400, 500, and 404 or 403 from
-/// frameworks that route GET alone), and a reader's browser sends GET.
+/// broken or blocked: every error but those retried (429 and 503, which
+/// are waited out as the server asks). Servers refuse HEAD in many ways
+/// (405, 501, 400, 500, and 404 or 403 from frameworks that route GET
+/// alone), and a reader's browser sends GET.
 pub fn head_needs_get(status: u16) -> bool {
-    status >= 400 && status != 429
+    status >= 400 && !is_retryable_status(status)
 }
 
 /// Parse a `Retry-After` value: delta-seconds or an HTTP date.
@@ -49,10 +50,10 @@ mod tests {
 
     #[test]
     fn a_head_error_is_confirmed_with_get() {
-        for status in [400, 401, 403, 404, 405, 410, 500, 501, 503] {
+        for status in [400, 401, 403, 404, 405, 410, 500, 501, 502] {
             assert!(head_needs_get(status), "{status}");
         }
-        for status in [200, 204, 301, 304, 429] {
+        for status in [200, 204, 301, 304, 429, 503] {
             assert!(!head_needs_get(status), "{status}");
         }
     }

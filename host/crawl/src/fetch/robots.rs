@@ -83,8 +83,12 @@ const MAX_LIFETIME: u64 = 3650 * 86_400;
 /// Fetch the robots.txt at `url`, following redirects; held to the
 /// address rule when `public_only` (its site was led to from elsewhere).
 pub async fn fetch_robots(fetcher: &Fetcher, url: Url, public_only: bool) -> RobotsFetch {
+    let site = spinneret_core::urls::site_key(&url);
     let mut url = url;
     for _ in 0..=MAX_ROBOTS_HOPS {
+        // A redirect off the site is held to the address rule whatever the
+        // site's standing: the site's trust is not its redirects'.
+        let public_only = public_only || spinneret_core::urls::site_key(&url) != site;
         let req = FetchRequest {
             url: url.clone(),
             method: Method::Get,

@@ -219,12 +219,19 @@ impl Drop for OutputDir {
 const SWEEP_DEPTH: usize = 8;
 const SWEEP_ENTRIES: usize = 100_000;
 
+/// Whether the process `pid` is running (on a system without `/proc`,
+/// taken to be, so that nothing of it is removed).
+fn alive(pid: &str) -> bool {
+    let proc = Path::new("/proc");
+    !proc.is_dir() || proc.join(pid).exists()
+}
+
 /// Remove what reports of other processes left in `root` unfinished: the
 /// new versions of appended files (`.NAME.pending-PID`) and the files a
 /// whole write had not yet put in place (`NAME.tmp-PID`), for every PID
-/// but this process's (whose reports are still being written). Only one
-/// run writes a store's reports at a time, so another PID's are a killed
-/// run's. Symbolic links are not followed.
+/// of a process no longer running (a killed run's; a live one, a second
+/// run or `plugin run` writing there, keeps its own). Symbolic links are
+/// not followed.
 pub fn sweep(root: &Path) {
     let me = std::process::id().to_string();
     let leftover = |name: &str| {
@@ -233,7 +240,9 @@ pub fn sweep(root: &Path) {
             None => None,
         }
         .or_else(|| name.rsplit_once(".tmp-").map(|(_, pid)| pid));
-        pid.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p != me)
+        pid.is_some_and(|p| {
+            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p != me && !alive(p)
+        })
     };
     let mut dirs = vec![(root.to_path_buf(), 0usize)];
     let mut seen = 0usize;

@@ -590,7 +590,7 @@ SitesCheck  7
         let e = |t: &str| parse(t).unwrap_err().to_string();
         assert_eq!(
             e("SitesCheck 7\nMaxDepth 3\n"),
-            "mom.txt:2:1: unknown directive `MaxDepth`; the global directives (outside task blocks) are SystemAvoid, SystemSites, AvoidFile, SitesFile, SitesCheck"
+            "mom.txt:2:1: unknown directive `MaxDepth`; the global directives (outside task blocks) are SystemAvoid, SystemSites, AvoidFile, SitesFile, SitesCheck, MailServer"
         );
         assert_eq!(
             e("<Site\n Name A\n TopURL http://a.example/\n Color blue\n>\n"),

@@ -175,14 +175,17 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
                     Some(path) => Some(spinneret_store::CrawlLock::acquire(path)?),
                     None => None,
                 };
-                let store = setting.open()?;
+                let mut store = setting.open()?;
                 let at = store.location().to_string();
-                let (docs, added) = import(&args.file, store)?;
-                Ok((docs.len(), added, at))
+                let counts = archive::import_file(&args.file, &mut store, None)?;
+                Ok((counts, at))
             };
             match imported() {
-                Ok((read, added, at)) => {
-                    eprintln!("{added} documents of {read} were new to {at}");
+                Ok((counts, at)) => {
+                    eprintln!(
+                        "{} documents of {} were new to {at}",
+                        counts.added, counts.documents
+                    );
                     Ok(EXIT_OK)
                 }
                 Err(e) => {
@@ -194,17 +197,6 @@ pub(crate) fn run(cmd: ArchiveCommand) -> anyhow::Result<u8> {
     }
 }
 
-/// Import the archive `file` into the store at `store`: its documents,
-/// and how many were new to the store.
-fn import(
-    file: &Path,
-    mut store: Store,
-) -> anyhow::Result<(Vec<spinneret_store::ArchiveDocument>, usize)> {
-    let docs = archive::read_file(file)?;
-    let added = store.import_archive(&docs)?;
-    Ok((docs, added))
-}
-
 /// `crawl --archive FILE`: import the archive into the crawl's store and
 /// answer the documents on its C lines (only this file's: a C line deleted
 /// from it has its document read again).
@@ -212,13 +204,10 @@ pub(crate) fn completed_for_crawl(
     file: &Path,
     store: &config::StoreSetting,
 ) -> anyhow::Result<std::collections::HashSet<String>> {
-    let store = store.open()?;
-    let (docs, _) = import(file, store)?;
-    Ok(docs
-        .into_iter()
-        .filter(|d| d.completed)
-        .map(|d| d.url)
-        .collect())
+    let mut store = store.open()?;
+    let mut completed = std::collections::HashSet::new();
+    archive::import_file(file, &mut store, Some(&mut completed))?;
+    Ok(completed)
 }
 
 #[derive(Args, Debug)]

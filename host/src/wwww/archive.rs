@@ -20,7 +20,7 @@
 use anyhow::Context;
 use spinneret_core::document::RefKind;
 use spinneret_crawl::parse::html::{MAX_ANCHOR_TEXT, MAX_TITLE};
-use spinneret_store::ArchiveDocument;
+use spinneret_store::{ArchiveDocument, ArchiveFact, ImportCounts, ImportOptions, Store};
 use std::io::Write;
 
 /// The title the Worm gave a document without one.
@@ -256,27 +256,72 @@ pub struct ArchiveError {
     pub message: String,
 }
 
-/// The documents of an archive's text, in the order they first appear;
-/// the form (Worm lines or JSON Lines) is told from the first line.
-pub fn read(text: &str, file: &str) -> Result<Vec<ArchiveDocument>, ArchiveError> {
-    let mut docs: Vec<ArchiveDocument> = Vec::new();
-    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let json = text.trim_start().starts_with('{');
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim_end_matches('\r');
+/// The longest line an archive may have: a title is at most 512
+/// characters and an anchor text 256 (`MAX_TITLE`, `MAX_ANCHOR_TEXT`), so
+/// a line of a megabyte is mostly URL, far longer than any a crawl meets.
+/// A longer line is refused at once (`/dev/zero` is one endless line), so
+/// that a line is all of the archive ever held in memory.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Hand each fact of the archive `input` to `each`, with its line number,
+/// reading one line at a time (at most [`MAX_LINE`] bytes); the form (Worm
+/// lines or JSON Lines) is told from the first line that is not blank.
+/// The first bad line stops the reading with an [`ArchiveError`] naming
+/// `file` and the line.
+fn for_each_fact(
+    input: &mut dyn std::io::BufRead,
+    file: &str,
+    each: &mut dyn FnMut(usize, Fact) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::{BufRead, Read};
+    let mut bytes = Vec::new();
+    let mut json = None;
+    let mut n = 0;
+    loop {
+        bytes.clear();
+        let read = Read::take(&mut *input, MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .with_context(|| format!("cannot read the archive {file}"))?;
+        if read == 0 {
+            return Ok(());
+        }
+        n += 1;
+        let err = |message: String| ArchiveError {
+            file: file.to_string(),
+            line: n,
+            message,
+        };
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+        } else if bytes.len() > MAX_LINE {
+            return Err(err(format!(
+                "the line is longer than {} MiB; an archive line is its kind, one or two URLs and a title (at most {MAX_TITLE} characters) or an anchor text ({MAX_ANCHOR_TEXT})",
+                MAX_LINE >> 20
+            ))
+            .into());
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.trim_end_matches('\r');
         if line.trim().is_empty() {
             continue;
         }
-        let err = |message: String| ArchiveError {
-            file: file.to_string(),
-            line: i + 1,
-            message,
-        };
+        let json = *json.get_or_insert_with(|| line.trim_start().starts_with('{'));
         let fact = match json {
             true => parse_jsonl(line).map_err(err)?,
             false => parse_wwww(line).map_err(err)?,
         };
-        let html = fact.html().to_string();
+        each(n, fact)?;
+    }
+}
+
+/// The documents of an archive's text, in the order they first appear,
+/// each with all of its lines' facts (held in memory: [`import_file`]
+/// imports a file of any size).
+pub fn read(text: &str, file: &str) -> Result<Vec<ArchiveDocument>, ArchiveError> {
+    let mut docs: Vec<ArchiveDocument> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let read = for_each_fact(&mut text.as_bytes(), file, &mut |_, fact| {
+        let (html, fact) = fact.into_store();
         let place = *at.entry(html.clone()).or_insert_with(|| {
             docs.push(ArchiveDocument {
                 url: html,
@@ -286,15 +331,24 @@ pub fn read(text: &str, file: &str) -> Result<Vec<ArchiveDocument>, ArchiveError
         });
         let d = &mut docs[place];
         match fact {
-            Fact::T { title, bad, .. } => {
-                d.title = (title != ZERO_LENGTH_TITLE).then_some(title);
-                d.bad_html = bad;
+            ArchiveFact::Title { title, bad_html } => {
+                d.title = title;
+                d.bad_html = bad_html;
             }
-            Fact::R { url, text, .. } => d.links.push((url, RefKind::Anchor, text)),
-            Fact::I { image, text, .. } => d.links.push((image, RefKind::Image, text)),
-            Fact::C { .. } => d.completed = true,
+            ArchiveFact::Link { target, kind, text } => d.links.push((target, kind, text)),
+            ArchiveFact::Completed => d.completed = true,
         }
-    }
+        Ok(())
+    });
+    // Text is read without an error of its own, and `each` makes none.
+    read.map_err(|e| {
+        e.downcast::<ArchiveError>()
+            .unwrap_or_else(|e| ArchiveError {
+                file: file.to_string(),
+                line: 0,
+                message: format!("{e:#}"),
+            })
+    })?;
     Ok(docs)
 }
 
@@ -321,12 +375,34 @@ enum Fact {
 }
 
 impl Fact {
-    fn html(&self) -> &str {
+    /// The document it is about, and what it says of it as the store
+    /// takes it (the Worm's `Zero Length Title` is no title).
+    fn into_store(self) -> (String, ArchiveFact) {
         match self {
-            Fact::T { html, .. }
-            | Fact::R { html, .. }
-            | Fact::I { html, .. }
-            | Fact::C { html } => html,
+            Fact::T { html, title, bad } => (
+                html,
+                ArchiveFact::Title {
+                    title: (title != ZERO_LENGTH_TITLE).then_some(title),
+                    bad_html: bad,
+                },
+            ),
+            Fact::R { url, html, text } => (
+                html,
+                ArchiveFact::Link {
+                    target: url,
+                    kind: RefKind::Anchor,
+                    text,
+                },
+            ),
+            Fact::I { image, html, text } => (
+                html,
+                ArchiveFact::Link {
+                    target: image,
+                    kind: RefKind::Image,
+                    text,
+                },
+            ),
+            Fact::C { html } => (html, ArchiveFact::Completed),
         }
     }
 }
@@ -457,32 +533,57 @@ fn parse_jsonl(line: &str) -> Result<Fact, String> {
     }
 }
 
-/// Read the archive file at `path`, bounded: an archive beyond 4 GiB is
-/// refused rather than read into memory, a pipe's or a device's too (whose
-/// size is not known until read).
-pub fn read_file(path: &std::path::Path) -> anyhow::Result<Vec<ArchiveDocument>> {
-    use std::io::Read;
-    const MAX: u64 = 4 << 30;
-    let too_big = || {
-        anyhow::anyhow!(
-            "{} is more than 4 GiB; an archive is read whole, up to 4 GiB",
-            path.display()
-        )
-    };
+/// Import the archive file at `path` into `store` ([`import`]). Its size
+/// is not bounded: it is read a line at a time and written a batch at a
+/// time, so memory is bounded whatever the file (a pipe's or a device's
+/// too), and the store's disk is what bounds an archive.
+pub fn import_file(
+    path: &std::path::Path,
+    store: &mut Store,
+    completed: Option<&mut std::collections::HashSet<String>>,
+) -> anyhow::Result<ImportCounts> {
     let cannot = || format!("cannot read the archive {}", path.display());
     let file = std::fs::File::open(path).with_context(cannot)?;
-    if file.metadata().with_context(cannot)?.len() > MAX {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX + 1)
-        .read_to_end(&mut bytes)
-        .with_context(cannot)?;
-    if bytes.len() as u64 > MAX {
-        return Err(too_big());
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    Ok(read(&text, &path.display().to_string())?)
+    let mut input = std::io::BufReader::with_capacity(64 << 10, file);
+    import(
+        &mut input,
+        &path.display().to_string(),
+        store,
+        ImportOptions::default(),
+        completed,
+    )
+}
+
+/// Import the archive `input` (named `file` in messages) into `store`, in
+/// one transaction written a batch at a time as it is read: the first bad
+/// line stops it, naming `file` and the line, and nothing is kept. A
+/// document's lines need not be together (each ends up with all of its
+/// lines' facts, in their order); a document the store held before keeps
+/// what it has. `completed` gets the documents on `C` lines. What it did.
+pub fn import(
+    input: &mut dyn std::io::BufRead,
+    file: &str,
+    store: &mut Store,
+    options: ImportOptions,
+    mut completed: Option<&mut std::collections::HashSet<String>>,
+) -> anyhow::Result<ImportCounts> {
+    let mut import = store.begin_import(options)?;
+    for_each_fact(input, file, &mut |line, fact| {
+        let (html, fact) = fact.into_store();
+        if let (ArchiveFact::Completed, Some(c)) = (&fact, completed.as_deref_mut()) {
+            c.insert(html.clone());
+        }
+        import.add(&html, fact).map_err(|e| match e {
+            spinneret_store::ImportError::Store(e) => anyhow::Error::from(e),
+            e => ArchiveError {
+                file: file.to_string(),
+                line,
+                message: e.to_string(),
+            }
+            .into(),
+        })
+    })?;
+    Ok(import.commit()?)
 }
 
 #[cfg(test)]
@@ -567,5 +668,151 @@ mod tests {
                 .starts_with("a:1: the document `relative.html` is not an absolute URL"),
             "{e}"
         );
+    }
+
+    /// `text` imported into a new store with `options`: what it did, and
+    /// the store's archive.
+    fn imported(text: &str, options: ImportOptions) -> (ImportCounts, Vec<ArchiveDocument>) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let counts = import(&mut text.as_bytes(), "a", &mut store, options, None).unwrap();
+        (counts, store.archive().unwrap())
+    }
+
+    /// `text` as the import read it whole before: every document's facts
+    /// gathered (`read`), written in the order the documents first appear,
+    /// one after the other.
+    fn gathered(text: &str) -> Vec<ArchiveDocument> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let mut import = store.begin_import(ImportOptions::default()).unwrap();
+        for d in read(text, "a").unwrap() {
+            let title = ArchiveFact::Title {
+                title: d.title,
+                bad_html: d.bad_html,
+            };
+            import.add(&d.url, title).unwrap();
+            for (target, kind, text) in d.links {
+                let link = ArchiveFact::Link { target, kind, text };
+                import.add(&d.url, link).unwrap();
+            }
+            if d.completed {
+                import.add(&d.url, ArchiveFact::Completed).unwrap();
+            }
+        }
+        assert_eq!(import.commit().unwrap().batches, 1);
+        store.archive().unwrap()
+    }
+
+    /// An archive whose documents' lines are spread (a document's `T`
+    /// line, other documents, then more of its references, a second `T`)
+    /// imports, in batches of any size, as its lines gathered by document.
+    #[test]
+    fn spread_lines_import_as_if_gathered_in_batches_of_any_size() {
+        let wwww = "R http://x/1 http://a/ one\n\
+                    T http://b/ B\n\
+                    T http://a/ A\n\
+                    R http://x/2 http://b/ b's\n\
+                    I http://x/i http://a/ img\n\
+                    C http://c/\n\
+                    R http://x/3 http://a/ three\n\
+                    T http://b/ B again\n\
+                    C http://a/\n\
+                    R http://b/ http://c/ back\n";
+        // The same lines, in the same order, as JSON Lines.
+        let jsonl: String = wwww
+            .lines()
+            .map(|line| {
+                let v = match parse_wwww(line).ok().unwrap() {
+                    Fact::T { html, title, .. } => {
+                        serde_json::json!({"type": "T", "html": html, "title": title})
+                    }
+                    Fact::R { url, html, text } => {
+                        serde_json::json!({"type": "R", "url": url, "html": html, "text": text})
+                    }
+                    Fact::I { image, html, text } => {
+                        serde_json::json!({"type": "I", "image": image, "html": html, "text": text})
+                    }
+                    Fact::C { html } => serde_json::json!({"type": "C", "html": html}),
+                };
+                format!("{v}\n")
+            })
+            .collect();
+        let expected = gathered(wwww);
+        assert_eq!(expected[0].links.len(), 3, "{expected:?}");
+        for text in [wwww, jsonl.as_str()] {
+            for batch in 1..=4 {
+                let options = ImportOptions {
+                    batch_documents: batch,
+                    ..ImportOptions::default()
+                };
+                let (counts, archive) = imported(text, options);
+                assert_eq!(archive, expected, "batches of {batch}");
+                assert_eq!((counts.documents, counts.added), (3, 3));
+            }
+        }
+    }
+
+    /// A long archive is written in batches (here of 64 documents), and
+    /// ends up as it would read whole.
+    #[test]
+    fn a_long_archive_is_imported_in_batches() {
+        let mut text = String::new();
+        for d in 0..1000 {
+            text.push_str(&format!("T http://a/{d} Title {d}\n"));
+            for r in 0..3 {
+                text.push_str(&format!("R http://b/{} http://a/{d} to {r}\n", d * 3 + r));
+            }
+            text.push_str(&format!("C http://a/{d}\n"));
+        }
+        let options = ImportOptions {
+            batch_documents: 64,
+            ..ImportOptions::default()
+        };
+        let (counts, archive) = imported(&text, options);
+        assert_eq!((counts.documents, counts.added), (1000, 1000));
+        assert!(counts.batches >= 1000 / 64, "{counts:?}");
+        assert_eq!(archive, gathered(&text));
+        // And by bytes held: about 4 KiB a batch.
+        let options = ImportOptions {
+            batch_bytes: 4096,
+            ..ImportOptions::default()
+        };
+        let (counts, by_bytes) = imported(&text, options);
+        assert!(counts.batches > 50, "{counts:?}");
+        assert_eq!(by_bytes, archive);
+    }
+
+    /// A line longer than [`MAX_LINE`] is refused at its line, having read
+    /// no more of it than the bound: an endless line of NULs (`/dev/zero`)
+    /// is refused at line 1 at once.
+    #[test]
+    fn a_line_past_the_bound_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let mut zeros = std::io::BufReader::new(std::io::repeat(0));
+        let options = ImportOptions::default();
+        let e = import(&mut zeros, "/dev/zero", &mut store, options, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero:1: the line is longer than 1 MiB; an archive line is its kind, one or two URLs and a title (at most 512 characters) or an anchor text (256)"
+        );
+        // A line of exactly the bound is read; one byte more is not.
+        let head = "T http://a/ ";
+        let longest = format!("C http://a/\n{head}{}\n", "x".repeat(MAX_LINE - head.len()));
+        let (counts, archive) = imported(&longest, options);
+        assert_eq!(counts.documents, 1);
+        assert_eq!(archive[0].title.as_deref().map(str::len), Some(MAX_TITLE));
+        let longer = format!(
+            "C http://a/\n{head}{}\n",
+            "x".repeat(MAX_LINE - head.len() + 1)
+        );
+        let e = import(&mut longer.as_bytes(), "a", &mut store, options, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("a:2: the line is longer than 1 MiB"),
+            "{e}"
+        );
+        assert_eq!(store.document_count().unwrap(), 0);
     }
 }

@@ -24,7 +24,10 @@ mod task_view;
 pub mod testing;
 mod writer;
 
-pub use archive::{ArchiveDocument, BadDocument, DocumentSummary, IndexedDocument};
+pub use archive::{
+    ArchiveDocument, ArchiveFact, ArchiveImport, BadDocument, DocumentSummary, ImportCounts,
+    ImportError, ImportOptions, IndexedDocument, MAX_IMPORTED_REFERENCES,
+};
 pub use collections::{ArchivedPage, CollectedFile, CollectionRow, MainPage, UrlMemory};
 pub use fragments::BrokenFragment;
 pub use held::HeldStore;

@@ -334,3 +334,52 @@ fn a_store_over_tls_is_encrypted_and_its_certificate_checked() {
     let stderr = expect_exit(&out, 2);
     assert!(stderr.contains("certificate"), "{stderr}");
 }
+
+/// `archive import` into a database, of an archive whose lines for one
+/// document are spread over more documents than a batch of the import
+/// holds: the database's export is the file store's, each document's
+/// lines gathered; and a bad last line keeps none of a second import.
+#[test]
+fn a_spread_archive_imports_into_postgres_as_into_a_file() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let filler: String = (0..10_500)
+        .map(|i| format!("T http://f.example/{i:05} F\n"))
+        .collect();
+    let archive = format!(
+        "T http://a.example/ A\nR http://x.example/1 http://a.example/ one\n\
+         {filler}R http://x.example/2 http://a.example/ two\nT http://a.example/ A again\n\
+         C http://a.example/\n"
+    );
+    let file = dir.path().join("spread.wwww");
+    std::fs::write(&file, archive).unwrap();
+    let file = file.to_str().unwrap();
+    let sqlite = dir.path().join("s.db");
+    let url = pg.database_url();
+    let mut exports = Vec::new();
+    for store in [sqlite.to_str().unwrap(), url.as_str()] {
+        let out = spinneret(&["archive", "import", file, "--store", store]);
+        let said = expect_exit(&out, 0);
+        assert!(said.contains("10501 documents of 10501 were new"), "{said}");
+        let out = spinneret(&["archive", "export", "--store", store]);
+        expect_exit(&out, 0);
+        exports.push(text(&out.stdout));
+    }
+    assert_eq!(exports[0], exports[1]);
+    assert!(exports[1].starts_with(
+        "T http://a.example/ A again\nR http://x.example/1 http://a.example/ one\n\
+         R http://x.example/2 http://a.example/ two\nC http://a.example/\n"
+    ));
+    let bad = dir.path().join("bad.wwww");
+    let lines: String = (0..10_500)
+        .map(|i| format!("T http://g.example/{i:05} G\n"))
+        .collect();
+    std::fs::write(&bad, format!("{lines}Q\n")).unwrap();
+    let out = spinneret(&["archive", "import", bad.to_str().unwrap(), "--store", &url]);
+    let err = expect_exit(&out, 2);
+    assert!(err.contains(":10501: `Q` is not a line kind"), "{err}");
+    let out = spinneret(&["archive", "export", "--store", &url]);
+    assert_eq!(text(&out.stdout), exports[1]);
+}

@@ -335,6 +335,115 @@ fn hostile_archives_are_refused_or_kept_as_a_crawl_keeps_them() {
     assert!(!export(&["--store", store_arg]).contains("new.example"));
 }
 
+/// `spinneret archive import FILE --store STORE`.
+fn import_into(file: &std::path::Path, store: &str) -> std::process::Output {
+    common::spinneret(&[
+        "archive",
+        "import",
+        file.to_str().unwrap(),
+        "--store",
+        store,
+    ])
+}
+
+/// An archive whose lines for one document are spread over it (a `T`
+/// line, twelve thousand other documents, then more of its references and
+/// a second `T`), more documents than one batch of the import writes:
+/// each document is exported as its lines gathered make it, as when the
+/// import read the file whole. A document the store held before an import
+/// keeps what it had; its `C` line is kept.
+#[test]
+fn a_documents_lines_spread_over_the_archive_are_imported_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let store = store.to_str().unwrap();
+    let filler = |from: usize, to: usize| -> String {
+        (from..to)
+            .map(|i| format!("T http://f.example/{i:05} F\n"))
+            .collect()
+    };
+    let archive = format!(
+        "R http://x.example/1 http://a.example/ one\n\
+         T http://b.example/ B\n\
+         T http://a.example/ A\n\
+         {}\
+         R http://x.example/2 http://b.example/ b's\n\
+         I http://x.example/i.gif http://a.example/ img\n\
+         C http://c.example/\n\
+         {}\
+         R http://x.example/3 http://a.example/ three\n\
+         T http://b.example/ B again\n\
+         C http://a.example/\n\
+         R http://b.example/ http://c.example/ back\n",
+        filler(0, 6_000),
+        filler(6_000, 12_000)
+    );
+    let file = dir.path().join("spread.wwww");
+    std::fs::write(&file, archive).unwrap();
+    let said = expect_exit(&import_into(&file, store), 0);
+    assert!(said.contains("12003 documents of 12003 were new"), "{said}");
+    let expected = format!(
+        "T http://a.example/ A\n\
+         R http://x.example/1 http://a.example/ one\n\
+         I http://x.example/i.gif http://a.example/ img\n\
+         R http://x.example/3 http://a.example/ three\n\
+         C http://a.example/\n\
+         T http://b.example/ B again\n\
+         R http://x.example/2 http://b.example/ b's\n\
+         T http://c.example/ Zero Length Title\n\
+         R http://b.example/ http://c.example/ back\n\
+         C http://c.example/\n\
+         {}",
+        filler(0, 12_000)
+    );
+    assert_eq!(export(&["--store", store]), expected);
+    // Imported again: b, held before, keeps what it had, and its C line.
+    let again = dir.path().join("again.wwww");
+    std::fs::write(
+        &again,
+        "T http://b.example/ Changed\nT http://n.example/ N\n\
+         R http://y.example/ http://b.example/ not kept\nC http://b.example/\n",
+    )
+    .unwrap();
+    let said = expect_exit(&import_into(&again, store), 0);
+    assert!(said.contains("1 documents of 2 were new"), "{said}");
+    let expected = expected.replace(
+        "R http://x.example/2 http://b.example/ b's\n",
+        "R http://x.example/2 http://b.example/ b's\nC http://b.example/\n",
+    ) + "T http://n.example/ N\n";
+    assert_eq!(export(&["--store", store]), expected);
+}
+
+/// The import reads a line at a time, within a bound: `/dev/zero`, one
+/// endless line, is refused at its first line at once (it was read to a
+/// 4 GiB cap, 8.4 GB of memory); and a bad line after more documents than
+/// a batch holds keeps none of them (the import is one transaction).
+#[test]
+fn an_endless_line_and_a_bad_last_line_are_refused_keeping_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let store = store.to_str().unwrap();
+    let err = expect_exit(&import_into(std::path::Path::new("/dev/zero"), store), 2);
+    assert!(
+        err.contains(
+            "/dev/zero:1: the line is longer than 1 MiB; an archive line is its kind, one or two URLs and a title (at most 512 characters) or an anchor text (256)"
+        ),
+        "{err}"
+    );
+    let mut archive: String = (0..25_000)
+        .map(|i| format!("T http://a.example/{i} A\nC http://a.example/{i}\n"))
+        .collect();
+    archive.push_str("Q http://a.example/\n");
+    let file = dir.path().join("bad-end.wwww");
+    std::fs::write(&file, archive).unwrap();
+    let err = expect_exit(&import_into(&file, store), 2);
+    assert!(
+        err.contains(&format!("{}:50001: `Q` is not a line kind", file.display())),
+        "{err}"
+    );
+    assert_eq!(export(&["--store", store]), "");
+}
+
 /// `archive export -o` never writes over the store it reads (it replaced
 /// it with the archive), makes no directory, writes through a symbolic link
 /// and to a device as it is.

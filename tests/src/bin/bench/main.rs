@@ -5,6 +5,7 @@
 //! interleaved, and the difference of the medians. `--mirror DEPTH`
 //! compares `spinneret collect` with wget and HTTrack (`mirror.rs`);
 //! `--worm URLS` measures the Worm's index and search (`worm.rs`).
+//! `--import-memory GIB` measures `archive import`'s peak memory (`worm.rs`).
 //! `--genvl` measures GENVL's library under load (`genvl.rs`).
 //! `--postgres --workers 1,2,4` crawls with that many workers sharing a
 //! run (`workers.rs`).
@@ -299,7 +300,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
-            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--genvl] [--serve] [--postgres [--workers N,N,...]]\n\
+            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--import-memory GIB] [--genvl] [--serve] [--postgres [--workers N,N,...]]\n\
                   Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
                   the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
                   Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
@@ -329,6 +330,9 @@ fn main() -> anyhow::Result<()> {
                   phrases, fields, boolean operators, regular expressions; median and 99th\n\
                   percentile per class), the same queries as `grep -E` over the exported archive\n\
                   (the seed's way), and serve under `wrk -c64`; --keep DIR keeps its files there;\n\
+                  --import-memory GIB is `archive import`'s peak RSS on a generated archive of\n\
+                  GIB GiB (its documents' lines together, then each document's in two halves),\n\
+                  on one document of 600,000 references and on /dev/zero (files removed after);\n\
                   --genvl is GENVL's: a library of a VL of 10,000 pointers and a tree of 1,010 VLs\n\
                   imported, the summary page's p50/p99, and `wrk -c100` over the tree's pages\n\
                   while a client posts pointers;\n\
@@ -417,6 +421,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.iter().any(|a| a == "--genvl") {
         return genvl::run(&bench);
+    }
+    if let Some(gib) = arg(&args, "--import-memory") {
+        return worm::import_memory(&bench, gib.parse()?);
     }
     if let Some(urls) = arg(&args, "--worm") {
         return worm::run(

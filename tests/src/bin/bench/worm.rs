@@ -334,6 +334,28 @@ impl Corpus {
         f.flush()?;
         Ok(())
     }
+
+    /// The same lines as [`Corpus::write`], each document's in two halves
+    /// far apart: every document's `T` line and first eight references,
+    /// then every document's other lines.
+    fn write_halves(&self, path: &Path, from: u64, to: u64) -> anyhow::Result<()> {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let mut buf = String::with_capacity(4096);
+        for half in 0..2 {
+            for d in from..to {
+                buf.clear();
+                self.document(d, &mut buf);
+                let cut = buf
+                    .match_indices('\n')
+                    .nth(8)
+                    .map_or(buf.len(), |(i, _)| i + 1);
+                let part = if half == 0 { &buf[..cut] } else { &buf[cut..] };
+                f.write_all(part.as_bytes())?;
+            }
+        }
+        f.flush()?;
+        Ok(())
+    }
 }
 
 /// One query: what spinneret is asked, and the seed's `grep -E` for it
@@ -795,6 +817,101 @@ pub(super) fn wrk(base: &str, script: &Path, clients: u32, seconds: u64) -> anyh
             errors.join("; ")
         }
     ))
+}
+
+/// `--import-memory GIB`: `archive import`'s peak memory (the child's
+/// maximum RSS, as the other figures) on archives generated in a temporary
+/// directory (removed after): one of at least `gib` GiB with each
+/// document's lines together, the same lines with each document's in two
+/// halves far apart (every document written in one batch and added to in
+/// another), one document of 600,000 references in two halves around
+/// 20,000 other documents; and `/dev/zero` (one endless line).
+pub fn import_memory(bench: &Bench, gib: f64) -> anyhow::Result<()> {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path();
+    let want = (gib * (1u64 << 30) as f64) as u64;
+    // 1,000,000 URLs make about 186 MiB of archive.
+    let urls = (want as f64 / (186.0 * 1048576.0) * 1_000_000.0 * 1.05) as u64;
+    let corpus = Corpus::new(urls);
+    let archive = dir.join("generated.wwww");
+    let start = Instant::now();
+    corpus.write(&archive, 0, corpus.documents)?;
+    let size = std::fs::metadata(&archive)?.len();
+    anyhow::ensure!(
+        size >= want,
+        "the archive is {size} bytes, fewer than {want}"
+    );
+    let size = format!("{:.2} GiB", size as f64 / (1u64 << 30) as f64);
+    println!("== archive import's peak memory");
+    println!(
+        "generated      {size}: {} documents, {urls} URLs, in {:.0} s",
+        corpus.documents,
+        start.elapsed().as_secs_f64()
+    );
+    let store = dir.join("import.db");
+    let clear = || -> anyhow::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.to_string_lossy().contains("import.db") {
+                std::fs::remove_file(&path)?;
+            }
+        }
+        Ok(())
+    };
+    let import = |what: &str, file: &Path, code: i32| -> anyhow::Result<String> {
+        clear()?;
+        let mut cmd = Command::new(&bench.binary);
+        cmd.args(["archive", "import"])
+            .arg(file)
+            .arg("--store")
+            .arg(&store);
+        let t = timed(bench, dir, &mut cmd, code)?;
+        println!(
+            "import         {what}: {:.1} s, peak RSS {:.1} MiB; {}",
+            t.secs,
+            t.rss_kib as f64 / 1024.0,
+            t.stderr.trim()
+        );
+        clear()?;
+        Ok(t.stderr)
+    };
+    import(
+        &format!("{size}, each document's lines together"),
+        &archive,
+        0,
+    )?;
+    std::fs::remove_file(&archive)?;
+    let halves = dir.join("halves.wwww");
+    corpus.write_halves(&halves, 0, corpus.documents)?;
+    import(
+        &format!("{size}, each document's lines in two halves"),
+        &halves,
+        0,
+    )?;
+    std::fs::remove_file(&halves)?;
+    let big = dir.join("big.wwww");
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&big)?);
+        writeln!(f, "T http://big.example/ Big")?;
+        for i in 0..600_000 {
+            if i == 300_000 {
+                for j in 0..20_000 {
+                    writeln!(f, "T http://other.example/{j} Other")?;
+                }
+            }
+            writeln!(f, "R http://to.example/{i} http://big.example/ x")?;
+        }
+        writeln!(f, "C http://big.example/")?;
+        f.flush()?;
+    }
+    import("one document of 600,000 references in two halves", &big, 0)?;
+    std::fs::remove_file(&big)?;
+    let said = import("/dev/zero", Path::new("/dev/zero"), 2)?;
+    anyhow::ensure!(
+        said.contains("/dev/zero:1: the line is longer"),
+        "/dev/zero was not refused at its first line: {said}"
+    );
+    Ok(())
 }
 
 /// `--worm URLS`: all of the above.

@@ -73,17 +73,16 @@ pub fn is_argon2id(hash: &str) -> bool {
     })
 }
 
-/// What wrong passwords are counted against for a client at `address`:
-/// the address itself, but for IPv6 its /64, the block one machine or
-/// network is given (counting each of its 2^64 addresses apart would let
-/// it guess without bound).
+/// What wrong passwords and posts are counted against for a client at
+/// `address`: the client as `serve` counts them ([`crate::serve::client_of`]:
+/// an IPv6 address by its /64).
 fn client_key(address: &str) -> String {
-    match address.parse::<std::net::Ipv6Addr>() {
-        Ok(v6) if v6.to_ipv4_mapped().is_none() => {
-            let s = v6.segments();
-            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-        }
-        _ => address.to_string(),
+    match address.parse::<std::net::IpAddr>() {
+        Ok(ip) => match crate::serve::client_of(ip) {
+            std::net::IpAddr::V6(block) => format!("{block}/64"),
+            v4 => v4.to_string(),
+        },
+        Err(_) => address.to_string(),
     }
 }
 

@@ -160,6 +160,23 @@ pub async fn serve(
     }
 }
 
+/// Who `ip` is, as `serve` counts clients (connections, posts, wrong
+/// passwords): an IPv4 address (an IPv4-mapped IPv6 one as that), or an
+/// IPv6 address's /64 (one machine is given a whole /64 to pick
+/// addresses from: counting each apart would let it go without bound).
+pub fn client_of(ip: std::net::IpAddr) -> std::net::IpAddr {
+    match ip {
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.into(),
+            None => {
+                let s = v6.segments();
+                std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0).into()
+            }
+        },
+        v4 => v4,
+    }
+}
+
 /// The connections each client holds, against [`Limits::per_client`].
 #[derive(Clone)]
 struct Clients {
@@ -181,26 +198,10 @@ impl Clients {
         }
     }
 
-    /// Who `ip` is, as the bound counts clients: an IPv4 address (an
-    /// IPv4-mapped IPv6 one as that), or an IPv6 address's /64 (one
-    /// machine is given a whole /64 to pick addresses from).
-    fn key(ip: std::net::IpAddr) -> std::net::IpAddr {
-        match ip {
-            std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => v4.into(),
-                None => {
-                    let s = v6.segments();
-                    std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0).into()
-                }
-            },
-            v4 => v4,
-        }
-    }
-
     /// A slot for one more connection of `ip`'s client, unless it holds
     /// its share already.
     fn admit(&self, ip: std::net::IpAddr) -> Option<ClientSlot> {
-        let key = Clients::key(ip);
+        let key = client_of(ip);
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         let n = held.entry(key).or_insert(0);
         if *n >= self.cap {

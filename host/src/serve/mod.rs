@@ -15,7 +15,7 @@
 mod connections;
 mod turns;
 
-pub use connections::Limits;
+pub use connections::{Limits, client_of};
 
 use crate::wwww::index::SearchIndex;
 use crate::wwww::search::{Answer, FIELDS, MAX_QUERY, Request, SearchError, Searcher};

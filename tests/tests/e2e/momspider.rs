@@ -192,7 +192,7 @@ fn convert_writes_toml_and_bad_instructions_are_located() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains(&format!(
-            "{}:1: `next week` is not a date this format knows",
+            "{}:1: the expiry date `next week` cannot be read; write `*` (never expires), or a date in GMT",
             d.join("bad.avoid").display()
         )),
         "{}",

@@ -85,6 +85,53 @@ fn fict_org_access_matrix_holds_on_the_second_run_of_a_sites_file_setup() {
     }
 }
 
+/// A robots.txt group read back from the avoid file decides as the file
+/// did, even with a new store (the avoid file alone then holds the site's
+/// rules): with `Allow: /`, `Allow: *` and `Disallow: /a`, RFC 9309 forbids
+/// `/ab`. Before, the pattern `*` was written back as `/*`, one byte
+/// longer, which won the longest-match tie, and the second run sent `GET
+/// /ab`.
+#[test]
+fn a_robots_group_read_back_with_a_new_store_decides_as_the_file_did() {
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .robots("User-agent: *\nAllow: /\nAllow: *\nDisallow: /a\n")
+                .page(
+                    "/index.html",
+                    &page("Home", None, r#"<a href="ab">ab</a> <a href="b">b</a>"#),
+                )
+                .page("/ab", &page("AB", None, ""))
+                .page("/b", &page("B", None, "")),
+        ),
+    );
+    let setup = Setup::new(
+        &web,
+        &format!("avoid_file = \"avoid.mom\"\nsites_file = \"sites.mom\"\n{TASK}"),
+    );
+    setup.crawl();
+    assert!(web.methods("a.example", "/ab").is_empty());
+    assert_eq!(web.methods("a.example", "/b"), vec!["GET"]);
+    for f in ["store.db", "store.db-wal", "store.db-shm"] {
+        let _ = std::fs::remove_file(setup.path().join(f));
+    }
+    web.clear_log();
+    setup.crawl();
+    assert_eq!(
+        paths_requested(&web),
+        vec!["/index.html", "/b"],
+        "robots.txt is not read again, and /ab is not asked for"
+    );
+    let r = &setup.results()[&web.url("a.example", "/ab")];
+    assert_eq!(r.category, Category::Avoided, "{r:?}");
+    // The pattern is written as the site wrote it.
+    let avoid = std::fs::read_to_string(setup.path().join("avoid.mom")).unwrap();
+    let origin = web.url("a.example", "");
+    let origin = origin.trim_end_matches('/');
+    assert!(avoid.contains(&format!("\nAllow {origin}* [")), "{avoid}");
+}
+
 /// Each URL of the matrix was checked (HEAD) or avoided as `column` says;
 /// the link to robots.txt itself was requested with `robots_method`.
 fn assert_matrix(web: &TestWeb, setup: &Setup, agent: &str, column: usize, robots_method: &str) {

@@ -298,6 +298,66 @@ fn cr_and_crlf_line_ends_are_accepted() {
     }
 }
 
+/// A UTF-8 byte order mark before `User-agent: *`, whole or cut short, is
+/// no part of the line: the record applies, in every mode (Google's parser
+/// and Protego read it so). Before, a cut one lost the first line and
+/// spinneret asked for what the record forbids.
+#[test]
+fn a_byte_order_mark_does_not_lose_the_first_line() {
+    for bom in [&b"\xEF\xBB\xBF"[..], b"\xEF\xBB"] {
+        for mode in ["both", "draft", "rfc9309"] {
+            let text = [bom, b"User-agent: *\nDisallow: /secret/\n"].concat();
+            let web = TestWeb::start(robots_web(Route::file("text/plain", text)));
+            let setup = Setup::new(&web, &format!("robots_rules = \"{mode}\"\n{TASK}"));
+            setup.crawl();
+            assert_eq!(
+                paths_requested(&web),
+                vec!["/robots.txt", "/index.html", "/a.html"],
+                "{bom:?} {mode}"
+            );
+        }
+    }
+}
+
+/// A robots.txt in Latin-1 forbids its paths as a URL carries them: the
+/// byte E9 of `Disallow: /caf\xE9/` is `%E9` in the link's URL (RFC 9309,
+/// 2.2.2; the draft decodes both). Before, the byte was read as a
+/// replacement character and the rule matched nothing.
+#[test]
+fn a_latin1_robots_txt_forbids_its_paths_as_urls_carry_them() {
+    for mode in ["both", "draft", "rfc9309"] {
+        let web = TestWeb::start(
+            Web::new().site(
+                "a.example",
+                Site::new()
+                    .route(
+                        "/robots.txt",
+                        Route::file("text/plain", &b"User-agent: *\nDisallow: /caf\xE9/\n"[..]),
+                    )
+                    .page(
+                        "/index.html",
+                        &page(
+                            "Home",
+                            None,
+                            r#"<a href="caf%E9/menu.html">menu</a> <a href="cafe/menu.html">cafe</a>"#,
+                        ),
+                    )
+                    .page("/caf%E9/menu.html", &page("Menu", None, ""))
+                    .page("/cafe/menu.html", &page("Cafe", None, "")),
+            ),
+        );
+        let setup = Setup::new(&web, &format!("robots_rules = \"{mode}\"\n{TASK}"));
+        setup.crawl();
+        assert_eq!(
+            paths_requested(&web),
+            vec!["/robots.txt", "/index.html", "/cafe/menu.html"],
+            "{mode}"
+        );
+        let r = &setup.results()[&web.url("a.example", "/caf%E9/menu.html")];
+        assert_eq!(r.category, Category::Avoided, "{mode}: {r:?}");
+    }
+}
+
 #[test]
 fn robots_txt_beyond_500_kib_is_ignored() {
     let text = format!(
@@ -368,6 +428,21 @@ fn robots_txt_is_cached_with_its_expiry_and_avoid_entries() {
         "the cached robots.txt is used"
     );
     assert!(web.methods("a.example", "/secret/b.html").is_empty());
+
+    // A server's year is held to the same 24 hours (it was used up to ten
+    // years).
+    let web = TestWeb::start(robots_web(
+        Route::file("text/plain", "User-agent: *\nDisallow: /secret/\n")
+            .header("Cache-Control", "max-age=31536000"),
+    ));
+    let setup = Setup::new(&web, TASK);
+    setup.crawl();
+    let entries = setup
+        .store()
+        .robots_avoid_entries(spinneret_core::model::unix_now())
+        .unwrap();
+    assert_eq!(entries.len(), 1);
+    assert!((entries[0].1 - spinneret_core::model::unix_now() - day).abs() < 60);
 
     // A robots.txt that may not be cached is read again next run.
     let web = TestWeb::start(robots_web(

@@ -52,6 +52,28 @@ pub enum RobotsFetch {
     },
 }
 
+/// The text of a robots.txt body as its rules are read: a UTF-8 byte
+/// order mark dropped, or the start of one (Google's parser skips both;
+/// the tokenizer took them for part of the first line, and lost it), and
+/// each byte that is not part of UTF-8 text written `%XX`. A Latin-1
+/// file's `Disallow: /caf\xE9` is the path `/caf%E9`, as a URL carries it
+/// and as RFC 9309 compares it (2.2.2): read as a replacement character,
+/// it matched no URL at all.
+pub fn robots_text(bytes: &[u8]) -> String {
+    let bytes = [&b"\xEF\xBB\xBF"[..], b"\xEF\xBB", b"\xEF"]
+        .into_iter()
+        .find_map(|bom| bytes.strip_prefix(bom))
+        .unwrap_or(bytes);
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            text.push_str(&format!("%{b:02X}"));
+        }
+    }
+    text
+}
+
 /// How long a response may be cached, from `Cache-Control: max-age` or `Expires`.
 pub fn cache_lifetime(
     cache_control: Option<&str>,
@@ -116,7 +138,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url, public_only: bool) -> Rob
             200..=299 => {
                 let bytes = resp.body.map(|b| b.bytes).unwrap_or_default();
                 return RobotsFetch::Found {
-                    body: String::from_utf8_lossy(&bytes).into_owned(),
+                    body: robots_text(&bytes),
                     status: resp.status,
                     max_age: cache_lifetime(
                         resp.headers.cache_control.as_deref(),
@@ -174,6 +196,37 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url, public_only: bool) -> Rob
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::robots::{RobotsMode, RobotsRules};
+
+    /// A byte order mark, whole or cut short, is no part of the first
+    /// line; a byte that is not UTF-8 is the `%XX` a URL carries.
+    #[test]
+    fn a_body_reads_as_its_rules_are_meant() {
+        assert_eq!(robots_text(b"\xEF\xBB\xBFUser-agent: *"), "User-agent: *");
+        assert_eq!(robots_text(b"\xEF\xBBUser-agent: *"), "User-agent: *");
+        assert_eq!(robots_text(b"\xEFUser-agent: *"), "User-agent: *");
+        assert_eq!(
+            robots_text(b"Disallow: /caf\xE9/\nDisallow: /\xE3\x83\x84\n"),
+            "Disallow: /caf%E9/\nDisallow: /\u{30c4}\n"
+        );
+        let paths = ["/x", "/caf%E9", "/caf%e9/menu", "/cafe", "/caf%C3%A9"];
+        for (body, forbidden) in [
+            (&b"\xEF\xBBUser-agent: *\nDisallow: /x\n"[..], vec!["/x"]),
+            (
+                b"User-agent: *\nDisallow: /caf\xE9\n",
+                vec!["/caf%E9", "/caf%e9/menu"],
+            ),
+        ] {
+            for mode in [RobotsMode::Both, RobotsMode::Draft, RobotsMode::Rfc9309] {
+                let r = RobotsRules::parse(&robots_text(body), "spinneret", mode);
+                let refused: Vec<&str> = paths
+                    .into_iter()
+                    .filter(|p| !r.allows(&Url::parse(&format!("http://a.test{p}")).unwrap()))
+                    .collect();
+                assert_eq!(refused, forbidden, "{mode:?} {body:?}");
+            }
+        }
+    }
 
     #[test]
     fn lifetimes() {

@@ -3,7 +3,10 @@
 //! reading decides (by default both must allow).
 //!
 //! The `robotstxt` crate tokenizes the file (it accepts CR, LF and CRLF line
-//! ends, comments, a BOM and common typos); this module applies the draft's
+//! ends, comments and common typos; a byte order mark is dropped before it,
+//! which took it for part of the first line, and
+//! [`crate::fetch::robots::robots_text`] makes the text of the bytes read);
+//! this module applies the draft's
 //! rules on top: the robot obeys the *first* record with a User-agent value
 //! containing its name token (case-insensitive), else the first `*` record,
 //! else nothing restricts it; within the record the *first* Allow or Disallow

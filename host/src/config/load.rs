@@ -502,12 +502,14 @@ impl Reader<'_> {
                 .iter()
                 .map(|p| {
                     let path = (self.rel)(p.get_ref());
-                    match path.is_file() {
-                        true => Ok(path),
-                        false => Err(self.at(
+                    // Said as what it is: missing, a device (`/dev/zero`),
+                    // a directory, too large, unreadable.
+                    match spinneret_crawl::policy::rules::file_problem(&path) {
+                        None => Ok(path),
+                        Some(why) => Err(self.at(
                             Some(p.span()),
                             format!(
-                                "the avoid file {} does not exist; write its path (relative to this file) or remove it from avoid_files",
+                                "the avoid file {} {why}; write its path (relative to this file) or remove it from avoid_files",
                                 path.display()
                             ),
                         )),

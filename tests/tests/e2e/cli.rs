@@ -1711,10 +1711,16 @@ fn a_bad_avoid_or_sites_file_touches_nothing() {
         "avoid_files = [\"avoid.txt\"]",
         "system_sites = [\"sites.txt\"]",
         "avoid_files = [\"missing.txt\"]",
+        "avoid_files = [\"/dev/zero\"]",
     ] {
         std::fs::write(&path, format!("store = \"s.db\"\n{setting}\n{task}")).unwrap();
         let out = spinneret(&["crawl", path.to_str().unwrap()]);
         let said = expect_exit(&out, 2);
+        // /dev/zero is said to be what it is, not to be missing.
+        assert!(
+            !setting.contains("/dev/zero") || !said.contains("does not exist"),
+            "{said}"
+        );
         assert!(
             !dir.path().join("s.db").exists(),
             "{setting}: the store was made ({said})"

@@ -860,26 +860,8 @@ mod tests {
         let paths = [
             "/", "/a", "/ab", "/b", "/aa", "/a/b", "/ba", "/bb", "/a%62", "/x",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
-        let bodies: Vec<String> = (0..300)
-            .map(|_| {
-                let mut body = String::from("User-agent: *\n");
-                for _ in 0..1 + next(5) {
-                    let verb = ["Allow", "Disallow"][next(2)];
-                    let pattern: String = (0..1 + next(3))
-                        .map(|_| pieces[next(pieces.len())])
-                        .collect();
-                    body.push_str(&format!("{verb}: {pattern}\n"));
-                }
-                body
-            })
-            .collect();
+        let bodies =
+            crate::policy::robots_files::generated_robots_txt(300, &pieces, 0x9e37_79b9_7f4a_7c15);
         for mode in [RobotsMode::Both, RobotsMode::Rfc9309, RobotsMode::Draft] {
             let dir = tempfile::tempdir().unwrap();
             let files = crate::policy::RuleFiles {

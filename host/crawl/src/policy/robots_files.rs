@@ -504,6 +504,34 @@ fn path_of<'a>(prefix: &'a str, site: &str) -> &'a str {
     }
 }
 
+/// `count` robots.txt files of one `*` group, each of one to five Allow or
+/// Disallow lines whose patterns are one to three of `pieces`, drawn by a
+/// xorshift generator from `seed` (the same files every run): for the
+/// tests that read rules back.
+#[cfg(test)]
+pub(crate) fn generated_robots_txt(count: usize, pieces: &[&str], seed: u64) -> Vec<String> {
+    let mut seed = seed;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    (0..count)
+        .map(|_| {
+            let mut body = String::from("User-agent: *\n");
+            for _ in 0..1 + next(5) {
+                let verb = ["Allow", "Disallow"][next(2)];
+                let pattern: String = (0..1 + next(3))
+                    .map(|_| pieces[next(pieces.len())])
+                    .collect();
+                body.push_str(&format!("{verb}: {pattern}\n"));
+            }
+            body
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -786,24 +814,9 @@ Site simplon.ics.uci.edu:8001 [Thu, 29 Sep 1994 23:59:59 GMT]\n";
             "/b/",
             "/robots.txt",
         ];
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         let (mut flips, mut compared, mut starred) = (Vec::new(), 0, 0);
-        for _ in 0..400 {
-            let mut body = String::from("User-agent: *\n");
-            for _ in 0..1 + next(5) {
-                let verb = ["Allow", "Disallow"][next(2)];
-                let pattern: String = (0..1 + next(3))
-                    .map(|_| pieces[next(pieces.len())])
-                    .collect();
-                body.push_str(&format!("{verb}: {pattern}\n"));
-            }
+        for body in generated_robots_txt(400, &pieces, 0x2545_f491_4f6c_dd1d) {
             let dir = tempfile::tempdir().unwrap();
             let s = settings(dir.path());
             let back = written_and_read_back(&s, "http://h.test:8080", "h.test:8080", &body, now);

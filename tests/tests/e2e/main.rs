@@ -5,6 +5,9 @@
 mod common;
 
 mod cli;
+mod collect_archive;
+mod collect_engine;
+mod collect_profile;
 mod containment;
 mod crawl_hooks;
 mod fetch_behaviour;

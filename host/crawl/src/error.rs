@@ -17,8 +17,8 @@ pub enum CrawlError {
     #[error(transparent)]
     Rules(#[from] RulesError),
     /// The HTTP client could not be set up from the settings.
-    #[error("the HTTP client cannot be set up: {0}")]
-    Client(String),
+    #[error(transparent)]
+    Client(#[from] spinneret_net::fetch::ClientError),
     /// A worker's lease on a site ran out and another worker took the site
     /// over: this one stops rather than request the site alongside it.
     #[error(

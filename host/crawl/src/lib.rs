@@ -15,7 +15,7 @@
 //! - [`hooks`]: the plugins that run inside the crawl (fetch hooks, parsers, policies).
 
 mod error;
-pub mod fetch;
+pub use spinneret_net::fetch;
 pub mod parse;
 pub mod policy;
 
@@ -60,6 +60,11 @@ pub struct CrawlOptions {
     /// For a worker of a run shared through a PostgreSQL store (`spinneret
     /// worker`): who it is, and how long its leases last.
     pub shared: Option<SharedOptions>,
+    /// Each site's gate and robots.txt reading, when the caller shares
+    /// them with others of the run (the plugins' `http`, made with
+    /// [`plugin_http::PoliteHttp::beside`] on the same); else the run has
+    /// its own.
+    pub sites: Option<Arc<spinneret_net::sites::Sites>>,
 }
 
 /// A worker's part in a shared run.

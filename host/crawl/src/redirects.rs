@@ -12,27 +12,15 @@ use super::sites::Job;
 use crate::policy::rules::{PrefixRules, RuleAction};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use spinneret_core::model::Hop;
-use spinneret_core::urls;
 use url::Url;
 
-/// Redirect hops followed before a URL is called broken.
-pub const MAX_REDIRECTS: usize = 10;
-
-/// Why a redirect chain ends without another request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChainEnd {
-    /// It is broken: an invalid `Location`, a loop, too many hops.
-    Broken(String),
-    /// It leads somewhere the crawler does not go (a local file from a
-    /// remote page, another scheme).
-    NotChecked(String),
-    /// It leads to a URL an avoid rule forbids.
-    Avoided(String),
-}
+pub use spinneret_net::redirect::ChainEnd;
 
 /// The next hop of a chain that started at `origin`, whose latest request
 /// `from` answered with `location`; `hops` are the hops followed so far,
-/// `from` included. `Err` says why the chain ends here.
+/// `from` included. `Err` says why the chain ends here: the network
+/// layer's one rule ([`spinneret_net::redirect::next_hop`]), with the
+/// run's avoid rules.
 pub fn next_hop(
     origin: &Url,
     from: &Url,
@@ -40,45 +28,21 @@ pub fn next_hop(
     hops: &[Hop],
     rules: &PrefixRules,
 ) -> Result<Url, ChainEnd> {
-    let next = urls::resolve(from, location).map_err(|e| {
-        ChainEnd::Broken(format!(
-            "redirect to an invalid Location `{location}` ({e})"
-        ))
-    })?;
-    if next == *origin || hops.iter().any(|h| h.url == next.as_str()) {
-        let chain: Vec<&str> = hops.iter().map(|h| h.url.as_str()).collect();
-        return Err(ChainEnd::Broken(format!(
-            "redirect loop: {} -> {next}",
-            chain.join(" -> ")
-        )));
-    }
-    if hops.len() >= MAX_REDIRECTS {
-        return Err(ChainEnd::Broken(format!(
-            "more than {MAX_REDIRECTS} redirects"
-        )));
-    }
-    if from.scheme() != "file" && next.scheme() == "file" {
-        return Err(ChainEnd::NotChecked(format!(
-            "redirected to {next}: {}",
-            crate::policy::LOCAL_FROM_REMOTE
-        )));
-    }
-    if !urls::is_checkable(&next) {
-        return Err(ChainEnd::NotChecked(format!(
-            "redirected to {next}, which is not checked ({} scheme)",
-            next.scheme()
-        )));
-    }
-    if let Some(rule) = rules
-        .lookup(next.as_str())
+    spinneret_net::redirect::next_hop(
+        origin,
+        from,
+        location,
+        hops.iter().map(|h| h.url.as_str()),
+        &|next| avoided_by(rules, next),
+    )
+}
+
+/// The avoid rule that forbids `url`, named with where it was written.
+pub fn avoided_by(rules: &PrefixRules, url: &Url) -> Option<String> {
+    rules
+        .lookup(url.as_str())
         .filter(|r| r.action == RuleAction::Avoid)
-    {
-        return Err(ChainEnd::Avoided(format!(
-            "redirected to {next}, avoided by rule {} ({})",
-            rule.prefix, rule.origin
-        )));
-    }
-    Ok(next)
+        .map(|rule| format!("{} ({})", rule.prefix, rule.origin))
 }
 
 /// Redirect hops in flight and the chains and URLs waiting on them.

@@ -24,6 +24,7 @@ use crate::policy::robots_files::{RobotsFiles, lines_of};
 use foldhash::{HashMap, HashMapExt};
 use spinneret_core::model::Category;
 use spinneret_core::urls;
+use spinneret_net::sites::{Robots, Sites};
 use spinneret_store::{CachedSite, SiteRecord};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -38,10 +39,6 @@ pub struct SitePolicy {
     pub robot_name: String,
     /// Which reading of robots.txt applies.
     pub robots_rules: RobotsMode,
-    /// Requests at once to one site.
-    pub per_site_connections: usize,
-    /// The least time between two requests to one site.
-    pub per_site_delay: Duration,
     /// The longest `Crawl-delay` honoured.
     pub max_crawl_delay: Duration,
     /// How long a robots.txt holds when its response does not say.
@@ -80,7 +77,14 @@ pub struct SiteTable {
     /// the user's own (see [`SiteTable::open_site`]). Every other site's
     /// requests are held to the address rule.
     open_sites: std::collections::HashSet<String>,
+    /// Every site's politeness gate and robots.txt reading, shared with
+    /// the run's other callers (the plugins' `http`).
+    shared: Arc<Sites>,
 }
+
+/// How soon a site whose connections others hold (a plugin's request) is
+/// looked at again: the table is woken by its own requests' ends only.
+const OTHERS_HOLD: Duration = Duration::from_millis(20);
 
 /// The longest the store's copy of a robots.txt is used: 24 hours (RFC
 /// 9309, section 2.4), even when the server says it may be kept longer.
@@ -93,8 +97,10 @@ impl SiteTable {
         policy: SitePolicy,
         cached: std::collections::HashMap<String, CachedSite>,
         files: RobotsFiles,
+        shared: Arc<Sites>,
     ) -> Self {
         SiteTable {
+            shared,
             policy,
             sites: Vec::new(),
             index: HashMap::new(),
@@ -117,10 +123,9 @@ impl SiteTable {
         let i = self.sites.len() as u32;
         let p = &self.policy;
         let local = url.scheme() == "file";
-        let mut gate = match local {
-            true => SiteGate::new(8, Duration::ZERO),
-            false => SiteGate::new(p.per_site_connections, p.per_site_delay),
-        };
+        let shared = self.shared.site(&key);
+        let mut guard = shared.lock();
+        let gate = &mut guard.gate;
         let cached = self.cached.remove(&key);
         let robots = if local {
             RobotsState::Ready(Arc::new(RobotsRules::default()))
@@ -161,17 +166,32 @@ impl SiteTable {
             }
         } else {
             match cached {
-                Some(c) => robots_from_cache(p, &key, &c, &mut gate),
+                Some(c) => robots_from_cache(p, &key, &c, gate),
                 None => RobotsState::Unknown,
             }
         };
+        // What another caller of the run read already holds; what this
+        // table knows from its files or the store, the others learn.
+        let robots = match (robots, &guard.robots) {
+            (RobotsState::Unknown, Robots::Ready(r)) => RobotsState::Ready(r.clone()),
+            (RobotsState::Unknown, Robots::OffLimits(w)) => RobotsState::OffLimits(w.clone()),
+            (RobotsState::Unknown, Robots::Unreachable(w)) => RobotsState::Unreachable(w.clone()),
+            (robots, _) => {
+                if let Some(known) = published(&robots) {
+                    guard.robots = known;
+                }
+                robots
+            }
+        };
+        drop(guard);
         self.sites.push(Site {
             key: key.clone(),
             origin: url.clone(),
             robots,
             robots_failures: 0,
             robots_answer: None,
-            gate,
+            shared,
+            own_active: 0,
             get_queue: VecDeque::new(),
             head_queue: VecDeque::new(),
             runnable: false,
@@ -193,7 +213,10 @@ impl SiteTable {
                 let p = &self.policy;
                 let site = &mut self.sites[s as usize];
                 if matches!(site.robots, RobotsState::Unknown) && site.origin.scheme() != "file" {
-                    site.robots = robots_from_cache(p, key, &cached, &mut site.gate);
+                    site.robots = robots_from_cache(p, key, &cached, &mut site.shared.lock().gate);
+                    if let Some(known) = published(&site.robots) {
+                        site.shared.lock().robots = known;
+                    }
                 }
             }
             None => {
@@ -302,15 +325,21 @@ impl SiteTable {
     /// A request to `s` would leave at `now`: true when it may (and it is
     /// counted as started); else the site is woken up when it may.
     pub fn try_start(&mut self, s: u32, now: Instant) -> bool {
-        let gate = &mut self.sites[s as usize].gate;
-        match gate.check(now) {
+        let site = &mut self.sites[s as usize];
+        match site.shared.try_start(now) {
             Ok(()) => {
-                gate.start(now);
+                site.own_active += 1;
                 true
             }
-            Err(wait) => {
-                if let Some(t) = wait {
-                    self.wake_at(t, s);
+            Err(Some(t)) => {
+                self.wake_at(t, s);
+                false
+            }
+            Err(None) => {
+                // Another caller's request holds a connection: its end
+                // does not wake this table.
+                if site.shared.lock().gate.active > site.own_active {
+                    self.wake_at(now + OTHERS_HOLD, s);
                 }
                 false
             }
@@ -319,19 +348,35 @@ impl SiteTable {
 
     /// A request to `s` is answered: the site may go again.
     pub fn finished(&mut self, s: u32) {
-        self.sites[s as usize].gate.finish();
+        let site = &mut self.sites[s as usize];
+        site.own_active = site.own_active.saturating_sub(1);
+        site.shared.finished();
         self.make_runnable(s);
     }
 
     /// The server asked `s` to wait until `at` (`Retry-After`).
     pub fn hold_until(&mut self, s: u32, at: Instant) {
-        self.sites[s as usize].gate.hold_until(at);
+        self.sites[s as usize].shared.hold_until(at);
     }
 
     // ----- robots.txt ---------------------------------------------------------------------
 
     /// Where `s` stands on robots.txt at `now`.
     pub fn robots_turn(&mut self, s: u32, now: Instant) -> RobotsTurn {
+        let site = &mut self.sites[s as usize];
+        if matches!(site.robots, RobotsState::Unknown) {
+            // Another caller of the run may have read it, or be reading it.
+            match &site.shared.lock().robots {
+                Robots::Ready(r) => site.robots = RobotsState::Ready(r.clone()),
+                Robots::OffLimits(w) => site.robots = RobotsState::OffLimits(w.clone()),
+                Robots::Unreachable(w) => site.robots = RobotsState::Unreachable(w.clone()),
+                Robots::Reading => {
+                    self.timers.push(Reverse((now + OTHERS_HOLD, s)));
+                    return RobotsTurn::Wait;
+                }
+                Robots::Unknown => {}
+            }
+        }
         match self.sites[s as usize].robots {
             RobotsState::Unknown => RobotsTurn::Read,
             RobotsState::Fetching => RobotsTurn::Wait,
@@ -395,7 +440,11 @@ impl SiteTable {
             return None;
         };
         site.robots = RobotsState::Fetching;
-        site.gate.start(now);
+        let mut shared = site.shared.lock();
+        shared.robots = Robots::Reading;
+        shared.gate.start(now);
+        drop(shared);
+        site.own_active += 1;
         Some(url)
     }
 
@@ -428,17 +477,29 @@ impl SiteTable {
 
     /// `s`'s robots.txt request ended with `outcome` (at Unix time `now`):
     /// move its state on, and give back what to keep in the store, if
-    /// anything was read. The site is listed again.
+    /// anything was read. The site is listed again, and the run's other
+    /// callers waiting for the reading are woken with it (a reading to be
+    /// tried again, or refused by the address rule, is theirs to try).
     pub fn robots_answered(
         &mut self,
         s: u32,
         outcome: RobotsFetch,
         now: i64,
     ) -> Option<SiteRecord> {
+        let record = self.read_robots_answer(s, outcome, now);
+        let site = &self.sites[s as usize];
+        site.shared.lock().robots = published(&site.robots).unwrap_or(Robots::Unknown);
+        site.shared.notify();
+        record
+    }
+
+    /// [`SiteTable::robots_answered`] but for the other callers.
+    fn read_robots_answer(&mut self, s: u32, outcome: RobotsFetch, now: i64) -> Option<SiteRecord> {
         let p = &self.policy;
         let default_expiry = p.robots_expiry.as_secs() as i64;
         let site = &mut self.sites[s as usize];
-        site.gate.finish();
+        site.own_active = site.own_active.saturating_sub(1);
+        site.shared.lock().gate.finish();
         let (status, body, http, expires, reading) = match outcome {
             RobotsFetch::Found {
                 body,
@@ -447,7 +508,10 @@ impl SiteTable {
             } => {
                 let rules = RobotsRules::parse(&body, &p.robot_name, p.robots_rules);
                 if let Some(d) = rules.crawl_delay {
-                    site.gate.apply_crawl_delay(d, p.max_crawl_delay);
+                    site.shared
+                        .lock()
+                        .gate
+                        .apply_crawl_delay(d, p.max_crawl_delay);
                 }
                 let expires = now + max_age.map_or(default_expiry, |a| a.as_secs() as i64);
                 tracing::debug!(
@@ -551,6 +615,18 @@ impl SiteTable {
     }
 }
 
+/// What the run's other callers may take of a site's robots.txt state:
+/// a reading that holds for everyone (not a retry to come, nor the address
+/// rule's refusal, which is this table's own).
+fn published(robots: &RobotsState) -> Option<Robots> {
+    match robots {
+        RobotsState::Ready(r) => Some(Robots::Ready(r.clone())),
+        RobotsState::OffLimits(w) => Some(Robots::OffLimits(w.clone())),
+        RobotsState::Unreachable(w) => Some(Robots::Unreachable(w.clone())),
+        _ => None,
+    }
+}
+
 /// A site's robots.txt as an earlier run left it in the store.
 fn robots_from_cache(
     p: &SitePolicy,
@@ -604,16 +680,27 @@ mod tests {
         SitePolicy {
             robot_name: "spinneret".into(),
             robots_rules: RobotsMode::default(),
-            per_site_connections: 1,
-            per_site_delay: Duration::ZERO,
             max_crawl_delay: Duration::from_secs(30),
             robots_expiry: Duration::from_secs(3600),
             retries: 2,
         }
     }
 
+    fn sites(delay: Duration) -> Arc<Sites> {
+        Sites::new(spinneret_net::sites::GateSettings {
+            per_site_connections: 1,
+            per_site_delay: delay,
+            max_crawl_delay: Duration::from_secs(30),
+        })
+    }
+
     fn table() -> SiteTable {
-        SiteTable::new(policy(), Default::default(), RobotsFiles::default())
+        SiteTable::new(
+            policy(),
+            Default::default(),
+            RobotsFiles::default(),
+            sites(Duration::ZERO),
+        )
     }
 
     fn url(s: &str) -> Url {
@@ -676,7 +763,10 @@ mod tests {
             ))
         );
         assert_eq!(t.refusal(s, &url("http://a.test/public")), None);
-        assert_eq!(t.site(s).gate.interval(), Duration::from_secs(2));
+        assert_eq!(
+            t.site(s).shared.lock().gate.interval(),
+            Duration::from_secs(2)
+        );
         assert_eq!(t.next_runnable(), Some(s), "the site goes on");
     }
 
@@ -789,7 +879,12 @@ mod tests {
             site("ok", Some("User-agent: *\nDisallow: /x\n")),
         );
         cached.insert("b.test:80".to_string(), site("forbidden", None));
-        let mut t = SiteTable::new(policy(), cached, RobotsFiles::default());
+        let mut t = SiteTable::new(
+            policy(),
+            cached,
+            RobotsFiles::default(),
+            sites(Duration::ZERO),
+        );
         let now = Instant::now();
         let a = t.site_of(&url("http://a.test/"));
         let b = t.site_of(&url("http://b.test/"));
@@ -827,12 +922,10 @@ mod tests {
     #[test]
     fn the_gate_holds_a_site_and_a_timer_wakes_it() {
         let mut t = SiteTable::new(
-            SitePolicy {
-                per_site_delay: Duration::from_secs(1),
-                ..policy()
-            },
+            policy(),
             Default::default(),
             RobotsFiles::default(),
+            sites(Duration::from_secs(1)),
         );
         let s = t.site_of(&url("http://a.test/"));
         let now = Instant::now();
@@ -883,6 +976,7 @@ mod tests {
                 policy.clone(),
                 Default::default(),
                 RobotsFiles::load(&files, now).unwrap(),
+                sites(Duration::ZERO),
             );
             let mut cached = std::collections::HashMap::new();
             for (i, body) in bodies.iter().enumerate() {
@@ -904,8 +998,12 @@ mod tests {
                 );
             }
             first.save_files(now).unwrap();
-            let mut second =
-                SiteTable::new(policy, cached, RobotsFiles::load(&files, now).unwrap());
+            let mut second = SiteTable::new(
+                policy,
+                cached,
+                RobotsFiles::load(&files, now).unwrap(),
+                sites(Duration::ZERO),
+            );
             let mut flips = Vec::new();
             for (i, body) in bodies.iter().enumerate() {
                 let site = format!("http://h{i}.test");

@@ -2,7 +2,6 @@
 //! of work waiting for the site.
 
 use super::frontier::UrlIdx;
-use crate::fetch::politeness::SiteGate;
 use crate::fetch::{BodyWanted, FetchResponse, Method, Validators};
 use crate::policy::robots::RobotsRules;
 use spinneret_core::model::{Category, CheckResult, Hop, Source, unix_now};
@@ -129,8 +128,12 @@ pub struct Site {
     /// The final status and type of this run's robots.txt request, which also
     /// answers for any link to the robots.txt itself.
     pub robots_answer: Option<(u16, Option<String>)>,
-    /// Politeness.
-    pub gate: SiteGate,
+    /// Politeness and robots.txt as shared with every other caller of
+    /// the run (the plugins' `http`): the network layer's site.
+    pub shared: Arc<spinneret_net::sites::Site>,
+    /// Requests of this table's in flight to the site (the shared gate
+    /// counts the others' too).
+    pub own_active: usize,
     /// Document requests (and every continuation).
     pub get_queue: VecDeque<Queued>,
     /// Leaf requests, released in the leaf phase.

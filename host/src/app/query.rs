@@ -181,9 +181,14 @@ impl Asker {
             spec.hosts.join(", ")
         );
         // The plugin host's blocking fetch is called off the runtime's threads.
+        // The engine's URL is the user's word: it may be on their network.
+        let ask = spinneret_net::network::Ask {
+            public_only: false,
+            ..spinneret_net::network::Ask::get(query_url.clone())
+        };
         let answer = self
             .http
-            .fetch(&query_url, None, false, false, None)
+            .fetch(&ask)
             .map_err(|e| anyhow::anyhow!("{query_url}: {e}"))?;
         anyhow::ensure!(
             (200..300).contains(&answer.status),

@@ -94,12 +94,20 @@ pub fn run_once(
         .enable_all()
         .build()?;
     warn_about_settings(config);
-    // What plugins may fetch through: the crawler's own polite fetcher.
-    let fetch =
-        crawl::plugin_http::PoliteHttp::new(&config.settings.crawl(), runtime.handle().clone())
-            .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
-            .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
-            .ok();
+    // What plugins may fetch through: the network layer's polite path on
+    // the crawl's own sites (one gate and one robots.txt reading per site).
+    let crawl_settings = config.settings.crawl();
+    let sites = spinneret_net::sites::Sites::new(
+        crawl::plugin_http::network_settings(&crawl_settings).gates,
+    );
+    let fetch = crawl::plugin_http::PoliteHttp::beside(
+        &crawl_settings,
+        runtime.handle().clone(),
+        sites.clone(),
+    )
+    .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
+    .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+    .ok();
     // Every plugin loaded and configured before the first request (and
     // before the store is touched), by one engine for the run, into the
     // registry the hooks and the report stage instantiate from: nothing is
@@ -120,6 +128,7 @@ pub fn run_once(
     )?);
     let mut crawl_options = options.crawl.clone();
     crawl_options.hooks = Some(hooks.clone());
+    crawl_options.sites = Some(sites);
     let progress = Arc::new(Progress::default());
     let report = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

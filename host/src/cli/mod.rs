@@ -362,6 +362,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 hooks: None,
                 completed: Arc::new(completed),
                 shared: None,
+                sites: None,
             };
             let mail = if args.dry_run_mail {
                 MailMode::Print

@@ -86,6 +86,7 @@ pub(super) fn run(args: &WorkerArgs, quiet: u8) -> anyhow::Result<u8> {
                 worker: worker.clone(),
                 lease: args.lease,
             }),
+            sites: None,
         },
         mail: match args.dry_run_mail {
             true => MailMode::Print,

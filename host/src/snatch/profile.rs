@@ -6,6 +6,7 @@
 //! mirror = "mirror"          # where the mirror lives (relative to the profile)
 //! keep_runs = 3              # runs whose files are kept (1: the seed's clean-up)
 //! max_pages = 1000           # pages followed from one item at most (its links)
+//! max_requisites = 500       # requisites fetched for one page at most
 //! requisites = "any-host"    # or "same-site": where page requisites may come from
 //! schedule = "1d"            # when `watch` runs the profile
 //! exclude = ["https://example.org/ads/"]   # URLs not of interest, never fetched
@@ -55,6 +56,8 @@ use url::Url;
 pub const MAX_DEPTH: u32 = 10;
 /// The most pages one item may ask for (`max_pages`).
 pub const MAX_PAGES: u32 = 1_000_000;
+/// The most requisites one page may ask for (`max_requisites`).
+pub const MAX_REQUISITES: u32 = 100_000;
 /// The most results an interest may take per engine.
 pub const MAX_RESULTS: u32 = 100;
 
@@ -185,6 +188,10 @@ pub struct Profile {
     /// the pages its links lead to), so that a site of a million pages or
     /// a trap ends.
     pub max_pages: u32,
+    /// The most requisites (images, stylesheets, scripts, frames) fetched
+    /// for one page or stylesheet: a page of 50,000 images is one page,
+    /// not 50,000 requests.
+    pub max_requisites: u32,
     /// The least time between two requests to one site (`per_site_delay`);
     /// none: the fetcher's default (250 ms).
     pub per_site_delay: Option<std::time::Duration>,
@@ -216,6 +223,7 @@ struct RawProfile {
     mirror: Option<Spanned<String>>,
     keep_runs: Option<Spanned<i64>>,
     max_pages: Option<Spanned<i64>>,
+    max_requisites: Option<Spanned<i64>>,
     per_site_delay: Option<Spanned<String>>,
     requisites: Option<Spanned<String>>,
     schedule: Option<Spanned<String>>,
@@ -579,6 +587,13 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         ),
         keep_runs: bounded(&raw.keep_runs, "keep_runs", 1, 100, 1)?,
         max_pages: bounded(&raw.max_pages, "max_pages", 1, MAX_PAGES as i64, 1000)?,
+        max_requisites: bounded(
+            &raw.max_requisites,
+            "max_requisites",
+            0,
+            MAX_REQUISITES as i64,
+            500,
+        )?,
         per_site_delay: match &raw.per_site_delay {
             None => None,
             Some(d) => match humantime::parse_duration(d.get_ref().trim()) {

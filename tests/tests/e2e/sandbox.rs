@@ -230,14 +230,15 @@ fn a_plugin_fetches_only_granted_hosts_and_only_politely() {
     let expected = format!(
         "{} -> status 200\n\
          {} -> error: network access to b.example is not granted to plugin fetcher; list the host in the plugin's `hosts`\n\
-         {} -> error: robots.txt of a.example:{port} disallows {}\n\
-         {} -> error: the avoid-file entry `{}` forbids {}\n",
+         {} -> error: robots.txt of a.example:{port} disallows {} (Disallow: /private/)\n\
+         {} -> error: the avoid rule {} ({}:1) forbids {}\n",
         urls[0],
         urls[1],
         urls[2],
         urls[2],
         urls[3],
         a("/docs/"),
+        setup.path().join("avoid.txt").display(),
         urls[3],
         port = web.port(),
     );

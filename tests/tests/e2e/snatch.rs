@@ -735,7 +735,7 @@ fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains(&format!(
-            "not collected: http://127.0.0.1:{port}/loop: more than 5 redirects"
+            "not collected: http://127.0.0.1:{port}/loop: redirect loop: http://127.0.0.1:{port}/loop -> http://127.0.0.1:{port}/loop"
         )),
         "{stdout}"
     );
@@ -757,7 +757,10 @@ fn collect_follows_redirects_politely_and_keeps_the_found_pages_base() {
     .unwrap();
     assert_eq!(page, r#"<title>Page</title><img src="dir/a.png">"#);
     let loop_requests = web.requests().iter().filter(|r| r.path == "/loop").count();
-    assert_eq!(loop_requests, 6, "the first request and five redirects");
+    assert_eq!(
+        loop_requests, 1,
+        "a redirect to itself is a loop, seen at the first answer"
+    );
 }
 
 /// What `warcio check -v` says of a WARC file that passes it.
@@ -1019,16 +1022,19 @@ fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
         assert_eq!(records.iter().filter(|r| r.0 == "request").count(), 5);
         // Beside each main page's answer, why the run has it; at the end,
         // the run's log.
-        let metadata: Vec<&str> = records
+        // (The pages' records come in the order their answers did.)
+        let mut metadata: Vec<&str> = records
             .iter()
             .filter(|r| r.0 == "metadata")
             .map(|r| r.1.trim_start_matches(&base))
             .collect();
+        let pages = metadata.len().saturating_sub(1);
+        metadata[..pages].sort_unstable();
         assert_eq!(
             metadata,
             [
-                "/index.html",
                 "/about.html",
+                "/index.html",
                 "metadata://spinneret/collect/log"
             ],
             "{records:?}"

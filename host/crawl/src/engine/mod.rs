@@ -166,11 +166,14 @@ impl<'a> Engine<'a> {
                 .flat_map(|t| std::iter::once(t.top).chain(t.more_tops.iter())),
         );
         let (tx, rx) = mpsc::unbounded_channel();
+        // The sites' gates and robots.txt readings, shared with the
+        // plugins' `http` when the caller lent them the same.
+        let shared_sites = options.sites.clone().unwrap_or_else(|| {
+            spinneret_net::sites::Sites::new(crate::plugin_http::network_settings(&settings).gates)
+        });
         let site_policy = SitePolicy {
             robot_name: settings.robot_name.clone(),
             robots_rules: settings.robots_rules,
-            per_site_connections: settings.per_site_connections,
-            per_site_delay: settings.per_site_delay,
             max_crawl_delay: settings.max_crawl_delay,
             robots_expiry: settings.robots_expiry,
             retries: settings.retries,
@@ -183,7 +186,7 @@ impl<'a> Engine<'a> {
             rules,
             tasks: Vec::new(),
             frontier: Frontier::default(),
-            sites: SiteTable::new(site_policy, cached_sites, robots_files),
+            sites: SiteTable::new(site_policy, cached_sites, robots_files, shared_sites),
             deferred_leaves: Vec::new(),
             leaf_phase: false,
             in_flight: 0,

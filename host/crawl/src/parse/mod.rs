@@ -10,13 +10,7 @@ use spinneret_core::document::{BadUrl, ParsedDocument, RawReference, RefKind, Re
 use std::hash::BuildHasher;
 use url::Url;
 
-/// Whether a Content-Type value names HTML.
-pub fn is_html(content_type: Option<&str>) -> bool {
-    content_type.is_some_and(|ct| {
-        let mime = ct.split(';').next().unwrap_or("").trim();
-        mime.eq_ignore_ascii_case("text/html") || mime.eq_ignore_ascii_case("application/xhtml+xml")
-    })
-}
+pub use spinneret_net::fetch::is_html;
 
 /// Parse an HTML body fetched from `url`.
 pub fn parse_html(url: &Url, content_type: Option<&str>, body: &[u8]) -> ParsedDocument {

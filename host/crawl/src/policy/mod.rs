@@ -5,9 +5,8 @@
 //! request is about to leave (see the crawl engine); everything else here.
 
 pub mod patterns;
-pub mod robots;
+pub use spinneret_net::robots;
 pub mod robots_files;
-pub mod robots_rfc9309;
 pub mod rules;
 pub mod scope;
 
@@ -108,7 +107,7 @@ pub const LOCAL_OUTSIDE_TREE: &str = "local file outside the task's tree (file: 
 pub const LOCAL_OUTSIDE_ROOT: &str = "local file outside the root directory (file: URLs are opened only at or below root_dir, --root-dir)";
 
 /// Why a `file:` URL reached from an http(s) document is never opened.
-pub const LOCAL_FROM_REMOTE: &str = "local file referenced from a remote page";
+pub use spinneret_net::redirect::LOCAL_FROM_REMOTE;
 
 /// Decide for a reference to `url` of `kind` found in `referrer` (none for a
 /// task's top) by the task with `scope`, before robots.txt (which the engine

@@ -1,22 +1,13 @@
-//! Fetching for a collection: URLs fetched several at a time, each through
-//! the polite fetcher (robots.txt, the avoid files, the per-site interval,
-//! the body cap), its redirects followed, every exchange kept as sent and
-//! received for the run's WARC file.
+//! Fetching one URL of a collection through the network layer's polite
+//! path ([`Network::get`]: the avoid rules, the address rule, robots.txt
+//! read once per site, the site's turn, retries), its redirects followed by
+//! the network layer's one rule ([`next_hop`]), every exchange kept as sent
+//! and received for the run's WARC file.
 
 use spinneret_crawl::fetch::{FetchResponse, Validators};
-use spinneret_crawl::plugin_http::PoliteHttp;
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use spinneret_net::network::{Ask, NetError, Network};
+use spinneret_net::redirect::{ChainEnd, next_hop};
 use url::Url;
-
-/// The most redirects followed from one URL.
-pub const MAX_REDIRECTS: usize = 5;
-
-/// How many requests a collection has in flight at most; to one site, no
-/// more than the fetcher's `per_site_connections` (2 by default, as in a
-/// crawl), with the per-site interval between their starts.
-pub const FETCHERS: usize = 8;
 
 /// A URL to fetch, with the validators of its last retrieval when its
 /// body is still at hand (a conditional request).
@@ -42,6 +33,43 @@ pub struct Exchange {
     pub response: FetchResponse,
 }
 
+/// What a URL not fetched because the run was stopped says.
+pub const STOPPED: &str = "not fetched: the run was stopped";
+
+/// Why a URL of a collection has no answer to save.
+#[derive(Debug, thiserror::Error)]
+pub enum NotCollected {
+    /// The profile's `exclude` names it.
+    #[error("excluded by the profile")]
+    Excluded,
+    /// A redirect leads to a URL the profile excludes.
+    #[error("redirects to {0}, which the profile excludes")]
+    RedirectExcluded(Url),
+    /// The network layer refused it or got no answer.
+    #[error("{0}")]
+    Net(#[from] NetError),
+    /// The redirect chain ends without an answer.
+    #[error("{0}")]
+    Chain(ChainEnd),
+    /// A redirect with no `Location` to follow.
+    #[error("HTTP {status} from {url} with no usable Location")]
+    NoLocation {
+        /// The status.
+        status: u16,
+        /// The URL that answered it.
+        url: Url,
+    },
+    /// An answer that is not the page (an error status).
+    #[error("HTTP {0}")]
+    Status(u16),
+    /// The body was cut at the cap.
+    #[error("larger than the body cap ({0} bytes): not saved")]
+    TooLarge(usize),
+    /// The run was stopped before it was asked.
+    #[error("not fetched: the run was stopped")]
+    Stopped,
+}
+
 /// What fetching one URL did: every exchange in order (redirects first),
 /// and whether the last is the answer (a 2xx, or a 304 to a conditional
 /// request) or why there is none.
@@ -51,23 +79,21 @@ pub struct Fetched {
     pub hops: Vec<Exchange>,
     /// Ok when the last exchange is the answer (or the redirects lead to
     /// [`Fetched::alias`]); else why not.
-    pub outcome: Result<(), String>,
+    pub outcome: Result<(), NotCollected>,
     /// Where the redirects lead when that is a URL the run fetches anyway
     /// (not fetched again here).
     pub alias: Option<Url>,
 }
 
-use spinneret_core::urls::local_host;
-
 /// The request headers a collection's request carries: the fetcher's
 /// identity, what the HTTP layer adds, and the validators.
-fn request_headers(http: &PoliteHttp, url: &Url, v: Option<&Validators>) -> Vec<(String, String)> {
+fn request_headers(net: &Network, url: &Url, v: Option<&Validators>) -> Vec<(String, String)> {
     let host = match url.port() {
         Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
         None => url.host_str().unwrap_or_default().to_string(),
     };
     let mut h = vec![("Host".to_string(), host)];
-    h.extend(http.identity_headers());
+    h.extend(net.identity_headers());
     h.push(("Accept".into(), "*/*".into()));
     h.push(("Accept-Encoding".into(), "gzip, deflate, br".into()));
     if let Some(v) = v {
@@ -81,33 +107,54 @@ fn request_headers(http: &PoliteHttp, url: &Url, v: Option<&Validators>) -> Vec<
     h
 }
 
-/// Whether the run fetches a URL anyway (asked already, or in this batch).
-pub type Known<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+/// What a collection's fetch asks of the run, shared by its fetches.
+pub trait Scope: Send + Sync {
+    /// Whether the profile's `exclude` names `url`.
+    fn excluded(&self, url: &Url) -> bool;
+    /// Whether `url` may be on this machine or its network: its site is
+    /// one the person named (an item of theirs), or it is a local file.
+    fn open(&self, url: &Url) -> bool;
+    /// Whether the run fetches `url` anyway (asked already or in flight).
+    fn known(&self, url: &str) -> bool;
+}
 
-/// Fetch `job`, following up to [`MAX_REDIRECTS`] redirects, none from
-/// elsewhere into this machine or its network, none into `exclude`, and
-/// stopping at one that leads to a URL the run fetches anyway (`known`).
-pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<'_>) -> Fetched {
+/// Fetch `job`, following redirects by the network layer's rule, each hop
+/// held to the address rule unless its own site is open (a hop never
+/// inherits the trust of the URL it came from), none into what the
+/// profile excludes, and stopping at one that leads to a URL the run
+/// fetches anyway.
+pub async fn fetch_one(net: &Network, job: &Job, scope: &dyn Scope) -> Fetched {
     let mut hops: Vec<Exchange> = Vec::new();
     let mut at = job.url.clone();
-    let end = |hops, why: String| Fetched {
+    let end = |hops, why: NotCollected| Fetched {
         hops,
         outcome: Err(why),
         alias: None,
     };
-    for _ in 0..=MAX_REDIRECTS {
-        if exclude.iter().any(|x| at.as_str().starts_with(x)) {
+    loop {
+        if scope.excluded(&at) {
             let why = match at == job.url {
-                true => "excluded by the profile".to_string(),
-                false => format!("redirects to {at}, which the profile excludes"),
+                true => NotCollected::Excluded,
+                false => NotCollected::RedirectExcluded(at),
             };
             return end(hops, why);
         }
         let validators = job.validators.clone().filter(|_| hops.is_empty());
-        let request = request_headers(http, &at, validators.as_ref());
-        let response = match http.fetch(&at, validators.clone(), true, job.public_only, None) {
+        let request = request_headers(net, &at, validators.as_ref());
+        let public_only = match hops.is_empty() {
+            true => job.public_only,
+            false => job.public_only || !scope.open(&at),
+        };
+        let ask = Ask {
+            url: at.clone(),
+            validators: validators.clone(),
+            keep_headers: true,
+            public_only,
+            deadline: None,
+        };
+        let response = match net.get(&ask).await {
             Ok(r) => r,
-            Err(e) => return end(hops, e),
+            Err(e) => return end(hops, e.into()),
         };
         let status = response.status;
         let truncated = response.body.as_ref().is_some_and(|b| b.truncated);
@@ -118,48 +165,27 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<
             request,
             response,
         });
+        let answer = |hops| Fetched {
+            hops,
+            outcome: Ok(()),
+            alias: None,
+        };
         match status {
-            _ if truncated => {
-                return end(
-                    hops,
-                    format!("larger than the body cap ({size} bytes): not saved"),
-                );
-            }
-            200..=299 => {
-                return Fetched {
-                    hops,
-                    outcome: Ok(()),
-                    alias: None,
-                };
-            }
-            304 if validators.is_some() => {
-                return Fetched {
-                    hops,
-                    outcome: Ok(()),
-                    alias: None,
-                };
-            }
+            _ if truncated => return end(hops, NotCollected::TooLarge(size)),
+            200..=299 => return answer(hops),
+            304 if validators.is_some() => return answer(hops),
             300..=399 => {
-                let next = location
-                    .as_deref()
-                    .and_then(|l| at.join(l.trim()).ok())
-                    .filter(|n| matches!(n.scheme(), "http" | "https"));
-                let Some(next) = next else {
-                    return end(
-                        hops,
-                        format!("HTTP {status} from {at} with no usable Location"),
-                    );
+                let Some(location) = location else {
+                    return end(hops, NotCollected::NoLocation { status, url: at });
                 };
-                if local_host(&next) && !local_host(&job.url) {
-                    return end(
-                        hops,
-                        format!(
-                            "{at} redirects to {next}: a page from elsewhere may not reach this machine or its network"
-                        ),
-                    );
-                }
-                let looped = next == job.url || hops.iter().any(|h| h.url == next);
-                if known(next.as_str()) && !looped {
+                let requested: Vec<&str> = hops.iter().map(|h| h.url.as_str()).collect();
+                let next = match next_hop(&job.url, &at, location.trim(), requested, &|u| {
+                    net.avoided(u)
+                }) {
+                    Ok(next) => next,
+                    Err(end_of_chain) => return end(hops, NotCollected::Chain(end_of_chain)),
+                };
+                if scope.known(next.as_str()) {
                     return Fetched {
                         hops,
                         outcome: Ok(()),
@@ -168,193 +194,7 @@ pub fn fetch_one(http: &PoliteHttp, job: &Job, exclude: &[String], known: Known<
                 }
                 at = next;
             }
-            s => return end(hops, format!("HTTP {s}")),
-        }
-    }
-    end(hops, format!("more than {MAX_REDIRECTS} redirects"))
-}
-
-/// Which job a fetcher takes next: jobs in order within each site, sites
-/// in turn, no more than `per_site` in flight to one site, so that a
-/// site with many jobs neither gets more than its share nor holds up the
-/// others' (a fetcher waits only when every site with jobs left is busy).
-struct Turns {
-    /// Each site's jobs not yet taken, in order.
-    waiting: HashMap<String, VecDeque<usize>>,
-    /// Sites with jobs waiting and room in flight, in turn.
-    ready: VecDeque<String>,
-    /// Requests in flight per site.
-    busy: HashMap<String, usize>,
-    /// Jobs not yet taken.
-    left: usize,
-    /// Requests in flight to one site at most.
-    per_site: usize,
-}
-
-impl Turns {
-    fn new(jobs: &[Job], per_site: usize) -> Turns {
-        let mut waiting: HashMap<String, VecDeque<usize>> = HashMap::new();
-        let mut ready = VecDeque::new();
-        for (i, job) in jobs.iter().enumerate() {
-            let site = spinneret_core::urls::site_key(&job.url);
-            let queue = waiting.entry(site.clone()).or_default();
-            if queue.is_empty() {
-                ready.push_back(site);
-            }
-            queue.push_back(i);
-        }
-        Turns {
-            waiting,
-            ready,
-            busy: HashMap::new(),
-            left: jobs.len(),
-            per_site,
-        }
-    }
-
-    /// The next job and its site, if one may start now.
-    fn take(&mut self) -> Option<(usize, String)> {
-        let site = self.ready.pop_front()?;
-        let queue = self.waiting.get_mut(&site)?;
-        let job = queue.pop_front()?;
-        self.left -= 1;
-        let busy = self.busy.entry(site.clone()).or_default();
-        *busy += 1;
-        if !queue.is_empty() && *busy < self.per_site {
-            self.ready.push_back(site.clone());
-        }
-        Some((job, site))
-    }
-
-    /// A job of `site` is done.
-    fn done(&mut self, site: &str) {
-        let busy = self.busy.entry(site.to_string()).or_default();
-        let had_room = *busy < self.per_site;
-        *busy = busy.saturating_sub(1);
-        let more = self.waiting.get(site).is_some_and(|q| !q.is_empty());
-        if more && !had_room {
-            self.ready.push_back(site.to_string());
-        }
-    }
-}
-
-/// What a job not fetched because the run was stopped says.
-pub const STOPPED: &str = "not fetched: the run was stopped";
-
-/// Fetch every job, [`FETCHERS`] at a time and at most the fetcher's
-/// `per_site_connections` to a site; the results in the jobs' order. Once `stop` is set no new request
-/// starts: the jobs not started say [`STOPPED`].
-pub fn fetch_all(
-    http: &PoliteHttp,
-    jobs: &[Job],
-    exclude: &[String],
-    known: Known<'_>,
-    stop: &AtomicBool,
-) -> Vec<Fetched> {
-    let turns = Mutex::new(Turns::new(jobs, http.per_site_connections()));
-    let wake = Condvar::new();
-    let slots: Vec<Mutex<Option<Fetched>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
-    let lock = || turns.lock().unwrap_or_else(|p| p.into_inner());
-    std::thread::scope(|s| {
-        for _ in 0..FETCHERS.min(jobs.len()) {
-            s.spawn(|| {
-                loop {
-                    let (i, site) = {
-                        let mut t = lock();
-                        loop {
-                            if stop.load(Ordering::Relaxed) {
-                                return;
-                            }
-                            if let Some(next) = t.take() {
-                                break next;
-                            }
-                            if t.left == 0 {
-                                return;
-                            }
-                            t = wake.wait(t).unwrap_or_else(|p| p.into_inner());
-                        }
-                    };
-                    let got = fetch_one(http, &jobs[i], exclude, known);
-                    *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(got);
-                    lock().done(&site);
-                    wake.notify_all();
-                }
-            });
-        }
-    });
-    slots
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .unwrap_or_else(|| Fetched {
-                    hops: Vec::new(),
-                    outcome: Err(STOPPED.into()),
-                    alias: None,
-                })
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn turns_keep_each_site_within_its_share_and_its_order() {
-        let job = |u: &str| Job {
-            url: Url::parse(u).unwrap(),
-            validators: None,
-            public_only: true,
-        };
-        let jobs = [
-            job("http://a.example/1"),
-            job("http://a.example/2"),
-            job("http://a.example/3"),
-            job("http://b.example/1"),
-        ];
-        let mut t = Turns::new(&jobs, 2);
-        // Two of a's, then b's; a's third waits for one of a's to end.
-        assert_eq!(t.take(), Some((0, "a.example:80".into())));
-        assert_eq!(t.take(), Some((3, "b.example:80".into())));
-        assert_eq!(t.take(), Some((1, "a.example:80".into())));
-        assert_eq!(t.take(), None);
-        assert_eq!(t.left, 1);
-        t.done("b.example:80");
-        assert_eq!(t.take(), None, "b's end frees no room at a");
-        t.done("a.example:80");
-        assert_eq!(t.take(), Some((2, "a.example:80".into())));
-        assert_eq!((t.take(), t.left), (None, 0));
-    }
-
-    #[test]
-    fn local_hosts_are_known_by_name_and_address() {
-        for local in [
-            "http://localhost/",
-            "http://a.localhost:8080/",
-            "http://127.0.0.1/",
-            "http://10.1.2.3/",
-            "http://192.168.0.1/",
-            "http://172.16.0.1/",
-            "http://169.254.169.254/latest/meta-data/",
-            "http://0.0.0.0/",
-            "http://[::1]/",
-            "http://[fd00::1]/",
-            "http://[fe80::1]/",
-            "http://[::ffff:127.0.0.1]/",
-            "http://[::ffff:10.0.0.1]/",
-            "http://100.64.0.1/",
-            "http://2130706433/",
-        ] {
-            assert!(local_host(&Url::parse(local).unwrap()), "{local}");
-        }
-        for remote in [
-            "https://example.org/",
-            "http://8.8.8.8/",
-            "http://[2001:db8::1]/",
-            "http://172.32.0.1/",
-        ] {
-            assert!(!local_host(&Url::parse(remote).unwrap()), "{remote}");
+            s => return end(hops, NotCollected::Status(s)),
         }
     }
 }

@@ -44,8 +44,8 @@ use url::Url;
 
 use carry::carry;
 pub use carry::{NotDue, due_only, entries};
-pub use fetch::MAX_REDIRECTS;
 pub use items::{Asked, Item, interest_items, items};
+pub use spinneret_net::redirect::MAX_REDIRECTS;
 
 /// What a run did.
 #[derive(Debug)]
@@ -356,7 +356,7 @@ impl Run<'_> {
             }
             body = Some((bytes, d));
         }
-        f.outcome?;
+        f.outcome.map_err(|e| e.to_string())?;
         if let Some(next) = &f.alias {
             // Redirected to a URL this run fetched: its body, under this name.
             let got = match self.asked.get(next.as_str()) {

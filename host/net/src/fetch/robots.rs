@@ -196,7 +196,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, url: Url, public_only: bool) -> Rob
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::robots::{RobotsMode, RobotsRules};
+    use crate::robots::{RobotsMode, RobotsRules};
 
     /// A byte order mark, whole or cut short, is no part of the first
     /// line; a byte that is not UTF-8 is the `%XX` a URL carries.

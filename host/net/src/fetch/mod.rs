@@ -220,6 +220,20 @@ pub struct FetchResponse {
     pub raw_headers: Vec<(String, String)>,
 }
 
+/// Whether a Content-Type value names HTML.
+pub fn is_html(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        let mime = ct.split(';').next().unwrap_or("").trim();
+        mime.eq_ignore_ascii_case("text/html") || mime.eq_ignore_ascii_case("application/xhtml+xml")
+    })
+}
+
+/// The HTTP client could not be set up from the settings (a header value
+/// that is not one, a TLS setup that failed): said as it is.
+#[derive(Debug, thiserror::Error)]
+#[error("the HTTP client cannot be set up: {0}")]
+pub struct ClientError(pub String);
+
 /// Why a request produced no response.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FetchError {
@@ -386,13 +400,13 @@ fn sniff_html(bytes: &[u8]) -> bool {
 
 impl Fetcher {
     /// Build the HTTP client for these settings.
-    pub fn new(settings: &FetchSettings) -> Result<Fetcher, crate::CrawlError> {
+    pub fn new(settings: &FetchSettings) -> Result<Fetcher, ClientError> {
         spinneret_core::tls::install_provider();
         let mut headers = HeaderMap::new();
         headers.insert(
             header::ACCEPT,
             HeaderValue::from_str(&settings.accept).map_err(|_| {
-                crate::CrawlError::Client(format!(
+                ClientError(format!(
                     "`accept` is not a valid header value: {}",
                     settings.accept
                 ))
@@ -402,7 +416,7 @@ impl Fetcher {
             headers.insert(
                 header::FROM,
                 HeaderValue::from_str(from).map_err(|_| {
-                    crate::CrawlError::Client(format!("`from` is not a valid header value: {from}"))
+                    ClientError(format!("`from` is not a valid header value: {from}"))
                 })?,
             );
         }
@@ -427,9 +441,7 @@ impl Fetcher {
             if let Some(jar) = &settings.cookies {
                 builder = builder.cookie_provider(jar.provider());
             }
-            builder
-                .build()
-                .map_err(|e| crate::CrawlError::Client(e.to_string()))
+            builder.build().map_err(|e| ClientError(e.to_string()))
         };
         let public = build(true)?;
         let client = match settings.public_only {
@@ -597,7 +609,7 @@ impl Fetcher {
             BodyWanted::No => None,
             BodyWanted::Always(cap) => Some(cap.min(max_body)),
             BodyWanted::IfHtml => match headers.content_type.as_deref() {
-                Some(_) if crate::parse::is_html(headers.content_type.as_deref()) => Some(max_body),
+                Some(_) if is_html(headers.content_type.as_deref()) => Some(max_body),
                 Some(_) if other_body(&headers).await => Some(max_body),
                 Some(_) => None,
                 None => Some(max_body),

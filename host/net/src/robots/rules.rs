@@ -1,5 +1,5 @@
 //! robots.txt as in Koster's 1996 draft (seed 002), and beside it as RFC
-//! 9309 reads it ([`super::robots_rfc9309`]); [`RobotsMode`] says which
+//! 9309 reads it ([`super::rfc9309`]); [`RobotsMode`] says which
 //! reading decides (by default both must allow).
 //!
 //! The `robotstxt` crate tokenizes the file (it accepts CR, LF and CRLF line
@@ -13,8 +13,8 @@
 //! path that is a prefix of the URL's path decides; `%xx` escapes compare
 //! decoded except `%2F`; `/robots.txt` itself is always allowed.
 
-use super::robots_rfc9309 as rfc9309;
-pub use super::robots_rfc9309::RobotsMode;
+use super::rfc9309;
+pub use super::rfc9309::RobotsMode;
 use robotstxt::{RobotsParseHandler, parse_robotstxt};
 use std::time::Duration;
 use url::Url;

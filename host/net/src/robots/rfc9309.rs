@@ -1,5 +1,5 @@
 //! robots.txt as RFC 9309 reads it, beside the draft's reading in
-//! [`super::robots`]. The two disagree on common files, and a polite robot
+//! [`super::rules`]. The two disagree on common files, and a polite robot
 //! fetches only what both allow (the default, see [`RobotsMode`]):
 //!
 //! - a group applies when one of its `User-agent` values has the robot's

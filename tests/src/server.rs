@@ -257,7 +257,13 @@ pub struct TestWeb {
 impl TestWeb {
     /// Serve `web` on a free loopback port, on a thread of its own.
     pub fn start(web: Web) -> TestWeb {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        TestWeb::start_at("127.0.0.1", web)
+    }
+
+    /// Serve `web` on a free port of the loopback address `ip` (another
+    /// host of this machine, such as 127.0.0.2), on a thread of its own.
+    pub fn start_at(ip: &str, web: Web) -> TestWeb {
+        let listener = std::net::TcpListener::bind((ip, 0)).expect("bind a loopback port");
         listener
             .set_nonblocking(true)
             .expect("non-blocking listener");

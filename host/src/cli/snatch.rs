@@ -371,8 +371,12 @@ pub(crate) fn collect_run(
         profile.mirror.join(&done.run.dir).display(),
         done.requests
     );
+    let not_retrieved = match count(Change::NotRetrieved) {
+        0 => String::new(),
+        n => format!(", {n} not retrieved"),
+    };
     outln!(
-        "since the last run: {} new, {} changed, {} unchanged, {} gone",
+        "since the last run: {} new, {} changed, {} unchanged, {} gone{not_retrieved}",
         count(Change::New),
         count(Change::Changed),
         count(Change::Unchanged),

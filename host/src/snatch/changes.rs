@@ -105,6 +105,8 @@ pub fn snapshot(p: &MainPage, memory: Option<&UrlMemory>, at: i64) -> CheckResul
 pub fn change(page: &MainPage, previous: Option<&MainPage>, findings: &[Finding]) -> Change {
     match (&page.digest, previous) {
         (None, _) => Change::NotRetrieved,
+        // The last run's copy, kept: this run could not fetch it.
+        _ if page.problem.is_some() => Change::NotRetrieved,
         (Some(_), None) => Change::New,
         _ if findings.iter().any(|f| f.kind == CONTENT_CHANGED) => Change::Changed,
         _ => Change::Unchanged,

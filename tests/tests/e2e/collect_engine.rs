@@ -1,3 +1,223 @@
 //! `collect` on the crawl's engine and network layer: one robots.txt fetch
 //! per site, Crawl-delay, fetch hooks, the address rule on every hop, the
 //! requisites cap, and a failed run that keeps the last good copy.
+
+use crate::common::{collect, expect_exit, text};
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The files of run `n` in the mirror under `dir`, sorted (mirror-relative
+/// to the run's directory).
+fn run_files(mirror: &std::path::Path, n: u32) -> Vec<String> {
+    let root = mirror.join(format!("runs/{n:04}"));
+    let mut found = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                found.push(p.strip_prefix(&root).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn a_sites_robots_txt_is_read_once_for_the_queries_and_the_pages_and_its_crawl_delay_holds() {
+    let port = Arc::new(OnceLock::<u16>::new());
+    let p = port.clone();
+    let site = Site::new()
+        .robots("User-agent: *\nCrawl-delay: 1\nDisallow: /private/\n")
+        .page(
+            "/one.html",
+            r#"<title>One</title><img src="one.png"><a href="private/x.html">x</a>"#,
+        )
+        .page("/two.html", "<title>Two</title>")
+        .route("/one.png", Route::file("image/png", "PNG"))
+        .generated(Arc::new(move |path: &str| {
+            let port = p.get().copied().unwrap_or(0);
+            path.starts_with("/search?").then(|| {
+                Route::file(
+                    "application/json",
+                    format!(
+                        r#"{{"results": [{{"url": "http://127.0.0.1:{port}/two.html", "title": "Two"}}]}}"#
+                    ),
+                )
+            })
+        }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let _ = port.set(web.port());
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let out = collect(
+        dir.path(),
+        &format!(
+            r#"max_pages = 5
+
+[[url]]
+url = "{base}/one.html"
+depth = 1
+
+[[interest]]
+title = "Found"
+keywords = ["two"]
+engines = ["s"]
+
+[[engine]]
+name = "s"
+source = "builtin:searxng"
+config = {{ base = "{base}/" }}
+"#
+        ),
+    );
+    let stdout = text(&out.stdout);
+    // The link robots.txt disallows is said, and not requested.
+    expect_exit(&out, 1);
+    assert!(
+        stdout.contains(&format!(
+            "not collected: {base}/private/x.html: robots.txt of 127.0.0.1:{} disallows {base}/private/x.html (Disallow: /private/)\n",
+            web.port()
+        )),
+        "{stdout}"
+    );
+    let requests = web.requests();
+    let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
+    // robots.txt once, before anything else; the query, then the pages.
+    assert_eq!(
+        paths.iter().filter(|p| **p == "/robots.txt").count(),
+        1,
+        "{paths:?}"
+    );
+    assert_eq!(paths[0], "/robots.txt", "{paths:?}");
+    assert!(paths[1].starts_with("/search?"), "{paths:?}");
+    let mut rest = paths[2..].to_vec();
+    rest.sort_unstable();
+    assert_eq!(rest, ["/one.html", "/one.png", "/two.html"], "{stdout}");
+    // Crawl-delay: 1 holds for every request after robots.txt, the query
+    // and the collection alike, one at a time.
+    assert_eq!(web.most_in_flight("127.0.0.1"), 1);
+    for pair in requests.windows(2) {
+        let gap = pair[1].at.duration_since(pair[0].at);
+        assert!(
+            gap >= Duration::from_millis(950),
+            "{} came {gap:?} after {}",
+            pair[1].path,
+            pair[0].path
+        );
+    }
+}
+
+#[test]
+fn a_user_named_local_site_leads_nowhere_else_on_this_machine() {
+    // Another host of this machine, which nothing the person named is on.
+    let inside = TestWeb::start_at(
+        "127.0.0.2",
+        Web::new().site(
+            "127.0.0.2",
+            Site::new()
+                .page("/inside.html", "<title>INTERNAL</title>")
+                .route("/secret.png", Route::file("image/png", "SECRET"))
+                .route("/by-redirect.png", Route::file("image/png", "SECRET")),
+        ),
+    );
+    let i = inside.port();
+    let site = Site::new()
+        .page(
+            "/index.html",
+            &format!(
+                r#"<title>Intranet</title>
+                <img src="http://127.0.0.2:{i}/secret.png">
+                <img src="/r.png">
+                <a href="http://127.0.0.2:{i}/inside.html">inside</a>
+                <a href="/about.html">about</a>"#
+            ),
+        )
+        .page("/about.html", "<title>About</title>")
+        .route(
+            "/r.png",
+            Route::redirect(302, &format!("http://127.0.0.2:{i}/by-redirect.png")),
+        );
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let out = collect(
+        dir.path(),
+        &format!("requisites = \"any-host\"\n\n[[url]]\nurl = \"{base}/index.html\"\ndepth = 1\n"),
+    );
+    let stdout = text(&out.stdout);
+    expect_exit(&out, 1);
+    assert!(
+        inside.requests().is_empty(),
+        "127.0.0.2 was asked: {:?}\n{stdout}",
+        inside.requests()
+    );
+    let refused = "not requested: 127.0.0.2 is on this machine or its network, which a page from elsewhere may not reach (to check it, name the host in `internal_hosts`)";
+    assert!(
+        stdout.contains(&format!("not collected: {base}/r.png: {refused}")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "not collected: http://127.0.0.2:{i}/secret.png: referenced by {base}/index.html: a page from elsewhere may not reach this machine or its network"
+        )),
+        "{stdout}"
+    );
+    let host = format!("127.0.0.1_{}", web.port());
+    assert_eq!(
+        run_files(&dir.path().join("mirror"), 1),
+        [
+            format!("URLs/{host}/about.html"),
+            format!("URLs/{host}/index.html"),
+            "index.html".to_string(),
+        ]
+    );
+}
+
+#[test]
+fn a_run_while_the_site_is_down_keeps_the_last_good_copy_and_says_so() {
+    let site = Site::new()
+        .page("/index.html", r#"<title>Home</title><img src="logo.png">"#)
+        .route("/logo.png", Route::file("image/png", "PNG"));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = format!("keep_runs = 1\n\n[[url]]\nurl = \"{base}/index.html\"\n");
+    expect_exit(&collect(dir.path(), &profile), 0);
+    drop(web);
+    // The site is gone: nothing answers on its port.
+    let out = collect(dir.path(), &profile);
+    let stdout = text(&out.stdout);
+    expect_exit(&out, 1);
+    assert!(
+        stdout.contains(
+            "since the last run: 0 new, 0 changed, 0 unchanged, 0 gone, 1 not retrieved\n"
+        ),
+        "{stdout}"
+    );
+    let mirror = dir.path().join("mirror");
+    let host = format!("127.0.0.1_{}", base.rsplit(':').next().unwrap());
+    // Run 1 is gone (keep_runs = 1); run 2 holds its copies.
+    assert!(!mirror.join("runs/0001").exists());
+    assert_eq!(
+        run_files(&mirror, 2),
+        [
+            format!("URLs/{host}/index.html"),
+            format!("URLs/{host}/logo.png"),
+            "index.html".to_string(),
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(mirror.join(format!("runs/0002/URLs/{host}/index.html"))).unwrap(),
+        r#"<title>Home</title><img src="logo.png">"#
+    );
+    let index = std::fs::read_to_string(mirror.join("index.html")).unwrap();
+    assert!(
+        index.contains(&format!("URLs/{host}/index.html")),
+        "{index}"
+    );
+}

@@ -243,6 +243,14 @@ fn a_plugin_fetches_only_granted_hosts_and_only_politely() {
         port = web.port(),
     );
     assert_eq!(got, expected);
+    // The crawl and the plugin read a.example's robots.txt once between
+    // them: one network layer, one reading per site.
+    let robots = web
+        .requests()
+        .iter()
+        .filter(|r| r.host == "a.example" && r.path == "/robots.txt")
+        .count();
+    assert_eq!(robots, 1, "robots.txt of a.example asked {robots} times");
 }
 
 #[test]

@@ -458,6 +458,36 @@ impl Run<'_> {
     }
 }
 
+/// Put the last run's copy (of `carried`, from run `last`) in place of
+/// each of `pages` this run could not fetch, saying so; the rest of
+/// `carried` (the entries not due) is given back.
+fn keep_last_copies(
+    pages: &mut [MainPage],
+    carried: Vec<MainPage>,
+    last: &CollectionRow,
+) -> Vec<MainPage> {
+    let mut rest = Vec::new();
+    for copy in carried {
+        let failed = pages
+            .iter_mut()
+            .find(|p| p.path.is_none() && p.category == copy.category && p.url == copy.url);
+        match failed {
+            Some(page) => {
+                let why = page
+                    .problem
+                    .take()
+                    .unwrap_or_else(|| "not retrieved".into());
+                *page = MainPage {
+                    problem: Some(format!("{why}; the copy of run {} is kept", last.id)),
+                    ..copy
+                };
+            }
+            None => rest.push(copy),
+        }
+    }
+    rest
+}
+
 /// Collect `items` into `profile`'s mirror with `asker`'s polite fetcher
 /// (the one that asked the engines) and plugins, carrying forward what
 /// `not_due` names from the last run.
@@ -484,7 +514,10 @@ pub fn collect(
     // resource can still be asked conditionally and archived as a revisit
     // of their record, which this run takes into its own WARC file.
     let earlier = store.live_collections(&key)?;
-    let carry_from = earlier.first().filter(|_| !not_due.is_empty()).cloned();
+    // The last run stays whole until this one ends: its entries not due
+    // are carried from it, and so is a page this run cannot fetch (a run
+    // while the sites are down keeps the last good copy).
+    let carry_from = earlier.first().cloned();
     let mut cleaned = 0;
     // The runs this one replaces: gone, WARC files and all, once it ends.
     let replaced: Vec<CollectionRow> = earlier
@@ -591,8 +624,19 @@ pub fn collect(
     let mut carried_files = 0;
     // Records of the run carried from, when it goes, keep their ids.
     let mut carried_ids = HashSet::new();
-    if let Some(last) = &carry_from {
-        let (files, carried) = carry(&store, mirror, last, &run, not_due, &pages)?;
+    // The entries not due, and the pages this run could not fetch: the
+    // last run's copies of both come forward.
+    let mut carrying = not_due.clone();
+    carrying.urls.extend(
+        pages
+            .iter()
+            .filter(|p| p.path.is_none())
+            .map(|p| (p.category.clone(), p.url.clone())),
+    );
+    if let Some(last) = carry_from.as_ref().filter(|_| !carrying.is_empty()) {
+        let have: Vec<MainPage> = pages.iter().filter(|p| p.path.is_some()).cloned().collect();
+        let (files, carried) = carry(&store, mirror, last, &run, &carrying, &have)?;
+        let carried = keep_last_copies(&mut pages[..retrieved], carried, last);
         let urls: HashSet<String> = files.iter().filter_map(|f| f.url.clone()).collect();
         let last_warc = mirror.join(runs::warc_path(last));
         let goes = replaced.iter().any(|c| c.id == last.id);

@@ -318,6 +318,13 @@ impl CrawlHooks {
         Ok(hooks)
     }
 
+    /// Add `hook`, instantiated by the caller (a collection's
+    /// `[[fetch_hook]]`), asked about what it says it wants.
+    pub fn add_fetch_hook(&mut self, mut hook: FetchHookPlugin) {
+        let wants = hook.interests().unwrap_or(HookInterests::all());
+        self.fetch_hooks.push((Mutex::new(hook), wants));
+    }
+
     /// The names of the plugins that run inside the crawl (loaded here).
     pub fn names(&self) -> Vec<String> {
         self.kv.iter().map(|(n, _)| n.clone()).collect()
@@ -616,5 +623,17 @@ impl CrawlHooks {
             references,
             ..Default::default()
         })
+    }
+}
+
+/// The fetch hooks asked by the network layer's polite path (a
+/// collection's requests, its queries): a veto refuses the request, the
+/// headers go with it, and a hook's failure is recorded against the URL.
+impl spinneret_net::network::RequestHook for CrawlHooks {
+    fn before(&self, url: &Url, method: &str) -> Result<Vec<(String, String)>, String> {
+        match self.before_request(url, method, None) {
+            BeforeRequest::Veto(why) => Err(why),
+            BeforeRequest::Proceed(headers) => Ok(headers),
+        }
     }
 }

@@ -22,6 +22,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use url::Url;
 
+/// What a fetch hook says of a request before it leaves: the headers to
+/// add, or why it must not be made (a veto). Called for every request of
+/// the polite path (redirect hops included, robots.txt not).
+pub trait RequestHook: Send + Sync {
+    /// The hook's word on a `method` request of `url`.
+    fn before(&self, url: &Url, method: &str) -> Result<Vec<(String, String)>, String>;
+}
+
 /// Why a URL was not fetched, or no answer came.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NetError {
@@ -58,6 +66,9 @@ pub enum NetError {
     /// The caller's time ran out before the site's turn came.
     #[error("{0}")]
     TooLate(#[from] TooLate),
+    /// A fetch hook vetoed it (its reason, naming the plugin).
+    #[error("{0}")]
+    Vetoed(String),
     /// The caller's time ran out while it was fetched.
     #[error("given up: the time left for this request ran out while it was fetched")]
     GivenUp,
@@ -76,6 +87,7 @@ impl NetError {
                 | NetError::Robots { .. }
                 | NetError::OffLimits(_)
                 | NetError::AddressRule(_)
+                | NetError::Vetoed(_)
         )
     }
 }
@@ -152,6 +164,8 @@ pub struct Network {
     avoid: Option<AvoidRule>,
     user_agent: String,
     from: Option<String>,
+    /// The fetch hooks' word on each request, once set.
+    hook: std::sync::OnceLock<Arc<dyn RequestHook>>,
 }
 
 impl Network {
@@ -180,7 +194,14 @@ impl Network {
             avoid,
             user_agent: fetch.user_agent.clone(),
             from: fetch.from.clone(),
+            hook: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Have `hook` asked about every request from now on (once: a second
+    /// hook is refused, given back).
+    pub fn set_hook(&self, hook: Arc<dyn RequestHook>) -> Result<(), Arc<dyn RequestHook>> {
+        self.hook.set(hook)
     }
 
     /// The sites it keeps.
@@ -213,7 +234,7 @@ impl Network {
                 rule,
             });
         }
-        let request = FetchRequest {
+        let mut request = FetchRequest {
             url: url.clone(),
             method: Method::Get,
             referrer: None,
@@ -246,6 +267,11 @@ impl Network {
                 url: url.to_string(),
                 rule: rule.path.clone(),
             });
+        }
+        if let Some(hook) = self.hook.get() {
+            // A plugin's call: off the runtime's threads' async work.
+            let said = tokio::task::block_in_place(|| hook.before(url, Method::Get.as_str()));
+            request.extra_headers = said.map_err(NetError::Vetoed)?;
         }
         let mut attempt = 0;
         loop {

@@ -65,6 +65,8 @@ pub struct Asker {
     // registry lends it to engines whose `hosts` grant them the network.
     http: Arc<PoliteHttp>,
     registry: Registry,
+    /// The fetch hooks the network asks, if the profile has any.
+    hooks: Option<Arc<spinneret_crawl::hooks::CrawlHooks>>,
     /// Kept alive for `http`, which holds a handle to it.
     _runtime: tokio::runtime::Runtime,
 }
@@ -84,6 +86,7 @@ impl Asker {
         Ok(Asker {
             http,
             registry: Registry::new(Arc::new(PluginEngine::new()?), Some(lent)),
+            hooks: None,
             _runtime: runtime,
         })
     }
@@ -152,6 +155,26 @@ impl Asker {
     /// The polite fetcher, for the pages the answers lead to.
     pub fn http(&self) -> &PoliteHttp {
         &self.http
+    }
+
+    /// Have `hooks` asked about every request from now on (a profile's
+    /// `[[fetch_hook]]`s), the queries' and the pages' alike.
+    pub fn use_fetch_hooks(&mut self, hooks: spinneret_crawl::hooks::CrawlHooks) {
+        let hooks = Arc::new(hooks);
+        if self.http.network().set_hook(hooks.clone()).is_ok() {
+            self.hooks = Some(hooks);
+        }
+    }
+
+    /// What the fetch hooks failed at since last asked: each plugin's
+    /// failure with the URL it was asked about.
+    pub fn hook_failures(&self) -> Vec<String> {
+        self.hooks.as_ref().map_or_else(Vec::new, |h| {
+            h.take_failures()
+                .into_iter()
+                .map(|(url, f)| format!("{url}: {f}"))
+                .collect()
+        })
     }
 
     /// Ask the search-engine plugin `engine` for `keywords` with

@@ -41,6 +41,9 @@
 //!
 //! [[detector]]               # what says a page changed (default: maintenance)
 //! source = "builtin:maintenance"
+//!
+//! [[fetch_hook]]             # a fetch-hook plugin asked about every request
+//! source = "hooks/gate.wasm"
 //! ```
 
 use crate::config::{ConfigError, line_col};
@@ -215,6 +218,9 @@ pub struct Profile {
     /// The change detectors that say what changed in the main pages
     /// (`[[detector]]`; by default `builtin:maintenance`).
     pub detectors: Vec<PluginUse>,
+    /// The fetch hooks asked about every request of a run, as a crawl's
+    /// are (`[[fetch_hook]]`; none by default): they add headers or veto.
+    pub fetch_hooks: Vec<PluginUse>,
 }
 
 #[derive(Deserialize)]
@@ -240,6 +246,8 @@ struct RawProfile {
     index: Option<RawPlugin>,
     #[serde(default)]
     detector: Vec<RawPlugin>,
+    #[serde(default)]
+    fetch_hook: Vec<RawPlugin>,
 }
 
 #[derive(Deserialize)]
@@ -403,6 +411,12 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             .map(|d| plugin_use(d, "detector"))
             .collect::<Result<_, _>>()?,
     };
+
+    let fetch_hooks = raw
+        .fetch_hook
+        .iter()
+        .map(|h| plugin_use(h, "fetch_hook"))
+        .collect::<Result<_, _>>()?;
 
     let mut engines = Vec::new();
     let mut engine_names = HashSet::new();
@@ -619,6 +633,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         engines,
         index,
         detectors,
+        fetch_hooks,
     })
 }
 

@@ -221,3 +221,58 @@ fn a_run_while_the_site_is_down_keeps_the_last_good_copy_and_says_so() {
         "{index}"
     );
 }
+
+#[test]
+fn a_profiles_fetch_hook_sees_every_request_of_the_collection() {
+    let site = Site::new()
+        .page(
+            "/index.html",
+            r#"<title>Home</title><img src="logo.png"><a href="about.html">a</a><a href="tracker.html">t</a>"#,
+        )
+        .page("/about.html", "<title>About</title>")
+        .page("/tracker.html", "<title>Tracker</title>")
+        .route("/logo.png", Route::file("image/png", "PNG"));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let out = collect(
+        dir.path(),
+        &format!(
+            r#"[[url]]
+url = "{base}/index.html"
+depth = 1
+
+[[fetch_hook]]
+source = "{}"
+config = {{ header = ["x-checked-by", "gate"], veto = ["tracker"] }}
+"#,
+            env!("TEST_PLUGIN_REQUEST_HOOK")
+        ),
+    );
+    let stdout = text(&out.stdout);
+    expect_exit(&out, 1);
+    assert!(
+        stdout.contains(&format!(
+            "not collected: {base}/tracker.html: vetoed by plugin {}: it contains \"tracker\"\n",
+            env!("TEST_PLUGIN_REQUEST_HOOK")
+        )),
+        "{stdout}"
+    );
+    let mut seen: Vec<(String, Option<String>)> = web
+        .requests()
+        .iter()
+        .map(|r| (r.path.clone(), r.header("x-checked-by").map(str::to_string)))
+        .collect();
+    seen.sort();
+    let gate = Some("gate".to_string());
+    assert_eq!(
+        seen,
+        [
+            ("/about.html".to_string(), gate.clone()),
+            ("/index.html".to_string(), gate.clone()),
+            ("/logo.png".to_string(), gate.clone()),
+            ("/robots.txt".to_string(), None),
+        ],
+        "{stdout}"
+    );
+}

@@ -99,7 +99,32 @@ pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
     if let Err(f) = index_plugin(asker, index).and_then(|i| i.configure_only()) {
         wrong.push(format!("the index {}", failed(index, &f)));
     }
+    let mut hooks = spinneret_crawl::hooks::CrawlHooks::default();
+    for h in &profile.fetch_hooks {
+        match fetch_hook(asker, h) {
+            Ok(hook) => hooks.add_fetch_hook(hook),
+            Err(f) => wrong.push(format!("fetch hook {}", failed(h, &f))),
+        }
+    }
+    if !hooks.is_empty() {
+        asker.use_fetch_hooks(hooks);
+    }
     wrong
+}
+
+/// The fetch hook `h`, loaded through `asker`.
+fn fetch_hook(
+    asker: &mut Asker,
+    h: &PluginUse,
+) -> Result<spinneret_plugin_host::fetch_hook::FetchHookPlugin, PluginFailure> {
+    let (config, prepared) = asker.plugin(
+        h.source.clone(),
+        h.config.clone(),
+        &[],
+        PluginKind::FetchHook,
+    )?;
+    spinneret_plugin_host::fetch_hook::FetchHookPlugin::new(prepared.sandbox, &prepared.component)
+        .map_err(|e| link_failure(&config, e))
 }
 
 /// The change detector `d`, loaded through `asker`.

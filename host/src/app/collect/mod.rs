@@ -660,6 +660,12 @@ pub fn collect(
         run.id,
         &mut warc,
     )?;
+    problems.extend(
+        asker
+            .hook_failures()
+            .into_iter()
+            .map(|f| format!("fetch hook: {f}")),
+    );
     let log = record::run_log(profile, &run, requests, &failed, stopped);
     let log: Vec<(&str, &str)> = log.iter().map(|(k, v)| (*k, v.as_str())).collect();
     warc.metadata("metadata://spinneret/collect/log", None, &log, unix_now())?;

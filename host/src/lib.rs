@@ -19,10 +19,10 @@
 
 pub mod app;
 pub mod cli;
-pub mod config;
-pub mod library;
-pub mod notify;
-pub mod report;
-pub mod serve;
+pub use spinneret_config as config;
+pub use spinneret_library as library;
+pub use spinneret_report as report;
+pub use spinneret_report::notify;
+pub use spinneret_serve as serve;
 pub mod snatch;
-pub mod wwww;
+pub use spinneret_worm as wwww;

@@ -23,15 +23,28 @@ fn workspace_dependencies(manifest: &Path) -> Vec<String> {
 
 #[test]
 fn each_layer_depends_only_on_the_layers_below() {
-    let layers: [(&str, &[&str]); 5] = [
+    const CORE: &str = "spinneret-core";
+    const STORE: &str = "spinneret-store";
+    const NET: &str = "spinneret-net";
+    const PLUGIN_HOST: &str = "spinneret-plugin-host";
+    const CRAWL: &str = "spinneret-crawl";
+    const BUNDLE: &str = "spinneret-bundle";
+    const CONFIG: &str = "spinneret-config";
+    let layers: [(&str, &[&str]); 11] = [
         ("core", &[]),
-        ("store", &["spinneret-core"]),
-        ("plugin-host", &["spinneret-core", "spinneret-store"]),
+        ("store", &[CORE]),
+        ("net", &[CORE]),
+        ("plugin-host", &[CORE, STORE]),
+        ("crawl", &[CORE, STORE, NET, PLUGIN_HOST]),
+        ("bundle", &[CORE, PLUGIN_HOST]),
+        ("config", &[CORE, STORE, NET, PLUGIN_HOST, CRAWL, BUNDLE]),
+        ("report", &[CORE, STORE, PLUGIN_HOST, CRAWL, CONFIG]),
+        ("worm", &[CORE, STORE, CRAWL, CONFIG]),
+        ("library", &[CORE, STORE, CONFIG]),
         (
-            "crawl",
-            &["spinneret-core", "spinneret-store", "spinneret-plugin-host"],
+            "serve",
+            &[CORE, STORE, CONFIG, "spinneret-library", "spinneret-worm"],
         ),
-        ("bundle", &["spinneret-core", "spinneret-plugin-host"]),
     ];
     for (dir, allowed) in layers {
         let manifest = host().join(dir).join("Cargo.toml");

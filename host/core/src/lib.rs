@@ -4,6 +4,7 @@
 //! schedules, content hashes, the one atomic file write and the TLS setup. It depends on
 //! no other crate of the workspace; every other crate may depend on it.
 
+pub mod client;
 pub mod digest;
 pub mod document;
 pub mod fs;

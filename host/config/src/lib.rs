@@ -5,17 +5,17 @@
 //! expected. See `docs/configuration.md` for every key.
 
 mod instructions;
-mod library;
+pub mod library;
 mod load;
 mod mail;
-pub(crate) mod plugin_source;
+pub mod plugin_source;
 mod request;
 mod store;
 mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
 pub use library::{LibrarySettings, Moderator};
-pub(crate) use load::line_col;
+pub use load::line_col;
 pub use load::{
     ConfigError, MaxBody, MaxDepth, PerSiteDelay, Timeout, check_email, library_dir, load_file,
     load_str, parse_top, root_dir,

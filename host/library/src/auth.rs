@@ -52,33 +52,14 @@ pub fn verify_password(hash: &str, password: &str) -> bool {
     })
 }
 
-/// Whether `hash` is an argon2id hash in the PHC string format (what
-/// [`hash_password`] makes), the only form a password is kept in, with
-/// costs a server can afford to check: at most 256 MiB of memory, 16
-/// passes and 8 lanes (a hash from a hostile file could otherwise ask for
-/// terabytes on the first password tried).
-pub fn is_argon2id(hash: &str) -> bool {
-    argon2::password_hash::PasswordHash::new(hash).is_ok_and(|h| {
-        let within = |name: &str, most: u32| {
-            h.params
-                .get_decimal(name)
-                .is_some_and(|v| (1..=most).contains(&v))
-        };
-        h.algorithm.as_str() == "argon2id"
-            && h.hash.is_some()
-            && h.version.is_none_or(|v| v == 19)
-            && within("m", 256 * 1024)
-            && within("t", 16)
-            && within("p", 8)
-    })
-}
+pub use spinneret_config::library::is_argon2id;
 
 /// What wrong passwords and posts are counted against for a client at
-/// `address`: the client as `serve` counts them ([`crate::serve::client_of`]:
+/// `address`: the client as `serve` counts them ([`spinneret_core::client::client_of`]:
 /// an IPv6 address by its /64).
 fn client_key(address: &str) -> String {
     match address.parse::<std::net::IpAddr>() {
-        Ok(ip) => match crate::serve::client_of(ip) {
+        Ok(ip) => match spinneret_core::client::client_of(ip) {
             std::net::IpAddr::V6(block) => format!("{block}/64"),
             v4 => v4.to_string(),
         },

@@ -29,13 +29,14 @@ pub mod bad_html;
 pub mod detect;
 pub mod fragments;
 pub mod load;
+pub mod notify;
 pub mod reach;
 pub mod worker;
 
-use crate::config::{Config, TaskConfig};
 use load::Plugins;
 use reach::Reach;
 use smallvec::SmallVec;
+use spinneret_config::{Config, TaskConfig};
 use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_plugin_host::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
 use spinneret_plugin_host::entry::PluginConfig;

@@ -165,7 +165,7 @@ fn reference_schema() -> (Schema, ReferenceFields) {
 /// however the database's URL is spelt, one index. (An index made of
 /// another store is rebuilt: its mark names the store.)
 pub fn index_dir_for(
-    setting: &crate::config::StoreSetting,
+    setting: &spinneret_config::StoreSetting,
     chosen: Option<&Path>,
     store: &Store,
 ) -> anyhow::Result<PathBuf> {
@@ -173,8 +173,8 @@ pub fn index_dir_for(
         return Ok(dir.to_path_buf());
     }
     Ok(match setting {
-        crate::config::StoreSetting::File(path) => index_dir(path),
-        crate::config::StoreSetting::Postgres { .. } => crate::config::default_store_path()
+        spinneret_config::StoreSetting::File(path) => index_dir(path),
+        spinneret_config::StoreSetting::Postgres { .. } => spinneret_config::default_store_path()
             .with_file_name("search")
             .join(format!("{}.search", store.identity()?)),
     })

@@ -1,6 +1,6 @@
 //! One plain-text message per task: what needs the owner's attention.
 
-use crate::config::TaskConfig;
+use spinneret_config::TaskConfig;
 use spinneret_store::{FindingRow, Mail};
 use std::fmt::Write;
 use url::Url;
@@ -10,7 +10,7 @@ const SECTIONS: [(&str, &str); 6] = [
     ("broken", "Broken links"),
     ("blocked", "Blocked links (the server refused the robot)"),
     (
-        crate::report::fragments::BROKEN_FRAGMENT_KIND,
+        crate::fragments::BROKEN_FRAGMENT_KIND,
         "Broken fragments (the page is there, the place the link names is not)",
     ),
     ("moved", "Moved documents"),
@@ -90,7 +90,7 @@ pub fn compose(task: &TaskConfig, started_at: i64, findings: &[FindingRow]) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{IndexSettings, Notify, TaskKind};
+    use spinneret_config::{IndexSettings, Notify, TaskKind};
 
     fn finding(kind: &str, url: &str, referrer: Option<&str>, message: &str) -> FindingRow {
         FindingRow {

@@ -7,7 +7,7 @@
 //! - with `[library] worm = N`, the pointers at and below VL N ("add your
 //!   page to the Worm") become further tops of every `web` task.
 
-use crate::config::{Config, TaskKind, library_dir};
+use spinneret_config::{Config, TaskKind, library_dir};
 use spinneret_store::Store;
 use url::Url;
 
@@ -28,7 +28,7 @@ pub fn prepare(
         .title
         .as_deref()
         .unwrap_or(super::DEFAULT_TITLE);
-    let runs = |t: &crate::config::TaskConfig| only.is_none_or(|name| t.name == name);
+    let runs = |t: &spinneret_config::TaskConfig| only.is_none_or(|name| t.name == name);
     for task in config
         .tasks
         .iter()

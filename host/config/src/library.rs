@@ -101,7 +101,7 @@ pub(super) fn library_settings(
             ));
         }
         let hash = m.password_hash.get_ref().trim();
-        if !crate::library::auth::is_argon2id(hash) {
+        if !is_argon2id(hash) {
             return Err((
                 Some(m.password_hash.span()),
                 format!(
@@ -119,5 +119,26 @@ pub(super) fn library_settings(
         moderators,
         worm,
         internal_hosts: Vec::new(),
+    })
+}
+
+/// Whether `hash` is an argon2id hash in the PHC string format (what
+/// [`hash_password`] makes), the only form a password is kept in, with
+/// costs a server can afford to check: at most 256 MiB of memory, 16
+/// passes and 8 lanes (a hash from a hostile file could otherwise ask for
+/// terabytes on the first password tried).
+pub fn is_argon2id(hash: &str) -> bool {
+    argon2::password_hash::PasswordHash::new(hash).is_ok_and(|h| {
+        let within = |name: &str, most: u32| {
+            h.params
+                .get_decimal(name)
+                .is_some_and(|v| (1..=most).contains(&v))
+        };
+        h.algorithm.as_str() == "argon2id"
+            && h.hash.is_some()
+            && h.version.is_none_or(|v| v == 19)
+            && within("m", 256 * 1024)
+            && within("t", 16)
+            && within("p", 8)
     })
 }

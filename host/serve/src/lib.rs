@@ -1,14 +1,14 @@
 //! `spinneret serve`: the Worm's search page (seed 001, section 3.3), its
 //! JSON API, each task's reports and a view of the last run's problems,
 //! served read-only over HTTP; and GENVL's library under `/library`
-//! ([`crate::library::pages`]), the one part that takes posts.
+//! ([`spinneret_library::pages`]), the one part that takes posts.
 //!
 //! Loopback by default. Every page is an auto-escaping template; no page
 //! needs JavaScript or loads anything from another origin, and the
 //! headers say so (`Content-Security-Policy`, `X-Content-Type-Options`,
 //! `frame-ancestors`). Connections are bounded in number and in the time
 //! a client has to send its request ([`connections`]); requests carry no
-//! body; queries are bounded by the search ([`crate::wwww::search`]),
+//! body; queries are bounded by the search ([`spinneret_worm::search`]),
 //! searches in progress and waiting by [`turns`] (past that, 503), and a
 //! report file is served only from under its task's output directory.
 
@@ -17,8 +17,6 @@ mod turns;
 
 pub use connections::{Limits, client_of};
 
-use crate::wwww::index::SearchIndex;
-use crate::wwww::search::{Answer, FIELDS, MAX_QUERY, Request, SearchError, Searcher};
 use askama::Template;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
@@ -29,6 +27,8 @@ use axum::routing::get;
 use serde::Deserialize;
 use spinneret_core::model::Category;
 use spinneret_store::{HeldStore, Store};
+use spinneret_worm::index::SearchIndex;
+use spinneret_worm::search::{Answer, FIELDS, MAX_QUERY, Request, SearchError, Searcher};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,7 +80,10 @@ pub struct Serving {
     /// Names answered besides the loopback ones.
     pub allowed_hosts: Vec<String>,
     /// The library's title and moderators.
-    pub library: crate::config::LibrarySettings,
+    pub library: spinneret_config::LibrarySettings,
+    /// What stops the server (a signal, for the command line): the
+    /// connections open are finished first.
+    pub stop: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
 }
 
 /// Serve `store`, with its search index at `index_dir`, until stopped;
@@ -96,13 +99,14 @@ pub fn serve(
         limits,
         allowed_hosts,
         library,
+        stop,
     } = at;
-    let library = Arc::new(crate::library::request::Library::new(
+    let library = Arc::new(spinneret_library::request::Library::new(
         store.reader()?,
         library
             .title
             .as_deref()
-            .unwrap_or(crate::library::DEFAULT_TITLE),
+            .unwrap_or(spinneret_library::DEFAULT_TITLE),
         library
             .moderators
             .into_iter()
@@ -110,7 +114,7 @@ pub fn serve(
             .collect(),
         library.internal_hosts,
     )?);
-    crate::wwww::refresh_index(&store, index_dir, &mut |m| eprintln!("{m}"))?;
+    spinneret_worm::refresh_index(&store, index_dir, &mut |m| eprintln!("{m}"))?;
     let Some(index) = SearchIndex::open(index_dir)? else {
         anyhow::bail!(
             "the search index {} could not be opened",
@@ -148,7 +152,7 @@ pub fn serve(
                 limits.idle_timeout,
             ),
             limits,
-            crate::app::run::stop_signal(),
+            stop,
         )
         .await;
         refresher.abort();
@@ -172,7 +176,7 @@ async fn keep_index_current(app: Arc<App>, index_dir: PathBuf, own: Arc<HeldStor
         let own = own.clone();
         let _ = tokio::task::spawn_blocking(move || {
             let mut said = |m: String| tracing::info!("{m}");
-            match own.with(|store| crate::wwww::refresh_index(store, &path, &mut said)) {
+            match own.with(|store| spinneret_worm::refresh_index(store, &path, &mut said)) {
                 Ok(()) => {
                     if let Err(e) = app.searcher.reload() {
                         tracing::warn!("search index: {e}");
@@ -187,12 +191,12 @@ async fn keep_index_current(app: Arc<App>, index_dir: PathBuf, own: Arc<HeldStor
 
 fn router(
     app: Arc<App>,
-    library: Arc<crate::library::request::Library>,
+    library: Arc<spinneret_library::request::Library>,
     gate: Arc<Gate>,
     deadline: std::time::Duration,
 ) -> Router {
     Router::new()
-        .nest("/library", crate::library::pages::router(library))
+        .nest("/library", spinneret_library::pages::router(library))
         .route("/", get(search_page))
         .route("/api/search", get(api_search))
         .route("/reports", get(reports_page))
@@ -241,7 +245,7 @@ async fn within(
     if !has_body {
         return next.run(request).await;
     }
-    let largest = crate::library::request::MAX_FORM;
+    let largest = spinneret_library::request::MAX_FORM;
     // A body no route takes is answered at once, unread: a client that
     // declares gigabytes does not hold its connection while it sends them.
     let declared = headers
@@ -611,7 +615,7 @@ fn retry_after(mut r: Response, seconds: Option<&'static str>) -> Response {
 }
 
 fn api_error(status: StatusCode, message: &str) -> Response {
-    let body = serde_json::json!({"schema": crate::wwww::search::SCHEMA, "error": message});
+    let body = serde_json::json!({"schema": spinneret_worm::search::SCHEMA, "error": message});
     (
         status,
         [(header::CONTENT_TYPE, "application/json")],

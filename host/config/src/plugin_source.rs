@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 /// The source `raw` names (relative paths resolved by `rel`), with the
 /// manifest of an installed plugin; or a message saying what it is not.
-pub(crate) fn resolve(
+pub fn resolve(
     raw: &str,
     rel: &dyn Fn(&str) -> PathBuf,
 ) -> Result<(PluginSource, Option<spinneret_bundle::manifest::Manifest>), String> {

@@ -215,7 +215,7 @@ fn mail(m: &MailSettings, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{load_str, parse_instructions};
+    use crate::{load_str, parse_instructions};
 
     #[test]
     fn converted_instructions_load_as_the_same_configuration() {

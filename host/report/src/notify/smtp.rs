@@ -1,10 +1,10 @@
 //! Delivery over SMTP with lettre: plain, STARTTLS or TLS, with optional
 //! credentials whose password is read from the environment or a file.
 
-use crate::config::{MailSettings, TlsMode};
 use lettre::message::header::ContentType;
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{Message, SmtpTransport, Transport};
+use spinneret_config::{MailSettings, TlsMode};
 use spinneret_store::Mail;
 
 /// Why a message was not sent.

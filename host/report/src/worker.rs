@@ -7,7 +7,7 @@
 
 use super::detect;
 use super::load::{Loaded, Plugins};
-use crate::config::TaskConfig;
+use spinneret_config::TaskConfig;
 use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_plugin_host::detector::{DetectorComparison, DetectorNeeds, DetectorSnapshot};
 use spinneret_plugin_host::entry::PluginConfig;

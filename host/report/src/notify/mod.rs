@@ -19,7 +19,7 @@ mod smtp;
 pub use compose::compose;
 pub use smtp::{SendError, Sender};
 
-use crate::config::Config;
+use spinneret_config::Config;
 use spinneret_store::{FindingRow, Mail, Store};
 use std::collections::BTreeMap;
 

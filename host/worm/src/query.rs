@@ -16,7 +16,7 @@
 //!   quotation mark or a parenthesis never closed, a `)` that closes
 //!   nothing, `AND`, `OR` or `NOT` with nothing to join, a `-` alone.
 //!
-//! Regular expressions are checked and mended in [`crate::wwww::search`].
+//! Regular expressions are checked and mended in [`crate::search`].
 
 use super::search::FIELDS;
 use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};

@@ -944,7 +944,7 @@ pub(super) fn sanitize(name: &str) -> String {
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
@@ -955,7 +955,7 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::PluginSource;
+    use crate::PluginSource;
 
     fn load(text: &str) -> Result<Config, ConfigError> {
         load_str(text, "test.toml", Path::new("/srv/web"))
@@ -970,16 +970,16 @@ mod tests {
         let c = load(&format!("{pg}store_password_env = \"DB_PW\"\n{MINIMAL}")).unwrap();
         assert_eq!(
             c.settings.store,
-            crate::config::StoreSetting::Postgres {
+            crate::StoreSetting::Postgres {
                 url: "postgres://spider@db.example/spin".into(),
-                password: Some(crate::config::Password::Env("DB_PW".into())),
+                password: Some(crate::Password::Env("DB_PW".into())),
             }
         );
         let c = load(&format!("{pg}store_password_file = \"pw\"\n{MINIMAL}")).unwrap();
         assert!(matches!(
             c.settings.store,
-            crate::config::StoreSetting::Postgres {
-                password: Some(crate::config::Password::File(ref f)), ..
+            crate::StoreSetting::Postgres {
+                password: Some(crate::Password::File(ref f)), ..
             } if f == Path::new("/srv/web/pw")
         ));
         for (text, said) in [

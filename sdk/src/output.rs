@@ -86,6 +86,9 @@ impl Output for HostOutput {
 
 /// The `output` import, or (natively) an error that says to use
 /// [`crate::testing::MemoryOutput`].
+// `pub` for the generated imports' sake, which stand in the same place on
+// wasm32; the module itself is private.
+#[allow(unreachable_pub)]
 mod host {
     // The import as generated for the world the plugin implements (each
     // kind's bindings claim that kind's exports).

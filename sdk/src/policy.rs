@@ -96,6 +96,7 @@ mod tests {
 
     /// A policy in a module that imports nothing: the export macro must
     /// name everything by path. It does not override `context_use`.
+    #[allow(unreachable_pub)]
     mod bare {
         pub struct Judge;
 

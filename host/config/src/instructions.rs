@@ -465,7 +465,7 @@ mod tests {
     use super::*;
 
     /// Appendix A of seed 000, verbatim.
-    pub const APPENDIX_A: &str = "SystemAvoid /usr/local/httpd/admin/avoid.mom
+    pub(super) const APPENDIX_A: &str = "SystemAvoid /usr/local/httpd/admin/avoid.mom
 SystemSites /usr/local/httpd/admin/sites.mom
 AvoidFile   /usr/grads/fielding/test/.momspider-avoid
 SitesFile   /usr/grads/fielding/test/.momspider-sites

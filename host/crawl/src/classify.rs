@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 /// Where the job stands when its answer comes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct JobState {
+pub(crate) struct JobState {
     /// The method of the request just answered.
     pub method: Method,
     /// Attempts at this hop so far (0: the first).
@@ -29,7 +29,7 @@ pub struct JobState {
 
 /// What came back.
 #[derive(Clone, Copy, Debug)]
-pub enum Answer<'a> {
+pub(crate) enum Answer<'a> {
     /// No response: the fetch failed (or a hook vetoed it).
     Failed(&'a FetchError),
     /// A response.
@@ -48,7 +48,7 @@ pub enum Answer<'a> {
 
 /// The run's limits on retrying.
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Retries of a failed or rate-limited request.
     pub retries: u32,
     /// The longest `Retry-After` waited for.
@@ -59,7 +59,7 @@ pub struct Limits {
 
 /// What the engine does next with the job.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Try the same request again after `wait`; with `hold_site`, the
     /// whole site waits (the server asked for it).
     Retry {
@@ -83,7 +83,7 @@ pub enum Next {
 }
 
 /// What to do with a job in state `job` given `answer`, at `now`.
-pub fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTime) -> Next {
+pub(crate) fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTime) -> Next {
     let (status, retry_after, location, reclassified) = match answer {
         Answer::Failed(FetchError::Vetoed(reason)) => {
             return Next::Done(Category::Avoided, Some(reason.clone()));
@@ -167,7 +167,7 @@ pub fn classify(job: JobState, answer: Answer<'_>, limits: Limits, now: SystemTi
 }
 
 /// A status as the reports say it: `HTTP 404 Not Found`.
-pub fn status_text(status: u16) -> String {
+pub(crate) fn status_text(status: u16) -> String {
     match reqwest::StatusCode::from_u16(status)
         .ok()
         .and_then(|s| s.canonical_reason())
@@ -180,7 +180,7 @@ pub fn status_text(status: u16) -> String {
 /// What a `file://` URL's status stands for, as the reports say it: the
 /// file fetcher answers 404 for a missing file, 403 for one it may not
 /// read and 400 for a URL that names no local path.
-pub fn file_status_text(status: u16) -> String {
+pub(crate) fn file_status_text(status: u16) -> String {
     match status {
         404 => "file not found".to_string(),
         403 => "permission denied".to_string(),
@@ -202,7 +202,7 @@ pub enum Role {
 
 /// What checking found of a URL, as far as a task's role for it goes.
 #[derive(Clone, Copy, Debug)]
-pub struct Checked<T> {
+pub(crate) struct Checked<T> {
     /// Its category.
     pub category: Category,
     /// Whether the task wants it as a document (a document candidate).
@@ -216,7 +216,7 @@ pub struct Checked<T> {
 
 /// The task's role for a checked URL, and where its traversal goes on
 /// when a document candidate turned out to be moved (its target).
-pub fn role_of<T>(c: Checked<T>) -> (Role, Option<T>) {
+pub(crate) fn role_of<T>(c: Checked<T>) -> (Role, Option<T>) {
     if matches!(c.category, Category::Avoided | Category::NotChecked) {
         return (Role::Unrequested, None);
     }

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use url::Url;
 
 /// Index of a URL in the frontier.
-pub type UrlIdx = u32;
+pub(crate) type UrlIdx = u32;
 
 /// Where a URL stands in this run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UrlState {
+pub(crate) enum UrlState {
     /// Known, not yet wanted by anyone.
     New,
     /// In a site queue (or deferred to the leaf phase).
@@ -31,7 +31,7 @@ pub enum UrlState {
 
 /// The links of a parsed document.
 #[derive(Debug)]
-pub struct DocInfo {
+pub(crate) struct DocInfo {
     /// Its Owner (meta or header).
     pub owner: Option<String>,
     /// Unique references with a URL.
@@ -42,7 +42,7 @@ pub struct DocInfo {
 
 /// What checking a URL found, as the engine needs it to go on.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The result's category.
     pub category: Category,
     /// Whether the result came from a GET (so it can answer whether the URL is a document).
@@ -65,14 +65,14 @@ pub struct Outcome {
 impl Outcome {
     /// Whether this outcome settles the URL for a task that wants it as a document.
     /// A HEAD that found it working does not: only a GET tells whether it is HTML.
-    pub fn settles_document(&self) -> bool {
+    pub(crate) fn settles_document(&self) -> bool {
         self.via_get || self.category != Category::Ok
     }
 }
 
 /// One URL of the run.
 #[derive(Debug)]
-pub struct UrlEntry {
+pub(crate) struct UrlEntry {
     /// The URL.
     pub url: Url,
     /// Its site.
@@ -106,7 +106,7 @@ const CHUNK: usize = 4096;
 /// the entry's URL). Entries are stored in fixed chunks, so a growing
 /// frontier never copies itself into a twice-as-large allocation.
 #[derive(Default)]
-pub struct Frontier {
+pub(crate) struct Frontier {
     chunks: Vec<Vec<UrlEntry>>,
     len: usize,
     index: hashbrown::HashTable<UrlIdx>,
@@ -126,7 +126,7 @@ fn entry(chunks: &[Vec<UrlEntry>], i: UrlIdx) -> &UrlEntry {
 
 impl Frontier {
     /// The entry of a URL already known.
-    pub fn lookup(&self, url: &str) -> Option<UrlIdx> {
+    pub(crate) fn lookup(&self, url: &str) -> Option<UrlIdx> {
         self.find(self.hasher.hash_one(url), url)
     }
 
@@ -140,7 +140,7 @@ impl Frontier {
     /// `content_type` as an outcome holds it: one text shared by every
     /// outcome of the same type (200,000 checked URLs of one type hold one
     /// copy of it, not 200,000).
-    pub fn content_type(&mut self, content_type: Option<&str>) -> Option<Arc<str>> {
+    pub(crate) fn content_type(&mut self, content_type: Option<&str>) -> Option<Arc<str>> {
         let t = content_type?;
         if let Some(shared) = self.content_types.get(t) {
             return Some(shared.clone());
@@ -153,7 +153,7 @@ impl Frontier {
     }
 
     /// The index of `url`, adding it when new (`site_of` names its site).
-    pub fn intern(&mut self, url: Url, site_of: impl FnOnce(&Url) -> u32) -> UrlIdx {
+    pub(crate) fn intern(&mut self, url: Url, site_of: impl FnOnce(&Url) -> u32) -> UrlIdx {
         let hash = self.hasher.hash_one(url.as_str());
         if let Some(i) = self.find(hash, url.as_str()) {
             return i;
@@ -187,12 +187,12 @@ impl Frontier {
     }
 
     /// An entry.
-    pub fn get(&self, i: UrlIdx) -> &UrlEntry {
+    pub(crate) fn get(&self, i: UrlIdx) -> &UrlEntry {
         entry(&self.chunks, i)
     }
 
     /// An entry, mutably.
-    pub fn get_mut(&mut self, i: UrlIdx) -> &mut UrlEntry {
+    pub(crate) fn get_mut(&mut self, i: UrlIdx) -> &mut UrlEntry {
         &mut self.chunks[i as usize / CHUNK][i as usize % CHUNK]
     }
 }

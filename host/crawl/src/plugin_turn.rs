@@ -21,10 +21,10 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// How long the plugin calls of one turn of the engine may take before the
 /// rest go to the plugin thread: the built-ins take a few microseconds a call.
-pub const SLOW_PLUGIN_TURN: Duration = Duration::from_millis(20);
+pub(crate) const SLOW_PLUGIN_TURN: Duration = Duration::from_millis(20);
 
 /// The crawl's fetch hooks, parsers and policies, and the calls of this turn.
-pub struct PluginTurn {
+pub(crate) struct PluginTurn {
     hooks: Option<Arc<CrawlHooks>>,
     /// Policy questions gathered this turn.
     asks: Vec<PolicyAsk>,
@@ -38,7 +38,7 @@ pub struct PluginTurn {
 
 impl PluginTurn {
     /// The turn of `hooks` (none: the crawl has no plugin).
-    pub fn new(hooks: Option<Arc<CrawlHooks>>) -> Self {
+    pub(crate) fn new(hooks: Option<Arc<CrawlHooks>>) -> Self {
         PluginTurn {
             hooks: hooks.filter(|h| !h.is_empty()),
             asks: Vec::new(),
@@ -50,41 +50,41 @@ impl PluginTurn {
 
     /// The crawl starts on this thread: the calls run here if it is the
     /// engine's own.
-    pub fn begin(&mut self) {
+    pub(crate) fn begin(&mut self) {
         self.here = self.hooks.is_some() && own_thread();
     }
 
     /// The plugins, if any.
-    pub fn hooks(&self) -> Option<&Arc<CrawlHooks>> {
+    pub(crate) fn hooks(&self) -> Option<&Arc<CrawlHooks>> {
         self.hooks.as_ref()
     }
 
     /// Whether the crawl has policy plugins.
-    pub fn has_policies(&self) -> bool {
+    pub(crate) fn has_policies(&self) -> bool {
         self.hooks.as_ref().is_some_and(|h| h.has_policies())
     }
 
     /// Whether the calls run on the engine's thread (else on the plugin thread).
-    pub fn here(&self) -> bool {
+    pub(crate) fn here(&self) -> bool {
         self.here
     }
 
     /// Make calls on the engine's thread now (a request hook at dispatch),
     /// counting the time they take against the turn.
-    pub fn run_here<R>(&mut self, hooks: &CrawlHooks, call: impl FnOnce() -> R) -> R {
+    pub(crate) fn run_here<R>(&mut self, hooks: &CrawlHooks, call: impl FnOnce() -> R) -> R {
         let mut out = None;
         self.took += hooks.run_here(|| out = Some(call()));
         out.expect("run_here runs the call")
     }
 
     /// Ask the policies at the end of the turn.
-    pub fn ask(&mut self, ask: PolicyAsk) {
+    pub(crate) fn ask(&mut self, ask: PolicyAsk) {
         self.asks.push(ask);
     }
 
     /// Show the fetch hooks a response at the end of the turn; `fetch` is
     /// its completion, handed back to the engine once they have seen it.
-    pub fn screen(&mut self, fetch: Completion, screening: Screening) {
+    pub(crate) fn screen(&mut self, fetch: Completion, screening: Screening) {
         self.screenings.push((fetch, screening));
     }
 
@@ -93,7 +93,7 @@ impl PluginTurn {
     /// [`Completion::Fetch`] per response, each sent even if the job never
     /// runs. True when a [`Completion::Policies`] is to come (the engine
     /// counts it in flight).
-    pub fn send(&mut self, tx: &UnboundedSender<Completion>) -> bool {
+    pub(crate) fn send(&mut self, tx: &UnboundedSender<Completion>) -> bool {
         if self.asks.is_empty() && self.screenings.is_empty() {
             return false;
         }
@@ -145,7 +145,7 @@ impl PluginTurn {
 
     /// The turn is over: if the calls made on the engine's thread took
     /// longer than [`SLOW_PLUGIN_TURN`], they go to the plugin thread from now on.
-    pub fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         let took = std::mem::take(&mut self.took);
         if self.here && took > SLOW_PLUGIN_TURN {
             self.here = false;

@@ -14,14 +14,14 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use spinneret_core::model::Hop;
 use url::Url;
 
-pub use spinneret_net::redirect::ChainEnd;
+pub(crate) use spinneret_net::redirect::ChainEnd;
 
 /// The next hop of a chain that started at `origin`, whose latest request
 /// `from` answered with `location`; `hops` are the hops followed so far,
 /// `from` included. `Err` says why the chain ends here: the network
 /// layer's one rule ([`spinneret_net::redirect::next_hop`]), with the
 /// run's avoid rules.
-pub fn next_hop(
+pub(crate) fn next_hop(
     origin: &Url,
     from: &Url,
     location: &str,
@@ -38,7 +38,7 @@ pub fn next_hop(
 }
 
 /// The avoid rule that forbids `url`, named with where it was written.
-pub fn avoided_by(rules: &PrefixRules, url: &Url) -> Option<String> {
+pub(crate) fn avoided_by(rules: &PrefixRules, url: &Url) -> Option<String> {
     rules
         .lookup(url.as_str())
         .filter(|r| r.action == RuleAction::Avoid)
@@ -46,7 +46,7 @@ pub fn avoided_by(rules: &PrefixRules, url: &Url) -> Option<String> {
 }
 
 /// Redirect hops in flight and the chains and URLs waiting on them.
-pub struct Redirects {
+pub(crate) struct Redirects {
     /// Chains whose next hop is a URL in flight for its own sake, by that URL.
     parked: HashMap<UrlIdx, Vec<Job>>,
     /// Hops in flight, by the URL of the run they request.
@@ -57,7 +57,7 @@ pub struct Redirects {
 
 impl Redirects {
     /// An empty book.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Redirects {
             parked: HashMap::new(),
             in_flight: HashMap::new(),
@@ -67,28 +67,28 @@ impl Redirects {
 
     /// `job`'s next hop is `target`, which is in flight: end the chain
     /// there when it is done ([`Redirects::take_parked`]).
-    pub fn park(&mut self, target: UrlIdx, job: Job) {
+    pub(crate) fn park(&mut self, target: UrlIdx, job: Job) {
         self.parked.entry(target).or_default().push(job);
     }
 
     /// The chains parked on `u`, now that it is done.
-    pub fn take_parked(&mut self, u: UrlIdx) -> Vec<Job> {
+    pub(crate) fn take_parked(&mut self, u: UrlIdx) -> Vec<Job> {
         self.parked.remove(&u).unwrap_or_default()
     }
 
     /// How many URLs have chains parked on them.
-    pub fn parked(&self) -> usize {
+    pub(crate) fn parked(&self) -> usize {
         self.parked.len()
     }
 
     /// A hop requesting `target` (a URL of the run) leaves.
-    pub fn hop_leaves(&mut self, target: UrlIdx) {
+    pub(crate) fn hop_leaves(&mut self, target: UrlIdx) {
         *self.in_flight.entry(target).or_insert(0) += 1;
     }
 
     /// `u`'s own request is about to leave: true when a hop to it is in
     /// flight, and it then waits for that hop instead.
-    pub fn wait_for_hop(&mut self, u: UrlIdx) -> bool {
+    pub(crate) fn wait_for_hop(&mut self, u: UrlIdx) -> bool {
         let in_flight = self.in_flight.contains_key(&u);
         if in_flight {
             self.waiting.insert(u);
@@ -99,7 +99,7 @@ impl Redirects {
     /// A hop requesting `target` is answered: true when it was the last
     /// one in flight and `target`'s own request waited for it (the hop did
     /// not settle it, so that request goes ahead now).
-    pub fn hop_answered(&mut self, target: UrlIdx) -> bool {
+    pub(crate) fn hop_answered(&mut self, target: UrlIdx) -> bool {
         let Some(n) = self.in_flight.get_mut(&target) else {
             return false;
         };

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// What an earlier result does for a URL about to be requested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reuse {
+pub(crate) enum Reuse {
     /// It settles the URL: recorded as `Some(source)`, or not recorded
     /// again (`None`: it is this run's own, stored already).
     Settle(Option<Source>),
@@ -23,7 +23,7 @@ pub enum Reuse {
 
 /// What `cached` does for a URL of run `run` that is wanted as a document
 /// (`need_get`) or a leaf, at Unix time `now`, given `max_age`.
-pub fn reuse(
+pub(crate) fn reuse(
     cached: &CachedResult,
     run: i64,
     need_get: bool,
@@ -58,7 +58,7 @@ pub fn reuse(
 /// when it has none, when they are another resource's (it redirected), or
 /// when a GET would be answered 304 on the strength of a HEAD (whose
 /// result holds no document).
-pub fn validators(cached: &CachedResult, get: bool) -> Option<Validators> {
+pub(crate) fn validators(cached: &CachedResult, get: bool) -> Option<Validators> {
     // After a redirect the stored validators are the target's: sent to the
     // URL that redirected, they would ask about another resource (and a
     // 304 from it would keep "moved" for a URL that answers again).

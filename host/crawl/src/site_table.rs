@@ -34,7 +34,7 @@ use url::Url;
 
 /// The settings the site table follows.
 #[derive(Clone, Debug)]
-pub struct SitePolicy {
+pub(crate) struct SitePolicy {
     /// The robot's name, as robots.txt records are matched against it.
     pub robot_name: String,
     /// Which reading of robots.txt applies.
@@ -49,7 +49,7 @@ pub struct SitePolicy {
 
 /// Where a site stands on robots.txt when work is about to leave.
 #[derive(Debug, PartialEq, Eq)]
-pub enum RobotsTurn {
+pub(crate) enum RobotsTurn {
     /// Its robots.txt must be read first: [`SiteTable::start_robots`].
     Read,
     /// Its robots.txt is being read, or will be tried again later.
@@ -59,7 +59,7 @@ pub enum RobotsTurn {
 }
 
 /// The sites of a run.
-pub struct SiteTable {
+pub(crate) struct SiteTable {
     policy: SitePolicy,
     sites: Vec<Site>,
     index: HashMap<String, u32>,
@@ -88,12 +88,12 @@ const OTHERS_HOLD: Duration = Duration::from_millis(20);
 
 /// The longest the store's copy of a robots.txt is used: 24 hours (RFC
 /// 9309, section 2.4), even when the server says it may be kept longer.
-pub const MAX_CACHED_ROBOTS: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const MAX_CACHED_ROBOTS: Duration = Duration::from_secs(24 * 3600);
 
 impl SiteTable {
     /// A table with no site yet; `cached` is the store's robots.txt cache,
     /// `files` the user's avoid and sites files.
-    pub fn new(
+    pub(crate) fn new(
         policy: SitePolicy,
         cached: std::collections::HashMap<String, CachedSite>,
         files: RobotsFiles,
@@ -115,7 +115,7 @@ impl SiteTable {
 
     /// The site of `url`, met for the first time if need be: its robots.txt
     /// then comes from the sites file, the store's cache, or is to be read.
-    pub fn site_of(&mut self, url: &Url) -> u32 {
+    pub(crate) fn site_of(&mut self, url: &Url) -> u32 {
         let key = urls::site_key(url);
         if let Some(i) = self.index.get(&key) {
             return *i;
@@ -204,7 +204,7 @@ impl SiteTable {
     /// table was made (a shared run's site taken over): used as the
     /// store's cache is, unless the site's robots.txt is read already or
     /// the avoid and sites files speak for it.
-    pub fn adopt_cached(&mut self, key: &str, cached: CachedSite) {
+    pub(crate) fn adopt_cached(&mut self, key: &str, cached: CachedSite) {
         if self.files.enabled() {
             return;
         }
@@ -227,14 +227,14 @@ impl SiteTable {
 
     /// Site `s`.
     #[cfg(test)]
-    pub fn site(&self, s: u32) -> &Site {
+    pub(crate) fn site(&self, s: u32) -> &Site {
         &self.sites[s as usize]
     }
 
     // ----- which site goes ----------------------------------------------------------------
 
     /// `s` has work that may go: list it (once).
-    pub fn make_runnable(&mut self, s: u32) {
+    pub(crate) fn make_runnable(&mut self, s: u32) {
         let site = &mut self.sites[s as usize];
         if !site.runnable {
             site.runnable = true;
@@ -243,34 +243,34 @@ impl SiteTable {
     }
 
     /// The next listed site, taken off the list.
-    pub fn next_runnable(&mut self) -> Option<u32> {
+    pub(crate) fn next_runnable(&mut self) -> Option<u32> {
         let s = self.runnable.pop_front()?;
         self.sites[s as usize].runnable = false;
         Some(s)
     }
 
     /// How many sites are listed.
-    pub fn runnable(&self) -> usize {
+    pub(crate) fn runnable(&self) -> usize {
         self.runnable.len()
     }
 
     /// Wake `s` up at `at`.
-    pub fn wake_at(&mut self, at: Instant, s: u32) {
+    pub(crate) fn wake_at(&mut self, at: Instant, s: u32) {
         self.timers.push(Reverse((at, s)));
     }
 
     /// The earliest wake-up, if any.
-    pub fn next_timer(&self) -> Option<Instant> {
+    pub(crate) fn next_timer(&self) -> Option<Instant> {
         self.timers.peek().map(|Reverse((t, _))| *t)
     }
 
     /// How many wake-ups are set.
-    pub fn timers(&self) -> usize {
+    pub(crate) fn timers(&self) -> usize {
         self.timers.len()
     }
 
     /// List the sites whose wake-up time has come.
-    pub fn fire_timers(&mut self, now: Instant) {
+    pub(crate) fn fire_timers(&mut self, now: Instant) {
         while let Some(Reverse((t, s))) = self.timers.peek().copied() {
             if t > now {
                 break;
@@ -283,40 +283,40 @@ impl SiteTable {
     // ----- queues -------------------------------------------------------------------------
 
     /// Queue document work (or a continuation) for `s`, and list it.
-    pub fn push_get(&mut self, s: u32, q: Queued) {
+    pub(crate) fn push_get(&mut self, s: u32, q: Queued) {
         self.sites[s as usize].get_queue.push_back(q);
         self.queued += 1;
         self.make_runnable(s);
     }
 
     /// Queue leaf work for `s`, and list it.
-    pub fn push_head(&mut self, s: u32, q: Queued) {
+    pub(crate) fn push_head(&mut self, s: u32, q: Queued) {
         self.sites[s as usize].head_queue.push_back(q);
         self.queued += 1;
         self.make_runnable(s);
     }
 
     /// Put work back at the front of `s`'s queue (it could not leave yet).
-    pub fn push_front(&mut self, s: u32, q: Queued) {
+    pub(crate) fn push_front(&mut self, s: u32, q: Queued) {
         self.sites[s as usize].push_front(q);
         self.queued += 1;
     }
 
     /// Take `s`'s next piece of work, documents first.
-    pub fn pop(&mut self, s: u32) -> Option<Queued> {
+    pub(crate) fn pop(&mut self, s: u32) -> Option<Queued> {
         let q = self.sites[s as usize].pop()?;
         self.queued -= 1;
         Some(q)
     }
 
     /// Whether `s` has work queued.
-    pub fn has_work(&self, s: u32) -> bool {
+    pub(crate) fn has_work(&self, s: u32) -> bool {
         self.sites[s as usize].has_work()
     }
 
     /// Entries in all the queues (some may be settled meanwhile: they are
     /// dropped when their turn comes).
-    pub fn queued(&self) -> usize {
+    pub(crate) fn queued(&self) -> usize {
         self.queued
     }
 
@@ -324,7 +324,7 @@ impl SiteTable {
 
     /// A request to `s` would leave at `now`: true when it may (and it is
     /// counted as started); else the site is woken up when it may.
-    pub fn try_start(&mut self, s: u32, now: Instant) -> bool {
+    pub(crate) fn try_start(&mut self, s: u32, now: Instant) -> bool {
         let site = &mut self.sites[s as usize];
         match site.shared.try_start(now) {
             Ok(()) => {
@@ -347,7 +347,7 @@ impl SiteTable {
     }
 
     /// A request to `s` is answered: the site may go again.
-    pub fn finished(&mut self, s: u32) {
+    pub(crate) fn finished(&mut self, s: u32) {
         let site = &mut self.sites[s as usize];
         site.own_active = site.own_active.saturating_sub(1);
         site.shared.finished();
@@ -355,14 +355,14 @@ impl SiteTable {
     }
 
     /// The server asked `s` to wait until `at` (`Retry-After`).
-    pub fn hold_until(&mut self, s: u32, at: Instant) {
+    pub(crate) fn hold_until(&mut self, s: u32, at: Instant) {
         self.sites[s as usize].shared.hold_until(at);
     }
 
     // ----- robots.txt ---------------------------------------------------------------------
 
     /// Where `s` stands on robots.txt at `now`.
-    pub fn robots_turn(&mut self, s: u32, now: Instant) -> RobotsTurn {
+    pub(crate) fn robots_turn(&mut self, s: u32, now: Instant) -> RobotsTurn {
         let site = &mut self.sites[s as usize];
         if matches!(site.robots, RobotsState::Unknown) {
             // Another caller of the run may have read it, or be reading it.
@@ -397,7 +397,7 @@ impl SiteTable {
     /// task's top), or a page of theirs there links to it. Local files are
     /// the user's already. A site the address rule had refused is asked
     /// for again (its robots.txt first).
-    pub fn open_site(&mut self, url: &Url) {
+    pub(crate) fn open_site(&mut self, url: &Url) {
         let key = urls::site_key(url);
         if let Some(&i) = self.index.get(&key)
             && matches!(self.sites[i as usize].robots, RobotsState::Refused(_))
@@ -410,29 +410,29 @@ impl SiteTable {
 
     /// Whether site `s` may reach this machine or its network: a local
     /// file, or a site the user's word opened ([`SiteTable::open_site`]).
-    pub fn is_open(&self, s: u32) -> bool {
+    pub(crate) fn is_open(&self, s: u32) -> bool {
         self.is_open_url(&self.sites[s as usize].origin)
     }
 
     /// Whether `url` is on a site the user's word opened.
-    pub fn is_open_url(&self, url: &Url) -> bool {
+    pub(crate) fn is_open_url(&self, url: &Url) -> bool {
         url.scheme() == "file" || self.open_sites.contains(&urls::site_key(url))
     }
 
     /// Keep the run from site `s` before its robots.txt is asked: the
     /// address rule refuses it for `reason`.
-    pub fn refuse(&mut self, s: u32, reason: String) {
+    pub(crate) fn refuse(&mut self, s: u32, reason: String) {
         self.sites[s as usize].robots = RobotsState::Refused(reason);
     }
 
     /// A URL of site `s` (to check the address rule against).
-    pub fn origin(&self, s: u32) -> &Url {
+    pub(crate) fn origin(&self, s: u32) -> &Url {
         &self.sites[s as usize].origin
     }
 
     /// Start reading `s`'s robots.txt at `now`: its URL, to request. `None`
     /// when the site has none to read (its requests go unrestricted).
-    pub fn start_robots(&mut self, s: u32, now: Instant) -> Option<Url> {
+    pub(crate) fn start_robots(&mut self, s: u32, now: Instant) -> Option<Url> {
         let site = &mut self.sites[s as usize];
         let Some(url) = urls::robots_url(&site.origin) else {
             site.robots = RobotsState::Ready(Arc::new(RobotsRules::default()));
@@ -450,7 +450,7 @@ impl SiteTable {
 
     /// Why robots.txt (or the site's state) forbids requesting `request` on
     /// `s`, if it does: the category to record and the reason.
-    pub fn refusal(&self, s: u32, request: &Url) -> Option<(Category, String)> {
+    pub(crate) fn refusal(&self, s: u32, request: &Url) -> Option<(Category, String)> {
         let site = &self.sites[s as usize];
         match &site.robots {
             RobotsState::OffLimits(reason) => Some((Category::Avoided, reason.clone())),
@@ -471,7 +471,7 @@ impl SiteTable {
 
     /// The status and type this run's robots.txt request for `s` got: the
     /// answer for a link to that robots.txt.
-    pub fn robots_answer(&self, s: u32) -> Option<(u16, Option<String>)> {
+    pub(crate) fn robots_answer(&self, s: u32) -> Option<(u16, Option<String>)> {
         self.sites[s as usize].robots_answer.clone()
     }
 
@@ -480,7 +480,7 @@ impl SiteTable {
     /// anything was read. The site is listed again, and the run's other
     /// callers waiting for the reading are woken with it (a reading to be
     /// tried again, or refused by the address rule, is theirs to try).
-    pub fn robots_answered(
+    pub(crate) fn robots_answered(
         &mut self,
         s: u32,
         outcome: RobotsFetch,
@@ -604,13 +604,13 @@ impl SiteTable {
     }
 
     /// The URL of `s`'s robots.txt, if it has one.
-    pub fn robots_url(&self, s: u32) -> Option<Url> {
+    pub(crate) fn robots_url(&self, s: u32) -> Option<Url> {
         urls::robots_url(&self.sites[s as usize].origin)
     }
 
     /// Write this run's robots.txt readings back to the user's files (at
     /// the end of the run).
-    pub fn save_files(&self, now: SystemTime) -> std::io::Result<()> {
+    pub(crate) fn save_files(&self, now: SystemTime) -> std::io::Result<()> {
         self.files.save(now)
     }
 }

@@ -12,7 +12,7 @@ use url::Url;
 
 /// Where a site's robots.txt stands.
 #[derive(Clone, Debug)]
-pub enum RobotsState {
+pub(crate) enum RobotsState {
     /// Not fetched yet.
     Unknown,
     /// A request for it is out.
@@ -33,7 +33,7 @@ pub enum RobotsState {
 
 /// A request in progress for a URL: its current hop, retries and redirect chain.
 #[derive(Debug)]
-pub struct Job {
+pub(crate) struct Job {
     /// The URL being checked.
     pub url: UrlIdx,
     /// What to request now (the URL itself, or a redirect hop).
@@ -66,7 +66,7 @@ impl Job {
     /// `error`, the body's `hash`, the document's `owner` (or the
     /// response's), and the first referrer.
     #[allow(clippy::too_many_arguments)]
-    pub fn result(
+    pub(crate) fn result(
         &self,
         url: &Url,
         resp: Option<&FetchResponse>,
@@ -107,7 +107,7 @@ impl Job {
 
 /// Work waiting for a site.
 #[derive(Debug)]
-pub enum Queued {
+pub(crate) enum Queued {
     /// The first request for a URL; its method is decided when it leaves.
     Initial(UrlIdx),
     /// A retry or a redirect hop.
@@ -116,7 +116,7 @@ pub enum Queued {
 
 /// One site (host and port).
 #[derive(Debug)]
-pub struct Site {
+pub(crate) struct Site {
     /// `host:port`, or `file:`.
     pub key: String,
     /// A URL on the site, for building its robots.txt URL.
@@ -144,19 +144,19 @@ pub struct Site {
 
 impl Site {
     /// Whether any work waits (leaf work only counts in the leaf phase).
-    pub fn has_work(&self) -> bool {
+    pub(crate) fn has_work(&self) -> bool {
         !self.get_queue.is_empty() || !self.head_queue.is_empty()
     }
 
     /// Take the next piece of work, documents first.
-    pub fn pop(&mut self) -> Option<Queued> {
+    pub(crate) fn pop(&mut self) -> Option<Queued> {
         self.get_queue
             .pop_front()
             .or_else(|| self.head_queue.pop_front())
     }
 
     /// Put work back at the front (it could not start yet).
-    pub fn push_front(&mut self, q: Queued) {
+    pub(crate) fn push_front(&mut self, q: Queued) {
         self.get_queue.push_front(q);
     }
 }

@@ -3,7 +3,7 @@
 /// A set of task indices. Sixteen bytes (each URL of a crawl has four):
 /// the first 64 tasks inline, the rest behind one thin pointer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TaskSet {
+pub(crate) struct TaskSet {
     low: u64,
     // Boxed on purpose: a thin pointer keeps the set at 16 bytes, and the
     // extra allocation is only made past 64 tasks.
@@ -13,7 +13,7 @@ pub struct TaskSet {
 
 impl TaskSet {
     /// Add `i`; true when it was not there.
-    pub fn insert(&mut self, i: usize) -> bool {
+    pub(crate) fn insert(&mut self, i: usize) -> bool {
         if i < 64 {
             let had = self.low & (1 << i) != 0;
             self.low |= 1 << i;
@@ -30,7 +30,7 @@ impl TaskSet {
     }
 
     /// Whether `i` is in the set.
-    pub fn contains(&self, i: usize) -> bool {
+    pub(crate) fn contains(&self, i: usize) -> bool {
         if i < 64 {
             return self.low & (1 << i) != 0;
         }
@@ -41,12 +41,12 @@ impl TaskSet {
     }
 
     /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.low == 0 && self.high.as_ref().is_none_or(|w| w.iter().all(|x| *x == 0))
     }
 
     /// The members, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         let low = (0..64).filter(|i| self.low & (1 << i) != 0);
         let high = self.high.iter().flat_map(|words| {
             words.iter().enumerate().flat_map(|(w, bits)| {

@@ -10,7 +10,7 @@ use crate::policy::Decision;
 use foldhash::{HashMap, HashMapExt};
 
 /// The policies' verdicts and the documents' depths.
-pub struct Verdicts {
+pub(crate) struct Verdicts {
     /// The policies' objection per (task, URL), where they made one.
     objections: HashMap<(u32, UrlIdx), Decision>,
     /// Whether every policy judges URLs alone (no part of their context):
@@ -27,7 +27,7 @@ pub struct Verdicts {
 impl Verdicts {
     /// No verdict yet. `per_url`: the policies judge URLs alone;
     /// `track_depths`: some policy reads depths.
-    pub fn new(per_url: bool, track_depths: bool) -> Self {
+    pub(crate) fn new(per_url: bool, track_depths: bool) -> Self {
         Verdicts {
             objections: HashMap::new(),
             per_url,
@@ -46,7 +46,7 @@ impl Verdicts {
 
     /// Whether the policies were asked about `u` for task `t` (for any
     /// task, when they judge URLs alone); `asked` is `u`'s record of it.
-    pub fn asked(&self, asked: &TaskSet, t: usize) -> bool {
+    pub(crate) fn asked(&self, asked: &TaskSet, t: usize) -> bool {
         match self.per_url {
             true => !asked.is_empty(),
             false => asked.contains(t),
@@ -55,7 +55,7 @@ impl Verdicts {
 
     /// Keep the policies' verdict on `u` for task `t`, unless one was kept
     /// meanwhile (asked for another reference): it stands.
-    pub fn note(&mut self, asked: &mut TaskSet, t: usize, u: UrlIdx, verdict: Option<Decision>) {
+    pub(crate) fn note(&mut self, asked: &mut TaskSet, t: usize, u: UrlIdx, verdict: Option<Decision>) {
         if self.asked(asked, t) {
             return;
         }
@@ -67,19 +67,19 @@ impl Verdicts {
     }
 
     /// The policies' objection to `u` for task `t`, if they made one.
-    pub fn objection(&self, t: usize, u: UrlIdx) -> Option<Decision> {
+    pub(crate) fn objection(&self, t: usize, u: UrlIdx) -> Option<Decision> {
         self.objections.get(&self.key(t, u)).cloned()
     }
 
     /// The depth of task `t`'s document `d`: links from the top.
-    pub fn depth_of(&self, t: usize, d: UrlIdx) -> u32 {
+    pub(crate) fn depth_of(&self, t: usize, d: UrlIdx) -> u32 {
         self.depths.get(&(t as u32, d)).copied().unwrap_or(0)
     }
 
     /// The depth, for task `t`, that policies are told of what document
     /// `d` refers to: one more than `d`'s (0 for every URL when no policy
     /// reads depths, as the WIT says).
-    pub fn depth_below(&self, t: usize, d: UrlIdx) -> u32 {
+    pub(crate) fn depth_below(&self, t: usize, d: UrlIdx) -> u32 {
         match self.track_depths {
             true => self.depth_of(t, d) + 1,
             false => 0,
@@ -87,19 +87,19 @@ impl Verdicts {
     }
 
     /// Whether `u` is counted as a document of task `t` already.
-    pub fn counted(&self, t: usize, u: UrlIdx) -> bool {
+    pub(crate) fn counted(&self, t: usize, u: UrlIdx) -> bool {
         self.depths.contains_key(&(t as u32, u))
     }
 
     /// Count `u` as a document of task `t`, at `depth`.
-    pub fn count(&mut self, t: usize, u: UrlIdx, depth: u32) {
+    pub(crate) fn count(&mut self, t: usize, u: UrlIdx, depth: u32) {
         self.depths.insert((t as u32, u), depth);
     }
 }
 
 /// The host's decision, made more restrictive by the policies' objection:
 /// an avoid stands for any request, a leaf for a document candidate.
-pub fn with_objection(objection: Option<Decision>, decision: Decision) -> Decision {
+pub(crate) fn with_objection(objection: Option<Decision>, decision: Decision) -> Decision {
     match (objection, decision) {
         (Some(Decision::Avoid(r)), _) => Decision::Avoid(r),
         (Some(Decision::Leaf(r)), Decision::Traverse) => Decision::Leaf(r),
@@ -109,7 +109,7 @@ pub fn with_objection(objection: Option<Decision>, decision: Decision) -> Decisi
 
 /// How far a task has traversed, against its bounds.
 #[derive(Clone, Debug)]
-pub struct Traversal {
+pub(crate) struct Traversal {
     /// The task's bounds.
     pub bounds: TaskBounds,
     /// Documents counted so far.
@@ -124,7 +124,7 @@ pub struct Traversal {
 
 /// Which bound a document candidate went beyond.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Beyond {
+pub(crate) struct Beyond {
     /// The bound, as the reports name it: `max_depth (3 links from the top)`.
     pub bound: String,
     /// Whether it is the first candidate beyond that bound (said once).
@@ -133,7 +133,7 @@ pub struct Beyond {
 
 impl Traversal {
     /// Bounds with nothing traversed yet.
-    pub fn new(bounds: TaskBounds) -> Self {
+    pub(crate) fn new(bounds: TaskBounds) -> Self {
         Traversal {
             bounds,
             traversed: 0,
@@ -144,7 +144,7 @@ impl Traversal {
 
     /// A document candidate at `depth`, whose URL is `url`: counted when
     /// within the bounds, else which bound it is beyond.
-    pub fn admit(&mut self, depth: u32, url: &str) -> Result<(), Beyond> {
+    pub(crate) fn admit(&mut self, depth: u32, url: &str) -> Result<(), Beyond> {
         if depth > self.bounds.max_depth {
             let first = keep_least(&mut self.too_deep, url);
             let bound = self.depth_bound();
@@ -161,7 +161,7 @@ impl Traversal {
 
     /// The bounds reached, each with the least document it turned into a
     /// leaf, as the run's summary says them.
-    pub fn bounds_hit(&self) -> Vec<String> {
+    pub(crate) fn bounds_hit(&self) -> Vec<String> {
         [
             (self.depth_bound(), &self.too_deep),
             (self.documents_bound(), &self.too_many),

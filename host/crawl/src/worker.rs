@@ -18,7 +18,7 @@ const INLINE_PARSE_LIMIT: usize = 256 * 1024;
 
 /// A finished request, back to the engine.
 #[derive(Debug)]
-pub enum Completion {
+pub(crate) enum Completion {
     /// A request for a URL (or one hop of it).
     Fetch {
         /// The site it was made to.
@@ -58,7 +58,7 @@ pub enum Completion {
 }
 
 /// Policy questions of one task about URLs found in one document.
-pub struct PolicyAsk {
+pub(crate) struct PolicyAsk {
     /// The task.
     pub task: usize,
     /// The task, as plugins see it.
@@ -75,7 +75,7 @@ pub struct PolicyAsk {
 
 /// A response for the fetch hooks' `after-response`.
 #[derive(Debug)]
-pub struct Screening {
+pub(crate) struct Screening {
     /// The URL requested.
     pub url: Url,
     /// `GET` or `HEAD`.
@@ -93,7 +93,7 @@ pub struct Screening {
 impl Screening {
     /// Show the response to the fetch hooks (blocking: on the plugin
     /// thread) and complete `fetch` with their verdict.
-    pub fn screen(self, hooks: &CrawlHooks, fetch: &mut Completion) {
+    pub(crate) fn screen(self, hooks: &CrawlHooks, fetch: &mut Completion) {
         let verdict = hooks.after_response(
             &self.url,
             self.method,
@@ -110,7 +110,7 @@ impl Screening {
 
 /// The policies' verdicts on one [`PolicyAsk`].
 #[derive(Debug)]
-pub struct PolicyAnswer {
+pub(crate) struct PolicyAnswer {
     /// The task.
     pub task: usize,
     /// What the task does now.
@@ -124,14 +124,14 @@ pub struct PolicyAnswer {
 /// never runs (the plugin thread is gone) or panics, the engine still
 /// gets the completion, with no answers from the plugins (no objections,
 /// no reclassification), so the crawl goes on either way.
-pub struct Reply {
+pub(crate) struct Reply {
     tx: tokio::sync::mpsc::UnboundedSender<Completion>,
     completion: Option<Completion>,
 }
 
 impl Reply {
     /// A reply that sends `completion` unless it is changed.
-    pub fn new(tx: tokio::sync::mpsc::UnboundedSender<Completion>, completion: Completion) -> Self {
+    pub(crate) fn new(tx: tokio::sync::mpsc::UnboundedSender<Completion>, completion: Completion) -> Self {
         Reply {
             tx,
             completion: Some(completion),
@@ -139,7 +139,7 @@ impl Reply {
     }
 
     /// The completion, to fill in.
-    pub fn completion(&mut self) -> &mut Completion {
+    pub(crate) fn completion(&mut self) -> &mut Completion {
         self.completion.as_mut().expect("sent only on drop")
     }
 }
@@ -153,7 +153,7 @@ impl Drop for Reply {
 }
 
 /// The policies' answers to `asked` when they give none: no objections.
-pub fn no_objections(asked: &[PolicyAsk]) -> Vec<PolicyAnswer> {
+pub(crate) fn no_objections(asked: &[PolicyAsk]) -> Vec<PolicyAnswer> {
     asked
         .iter()
         .map(|a| PolicyAnswer {
@@ -166,7 +166,7 @@ pub fn no_objections(asked: &[PolicyAsk]) -> Vec<PolicyAnswer> {
 
 /// What a task does once the policies' verdicts are in.
 #[derive(Debug, Clone, Copy)]
-pub enum AfterVerdicts {
+pub(crate) enum AfterVerdicts {
     /// Follow the references of this document.
     Expand(super::frontier::UrlIdx),
     /// Reach `target`, the final URL of the moved URL `from`.
@@ -192,7 +192,7 @@ fn hash_and_parse(
 /// headers, or gives the veto's reason (the request must not go). No
 /// verdict (the plugin thread is gone, or the job panicked): the request
 /// goes as if there were no hooks.
-pub fn heed(verdict: Option<BeforeRequest>, req: &mut FetchRequest) -> Option<String> {
+pub(crate) fn heed(verdict: Option<BeforeRequest>, req: &mut FetchRequest) -> Option<String> {
     match verdict {
         Some(BeforeRequest::Veto(reason)) => Some(reason),
         Some(BeforeRequest::Proceed(headers)) => {
@@ -210,7 +210,7 @@ pub fn heed(verdict: Option<BeforeRequest>, req: &mut FetchRequest) -> Option<St
 }
 
 /// The completion of `job`, whose request the hooks vetoed for `reason`.
-pub fn vetoed(site: u32, job: Box<Job>, reason: String) -> Completion {
+pub(crate) fn vetoed(site: u32, job: Box<Job>, reason: String) -> Completion {
     Completion::Fetch {
         site,
         job,
@@ -223,7 +223,7 @@ pub fn vetoed(site: u32, job: Box<Job>, reason: String) -> Completion {
 
 /// Show the request hooks `req` (on the plugin thread), then [`fetch`] it
 /// unless they veto it.
-pub async fn ask_hooks_then_fetch(
+pub(crate) async fn ask_hooks_then_fetch(
     fetcher: Fetcher,
     site: u32,
     job: Box<Job>,
@@ -250,7 +250,7 @@ pub async fn ask_hooks_then_fetch(
 /// `hooks`, a parser plugin reads a body the host does not parse itself
 /// (its calls run on the plugin thread), and a response the fetch hooks
 /// want to see goes to the engine as a [`Completion::Screen`].
-pub async fn fetch(
+pub(crate) async fn fetch(
     fetcher: Fetcher,
     site: u32,
     mut job: Box<Job>,
@@ -363,7 +363,7 @@ pub async fn fetch(
 }
 
 /// Fetch a site's robots.txt (held to the address rule when `public_only`).
-pub async fn robots(fetcher: Fetcher, site: u32, url: Url, public_only: bool) -> Completion {
+pub(crate) async fn robots(fetcher: Fetcher, site: u32, url: Url, public_only: bool) -> Completion {
     Completion::Robots {
         site,
         outcome: fetch_robots(&fetcher, url, public_only).await,

@@ -42,16 +42,16 @@ use tower::ServiceExt;
 
 /// The largest request head read (request line and headers): a search's
 /// query is bounded far below it.
-pub const MAX_HEAD: usize = 64 << 10;
+pub(crate) const MAX_HEAD: usize = 64 << 10;
 /// How much longer than the idle timeout a connection waits on a silent
 /// peer before it is cut: a stalled request body is answered 408 at the
 /// idle timeout (by the router's deadline) before its connection goes.
-pub const GRACE: Duration = Duration::from_secs(1);
+pub(crate) const GRACE: Duration = Duration::from_secs(1);
 /// Connections past their client's share answered 503 at once, at most
 /// (each for a second at most); more are closed without an answer.
-pub const TURNING_AWAY: usize = 64;
+pub(crate) const TURNING_AWAY: usize = 64;
 /// How long open connections get to finish once the server is stopped.
-pub const DRAIN: Duration = Duration::from_secs(5);
+pub(crate) const DRAIN: Duration = Duration::from_secs(5);
 
 /// The bounds on connections.
 #[derive(Clone, Copy, Debug)]
@@ -83,7 +83,7 @@ impl Default for Limits {
 /// Answer the connections `listener` takes with `router` until `stop`
 /// resolves; each request carries its peer's address, as axum's
 /// [`ConnectInfo`].
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
     limits: Limits,
@@ -243,7 +243,7 @@ async fn turn_away(mut stream: TcpStream) {
 /// A listener on `addr` with room for 1,024 connections waiting to be
 /// taken (the standard library asks for 128), so clients past
 /// [`Limits::connections`] wait in the backlog rather than being retried.
-pub fn listen(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+pub(crate) fn listen(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
     let socket = match addr {
         std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
         std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
@@ -255,7 +255,7 @@ pub fn listen(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
 
 /// A connection closed (its reads and writes fail with `TimedOut`) once
 /// no byte has moved either way for its limit while it waits on the peer.
-pub struct Inactive {
+pub(crate) struct Inactive {
     io: TcpStream,
     limit: Duration,
     /// When a byte last moved.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Searches running and waiting.
-pub struct Turns {
+pub(crate) struct Turns {
     running: Arc<Semaphore>,
     waiting: AtomicUsize,
     max_waiting: usize,
@@ -25,7 +25,7 @@ impl Drop for Waiting<'_> {
 
 impl Turns {
     /// At most `at_once` searches running and `max_waiting` waiting.
-    pub fn new(at_once: usize, max_waiting: usize) -> Turns {
+    pub(crate) fn new(at_once: usize, max_waiting: usize) -> Turns {
         Turns {
             running: Arc::new(Semaphore::new(at_once)),
             waiting: AtomicUsize::new(0),
@@ -37,7 +37,7 @@ impl Turns {
     /// server is stopping. The turn is owned, so that it goes with the
     /// search onto its blocking thread and is given back only when the
     /// search is done, even if the request that asked is gone.
-    pub async fn take(&self) -> Option<OwnedSemaphorePermit> {
+    pub(crate) async fn take(&self) -> Option<OwnedSemaphorePermit> {
         if let Ok(turn) = self.running.clone().try_acquire_owned() {
             return Some(turn);
         }

@@ -61,7 +61,7 @@ pub(crate) fn migrate(conn: &Conn) -> Result<i64, StoreError> {
 }
 
 /// Migration `i` brings the schema from version `i` to `i + 1`.
-pub const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: the first release.
     r#"
 CREATE TABLE urls (
@@ -434,7 +434,7 @@ CREATE TRIGGER library_deleted AFTER DELETE ON library
 /// store's ids and times are 64-bit), flags `BIGINT` 0 or 1 as on SQLite,
 /// and URLs `COLLATE "C"`, so that URL order is byte order as SQLite's is
 /// whatever the database's own collation.
-pub const PG_MIGRATIONS: &[&str] = &[
+pub(crate) const PG_MIGRATIONS: &[&str] = &[
     // 1
     r#"
 CREATE TABLE urls (

@@ -60,7 +60,7 @@ fn undo(coding: Coding, body: &[u8], cap: u64) -> std::io::Result<(Vec<u8>, bool
 /// layer was cut at `cap`; `Ok(None)` when the codings are not ones this
 /// undoes (the body is kept as it came), an error when the body is not
 /// what its codings say.
-pub fn decode(
+pub(super) fn decode(
     content_encoding: &str,
     body: &[u8],
     cap: u64,

@@ -353,8 +353,11 @@ pub fn remove(text: &str, named: Named<'_>) -> Result<String, String> {
         Named::Engine(n) => ("engine", "name", n),
         Named::Detector(s) => ("detector", "source", s),
         Named::Index => {
-            if doc.remove("index").is_none() {
+            let Some(gone) = doc.remove("index") else {
                 return Err("the profile has no [index] (it uses the default)".into());
+            };
+            if let Item::Table(gone) = gone {
+                hand_on_comments(&mut doc, &gone);
             }
             return Ok(doc.to_string());
         }
@@ -390,15 +393,106 @@ pub fn remove(text: &str, named: Named<'_>) -> Result<String, String> {
             )
         });
     };
-    tables(&mut doc, key)?.remove(i);
-    if doc
-        .get(key)
-        .and_then(Item::as_array_of_tables)
-        .is_some_and(|a| a.is_empty())
-    {
+    let list = tables(&mut doc, key)?;
+    let gone = list.get(i).cloned();
+    list.remove(i);
+    if list.is_empty() {
         doc.remove(key);
     }
+    if let Some(gone) = gone {
+        hand_on_comments(&mut doc, &gone);
+    }
     Ok(doc.to_string())
+}
+
+/// `prefix` (the comments and blank lines above a table's header) as what
+/// is not the table's own and what is: its own is the block of comment
+/// lines right above its header, after the last blank line; what comes
+/// before that blank line (the template's commented settings, a comment
+/// closing the entry above, a heading over several entries) is not.
+fn split_own(prefix: &str) -> (&str, &str) {
+    let mut cut = 0;
+    let mut at = 0;
+    for line in prefix.split_inclusive('\n') {
+        at += line.len();
+        if line.trim().is_empty() {
+            cut = at;
+        }
+    }
+    prefix.split_at(cut)
+}
+
+/// `text` without its leading blank lines.
+fn without_leading_blank_lines(text: &str) -> &str {
+    let mut rest = text;
+    while let Some(end) = rest.find('\n')
+        && rest[..end].trim().is_empty()
+    {
+        rest = &rest[end + 1..];
+    }
+    rest
+}
+
+/// Every table under `table` (nested ones and the elements of arrays of
+/// tables), handed to `f`.
+fn each_table(table: &mut Table, f: &mut dyn FnMut(&mut Table)) {
+    for (_, item) in table.iter_mut() {
+        match item {
+            Item::Table(t) => {
+                f(t);
+                each_table(t, f);
+            }
+            Item::ArrayOfTables(a) => {
+                for t in a.iter_mut() {
+                    f(t);
+                    each_table(t, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// After `gone` was taken out of `doc`: the comments above its header that
+/// are not its own ([`split_own`]) stay where they were, above the table
+/// that now follows (or at the end of the file), so that a removal takes
+/// the entry and its own comment and nothing else.
+fn hand_on_comments(doc: &mut DocumentMut, gone: &Table) {
+    let prefix = gone.decor().prefix().and_then(|p| p.as_str()).unwrap_or("");
+    let (kept, _own) = split_own(prefix);
+    let Some(at) = gone.position() else {
+        return;
+    };
+    if kept.is_empty() {
+        return;
+    }
+    let mut next: Option<isize> = None;
+    each_table(doc.as_table_mut(), &mut |t| {
+        if let Some(p) = t.position().filter(|p| *p > at) {
+            next = Some(next.map_or(p, |n| n.min(p)));
+        }
+    });
+    match next {
+        Some(next) => each_table(doc.as_table_mut(), &mut |t| {
+            if t.position() == Some(next) {
+                let own = t.decor().prefix().and_then(|p| p.as_str()).unwrap_or("");
+                let joined = format!("{kept}{}", without_leading_blank_lines(own));
+                t.decor_mut().set_prefix(joined);
+            }
+        }),
+        // The last table: its comments end the file, with no blank line
+        // after them.
+        None if kept.trim().is_empty() => {}
+        None => {
+            let trailing = doc.trailing().as_str().unwrap_or("").to_string();
+            let trailing = without_leading_blank_lines(&trailing);
+            let joined = match trailing.is_empty() {
+                true => format!("{}\n", kept.trim_end()),
+                false => format!("{kept}{trailing}"),
+            };
+            doc.set_trailing(joined);
+        }
+    }
 }
 
 /// `text` with the top-level setting `key` set to `raw` (a number for
@@ -568,6 +662,49 @@ mod tests {
         assert_eq!(
             remove(PROFILE, Named::Interest("x")).unwrap_err(),
             "the profile has no [[interest]]"
+        );
+    }
+
+    #[test]
+    fn removing_takes_the_entry_and_its_own_comment_only() {
+        // The template's commented settings are above the first [[url]]:
+        // removing it leaves them.
+        let text = new_profile("mirror", &["https://news.example/".into()]).unwrap();
+        let url = |u: &str| Entry::Url {
+            url: u.into(),
+            depth: None,
+            category: None,
+            schedule: None,
+        };
+        let with = add(&text, &url("https://blog.example/")).unwrap();
+        let without = remove(&with, Named::Url("https://news.example/")).unwrap();
+        assert_eq!(
+            without,
+            text.replace("https://news.example/", "https://blog.example/")
+        );
+        let without = remove(&with, Named::Url("https://blog.example/")).unwrap();
+        assert_eq!(without, text);
+
+        // A comment closing an entry, a heading over several and each
+        // entry's own comment: only the removed entry's own goes.
+        let text = "mirror = \"m\"\n\n# ---- Pages ----\n\n# The news.\n[[url]]\nurl = \"https://news.example/\"\n# (daily)\n\n# The blog.\n[[url]]  # weekly\nurl = \"https://blog.example/\"\n\n# Search.\n[[engine]]\nname = \"wiki\"\nsource = \"builtin:mediawiki\"\n[engine.config]\n# Its own words.\nlimit = 3\n\n# The end.\n";
+        assert_eq!(
+            remove(text, Named::Url("https://news.example/")).unwrap(),
+            "mirror = \"m\"\n\n# ---- Pages ----\n\n# (daily)\n\n# The blog.\n[[url]]  # weekly\nurl = \"https://blog.example/\"\n\n# Search.\n[[engine]]\nname = \"wiki\"\nsource = \"builtin:mediawiki\"\n[engine.config]\n# Its own words.\nlimit = 3\n\n# The end.\n"
+        );
+        assert_eq!(
+            remove(text, Named::Url("https://blog.example/")).unwrap(),
+            "mirror = \"m\"\n\n# ---- Pages ----\n\n# The news.\n[[url]]\nurl = \"https://news.example/\"\n# (daily)\n\n# Search.\n[[engine]]\nname = \"wiki\"\nsource = \"builtin:mediawiki\"\n[engine.config]\n# Its own words.\nlimit = 3\n\n# The end.\n"
+        );
+        assert_eq!(
+            remove(text, Named::Engine("wiki")).unwrap(),
+            "mirror = \"m\"\n\n# ---- Pages ----\n\n# The news.\n[[url]]\nurl = \"https://news.example/\"\n# (daily)\n\n# The blog.\n[[url]]  # weekly\nurl = \"https://blog.example/\"\n\n# The end.\n"
+        );
+        // The last table's comment above it that is not its own ends the file.
+        let text = "mirror = \"m\"\n[[url]]\nurl = \"https://news.example/\"\n# A note.\n\n[index]\nsource = \"builtin:websnatcher-index\"\n";
+        assert_eq!(
+            remove(text, Named::Index).unwrap(),
+            "mirror = \"m\"\n[[url]]\nurl = \"https://news.example/\"\n# A note.\n"
         );
     }
 

@@ -92,8 +92,10 @@ pub(super) struct QueryArgs {
 
 /// `spinneret query`: one engine, once; the hits on standard output. Exit
 /// 0 with the hits (or none), 1 when the engine could not be asked or gave
-/// no results page, 2 for a usage error, 3 when the plugin failed.
-pub(super) fn query(args: &QueryArgs) -> anyhow::Result<u8> {
+/// no results page, 2 for a usage error, 3 when the plugin failed. With
+/// `quiet` 1 (`-q`) the URL asked is not said; with 2 (`-qq`) only errors
+/// are, and `--json`'s lines (asked for, as a crawl's `--format` report).
+pub(super) fn query(args: &QueryArgs, quiet: u8) -> anyhow::Result<u8> {
     let usage = |m: String| {
         eprintln!("spinneret: {m}");
         Ok(EXIT_USAGE)
@@ -148,14 +150,14 @@ pub(super) fn query(args: &QueryArgs) -> anyhow::Result<u8> {
             return Ok(if plugin { EXIT_PLUGIN } else { EXIT_BROKEN });
         }
     };
-    if !answer.ignored.is_empty() {
+    if !answer.ignored.is_empty() && quiet < 2 {
         eprintln!(
             "spinneret: warning: {} cannot restrict its results by {}; it searched without",
             args.engine,
             answer.ignored.join(", ")
         );
     }
-    if answer.hits.is_empty() && answer.no_results.is_none() {
+    if answer.hits.is_empty() && answer.no_results.is_none() && quiet < 2 {
         eprintln!(
             "spinneret: warning: {} had no hits the plugin could read; the engine's page may have changed",
             answer.query_url
@@ -168,8 +170,10 @@ pub(super) fn query(args: &QueryArgs) -> anyhow::Result<u8> {
                 serde_json::json!({"rank": h.rank, "url": h.url, "title": h.title, "snippet": h.snippet})
             );
         }
-    } else {
-        eprintln!("asked {}", answer.query_url);
+    } else if quiet < 2 {
+        if quiet == 0 {
+            eprintln!("asked {}", answer.query_url);
+        }
         match answer.no_results.as_deref() {
             Some("") => outln!("no results"),
             Some(words) => outln!("no results (the engine says: {words})"),
@@ -186,15 +190,23 @@ pub(super) fn query(args: &QueryArgs) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// `spinneret collect --clean | --archive URL… | --purge-before DATE`.
-fn keep(args: &CollectArgs, profile: &crate::snatch::profile::Profile) -> anyhow::Result<u8> {
+/// `spinneret collect --clean | --archive URL… | --purge-before DATE`,
+/// said as `quiet` asks: each page archived only without `-q`, what could
+/// not be archived and the summary without `-qq`.
+fn keep(
+    args: &CollectArgs,
+    profile: &crate::snatch::profile::Profile,
+    quiet: u8,
+) -> anyhow::Result<u8> {
     use crate::app::collect::keep;
     if args.clean {
         let (files, runs) = keep::clean(profile)?;
-        outln!(
-            "{files} files of {runs} runs removed from {}",
-            profile.mirror.display()
-        );
+        if quiet < 2 {
+            outln!(
+                "{files} files of {runs} runs removed from {}",
+                profile.mirror.display()
+            );
+        }
         return Ok(EXIT_OK);
     }
     if let Some(day) = &args.purge_before {
@@ -203,7 +215,9 @@ fn keep(args: &CollectArgs, profile: &crate::snatch::profile::Profile) -> anyhow
             return Ok(EXIT_USAGE);
         }
         let n = keep::purge_before(profile, day)?;
-        outln!("{n} archived pages from before {day} removed");
+        if quiet < 2 {
+            outln!("{n} archived pages from before {day} removed");
+        }
         return Ok(EXIT_OK);
     }
     let mut urls = Vec::new();
@@ -219,24 +233,31 @@ fn keep(args: &CollectArgs, profile: &crate::snatch::profile::Profile) -> anyhow
     let mut failed = false;
     for (url, done) in keep::archive(profile, &urls, &keep::today())? {
         match done {
-            Ok(path) => outln!("archived {url}: {}", profile.mirror.join(path).display()),
+            Ok(path) if quiet == 0 => {
+                outln!("archived {url}: {}", profile.mirror.join(path).display())
+            }
+            Ok(_) => {}
             Err(why) => {
                 failed = true;
-                outln!("not archived: {url}: {why}");
+                if quiet < 2 {
+                    outln!("not archived: {url}: {why}");
+                }
             }
         }
     }
-    outln!(
-        "archive: {}",
-        profile.mirror.join("Archive/archive.html").display()
-    );
+    if quiet < 2 {
+        outln!(
+            "archive: {}",
+            profile.mirror.join("Archive/archive.html").display()
+        );
+    }
     Ok(if failed { EXIT_BROKEN } else { EXIT_OK })
 }
 
-/// `spinneret collect`: a profile's run. Exit 0 when everything was
-/// collected, 1 when some URL could not be, 2 for a profile that cannot be
-/// used.
-pub(super) fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
+/// `spinneret collect`: a profile's run, said as `quiet` asks (see
+/// [`collect_run`]). Exit 0 when everything was collected, 1 when some URL
+/// could not be, 2 for a profile that cannot be used.
+pub(super) fn collect(args: &CollectArgs, quiet: u8) -> anyhow::Result<u8> {
     let profile = match crate::snatch::profile::load(&args.profile) {
         Ok(p) => p,
         Err(e) => {
@@ -245,7 +266,7 @@ pub(super) fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
         }
     };
     if args.clean || !args.archive.is_empty() || args.purge_before.is_some() {
-        return keep(args, &profile);
+        return keep(args, &profile, quiet);
     }
     let settings = match settings_from(&args.from, &args.resolve) {
         Ok(s) => s,
@@ -259,6 +280,7 @@ pub(super) fn collect(args: &CollectArgs) -> anyhow::Result<u8> {
         &profile,
         &crate::app::collect::NotDue::default(),
         settings,
+        quiet,
     )
     .map(|(code, _)| code)
 }
@@ -322,11 +344,15 @@ impl Drop for StopListener {
 /// the part of it due under `watch`) and carrying `not_due` forward: exit
 /// 0 when everything was collected, 1 when something could not be, 2 when
 /// the profile's plugins cannot be used; and whether a signal stopped it.
+/// What is said follows `quiet`, as a crawl's:
+/// 0, everything; 1 (`-q`), the summary in one line and what went wrong;
+/// 2 (`-qq`), only the errors.
 pub(crate) fn collect_run(
     profile: &crate::snatch::profile::Profile,
     due: &crate::snatch::profile::Profile,
     not_due: &crate::app::collect::NotDue,
     mut settings: config::Settings,
+    quiet: u8,
 ) -> anyhow::Result<(u8, bool)> {
     if let Some(d) = profile.per_site_delay {
         settings.per_site_delay = d;
@@ -362,7 +388,7 @@ pub(crate) fn collect_run(
         |c: crate::snatch::changes::Change| done.changes.iter().filter(|x| **x == c).count();
     use crate::snatch::changes::Change;
     use crate::snatch::human_bytes;
-    outln!(
+    let run = format!(
         "run {}: {} items, {} files, {} in {} ({} requests)",
         done.run.id,
         items.len(),
@@ -375,52 +401,63 @@ pub(crate) fn collect_run(
         0 => String::new(),
         n => format!(", {n} not retrieved"),
     };
-    outln!(
+    let since = format!(
         "since the last run: {} new, {} changed, {} unchanged, {} gone{not_retrieved}",
         count(Change::New),
         count(Change::Changed),
         count(Change::Unchanged),
         done.gone.len()
     );
-    if !not_due.is_empty() {
-        outln!(
-            "not due this run: {} pages carried forward from the last run ({} files)",
-            count(Change::Carried),
-            done.carried_files
-        );
+    match quiet {
+        0 => outln!("{run}\n{since}"),
+        1 => outln!("{run}; {since}"),
+        _ => {}
     }
-    if done.cleaned > 0 {
-        outln!(
-            "{} files of earlier runs removed (keep_runs = {})",
-            done.cleaned,
-            profile.keep_runs
-        );
-    }
-    outln!("index: {}", profile.mirror.join(&done.index).display());
-    outln!("web archive: {}", profile.mirror.join(&done.warc).display());
-    if skipped > 0 {
-        outln!("{skipped} bookmarks of other schemes (javascript:, place:, file:) left out");
+    if quiet == 0 {
+        if !not_due.is_empty() {
+            outln!(
+                "not due this run: {} pages carried forward from the last run ({} files)",
+                count(Change::Carried),
+                done.carried_files
+            );
+        }
+        if done.cleaned > 0 {
+            outln!(
+                "{} files of earlier runs removed (keep_runs = {})",
+                done.cleaned,
+                profile.keep_runs
+            );
+        }
+        outln!("index: {}", profile.mirror.join(&done.index).display());
+        outln!("web archive: {}", profile.mirror.join(&done.warc).display());
+        if skipped > 0 {
+            outln!("{skipped} bookmarks of other schemes (javascript:, place:, file:) left out");
+        }
     }
     let (unasked, failed): (Vec<_>, Vec<_>) = done
         .failed
         .iter()
         .partition(|(_, why)| why == crate::app::collect::fetch::STOPPED);
-    for (url, why) in &failed {
-        outln!("not collected: {url}: {why}");
+    if quiet < 2 {
+        for (url, why) in &failed {
+            outln!("not collected: {url}: {why}");
+        }
+        if done.stopped {
+            let items_left = done.pages.iter().filter(|p| p.path.is_none()).count();
+            outln!(
+                "stopped: {} URLs queued were not fetched; {items_left} of {} items have no page this run",
+                unasked.len(),
+                done.pages.len()
+            );
+        }
+        for (file, why) in &done.written.unconverted {
+            outln!("links not converted: {file}: {why}");
+        }
     }
-    if done.stopped {
-        let items_left = done.pages.iter().filter(|p| p.path.is_none()).count();
-        outln!(
-            "stopped: {} URLs queued were not fetched; {items_left} of {} items have no page this run",
-            unasked.len(),
-            done.pages.len()
-        );
-    }
-    for (file, why) in &done.written.unconverted {
-        outln!("links not converted: {file}: {why}");
-    }
-    for n in &asked.notes {
-        outln!("note: {n}");
+    if quiet == 0 {
+        for n in &asked.notes {
+            outln!("note: {n}");
+        }
     }
     let problems: Vec<&String> = problems.iter().chain(&done.problems).collect();
     for p in &problems {

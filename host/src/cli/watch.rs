@@ -77,17 +77,19 @@ pub fn is_profile(path: &Path) -> bool {
             .any(|k| table.contains_key(*k))
 }
 
-/// Watch `path` (a crawl configuration or a WebSnatcher profile) until stopped.
+/// Watch `path` (a crawl configuration or a WebSnatcher profile) until
+/// stopped; `quiet` is the count of `-q`.
 pub fn run(
     path: &Path,
     default: Option<Schedule>,
     overrides: &super::Overrides,
-    quiet: bool,
+    quiet: u8,
     strict_plugins: bool,
 ) -> anyhow::Result<u8> {
     if is_profile(path) {
         return run_profile(path, default, overrides, quiet);
     }
+    let quiet = quiet > 0;
     let config = match load_config(path, overrides) {
         Ok(c) => c,
         Err(e) => {
@@ -131,7 +133,7 @@ fn run_profile(
     path: &Path,
     default: Option<Schedule>,
     overrides: &super::Overrides,
-    quiet: bool,
+    quiet: u8,
 ) -> anyhow::Result<u8> {
     let load = || -> Result<(Profile, Plan), String> {
         let p = crate::snatch::profile::load(path).map_err(|e| e.to_string())?;
@@ -154,12 +156,12 @@ fn run_profile(
     };
     let collect = |profile: &Profile, due: &[String]| {
         let (only, not_due) = due_only(profile, due);
-        if !quiet {
+        if quiet == 0 {
             eprintln!("spinneret: collecting {}", due.join(", "));
         }
-        super::collect_run(profile, &only, &not_due, settings.clone())
+        super::collect_run(profile, &only, &not_due, settings.clone(), quiet)
     };
-    watch(first, load, collect, quiet)
+    watch(first, load, collect, quiet > 0)
 }
 
 /// The watch loop: sleep until the next entry of the plan is due, run the

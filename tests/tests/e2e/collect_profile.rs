@@ -2,7 +2,10 @@
 //! profile, quiet output, names a run cannot write, watching with
 //! `--resolve`, engines checked when added, exclusions that are no failure.
 
-use crate::common::{expect_exit, spinneret};
+use crate::common::{command, expect_exit, spinneret, text};
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 /// `spinneret profile ARGS…`, expected to exit with `code`; its stderr.
 fn profile(args: &[&str], code: i32) -> String {
@@ -73,4 +76,165 @@ fn profile_remove_takes_the_entry_and_its_own_comment_only() {
         profile(&args, 0);
         assert_eq!(std::fs::read_to_string(&file).unwrap(), left, "{removed:?}");
     }
+}
+
+/// A SearXNG engine on loopback for the interests of a profile: under
+/// `/found/` it finds the site's page, under `/none/` nothing, and
+/// anything else is not there (404). `port` is the web's, set once it
+/// runs.
+fn engine_site(port: Arc<OnceLock<u16>>) -> Site {
+    Site::new()
+        .page(
+            "/index.html",
+            "<title>Home</title><img src=\"a.png\"><a href=\"gone.html\">gone</a>",
+        )
+        .route("/a.png", Route::file("image/png", "PNG"))
+        .generated(Arc::new(move |path: &str| {
+            let port = port.get().copied().unwrap_or(0);
+            let results = match path {
+                p if p.starts_with("/found/search?") => {
+                    format!(r#"[{{"url": "http://127.0.0.1:{port}/index.html", "title": "Home"}}]"#)
+                }
+                p if p.starts_with("/none/search?") => "[]".to_string(),
+                _ => return None,
+            };
+            Some(Route::file(
+                "application/json",
+                format!(r#"{{"results": {results}}}"#),
+            ))
+        }))
+}
+
+/// `-q` and `-qq` in `collect` as in `crawl`: `-q` says the run in one line
+/// and what went wrong (a URL not collected on standard output, an engine
+/// that could not be asked on standard error), not the files, the notes or
+/// the per-item lines; `-qq` says only the errors. The exit status is the
+/// same.
+#[test]
+fn collect_is_quiet_with_q_and_quieter_with_qq() {
+    let port = Arc::new(OnceLock::new());
+    let web = TestWeb::start(Web::new().site("127.0.0.1", engine_site(port.clone())));
+    let _ = port.set(web.port());
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let profile_text = format!(
+        r#"per_site_delay = "0s"
+
+[[url]]
+url = "{base}/index.html"
+depth = 1
+
+[[interest]]
+title = "Found"
+keywords = ["home"]
+engines = ["found", "none", "broken"]
+
+[[engine]]
+name = "found"
+source = "builtin:searxng"
+config = {{ base = "{base}/found/" }}
+
+[[engine]]
+name = "none"
+source = "builtin:searxng"
+config = {{ base = "{base}/none/" }}
+
+[[engine]]
+name = "broken"
+source = "builtin:searxng"
+config = {{ base = "{base}/broken/" }}
+"#
+    );
+    let mut said = Vec::new();
+    for quiet in [None, Some("-q"), Some("-qq")] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("profile.toml");
+        std::fs::write(&path, &profile_text).unwrap();
+        let mut cmd = command();
+        cmd.args(quiet).arg("collect").arg(&path);
+        let out = cmd.output().unwrap();
+        let stderr = expect_exit(&out, 1);
+        let mirror = dir.path().join("mirror");
+        said.push((text(&out.stdout), stderr, mirror, path, dir));
+    }
+    let broken = |path: &Path| {
+        format!(
+            "spinneret: interest `Found`, engine `broken` ({}:23): {base}/broken/search?q=home&format=json&pageno=1 answered 404; the engine gave no results page\n",
+            path.display()
+        )
+    };
+    let not_collected = format!("not collected: {base}/gone.html: HTTP 404\n");
+    let (stdout, stderr, mirror, path, _dir) = &said[0];
+    let run = format!(
+        "run 1: 2 items, 4 files, 180 B in {} (3 requests)",
+        mirror.join("runs/0001").display()
+    );
+    let since = "since the last run: 2 new, 0 changed, 0 unchanged, 0 gone";
+    assert_eq!(
+        stdout,
+        &format!(
+            "{run}\n{since}\nindex: {}\nweb archive: {}\n{not_collected}note: interest `Found`, engine `none`: the engine found nothing\n",
+            mirror.join("index.html").display(),
+            mirror.join("runs/0001.warc.gz").display(),
+        )
+    );
+    assert_eq!(stderr, &broken(path));
+
+    let (stdout, stderr, mirror, path, _dir) = &said[1];
+    let run = format!(
+        "run 1: 2 items, 4 files, 180 B in {} (3 requests)",
+        mirror.join("runs/0001").display()
+    );
+    assert_eq!(stdout, &format!("{run}; {since}\n{not_collected}"));
+    assert_eq!(stderr, &broken(path));
+
+    let (stdout, stderr, mirror, path, _dir) = &said[2];
+    assert_eq!(stdout, "");
+    assert_eq!(stderr, &broken(path));
+    // Quiet or not, the run is the same.
+    assert!(mirror.join("runs/0001/index.html").is_file());
+}
+
+/// `-q` and `-qq` in `query`: `-q` leaves out the URL asked, `-qq` all but
+/// errors; `--json`'s lines are what was asked for, and stay.
+#[test]
+fn query_is_quiet_with_q_and_quieter_with_qq() {
+    let port = Arc::new(OnceLock::new());
+    let web = TestWeb::start(Web::new().site("127.0.0.1", engine_site(port.clone())));
+    let _ = port.set(web.port());
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let config = format!(r#"{{"base": "{base}/found/"}}"#);
+    let query = |quiet: Option<&str>, json: bool| {
+        let mut cmd = command();
+        cmd.args(quiet)
+            .args(["query", "builtin:searxng", "--config", &config, "home"])
+            .args(json.then_some("--json"));
+        let out = cmd.output().unwrap();
+        let stderr = expect_exit(&out, 0);
+        (text(&out.stdout), stderr)
+    };
+    let hits = format!("  1. Home\n     {base}/index.html\n");
+    let asked = format!("asked {base}/found/search?q=home&format=json&pageno=1\n");
+    assert_eq!(query(None, false), (hits.clone(), asked));
+    assert_eq!(query(Some("-q"), false), (hits, String::new()));
+    assert_eq!(query(Some("-qq"), false), (String::new(), String::new()));
+    let json = format!(
+        "{{\"rank\":1,\"snippet\":\"\",\"title\":\"Home\",\"url\":\"{base}/index.html\"}}\n"
+    );
+    assert_eq!(query(Some("-qq"), true), (json, String::new()));
+    // An error is said however quiet.
+    let out = spinneret(&[
+        "-qq",
+        "query",
+        "builtin:searxng",
+        "--config",
+        &format!(r#"{{"base": "{base}/broken/"}}"#),
+        "home",
+    ]);
+    assert_eq!(
+        expect_exit(&out, 1),
+        format!(
+            "spinneret: {base}/broken/search?q=home&format=json&pageno=1 answered 404; the engine gave no results page\n"
+        )
+    );
+    assert_eq!(text(&out.stdout), "");
 }

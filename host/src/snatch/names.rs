@@ -132,6 +132,21 @@ pub fn inside(path: &str) -> bool {
             .all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
+/// What of the mirror's own a category's directory named `dir` (a
+/// [`clean`] name) would be named like, if anything: the run's index
+/// (`runs/NNNN/index.html`, beside the categories), a run's web archive
+/// (`runs/NNNN.warc.gz`) or the mirror's bookkeeping (`.spinneret`).
+/// Compared without case, as a file system that ignores case would.
+pub fn mirror_own(dir: &str) -> Option<&'static str> {
+    let lower = dir.to_lowercase();
+    match lower.as_str() {
+        "index.html" => Some("the run's index (runs/NNNN/index.html)"),
+        ".spinneret" => Some("the mirror's bookkeeping (.spinneret)"),
+        l if l.ends_with(".warc.gz") => Some("a run's web archive (runs/NNNN.warc.gz)"),
+        _ => None,
+    }
+}
+
 fn join(prefix: &str, name: &str) -> String {
     match prefix.is_empty() {
         true => name.to_string(),
@@ -285,6 +300,24 @@ mod tests {
         }
         assert!(s.len() <= MAX_PATH, "{url} -> {s}");
         s
+    }
+
+    #[test]
+    fn the_mirrors_own_names_are_known_whatever_their_case() {
+        assert_eq!(
+            mirror_own("Index.HTML"),
+            Some("the run's index (runs/NNNN/index.html)")
+        );
+        assert_eq!(
+            mirror_own(".spinneret"),
+            Some("the mirror's bookkeeping (.spinneret)")
+        );
+        assert_eq!(
+            mirror_own("0001.warc.gz"),
+            Some("a run's web archive (runs/NNNN.warc.gz)")
+        );
+        assert_eq!(mirror_own("index.htm"), None);
+        assert_eq!(mirror_own("News"), None);
     }
 
     #[test]

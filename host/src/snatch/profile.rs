@@ -367,8 +367,21 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             )),
         }
     };
-    let category = |s: &Spanned<String>| -> Result<String, ConfigError> {
+    // A category is a directory beside the run's own files: `what` it is
+    // to the profile, and what to do when its name is one of theirs.
+    let category = |s: &Spanned<String>,
+                    what: &str,
+                    instead: &str|
+     -> Result<String, ConfigError> {
         let c = s.get_ref().trim();
+        if let Some(own) = crate::snatch::names::mirror_own(&crate::snatch::names::clean(c)) {
+            return Err(at(
+                Some(s.span()),
+                format!(
+                    "`{c}` cannot be {what}: its directory in the run would have the name of {own}; {instead}"
+                ),
+            ));
+        }
         if c.is_empty()
             || c.contains(['/', '\\'])
             || c == "."
@@ -474,7 +487,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             },
             depth: depth(&u.depth)?,
             category: match &u.category {
-                Some(c) => category(c)?,
+                Some(c) => category(c, "a category", "give the [[url]] another category")?,
                 None => "URLs".to_string(),
             },
             schedule: schedule(&u.schedule)?,
@@ -503,7 +516,11 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
     let mut interests = Vec::new();
     let mut titles = HashSet::new();
     for i in &raw.interest {
-        let title = category(&i.title)?;
+        let title = category(
+            &i.title,
+            "an interest's title (its category)",
+            "give the interest another title",
+        )?;
         if !titles.insert(title.to_lowercase()) {
             return Err(at(
                 Some(i.title.span()),
@@ -730,6 +747,18 @@ hosts = ["Searx.Example"]
             (
                 "[[url]]\nurl = \"https://e.org/\"\ncategory = \"../up\"\n",
                 "p.toml:3:12: `../up` cannot be a category: it names a directory of the mirror (no `/`, `\\`, `.` or `..`, not empty)",
+            ),
+            (
+                "[[url]]\nurl = \"https://e.org/\"\ncategory = \"Index.html\"\n",
+                "p.toml:3:12: `Index.html` cannot be a category: its directory in the run would have the name of the run's index (runs/NNNN/index.html); give the [[url]] another category",
+            ),
+            (
+                "[[interest]]\ntitle = \"index.html\"\nkeywords = [\"x\"]\nengines = [\"e\"]\n",
+                "p.toml:2:9: `index.html` cannot be an interest's title (its category): its directory in the run would have the name of the run's index (runs/NNNN/index.html); give the interest another title",
+            ),
+            (
+                "[[interest]]\ntitle = \".spinneret\"\nkeywords = [\"x\"]\nengines = [\"e\"]\n",
+                "p.toml:2:9: `.spinneret` cannot be an interest's title (its category): its directory in the run would have the name of the mirror's bookkeeping (.spinneret); give the interest another title",
             ),
             (
                 "[[url]]\nurl = \"https://e.org/\"\ncolour = 1\n",

@@ -238,3 +238,69 @@ fn query_is_quiet_with_q_and_quieter_with_qq() {
     );
     assert_eq!(text(&out.stdout), "");
 }
+
+/// A category or an interest titled like the run's own files (its
+/// `index.html`, a WARC file, `.spinneret`) is refused when the profile is
+/// read, where it is written, before anything is fetched: the run used to
+/// fail writing its index.
+#[test]
+fn a_category_named_like_the_runs_own_files_is_refused_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("profile.toml");
+    let p = path.to_str().unwrap();
+    for (profile_text, said) in [
+        (
+            "[[url]]\nurl = \"http://127.0.0.1:9/\"\n\n[[interest]]\ntitle = \"index.html\"\nkeywords = [\"x\"]\nengines = [\"e\"]\n\n[[engine]]\nname = \"e\"\nsource = \"builtin:searxng\"\nconfig = { base = \"http://127.0.0.1:9/\" }\n",
+            format!(
+                "spinneret: {p}:5:9: `index.html` cannot be an interest's title (its category): its directory in the run would have the name of the run's index (runs/NNNN/index.html); give the interest another title\n"
+            ),
+        ),
+        (
+            "[[url]]\nurl = \"http://127.0.0.1:9/\"\ncategory = \"INDEX.HTML\"\n",
+            format!(
+                "spinneret: {p}:3:12: `INDEX.HTML` cannot be a category: its directory in the run would have the name of the run's index (runs/NNNN/index.html); give the [[url]] another category\n"
+            ),
+        ),
+        (
+            "[[url]]\nurl = \"http://127.0.0.1:9/\"\ncategory = \"0001.warc.gz\"\n",
+            format!(
+                "spinneret: {p}:3:12: `0001.warc.gz` cannot be a category: its directory in the run would have the name of a run's web archive (runs/NNNN.warc.gz); give the [[url]] another category\n"
+            ),
+        ),
+        (
+            "[[url]]\nurl = \"http://127.0.0.1:9/\"\ncategory = \".spinneret\"\n",
+            format!(
+                "spinneret: {p}:3:12: `.spinneret` cannot be a category: its directory in the run would have the name of the mirror's bookkeeping (.spinneret); give the [[url]] another category\n"
+            ),
+        ),
+    ] {
+        std::fs::write(&path, profile_text).unwrap();
+        let out = spinneret(&["collect", p]);
+        assert_eq!(expect_exit(&out, 2), said);
+        assert_eq!(text(&out.stdout), "");
+        assert!(!dir.path().join("mirror").exists());
+    }
+    // Nor does an edit make one.
+    std::fs::write(&path, "[[url]]\nurl = \"http://127.0.0.1:9/\"\n").unwrap();
+    let stderr = profile(
+        &[
+            "add",
+            p,
+            "url",
+            "http://127.0.0.1:9/a",
+            "--category",
+            "index.html",
+        ],
+        2,
+    );
+    assert_eq!(
+        stderr,
+        format!(
+            "spinneret: {p}:6:12: `index.html` cannot be a category: its directory in the run would have the name of the run's index (runs/NNNN/index.html); give the [[url]] another category; the profile is unchanged\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "[[url]]\nurl = \"http://127.0.0.1:9/\"\n"
+    );
+}

@@ -199,6 +199,10 @@ struct WatchArgs {
     schedule: Option<spinneret_core::schedule::Schedule>,
     #[command(flatten)]
     overrides: Overrides,
+    /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS
+    /// (repeatable), over the configuration's or profile's `[resolve]`.
+    #[arg(long, value_name = "HOST=ADDRESS")]
+    resolve: Vec<String>,
     /// Treat a plugin failure as a failed run (it is reported; watching goes on).
     #[arg(long)]
     strict_plugins: bool,
@@ -334,6 +338,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             &args.config,
             args.schedule,
             &args.overrides,
+            &args.resolve,
             cli.quiet,
             args.strict_plugins,
         ),

@@ -344,7 +344,8 @@ impl Drop for StopListener {
 /// the part of it due under `watch`) and carrying `not_due` forward: exit
 /// 0 when everything was collected, 1 when something could not be, 2 when
 /// the profile's plugins cannot be used; and whether a signal stopped it.
-/// What is said follows `quiet`, as a crawl's:
+/// `settings` come from the command line, whose `--resolve` stands over
+/// the profile's `[resolve]`. What is said follows `quiet`, as a crawl's:
 /// 0, everything; 1 (`-q`), the summary in one line and what went wrong;
 /// 2 (`-qq`), only the errors.
 pub(crate) fn collect_run(
@@ -356,6 +357,9 @@ pub(crate) fn collect_run(
 ) -> anyhow::Result<(u8, bool)> {
     if let Some(d) = profile.per_site_delay {
         settings.per_site_delay = d;
+    }
+    for (host, ip) in &profile.resolve {
+        settings.resolve.entry(host.clone()).or_insert(*ip);
     }
     let (mut items, skipped) = match crate::app::collect::items(due) {
         Ok(i) => i,

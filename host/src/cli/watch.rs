@@ -78,19 +78,27 @@ pub fn is_profile(path: &Path) -> bool {
 }
 
 /// Watch `path` (a crawl configuration or a WebSnatcher profile) until
-/// stopped; `quiet` is the count of `-q`.
+/// stopped, with the command line's settings and `--resolve` entries over
+/// the file's; `quiet` is the count of `-q`.
 pub fn run(
     path: &Path,
     default: Option<Schedule>,
     overrides: &super::Overrides,
+    resolve: &[String],
     quiet: u8,
     strict_plugins: bool,
 ) -> anyhow::Result<u8> {
     if is_profile(path) {
-        return run_profile(path, default, overrides, quiet);
+        return run_profile(path, default, overrides, resolve, quiet);
     }
     let quiet = quiet > 0;
-    let config = match load_config(path, overrides) {
+    // The configuration's `[resolve]` with the command line's over it.
+    let load = || {
+        let mut c = load_config(path, overrides)?;
+        super::apply_resolve(&mut c.settings, resolve)?;
+        Ok::<_, String>(c)
+    };
+    let config = match load() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("spinneret: {e}");
@@ -107,7 +115,7 @@ pub fn run(
         }
     };
     let reload = || {
-        let c = load_config(path, overrides).map_err(|e| e.to_string())?;
+        let c = load()?;
         let p = schedules(&c, default)
             .map_err(|task| format!("task `{task}` has no schedule in the edited configuration"))?;
         Ok((c, p))
@@ -133,6 +141,7 @@ fn run_profile(
     path: &Path,
     default: Option<Schedule>,
     overrides: &super::Overrides,
+    resolve: &[String],
     quiet: u8,
 ) -> anyhow::Result<u8> {
     let load = || -> Result<(Profile, Plan), String> {
@@ -147,7 +156,7 @@ fn run_profile(
             return Ok(EXIT_USAGE);
         }
     };
-    let settings = match super::settings_from(&overrides.from, &[]) {
+    let settings = match super::settings_from(&overrides.from, resolve) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("spinneret: {e}");

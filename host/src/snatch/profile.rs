@@ -44,13 +44,17 @@
 //!
 //! [[fetch_hook]]             # a fetch-hook plugin asked about every request
 //! source = "hooks/gate.wasm"
+//!
+//! [resolve]                  # host names resolved without DNS (`--resolve` wins)
+//! "www.example.org" = "192.0.2.7"
 //! ```
 
 use crate::config::{ConfigError, line_col};
 use serde::Deserialize;
 use serde_spanned::Spanned;
 use spinneret_core::schedule::Schedule;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+use std::net::IpAddr;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use url::Url;
@@ -221,6 +225,10 @@ pub struct Profile {
     /// The fetch hooks asked about every request of a run, as a crawl's
     /// are (`[[fetch_hook]]`; none by default): they add headers or veto.
     pub fetch_hooks: Vec<PluginUse>,
+    /// Host names resolved to these addresses instead of DNS (`[resolve]`,
+    /// as a crawl configuration's); the command line's `--resolve` stands
+    /// over them.
+    pub resolve: BTreeMap<String, IpAddr>,
 }
 
 #[derive(Deserialize)]
@@ -248,6 +256,8 @@ struct RawProfile {
     detector: Vec<RawPlugin>,
     #[serde(default)]
     fetch_hook: Vec<RawPlugin>,
+    #[serde(default)]
+    resolve: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -608,6 +618,19 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             }
         },
     };
+    let mut resolve = BTreeMap::new();
+    for (host, addr) in &raw.resolve {
+        let ip: IpAddr = addr.get_ref().trim().parse().map_err(|_| {
+            at(
+                Some(addr.span()),
+                format!(
+                    "[resolve]: `{}` is not an IP address; write e.g. \"{host}\" = \"127.0.0.1\" or \"::1\"",
+                    addr.get_ref()
+                ),
+            )
+        })?;
+        resolve.insert(host.trim().to_ascii_lowercase(), ip);
+    }
     Ok(Profile {
         source: path.to_path_buf(),
         mirror: dir.join(
@@ -651,6 +674,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         index,
         detectors,
         fetch_hooks,
+        resolve,
     })
 }
 
@@ -699,6 +723,10 @@ name = "searx"
 source = "builtin:searxng"
 config = { base_url = "https://searx.example/" }
 hosts = ["Searx.Example"]
+
+[resolve]
+"Example.ORG" = "192.0.2.7"
+"example.net" = "::1"
 "#,
             dir.path(),
         )
@@ -726,6 +754,13 @@ hosts = ["Searx.Example"]
         assert_eq!(e.config["base_url"], "https://searx.example/");
         assert_eq!(e.hosts, ["searx.example"]);
         assert_eq!(e.defined_at, "p.toml:29");
+        assert_eq!(
+            p.resolve
+                .iter()
+                .map(|(h, ip)| format!("{h}={ip}"))
+                .collect::<Vec<_>>(),
+            ["example.net=::1", "example.org=192.0.2.7"]
+        );
     }
 
     #[test]
@@ -791,6 +826,10 @@ hosts = ["Searx.Example"]
             (
                 "keep_runs = 0\n[[url]]\nurl = \"https://e.org/\"\n",
                 "p.toml:1:13: `keep_runs` is 0; expected from 1 to 100",
+            ),
+            (
+                "[resolve]\n\"e.org\" = \"localhost\"\n[[url]]\nurl = \"https://e.org/\"\n",
+                "p.toml:2:11: [resolve]: `localhost` is not an IP address; write e.g. \"e.org\" = \"127.0.0.1\" or \"::1\"",
             ),
             (
                 "mirror = \"m\"\n",

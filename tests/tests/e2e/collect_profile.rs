@@ -304,3 +304,106 @@ fn a_category_named_like_the_runs_own_files_is_refused_where_it_is_written() {
         "[[url]]\nurl = \"http://127.0.0.1:9/\"\n"
     );
 }
+
+/// `watch PROFILE --resolve HOST=ADDRESS` as `collect` takes it, and a
+/// profile's own `[resolve]` table under it: the command line's entry
+/// stands over the profile's for the same host.
+#[test]
+fn watch_takes_resolve_and_a_profiles_resolve_table() {
+    let web = TestWeb::start(
+        Web::new()
+            .site("a.test", Site::new().page("/a.html", "<title>A</title>"))
+            .site("b.test", Site::new().page("/b.html", "<title>B</title>")),
+    );
+    let port = web.port();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("profile.toml");
+    // b.test's address in the profile is wrong (nothing listens there);
+    // the command line's is right.
+    std::fs::write(
+        &path,
+        format!(
+            "per_site_delay = \"0s\"\nschedule = \"1h\"\n\n[[url]]\nurl = \"http://a.test:{port}/a.html\"\n\n[[url]]\nurl = \"http://b.test:{port}/b.html\"\n\n[resolve]\n\"a.test\" = \"127.0.0.1\"\n\"B.test\" = \"127.0.0.3\"\n"
+        ),
+    )
+    .unwrap();
+    let child = command()
+        .args(["-q", "watch"])
+        .arg(&path)
+        .args(["--resolve", "b.test=127.0.0.1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mirror = dir.path().join("mirror");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !mirror.join("index.html").is_file() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The run is over once it has said so.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: sending a signal to our own child process.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(rc, 0);
+    let out = child.wait_with_output().unwrap();
+    let stderr = expect_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "run 1: 2 items, 2 files, 32 B in {} (2 requests); since the last run: 2 new, 0 changed, 0 unchanged, 0 gone\n",
+            mirror.join("runs/0001").display()
+        ),
+        "{stderr}"
+    );
+    for (host, page, body) in [
+        ("a.test", "a.html", "<title>A</title>"),
+        ("b.test", "b.html", "<title>B</title>"),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(mirror.join(format!("runs/0001/URLs/{host}_{port}/{page}")))
+                .unwrap(),
+            body
+        );
+    }
+    let mut asked: Vec<String> = web
+        .requests()
+        .into_iter()
+        .map(|r| format!("{} {}", r.host, r.path))
+        .collect();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            "a.test /a.html",
+            "a.test /robots.txt",
+            "b.test /b.html",
+            "b.test /robots.txt",
+        ]
+    );
+
+    // `collect` reads the profile's table too; without the command line's
+    // entry, b.test is at the profile's (wrong) address.
+    let out = spinneret(&["-q", "collect", path.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    expect_exit(&out, 1);
+    assert!(
+        stdout.contains(&format!("not collected: http://b.test:{port}/b.html: "))
+            && !stdout.contains("a.test"),
+        "{stdout}"
+    );
+    // A wrong address in the table is said where it is.
+    std::fs::write(
+        &path,
+        "[[url]]\nurl = \"http://a.test/\"\n\n[resolve]\n\"a.test\" = \"a.example\"\n",
+    )
+    .unwrap();
+    let out = spinneret(&["watch", path.to_str().unwrap(), "--schedule", "1h"]);
+    assert_eq!(
+        expect_exit(&out, 2),
+        format!(
+            "spinneret: {}:5:12: [resolve]: `a.example` is not an IP address; write e.g. \"a.test\" = \"127.0.0.1\" or \"::1\"\n",
+            path.display()
+        )
+    );
+}

@@ -329,6 +329,15 @@ fn entry(add: AddEntry) -> Result<Entry, String> {
 
 /// Edit the profile at `file` with `change`, check the result and write it.
 fn edit_file(file: &Path, change: impl FnOnce(&str) -> Result<String, String>) -> u8 {
+    edit_file_checked(file, change, |_| Ok(()))
+}
+
+/// [`edit_file`], the result also held to `check` before it is written.
+fn edit_file_checked(
+    file: &Path,
+    change: impl FnOnce(&str) -> Result<String, String>,
+    check: impl FnOnce(&Profile) -> Result<(), String>,
+) -> u8 {
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) => {
@@ -342,7 +351,12 @@ fn edit_file(file: &Path, change: impl FnOnce(&str) -> Result<String, String>) -
     let result = change(&text)
         .map_err(|m| format!("{}: {m}", file.display()))
         .and_then(|new| {
-            edit::save(file, &new).map_err(|e| format!("{e}; the profile is unchanged"))
+            let checked = profile::parse(&new, file, &profile::base_dir(file))
+                .map_err(|e| e.to_string())
+                .and_then(|p| check(&p).map_err(|m| format!("{}: {m}", file.display())));
+            checked
+                .and_then(|()| edit::save(file, &new).map_err(|e| e.to_string()))
+                .map_err(|m| format!("{m}; the profile is unchanged"))
         });
     match result {
         Ok(_) => EXIT_OK,
@@ -367,6 +381,9 @@ pub(super) fn run(cmd: ProfileCommand) -> anyhow::Result<u8> {
             }
         },
         ProfileCommand::Add { file, entry: add } => match entry(add) {
+            Ok(e @ Entry::Engine { .. }) => {
+                edit_file_checked(&file, |text| edit::add(text, &e), |p| engine_starts(p, &e))
+            }
             Ok(e) => edit_file(&file, |text| edit::add(text, &e)),
             Err(m) => {
                 eprintln!("spinneret: {m}");
@@ -389,6 +406,40 @@ pub(super) fn run(cmd: ProfileCommand) -> anyhow::Result<u8> {
             edit_file(&file, |text| edit::set(text, &key, &value))
         }
     })
+}
+
+/// Whether the engine `added` to the profile `p` loads and takes its
+/// configuration: the check `collect` makes of the profile's plugins
+/// before a run ([`preflight`](crate::app::collect::index::preflight)),
+/// made of this engine alone, named by the flag its configuration came
+/// from (it has no line in the file yet).
+fn engine_starts(p: &Profile, added: &Entry) -> Result<(), String> {
+    let Entry::Engine { name, config, .. } = added else {
+        return Ok(());
+    };
+    let Some(engine) = p.engines.iter().find(|e| &e.name == name) else {
+        return Ok(());
+    };
+    let engine = profile::Engine {
+        defined_at: match config {
+            Some(c) => format!("--config {c}"),
+            None => "no --config".to_string(),
+        },
+        ..engine.clone()
+    };
+    let alone = Profile {
+        engines: vec![engine],
+        detectors: Vec::new(),
+        fetch_hooks: Vec::new(),
+        index: profile::PluginUse::builtin(profile::DEFAULT_INDEX),
+        ..p.clone()
+    };
+    let settings = super::settings_from(&None, &[])?;
+    let mut asker = crate::app::query::Asker::new(&settings).map_err(|e| format!("{e:#}"))?;
+    match crate::app::collect::index::preflight(&mut asker, &alone).as_slice() {
+        [] => Ok(()),
+        wrong => Err(wrong.join("; ")),
+    }
 }
 
 fn new(a: NewArgs) -> u8 {

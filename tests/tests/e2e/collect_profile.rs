@@ -407,3 +407,61 @@ fn watch_takes_resolve_and_a_profiles_resolve_table() {
         )
     );
 }
+
+/// `profile add … engine` checks the engine's configuration as `collect`
+/// would before a run, and refuses one that would not start, naming what
+/// is missing; the profile is unchanged.
+#[test]
+fn an_engine_is_checked_when_it_is_added() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("news.toml");
+    let f = file.to_str().unwrap();
+    profile(&["new", f, "--url", "https://news.example/"], 0);
+    let before = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        profile(
+            &["add", f, "engine", "searx", "--source", "builtin:searxng"],
+            2
+        ),
+        format!(
+            "spinneret: {f}: engine `searx` (no --config): configure failed: searxng: set `base` to the SearXNG instance's URL, e.g. https://searx.example/; the profile is unchanged\n"
+        )
+    );
+    assert_eq!(
+        profile(
+            &[
+                "add",
+                f,
+                "engine",
+                "searx",
+                "--source",
+                "builtin:searxng",
+                "--config",
+                r#"{"base": "ftp://searx.example/"}"#
+            ],
+            2
+        ),
+        format!(
+            "spinneret: {f}: engine `searx` (--config {{\"base\":\"ftp://searx.example/\"}}): configure failed: searxng: `base` must be an http or https URL, not ftp://searx.example/; the profile is unchanged\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    profile(
+        &[
+            "add",
+            f,
+            "engine",
+            "searx",
+            "--source",
+            "builtin:searxng",
+            "--config",
+            r#"{"base": "https://searx.example/"}"#,
+        ],
+        0,
+    );
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("[[engine]]\nname = \"searx\"\nsource = \"builtin:searxng\"\nconfig = { base = \"https://searx.example/\" }\n")
+    );
+}

@@ -188,8 +188,107 @@ impl Asker {
         keywords: &[String],
         options: &SearchEngineOptions,
     ) -> anyhow::Result<Answer> {
+        self.ask_excluding(spec, keywords, options, &|_| false)
+            .map(|e| e.answer)
+    }
+
+    /// [`Asker::ask`], leaving out the hits `excluded` says are not of
+    /// interest (a profile's `exclude`; each hit's URL is handed over
+    /// without its fragment) before the cut at `options.max_results`, so
+    /// that none takes the place of a hit that is. When some were left out
+    /// and too few remain, an engine that can page is asked for its next
+    /// pages, at most [`MORE_PAGES`] of them, for hits to take their
+    /// places; one that cannot gives fewer. Ranks stay the engine's: a
+    /// further page's hits rank after the page before.
+    pub fn ask_excluding(
+        &mut self,
+        spec: &Engine,
+        keywords: &[String],
+        options: &SearchEngineOptions,
+        excluded: &dyn Fn(&url::Url) -> bool,
+    ) -> anyhow::Result<Excluding> {
         let (name, mut engine) = self.engine(spec)?;
-        let ignored = option_names(options_used(options) & !engine.supports()?);
+        let supports = engine.supports()?;
+        let ignored = option_names(options_used(options) & !supports);
+        let pages = supports.contains(spinneret_plugin_host::search::SearchOptionSupport::PAGE);
+        let (query_url, first) = self.results_page(&name, spec, &mut engine, keywords, options)?;
+        let no_results = match &first {
+            SearchAnswer::NoResults(words) => Some(words.clone()),
+            SearchAnswer::Hits(_) => None,
+        };
+        let wanted = options.max_results as usize;
+        let mut hits: Vec<SearchHit> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut left_out = 0;
+        // The last rank of the pages read so far.
+        let mut ranked = 0;
+        let mut asked = options.clone();
+        let mut page = first;
+        loop {
+            let listed = match page {
+                SearchAnswer::Hits(listed) => listed,
+                SearchAnswer::NoResults(_) => Vec::new(),
+            };
+            let (before, offset) = (left_out, ranked);
+            for hit in listed {
+                let Some(mut url) = url::Url::parse(&hit.url)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                else {
+                    continue;
+                };
+                // A further page may repeat hits of the pages before (an
+                // engine may even give the same page again).
+                if !seen.insert(hit.url.clone()) && asked.page > options.page {
+                    continue;
+                }
+                let rank = offset + hit.rank;
+                ranked = ranked.max(rank);
+                url.set_fragment(None);
+                if excluded(&url) {
+                    left_out += 1;
+                    continue;
+                }
+                hits.push(SearchHit { rank, ..hit });
+            }
+            // Another page while this one left hits out, too few remain,
+            // and the engine can page.
+            let more = hits.len() < wanted
+                && left_out > before
+                && pages
+                && asked.page < options.page.saturating_add(MORE_PAGES);
+            if !more {
+                break;
+            }
+            asked.page += 1;
+            // A further page is a bonus: the hits so far stand without it.
+            match self.results_page(&name, spec, &mut engine, keywords, &asked) {
+                Ok((_, next)) => page = next,
+                Err(_) => break,
+            }
+        }
+        hits.truncate(wanted);
+        Ok(Excluding {
+            answer: Answer {
+                query_url,
+                hits,
+                no_results,
+                ignored,
+            },
+            excluded: left_out,
+        })
+    }
+
+    /// One page of `engine`'s results for `keywords` with `options` (its
+    /// `page`): the URL asked and what the plugin read in the answer.
+    fn results_page(
+        &self,
+        name: &str,
+        spec: &Engine,
+        engine: &mut SearchEnginePlugin,
+        keywords: &[String],
+        options: &SearchEngineOptions,
+    ) -> anyhow::Result<(url::Url, SearchAnswer)> {
         let query_url = engine.query_url(keywords, options)?;
         let query_url = url::Url::parse(&query_url)
             .ok()
@@ -218,24 +317,25 @@ impl Asker {
             "{query_url} answered {}; the engine gave no results page",
             answer.status
         );
-        let (mut hits, no_results) = match engine.parse_results(
+        let read = engine.parse_results(
             answer.body.as_ref().map_or(&[][..], |b| &b.bytes[..]),
             answer.headers.content_type.as_deref().unwrap_or(""),
-        )? {
-            SearchAnswer::Hits(hits) => (hits, None),
-            SearchAnswer::NoResults(words) => (Vec::new(), Some(words)),
-        };
-        hits.retain(|h| {
-            url::Url::parse(&h.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
-        });
-        hits.truncate(options.max_results as usize);
-        Ok(Answer {
-            query_url,
-            hits,
-            no_results,
-            ignored,
-        })
+        )?;
+        Ok((query_url, read))
     }
+}
+
+/// How many further pages of results [`Asker::ask_excluding`] asks at
+/// most, for hits to take the places of those it left out.
+pub const MORE_PAGES: u32 = 3;
+
+/// What [`Asker::ask_excluding`] found.
+#[derive(Debug)]
+pub struct Excluding {
+    /// The answer, without the hits left out.
+    pub answer: Answer,
+    /// How many hits were left out as not of interest.
+    pub excluded: usize,
 }
 
 /// Ask one engine once (see [`Asker::ask`]) with `settings`' polite fetcher.

@@ -231,6 +231,15 @@ pub struct Profile {
     pub resolve: BTreeMap<String, IpAddr>,
 }
 
+impl Profile {
+    /// Whether `url` is not of interest: one of the profile's `exclude`
+    /// prefixes begins it. It is never fetched, and a search hit it is
+    /// takes no place among an interest's results.
+    pub fn excludes(&self, url: &Url) -> bool {
+        self.exclude.iter().any(|x| url.as_str().starts_with(x))
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawProfile {

@@ -465,3 +465,138 @@ fn an_engine_is_checked_when_it_is_added() {
             .contains("[[engine]]\nname = \"searx\"\nsource = \"builtin:searxng\"\nconfig = { base = \"https://searx.example/\" }\n")
     );
 }
+
+/// Each engine's hits in the index of `mirror`, in order: "ENGINE RANK URL".
+fn ranked(mirror: &Path) -> Vec<String> {
+    let index = std::fs::read_to_string(mirror.join("index.html")).unwrap();
+    let mut ranked = Vec::new();
+    for chunk in index.split("<h3>").skip(1) {
+        let engine = chunk.split("</h3>").next().unwrap();
+        if chunk.contains("No results.") {
+            ranked.push(format!("{engine}: none"));
+        }
+        for li in chunk.split("<li value=\"").skip(1) {
+            let rank = li.split('"').next().unwrap();
+            let url = li.split("class=\"url\" href=\"").nth(1).unwrap();
+            ranked.push(format!(
+                "{engine} {rank} {}",
+                url.split('"').next().unwrap()
+            ));
+        }
+    }
+    ranked
+}
+
+/// A search hit the profile excludes is no failure: it takes no place
+/// among an interest's `max_results` (the engine is asked for its next
+/// page when it can page), is not listed as not collected, and the run
+/// exits 0.
+#[test]
+fn an_excluded_hit_takes_no_place_and_fails_nothing() {
+    let port: Arc<OnceLock<u16>> = Arc::new(OnceLock::new());
+    let p = port.clone();
+    let mut site = Site::new();
+    for page in ["one", "two", "three", "four"] {
+        site = site.page(&format!("/{page}.html"), &format!("<title>{page}</title>"));
+    }
+    let site = site.generated(Arc::new(move |path: &str| {
+        let port = p.get().copied().unwrap_or(0);
+        let hit = |page: &str| {
+            format!(r#"{{"url": "http://127.0.0.1:{port}/{page}", "title": "{page}"}}"#)
+        };
+        let results = match path {
+            // The first page: an ad first, then one page of interest.
+            x if x.starts_with("/p/search?") && x.ends_with("pageno=1") => {
+                format!("[{}, {}]", hit("ads/buy.html"), hit("one.html"))
+            }
+            x if x.starts_with("/p/search?") && x.ends_with("pageno=2") => {
+                format!(
+                    "[{}, {}, {}]",
+                    hit("two.html"),
+                    hit("ads/more.html"),
+                    hit("three.html")
+                )
+            }
+            x if x.starts_with("/p/search?") => format!("[{}]", hit("four.html")),
+            // Nothing but ads.
+            x if x.starts_with("/only-ads/search?") => format!("[{}]", hit("ads/buy.html")),
+            _ => return None,
+        };
+        Some(Route::file(
+            "application/json",
+            format!(r#"{{"results": {results}}}"#),
+        ))
+    }));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let _ = port.set(web.port());
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("profile.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"per_site_delay = "0s"
+exclude = ["{base}/ads/"]
+
+[[interest]]
+title = "Pages"
+keywords = ["page"]
+engines = ["p", "ads"]
+max_results = 3
+
+[[engine]]
+name = "p"
+source = "builtin:searxng"
+config = {{ base = "{base}/p/" }}
+
+[[engine]]
+name = "ads"
+source = "builtin:searxng"
+config = {{ base = "{base}/only-ads/" }}
+"#
+        ),
+    )
+    .unwrap();
+    let out = spinneret(&["collect", path.to_str().unwrap()]);
+    let stderr = expect_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    let mirror = dir.path().join("mirror");
+    assert_eq!(
+        stdout,
+        format!(
+            "run 1: 3 items, 3 files, 56 B in {} (3 requests)\nsince the last run: 3 new, 0 changed, 0 unchanged, 0 gone\nindex: {}\nweb archive: {}\nnote: interest `Pages`, engine `ads`: the profile excludes every hit the engine found\n",
+            mirror.join("runs/0001").display(),
+            mirror.join("index.html").display(),
+            mirror.join("runs/0001.warc.gz").display(),
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr, "");
+    // The engine's own ranks, the second page's after the first's; the
+    // fourth page of interest was not needed.
+    assert_eq!(
+        ranked(&mirror),
+        [
+            format!("p 2 {base}/one.html"),
+            format!("p 3 {base}/two.html"),
+            format!("p 5 {base}/three.html"),
+            "ads: none".to_string(),
+        ]
+    );
+    let asked: Vec<String> = web.requests().into_iter().map(|r| r.path).collect();
+    assert!(!asked.iter().any(|p| p.starts_with("/ads/")), "{asked:?}");
+    assert_eq!(
+        asked
+            .iter()
+            .filter(|p| p.contains("/search?"))
+            .cloned()
+            .collect::<Vec<_>>(),
+        [
+            "/p/search?q=page&format=json&pageno=1",
+            "/p/search?q=page&format=json&pageno=2",
+            // Its next page has no hit but the ad again: no more are asked.
+            "/only-ads/search?q=page&format=json&pageno=1",
+            "/only-ads/search?q=page&format=json&pageno=2",
+        ]
+    );
+}

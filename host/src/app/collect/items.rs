@@ -3,7 +3,7 @@
 //! asked once per interest, a page found by several kept once with each
 //! engine's rank).
 
-use crate::app::query::{Asker, plain_options};
+use crate::app::query::{Asker, Excluding, plain_options};
 use crate::snatch::mirror::category_dir;
 use crate::snatch::profile::Profile;
 use spinneret_core::urls::local_host;
@@ -45,8 +45,11 @@ pub struct Asked {
 
 /// The items of `profile`'s interests: each engine asked once per interest
 /// by `asker`; a page found by several engines is collected once and
-/// remembers each engine's rank. An engine that cannot be asked is reported
-/// and the others go on.
+/// remembers each engine's rank. Hits the profile excludes are left out
+/// before the engine's `max_results` are taken (the engine asked for more
+/// where it can page), with no word of them but when they were all it
+/// found. An engine that cannot be asked is reported and the others go
+/// on.
 pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
     let mut asked = Asked::default();
     let Asked {
@@ -66,8 +69,11 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
                 site: interest.site.clone(),
                 ..plain_options(interest.max_results)
             };
-            match asker.ask(engine, &interest.keywords, &options) {
-                Ok(answer) => {
+            // What the profile excludes is no hit: it takes no place of
+            // one that is, and is never fetched (nor listed as not).
+            let not_of_interest = |url: &Url| profile.excludes(url);
+            match asker.ask_excluding(engine, &interest.keywords, &options, &not_of_interest) {
+                Ok(Excluding { answer, excluded }) => {
                     let about = || format!("interest `{}`, engine `{name}`", interest.title);
                     if !answer.ignored.is_empty() {
                         notes.push(format!(
@@ -82,6 +88,10 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
                         }
                         Some(words) => notes.push(format!(
                             "{}: the engine found nothing (\"{words}\")",
+                            about()
+                        )),
+                        None if answer.hits.is_empty() && excluded > 0 => notes.push(format!(
+                            "{}: the profile excludes every hit the engine found",
                             about()
                         )),
                         None if answer.hits.is_empty() => problems.push(format!(

@@ -34,7 +34,7 @@ fn each_layer_depends_only_on_the_layers_below() {
         ("core", &[]),
         ("store", &[CORE]),
         ("net", &[CORE]),
-        ("plugin-host", &[CORE, STORE]),
+        ("plugin-host", &[CORE]),
         ("crawl", &[CORE, STORE, NET, PLUGIN_HOST]),
         ("bundle", &[CORE, PLUGIN_HOST]),
         ("config", &[CORE, STORE, NET, PLUGIN_HOST, CRAWL, BUNDLE]),

@@ -16,7 +16,7 @@ pub const KV_QUOTA: usize = 16 << 20;
 
 /// A plugin's key-value space: shared by all its instances in a process,
 /// loaded from the store before the plugin first runs and saved after
-/// ([`spinneret_store::Store::load_kv`], [`spinneret_store::Store::save_kv`]).
+/// (the store's `load_kv` and `save_kv`).
 #[derive(Clone, Debug, Default)]
 pub struct KvSpace(Arc<Mutex<KvData>>);
 

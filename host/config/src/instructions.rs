@@ -26,7 +26,8 @@
 //! Directive names are matched without regard to case; `#` starts a comment
 //! line. Anything else is an error naming the file and line.
 
-use super::load::{check_email, parse_top, read_with, relative_to, sanitize};
+use super::load::{parse_top, read_with, relative_to, sanitize};
+use super::mail::check_email;
 use super::{Config, ConfigError, IndexSettings, Notify, Settings, TaskConfig, TaskKind};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -122,288 +123,398 @@ struct Block {
     seen: HashSet<String>,
 }
 
-/// Parse the text of an instruction file named `name`.
-pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Config, ConfigError> {
-    let at = |line: usize, message: String| ConfigError::At {
-        path: name.to_string(),
+/// An error at `line` of the instruction file named `file`.
+fn at(file: &str, line: usize, message: String) -> ConfigError {
+    ConfigError::At {
+        path: file.to_string(),
         line,
         column: 1,
         message,
-    };
-    let (abs_dir, rel) = relative_to(base_dir);
-    let rel = &rel;
-    let mut settings = Settings::default();
-    let mut seen_global: HashSet<String> = HashSet::new();
-    // The line of `AvoidFile`, for an error about the file it names.
-    let mut avoid_file_line = 0;
-    let mut tasks: Vec<TaskConfig> = Vec::new();
-    let mut names = HashSet::new();
-    let mut block: Option<Block> = None;
+    }
+}
 
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let line = raw.trim();
+/// One directive line: where it is, which directive (as the lists above
+/// spell it) and the value it gives (empty when none).
+struct Directive<'a> {
+    /// The instruction file's name, for errors.
+    file: &'a str,
+    line: usize,
+    name: &'static str,
+    value: &'a str,
+}
+
+impl Directive<'_> {
+    /// An error at this directive's line.
+    fn error(&self, message: String) -> ConfigError {
+        at(self.file, self.line, message)
+    }
+
+    /// The value, which this directive must have.
+    fn value(&self) -> Result<&str, ConfigError> {
+        match self.value.is_empty() {
+            true => Err(self.error(format!("`{}` needs a value", self.name))),
+            false => Ok(self.value),
+        }
+    }
+
+    /// The value as a whole number of days.
+    fn days(&self) -> Result<u32, ConfigError> {
+        self.value()?.parse::<u32>().map_err(|_| {
+            self.error(format!(
+                "`{}` takes a whole number of days, not `{}`",
+                self.name, self.value
+            ))
+        })
+    }
+
+    /// The value as an absolute URL; `what` names it in the error.
+    fn url(&self, what: &str) -> Result<Url, ConfigError> {
+        Url::parse(self.value()?).map_err(|e| {
+            self.error(format!(
+                "{what} `{}` is not an absolute URL ({e})",
+                self.value
+            ))
+        })
+    }
+}
+
+impl Block {
+    /// The block of `kind` opened at line `opened_at`, nothing in it yet.
+    fn new(kind: TaskKind, opened_at: usize) -> Block {
+        Block {
+            kind,
+            opened_at,
+            name: None,
+            top: None,
+            index_url: None,
+            index_file: None,
+            index_title: None,
+            email: None,
+            notify: Notify::default(),
+            changed_days: None,
+            expiring_days: None,
+            exclude: Vec::new(),
+            seen: HashSet::new(),
+        }
+    }
+
+    /// A task directive inside this block; each but `Exclude` is given at
+    /// most once. `abs_dir` and `rel` resolve relative tops and paths.
+    fn take(
+        &mut self,
+        d: &Directive,
+        abs_dir: &Path,
+        rel: &dyn Fn(&str) -> PathBuf,
+    ) -> Result<(), ConfigError> {
+        if d.name != "Exclude" && !self.seen.insert(d.name.to_string()) {
+            return Err(d.error(format!(
+                "`{}` is given twice in the block of line {}",
+                d.name, self.opened_at
+            )));
+        }
+        match d.name {
+            "Name" => self.name = Some(d.value()?.to_string()),
+            "TopURL" => self.top = Some(parse_top(d.value()?, abs_dir).map_err(|m| d.error(m))?),
+            "IndexURL" => self.index_url = Some(d.url("IndexURL")?),
+            "IndexFile" => self.index_file = Some(rel(d.value()?)),
+            "IndexTitle" => self.index_title = Some(d.value()?.to_string()),
+            "EmailAddress" => {
+                check_email(d.value()?).map_err(|m| d.error(m))?;
+                self.email = Some(d.value.to_string());
+            }
+            "EmailBroken" => {
+                if !d.value.is_empty() {
+                    return Err(d.error(format!("`EmailBroken` takes no value (`{}`)", d.value)));
+                }
+                self.notify.broken = true;
+            }
+            "EmailChanged" => {
+                self.changed_days = Some(d.days()?);
+                self.notify.changed = true;
+            }
+            "EmailExpired" => {
+                self.expiring_days = Some(d.days()?);
+                self.notify.expired = true;
+            }
+            _ => self.exclude.push(d.url("Exclude prefix")?.to_string()),
+        }
+        Ok(())
+    }
+}
+
+/// An instruction file being read, a line at a time: the settings, the
+/// tasks and the open block so far.
+struct Reading<'a> {
+    /// The file's name, for errors.
+    file: &'a str,
+    /// The file's directory, absolute.
+    abs_dir: PathBuf,
+    /// A path as written, resolved against `abs_dir`.
+    rel: &'a dyn Fn(&str) -> PathBuf,
+    settings: Settings,
+    /// The global directives given so far that may be given only once.
+    seen_global: HashSet<String>,
+    /// The line of `AvoidFile`, for an error about the file it names.
+    avoid_file_line: usize,
+    tasks: Vec<TaskConfig>,
+    /// The names of the tasks so far.
+    names: HashSet<String>,
+    /// The task block open now, if any.
+    block: Option<Block>,
+}
+
+impl Reading<'_> {
+    /// An error at `line` of the file.
+    fn at(&self, line: usize, message: String) -> ConfigError {
+        at(self.file, line, message)
+    }
+
+    /// Read one line of the file, trimmed; `line_no` counts from 1.
+    fn line(&mut self, line_no: usize, line: &str) -> Result<(), ConfigError> {
         if line.is_empty() || line.starts_with('#') {
-            continue;
+            return Ok(());
         }
         if line == ">" {
-            let Some(b) = block.take() else {
-                return Err(at(
-                    line_no,
-                    "`>` closes no <Site, <Tree or <Owner block".into(),
-                ));
-            };
-            let task = finish_block(b, &abs_dir).map_err(|(l, m)| at(l, m))?;
-            if !names.insert(task.name.clone()) {
-                return Err(at(
-                    line_no,
-                    format!(
-                        "a second task is named `{}`; task names must be unique",
-                        task.name
-                    ),
-                ));
-            }
-            tasks.push(task);
-            continue;
+            return self.close_block(line_no);
         }
         if let Some(open) = line.strip_prefix('<') {
-            if let Some(b) = &block {
-                return Err(at(
+            return self.open_block(line_no, open);
+        }
+        self.directive(line_no, line)
+    }
+
+    /// A line holding only `>`: the open block ends as a task, whose name
+    /// must not be taken.
+    fn close_block(&mut self, line_no: usize) -> Result<(), ConfigError> {
+        let Some(b) = self.block.take() else {
+            return Err(self.at(line_no, "`>` closes no <Site, <Tree or <Owner block".into()));
+        };
+        let task = finish_block(b, &self.abs_dir).map_err(|(l, m)| self.at(l, m))?;
+        if !self.names.insert(task.name.clone()) {
+            return Err(self.at(
+                line_no,
+                format!(
+                    "a second task is named `{}`; task names must be unique",
+                    task.name
+                ),
+            ));
+        }
+        self.tasks.push(task);
+        Ok(())
+    }
+
+    /// `<Site`, `<Tree` or `<Owner` (`open` is what follows the `<`): a
+    /// block opens, unless one is open already.
+    fn open_block(&mut self, line_no: usize, open: &str) -> Result<(), ConfigError> {
+        if let Some(b) = &self.block {
+            return Err(self.at(
+                line_no,
+                format!(
+                    "a new block opens before the block of line {} is closed with `>`",
+                    b.opened_at
+                ),
+            ));
+        }
+        let kind = match open.trim().to_ascii_lowercase().as_str() {
+            "site" => TaskKind::Site,
+            "tree" => TaskKind::Tree,
+            "owner" => TaskKind::Owner,
+            other => {
+                return Err(self.at(
                     line_no,
                     format!(
-                        "a new block opens before the block of line {} is closed with `>`",
-                        b.opened_at
+                        "unknown block `<{other}`; tasks are `<Site`, `<Tree` or `<Owner`, each on a line of its own"
                     ),
                 ));
             }
-            let kind = match open.trim().to_ascii_lowercase().as_str() {
-                "site" => TaskKind::Site,
-                "tree" => TaskKind::Tree,
-                "owner" => TaskKind::Owner,
-                other => {
-                    return Err(at(
-                        line_no,
-                        format!(
-                            "unknown block `<{other}`; tasks are `<Site`, `<Tree` or `<Owner`, each on a line of its own"
-                        ),
-                    ));
-                }
-            };
-            block = Some(Block {
-                kind,
-                opened_at: line_no,
-                name: None,
-                top: None,
-                index_url: None,
-                index_file: None,
-                index_title: None,
-                email: None,
-                notify: Notify::default(),
-                changed_days: None,
-                expiring_days: None,
-                exclude: Vec::new(),
-                seen: HashSet::new(),
-            });
-            continue;
-        }
+        };
+        self.block = Some(Block::new(kind, line_no));
+        Ok(())
+    }
+
+    /// A line `DIRECTIVE [VALUE]`: a global directive outside the blocks,
+    /// a task's inside one.
+    fn directive(&mut self, line_no: usize, line: &str) -> Result<(), ConfigError> {
         let (word, value) = match line.split_once(char::is_whitespace) {
             Some((w, v)) => (w, v.trim()),
             None => (line, ""),
         };
-        let global = GLOBAL.iter().find(|d| d.eq_ignore_ascii_case(word));
-        let task = TASK.iter().find(|d| d.eq_ignore_ascii_case(word));
-        let need_value = |d: &str| {
-            if value.is_empty() {
-                Err(at(line_no, format!("`{d}` needs a value")))
-            } else {
-                Ok(value)
-            }
+        let file = self.file;
+        let directive = |name: &'static str| Directive {
+            file,
+            line: line_no,
+            name,
+            value,
         };
-        let days = |d: &str| -> Result<u32, ConfigError> {
-            need_value(d)?.parse::<u32>().map_err(|_| {
-                at(
-                    line_no,
-                    format!("`{d}` takes a whole number of days, not `{value}`"),
-                )
-            })
-        };
-        match (global, task, block.as_mut()) {
-            (Some(d), _, Some(b)) => {
-                return Err(at(
-                    line_no,
-                    format!(
-                        "`{d}` is a global directive; it cannot be inside the block of line {}",
-                        b.opened_at
-                    ),
-                ));
-            }
-            (Some(d), _, None) => {
-                let once = matches!(*d, "AvoidFile" | "SitesFile" | "SitesCheck" | "MailServer");
-                if once && !seen_global.insert(d.to_string()) {
-                    return Err(at(line_no, format!("`{d}` is given twice")));
-                }
-                match *d {
-                    "SystemAvoid" => {
-                        let file = rel(need_value(d)?);
-                        if !file.is_file() {
-                            return Err(at(
-                                line_no,
-                                format!(
-                                    "the system avoid file {} does not exist; write its path or remove the line",
-                                    file.display()
-                                ),
-                            ));
-                        }
-                        settings.avoid_files.push(file);
-                    }
-                    "SystemSites" => settings.system_sites.push(rel(need_value(d)?)),
-                    "AvoidFile" => {
-                        settings.avoid_file = Some(rel(need_value(d)?));
-                        avoid_file_line = line_no;
-                    }
-                    "SitesFile" => settings.sites_file = Some(rel(need_value(d)?)),
-                    "MailServer" => {
-                        let (server, port) =
-                            mail_server(need_value(d)?).map_err(|m| at(line_no, m))?;
-                        settings.mail.server = server;
-                        settings.mail.port = port;
-                    }
-                    _ => {
-                        let n = days(d)?;
-                        if !(1..=3650).contains(&n) {
-                            return Err(at(
-                                line_no,
-                                format!("`SitesCheck` takes from 1 to 3650 days, not {n}"),
-                            ));
-                        }
-                        settings.robots_expiry = Duration::from_secs(u64::from(n) * 86_400);
-                    }
-                }
-            }
-            (None, Some(d), None) => {
-                return Err(at(
-                    line_no,
-                    format!("`{d}` belongs inside a <Site, <Tree or <Owner block"),
-                ));
-            }
-            (None, Some(d), Some(b)) => {
-                if *d != "Exclude" && !b.seen.insert(d.to_string()) {
-                    return Err(at(
-                        line_no,
-                        format!("`{d}` is given twice in the block of line {}", b.opened_at),
-                    ));
-                }
-                match *d {
-                    "Name" => b.name = Some(need_value(d)?.to_string()),
-                    "TopURL" => {
-                        b.top =
-                            Some(parse_top(need_value(d)?, &abs_dir).map_err(|m| at(line_no, m))?)
-                    }
-                    "IndexURL" => {
-                        b.index_url = Some(Url::parse(need_value(d)?).map_err(|e| {
-                            at(
-                                line_no,
-                                format!("IndexURL `{value}` is not an absolute URL ({e})"),
-                            )
-                        })?)
-                    }
-                    "IndexFile" => b.index_file = Some(rel(need_value(d)?)),
-                    "IndexTitle" => b.index_title = Some(need_value(d)?.to_string()),
-                    "EmailAddress" => {
-                        check_email(need_value(d)?).map_err(|m| at(line_no, m))?;
-                        b.email = Some(value.to_string());
-                    }
-                    "EmailBroken" => {
-                        if !value.is_empty() {
-                            return Err(at(
-                                line_no,
-                                format!("`EmailBroken` takes no value (`{value}`)"),
-                            ));
-                        }
-                        b.notify.broken = true;
-                    }
-                    "EmailChanged" => {
-                        b.changed_days = Some(days(d)?);
-                        b.notify.changed = true;
-                    }
-                    "EmailExpired" => {
-                        b.expiring_days = Some(days(d)?);
-                        b.notify.expired = true;
-                    }
-                    _ => {
-                        let prefix = Url::parse(need_value(d)?).map_err(|e| {
-                            at(
-                                line_no,
-                                format!("Exclude prefix `{value}` is not an absolute URL ({e})"),
-                            )
-                        })?;
-                        b.exclude.push(prefix.to_string());
-                    }
-                }
-            }
-            (None, None, _) => {
-                let known = if block.is_some() {
-                    &TASK[..]
-                } else {
-                    &GLOBAL[..]
-                };
-                return Err(at(
-                    line_no,
-                    format!(
-                        "unknown directive `{word}`; {} are {}",
-                        if block.is_some() {
-                            "the directives of a task block"
-                        } else {
-                            "the global directives (outside task blocks)"
-                        },
-                        known.join(", ")
-                    ),
-                ));
-            }
+        let global = GLOBAL
+            .iter()
+            .copied()
+            .find(|d| d.eq_ignore_ascii_case(word));
+        let task = TASK.iter().copied().find(|d| d.eq_ignore_ascii_case(word));
+        match (global, task) {
+            (Some(d), _) => self.global_directive(&directive(d)),
+            (None, Some(d)) => self.task_directive(&directive(d)),
+            (None, None) => Err(self.unknown_directive(line_no, word)),
         }
     }
-    if let Some(b) = block {
-        return Err(at(
-            b.opened_at,
-            "this block is never closed; end it with a line holding only `>`".into(),
-        ));
+
+    /// A global directive, which must be outside the blocks; those that
+    /// set one thing may be given once.
+    fn global_directive(&mut self, d: &Directive) -> Result<(), ConfigError> {
+        if let Some(b) = &self.block {
+            return Err(d.error(format!(
+                "`{}` is a global directive; it cannot be inside the block of line {}",
+                d.name, b.opened_at
+            )));
+        }
+        let once = matches!(
+            d.name,
+            "AvoidFile" | "SitesFile" | "SitesCheck" | "MailServer"
+        );
+        if once && !self.seen_global.insert(d.name.to_string()) {
+            return Err(d.error(format!("`{}` is given twice", d.name)));
+        }
+        let rel = self.rel;
+        match d.name {
+            "SystemAvoid" => self.settings.avoid_files.push(system_avoid(d, rel)?),
+            "SystemSites" => self.settings.system_sites.push(rel(d.value()?)),
+            "AvoidFile" => {
+                self.settings.avoid_file = Some(rel(d.value()?));
+                self.avoid_file_line = d.line;
+            }
+            "SitesFile" => self.settings.sites_file = Some(rel(d.value()?)),
+            "MailServer" => {
+                let (server, port) = mail_server(d.value()?).map_err(|m| d.error(m))?;
+                self.settings.mail.server = server;
+                self.settings.mail.port = port;
+            }
+            _ => self.settings.robots_expiry = sites_check(d)?,
+        }
+        Ok(())
     }
-    // The avoid file is written only with a sites file (robots.txt's
-    // lines go there): without one, a missing file is a typo, and every
-    // rule it was meant to hold would be lost without a word.
-    if let Some(file) = &settings.avoid_file
-        && settings.sites_file.is_none()
-        && !file.is_file()
-    {
-        return Err(at(
-            avoid_file_line,
+
+    /// A task directive, which must be inside a block.
+    fn task_directive(&mut self, d: &Directive) -> Result<(), ConfigError> {
+        let Some(b) = self.block.as_mut() else {
+            return Err(d.error(format!(
+                "`{}` belongs inside a <Site, <Tree or <Owner block",
+                d.name
+            )));
+        };
+        b.take(d, &self.abs_dir, self.rel)
+    }
+
+    /// The error for a directive of neither list at `line_no`, naming the
+    /// directives that may stand there.
+    fn unknown_directive(&self, line_no: usize, word: &str) -> ConfigError {
+        let (known, which) = match self.block.is_some() {
+            true => (&TASK[..], "the directives of a task block"),
+            false => (&GLOBAL[..], "the global directives (outside task blocks)"),
+        };
+        self.at(
+            line_no,
             format!(
-                "the avoid file {} does not exist; write its path (it is created only with a SitesFile)",
-                file.display()
+                "unknown directive `{word}`; {which} are {}",
+                known.join(", ")
             ),
-        ));
+        )
     }
-    if tasks.is_empty() {
-        return Err(ConfigError::Whole {
-            path: name.to_string(),
-            message: "no tasks: add at least one <Site, <Tree or <Owner block with Name and TopURL"
-                .into(),
-        });
+
+    /// The configuration read, once the last line is: every block closed,
+    /// the avoid file there (unless a sites file comes with it), at least
+    /// one task, and no two tasks writing one index.
+    fn finish(self) -> Result<Config, ConfigError> {
+        if let Some(b) = &self.block {
+            return Err(self.at(
+                b.opened_at,
+                "this block is never closed; end it with a line holding only `>`".into(),
+            ));
+        }
+        self.check_avoid_file()?;
+        if self.tasks.is_empty() {
+            return Err(ConfigError::Whole {
+                path: self.file.to_string(),
+                message:
+                    "no tasks: add at least one <Site, <Tree or <Owner block with Name and TopURL"
+                        .into(),
+            });
+        }
+        let config = Config {
+            source: None,
+            settings: self.settings,
+            tasks: self.tasks,
+            plugins: Vec::new(),
+            library: Default::default(),
+        };
+        if let Some(message) = config.index_clash("IndexFile") {
+            return Err(ConfigError::Whole {
+                path: self.file.to_string(),
+                message,
+            });
+        }
+        Ok(config)
     }
-    let config = Config {
-        source: None,
-        settings,
-        tasks,
-        plugins: Vec::new(),
-        library: Default::default(),
+
+    /// The avoid file is written only with a sites file (robots.txt's
+    /// lines go there): without one, a missing file is a typo, and every
+    /// rule it was meant to hold would be lost without a word.
+    fn check_avoid_file(&self) -> Result<(), ConfigError> {
+        if let Some(file) = &self.settings.avoid_file
+            && self.settings.sites_file.is_none()
+            && !file.is_file()
+        {
+            return Err(self.at(
+                self.avoid_file_line,
+                format!(
+                    "the avoid file {} does not exist; write its path (it is created only with a SitesFile)",
+                    file.display()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `SystemAvoid FILE`: the system's avoid file, which must exist.
+fn system_avoid(d: &Directive, rel: &dyn Fn(&str) -> PathBuf) -> Result<PathBuf, ConfigError> {
+    let file = rel(d.value()?);
+    if !file.is_file() {
+        return Err(d.error(format!(
+            "the system avoid file {} does not exist; write its path or remove the line",
+            file.display()
+        )));
+    }
+    Ok(file)
+}
+
+/// `SitesCheck DAYS`: how long a site's robots.txt is trusted, from 1 to
+/// 3650 days.
+fn sites_check(d: &Directive) -> Result<Duration, ConfigError> {
+    let n = d.days()?;
+    if !(1..=3650).contains(&n) {
+        return Err(d.error(format!("`SitesCheck` takes from 1 to 3650 days, not {n}")));
+    }
+    Ok(Duration::from_secs(u64::from(n) * 86_400))
+}
+
+/// Parse the text of an instruction file named `name`.
+pub fn parse_instructions(text: &str, name: &str, base_dir: &Path) -> Result<Config, ConfigError> {
+    let (abs_dir, rel) = relative_to(base_dir);
+    let mut reading = Reading {
+        file: name,
+        abs_dir,
+        rel: &rel,
+        settings: Settings::default(),
+        seen_global: HashSet::new(),
+        avoid_file_line: 0,
+        tasks: Vec::new(),
+        names: HashSet::new(),
+        block: None,
     };
-    if let Some(message) = config.index_clash("IndexFile") {
-        return Err(ConfigError::Whole {
-            path: name.to_string(),
-            message,
-        });
+    for (i, raw) in text.lines().enumerate() {
+        reading.line(i + 1, raw.trim())?;
     }
-    Ok(config)
+    reading.finish()
 }
 
 /// A closed block as a task; errors point at the block's first line.

@@ -8,6 +8,7 @@ mod instructions;
 pub mod library;
 mod load;
 mod mail;
+mod password;
 pub mod plugin_source;
 mod request;
 mod store;
@@ -17,10 +18,11 @@ pub use instructions::{is_instruction_file, load_instructions, parse_instruction
 pub use library::{LibrarySettings, Moderator};
 pub use load::line_col;
 pub use load::{
-    ConfigError, MaxBody, MaxDepth, PerSiteDelay, Timeout, check_email, library_dir, load_file,
-    load_str, parse_top, root_dir,
+    ConfigError, MaxBody, MaxDepth, PerSiteDelay, Timeout, library_dir, load_file, load_str,
+    parse_top, root_dir,
 };
-pub use mail::{MailSettings, Password, TlsMode};
+pub use mail::{MailSettings, TlsMode, check_email};
+pub use password::Password;
 pub use request::{header_argument, header_rules};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use store::StoreSetting;

@@ -1,8 +1,10 @@
 //! Reading a TOML configuration into [`Config`], with located errors.
 
+use super::mail::check_email;
+use super::password::password_source;
 use super::{
-    Config, IndexSettings, MailSettings, Notify, Password, PluginConfig, Settings, TaskConfig,
-    TaskKind, UrlPattern, UrlPatterns,
+    Config, IndexSettings, MailSettings, Notify, PluginConfig, Settings, TaskConfig, TaskKind,
+    UrlPattern, UrlPatterns,
 };
 use serde::Deserialize;
 use serde_spanned::Spanned;
@@ -538,86 +540,14 @@ impl Reader<'_> {
         global: &UrlPatterns,
         names: &mut HashSet<String>,
     ) -> Result<TaskConfig, ConfigError> {
-        let name = t.name.get_ref().trim().to_string();
-        if name.is_empty() {
-            return Err(self.at(Some(t.name.span()), "a task name cannot be empty".into()));
-        }
-        if name.chars().any(char::is_control) {
-            return Err(self.at(
-                Some(t.name.span()),
-                "a task name cannot hold control characters (a line break in it would reach mail headers)"
-                    .into(),
-            ));
-        }
-        if !names.insert(name.clone()) {
-            return Err(self.at(
-                Some(t.name.span()),
-                format!("a second task is named `{name}`; task names must be unique"),
-            ));
-        }
-        let kind = match t.kind.get_ref().as_str() {
-            "site" => TaskKind::Site,
-            "tree" => TaskKind::Tree,
-            "owner" => TaskKind::Owner,
-            "web" => TaskKind::Web,
-            "library" => TaskKind::Library,
-            other => {
-                return Err(self.at(
-                    Some(t.kind.span()),
-                    format!(
-                        "unknown task kind `{other}`; expected `site`, `tree`, `owner`, `web` or `library`"
-                    ),
-                ));
-            }
-        };
-        if let Some(levels) = &t.levels {
-            if kind != TaskKind::Web {
-                return Err(self.at(
-                    Some(levels.span()),
-                    "`levels` is the recursion depth of a `web` task; for this task write `max_depth`".into(),
-                ));
-            }
-            if t.max_depth.is_some() {
-                return Err(self.at(
-                    Some(levels.span()),
-                    "`levels` and `max_depth` say the same; keep one".into(),
-                ));
-            }
-        }
-        let top = match (&t.top, kind) {
-            (Some(top), TaskKind::Library) => {
-                return Err(self.at(
-                    Some(top.span()),
-                    "a `library` task starts from the library's pages, which each run publishes into its output directory; remove `top`".into(),
-                ));
-            }
-            (Some(top), _) => {
-                Some(parse_top(top.get_ref(), self.dir).map_err(|m| self.at(Some(top.span()), m))?)
-            }
-            (None, TaskKind::Library) => None,
-            (None, _) => {
-                return Err(self.at(
-                    Some(t.name.span()),
-                    format!("task `{name}` has no `top`: write the URL (or path) it starts from"),
-                ));
-            }
-        };
+        let name = self.task_name(&t, names)?;
+        let kind = self.task_kind(&t)?;
+        self.check_levels(&t, kind)?;
+        let top = self.task_top(&t, kind, &name)?;
         if let Some(email) = &t.email {
             check_email(email.get_ref()).map_err(|m| self.at(Some(email.span()), m))?;
         }
-        let mut exclude = Vec::new();
-        for e in &t.exclude {
-            let prefix = Url::parse(e.get_ref()).map_err(|err| {
-                self.at(
-                    Some(e.span()),
-                    format!(
-                        "exclude prefix `{}` is not an absolute URL ({err})",
-                        e.get_ref()
-                    ),
-                )
-            })?;
-            exclude.push(prefix.to_string());
-        }
+        let exclude = self.exclude_prefixes(&t)?;
         let own_patterns = UrlPatterns {
             include: self.patterns(&t.include_regex, "include_regex")?,
             exclude: self.patterns(&t.exclude_regex, "exclude_regex")?,
@@ -633,34 +563,8 @@ impl Reader<'_> {
             Some(top) => top,
             None => library_top(&output).map_err(|m| self.at(Some(t.name.span()), m))?,
         };
-        let index_file = match (&index_path, &t.index_file) {
-            (Some(path), Some(raw)) => {
-                let inside = path.parent() == Some(output.as_path());
-                match path.file_name().and_then(|n| n.to_str()) {
-                    Some(n) if inside => Some(n.to_string()),
-                    _ => {
-                        return Err(self.at(
-                            Some(raw.span()),
-                            format!(
-                                "index_file `{}` must be a file directly inside the task's output directory ({})",
-                                raw.get_ref(),
-                                output.display()
-                            ),
-                        ));
-                    }
-                }
-            }
-            _ => None,
-        };
-        let index_url = match &t.index_url {
-            Some(u) => Some(Url::parse(u.get_ref()).map_err(|e| {
-                self.at(
-                    Some(u.span()),
-                    format!("index_url `{}` is not an absolute URL ({e})", u.get_ref()),
-                )
-            })?),
-            None => None,
-        };
+        let index_file = self.index_file(&t, index_path.as_deref(), &output)?;
+        let index_url = self.index_url(&t)?;
         let changed_days = days(
             &t.changed_days,
             &t.email_changed,
@@ -699,19 +603,152 @@ impl Reader<'_> {
                 expired: t.email_expired.is_some(),
             },
             schedule: schedule(&t.schedule).map_err(|(span, m)| self.at(Some(span), m))?,
-            bounds: {
-                let d = super::TaskBounds::default();
-                super::TaskBounds {
-                    max_depth: match (t.levels, t.max_depth) {
-                        (Some(l), _) => l.into_inner().0 as u32,
-                        (None, Some(b)) => b.0 as u32,
-                        (None, None) if kind == TaskKind::Web => WEB_LEVELS,
-                        (None, None) => d.max_depth,
-                    },
-                    max_documents: t.max_documents.map_or(d.max_documents, |b| b.0),
-                }
-            },
+            bounds: task_bounds(t.levels, t.max_depth, t.max_documents, kind),
         })
+    }
+
+    /// A task's name, trimmed: not empty, no control characters, and not
+    /// one of the `names` before it (to which it is added).
+    fn task_name(&self, t: &RawTask, names: &mut HashSet<String>) -> Result<String, ConfigError> {
+        let name = t.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(self.at(Some(t.name.span()), "a task name cannot be empty".into()));
+        }
+        if name.chars().any(char::is_control) {
+            return Err(self.at(
+                Some(t.name.span()),
+                "a task name cannot hold control characters (a line break in it would reach mail headers)"
+                    .into(),
+            ));
+        }
+        if !names.insert(name.clone()) {
+            return Err(self.at(
+                Some(t.name.span()),
+                format!("a second task is named `{name}`; task names must be unique"),
+            ));
+        }
+        Ok(name)
+    }
+
+    /// A task's `kind`.
+    fn task_kind(&self, t: &RawTask) -> Result<TaskKind, ConfigError> {
+        match t.kind.get_ref().as_str() {
+            "site" => Ok(TaskKind::Site),
+            "tree" => Ok(TaskKind::Tree),
+            "owner" => Ok(TaskKind::Owner),
+            "web" => Ok(TaskKind::Web),
+            "library" => Ok(TaskKind::Library),
+            other => Err(self.at(
+                Some(t.kind.span()),
+                format!(
+                    "unknown task kind `{other}`; expected `site`, `tree`, `owner`, `web` or `library`"
+                ),
+            )),
+        }
+    }
+
+    /// `levels` is a `web` task's word for `max_depth`, so only a `web`
+    /// task has it, and not with `max_depth`.
+    fn check_levels(&self, t: &RawTask, kind: TaskKind) -> Result<(), ConfigError> {
+        let Some(levels) = &t.levels else {
+            return Ok(());
+        };
+        if kind != TaskKind::Web {
+            return Err(self.at(
+                Some(levels.span()),
+                "`levels` is the recursion depth of a `web` task; for this task write `max_depth`"
+                    .into(),
+            ));
+        }
+        if t.max_depth.is_some() {
+            return Err(self.at(
+                Some(levels.span()),
+                "`levels` and `max_depth` say the same; keep one".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A task's `top`, which every kind but `library` must have and a
+    /// `library` task must not (`None` for it: it starts from its output).
+    fn task_top(
+        &self,
+        t: &RawTask,
+        kind: TaskKind,
+        name: &str,
+    ) -> Result<Option<Url>, ConfigError> {
+        match (&t.top, kind) {
+            (Some(top), TaskKind::Library) => Err(self.at(
+                Some(top.span()),
+                "a `library` task starts from the library's pages, which each run publishes into its output directory; remove `top`".into(),
+            )),
+            (Some(top), _) => {
+                Ok(Some(parse_top(top.get_ref(), self.dir).map_err(|m| self.at(Some(top.span()), m))?))
+            }
+            (None, TaskKind::Library) => Ok(None),
+            (None, _) => Err(self.at(
+                Some(t.name.span()),
+                format!("task `{name}` has no `top`: write the URL (or path) it starts from"),
+            )),
+        }
+    }
+
+    /// A task's `exclude` prefixes, each an absolute URL.
+    fn exclude_prefixes(&self, t: &RawTask) -> Result<Vec<String>, ConfigError> {
+        let mut exclude = Vec::new();
+        for e in &t.exclude {
+            let prefix = Url::parse(e.get_ref()).map_err(|err| {
+                self.at(
+                    Some(e.span()),
+                    format!(
+                        "exclude prefix `{}` is not an absolute URL ({err})",
+                        e.get_ref()
+                    ),
+                )
+            })?;
+            exclude.push(prefix.to_string());
+        }
+        Ok(exclude)
+    }
+
+    /// The file name of a task's index, when `index_file` gives one
+    /// (`path`, resolved): it must be directly inside the task's `output`.
+    fn index_file(
+        &self,
+        t: &RawTask,
+        path: Option<&Path>,
+        output: &Path,
+    ) -> Result<Option<String>, ConfigError> {
+        let (Some(path), Some(raw)) = (path, &t.index_file) else {
+            return Ok(None);
+        };
+        let inside = path.parent() == Some(output);
+        match path.file_name().and_then(|n| n.to_str()) {
+            Some(n) if inside => Ok(Some(n.to_string())),
+            _ => Err(self.at(
+                Some(raw.span()),
+                format!(
+                    "index_file `{}` must be a file directly inside the task's output directory ({})",
+                    raw.get_ref(),
+                    output.display()
+                ),
+            )),
+        }
+    }
+
+    /// A task's `index_url`, an absolute URL.
+    fn index_url(&self, t: &RawTask) -> Result<Option<Url>, ConfigError> {
+        t.index_url
+            .as_ref()
+            .map(|u| {
+                Url::parse(u.get_ref()).map_err(|e| {
+                    self.at(
+                        Some(u.span()),
+                        format!("index_url `{}` is not an absolute URL ({e})", u.get_ref()),
+                    )
+                })
+            })
+            .transpose()
     }
 
     /// One `[[plugin]]` table; `tasks` names the run's tasks, `taken` the
@@ -803,6 +840,27 @@ fn days(
     }
 }
 
+/// How far and how much a task traverses: `levels` (a `web` task's) or
+/// `max_depth`, else a `web` task's [`WEB_LEVELS`] or the default depth;
+/// `max_documents`, else the default.
+fn task_bounds(
+    levels: Option<Spanned<Bounded<1, 100_000>>>,
+    max_depth: Option<MaxDepth>,
+    max_documents: Option<Bounded<1, 1_000_000_000>>,
+    kind: TaskKind,
+) -> super::TaskBounds {
+    let d = super::TaskBounds::default();
+    super::TaskBounds {
+        max_depth: match (levels, max_depth) {
+            (Some(l), _) => l.into_inner().0 as u32,
+            (None, Some(b)) => b.0 as u32,
+            (None, None) if kind == TaskKind::Web => WEB_LEVELS,
+            (None, None) => d.max_depth,
+        },
+        max_documents: max_documents.map_or(d.max_documents, |b| b.0),
+    }
+}
+
 /// A `schedule` value.
 fn schedule(
     raw: &Option<Spanned<String>>,
@@ -810,39 +868,6 @@ fn schedule(
     raw.as_ref()
         .map(|s| spinneret_core::schedule::Schedule::parse(s.get_ref()).map_err(|m| (s.span(), m)))
         .transpose()
-}
-
-/// Where a table's password is (`[mail]`, `[[request]]`; the store's,
-/// whose keys have the `prefix` `store_`): the variable of `password_env`
-/// or the file of `password_file`, not both; a `password` key (`literal`)
-/// is refused, as a password is never in the configuration. `what` names
-/// the password in that refusal.
-pub(super) fn password_source(
-    what: &str,
-    prefix: &str,
-    literal: Option<&Spanned<toml::Value>>,
-    env: Option<&str>,
-    file: Option<&str>,
-    table: &Range<usize>,
-    rel: &dyn Fn(&str) -> PathBuf,
-) -> Result<Option<Password>, (Option<Range<usize>>, String)> {
-    if let Some(p) = literal {
-        return Err((
-            Some(p.span()),
-            format!(
-                "{what} is never read from the configuration; name where it is with {prefix}password_env = \"VARIABLE\" or {prefix}password_file = \"PATH\""
-            ),
-        ));
-    }
-    match (env, file) {
-        (Some(_), Some(_)) => Err((
-            Some(table.clone()),
-            format!("give {prefix}password_env or {prefix}password_file, not both"),
-        )),
-        (Some(v), None) => Ok(Some(Password::Env(v.to_string()))),
-        (None, Some(f)) => Ok(Some(Password::File(rel(f)))),
-        (None, None) => Ok(None),
-    }
 }
 
 /// Where a `library` task's run publishes the library (the task's output
@@ -897,20 +922,6 @@ pub fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
                 .map_err(|_| format!("top `{raw}` is neither a URL nor a usable file path"))
         }
         Err(e) => Err(format!("top URL `{raw}` is not a valid URL ({e})")),
-    }
-}
-
-/// Whether `s` looks like an e-mail address; the message says what to write if not.
-pub fn check_email(s: &str) -> Result<(), String> {
-    let ok = s
-        .split_once('@')
-        .is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !s.contains(char::is_whitespace));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{s}` is not an e-mail address; write e.g. \"webmaster@example.org\""
-        ))
     }
 }
 

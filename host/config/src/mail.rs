@@ -1,9 +1,10 @@
-//! How owners are mailed: the SMTP server, its TLS mode and credentials.
-//! The password is never part of the configuration itself: it comes from an
-//! environment variable or a file. The `[mail]` table is read here too
-//! ([`mail_settings`]), as `[library]` is in `library.rs`.
+//! How owners are mailed: the SMTP server, its TLS mode and credentials,
+//! and what an e-mail address must look like ([`check_email`]). The
+//! password is never part of the configuration itself: it comes from an
+//! environment variable or a file (`password.rs`). The `[mail]` table is
+//! read here too ([`mail_settings`]), as `[library]` is in `library.rs`.
 
-use super::load::{check_email, password_source};
+use super::password::{Password, password_source};
 use serde::Deserialize;
 use serde_spanned::Spanned;
 use spinneret_core::values::{Bounded, DurationIn, ms};
@@ -50,77 +51,6 @@ impl TlsMode {
             TlsMode::StartTls => 587,
             TlsMode::Tls => 465,
         }
-    }
-}
-
-/// Where the SMTP password is read from when mail is sent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Password {
-    /// An environment variable.
-    Env(String),
-    /// A file (its first line).
-    File(PathBuf),
-}
-
-/// The most bytes of a password file read: a password is one short line,
-/// and a device or a huge file named by mistake (`/dev/zero`) is not read
-/// whole.
-const MAX_PASSWORD_FILE_LINE: u64 = 4096;
-
-/// The first line of the file at `path` (without its line ending), read
-/// through at most [`MAX_PASSWORD_FILE_LINE`] bytes: an error when no line
-/// ends within them, or when the line is not UTF-8.
-fn first_line(path: &std::path::Path) -> std::io::Result<String> {
-    use std::io::{BufRead, Read};
-    let file = std::fs::File::open(path)?;
-    let mut line = Vec::new();
-    std::io::BufReader::new(file)
-        .take(MAX_PASSWORD_FILE_LINE + 1)
-        .read_until(b'\n', &mut line)?;
-    let ended = line.last() == Some(&b'\n');
-    if !ended && line.len() as u64 > MAX_PASSWORD_FILE_LINE {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "its first line is longer than {MAX_PASSWORD_FILE_LINE} bytes; a password file holds the password alone on its first line"
-            ),
-        ));
-    }
-    while matches!(line.last(), Some(b'\n' | b'\r')) {
-        line.pop();
-    }
-    String::from_utf8(line).map_err(|_| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "its first line is not UTF-8 text",
-        )
-    })
-}
-
-impl Password {
-    /// The password: the variable's value, or the file's first line. The
-    /// error is the file's (`None` for a variable that is not set).
-    pub fn value(&self) -> Result<String, Option<std::io::Error>> {
-        match self {
-            Password::Env(var) => std::env::var(var).map_err(|_| None),
-            Password::File(path) => first_line(path).map_err(Some),
-        }
-    }
-
-    /// Read the password now; the message names it (`what`: "SMTP
-    /// password") and the key it was named by (`key`: `mail.password`, to
-    /// which `_env` or `_file` is added).
-    pub fn read(&self, what: &str, key: &str) -> Result<String, String> {
-        self.value().map_err(|e| match (self, e) {
-            (Password::Env(var), _) => {
-                format!("the {what} variable {var} is not set ({key}_env)")
-            }
-            (Password::File(path), e) => format!(
-                "cannot read the {what} file {} ({key}_file): {}",
-                path.display(),
-                e.map_or_else(String::new, |e| e.to_string())
-            ),
-        })
     }
 }
 
@@ -221,34 +151,16 @@ pub(super) fn mail_settings(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_password_file_is_read_to_its_first_line_and_no_further() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("pw");
-        std::fs::write(&file, "s3cret\r\nsecond line\n").unwrap();
-        assert_eq!(
-            Password::File(file.clone()).value().unwrap(),
-            "s3cret".to_string()
-        );
-        std::fs::write(&file, "no line end").unwrap();
-        assert_eq!(Password::File(file.clone()).value().unwrap(), "no line end");
-        // A device that never ends, and a file of one endless line: refused
-        // after 4 KiB, not read whole.
-        for endless in [std::path::PathBuf::from("/dev/zero"), file.clone()] {
-            if endless == file {
-                std::fs::write(&file, vec![b'x'; 1 << 20]).unwrap();
-            }
-            let e = Password::File(endless.clone())
-                .read("SMTP password", "mail.password")
-                .unwrap_err();
-            assert!(
-                e.ends_with("its first line is longer than 4096 bytes; a password file holds the password alone on its first line"),
-                "{e}"
-            );
-        }
+/// Whether `s` looks like an e-mail address; the message says what to write if not.
+pub fn check_email(s: &str) -> Result<(), String> {
+    let ok = s
+        .split_once('@')
+        .is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !s.contains(char::is_whitespace));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{s}` is not an e-mail address; write e.g. \"webmaster@example.org\""
+        ))
     }
 }

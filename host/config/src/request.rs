@@ -4,8 +4,7 @@
 //! when the configuration is loaded (from where the table says: never the
 //! configuration itself).
 
-use super::Password;
-use super::load::password_source;
+use super::password::{Password, password_source};
 use serde::Deserialize;
 use serde_spanned::Spanned;
 use std::collections::BTreeMap;

@@ -322,7 +322,10 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Run one subcommand: its exit code, or the error that stops it (said by
+/// [`main`], which gives it the usage exit code).
 fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+    let quiet = cli.quiet;
     match cli.command {
         Command::Plugin(cmd) => plugin::run(cmd),
         Command::Convert(args) => convert(&args),
@@ -331,170 +334,140 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Index(args) => wwww::index(&args),
         Command::Serve(args) => wwww::serve(&args),
         Command::Library(cmd) => library::run(cmd),
-        Command::Query(args) => query(&args, cli.quiet),
-        Command::Collect(args) => collect(&args, cli.quiet),
+        Command::Query(args) => query(&args, quiet),
+        Command::Collect(args) => collect(&args, quiet),
         Command::Profile(cmd) => profile::run(cmd),
         Command::Watch(args) => watch::run(
             &args.config,
             args.schedule,
             &args.overrides,
             &args.resolve,
-            cli.quiet,
+            quiet,
             args.strict_plugins,
         ),
-        Command::Worker(args) => worker::run(&args, cli.quiet),
-        Command::Crawl(args) => {
-            let mut config = match load_config(&args.config, &args.overrides) {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("spinneret: {e}");
-                    return Ok(EXIT_USAGE);
-                }
-            };
-            let completed = match &args.archive {
-                Some(file) => match wwww::completed_for_crawl(file, &config.settings.store) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        eprintln!("spinneret: {e:#}");
-                        return Ok(EXIT_USAGE);
-                    }
-                },
-                None => Default::default(),
-            };
-            let options = CrawlOptions {
-                resume: args.resume,
-                task: args.task,
-                hooks: None,
-                completed: Arc::new(completed),
-                shared: None,
-                sites: None,
-            };
-            let mail = if args.dry_run_mail {
-                MailMode::Print
-            } else {
-                MailMode::Send
-            };
-            let format = args.output.format;
-            format.add_to(&mut config);
-            run_crawl(
-                &config,
-                &options,
-                cli.quiet,
-                args.strict_plugins,
-                mail,
-                format,
-            )
-        }
-        Command::Check(args) => {
-            let mut urls = Vec::new();
-            for raw in &args.urls {
-                match Url::parse(raw) {
-                    Ok(u) if spinneret_core::urls::is_checkable(&u) => {
-                        match config::parse_top(raw, std::path::Path::new(".")) {
-                            Ok(u) => urls.push(u),
-                            Err(e) => {
-                                eprintln!("spinneret: {e}");
-                                return Ok(EXIT_USAGE);
-                            }
-                        }
-                    }
-                    Ok(u) => {
-                        // `localhost:8080/` reads as the scheme `localhost`.
-                        let host_and_port = u.path().split('/').next().is_some_and(|port| {
-                            !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
-                        });
-                        eprintln!(
-                            "spinneret: `{raw}` has scheme `{}`; check takes http, https or file URLs, or a path{}",
-                            u.scheme(),
-                            match (host_and_port, spinneret_core::urls::mistyped_scheme(&u)) {
-                                (true, _) => format!("; for a server, write http://{raw}"),
-                                (false, Some(typo)) => format!(" ({typo})"),
-                                (false, None) => String::new(),
-                            }
-                        );
-                        return Ok(EXIT_USAGE);
-                    }
-                    // A path: a local tree, as a file: top (a directory's index.html).
-                    Err(url::ParseError::RelativeUrlWithoutBase) => {
-                        let path = std::path::Path::new(raw);
-                        if !path.exists() {
-                            let host = raw.split('/').next().unwrap_or("");
-                            // `127.0.0.1:8080/x` is a server on a port (http);
-                            // `www.example.org/x` a site (https).
-                            let hint = match (
-                                host.contains(':'),
-                                host.contains('.') && !host.starts_with('.'),
-                            ) {
-                                (true, _) => format!("; for a server, write http://{raw}"),
-                                (false, true) => format!("; for a site, write https://{raw}"),
-                                (false, false) => String::new(),
-                            };
-                            eprintln!(
-                                "spinneret: `{raw}` is neither a URL nor an existing file or directory{hint}"
-                            );
-                            return Ok(EXIT_USAGE);
-                        }
-                        if path.is_dir() && !path.join("index.html").is_file() {
-                            eprintln!(
-                                "spinneret: the directory `{raw}` has no index.html to start from; give one of its pages (check {}/PAGE.html)",
-                                raw.trim_end_matches('/')
-                            );
-                            return Ok(EXIT_USAGE);
-                        }
-                        match config::parse_top(raw, std::path::Path::new(".")) {
-                            Ok(u) => urls.push(u),
-                            Err(e) => {
-                                eprintln!("spinneret: {e}");
-                                return Ok(EXIT_USAGE);
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        eprintln!("spinneret: `{raw}` is not a URL ({e})");
-                        return Ok(EXIT_USAGE);
-                    }
-                }
-            }
-            // `check site/ ./site/` names one tree twice: one task.
-            let mut named = std::collections::HashSet::new();
-            urls.retain(|u| named.insert(u.clone()));
-            let mut config = Config::for_check(&urls, std::env::temp_dir().join("spinneret-check"));
-            if let Err(e) = args.overrides.apply(&mut config) {
-                eprintln!("spinneret: {e}");
-                return Ok(EXIT_USAGE);
-            }
-            if let Err(e) = apply_resolve(&mut config.settings, &args.resolve) {
-                eprintln!("spinneret: {e}");
-                return Ok(EXIT_USAGE);
-            }
-            args.output.format.add_to(&mut config);
-            run_crawl(
-                &config,
-                &CrawlOptions::default(),
-                cli.quiet,
-                false,
-                MailMode::Send,
-                args.output.format,
-            )
-        }
-        Command::Results(args) => {
-            let store = match args.store.open_existing("results") {
-                Ok(store) => store,
-                Err(e) => {
-                    eprintln!("spinneret: {e:#}");
-                    return Ok(EXIT_USAGE);
-                }
-            };
-            let broken = print_results(
-                &store,
-                args.task.as_deref(),
-                args.json,
-                &args.categories,
-                &mut output::stdout(),
-            )?;
-            Ok(if broken { EXIT_BROKEN } else { EXIT_OK })
-        }
+        Command::Worker(args) => worker::run(&args, quiet),
+        Command::Crawl(args) => crawl(args, quiet),
+        Command::Check(args) => check(&args, quiet),
+        Command::Results(args) => results(&args),
     }
+}
+
+/// `spinneret crawl CONFIG`.
+fn crawl(args: CrawlArgs, quiet: u8) -> anyhow::Result<u8> {
+    let mut config = load_config(&args.config, &args.overrides).map_err(anyhow::Error::msg)?;
+    let completed = match &args.archive {
+        Some(file) => wwww::completed_for_crawl(file, &config.settings.store)?,
+        None => Default::default(),
+    };
+    let options = CrawlOptions {
+        resume: args.resume,
+        task: args.task,
+        hooks: None,
+        completed: Arc::new(completed),
+        shared: None,
+        sites: None,
+    };
+    let mail = match args.dry_run_mail {
+        true => MailMode::Print,
+        false => MailMode::Send,
+    };
+    let format = args.output.format;
+    format.add_to(&mut config);
+    run_crawl(&config, &options, quiet, args.strict_plugins, mail, format)
+}
+
+/// `spinneret check URL|PATH...`: each a task of its own, on a store of
+/// the system's temporary directory.
+fn check(args: &CheckArgs, quiet: u8) -> anyhow::Result<u8> {
+    let mut urls = Vec::new();
+    for raw in &args.urls {
+        urls.push(check_top(raw).map_err(anyhow::Error::msg)?);
+    }
+    // `check site/ ./site/` names one tree twice: one task.
+    let mut named = std::collections::HashSet::new();
+    urls.retain(|u| named.insert(u.clone()));
+    let mut config = Config::for_check(&urls, std::env::temp_dir().join("spinneret-check"));
+    args.overrides
+        .apply(&mut config)
+        .map_err(anyhow::Error::msg)?;
+    apply_resolve(&mut config.settings, &args.resolve).map_err(anyhow::Error::msg)?;
+    args.output.format.add_to(&mut config);
+    run_crawl(
+        &config,
+        &CrawlOptions::default(),
+        quiet,
+        false,
+        MailMode::Send,
+        args.output.format,
+    )
+}
+
+/// What `check` makes of one of its arguments: an http, https or file
+/// URL, or a path (a local tree, as a `file:` top: a directory's
+/// index.html); else what is wrong with it and what was likely meant.
+fn check_top(raw: &str) -> Result<Url, String> {
+    let here = std::path::Path::new(".");
+    match Url::parse(raw) {
+        Ok(u) if spinneret_core::urls::is_checkable(&u) => {
+            config::parse_top(raw, here).map_err(|e| e.to_string())
+        }
+        Ok(u) => {
+            // `localhost:8080/` reads as the scheme `localhost`.
+            let host_and_port =
+                u.path().split('/').next().is_some_and(|port| {
+                    !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+                });
+            Err(format!(
+                "`{raw}` has scheme `{}`; check takes http, https or file URLs, or a path{}",
+                u.scheme(),
+                match (host_and_port, spinneret_core::urls::mistyped_scheme(&u)) {
+                    (true, _) => format!("; for a server, write http://{raw}"),
+                    (false, Some(typo)) => format!(" ({typo})"),
+                    (false, None) => String::new(),
+                }
+            ))
+        }
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            let path = std::path::Path::new(raw);
+            if !path.exists() {
+                let host = raw.split('/').next().unwrap_or("");
+                // `127.0.0.1:8080/x` is a server on a port (http);
+                // `www.example.org/x` a site (https).
+                let hint = match (
+                    host.contains(':'),
+                    host.contains('.') && !host.starts_with('.'),
+                ) {
+                    (true, _) => format!("; for a server, write http://{raw}"),
+                    (false, true) => format!("; for a site, write https://{raw}"),
+                    (false, false) => String::new(),
+                };
+                return Err(format!(
+                    "`{raw}` is neither a URL nor an existing file or directory{hint}"
+                ));
+            }
+            if path.is_dir() && !path.join("index.html").is_file() {
+                return Err(format!(
+                    "the directory `{raw}` has no index.html to start from; give one of its pages (check {}/PAGE.html)",
+                    raw.trim_end_matches('/')
+                ));
+            }
+            config::parse_top(raw, here).map_err(|e| e.to_string())
+        }
+        Err(e) => Err(format!("`{raw}` is not a URL ({e})")),
+    }
+}
+
+/// `spinneret results`: the last run's results from the store.
+fn results(args: &ResultsArgs) -> anyhow::Result<u8> {
+    let store = args.store.open_existing("results")?;
+    let broken = print_results(
+        &store,
+        args.task.as_deref(),
+        args.json,
+        &args.categories,
+        &mut output::stdout(),
+    )?;
+    Ok(if broken { EXIT_BROKEN } else { EXIT_OK })
 }
 
 /// A configuration of either format, with the command line's settings over it.

@@ -476,139 +476,37 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
     ) -> Result<(), String> {
         use crate::reporter::*;
         use std::collections::HashMap;
-        // In URL order, each URL once (the last word on it).
-        let mut by_url: BTreeMap<String, (CheckResult, Role)> = BTreeMap::new();
-        for (r, role) in results {
-            by_url.insert(r.url.clone(), (r, role));
-        }
         let mut documents = documents;
         documents.sort_by(|a, b| a.url.cmp(&b.url));
-        let numbers: HashMap<String, u32> = documents
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.url.clone(), i as u32 + 1))
-            .collect();
-        let titles: HashMap<String, Option<String>> = documents
-            .iter()
-            .map(|d| (d.url.clone(), d.title.clone()))
-            .collect();
+        let view = TaskView::new(results, &documents);
         let mut findings = findings;
         findings.sort_by(|a, b| finding_kind_rank(&a.kind).cmp(&finding_kind_rank(&b.kind)));
-        let mut counted: BTreeMap<String, u64> = BTreeMap::new();
-        for f in &findings {
-            *counted.entry(f.kind.clone()).or_default() += 1;
-        }
-        let mut by_kind: Vec<(String, u64)> = counted.into_iter().collect();
-        by_kind.sort_by(|a, b| finding_kind_rank(&a.0).cmp(&finding_kind_rank(&b.0)));
-        let mut by_category: Vec<(Category, u64)> = Vec::new();
-        let mut by_role: Vec<(Role, u64)> = Vec::new();
-        for (r, role) in by_url.values() {
-            match by_category.iter_mut().find(|(c, _)| *c == r.category) {
-                Some((_, n)) => *n += 1,
-                None => by_category.push((r.category, 1)),
-            }
-            match by_role.iter_mut().find(|(x, _)| x == role) {
-                Some((_, n)) => *n += 1,
-                None => by_role.push((*role, 1)),
-            }
-        }
-        let counts = TaskCounts {
-            urls: by_url.len() as u64,
-            documents: documents.len() as u64,
-            references: documents.iter().map(|d| d.references.len() as u64).sum(),
-            by_category,
-            by_role,
-            findings: by_kind,
-        };
-        let out = &mut self.output;
+        let counts = task_counts(&view.by_url, &documents, &findings);
         // What a failed report appended is thrown away, as the host does.
-        out.pending.clear();
-        self.reporter.begin(run, task, counts, out)?;
+        self.output.pending.clear();
+        self.reporter.begin(run, task, counts, &mut self.output)?;
         let wants = self.reporter.wants();
-        for (r, role) in by_url.values().filter(|_| wanted(wants, Wants::RESULTS)) {
-            self.reporter.on_result(r.clone(), *role, out)?;
+        for (r, role) in view
+            .by_url
+            .values()
+            .filter(|_| wanted(wants, Wants::RESULTS))
+        {
+            self.reporter
+                .on_result(r.clone(), *role, &mut self.output)?;
         }
         let mut places: HashMap<String, Vec<Place>> = HashMap::new();
         for d in documents
             .into_iter()
             .filter(|_| wanted(wants, Wants::DOCUMENTS))
         {
-            let number = numbers[&d.url];
-            let outcome = by_url
-                .get(&d.url)
-                .map(|(r, _)| r.clone())
-                .unwrap_or_else(|| fixtures::result(&d.url, Category::Ok));
+            let number = view.numbers[&d.url];
             for (j, r) in d.references.iter().enumerate() {
                 places.entry(r.target.clone()).or_default().push(Place {
                     document: number,
                     reference: j as u32 + 1,
                 });
             }
-            // Each reference's line or column from `given`, 0 where not given.
-            let place = |given: &std::collections::HashMap<String, Vec<u32>>| -> Vec<u32> {
-                match wanted(wants, Wants::LINES) {
-                    true => (0..d.references.len())
-                        .map(|j| {
-                            given
-                                .get(&d.url)
-                                .and_then(|l| l.get(j).copied())
-                                .unwrap_or(0)
-                        })
-                        .collect(),
-                    false => Vec::new(),
-                }
-            };
-            let (all_lines, all_columns) = (place(&self.lines), place(&self.columns));
-            let parts: Vec<&[Reference]> = match d.references.is_empty() {
-                true => vec![&[]],
-                false => d.references.chunks(self.part_size.max(1)).collect(),
-            };
-            let last = parts.len() - 1;
-            for (i, part) in parts.into_iter().enumerate() {
-                let targets = part
-                    .iter()
-                    .filter(|_| wanted(wants, Wants::TARGETS))
-                    .map(|r| {
-                        let result = by_url.get(&r.target).map(|(x, _)| x);
-                        let doc = numbers.get(&r.target).copied();
-                        Target {
-                            category: result.map(|x| x.category),
-                            status: result.and_then(|x| x.status),
-                            error: result.and_then(|x| x.error.clone()),
-                            final_url: result.and_then(|x| x.final_url.clone()),
-                            last_modified: result.and_then(|x| x.last_modified.clone()),
-                            document: doc,
-                            title: titles.get(&r.target).cloned().flatten(),
-                        }
-                    })
-                    .collect();
-                let part = TaskDocument {
-                    number,
-                    document: Document {
-                        references: part.to_vec(),
-                        ..d.clone()
-                    },
-                    outcome: outcome.clone(),
-                    targets,
-                    first_reference: (i * self.part_size.max(1)) as u32,
-                    last_part: i == last,
-                    lines: match all_lines.is_empty() {
-                        true => Vec::new(),
-                        false => {
-                            let first = i * self.part_size.max(1);
-                            all_lines[first..first + part.len()].to_vec()
-                        }
-                    },
-                    columns: match all_columns.is_empty() {
-                        true => Vec::new(),
-                        false => {
-                            let first = i * self.part_size.max(1);
-                            all_columns[first..first + part.len()].to_vec()
-                        }
-                    },
-                };
-                self.reporter.on_document(part, out)?;
-            }
+            self.hand_document(d, &view, wants)?;
         }
         let findings = findings
             .into_iter()
@@ -616,14 +514,184 @@ impl<R: crate::reporter::Reporter> ReporterHarness<R> {
         for (i, f) in findings.enumerate() {
             let finding = TaskFinding {
                 number: i as u32 + 1,
-                document: numbers.get(&f.url).copied(),
+                document: view.numbers.get(&f.url).copied(),
                 referred_from: places.get(&f.url).cloned().unwrap_or_default(),
                 finding: f,
             };
-            self.reporter.on_finding(finding, out)?;
+            self.reporter.on_finding(finding, &mut self.output)?;
         }
-        self.reporter.finish(out)?;
-        out.commit();
+        self.reporter.finish(&mut self.output)?;
+        self.output.commit();
         Ok(())
+    }
+
+    /// Hand one document to the reporter in parts of at most `part_size`
+    /// references (a document without references is one empty part), each
+    /// with its references' targets, lines and columns as far as the
+    /// reporter `wants` them.
+    fn hand_document(
+        &mut self,
+        d: crate::reporter::Document,
+        view: &TaskView,
+        wants: crate::reporter::Wants,
+    ) -> Result<(), String> {
+        use crate::reporter::*;
+        let number = view.numbers[&d.url];
+        let outcome = view
+            .by_url
+            .get(&d.url)
+            .map(|(r, _)| r.clone())
+            .unwrap_or_else(|| fixtures::result(&d.url, Category::Ok));
+        let lines_wanted = wanted(wants, Wants::LINES);
+        let all_lines = reference_places(&self.lines, &d, lines_wanted);
+        let all_columns = reference_places(&self.columns, &d, lines_wanted);
+        let size = self.part_size.max(1);
+        let parts: Vec<&[Reference]> = match d.references.is_empty() {
+            true => vec![&[]],
+            false => d.references.chunks(size).collect(),
+        };
+        let last = parts.len() - 1;
+        for (i, part) in parts.into_iter().enumerate() {
+            let first = i * size;
+            let targets = match wanted(wants, Wants::TARGETS) {
+                true => part.iter().map(|r| view.target(&r.target)).collect(),
+                false => Vec::new(),
+            };
+            let part = TaskDocument {
+                number,
+                document: Document {
+                    references: part.to_vec(),
+                    ..d.clone()
+                },
+                outcome: outcome.clone(),
+                targets,
+                first_reference: first as u32,
+                last_part: i == last,
+                lines: part_of(&all_lines, first, part.len()),
+                columns: part_of(&all_columns, first, part.len()),
+            };
+            self.reporter.on_document(part, &mut self.output)?;
+        }
+        Ok(())
+    }
+}
+
+/// What [`ReporterHarness::run_task`] knows of a task while it hands its
+/// documents over: each URL's result (the last word on it), and each
+/// document's number (in URL order, from 1) and title.
+#[cfg(feature = "reporter")]
+struct TaskView {
+    by_url: BTreeMap<String, (crate::reporter::CheckResult, crate::reporter::Role)>,
+    numbers: std::collections::HashMap<String, u32>,
+    titles: std::collections::HashMap<String, Option<String>>,
+}
+
+#[cfg(feature = "reporter")]
+impl TaskView {
+    /// The view of a task's `results` and its `documents` (sorted by URL).
+    fn new(
+        results: Vec<(crate::reporter::CheckResult, crate::reporter::Role)>,
+        documents: &[crate::reporter::Document],
+    ) -> TaskView {
+        // In URL order, each URL once (the last word on it).
+        let mut by_url = BTreeMap::new();
+        for (r, role) in results {
+            by_url.insert(r.url.clone(), (r, role));
+        }
+        TaskView {
+            by_url,
+            numbers: documents
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.url.clone(), i as u32 + 1))
+                .collect(),
+            titles: documents
+                .iter()
+                .map(|d| (d.url.clone(), d.title.clone()))
+                .collect(),
+        }
+    }
+
+    /// What a reference to `url` leads to: its result, and the document
+    /// it is, if it is one.
+    fn target(&self, url: &str) -> crate::reporter::Target {
+        let result = self.by_url.get(url).map(|(x, _)| x);
+        crate::reporter::Target {
+            category: result.map(|x| x.category),
+            status: result.and_then(|x| x.status),
+            error: result.and_then(|x| x.error.clone()),
+            final_url: result.and_then(|x| x.final_url.clone()),
+            last_modified: result.and_then(|x| x.last_modified.clone()),
+            document: self.numbers.get(url).copied(),
+            title: self.titles.get(url).cloned().flatten(),
+        }
+    }
+}
+
+/// A task's counts, as `begin` gets them: URLs by category and by role,
+/// documents, references, and findings by kind (in the kinds' order).
+#[cfg(feature = "reporter")]
+fn task_counts(
+    by_url: &BTreeMap<String, (crate::reporter::CheckResult, crate::reporter::Role)>,
+    documents: &[crate::reporter::Document],
+    findings: &[crate::reporter::Finding],
+) -> crate::reporter::TaskCounts {
+    use crate::reporter::*;
+    let mut counted: BTreeMap<String, u64> = BTreeMap::new();
+    for f in findings {
+        *counted.entry(f.kind.clone()).or_default() += 1;
+    }
+    let mut by_kind: Vec<(String, u64)> = counted.into_iter().collect();
+    by_kind.sort_by(|a, b| finding_kind_rank(&a.0).cmp(&finding_kind_rank(&b.0)));
+    let mut by_category: Vec<(Category, u64)> = Vec::new();
+    let mut by_role: Vec<(Role, u64)> = Vec::new();
+    for (r, role) in by_url.values() {
+        match by_category.iter_mut().find(|(c, _)| *c == r.category) {
+            Some((_, n)) => *n += 1,
+            None => by_category.push((r.category, 1)),
+        }
+        match by_role.iter_mut().find(|(x, _)| x == role) {
+            Some((_, n)) => *n += 1,
+            None => by_role.push((*role, 1)),
+        }
+    }
+    TaskCounts {
+        urls: by_url.len() as u64,
+        documents: documents.len() as u64,
+        references: documents.iter().map(|d| d.references.len() as u64).sum(),
+        by_category,
+        by_role,
+        findings: by_kind,
+    }
+}
+
+/// Each of document `d`'s references' lines (or columns) from `given`, 0
+/// where not given; nothing when the reporter does not want them.
+#[cfg(feature = "reporter")]
+fn reference_places(
+    given: &std::collections::HashMap<String, Vec<u32>>,
+    d: &crate::reporter::Document,
+    wanted: bool,
+) -> Vec<u32> {
+    match wanted {
+        true => (0..d.references.len())
+            .map(|j| {
+                given
+                    .get(&d.url)
+                    .and_then(|l| l.get(j).copied())
+                    .unwrap_or(0)
+            })
+            .collect(),
+        false => Vec::new(),
+    }
+}
+
+/// The `len` lines (or columns) of a part whose first reference is
+/// `first`, out of the whole document's `all`; nothing when there are none.
+#[cfg(feature = "reporter")]
+fn part_of(all: &[u32], first: usize, len: usize) -> Vec<u32> {
+    match all.is_empty() {
+        true => Vec::new(),
+        false => all[first..first + len].to_vec(),
     }
 }

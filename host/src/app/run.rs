@@ -94,20 +94,7 @@ pub fn run_once(
         .enable_all()
         .build()?;
     warn_about_settings(config);
-    // What plugins may fetch through: the network layer's polite path on
-    // the crawl's own sites (one gate and one robots.txt reading per site).
-    let crawl_settings = config.settings.crawl();
-    let sites = spinneret_net::sites::Sites::new(
-        crawl::plugin_http::network_settings(&crawl_settings).gates,
-    );
-    let fetch = crawl::plugin_http::PoliteHttp::beside(
-        &crawl_settings,
-        runtime.handle().clone(),
-        sites.clone(),
-    )
-    .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
-    .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
-    .ok();
+    let (sites, fetch) = plugin_network(config, runtime.handle());
     // Every plugin loaded and configured before the first request (and
     // before the store is touched), by one engine for the run, into the
     // registry the hooks and the report stage instantiate from: nothing is
@@ -129,6 +116,74 @@ pub fn run_once(
     let mut crawl_options = options.crawl.clone();
     crawl_options.hooks = Some(hooks.clone());
     crawl_options.sites = Some(sites);
+    let report = crawl_until_stopped(&runtime, &plan, &store, &crawl_options, observer)?;
+    let mut outcome = RunOutcome {
+        crawl: report,
+        plugin_failed: false,
+        problems: Vec::new(),
+        notes: Vec::new(),
+        store: location.clone(),
+        reports: Vec::new(),
+    };
+    let hook_failures = keep_what_the_crawl_left(config, &hooks, &store, &mut outcome);
+    // A worker of a shared run leaves the report stage and mail to the
+    // worker that finishes the run.
+    if !outcome.crawl.interrupted && outcome.crawl.finishes {
+        let run = outcome.crawl.run;
+        let in_crawl = hooks.names();
+        report_stage(
+            config,
+            &store,
+            &registry,
+            (&in_crawl, &hook_failures),
+            &mut outcome,
+        )?;
+        if let Err(e) = notify_owners(config, &store, run, options.mail, observer, &mut outcome) {
+            outcome.problems.push(format!("mail: {e:#}"));
+        }
+        // Only now is the run finished (queuing its mail marked it so
+        // already, in the same transaction): killed before this, `--resume`
+        // runs the report stage again without a request.
+        store.end_run(run, "finished")?;
+        keep_the_search_index(config, &store, &mut outcome)?;
+    }
+    for line in spinneret_plugin_host::stats::table().lines() {
+        tracing::debug!("{line}");
+    }
+    Ok(outcome)
+}
+
+/// What plugins may fetch through: the network layer's polite path on the
+/// crawl's own sites (one gate and one robots.txt reading per site), and
+/// those sites, for the crawl.
+fn plugin_network(
+    config: &Config,
+    handle: &tokio::runtime::Handle,
+) -> (
+    Arc<spinneret_net::sites::Sites>,
+    Option<spinneret_plugin_host::capabilities::PluginHttp>,
+) {
+    let crawl_settings = config.settings.crawl();
+    let sites = spinneret_net::sites::Sites::new(
+        crawl::plugin_http::network_settings(&crawl_settings).gates,
+    );
+    let fetch =
+        crawl::plugin_http::PoliteHttp::beside(&crawl_settings, handle.clone(), sites.clone())
+            .map(|f| Arc::new(f) as spinneret_plugin_host::capabilities::PluginHttp)
+            .map_err(|e| tracing::warn!("plugins get no network access this run: {e:#}"))
+            .ok();
+    (sites, fetch)
+}
+
+/// Crawl `plan` on `runtime` until it ends or a signal stops it (a second
+/// signal quits at once), the observer shown its progress.
+fn crawl_until_stopped(
+    runtime: &tokio::runtime::Runtime,
+    plan: &crawl::CrawlPlan<'_>,
+    store: &Store,
+    options: &crawl::CrawlOptions,
+    observer: &mut dyn RunObserver,
+) -> anyhow::Result<crawl::CrawlReport> {
     let progress = Arc::new(Progress::default());
     let report = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -143,18 +198,22 @@ pub fn run_once(
         });
         // Inside the runtime: a progress display runs on it.
         observer.crawl_started(progress.clone());
-        let report = crawl::run(&plan, &store, &crawl_options, progress, stop_rx).await;
+        let report = crawl::run(plan, store, options, progress, stop_rx).await;
         observer.crawl_finished();
         report
     })?;
-    let mut outcome = RunOutcome {
-        crawl: report,
-        plugin_failed: false,
-        problems: Vec::new(),
-        notes: Vec::new(),
-        store: location.clone(),
-        reports: Vec::new(),
-    };
+    Ok(report)
+}
+
+/// What the crawl leaves besides its results: the cookie jar, the fetch
+/// hooks' and parsers' key-value spaces and failures (said in `outcome`);
+/// the failures, for the report stage.
+fn keep_what_the_crawl_left(
+    config: &Config,
+    hooks: &crawl::hooks::CrawlHooks,
+    store: &Store,
+    outcome: &mut RunOutcome,
+) -> Vec<(String, spinneret_plugin_host::sandbox::PluginFailure)> {
     // The cookies the sites set, kept for the next run (and curl, wget).
     if let Some(jar) = &config.settings.cookie_jar
         && let Err(e) = jar.save()
@@ -165,7 +224,7 @@ pub fn run_once(
         ));
     }
     let hook_failures = hooks.take_failures();
-    if let Err(e) = hooks.save_kv(&store) {
+    if let Err(e) = hooks.save_kv(store) {
         outcome.problems.push(format!(
             "the fetch hooks' and parsers' key-value spaces could not be stored: {e}"
         ));
@@ -175,94 +234,97 @@ pub fn run_once(
         outcome.problems.push(format!("{url}: {f}"));
         outcome.plugin_failed = true;
     }
-    // A worker of a shared run leaves the report stage and mail to the
-    // worker that finishes the run.
-    if !outcome.crawl.interrupted && outcome.crawl.finishes {
-        let run = outcome.crawl.run;
-        let started = std::time::Instant::now();
-        let in_crawl = hooks.names();
-        let reports = crate::report::run_reporters(
-            config,
-            &store,
-            run,
-            &registry,
-            &in_crawl,
-            &hook_failures,
-        )?;
-        tracing::debug!(
-            "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
-            reports.written.len(),
-            started.elapsed().as_secs_f64(),
-            outcome.crawl.elapsed.as_secs_f64()
-        );
-        for task in &config.tasks {
-            let plugins: Vec<String> = reports
-                .written
-                .iter()
-                .filter(|(t, _)| *t == task.name)
-                .map(|(_, p)| p.clone())
-                .collect();
-            if !plugins.is_empty() {
-                outcome
-                    .reports
-                    .push((task.name.clone(), task.output.clone(), plugins));
-            }
-        }
-        if !reports.unwritten.is_empty() {
-            // The reports are not whole: the run stays `crawled`, its mail
-            // unsent, so that `--resume` writes them (and mails) once the
-            // file system takes them.
-            let said: Vec<String> = reports
-                .unwritten
-                .iter()
-                .map(|(task, e)| format!("  task {task}: {e}"))
-                .collect();
-            anyhow::bail!(
-                "the report stage could not write its reports:\n{}\nrun {run} stays crawled, its results kept and no mail sent: make room (or make the output directory writable), then run the same command with --resume to write the reports",
-                said.join("\n")
-            );
-        }
-        for (task, f) in &reports.failures {
-            outcome.problems.push(format!("task {task}: {f}"));
-            outcome.plugin_failed = true;
-        }
-        if let Err(e) = notify_owners(config, &store, run, options.mail, observer, &mut outcome) {
-            outcome.problems.push(format!("mail: {e:#}"));
-        }
-        // Only now is the run finished (queuing its mail marked it so
-        // already, in the same transaction): killed before this, `--resume`
-        // runs the report stage again without a request.
-        store.end_run(run, "finished")?;
-        // The Worm's search index: kept up to date for a configuration
-        // with `web` tasks, or once someone has built it (`search`,
-        // `index`); a failure is reported and changes nothing else.
-        let has_web = config
-            .tasks
+    hook_failures
+}
+
+/// The report stage of the run: every task's detectors and reporters,
+/// the reports written listed in `outcome`. Reports the file system would
+/// not take stop the run (it stays `crawled`, for `--resume`).
+fn report_stage(
+    config: &Config,
+    store: &Store,
+    registry: &Arc<spinneret_plugin_host::registry::Registry>,
+    (in_crawl, hook_failures): (
+        &[String],
+        &[(String, spinneret_plugin_host::sandbox::PluginFailure)],
+    ),
+    outcome: &mut RunOutcome,
+) -> anyhow::Result<()> {
+    let run = outcome.crawl.run;
+    let started = std::time::Instant::now();
+    let reports =
+        crate::report::run_reporters(config, store, run, registry, in_crawl, hook_failures)?;
+    tracing::debug!(
+        "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
+        reports.written.len(),
+        started.elapsed().as_secs_f64(),
+        outcome.crawl.elapsed.as_secs_f64()
+    );
+    for task in &config.tasks {
+        let plugins: Vec<String> = reports
+            .written
             .iter()
-            .any(|t| t.kind == spinneret_core::model::TaskKind::Web);
-        // On a database the index is this machine's: kept once someone
-        // here has searched (`search`, `serve` build it), not built by
-        // whichever worker finishes a shared run.
-        let index = crate::wwww::index::index_dir_for(
-            &config.settings.store,
-            config.settings.search_index.as_deref(),
-            &store,
-        )?;
-        let wanted = match config.settings.store.file() {
-            Some(_) => has_web || index.exists(),
-            None => index.exists(),
-        };
-        if wanted {
-            let said = &mut |m: String| tracing::info!("{m}");
-            if let Err(e) = crate::wwww::refresh_index(&store, &index, said) {
-                outcome.problems.push(format!("search index: {e:#}"));
-            }
+            .filter(|(t, _)| *t == task.name)
+            .map(|(_, p)| p.clone())
+            .collect();
+        if !plugins.is_empty() {
+            outcome
+                .reports
+                .push((task.name.clone(), task.output.clone(), plugins));
         }
     }
-    for line in spinneret_plugin_host::stats::table().lines() {
-        tracing::debug!("{line}");
+    if !reports.unwritten.is_empty() {
+        // The reports are not whole: the run stays `crawled`, its mail
+        // unsent, so that `--resume` writes them (and mails) once the
+        // file system takes them.
+        let said: Vec<String> = reports
+            .unwritten
+            .iter()
+            .map(|(task, e)| format!("  task {task}: {e}"))
+            .collect();
+        anyhow::bail!(
+            "the report stage could not write its reports:\n{}\nrun {run} stays crawled, its results kept and no mail sent: make room (or make the output directory writable), then run the same command with --resume to write the reports",
+            said.join("\n")
+        );
     }
-    Ok(outcome)
+    for (task, f) in &reports.failures {
+        outcome.problems.push(format!("task {task}: {f}"));
+        outcome.plugin_failed = true;
+    }
+    Ok(())
+}
+
+/// The Worm's search index: kept up to date for a configuration with `web`
+/// tasks, or once someone has built it (`search`, `index`); a failure is
+/// reported and changes nothing else.
+fn keep_the_search_index(
+    config: &Config,
+    store: &Store,
+    outcome: &mut RunOutcome,
+) -> anyhow::Result<()> {
+    let has_web = config
+        .tasks
+        .iter()
+        .any(|t| t.kind == spinneret_core::model::TaskKind::Web);
+    // On a database the index is this machine's: kept once someone here
+    // has searched (`search`, `serve` build it), not built by whichever
+    // worker finishes a shared run.
+    let index = crate::wwww::index::index_dir_for(
+        &config.settings.store,
+        config.settings.search_index.as_deref(),
+        store,
+    )?;
+    let wanted = match config.settings.store.file() {
+        Some(_) => has_web || index.exists(),
+        None => index.exists(),
+    };
+    if wanted {
+        let said = &mut |m: String| tracing::info!("{m}");
+        if let Err(e) = crate::wwww::refresh_index(store, &index, said) {
+            outcome.problems.push(format!("search index: {e:#}"));
+        }
+    }
+    Ok(())
 }
 
 /// Say what in the settings will surprise the user during the run.

@@ -275,14 +275,8 @@ pub fn run(
         .or(fixture.config.clone())
         .unwrap_or_else(|| json!({}));
     let (kind, p) = load(source, name, config)?;
-    let link = |e: wasmtime::Error| anyhow::anyhow!("{name}: cannot link it: {e:#}");
-    let none = || {
-        anyhow::anyhow!(
-            "{name} is a {} plugin: the fixture must hold {}",
-            kind.world(),
-            calls_of(kind)
-        )
-    };
+    let link = link_failure(name);
+    let none = || missing_calls(name, kind);
     let mut answers = serde_json::Map::new();
     match kind {
         PluginKind::Parser => {
@@ -311,48 +305,8 @@ pub fn run(
             let decisions = policy.decide(&context, &call.candidates).map_err(failed)?;
             answers.insert("decide".into(), serde_json::to_value(decisions)?);
         }
-        PluginKind::FetchHook => {
-            if fixture.before_request.is_none() && fixture.after_response.is_none() {
-                return Err(none());
-            }
-            let mut hook = FetchHookPlugin::new(p.sandbox, &p.component).map_err(link)?;
-            if let Some(request) = &fixture.before_request {
-                let verdict: HookVerdict = hook.before_request(request).map_err(failed)?;
-                answers.insert("before_request".into(), serde_json::to_value(verdict)?);
-            }
-            if let Some(call) = fixture.after_response {
-                let response = HookResponse {
-                    status: call.status,
-                    content_type: call.content_type,
-                    body_prefix: call.body.into_bytes(),
-                };
-                let verdict = hook
-                    .after_response(&call.request, &response)
-                    .map_err(failed)?;
-                answers.insert("after_response".into(), serde_json::to_value(verdict)?);
-            }
-        }
-        PluginKind::SearchEngine => {
-            if fixture.query_url.is_none() && fixture.parse_results.is_none() {
-                return Err(none());
-            }
-            let mut engine = SearchEnginePlugin::new(p.sandbox, &p.component).map_err(link)?;
-            let supports = engine.supports().map_err(failed)?;
-            answers.insert("supports".into(), json!(option_names(supports)));
-            if let Some(call) = fixture.query_url {
-                let options = call
-                    .options
-                    .unwrap_or_else(|| crate::app::query::plain_options(10));
-                let url = engine.query_url(&call.keywords, &options).map_err(failed)?;
-                answers.insert("query_url".into(), json!(url));
-            }
-            if let Some(call) = fixture.parse_results {
-                let answer = engine
-                    .parse_results(call.body.as_bytes(), &call.content_type)
-                    .map_err(failed)?;
-                answers.insert("parse_results".into(), serde_json::to_value(answer)?);
-            }
-        }
+        PluginKind::FetchHook => fetch_hook_calls(name, kind, p, fixture, &mut answers)?,
+        PluginKind::SearchEngine => search_engine_calls(name, kind, p, fixture, &mut answers)?,
         PluginKind::ChangeDetector => {
             let call = fixture.compare.ok_or_else(none)?;
             let top = call
@@ -366,49 +320,149 @@ pub fn run(
                 .map_err(failed)?;
             answers.insert("compare".into(), serde_json::to_value(findings)?);
         }
-        PluginKind::Reporter => {
-            let call = fixture.report.ok_or_else(none)?;
-            let top = call.results.first().map_or("", |r| r.outcome.url.as_str());
-            let task = call.task.clone().unwrap_or_else(|| fixture_task(top));
-            let run = call.run.clone().unwrap_or_else(fixture_run);
-            let reporter = ReporterPlugin::new(p.sandbox, &p.component).map_err(link)?;
-            let counts = counts_of(&call);
-            let mut session = reporter
-                .begin(&run, &task, &counts, out.to_path_buf(), 64 << 20)
-                .map_err(failed)?;
-            session.results(&call.results).map_err(failed)?;
-            let documents: Vec<TaskDocument> =
-                call.documents.into_iter().map(TaskDocument::from).collect();
-            session.documents(&documents).map_err(failed)?;
-            session.findings(&call.findings).map_err(failed)?;
-            session.finish().map_err(failed)?;
-            answers.insert("report".into(), json!(written(out)?));
-        }
+        PluginKind::Reporter => reporter_calls(name, kind, p, fixture, out, &mut answers)?,
         PluginKind::CollectionIndex => {
-            let call = fixture.write_index.ok_or_else(none)?;
-            let run = call.run.clone().unwrap_or_else(|| Collection {
-                id: 1,
-                profile: "fixture".into(),
-                started_at: unix_now(),
-                warc: None,
-                interests: Vec::new(),
-                host_version: env!("CARGO_PKG_VERSION").into(),
-            });
-            let index = CollectionIndexPlugin::new(p.sandbox, &p.component).map_err(link)?;
-            index
-                .write_index(
-                    &run,
-                    &call.pages,
-                    &call.gone,
-                    &call.paths,
-                    out.to_path_buf(),
-                    64 << 20,
-                )
-                .map_err(failed)?;
-            answers.insert("write_index".into(), json!(written(out)?));
+            collection_index_calls(name, kind, p, fixture, out, &mut answers)?
         }
     }
     Ok(Value::Object(answers))
+}
+
+/// What a component that does not link says.
+fn link_failure(name: &str) -> impl Fn(wasmtime::Error) -> anyhow::Error + '_ {
+    move |e| anyhow::anyhow!("{name}: cannot link it: {e:#}")
+}
+
+/// A fixture without the calls `name`'s world has.
+fn missing_calls(name: &str, kind: PluginKind) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{name} is a {} plugin: the fixture must hold {}",
+        kind.world(),
+        calls_of(kind)
+    )
+}
+
+/// The calls of a fetch hook the fixture holds.
+fn fetch_hook_calls(
+    name: &str,
+    kind: PluginKind,
+    p: Prepared,
+    fixture: Fixture,
+    answers: &mut serde_json::Map<String, Value>,
+) -> anyhow::Result<()> {
+    if fixture.before_request.is_none() && fixture.after_response.is_none() {
+        return Err(missing_calls(name, kind));
+    }
+    let mut hook = FetchHookPlugin::new(p.sandbox, &p.component).map_err(link_failure(name))?;
+    if let Some(request) = &fixture.before_request {
+        let verdict: HookVerdict = hook.before_request(request).map_err(failed)?;
+        answers.insert("before_request".into(), serde_json::to_value(verdict)?);
+    }
+    if let Some(call) = fixture.after_response {
+        let response = HookResponse {
+            status: call.status,
+            content_type: call.content_type,
+            body_prefix: call.body.into_bytes(),
+        };
+        let verdict = hook
+            .after_response(&call.request, &response)
+            .map_err(failed)?;
+        answers.insert("after_response".into(), serde_json::to_value(verdict)?);
+    }
+    Ok(())
+}
+
+/// The calls of a search engine the fixture holds.
+fn search_engine_calls(
+    name: &str,
+    kind: PluginKind,
+    p: Prepared,
+    fixture: Fixture,
+    answers: &mut serde_json::Map<String, Value>,
+) -> anyhow::Result<()> {
+    if fixture.query_url.is_none() && fixture.parse_results.is_none() {
+        return Err(missing_calls(name, kind));
+    }
+    let mut engine =
+        SearchEnginePlugin::new(p.sandbox, &p.component).map_err(link_failure(name))?;
+    let supports = engine.supports().map_err(failed)?;
+    answers.insert("supports".into(), json!(option_names(supports)));
+    if let Some(call) = fixture.query_url {
+        let options = call
+            .options
+            .unwrap_or_else(|| crate::app::query::plain_options(10));
+        let url = engine.query_url(&call.keywords, &options).map_err(failed)?;
+        answers.insert("query_url".into(), json!(url));
+    }
+    if let Some(call) = fixture.parse_results {
+        let answer = engine
+            .parse_results(call.body.as_bytes(), &call.content_type)
+            .map_err(failed)?;
+        answers.insert("parse_results".into(), serde_json::to_value(answer)?);
+    }
+    Ok(())
+}
+
+/// A reporter told the fixture's results, documents and findings; the files it wrote.
+fn reporter_calls(
+    name: &str,
+    kind: PluginKind,
+    p: Prepared,
+    fixture: Fixture,
+    out: &Path,
+    answers: &mut serde_json::Map<String, Value>,
+) -> anyhow::Result<()> {
+    let call = fixture.report.ok_or_else(|| missing_calls(name, kind))?;
+    let top = call.results.first().map_or("", |r| r.outcome.url.as_str());
+    let task = call.task.clone().unwrap_or_else(|| fixture_task(top));
+    let run = call.run.clone().unwrap_or_else(fixture_run);
+    let reporter = ReporterPlugin::new(p.sandbox, &p.component).map_err(link_failure(name))?;
+    let counts = counts_of(&call);
+    let mut session = reporter
+        .begin(&run, &task, &counts, out.to_path_buf(), 64 << 20)
+        .map_err(failed)?;
+    session.results(&call.results).map_err(failed)?;
+    let documents: Vec<TaskDocument> = call.documents.into_iter().map(TaskDocument::from).collect();
+    session.documents(&documents).map_err(failed)?;
+    session.findings(&call.findings).map_err(failed)?;
+    session.finish().map_err(failed)?;
+    answers.insert("report".into(), json!(written(out)?));
+    Ok(())
+}
+
+/// A collection index asked to write the fixture's index; the files it wrote.
+fn collection_index_calls(
+    name: &str,
+    kind: PluginKind,
+    p: Prepared,
+    fixture: Fixture,
+    out: &Path,
+    answers: &mut serde_json::Map<String, Value>,
+) -> anyhow::Result<()> {
+    let call = fixture
+        .write_index
+        .ok_or_else(|| missing_calls(name, kind))?;
+    let run = call.run.clone().unwrap_or_else(|| Collection {
+        id: 1,
+        profile: "fixture".into(),
+        started_at: unix_now(),
+        warc: None,
+        interests: Vec::new(),
+        host_version: env!("CARGO_PKG_VERSION").into(),
+    });
+    let index = CollectionIndexPlugin::new(p.sandbox, &p.component).map_err(link_failure(name))?;
+    index
+        .write_index(
+            &run,
+            &call.pages,
+            &call.gone,
+            &call.paths,
+            out.to_path_buf(),
+            64 << 20,
+        )
+        .map_err(failed)?;
+    answers.insert("write_index".into(), json!(written(out)?));
+    Ok(())
 }
 
 /// The counts a reporter is told at `begin`, from what the fixture hands

@@ -226,113 +226,13 @@ pub(super) fn run(cmd: ShareCommand) -> anyhow::Result<u8> {
 }
 
 fn run_inner(cmd: ShareCommand) -> anyhow::Result<()> {
-    let engine = PluginEngine::new;
     match cmd {
-        ShareCommand::Pack(a) => {
-            let bundle = bundle::pack::pack(&engine()?, &a.input)?;
-            let out = a
-                .output
-                .unwrap_or_else(|| PathBuf::from(bundle.manifest.bundle_file_name()));
-            bundle.write(&out)?;
-            let m = &bundle.manifest;
-            outln!(
-                "packed {} {} ({} plugin, API {}) into {}\n  sha256 {}\nnext: spinneret plugin sign {} --key KEY",
-                m.name,
-                m.version,
-                m.kind.as_deref().unwrap_or("?"),
-                m.api.as_ref().map(ToString::to_string).unwrap_or_default(),
-                out.display(),
-                m.sha256.as_deref().unwrap_or(""),
-                out.display()
-            );
-        }
-        ShareCommand::Keygen(a) => {
-            let pw = match (password(a.password_env.as_deref())?, a.no_password) {
-                (Some(p), _) => Some(p),
-                (None, true) => None,
-                (None, false) => {
-                    anyhow::bail!(
-                        "choose how the secret key is kept: --password-env VAR (encrypted with that password) or --no-password"
-                    );
-                }
-            };
-            let id = sign::keygen(&a.out, pw)?;
-            outln!(
-                "key {id}: secret {} (keep it), public {} (give it to your users: `spinneret plugin trust add {}`)",
-                a.out.with_extension("key").display(),
-                a.out.with_extension("pub").display(),
-                a.out.with_extension("pub").display()
-            );
-        }
-        ShareCommand::Sign(a) => {
-            let mut bundle = Bundle::read(&a.bundle)?;
-            let key = sign::read_secret_key(&a.key, password(a.password_env.as_deref())?)?;
-            let id = sign::sign(&mut bundle, &key)?;
-            let out = a.output.unwrap_or(a.bundle);
-            bundle.write(&out)?;
-            outln!(
-                "signed {} {} with key {id}: {}",
-                bundle.manifest.name,
-                bundle.manifest.version,
-                out.display()
-            );
-        }
-        ShareCommand::Trust(t) => {
-            let home = PluginHome::from_env()?;
-            let trust = home.trust();
-            match t {
-                TrustCommand::Add { key } => {
-                    let id = trust.add(&sign::parse_public_key(&key)?)?;
-                    outln!("trusting key {id} ({})", trust.dir().display());
-                }
-                TrustCommand::List => {
-                    for id in trust.ids() {
-                        outln!("{id}");
-                    }
-                }
-                TrustCommand::Remove { id } => {
-                    if !trust.remove(&id)? {
-                        anyhow::bail!("key {id} is not trusted");
-                    }
-                    outln!("no longer trusting key {id}");
-                }
-            }
-        }
-        ShareCommand::Push(a) => {
-            let bundle = Bundle::read(&a.bundle)?;
-            let target = oci::OciRef::parse(&a.target)?;
-            if bundle.signature.is_none() {
-                eprintln!(
-                    "spinneret: warning: {} is not signed; users will need --allow-unsigned",
-                    a.bundle.display()
-                );
-            }
-            let url = oci::push(&engine()?, &bundle, &target)?;
-            outln!(
-                "pushed {} {} to {target} ({url})",
-                bundle.manifest.name,
-                bundle.manifest.version
-            );
-        }
-        ShareCommand::Install(a) => {
-            let home = PluginHome::from_env()?;
-            let outcome = bundle::install(
-                &engine()?,
-                &home,
-                &a.source,
-                a.allow_unsigned,
-                &consent(a.yes),
-            )?;
-            report(&outcome);
-            if let Outcome::Installed(i) = &outcome {
-                outln!(
-                    "use it in a crawl configuration:\n  [[plugin]]\n  name = \"{}\"\n  source = \"{}@^{}\"",
-                    i.manifest.name,
-                    i.manifest.name,
-                    i.manifest.version
-                );
-            }
-        }
+        ShareCommand::Pack(a) => pack(a)?,
+        ShareCommand::Keygen(a) => keygen(a)?,
+        ShareCommand::Sign(a) => sign_bundle(a)?,
+        ShareCommand::Trust(t) => trust(t)?,
+        ShareCommand::Push(a) => push(a)?,
+        ShareCommand::Install(a) => install(a)?,
         ShareCommand::List => {
             let home = PluginHome::from_env()?;
             let names = home.names();
@@ -354,70 +254,7 @@ fn run_inner(cmd: ShareCommand) -> anyhow::Result<()> {
                 }
             }
         }
-        ShareCommand::Info(a) => {
-            let home = PluginHome::from_env()?;
-            let (name, version) = name_and_version(&a.name)?;
-            let versions = home.versions(&name);
-            let v = versions
-                .iter()
-                .find(|v| {
-                    version
-                        .as_ref()
-                        .is_none_or(|want| &v.manifest.version == want)
-                })
-                .ok_or_else(|| {
-                    // A built-in of that name is what the user may mean.
-                    match spinneret_plugin_host::builtin::names().any(|b| b == name) {
-                        true => anyhow::anyhow!(
-                            "{} is not installed, but spinneret has a built-in plugin of that name: `builtin:{name}` (see `spinneret plugin inspect builtin:{name}`; its settings are in docs/plugins.md)",
-                            a.name
-                        ),
-                        false => anyhow::anyhow!(
-                            "{} is not installed (`spinneret plugin list` shows what is; `spinneret plugin builtins` the built-ins)",
-                            a.name
-                        ),
-                    }
-                })?;
-            let m = &v.manifest;
-            outln!("{} {}", m.name, m.version);
-            for (label, value) in [
-                ("description", m.description.clone()),
-                ("authors", m.authors.join(", ")),
-                ("license", m.license.clone()),
-                ("kind", m.kind.clone().unwrap_or_default()),
-                (
-                    "api",
-                    m.api.as_ref().map(ToString::to_string).unwrap_or_default(),
-                ),
-                ("sha256", m.sha256.clone().unwrap_or_default()),
-                ("source", v.record.source.clone()),
-                ("signer", v.record.signer.clone()),
-                ("installed", v.record.installed_at.clone()),
-                ("directory", v.dir.display().to_string()),
-            ] {
-                if !value.is_empty() {
-                    outln!("  {label:<12} {value}");
-                }
-            }
-            outln!("  capabilities");
-            for line in m.capabilities.describe() {
-                outln!("    {line}");
-            }
-            if !m.config.is_empty() {
-                outln!("  default config");
-                for line in toml::to_string(&m.config).unwrap_or_default().lines() {
-                    outln!("    {line}");
-                }
-            }
-            let others: Vec<String> = versions
-                .iter()
-                .filter(|o| o.manifest.version != m.version)
-                .map(|o| o.manifest.version.to_string())
-                .collect();
-            if !others.is_empty() {
-                outln!("  other versions {}", others.join(", "));
-            }
-        }
+        ShareCommand::Info(a) => info(a)?,
         ShareCommand::Remove(a) => {
             let home = PluginHome::from_env()?;
             let (name, version) = name_and_version(&a.name)?;
@@ -428,7 +265,7 @@ fn run_inner(cmd: ShareCommand) -> anyhow::Result<()> {
         ShareCommand::Update(a) => {
             let home = PluginHome::from_env()?;
             let outcome = bundle::update(
-                &engine()?,
+                &PluginEngine::new()?,
                 &home,
                 &a.name,
                 a.allow_unsigned,
@@ -436,6 +273,196 @@ fn run_inner(cmd: ShareCommand) -> anyhow::Result<()> {
             )?;
             report(&outcome);
         }
+    }
+    Ok(())
+}
+
+/// `plugin pack`: a plugin and its manifest into a bundle.
+fn pack(a: PackArgs) -> anyhow::Result<()> {
+    let bundle = bundle::pack::pack(&PluginEngine::new()?, &a.input)?;
+    let out = a
+        .output
+        .unwrap_or_else(|| PathBuf::from(bundle.manifest.bundle_file_name()));
+    bundle.write(&out)?;
+    let m = &bundle.manifest;
+    outln!(
+        "packed {} {} ({} plugin, API {}) into {}\n  sha256 {}\nnext: spinneret plugin sign {} --key KEY",
+        m.name,
+        m.version,
+        m.kind.as_deref().unwrap_or("?"),
+        m.api.as_ref().map(ToString::to_string).unwrap_or_default(),
+        out.display(),
+        m.sha256.as_deref().unwrap_or(""),
+        out.display()
+    );
+    Ok(())
+}
+
+/// `plugin keygen`: a signing key pair.
+fn keygen(a: KeygenArgs) -> anyhow::Result<()> {
+    let pw = match (password(a.password_env.as_deref())?, a.no_password) {
+        (Some(p), _) => Some(p),
+        (None, true) => None,
+        (None, false) => {
+            anyhow::bail!(
+                "choose how the secret key is kept: --password-env VAR (encrypted with that password) or --no-password"
+            );
+        }
+    };
+    let id = sign::keygen(&a.out, pw)?;
+    outln!(
+        "key {id}: secret {} (keep it), public {} (give it to your users: `spinneret plugin trust add {}`)",
+        a.out.with_extension("key").display(),
+        a.out.with_extension("pub").display(),
+        a.out.with_extension("pub").display()
+    );
+    Ok(())
+}
+
+/// `plugin sign`: sign a bundle with a secret key.
+fn sign_bundle(a: SignArgs) -> anyhow::Result<()> {
+    let mut bundle = Bundle::read(&a.bundle)?;
+    let key = sign::read_secret_key(&a.key, password(a.password_env.as_deref())?)?;
+    let id = sign::sign(&mut bundle, &key)?;
+    let out = a.output.unwrap_or(a.bundle);
+    bundle.write(&out)?;
+    outln!(
+        "signed {} {} with key {id}: {}",
+        bundle.manifest.name,
+        bundle.manifest.version,
+        out.display()
+    );
+    Ok(())
+}
+
+/// `plugin trust`: the keys whose bundles install without asking.
+fn trust(t: TrustCommand) -> anyhow::Result<()> {
+    let home = PluginHome::from_env()?;
+    let trust = home.trust();
+    match t {
+        TrustCommand::Add { key } => {
+            let id = trust.add(&sign::parse_public_key(&key)?)?;
+            outln!("trusting key {id} ({})", trust.dir().display());
+        }
+        TrustCommand::List => {
+            for id in trust.ids() {
+                outln!("{id}");
+            }
+        }
+        TrustCommand::Remove { id } => {
+            if !trust.remove(&id)? {
+                anyhow::bail!("key {id} is not trusted");
+            }
+            outln!("no longer trusting key {id}");
+        }
+    }
+    Ok(())
+}
+
+/// `plugin push`: a bundle to an OCI registry.
+fn push(a: PushArgs) -> anyhow::Result<()> {
+    let bundle = Bundle::read(&a.bundle)?;
+    let target = oci::OciRef::parse(&a.target)?;
+    if bundle.signature.is_none() {
+        eprintln!(
+            "spinneret: warning: {} is not signed; users will need --allow-unsigned",
+            a.bundle.display()
+        );
+    }
+    let url = oci::push(&PluginEngine::new()?, &bundle, &target)?;
+    outln!(
+        "pushed {} {} to {target} ({url})",
+        bundle.manifest.name,
+        bundle.manifest.version
+    );
+    Ok(())
+}
+
+/// `plugin install`: a bundle from a file, a URL or a registry.
+fn install(a: InstallArgs) -> anyhow::Result<()> {
+    let home = PluginHome::from_env()?;
+    let outcome = bundle::install(
+        &PluginEngine::new()?,
+        &home,
+        &a.source,
+        a.allow_unsigned,
+        &consent(a.yes),
+    )?;
+    report(&outcome);
+    if let Outcome::Installed(i) = &outcome {
+        outln!(
+            "use it in a crawl configuration:\n  [[plugin]]\n  name = \"{}\"\n  source = \"{}@^{}\"",
+            i.manifest.name,
+            i.manifest.name,
+            i.manifest.version
+        );
+    }
+    Ok(())
+}
+
+/// `plugin info`: an installed plugin, as its manifest and record say.
+fn info(a: InfoArgs) -> anyhow::Result<()> {
+    let home = PluginHome::from_env()?;
+    let (name, version) = name_and_version(&a.name)?;
+    let versions = home.versions(&name);
+    let v = versions
+            .iter()
+            .find(|v| {
+                version
+                    .as_ref()
+                    .is_none_or(|want| &v.manifest.version == want)
+            })
+            .ok_or_else(|| {
+                // A built-in of that name is what the user may mean.
+                match spinneret_plugin_host::builtin::names().any(|b| b == name) {
+                    true => anyhow::anyhow!(
+                        "{} is not installed, but spinneret has a built-in plugin of that name: `builtin:{name}` (see `spinneret plugin inspect builtin:{name}`; its settings are in docs/plugins.md)",
+                        a.name
+                    ),
+                    false => anyhow::anyhow!(
+                        "{} is not installed (`spinneret plugin list` shows what is; `spinneret plugin builtins` the built-ins)",
+                        a.name
+                    ),
+                }
+            })?;
+    let m = &v.manifest;
+    outln!("{} {}", m.name, m.version);
+    for (label, value) in [
+        ("description", m.description.clone()),
+        ("authors", m.authors.join(", ")),
+        ("license", m.license.clone()),
+        ("kind", m.kind.clone().unwrap_or_default()),
+        (
+            "api",
+            m.api.as_ref().map(ToString::to_string).unwrap_or_default(),
+        ),
+        ("sha256", m.sha256.clone().unwrap_or_default()),
+        ("source", v.record.source.clone()),
+        ("signer", v.record.signer.clone()),
+        ("installed", v.record.installed_at.clone()),
+        ("directory", v.dir.display().to_string()),
+    ] {
+        if !value.is_empty() {
+            outln!("  {label:<12} {value}");
+        }
+    }
+    outln!("  capabilities");
+    for line in m.capabilities.describe() {
+        outln!("    {line}");
+    }
+    if !m.config.is_empty() {
+        outln!("  default config");
+        for line in toml::to_string(&m.config).unwrap_or_default().lines() {
+            outln!("    {line}");
+        }
+    }
+    let others: Vec<String> = versions
+        .iter()
+        .filter(|o| o.manifest.version != m.version)
+        .map(|o| o.manifest.version.to_string())
+        .collect();
+    if !others.is_empty() {
+        outln!("  other versions {}", others.join(", "));
     }
     Ok(())
 }

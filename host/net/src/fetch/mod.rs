@@ -379,6 +379,54 @@ fn chain(e: &dyn std::error::Error) -> String {
     }
 }
 
+/// The headers of a response that a fetch reads.
+fn response_headers(h: &HeaderMap) -> ResponseHeaders {
+    ResponseHeaders {
+        content_type: header_str(h, header::CONTENT_TYPE),
+        content_length: header_str(h, header::CONTENT_LENGTH).and_then(|s| s.parse().ok()),
+        etag: header_str(h, header::ETAG),
+        last_modified: header_str(h, header::LAST_MODIFIED),
+        expires: header_str(h, header::EXPIRES),
+        location: header_str(h, header::LOCATION),
+        retry_after: header_str(h, header::RETRY_AFTER),
+        owner: header_str(h, "owner"),
+        cache_control: header_str(h, header::CACHE_CONTROL),
+    }
+}
+
+/// Every header of a response, in order, its value read as UTF-8 (lossily).
+fn all_headers(h: &HeaderMap) -> Vec<(String, String)> {
+    h.iter()
+        .map(|(n, v)| {
+            (
+                n.to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A body with the content codings the HTTP client left undone (it
+/// decodes one, not a stack) decoded, up to `cap` bytes: `coding` is what
+/// Content-Encoding still says; a body already cut short is left as it is.
+fn decode_rest(
+    bytes: bytes::Bytes,
+    truncated: bool,
+    coding: Option<&str>,
+    cap: u64,
+) -> Result<(bytes::Bytes, bool), FetchError> {
+    let Some(coding) = coding.filter(|_| !truncated) else {
+        return Ok((bytes, truncated));
+    };
+    match decode::decode(coding, &bytes, cap) {
+        Ok(Some((decoded, cut))) => Ok((decoded.into(), truncated | cut)),
+        Ok(None) => Ok((bytes, truncated)),
+        Err(e) => Err(FetchError::Body(format!(
+            "the body is not what its Content-Encoding ({coding}) says: {e}"
+        ))),
+    }
+}
+
 fn header_str(h: &HeaderMap, name: impl header::AsHeaderName) -> Option<String> {
     h.get(name)
         .and_then(|v| v.to_str().ok())
@@ -543,6 +591,55 @@ impl Fetcher {
             return Err(refusal);
         }
         let start = Instant::now();
+        let mut resp = self
+            .request_builder(req, public_only)
+            .send()
+            .await
+            .map_err(|e| self.map_err(&e))?;
+        let h = resp.headers();
+        let headers = response_headers(h);
+        let raw_headers = match req.keep_headers {
+            true => all_headers(h),
+            false => Vec::new(),
+        };
+        // The client removes Content-Encoding when it decodes the body.
+        let still_encoded = header_str(h, header::CONTENT_ENCODING);
+        let status = resp.status().as_u16();
+        let cap = match req.body {
+            _ if req.method == Method::Head || !(200..300).contains(&status) => None,
+            BodyWanted::No => None,
+            BodyWanted::Always(cap) => Some(cap.min(max_body)),
+            BodyWanted::IfHtml => match headers.content_type.as_deref() {
+                Some(_) if is_html(headers.content_type.as_deref()) => Some(max_body),
+                Some(_) if other_body(&headers).await => Some(max_body),
+                Some(_) => None,
+                None => Some(max_body),
+            },
+        };
+        let mut body = None;
+        if let Some(cap) = cap {
+            let declared = headers.content_length.unwrap_or(0);
+            let (bytes, truncated) = self.read_body(&mut resp, cap, declared).await?;
+            let (bytes, truncated) = decode_rest(bytes, truncated, still_encoded.as_deref(), cap)?;
+            let untyped = headers.content_type.is_none() && req.body == BodyWanted::IfHtml;
+            if !untyped || sniff_html(&bytes) {
+                body = Some(Body { bytes, truncated });
+            }
+        }
+        Ok(FetchResponse {
+            status,
+            headers,
+            body,
+            elapsed: start.elapsed(),
+            raw_headers,
+        })
+    }
+
+    /// The request `req` makes, through the client for public addresses
+    /// only when `public_only`: its referrer (never a `file:` one), its
+    /// validators, the headers and credentials of the request rules that
+    /// apply to its URL, and its own extra headers.
+    fn request_builder(&self, req: &FetchRequest, public_only: bool) -> reqwest::RequestBuilder {
         let method = match req.method {
             Method::Head => reqwest::Method::HEAD,
             Method::Get => reqwest::Method::GET,
@@ -576,89 +673,32 @@ impl Fetcher {
         for (name, value) in &req.extra_headers {
             rb = rb.header(name.as_str(), value.as_str());
         }
-        let mut resp = rb.send().await.map_err(|e| self.map_err(&e))?;
-        let h = resp.headers();
-        let headers = ResponseHeaders {
-            content_type: header_str(h, header::CONTENT_TYPE),
-            content_length: header_str(h, header::CONTENT_LENGTH).and_then(|s| s.parse().ok()),
-            etag: header_str(h, header::ETAG),
-            last_modified: header_str(h, header::LAST_MODIFIED),
-            expires: header_str(h, header::EXPIRES),
-            location: header_str(h, header::LOCATION),
-            retry_after: header_str(h, header::RETRY_AFTER),
-            owner: header_str(h, "owner"),
-            cache_control: header_str(h, header::CACHE_CONTROL),
-        };
-        let raw_headers = match req.keep_headers {
-            true => h
-                .iter()
-                .map(|(n, v)| {
-                    (
-                        n.to_string(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect(),
-            false => Vec::new(),
-        };
-        // The client removes Content-Encoding when it decodes the body.
-        let still_encoded = header_str(h, header::CONTENT_ENCODING);
-        let status = resp.status().as_u16();
-        let cap = match req.body {
-            _ if req.method == Method::Head || !(200..300).contains(&status) => None,
-            BodyWanted::No => None,
-            BodyWanted::Always(cap) => Some(cap.min(max_body)),
-            BodyWanted::IfHtml => match headers.content_type.as_deref() {
-                Some(_) if is_html(headers.content_type.as_deref()) => Some(max_body),
-                Some(_) if other_body(&headers).await => Some(max_body),
-                Some(_) => None,
-                None => Some(max_body),
-            },
-        };
-        let mut body = None;
-        if let Some(cap) = cap {
-            // The declared length, within the cap, saves growing (and
-            // copying) a large body again and again.
-            let declared = headers.content_length.unwrap_or(0).min(cap).min(16 << 20);
-            let mut buf = BytesMut::with_capacity(declared as usize);
-            let mut truncated = false;
-            while let Some(chunk) = resp.chunk().await.map_err(|e| self.map_body_err(&e))? {
-                let room = (cap as usize).saturating_sub(buf.len());
-                if chunk.len() > room {
-                    buf.extend_from_slice(&chunk[..room]);
-                    truncated = true;
-                    break;
-                }
-                buf.extend_from_slice(&chunk);
+        rb
+    }
+
+    /// A response's body, up to `cap` bytes (`declared` is its
+    /// Content-Length, 0 if not sent), and whether it was cut there.
+    async fn read_body(
+        &self,
+        resp: &mut reqwest::Response,
+        cap: u64,
+        declared: u64,
+    ) -> Result<(bytes::Bytes, bool), FetchError> {
+        // The declared length, within the cap, saves growing (and
+        // copying) a large body again and again.
+        let declared = declared.min(cap).min(16 << 20);
+        let mut buf = BytesMut::with_capacity(declared as usize);
+        let mut truncated = false;
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.map_body_err(&e))? {
+            let room = (cap as usize).saturating_sub(buf.len());
+            if chunk.len() > room {
+                buf.extend_from_slice(&chunk[..room]);
+                truncated = true;
+                break;
             }
-            let mut bytes = buf.freeze();
-            // Codings the HTTP client left undone (it decodes one, not a stack).
-            if let Some(coding) = still_encoded.as_ref().filter(|_| !truncated) {
-                match decode::decode(coding, &bytes, cap) {
-                    Ok(Some((decoded, cut))) => {
-                        bytes = decoded.into();
-                        truncated |= cut;
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        return Err(FetchError::Body(format!(
-                            "the body is not what its Content-Encoding ({coding}) says: {e}"
-                        )));
-                    }
-                }
-            }
-            let untyped = headers.content_type.is_none() && req.body == BodyWanted::IfHtml;
-            if !untyped || sniff_html(&bytes) {
-                body = Some(Body { bytes, truncated });
-            }
+            buf.extend_from_slice(&chunk);
         }
-        Ok(FetchResponse {
-            status,
-            headers,
-            body,
-            elapsed: start.elapsed(),
-            raw_headers,
-        })
+        Ok((buf.freeze(), truncated))
     }
 
     fn map_err(&self, e: &reqwest::Error) -> FetchError {

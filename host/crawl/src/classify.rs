@@ -272,32 +272,40 @@ mod tests {
         }
     }
 
-    #[test]
-    fn each_answer_is_classified() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let timeout = FetchError::Timeout(Duration::from_secs(5));
-        let refused = FetchError::Connect("refused".into());
-        let other = FetchError::Other("builder".into());
-        let nxdomain = FetchError::NoSuchHost("Name or service not known".into());
-        let vetoed = FetchError::Vetoed("hook said no".into());
-        let later = httpdate::fmt_http_date(now + Duration::from_secs(7));
-        let second = JobState { attempt: 1, ..GET };
-        let last = JobState { attempt: 2, ..GET };
-        let hop = JobState {
-            redirected: true,
-            ..GET
-        };
-        let conditional = JobState {
-            conditional: true,
-            ..GET
-        };
-        let with = |status, retry_after, location| Answer::Response {
+    /// A case of the table tests: what it shows, the job, the answer to
+    /// it, and what that answer should lead to.
+    type Case<'a> = (&'a str, JobState, Answer<'a>, Next);
+
+    /// The moment the table tests classify at.
+    fn table_now() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+    }
+
+    /// A response with this status, `Retry-After` and `Location`.
+    fn response<'a>(
+        status: u16,
+        retry_after: Option<&'a str>,
+        location: Option<&'a str>,
+    ) -> Answer<'a> {
+        Answer::Response {
             status,
             retry_after,
             location,
             reclassified: None,
-        };
-        let table: Vec<(&str, JobState, Answer<'_>, Next)> = vec![
+        }
+    }
+
+    /// Classify each case's answer at [`table_now`] within [`LIMITS`]; it
+    /// must lead where the case says.
+    fn check_cases(table: Vec<Case<'_>>) {
+        for (case, job, answer, want) in table {
+            assert_eq!(classify(job, answer, LIMITS, table_now()), want, "{case}");
+        }
+    }
+
+    #[test]
+    fn statuses_are_classified() {
+        check_cases(vec![
             ("200 is ok", GET, status(200), done(Category::Ok, None)),
             (
                 "404 is broken, with the status's reason",
@@ -329,6 +337,19 @@ mod tests {
                 status(599),
                 done(Category::Broken, Some("HTTP 599")),
             ),
+        ]);
+    }
+
+    #[test]
+    fn failures_are_retried_until_the_retries_are_used_up() {
+        let timeout = FetchError::Timeout(Duration::from_secs(5));
+        let refused = FetchError::Connect("refused".into());
+        let other = FetchError::Other("builder".into());
+        let nxdomain = FetchError::NoSuchHost("Name or service not known".into());
+        let vetoed = FetchError::Vetoed("hook said no".into());
+        let second = JobState { attempt: 1, ..GET };
+        let last = JobState { attempt: 2, ..GET };
+        check_cases(vec![
             (
                 "a timeout is retried after the first backoff",
                 GET,
@@ -371,6 +392,12 @@ mod tests {
                 Answer::Failed(&vetoed),
                 done(Category::Avoided, Some("hook said no")),
             ),
+        ]);
+    }
+
+    #[test]
+    fn a_head_refused_with_405_is_asked_once_with_get() {
+        check_cases(vec![
             (
                 "HEAD refused with 405: ask with GET",
                 HEAD,
@@ -392,6 +419,14 @@ mod tests {
                 status(405),
                 done(Category::Broken, Some("HTTP 405 Method Not Allowed")),
             ),
+        ]);
+    }
+
+    #[test]
+    fn rate_limits_hold_the_site_for_their_retry_after() {
+        let later = httpdate::fmt_http_date(table_now() + Duration::from_secs(7));
+        let last = JobState { attempt: 2, ..GET };
+        check_cases(vec![
             (
                 "429 without Retry-After: backoff, the whole site waits",
                 GET,
@@ -401,19 +436,19 @@ mod tests {
             (
                 "503 with Retry-After in seconds",
                 GET,
-                with(503, Some("3"), None),
+                response(503, Some("3"), None),
                 retry(3000, true),
             ),
             (
                 "429 with Retry-After as a date",
                 GET,
-                with(429, Some(&later), None),
+                response(429, Some(&later), None),
                 retry(7000, true),
             ),
             (
                 "Retry-After beyond max_retry_after: given up, saying why",
                 GET,
-                with(429, Some("3600"), None),
+                response(429, Some("3600"), None),
                 done(
                     Category::Blocked,
                     Some(
@@ -427,10 +462,20 @@ mod tests {
                 status(429),
                 done(Category::Blocked, Some("HTTP 429 Too Many Requests")),
             ),
+        ]);
+    }
+
+    #[test]
+    fn redirects_are_followed_and_end_moved_or_broken() {
+        let hop = JobState {
+            redirected: true,
+            ..GET
+        };
+        check_cases(vec![
             (
                 "301 with Location is followed",
                 GET,
-                with(301, None, Some("/new")),
+                response(301, None, Some("/new")),
                 Next::Redirect("/new".into()),
             ),
             (
@@ -438,22 +483,6 @@ mod tests {
                 GET,
                 status(302),
                 done(Category::Broken, Some("HTTP 302 Found")),
-            ),
-            (
-                "304 to a conditional request: the earlier result stands",
-                conditional,
-                status(304),
-                Next::NotModified {
-                    otherwise: (Category::Ok, None),
-                },
-            ),
-            (
-                "304 with a Location is still not a redirect",
-                conditional,
-                with(304, None, Some("/x")),
-                Next::NotModified {
-                    otherwise: (Category::Ok, None),
-                },
             ),
             (
                 "a 200 at the end of a redirect chain is moved",
@@ -467,21 +496,48 @@ mod tests {
                 status(404),
                 done(Category::Broken, Some("HTTP 404 Not Found")),
             ),
+        ]);
+    }
+
+    #[test]
+    fn a_304_to_a_conditional_request_keeps_the_earlier_result() {
+        let conditional = JobState {
+            conditional: true,
+            ..GET
+        };
+        check_cases(vec![
             (
-                "a hook's reclassification stands instead of the status",
-                GET,
-                Answer::Response {
-                    status: 200,
-                    retry_after: None,
-                    location: None,
-                    reclassified: Some((Category::Broken, "soft 404")),
+                "304 to a conditional request: the earlier result stands",
+                conditional,
+                status(304),
+                Next::NotModified {
+                    otherwise: (Category::Ok, None),
                 },
-                done(Category::Broken, Some("soft 404")),
             ),
-        ];
-        for (case, job, answer, want) in table {
-            assert_eq!(classify(job, answer, LIMITS, now), want, "{case}");
-        }
+            (
+                "304 with a Location is still not a redirect",
+                conditional,
+                response(304, None, Some("/x")),
+                Next::NotModified {
+                    otherwise: (Category::Ok, None),
+                },
+            ),
+        ]);
+    }
+
+    #[test]
+    fn a_hooks_reclassification_stands_instead_of_the_status() {
+        check_cases(vec![(
+            "a hook's reclassification stands instead of the status",
+            GET,
+            Answer::Response {
+                status: 200,
+                retry_after: None,
+                location: None,
+                reclassified: Some((Category::Broken, "soft 404")),
+            },
+            done(Category::Broken, Some("soft 404")),
+        )]);
     }
 
     #[test]

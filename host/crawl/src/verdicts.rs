@@ -55,7 +55,13 @@ impl Verdicts {
 
     /// Keep the policies' verdict on `u` for task `t`, unless one was kept
     /// meanwhile (asked for another reference): it stands.
-    pub(crate) fn note(&mut self, asked: &mut TaskSet, t: usize, u: UrlIdx, verdict: Option<Decision>) {
+    pub(crate) fn note(
+        &mut self,
+        asked: &mut TaskSet,
+        t: usize,
+        u: UrlIdx,
+        verdict: Option<Decision>,
+    ) {
         if self.asked(asked, t) {
             return;
         }

@@ -131,7 +131,10 @@ pub(crate) struct Reply {
 
 impl Reply {
     /// A reply that sends `completion` unless it is changed.
-    pub(crate) fn new(tx: tokio::sync::mpsc::UnboundedSender<Completion>, completion: Completion) -> Self {
+    pub(crate) fn new(
+        tx: tokio::sync::mpsc::UnboundedSender<Completion>,
+        completion: Completion,
+    ) -> Self {
         Reply {
             tx,
             completion: Some(completion),

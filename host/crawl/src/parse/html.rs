@@ -7,6 +7,10 @@
 
 use super::bad_html::BadHtml;
 use super::position::{self, Attribute};
+// The URLs inside an attribute's value are read in `attribute_urls`, which
+// `position` uses too; they stay callable here, where the mirror's link
+// conversion calls them.
+pub use super::attribute_urls::{refresh_target, srcset_candidates, srcset_urls};
 use super::{RawReference, RefKind};
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
@@ -108,81 +112,23 @@ pub fn truncate_chars(mut s: String, max: usize) -> String {
     s
 }
 
-/// The delay and the URL of a `<meta http-equiv="refresh">`'s `content`
-/// (`5; url=/next`, `0;URL='next.html'`, as the HTML standard reads it),
-/// if it names one: `url=` may be left out, and a URL may begin with
-/// "url" (`0; urls/next.html`).
-pub fn refresh_target(content: &str) -> Option<(&str, &str)> {
-    let content = content.trim();
-    let digits = content
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(content.len());
-    let (delay, rest) = content.split_at(digits);
-    let rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ';' || c == ',');
-    let rest = match rest.get(..3) {
-        Some(u) if u.eq_ignore_ascii_case("url") => {
-            match rest[3..].trim_start().strip_prefix('=') {
-                Some(after) => after.trim_start(),
-                None => rest,
-            }
-        }
-        _ => rest,
-    };
-    let target = match rest.chars().next() {
-        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
-        _ => rest.trim_end(),
-    };
-    (!delay.is_empty() && !target.is_empty()).then_some((delay, target))
-}
-
-/// The candidates of a `srcset` attribute, as the HTML standard reads
-/// them: each URL (which runs to the next whitespace, so it may hold commas,
-/// as `data:` URLs and image CDNs' paths do) with its descriptors (`2x`,
-/// `300w`), which end at the next comma outside parentheses.
-pub fn srcset_candidates(srcset: &str) -> Vec<(&str, &str)> {
-    let mut out = Vec::new();
-    let mut rest = srcset;
-    loop {
-        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
-        if rest.is_empty() {
-            break;
-        }
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let mut url = &rest[..end];
-        rest = &rest[end..];
-        let mut descriptors = "";
-        if url.ends_with(',') {
-            url = url.trim_end_matches(',');
-        } else {
-            let mut depth = 0;
-            let stop = rest
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        ',' if depth <= 0 => return true,
-                        _ => {}
-                    }
-                    false
-                })
-                .map_or(rest.len(), |(i, _)| i);
-            descriptors = rest[..stop].trim();
-            rest = &rest[stop..];
-        }
-        if !url.is_empty() {
-            out.push((url, descriptors));
-        }
+/// What a `<link>` with this `rel` refers to: a stylesheet, an icon, an
+/// alternate version, or another link.
+fn link_kind(rel: &str) -> RefKind {
+    let rel = rel.to_ascii_lowercase();
+    let rels: Vec<&str> = rel.split_whitespace().collect();
+    if rels.contains(&"stylesheet") {
+        RefKind::Stylesheet
+    } else if rels
+        .iter()
+        .any(|r| *r == "icon" || *r == "apple-touch-icon")
+    {
+        RefKind::Icon
+    } else if rels.contains(&"alternate") {
+        RefKind::Alternate
+    } else {
+        RefKind::Link
     }
-    out
-}
-
-/// The URLs of a `srcset` attribute (descriptors dropped).
-pub fn srcset_urls(srcset: &str) -> Vec<&str> {
-    srcset_candidates(srcset)
-        .into_iter()
-        .map(|(u, _)| u)
-        .collect()
 }
 
 impl State {
@@ -229,101 +175,21 @@ impl State {
         }
     }
 
+    /// A start tag: the anchors and references it holds, and the state
+    /// the tokenizer reads what follows it in (raw text after `<script>`,
+    /// `<style>`, `<title>`…).
     fn start_tag(&mut self, tag: &Tag, line: u64) -> TokenSinkResult<()> {
         let name: &str = &tag.name;
         if !tag.self_closing {
             self.bad.start(name);
         }
-        if let Some(id) = attr(tag, "id") {
-            self.anchor(id);
-        }
-        if name == "a"
-            && let Some(n) = attr(tag, "name")
-        {
-            self.anchor(n);
-        }
+        self.tag_anchors(tag);
         match name {
-            "a" | "area" => {
-                if let Some(href) = attr(tag, "href") {
-                    let kind = if name == "a" {
-                        RefKind::Anchor
-                    } else {
-                        RefKind::Area
-                    };
-                    let text = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
-                    let i = self.push(href, Attribute::Href, kind, text, line);
-                    if name == "a" && !tag.self_closing {
-                        self.open_anchor = Some(i);
-                    }
-                }
-            }
-            "img" => {
-                let alt = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
-                let first = self.facts.references.len();
-                if let Some(src) = attr(tag, "src") {
-                    self.push(src, Attribute::Src, RefKind::Image, alt.clone(), line);
-                }
-                if let Some(srcset) = attr(tag, "srcset") {
-                    for u in srcset_urls(srcset) {
-                        self.push(u, Attribute::Srcset, RefKind::Image, alt.clone(), line);
-                    }
-                }
-                if let Some(link) = self.open_anchor {
-                    let images = first..self.facts.references.len();
-                    self.images_in_links.extend(images.map(|i| (i, link)));
-                }
-                // An image inside a link lends its alt text to the link.
-                if let Some(i) = self.open_anchor {
-                    let r = &mut self.facts.references[i];
-                    if !alt.is_empty() && r.text.len() < MAX_ANCHOR_TEXT {
-                        if !r.text.is_empty() {
-                            r.text.push(' ');
-                        }
-                        r.text.push_str(&alt);
-                    }
-                }
-            }
-            "source" => {
-                if let Some(src) = attr(tag, "src") {
-                    self.push(src, Attribute::Src, RefKind::Embed, String::new(), line);
-                }
-                if let Some(srcset) = attr(tag, "srcset") {
-                    for u in srcset_urls(srcset) {
-                        self.push(u, Attribute::Srcset, RefKind::Image, String::new(), line);
-                    }
-                }
-            }
-            "frame" | "iframe" => {
-                if let Some(src) = attr(tag, "src") {
-                    let kind = if name == "frame" {
-                        RefKind::Frame
-                    } else {
-                        RefKind::Iframe
-                    };
-                    let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
-                    self.push(src, Attribute::Src, kind, text, line);
-                }
-            }
-            "link" => {
-                if let Some(href) = attr(tag, "href") {
-                    let rel = attr(tag, "rel").unwrap_or("").to_ascii_lowercase();
-                    let rels: Vec<&str> = rel.split_whitespace().collect();
-                    let kind = if rels.contains(&"stylesheet") {
-                        RefKind::Stylesheet
-                    } else if rels
-                        .iter()
-                        .any(|r| *r == "icon" || *r == "apple-touch-icon")
-                    {
-                        RefKind::Icon
-                    } else if rels.contains(&"alternate") {
-                        RefKind::Alternate
-                    } else {
-                        RefKind::Link
-                    };
-                    let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
-                    self.push(href, Attribute::Href, kind, text, line);
-                }
-            }
+            "a" | "area" => self.hyperlink(tag, line),
+            "img" => self.image(tag, line),
+            "source" => self.source(tag, line),
+            "frame" | "iframe" => self.frame(tag, line),
+            "link" => self.link(tag, line),
             "script" => {
                 if let Some(src) = attr(tag, "src") {
                     self.push(src, Attribute::Src, RefKind::Script, String::new(), line);
@@ -369,6 +235,97 @@ impl State {
             _ => {}
         }
         TokenSinkResult::Continue
+    }
+
+    /// The places a fragment can point at in a start tag: its `id`, and an
+    /// `<a>`'s `name`.
+    fn tag_anchors(&mut self, tag: &Tag) {
+        if let Some(id) = attr(tag, "id") {
+            self.anchor(id);
+        }
+        if &*tag.name == "a"
+            && let Some(n) = attr(tag, "name")
+        {
+            self.anchor(n);
+        }
+    }
+
+    /// `<a href>` or `<area href>`; an `<area>`'s text is its `alt`, an
+    /// `<a>`'s the text up to its end tag (unless it closes itself).
+    fn hyperlink(&mut self, tag: &Tag, line: u64) {
+        let Some(href) = attr(tag, "href") else {
+            return;
+        };
+        let is_a = &*tag.name == "a";
+        let kind = if is_a { RefKind::Anchor } else { RefKind::Area };
+        let text = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
+        let i = self.push(href, Attribute::Href, kind, text, line);
+        if is_a && !tag.self_closing {
+            self.open_anchor = Some(i);
+        }
+    }
+
+    /// `<img src srcset>`, its `alt` as the text; inside a link, the image
+    /// is noted as the link's and lends the link its alt text.
+    fn image(&mut self, tag: &Tag, line: u64) {
+        let alt = attr(tag, "alt").map(collapse_ws).unwrap_or_default();
+        let first = self.facts.references.len();
+        if let Some(src) = attr(tag, "src") {
+            self.push(src, Attribute::Src, RefKind::Image, alt.clone(), line);
+        }
+        if let Some(srcset) = attr(tag, "srcset") {
+            for u in srcset_urls(srcset) {
+                self.push(u, Attribute::Srcset, RefKind::Image, alt.clone(), line);
+            }
+        }
+        if let Some(link) = self.open_anchor {
+            let images = first..self.facts.references.len();
+            self.images_in_links.extend(images.map(|i| (i, link)));
+        }
+        // An image inside a link lends its alt text to the link.
+        if let Some(i) = self.open_anchor {
+            let r = &mut self.facts.references[i];
+            if !alt.is_empty() && r.text.len() < MAX_ANCHOR_TEXT {
+                if !r.text.is_empty() {
+                    r.text.push(' ');
+                }
+                r.text.push_str(&alt);
+            }
+        }
+    }
+
+    /// `<source src srcset>` (of `<video>`, `<audio>` or `<picture>`).
+    fn source(&mut self, tag: &Tag, line: u64) {
+        if let Some(src) = attr(tag, "src") {
+            self.push(src, Attribute::Src, RefKind::Embed, String::new(), line);
+        }
+        if let Some(srcset) = attr(tag, "srcset") {
+            for u in srcset_urls(srcset) {
+                self.push(u, Attribute::Srcset, RefKind::Image, String::new(), line);
+            }
+        }
+    }
+
+    /// `<frame src>` or `<iframe src>`, its `title` as the text.
+    fn frame(&mut self, tag: &Tag, line: u64) {
+        if let Some(src) = attr(tag, "src") {
+            let kind = if &*tag.name == "frame" {
+                RefKind::Frame
+            } else {
+                RefKind::Iframe
+            };
+            let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
+            self.push(src, Attribute::Src, kind, text, line);
+        }
+    }
+
+    /// `<link href>`, of the kind its `rel` says, its `title` as the text.
+    fn link(&mut self, tag: &Tag, line: u64) {
+        if let Some(href) = attr(tag, "href") {
+            let kind = link_kind(attr(tag, "rel").unwrap_or(""));
+            let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
+            self.push(href, Attribute::Href, kind, text, line);
+        }
     }
 
     /// `<meta>` in the forms authors write it: `http-equiv="X" content`,

@@ -1,6 +1,7 @@
 //! The parse stage: turns a fetched HTML body into a [`ParsedDocument`]:
 //! title, owner, expiry, and every reference resolved to an absolute URL.
 
+pub mod attribute_urls;
 pub mod bad_html;
 pub mod charset;
 pub mod html;

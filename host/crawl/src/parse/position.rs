@@ -266,11 +266,11 @@ fn offset_in(outer: &str, inner: &str) -> Option<usize> {
 /// in order, read as the parser reads the decoded value.
 fn urls_in(attribute: Attribute, value: &str) -> Vec<Option<usize>> {
     match attribute {
-        Attribute::Srcset => super::html::srcset_candidates(value)
+        Attribute::Srcset => super::attribute_urls::srcset_candidates(value)
             .into_iter()
             .map(|(url, _)| offset_in(value, url))
             .collect(),
-        _ => super::html::refresh_target(value)
+        _ => super::attribute_urls::refresh_target(value)
             .map(|(_, url)| offset_in(value, url))
             .into_iter()
             .collect(),

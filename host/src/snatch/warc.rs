@@ -5,12 +5,44 @@
 //! received, headers and body), an unchanged resource a `revisit` that
 //! points at the response holding its body, and a run may add `metadata`.
 //! Block and payload digests are SHA-256 in hex, which readers accept.
+//!
+//! A revisit is written as replay tools serve one: the
+//! `identical-payload-digest` profile, its HTTP head a `200`'s (the new
+//! response's, or for a `304 Not Modified` the head of the stored response
+//! it refers to, read back with [`WarcWriter::stored_response`]), whose
+//! status and headers a replay serves with the referred record's body. A
+//! `server-not-modified` revisit, whose head is the 304, is replayed by
+//! pywb as the 304 with no body.
 
 use sha2::{Digest, Sha256};
-use std::io::Write;
+use std::collections::HashMap;
+use std::io::{BufRead, Read, Seek, Write};
+use std::path::{Path, PathBuf};
 
 /// A record's id, `<urn:uuid:…>`.
 pub type RecordId = String;
+
+/// The revisit profile replay tools serve: the record's head with the
+/// body of the record it refers to.
+pub const IDENTICAL_PAYLOAD: &str =
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+
+/// A response record as read back from a WARC file for a revisit to refer
+/// to ([`WarcWriter::stored_response`]): everything but its body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredResponse {
+    /// Its record id.
+    pub record: RecordId,
+    /// Its `WARC-Target-URI`.
+    pub uri: String,
+    /// Its `WARC-Date` (Unix seconds).
+    pub date: i64,
+    /// Its `WARC-Payload-Digest`, if it has one.
+    pub payload_digest: Option<String>,
+    /// Its HTTP head: the status line and headers, up to and with the
+    /// blank line that ends them.
+    pub head: Vec<u8>,
+}
 
 /// The response record that holds a body a revisit does not store again.
 #[derive(Clone, Copy, Debug)]
@@ -48,15 +80,9 @@ pub struct WarcWriter<W: Write> {
     /// Each record its own gzip member (a `.warc.gz` file), as readers
     /// expect of a compressed WARC.
     gzip: bool,
-}
-
-/// Why a revisit record stores no body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Revisit {
-    /// The body was fetched again and is the same as the original's.
-    IdenticalPayload,
-    /// The server answered a conditional request `304 Not Modified`.
-    NotModified,
+    /// Where each response record starts in the other WARC files this
+    /// one's revisits refer to, by file, each file read once.
+    elsewhere: HashMap<PathBuf, HashMap<RecordId, u64>>,
 }
 
 /// The current time as WARC writes it: `2026-11-23T20:05:00Z`.
@@ -89,6 +115,7 @@ impl<W: Write> WarcWriter<W> {
             written: 0,
             bytes: 0,
             gzip: filename.ends_with(".gz"),
+            elsewhere: HashMap::new(),
         };
         let body = format!(
             "software: {software}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
@@ -224,16 +251,27 @@ impl<W: Write> WarcWriter<W> {
     }
 
     /// `url` answered with the same body as the response `original` holds:
-    /// only the new response's status line and headers are kept.
+    /// a revisit of the `identical-payload-digest` profile, its block
+    /// `head` alone (a status line and headers, no body). A replay tool
+    /// serves that status and those headers with `original`'s body, so
+    /// `head` is a `200`'s: the new response's when the body was fetched
+    /// again, the stored response's ([`WarcWriter::stored_response`]) when
+    /// the server answered `304 Not Modified`. A `3xx` head is refused: a
+    /// replay tool serves it with no body (pywb's 304 of 0 bytes).
     pub fn revisit(
         &mut self,
         url: &str,
-        headers: &[u8],
+        head: &[u8],
         original: &Original<'_>,
-        why: Revisit,
         now: i64,
     ) -> std::io::Result<RecordId> {
-        let id = self.id(headers, now);
+        if head.starts_with(b"HTTP/") && head.get(9) == Some(&b'3') {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a revisit's head must be the stored response's, not a redirect's or a 304's: a replay tool serves it with no body",
+            ));
+        }
+        let id = self.id(head, now);
         let date = warc_date(original.date);
         self.record(
             &id,
@@ -241,26 +279,37 @@ impl<W: Write> WarcWriter<W> {
             now,
             &[
                 ("WARC-Target-URI", url),
-                (
-                    "WARC-Profile",
-                    match why {
-                        Revisit::IdenticalPayload => {
-                            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
-                        }
-                        Revisit::NotModified => {
-                            "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
-                        }
-                    },
-                ),
+                ("WARC-Profile", IDENTICAL_PAYLOAD),
                 ("WARC-Refers-To", original.record),
                 ("WARC-Refers-To-Target-URI", original.uri),
                 ("WARC-Refers-To-Date", &date),
                 ("WARC-Payload-Digest", original.payload_digest),
                 ("Content-Type", "application/http;msgtype=response"),
             ],
-            headers,
+            head,
         )?;
         Ok(id)
+    }
+
+    /// The response record `id` of the WARC file at `file` (another run's,
+    /// which this file's revisits refer to): its target URI, date, payload
+    /// digest and HTTP head, its body left where it is. Each file is read
+    /// through once, at its first look-up, for where its response records
+    /// start; a look-up then reads one record's head. `None` when the file
+    /// has no such response.
+    pub fn stored_response(
+        &mut self,
+        file: &Path,
+        id: &str,
+    ) -> std::io::Result<Option<StoredResponse>> {
+        if !self.elsewhere.contains_key(file) {
+            let starts = response_starts(file)?;
+            self.elsewhere.insert(file.to_path_buf(), starts);
+        }
+        let Some(&at) = self.elsewhere.get(file).and_then(|s| s.get(id)) else {
+            return Ok(None);
+        };
+        stored_response_at(file, at, id)
     }
 
     /// Fields about `url` (`name: value` lines): what the run made of it,
@@ -389,10 +438,7 @@ pub struct ReadRecord {
 impl ReadRecord {
     /// The value of the field `name` (any case).
     pub fn field(&self, name: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        field_of(&self.fields, name)
     }
 }
 
@@ -404,6 +450,9 @@ pub struct WarcReader<R: std::io::BufRead> {
     input: R,
     max_block: u64,
 }
+
+/// A record's header fields, in order.
+type Fields = Vec<(String, String)>;
 
 /// The longest header a [`WarcReader`] reads.
 const MAX_HEADER: usize = 64 * 1024;
@@ -427,9 +476,9 @@ impl<R: std::io::BufRead> WarcReader<R> {
         std::io::Error::new(std::io::ErrorKind::InvalidData, why)
     }
 
-    /// The next record, `None` at the end of the file.
-    fn read_record(&mut self) -> std::io::Result<Option<ReadRecord>> {
-        use std::io::{BufRead, Read};
+    /// The next record's header fields and its block's length, `None` at
+    /// the end of the file; the block is next to read.
+    fn read_header(&mut self) -> std::io::Result<Option<(Fields, u64)>> {
         let mut line = Vec::new();
         // Blank lines between records (the end of the last one) are skipped.
         loop {
@@ -469,28 +518,153 @@ impl<R: std::io::BufRead> WarcReader<R> {
                 fields.push((name.trim().to_string(), value.trim().to_string()));
             }
         }
-        let mut rec = ReadRecord {
-            kind: String::new(),
-            fields,
-            block: Vec::new(),
-        };
-        rec.kind = rec.field("WARC-Type").unwrap_or_default().to_string();
-        let len: u64 = rec
-            .field("Content-Length")
-            .and_then(|l| l.parse().ok())
+        let len: u64 = fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("Content-Length"))
+            .and_then(|(_, l)| l.parse().ok())
             .ok_or_else(|| Self::bad("a record has no Content-Length".into()))?;
+        Ok(Some((fields, len)))
+    }
+
+    /// Pass over the `len` bytes of the block whose header was just read.
+    fn pass_block(&mut self, len: u64) -> std::io::Result<()> {
+        let passed = std::io::copy(&mut (&mut self.input).take(len), &mut std::io::sink())?;
+        match passed == len {
+            true => Ok(()),
+            false => Err(Self::bad("the file ends inside a record".into())),
+        }
+    }
+
+    /// The next record, `None` at the end of the file.
+    fn read_record(&mut self) -> std::io::Result<Option<ReadRecord>> {
+        let Some((fields, len)) = self.read_header()? else {
+            return Ok(None);
+        };
         if len > self.max_block {
             return Err(Self::bad(format!(
                 "a record claims {len} bytes, more than {}",
                 self.max_block
             )));
         }
+        let mut rec = ReadRecord {
+            kind: String::new(),
+            fields,
+            block: Vec::new(),
+        };
+        rec.kind = rec.field("WARC-Type").unwrap_or_default().to_string();
         (&mut self.input).take(len).read_to_end(&mut rec.block)?;
         if rec.block.len() as u64 != len {
             return Err(Self::bad("the file ends inside a record".into()));
         }
         Ok(Some(rec))
     }
+}
+
+/// Whether the WARC file at `path` is gzip members (its name ends `.gz`).
+fn gzipped(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz")
+}
+
+/// The value of the field `name` (any case) among `fields`.
+fn field_of<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    fields
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Where each response record of the WARC file at `path` starts, by its
+/// id: the offset of its gzip member (of the record itself in a plain
+/// file). The file is read through once; no block is kept.
+fn response_starts(path: &Path) -> std::io::Result<HashMap<RecordId, u64>> {
+    let mut input = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut starts = HashMap::new();
+    let mut note = |fields: &[(String, String)], at: u64| {
+        if field_of(fields, "WARC-Type") == Some("response")
+            && let Some(id) = field_of(fields, "WARC-Record-ID")
+        {
+            starts.entry(id.to_string()).or_insert(at);
+        }
+    };
+    loop {
+        let at = input.stream_position()?;
+        if input.fill_buf()?.is_empty() {
+            break;
+        }
+        if gzipped(path) {
+            // One member (a bufread decoder stops at its end): its
+            // records, one each as spinneret writes them.
+            let member = flate2::bufread::GzDecoder::new(&mut input);
+            let mut records = WarcReader {
+                input: std::io::BufReader::new(member),
+                max_block: u64::MAX,
+            };
+            while let Some((fields, len)) = records.read_header()? {
+                note(&fields, at);
+                records.pass_block(len)?;
+            }
+        } else {
+            let mut records = WarcReader {
+                input: &mut input,
+                max_block: u64::MAX,
+            };
+            let Some((fields, len)) = records.read_header()? else {
+                break;
+            };
+            note(&fields, at);
+            records.pass_block(len)?;
+        }
+    }
+    Ok(starts)
+}
+
+/// The response record `id` of the WARC file at `path`, read from `at`
+/// (where [`response_starts`] found it) without its body.
+fn stored_response_at(path: &Path, at: u64, id: &str) -> std::io::Result<Option<StoredResponse>> {
+    let mut file = std::fs::File::open(path)?;
+    file.seek(std::io::SeekFrom::Start(at))?;
+    let input: Box<dyn BufRead> = match gzipped(path) {
+        true => Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(
+            file,
+        ))),
+        false => Box::new(std::io::BufReader::new(file)),
+    };
+    let mut records = WarcReader {
+        input,
+        max_block: u64::MAX,
+    };
+    while let Some((fields, len)) = records.read_header()? {
+        if field_of(&fields, "WARC-Record-ID") != Some(id) {
+            records.pass_block(len)?;
+            continue;
+        }
+        let mut start = Vec::new();
+        (&mut records.input)
+            .take(len.min(MAX_HEADER as u64))
+            .read_to_end(&mut start)?;
+        let end = start
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .ok_or_else(|| {
+                WarcReader::<Box<dyn BufRead>>::bad(format!(
+                    "the response {id} has no HTTP head that ends"
+                ))
+            })?;
+        start.truncate(end + 4);
+        let date = field_of(&fields, "WARC-Date")
+            .and_then(|d| d.parse::<jiff::Timestamp>().ok())
+            .map_or(0, |t| t.as_second());
+        return Ok(Some(StoredResponse {
+            record: id.to_string(),
+            uri: field_of(&fields, "WARC-Target-URI")
+                .unwrap_or_default()
+                .to_string(),
+            date,
+            payload_digest: field_of(&fields, "WARC-Payload-Digest").map(str::to_string),
+            head: start,
+        }));
+    }
+    Ok(None)
 }
 
 impl<R: std::io::BufRead> Iterator for WarcReader<R> {
@@ -541,7 +715,6 @@ mod tests {
             "https://e.org/",
             b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
             &original,
-            Revisit::IdenticalPayload,
             now + 60,
         )
         .unwrap();
@@ -684,5 +857,95 @@ mod tests {
             "{out}"
         );
         assert_eq!(out.matches("\r\nWARC-Type: ").count(), 2);
+    }
+
+    /// A revisit of a 304 refers to a response of an earlier run's file,
+    /// found by its id (one gzip member each, or a plain file), with that
+    /// response's head: what a replay tool serves with its body.
+    #[test]
+    fn a_stored_response_is_found_in_its_file_and_a_revisit_takes_its_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let then = 1_795_000_000;
+        let png = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nETag: \"a1\"\r\nContent-Length: 4\r\n\r\nPNG!";
+        let css = b"HTTP/1.1 200 OK\r\nContent-Type: text/css\r\nContent-Length: 2\r\n\r\np{}";
+        for name in ["1.warc.gz", "1.warc"] {
+            let path = dir.path().join(name);
+            let mut w =
+                WarcWriter::new(std::fs::File::create(&path).unwrap(), name, "t", then).unwrap();
+            let mut ids = Vec::new();
+            for (url, message) in [
+                ("https://e.org/a.png", &png[..]),
+                ("https://e.org/s.css", &css[..]),
+            ] {
+                let req = w.request(url, b"GET / HTTP/1.1\r\n\r\n", then).unwrap();
+                ids.push(w.response(url, message, &req, then).unwrap());
+                w.metadata(url, Some(&req), &[("depth", "0")], then)
+                    .unwrap();
+            }
+            w.finish().unwrap();
+
+            let mut next = WarcWriter::new(Vec::new(), "2.warc", "t", then + 60).unwrap();
+            let found = next.stored_response(&path, &ids[1]).unwrap().unwrap();
+            assert_eq!(
+                found,
+                StoredResponse {
+                    record: ids[1].clone(),
+                    uri: "https://e.org/s.css".into(),
+                    date: then,
+                    payload_digest: Some(payload_digest(css)),
+                    head: css[..css.len() - 3].to_vec(),
+                }
+            );
+            let a = next.stored_response(&path, &ids[0]).unwrap().unwrap();
+            assert_eq!(a.head, &png[..png.len() - 4], "{name}");
+            // A request's id is no response's.
+            assert_eq!(
+                next.stored_response(&path, "<urn:uuid:nothing>").unwrap(),
+                None
+            );
+
+            let digest = a.payload_digest.clone().unwrap();
+            let original = Original {
+                record: &a.record,
+                uri: &a.uri,
+                date: a.date,
+                payload_digest: &digest,
+            };
+            // The 304's own head would replay as an empty 304.
+            let refused = next.revisit(
+                "https://e.org/a.png",
+                b"HTTP/1.1 304 Not Modified\r\nETag: \"a1\"\r\n\r\n",
+                &original,
+                then + 60,
+            );
+            assert!(refused.is_err());
+            next.revisit("https://e.org/a.png", &a.head, &original, then + 60)
+                .unwrap();
+            let out = next.finish().unwrap();
+            let read: Vec<ReadRecord> = WarcReader {
+                input: &out[..],
+                max_block: 1 << 20,
+            }
+            .collect::<Result<_, _>>()
+            .unwrap();
+            let revisit = &read[1];
+            assert_eq!(read.len(), 2);
+            assert_eq!(revisit.kind, "revisit");
+            assert_eq!(revisit.field("WARC-Profile"), Some(IDENTICAL_PAYLOAD));
+            assert_eq!(revisit.field("WARC-Refers-To"), Some(ids[0].as_str()));
+            assert_eq!(
+                revisit.field("WARC-Refers-To-Target-URI"),
+                Some("https://e.org/a.png")
+            );
+            assert_eq!(
+                revisit.field("WARC-Refers-To-Date"),
+                Some(warc_date(then).as_str())
+            );
+            assert_eq!(
+                revisit.field("WARC-Payload-Digest"),
+                Some(payload_digest(png).as_str())
+            );
+            assert_eq!(revisit.block, a.head);
+        }
     }
 }

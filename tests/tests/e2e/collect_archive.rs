@@ -1,2 +1,297 @@
 //! WebSnatcher's saved copies as another tool or a person opens them: the
 //! `--archive` copies, the mirror opened offline, the WARC replayed by pywb.
+
+use crate::common::{expect_exit, spinneret, text};
+use spinneret::snatch::warc::{ReadRecord, WarcReader};
+use spinneret_tests::server::{Route, Site, TestWeb, Web};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A program of pywb (PyPI) on the PATH, or `None` with a note (a failure
+/// under CI, which installs it).
+fn pywb(program: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "pywb's {program} is not installed; .ci/run installs it (pip install pywb)"
+        );
+        eprintln!("SKIPPED: pywb is not installed (pip install pywb); the replay did not run");
+    }
+    found
+}
+
+/// A PNG's first bytes and then some that are not text.
+const IMAGE_A: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR a \xff\xfe";
+const IMAGE_B: &[u8] = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00;";
+const REPLAYED_PAGE: &str = r#"<!DOCTYPE html><html><head><title>Replayed</title></head>
+<body><img src="/img/a.png"><img src="/img/b.gif"></body></html>"#;
+
+/// Every record of the WARC file at `path`.
+fn records(path: &Path) -> Vec<ReadRecord> {
+    WarcReader::open(path, 1 << 24)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// The HTTP head of a response or revisit record's block.
+fn http_head(rec: &ReadRecord) -> &[u8] {
+    let end = rec
+        .block
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(rec.block.len(), |i| i + 4);
+    &rec.block[..end]
+}
+
+/// A free port on 127.0.0.1 (free when asked).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `GET path` from `127.0.0.1:port`: the status and the body.
+fn http_get(port: u16, path: &str) -> std::io::Result<(u16, Vec<u8>)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(120)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut got = Vec::new();
+    stream.read_to_end(&mut got)?;
+    let end = got
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("no response head"))?;
+    let head = String::from_utf8_lossy(&got[..end]).into_owned();
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("no status in {head}")))?;
+    let mut body = got[end + 4..].to_vec();
+    let chunked = head.lines().any(|l| {
+        l.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+    });
+    if chunked {
+        body = dechunk(&body);
+    }
+    Ok((status, body))
+}
+
+/// A chunked body's bytes.
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = raw.windows(2).position(|w| w == b"\r\n") {
+        let size = String::from_utf8_lossy(&raw[..eol]);
+        let size = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&raw[eol + 2..eol + 2 + size]);
+        raw = &raw[eol + 2 + size + 2..];
+    }
+    out
+}
+
+/// A running `wayback` (pywb), stopped when dropped.
+struct Wayback(std::process::Child);
+
+impl Drop for Wayback {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Three runs with the default `keep_runs = 1`, each after the last (2 s
+/// apart: a WARC date is to the second), the images answering 304 in the
+/// second and the third. pywb replays the third run's WARC file (the only
+/// one kept, which holds the records its revisits refer to): the page
+/// and both images come back 200 with the bytes the web served. Before,
+/// a 304 was archived as a `server-not-modified` revisit whose head was
+/// the 304, which pywb replays as an empty 304.
+#[test]
+fn pywb_replays_a_third_run_whose_images_answered_304() {
+    let site = Site::new()
+        .page("/index.html", REPLAYED_PAGE)
+        .route(
+            "/img/a.png",
+            Route::file("image/png", IMAGE_A.to_vec()).etag("\"a1\""),
+        )
+        .route(
+            "/img/b.gif",
+            Route::file("image/gif", IMAGE_B.to_vec())
+                .last_modified("Tue, 03 Nov 2026 10:00:00 GMT"),
+        );
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(&profile, format!("[[url]]\nurl = \"{base}/index.html\"\n")).unwrap();
+    let p = profile.to_str().unwrap();
+    for run in 1..=3 {
+        if run > 1 {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+        }
+        web.clear_log();
+        expect_exit(&spinneret(&["collect", p]), 0);
+        if run > 1 {
+            let asked = web.requests();
+            let header = |path: &str, name: &str| {
+                asked
+                    .iter()
+                    .find(|r| r.path == path)
+                    .and_then(|r| r.header(name).map(str::to_string))
+            };
+            assert_eq!(
+                header("/img/a.png", "if-none-match").as_deref(),
+                Some("\"a1\"")
+            );
+            assert_eq!(
+                header("/img/b.gif", "if-modified-since").as_deref(),
+                Some("Tue, 03 Nov 2026 10:00:00 GMT")
+            );
+        }
+    }
+    let mirror = dir.path().join("mirror");
+    let mut kept: Vec<PathBuf> = std::fs::read_dir(mirror.join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    kept.sort();
+    assert_eq!(kept, [mirror.join("runs/0003.warc.gz")]);
+
+    replay_in_pywb(
+        dir.path(),
+        &kept,
+        &[
+            (format!("{base}/index.html"), REPLAYED_PAGE.as_bytes()),
+            (format!("{base}/img/a.png"), IMAGE_A),
+            (format!("{base}/img/b.gif"), IMAGE_B),
+        ],
+    );
+
+    // Each image's revisit: the identical-payload-digest profile, the
+    // stored response's head, and the record that holds the body named.
+    let recs = records(&kept[0]);
+    for (path, body, content_type) in [
+        ("/img/a.png", IMAGE_A, "image/png"),
+        ("/img/b.gif", IMAGE_B, "image/gif"),
+    ] {
+        let url = format!("{base}{path}");
+        let of = |kind: &str| -> Vec<&ReadRecord> {
+            recs.iter()
+                .filter(|r| r.kind == kind && r.field("WARC-Target-URI") == Some(&url))
+                .collect()
+        };
+        let (revisits, responses) = (of("revisit"), of("response"));
+        assert_eq!((revisits.len(), responses.len()), (1, 1), "{url}");
+        let (revisit, original) = (revisits[0], responses[0]);
+        assert_eq!(
+            revisit.field("WARC-Profile"),
+            Some("http://netpreserve.org/warc/1.1/revisit/identical-payload-digest")
+        );
+        assert_eq!(
+            revisit.field("WARC-Refers-To"),
+            original.field("WARC-Record-ID")
+        );
+        assert_eq!(
+            revisit.field("WARC-Refers-To-Target-URI"),
+            original.field("WARC-Target-URI")
+        );
+        assert_eq!(
+            revisit.field("WARC-Refers-To-Date"),
+            original.field("WARC-Date")
+        );
+        assert_eq!(
+            revisit.field("WARC-Payload-Digest"),
+            original.field("WARC-Payload-Digest")
+        );
+        assert_eq!(revisit.block, http_head(original), "{url}");
+        let head = text(&revisit.block);
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert!(
+            head.contains(&format!("\r\ncontent-type: {content_type}\r\n"))
+                || head.contains(&format!("\r\nContent-Type: {content_type}\r\n")),
+            "{head}"
+        );
+        assert!(
+            head.to_ascii_lowercase()
+                .contains(&format!("\r\ncontent-length: {}\r\n", body.len())),
+            "{head}"
+        );
+        assert_eq!(&original.block[http_head(original).len()..], body);
+    }
+}
+
+/// Replay `warcs` in pywb (`wb-manager init` and `add`, then `wayback` on a
+/// free loopback port) and assert that each of `expect` (a URL and its
+/// bytes) comes back 200 with exactly those bytes, as archived (`id_`: not
+/// rewritten), from its newest capture. Skipped without pywb.
+fn replay_in_pywb(work: &Path, warcs: &[PathBuf], expect: &[(String, &[u8])]) {
+    let (Some(wb_manager), Some(wayback)) = (pywb("wb-manager"), pywb("wayback")) else {
+        return;
+    };
+    let archive = work.join("pywb");
+    std::fs::create_dir_all(&archive).unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new(&wb_manager)
+            .args(args)
+            .current_dir(&archive)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "wb-manager {args:?}: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+    };
+    run(&["init".as_ref(), "spin".as_ref()]);
+    let mut add: Vec<&std::ffi::OsStr> = vec!["add".as_ref(), "spin".as_ref()];
+    add.extend(warcs.iter().map(|p| p.as_os_str()));
+    run(&add);
+    let port = free_port();
+    let _wayback = Wayback(
+        Command::new(&wayback)
+            .args(["-p", &port.to_string(), "-b", "127.0.0.1", "-t", "2"])
+            .current_dir(&archive)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // Until it listens (its start takes a few seconds).
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "wayback did not listen on port {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    for (url, body) in expect {
+        // The newest capture, as archived (`id_`: not rewritten).
+        let (status, got) = http_get(port, &format!("/spin/29991231000000id_/{url}")).unwrap();
+        assert_eq!(
+            (status, got.as_slice()),
+            (200, *body),
+            "{url}: {}",
+            String::from_utf8_lossy(&got)
+        );
+    }
+}

@@ -30,7 +30,7 @@ use crate::app::query::Asker;
 use crate::snatch::mirror::{MirrorWriter, Written, converted, object_path};
 use crate::snatch::profile::Profile;
 use crate::snatch::runs::{self, objects_dir, store_path};
-use crate::snatch::warc::{Original, Revisit, WarcWriter, payload_digest};
+use crate::snatch::warc::{WarcWriter, payload_digest};
 use anyhow::Context;
 use fetch::Fetched;
 use spinneret_core::model::unix_now;
@@ -294,7 +294,7 @@ impl Run<'_> {
                     let object = object_path(&objects_dir(&self.profile.mirror), &m.digest);
                     let b = std::fs::read(&object)
                         .map_err(|e| format!("304 Not Modified, but its body is gone ({e})"))?;
-                    (b.into(), m.digest.clone(), Some(Revisit::NotModified))
+                    (b.into(), m.digest.clone(), true)
                 }
                 _ => {
                     let b = ex
@@ -309,28 +309,16 @@ impl Run<'_> {
                             && m.warc_record.is_some()
                             && self.live.contains(&m.collection)
                     });
-                    (b, d, same.then_some(Revisit::IdenticalPayload))
+                    (b, d, same)
                 }
             };
             match (revisit, &memory) {
-                (Some(why), Some(m)) => {
+                (true, Some(m)) => {
                     let (record, date) = m.warc_record.clone().unwrap_or_default();
-                    let label = format!("sha256:{}", m.digest);
-                    let id = self
-                        .warc
-                        .revisit(
-                            ex.url.as_str(),
-                            &record::response_head(ex, None),
-                            &Original {
-                                record: &record,
-                                uri: url.as_str(),
-                                date,
-                                payload_digest: &label,
-                            },
-                            why,
-                            now,
-                        )
-                        .map_err(warc_err)?;
+                    let holder = record::warc_file(self.store, self.profile, m.collection);
+                    let id =
+                        record::revisit(&mut self.warc, ex, bytes.len(), m, holder.as_deref(), now)
+                            .map_err(warc_err)?;
                     written_record = Some(id);
                     // A record of a run being removed comes into this one
                     // at its end; until then its old run holds it (a run

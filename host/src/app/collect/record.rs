@@ -3,9 +3,15 @@
 //! run's log. The fetcher hands the body over decoded, so the response's
 //! `Content-Encoding` and `Transfer-Encoding` are dropped and its
 //! `Content-Length` is the stored body's: a replay tool serves exactly the
-//! bytes the record holds.
+//! bytes the record holds. An answer whose body an earlier run's record
+//! holds is a revisit that a replay tool can serve ([`revisit`]).
 
 use super::fetch::Exchange;
+use crate::snatch::profile::Profile;
+use crate::snatch::runs;
+use crate::snatch::warc::{Original, RecordId, WarcWriter};
+use spinneret_store::{Store, UrlMemory};
+use std::path::{Path, PathBuf};
 
 /// The request line and headers of `ex`.
 pub fn request_message(ex: &Exchange) -> Vec<u8> {
@@ -48,6 +54,73 @@ pub fn response_head(ex: &Exchange, len: Option<usize>) -> Vec<u8> {
     }
     m.push_str("\r\n");
     m.into_bytes()
+}
+
+/// The head of `ex`, a `304 Not Modified`, as the `200` it stands for:
+/// its headers, the stored body's `content_type` where it has none, and
+/// the `Content-Length` of the stored body (`len` bytes). What a revisit
+/// says when the stored response's own head cannot be read back.
+fn not_modified_as_200(ex: &Exchange, content_type: Option<&str>, len: usize) -> Vec<u8> {
+    let mut m = String::from("HTTP/1.1 200 OK\r\n");
+    let mut typed = false;
+    for (n, v) in &ex.response.raw_headers {
+        let name = n.to_ascii_lowercase();
+        if matches!(
+            name.as_str(),
+            "content-encoding" | "transfer-encoding" | "content-length"
+        ) {
+            continue;
+        }
+        typed |= name == "content-type";
+        m.push_str(&format!("{n}: {}\r\n", one_line(v)));
+    }
+    if let (false, Some(t)) = (typed, content_type) {
+        m.push_str(&format!("Content-Type: {}\r\n", one_line(t)));
+    }
+    m.push_str(&format!("Content-Length: {len}\r\n\r\n"));
+    m.into_bytes()
+}
+
+/// The WARC file of `profile`'s run `collection`, while it has one.
+pub fn warc_file(store: &Store, profile: &Profile, collection: i64) -> Option<PathBuf> {
+    let live = store.live_collections(&runs::profile_key(profile)).ok()?;
+    let run = live.into_iter().find(|c| c.id == collection)?;
+    Some(profile.mirror.join(runs::warc_path(&run)))
+}
+
+/// Write to `warc` the revisit of `ex`, the answer whose body (`len`
+/// bytes) the response record `memory` names holds, in the WARC file
+/// `holder` of an earlier run: as replay tools serve one (pywb replays a
+/// `server-not-modified` revisit's 304 head as an empty 304), the
+/// `identical-payload-digest` profile with a 200's head, the new
+/// response's when the body was fetched again and found the same, the
+/// stored response's when the server answered `304 Not Modified`, and the
+/// target URI and date of the record that holds the body, read back from
+/// its file.
+pub fn revisit<W: std::io::Write>(
+    warc: &mut WarcWriter<W>,
+    ex: &Exchange,
+    len: usize,
+    memory: &UrlMemory,
+    holder: Option<&Path>,
+    now: i64,
+) -> std::io::Result<RecordId> {
+    let (record, date) = memory.warc_record.clone().unwrap_or_default();
+    // Unreadable, the record is still named by what the store remembers.
+    let stored = holder.and_then(|f| warc.stored_response(f, &record).ok().flatten());
+    let head = match (ex.response.status, &stored) {
+        (304, Some(s)) => s.head.clone(),
+        (304, None) => not_modified_as_200(ex, memory.content_type.as_deref(), len),
+        _ => response_head(ex, Some(len)),
+    };
+    let digest = format!("sha256:{}", memory.digest);
+    let original = Original {
+        record: &record,
+        uri: stored.as_ref().map_or(ex.url.as_str(), |s| s.uri.as_str()),
+        date: stored.as_ref().map_or(date, |s| s.date),
+        payload_digest: &digest,
+    };
+    warc.revisit(ex.url.as_str(), &head, &original, now)
 }
 
 /// The whole response of `ex`: head and body.

@@ -10,6 +10,13 @@
 //! CSS `url(…)` and `@import "…"` by a small scanner, in `<style>`
 //! elements and `style` attributes too. A `<base href>` is honoured and
 //! removed (the saved page's own place is its base).
+//!
+//! A saved document keeps no `file:` reference that could show a file of
+//! the machine the mirror is opened on: in a page or stylesheet from the
+//! web, every reference that resolves to a `file:` URL (in any attribute
+//! that loads or links, `srcset`, CSS `url()`, a refresh, an
+//! `<iframe srcdoc>`'s page) becomes [`INERT`]; a local file's may keep
+//! those to files under the profile's local directory ([`Files`]).
 
 use lol_html::html_content::{ContentType, Element};
 use lol_html::{RewriteStrSettings, element, rewrite_str, text};
@@ -73,6 +80,43 @@ const REQUISITE_RELS: [&str; 6] = [
     "manifest",
 ];
 
+/// Attributes of any element that may hold a URL to load or to follow,
+/// beyond [`URL_ATTRIBUTES`] (an SVG `<a href>` or `<feImage href>`, a
+/// `<th background>`, an old `lowsrc`): converted as references that are
+/// not fetched ([`Role::Other`]), so none keeps a `file:` URL.
+const MORE_URL_ATTRIBUTES: [&str; 13] = [
+    "href",
+    "xlink:href",
+    "src",
+    "data",
+    "poster",
+    "action",
+    "formaction",
+    "background",
+    "longdesc",
+    "lowsrc",
+    "dynsrc",
+    "manifest",
+    "codebase",
+];
+
+/// Attributes that hold URLs separated by white space.
+const URL_LIST_ATTRIBUTES: [&str; 2] = ["ping", "archive"];
+
+/// SVG presentation attributes that may reference a resource by CSS
+/// `url(…)`.
+const CSS_URL_ATTRIBUTES: [&str; 9] = [
+    "fill",
+    "stroke",
+    "filter",
+    "mask",
+    "clip-path",
+    "marker-start",
+    "marker-mid",
+    "marker-end",
+    "cursor",
+];
+
 /// Characters a relative path must escape to be read back as the same path.
 const PATH: &AsciiSet = &CONTROLS
     .add(b' ')
@@ -88,6 +132,53 @@ const PATH: &AsciiSet = &CONTROLS
 
 /// The mirror-relative path of a saved resource, if the mirror holds `url`.
 pub type Saved<'a> = &'a dyn Fn(&Url) -> Option<String>;
+
+/// What a `file:` reference a saved document may not keep becomes: a
+/// frame shows nothing, a link leads nowhere, an image is none.
+pub const INERT: &str = "about:blank";
+
+/// The `file:` references a saved document may keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Files<'a> {
+    /// None: a document from the web, whose `file:` reference would show a
+    /// file of whoever opens the mirror.
+    None,
+    /// Those under this directory (a `file:` URL ending `/`), as written:
+    /// a local file's, under the profile's local files' directory.
+    Under(&'a str),
+}
+
+impl Files<'_> {
+    /// What a document from `url` may keep: a local file's the files under
+    /// `local_root`, the web's none.
+    pub fn of<'r>(url: &Url, local_root: Option<&'r str>) -> Files<'r> {
+        match (url.scheme(), local_root) {
+            ("file", Some(root)) => Files::Under(root),
+            _ => Files::None,
+        }
+    }
+
+    /// Whether `url` (a `file:` URL) may be kept.
+    fn keeps(self, url: &Url) -> bool {
+        match self {
+            Files::None => false,
+            Files::Under(root) => url.as_str().starts_with(root),
+        }
+    }
+}
+
+/// Whether `reference` names a `file:` URL as a browser reads it (ASCII
+/// tabs and newlines dropped, case ignored), for one the URL parser
+/// refused.
+fn names_a_file(reference: &str) -> bool {
+    let squeezed: String = reference
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .take(5)
+        .collect();
+    squeezed.eq_ignore_ascii_case("file:")
+}
 
 /// The path from the file at mirror path `from` to the file at `to`, both
 /// `/`-separated and relative to the mirror, escaped for use in a link.
@@ -112,16 +203,32 @@ pub fn relative(from: &str, to: &str) -> String {
 
 /// What `reference` (as written in a document at `base`, saved at mirror
 /// path `at`) becomes: a relative path into the mirror, the absolute URL,
-/// or itself when it is no URL to change (`javascript:`, `data:`, a
-/// fragment of the same page, empty).
-fn convert_one(reference: &str, base: &Url, at: &str, saved: Saved<'_>) -> String {
+/// [`INERT`] for a `file:` URL that `files` does not keep, or itself when
+/// it is no URL to change (`javascript:`, `data:`, a fragment of the same
+/// page, empty, a kept `file:` URL).
+fn convert_one(
+    reference: &str,
+    base: &Url,
+    at: &str,
+    saved: Saved<'_>,
+    files: Files<'_>,
+) -> String {
     let trimmed = reference.trim();
     if trimmed.is_empty() || trimmed.starts_with('#') {
         return reference.to_string();
     }
     let Ok(mut url) = base.join(trimmed) else {
-        return reference.to_string();
+        return match names_a_file(trimmed) && files == Files::None {
+            true => INERT.to_string(),
+            false => reference.to_string(),
+        };
     };
+    if url.scheme() == "file" {
+        return match files.keeps(&url) {
+            true => reference.to_string(),
+            false => INERT.to_string(),
+        };
+    }
     if !matches!(url.scheme(), "http" | "https") {
         return reference.to_string();
     }
@@ -148,12 +255,12 @@ fn convert_one(reference: &str, base: &Url, at: &str, saved: Saved<'_>) -> Strin
 type Visit<'a> = dyn FnMut(Role, &str, &Url) -> Option<String> + 'a;
 
 /// A `srcset` with `visit` asked about each candidate's URL (read as the
-/// HTML standard reads them); descriptors kept.
-fn walk_srcset(srcset: &str, base: &Url, visit: &mut Visit<'_>) -> String {
+/// HTML standard reads them) as a `role`; descriptors kept.
+fn walk_srcset(srcset: &str, base: &Url, role: Role, visit: &mut Visit<'_>) -> String {
     spinneret_crawl::parse::html::srcset_candidates(srcset)
         .into_iter()
         .map(|(url, descriptors)| {
-            let new = visit(Role::Requisite, url, base).unwrap_or_else(|| url.to_string());
+            let new = visit(role, url, base).unwrap_or_else(|| url.to_string());
             match descriptors {
                 "" => new,
                 d => format!("{new} {d}"),
@@ -281,6 +388,53 @@ fn decode_entities(v: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// The URL references of `el` (a `tag`) that [`URL_ATTRIBUTES`] does not
+/// name, each given to `visit` as [`Role::Other`] (against `base`) and
+/// written back as it answers: [`MORE_URL_ATTRIBUTES`], each URL of
+/// [`URL_LIST_ATTRIBUTES`] and the `url(…)` of [`CSS_URL_ATTRIBUTES`].
+fn more_url_attributes(
+    el: &mut Element,
+    tag: &str,
+    base: &Url,
+    visit: &mut Visit<'_>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    if tag == "base" {
+        return Ok(());
+    }
+    let names: Vec<String> = el.attributes().iter().map(|a| a.name()).collect();
+    for name in names {
+        let Some(raw) = el.get_attribute(&name) else {
+            continue;
+        };
+        let v = decode_entities(&raw);
+        let new = if MORE_URL_ATTRIBUTES.contains(&name.as_str()) {
+            let listed = URL_ATTRIBUTES
+                .iter()
+                .any(|(t, n, _)| *t == tag && *n == name);
+            match listed {
+                true => None,
+                false => visit(Role::Other, &v, base),
+            }
+        } else if URL_LIST_ATTRIBUTES.contains(&name.as_str()) {
+            let urls: Vec<String> = v
+                .split_whitespace()
+                .map(|u| visit(Role::Other, u, base).unwrap_or_else(|| u.to_string()))
+                .collect();
+            Some(urls.join(" "))
+        } else if CSS_URL_ATTRIBUTES.contains(&name.as_str())
+            && v.to_ascii_lowercase().contains("url(")
+        {
+            Some(walk_css(&v, base, &mut |_, u, b| visit(Role::Other, u, b)))
+        } else {
+            None
+        };
+        if let Some(new) = new.filter(|new| *new != *v) {
+            el.set_attribute(&name, &new)?;
+        }
+    }
+    Ok(())
+}
+
 /// A page (from `page`) with `visit` asked about each URL reference, with
 /// what it is for and the base it is relative to (a `<base href>` is
 /// honoured and removed).
@@ -312,8 +466,38 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
         element!("img[srcset], source[srcset]", |el| {
             if let Some(v) = el.get_attribute("srcset") {
                 let v = decode_entities(&v);
-                let new = walk_srcset(&v, &base.borrow(), &mut *visit.borrow_mut());
+                let new = walk_srcset(
+                    &v,
+                    &base.borrow(),
+                    Role::Requisite,
+                    &mut *visit.borrow_mut(),
+                );
                 el.set_attribute("srcset", &new)?;
+            }
+            Ok(())
+        }),
+        element!("link[imagesrcset]", |el| {
+            if let Some(v) = el.get_attribute("imagesrcset") {
+                let v = decode_entities(&v);
+                let new = walk_srcset(&v, &base.borrow(), Role::Other, &mut *visit.borrow_mut());
+                el.set_attribute("imagesrcset", &new)?;
+            }
+            Ok(())
+        }),
+        element!("iframe[srcdoc]", |el| {
+            // A page written in the attribute, read against this one's base
+            // (as a browser reads it) with the same visitor.
+            if let Some(v) = el.get_attribute("srcdoc") {
+                let v = decode_entities(&v);
+                match walk_html(&v, &base.borrow(), &mut *visit.borrow_mut()) {
+                    // Written back as the attribute's text: `&` escaped
+                    // here, `"` by lol_html.
+                    Ok(new) if new != *v => {
+                        el.set_attribute("srcdoc", &new.replace('&', "&amp;"))?
+                    }
+                    Ok(_) => {}
+                    Err(_) => el.remove_attribute("srcdoc"),
+                }
             }
             Ok(())
         }),
@@ -364,7 +548,7 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
     // for each page it rewrites, and a page is read twice (for its
     // references, then converted), so one `*` costs less than a selector
     // per row.
-    let attr = &attr;
+    let (attr, base, visit) = (&attr, &base, &visit);
     handlers.push(element!("*", move |el| {
         let tag = el.tag_name().to_ascii_lowercase();
         for (_, name, role) in URL_ATTRIBUTES.iter().filter(|(t, _, _)| *t == tag) {
@@ -383,6 +567,7 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
             };
             attr(el, name, role)?;
         }
+        more_url_attributes(el, &tag, &base.borrow(), &mut *visit.borrow_mut())?;
         Ok(())
     }));
     rewrite_str(
@@ -396,17 +581,25 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
 }
 
 /// A stylesheet (at `base`, saved at mirror path `at`) with its `url(…)`
-/// and `@import "…"` references converted.
-pub fn convert_css(css: &str, base: &Url, at: &str, saved: Saved<'_>) -> String {
+/// and `@import "…"` references converted, keeping the `file:` references
+/// `files` allows.
+pub fn convert_css(css: &str, base: &Url, at: &str, saved: Saved<'_>, files: Files<'_>) -> String {
     walk_css(css, base, &mut |_, v, base| {
-        Some(convert_one(v, base, at, saved))
+        Some(convert_one(v, base, at, saved, files))
     })
 }
 
-/// A page (from `page`, saved at mirror path `at`) with its links converted.
-pub fn convert_html(html: &str, page: &Url, at: &str, saved: Saved<'_>) -> Result<String, String> {
+/// A page (from `page`, saved at mirror path `at`) with its links
+/// converted, keeping the `file:` references `files` allows.
+pub fn convert_html(
+    html: &str,
+    page: &Url,
+    at: &str,
+    saved: Saved<'_>,
+    files: Files<'_>,
+) -> Result<String, String> {
     walk_html(html, page, &mut |_, v, base| {
-        Some(convert_one(v, base, at, saved))
+        Some(convert_one(v, base, at, saved, files))
     })
 }
 
@@ -517,7 +710,14 @@ mod tests {
 <a href="other.html">not saved</a> <a href="mailto:x@e.org">mail</a> <a href="javascript:void(0)">js</a>
 <img src="../img/a%20b.png" srcset="../img/a%20b.png 1x, ../img/a@2x.png 2x, /img/c.png 3x" alt="A">
 </body></html>"##;
-        let out = convert_html(html, &page, "URLs/e.org/docs/guide.html", &saved).unwrap();
+        let out = convert_html(
+            html,
+            &page,
+            "URLs/e.org/docs/guide.html",
+            &saved,
+            Files::None,
+        )
+        .unwrap();
         for expected in [
             r#"<link rel="stylesheet" href="../style/site.css">"#,
             r#"<script src="../../cdn.example/lib.js"></script>"#,
@@ -544,7 +744,14 @@ mod tests {
         let html = r#"<meta http-equiv="Refresh" content="5; URL='../'"><meta http-equiv="refresh" content="30">
 <form action="search"><button formaction="/go">go</button></form><q cite="/why">q</q>
 <svg><image href="/img/a@2x.png"/><use href="/sprite.svg#i"/><use xlink:href="/icons.svg#x"/></svg>"#;
-        let out = convert_html(html, &page, "URLs/e.org/docs/guide.html", &saved).unwrap();
+        let out = convert_html(
+            html,
+            &page,
+            "URLs/e.org/docs/guide.html",
+            &saved,
+            Files::None,
+        )
+        .unwrap();
         for expected in [
             r#"content="5; url=../index.html""#,
             r#"content="30""#,
@@ -579,7 +786,14 @@ mod tests {
         let saved = |u: &Url| m.get(u.as_str()).cloned();
         let page = Url::parse("https://e.org/docs/guide.html").unwrap();
         let html = r#"<head><base href="https://e.org/style/"></head><a href="site.css">css</a>"#;
-        let out = convert_html(html, &page, "URLs/e.org/docs/guide.html", &saved).unwrap();
+        let out = convert_html(
+            html,
+            &page,
+            "URLs/e.org/docs/guide.html",
+            &saved,
+            Files::None,
+        )
+        .unwrap();
         assert_eq!(out, r#"<head></head><a href="../style/site.css">css</a>"#);
     }
 
@@ -667,8 +881,86 @@ mod tests {
         let css_url = Url::parse("https://e.org/style/fonts.css").unwrap();
         let css = "@font-face { src: url(\"../fonts/f.woff2\") format('woff2'), URL( ../fonts/missing.woff ) }\n@import url(site.css);\n.x { background: url(data:image/png;base64,AAAA) }";
         assert_eq!(
-            convert_css(css, &css_url, "URLs/e.org/style/fonts.css", &saved),
+            convert_css(
+                css,
+                &css_url,
+                "URLs/e.org/style/fonts.css",
+                &saved,
+                Files::None
+            ),
             "@font-face { src: url(\"../fonts/f.woff2\") format('woff2'), URL( https://e.org/fonts/missing.woff ) }\n@import url(site.css);\n.x { background: url(data:image/png;base64,AAAA) }"
         );
+    }
+
+    /// A page from the web keeps no `file:` reference, however it is
+    /// written and wherever it sits (a frame, an object, a link, a form, a
+    /// refresh, a srcset, CSS, an SVG link, a `<base>` that makes relative
+    /// references local, an `<iframe srcdoc>`'s page); a local file keeps
+    /// those under its directory.
+    #[test]
+    fn a_page_from_the_web_keeps_no_file_reference() {
+        let m = mirror();
+        let saved = |u: &Url| m.get(u.as_str()).cloned();
+        let page = Url::parse("https://e.org/docs/guide.html").unwrap();
+        let at = "URLs/e.org/docs/guide.html";
+        let html = r##"<iframe src="file:///etc/os-release"></iframe><frame src=" FILE:/etc/passwd">
+<object data="file:///etc/hosts"></object><embed src="fi&#x09;le:///etc/hosts"><video poster="file:///p.png" src="file:///v.webm"></video>
+<a href="file:///home/me/secret.txt">a</a><form action="file:///tmp/"></form><button formaction="file:///b">b</button>
+<meta http-equiv="refresh" content="0; url=file:///etc/os-release">
+<img src="/img/a%20b.png" srcset="file:///etc/a.png 1x, /img/a@2x.png 2x"><link rel="preload" as="image" imagesrcset="file:///i.png 2x">
+<div style="background: url(file:///etc/bg.png)"></div><style>@import "file:///etc/x.css"; p { background: url('file:///y.png') }</style>
+<svg><a href="file:///s"><text>s</text></a><a xlink:href="file:///x">x</a><rect fill="url(file:///f.svg#g)"/></svg>
+<table><tr><th background="file:///t.png">t</th></tr></table><a ping="file:///ping https://e.org/p">p</a>
+<iframe srcdoc="<iframe src=&quot;file:///etc/os-release&quot;></iframe><a href='../'>up</a> &amp;lt;"></iframe>
+<a href="mailto:x@e.org">m</a><a href="#top">top</a><img src="data:image/gif;base64,R0lG">"##;
+        let out = convert_html(html, &page, at, &saved, Files::None).unwrap();
+        assert!(!out.to_ascii_lowercase().contains("file:"), "{out}");
+        for expected in [
+            r#"<iframe src="about:blank"></iframe><frame src="about:blank">"#,
+            r#"<object data="about:blank"></object><embed src="about:blank"><video poster="about:blank" src="about:blank"></video>"#,
+            r#"<a href="about:blank">a</a><form action="about:blank"></form><button formaction="about:blank">b</button>"#,
+            r#"content="0; url=about:blank""#,
+            r#"srcset="about:blank 1x, ../img/a@2x.png 2x""#,
+            r#"imagesrcset="about:blank 2x""#,
+            r#"style="background: url(about:blank)""#,
+            r#"@import "about:blank"; p { background: url('about:blank') }"#,
+            r#"<a href="about:blank"><text>s</text></a><a xlink:href="about:blank">x</a><rect fill="url(about:blank)" />"#,
+            r#"<th background="about:blank">"#,
+            r#"ping="about:blank https://e.org/p""#,
+            r#"srcdoc="<iframe src=&quot;about:blank&quot;></iframe><a href=&quot;../index.html&quot;>up</a> &amp;lt;""#,
+            r##"<a href="mailto:x@e.org">m</a><a href="#top">top</a><img src="data:image/gif;base64,R0lG">"##,
+        ] {
+            assert!(out.contains(expected), "missing {expected}\nin {out}");
+        }
+        // A base that makes relative references local files.
+        let based = r#"<base href="file:///etc/"><iframe src="os-release"></iframe><img src="../../../../etc/shadow">"#;
+        assert_eq!(
+            convert_html(based, &page, at, &saved, Files::None).unwrap(),
+            r#"<iframe src="about:blank"></iframe><img src="about:blank">"#
+        );
+        let css = "a { background: url(file:///etc/a.png) } @import 'file:///b.css';";
+        assert_eq!(
+            convert_css(css, &page, at, &saved, Files::None),
+            "a { background: url(about:blank) } @import 'about:blank';"
+        );
+
+        // A local file keeps its own directory's files, and only those.
+        let local = Url::parse("file:///home/me/site/index.html").unwrap();
+        let html = r#"<img src="pics/a.png"><img src="file:///home/me/site/b.png"><img src="../secret.txt"><iframe src="file:///etc/os-release"></iframe><a href="https://e.org/">e</a>"#;
+        let files = Files::of(&local, Some("file:///home/me/site/"));
+        assert_eq!(files, Files::Under("file:///home/me/site/"));
+        assert_eq!(
+            convert_html(
+                html,
+                &local,
+                "URLs/local-files/home/me/site/index.html",
+                &saved,
+                files
+            )
+            .unwrap(),
+            r#"<img src="pics/a.png"><img src="file:///home/me/site/b.png"><img src="about:blank"><iframe src="about:blank"></iframe><a href="../../../../e.org/index.html">e</a>"#
+        );
+        // A web page is the web's, whatever root the run has.
+        assert_eq!(Files::of(&page, Some("file:///home/me/site/")), Files::None);
     }
 }

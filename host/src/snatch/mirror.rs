@@ -3,9 +3,11 @@
 //! [`super::names`] gives its URL, atomically; when the run's retrieval is
 //! done, the saved pages and stylesheets have their links converted
 //! ([`super::convert`]), so that what the category holds is reached by a
-//! relative path and everything else by its absolute URL.
+//! relative path and everything else by its absolute URL; a page from the
+//! web keeps no `file:` reference, a local file's only those under the
+//! directory of the local files the run saved ([`local_root`]).
 
-use super::convert::{convert_css, convert_html};
+use super::convert::{Files, convert_css, convert_html};
 use super::names::{Names, clean, inside};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -213,6 +215,12 @@ impl MirrorWriter {
             files: self.files,
             ..Written::default()
         };
+        let local = local_root(
+            self.categories
+                .values()
+                .flat_map(|cat| cat.saved.keys().map(String::as_str)),
+        );
+        let local = local.as_deref();
         // Each file is converted on its own: the work is shared among a
         // few threads (the run's fetching is over, the cores are free).
         let jobs: Vec<(&Category, &(Url, String, Kind))> = self
@@ -235,7 +243,9 @@ impl MirrorWriter {
                             for (i, (cat, (url, path, kind))) in
                                 jobs.iter().enumerate().skip(w).step_by(workers)
                             {
-                                if let Some(why) = convert_file(root, cat, url, path, *kind)? {
+                                let files = Files::of(url, local);
+                                if let Some(why) = convert_file(root, cat, url, path, *kind, files)?
+                                {
                                     unconverted.push((i, path.clone(), why));
                                 }
                             }
@@ -264,14 +274,30 @@ impl MirrorWriter {
     }
 }
 
+/// The directory of the local files among `urls` (the `file:` URLs'
+/// common directory, `/`-terminated), if any is one. The collector reads
+/// no local file outside the directory of the profile's local items, so
+/// this is that directory or one below it: what a local page may still
+/// reference by a `file:` URL.
+fn local_root<'a>(urls: impl Iterator<Item = &'a str>) -> Option<String> {
+    urls.filter(|u| u.starts_with("file:"))
+        .map(|u| u[..u.rfind('/').map_or(0, |i| i + 1)].to_string())
+        .reduce(|a, b| {
+            let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            a[..a[..common].rfind('/').map_or(0, |i| i + 1)].to_string()
+        })
+}
+
 /// Convert the links of the file saved at `path` (under `root`) for `url`
-/// in `cat`; why it was left as retrieved, if it was.
+/// in `cat`, keeping the `file:` references `files` allows; why it was
+/// left as retrieved, if it was.
 fn convert_file(
     root: &Path,
     cat: &Category,
     url: &Url,
     path: &str,
     kind: Kind,
+    files: Files<'_>,
 ) -> std::io::Result<Option<String>> {
     let saved = |u: &Url| cat.saved.get(u.as_str()).cloned();
     let file = root.join(path);
@@ -282,8 +308,8 @@ fn convert_file(
         return Ok(Some("not UTF-8: its links are kept as retrieved".into()));
     };
     let converted = match kind {
-        Kind::Html => convert_html(text, url, path, &saved),
-        _ => Ok(convert_css(text, url, path, &saved)),
+        Kind::Html => convert_html(text, url, path, &saved, files),
+        _ => Ok(convert_css(text, url, path, &saved, files)),
     };
     match converted {
         Ok(c) if c.as_bytes() != bytes.as_slice() => {

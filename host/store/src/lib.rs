@@ -939,26 +939,22 @@ mod tests {
         }
     }
 
-    /// A crawl and a reader opening a new store at once: one creates its
-    /// tables, the other waits and finds them.
     /// A crawl's writes, and what the crawl, the report stage, `results`
     /// and the archive read back: the same on each backend.
     fn a_crawl_read_back(store: &mut Store) -> Vec<String> {
+        let (run, task) = write_a_crawl(store);
+        let mut seen = read_urls_and_sites(store);
+        seen.extend(read_the_runs_views(store, run, task));
+        seen.extend(read_summaries_and_documents(store, run));
+        seen.extend(end_and_read_the_run(store, run));
+        seen
+    }
+
+    /// The page of [`write_a_crawl`]: a title and an owner, bad HTML,
+    /// references of several kinds (one a URL that does not parse) with
+    /// their places, an anchor and a fragment.
+    fn a_crawled_page() -> spinneret_core::document::ParsedDocument {
         use spinneret_core::document::{ParsedDocument, Reference};
-        use spinneret_core::model::{Hop, TaskKind};
-        let out = std::path::Path::new("reports/site");
-        let task = TaskRecord {
-            name: "site",
-            kind: TaskKind::Site,
-            top: "http://a.example/",
-            email: Some("o@a.example"),
-            output: out,
-            changed_days: 7,
-            expiring_days: 3,
-        };
-        let ids = store.begin_run(Some("c.toml"), "{}", &[task]).unwrap();
-        let (run, task) = (ids.run, ids.tasks["site"]);
-        let page = "http://a.example/";
         let reference = |url: &str, kind, text: &str, line, column| Reference {
             target: url::Url::parse(url).map_err(|e| spinneret_core::document::BadUrl {
                 raw: url.to_string(),
@@ -969,7 +965,7 @@ mod tests {
             line,
             column,
         };
-        let doc = ParsedDocument {
+        ParsedDocument {
             title: Some("Home — ünïcode".into()),
             owner: Some("Ann".into()),
             encoding: "utf-8",
@@ -985,43 +981,35 @@ mod tests {
             anchors: Some(vec!["top".into()]),
             fragments: vec![(2, "part".into(), 5, 9)],
             ..ParsedDocument::default()
+        }
+    }
+
+    /// A crawl of one task's site, written through the writer thread:
+    /// results (one URL twice), two documents, the task's document, a
+    /// site's robots.txt; then a finding and a plugin's key-value space.
+    /// The run's and the task's ids.
+    fn write_a_crawl(store: &mut Store) -> (i64, i64) {
+        use spinneret_core::document::ParsedDocument;
+        use spinneret_core::model::TaskKind;
+        let out = std::path::Path::new("reports/site");
+        let task = TaskRecord {
+            name: "site",
+            kind: TaskKind::Site,
+            top: "http://a.example/",
+            email: Some("o@a.example"),
+            output: out,
+            changed_days: 7,
+            expiring_days: 3,
         };
+        let ids = store.begin_run(Some("c.toml"), "{}", &[task]).unwrap();
+        let (run, task) = (ids.run, ids.tasks["site"]);
+        let page = "http://a.example/";
         let writer = store.writer().unwrap();
-        let result = |url: &str, category, status: Option<u16>, referrer: Option<&str>| {
-            let mut r =
-                CheckResult::unrequested(url, category, "", referrer.map(String::from), 1_000);
-            r.status = status;
-            r.method = Some("GET");
-            r.error = (category == Category::Broken).then(|| "HTTP 404".to_string());
-            if category == Category::Moved {
-                r.redirects = vec![Hop {
-                    url: url.to_string(),
-                    status: 301,
-                }];
-                r.final_url = Some("http://a.example/y".into());
-            }
-            writer.send(StoreOp::Result {
-                run,
-                result: Box::new(r),
-            });
-        };
-        result(page, Category::Ok, Some(200), None);
-        result("http://a.example/x", Category::Moved, Some(301), Some(page));
-        result(
-            "http://a.example/missing",
-            Category::Broken,
-            Some(404),
-            Some(page),
-        );
-        result("http://b.example/p", Category::Ok, Some(200), Some(page));
-        let image = "http://a.example/i.png";
-        result(image, Category::Ok, Some(200), Some(page));
-        // Written twice in one batch: the later write wins.
-        result(image, Category::Ok, Some(203), Some(page));
+        send_the_results(&writer, run, page);
         writer.send(StoreOp::Document {
             run,
             url: page.into(),
-            doc: Box::new(doc.into()),
+            doc: Box::new(a_crawled_page().into()),
         });
         // The other site's page has no place named `part`.
         let other = ParsedDocument {
@@ -1068,7 +1056,51 @@ mod tests {
             .unwrap();
         let kv = BTreeMap::from([("k".to_string(), vec![0u8, 255, 7])]);
         store.save_kv("p", &kv).unwrap();
-        let mut seen = vec![
+        (run, task)
+    }
+
+    /// The results of run `run` for `page` and what it links to: ok,
+    /// moved, broken, and an image written twice in one batch.
+    fn send_the_results(writer: &StoreWriter, run: i64, page: &str) {
+        use spinneret_core::model::Hop;
+        let result = |url: &str, category, status: Option<u16>, referrer: Option<&str>| {
+            let mut r =
+                CheckResult::unrequested(url, category, "", referrer.map(String::from), 1_000);
+            r.status = status;
+            r.method = Some("GET");
+            r.error = (category == Category::Broken).then(|| "HTTP 404".to_string());
+            if category == Category::Moved {
+                r.redirects = vec![Hop {
+                    url: url.to_string(),
+                    status: 301,
+                }];
+                r.final_url = Some("http://a.example/y".into());
+            }
+            writer.send(StoreOp::Result {
+                run,
+                result: Box::new(r),
+            });
+        };
+        result(page, Category::Ok, Some(200), None);
+        result("http://a.example/x", Category::Moved, Some(301), Some(page));
+        result(
+            "http://a.example/missing",
+            Category::Broken,
+            Some(404),
+            Some(page),
+        );
+        result("http://b.example/p", Category::Ok, Some(200), Some(page));
+        let image = "http://a.example/i.png";
+        result(image, Category::Ok, Some(200), Some(page));
+        // Written twice in one batch: the later write wins.
+        result(image, Category::Ok, Some(203), Some(page));
+    }
+
+    /// What the next crawl reads of a URL, a document and the sites
+    /// (entries 0 to 5 of [`a_crawl_read_back`]).
+    fn read_urls_and_sites(store: &Store) -> Vec<String> {
+        let page = "http://a.example/";
+        vec![
             format!(
                 "{:?}",
                 store
@@ -1096,6 +1128,13 @@ mod tests {
                     .collect::<Vec<_>>()
             ),
             format!("{:?}", store.robots_avoid_entries(0).unwrap()),
+        ]
+    }
+
+    /// What the report stage, `results` and the archive read of run `run`
+    /// and its task `task` (entries 6 to 18 of [`a_crawl_read_back`]).
+    fn read_the_runs_views(store: &Store, run: i64, task: i64) -> Vec<String> {
+        vec![
             format!(
                 "{:?}",
                 store
@@ -1139,7 +1178,14 @@ mod tests {
             format!("{:?}", store.archive().unwrap()),
             format!("{:?}", store.documents_seq().unwrap()),
             format!("{:?}", store.document_count().unwrap()),
-        ];
+        ]
+    }
+
+    /// The run's URL summaries and referrers, every document, and the run
+    /// a resumed crawl would take up (entries 19 to 22 of
+    /// [`a_crawl_read_back`]).
+    fn read_summaries_and_documents(store: &mut Store, run: i64) -> Vec<String> {
+        let mut seen = Vec::new();
         let mut summaries: Vec<_> = store
             .run_url_summaries(run)
             .unwrap()
@@ -1167,7 +1213,15 @@ mod tests {
                 .unwrap()
                 .map(|r| r.resumed)
         ));
+        seen
+    }
+
+    /// Run `run` ended, and what is read of it then (entries 23 to 26 of
+    /// [`a_crawl_read_back`]; the last, the image's status, is the later
+    /// of its two writes).
+    fn end_and_read_the_run(store: &mut Store, run: i64) -> Vec<String> {
         store.end_run(run, "crawled").unwrap();
+        let mut seen = Vec::new();
         seen.push(format!(
             "{:?}",
             store.last_run().unwrap().map(|r| (r.config, r.status))

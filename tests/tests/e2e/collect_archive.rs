@@ -295,3 +295,127 @@ fn replay_in_pywb(work: &Path, warcs: &[PathBuf], expect: &[(String, &[u8])]) {
         );
     }
 }
+
+/// A 1×1 GIF.
+const GIF: &[u8] = &[
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xff, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
+];
+
+/// A hostile page frames, embeds, shows and links files of the machine
+/// the mirror is opened on (`file:` URLs, written as a page may write
+/// them: in a frame, an object, an `<iframe srcdoc>`'s page, an image, a
+/// stylesheet, a link). Opened offline in Chromium from the mirror and
+/// from its `--archive` copy, the page loads none of them: every such
+/// reference is `about:blank`. Before, the frame showed the file.
+#[test]
+fn a_hostile_pages_file_references_load_nothing_offline_nor_in_its_archive_copy() {
+    use spinneret_tests::browser::{Browser, chromium};
+    let dir = tempfile::tempdir().unwrap();
+    // The machine's files a page must not reach.
+    let secret = dir.path().join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("os-release.html"), "<p>SECRET-OS-RELEASE</p>").unwrap();
+    std::fs::write(secret.join("pixel.gif"), GIF).unwrap();
+    let file = |name: &str| {
+        url::Url::from_file_path(secret.join(name))
+            .unwrap()
+            .to_string()
+    };
+    let (frame, pixel) = (file("os-release.html"), file("pixel.gif"));
+    let page = format!(
+        r#"<!DOCTYPE html><html><head><title>Hostile</title><link rel="stylesheet" href="/s.css"></head><body>
+<iframe id="frame" src="{frame}"></iframe>
+<iframe id="doc" srcdoc="<iframe id=&quot;inner&quot; src=&quot;{frame}&quot;></iframe>"></iframe>
+<object id="object" data="{frame}" type="text/html"></object>
+<img id="img" src="{pixel}"><img id="set" srcset="{pixel} 1x"><img id="ok" src="/ok.gif">
+<a id="link" href="{frame}">the file</a>
+<p id="bg" style="background-image: url('{pixel}')">p</p>
+</body></html>"#
+    );
+    let site = Site::new()
+        .page("/index.html", &page)
+        .route(
+            "/s.css",
+            Route::file("text/css", format!("body {{ background: url({pixel}) }}")),
+        )
+        .route("/ok.gif", Route::file("image/gif", GIF.to_vec()));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let url = format!("http://127.0.0.1:{}/index.html", web.port());
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(&profile, format!("[[url]]\nurl = \"{url}\"\n")).unwrap();
+    let p = profile.to_str().unwrap();
+    expect_exit(&spinneret(&["collect", p]), 0);
+    expect_exit(&spinneret(&["collect", p, "--archive", &url]), 0);
+    drop(web);
+    let host = format!(
+        "127.0.0.1_{}",
+        url.split(':').nth(2).unwrap().split('/').next().unwrap()
+    );
+    let day = jiff::Zoned::now().date().to_string();
+    let mirror = dir.path().join("mirror");
+    let copies = [
+        mirror.join(format!("runs/0001/URLs/{host}/index.html")),
+        mirror.join(format!("Archive/{day}/URLs/{host}/index.html")),
+    ];
+    for copy in &copies {
+        let saved = std::fs::read_to_string(copy).unwrap();
+        assert!(!saved.contains("file:"), "{}:\n{saved}", copy.display());
+    }
+    let css = std::fs::read_to_string(mirror.join(format!("runs/0001/URLs/{host}/s.css"))).unwrap();
+    assert_eq!(css, "body { background: url(about:blank) }");
+
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    for copy in &copies {
+        let mut b = Browser::start(&chromium);
+        b.offline();
+        b.open(&format!("file://{}", copy.display()));
+        assert_eq!(b.eval("document.title"), "Hostile");
+        // Frames wait for their own load.
+        b.eval("new Promise(r => setTimeout(() => r(true), 300))");
+        let requested = b.requested();
+        let secret_url = url::Url::from_directory_path(&secret).unwrap().to_string();
+        assert!(
+            !requested.iter().any(|u| u.starts_with(&secret_url)),
+            "{}: {requested:?}",
+            copy.display()
+        );
+        let shown = |b: &mut Browser, script: &str| b.eval(script);
+        let text_of = "(f => { try { return f.contentDocument ? f.contentDocument.documentElement.outerHTML : 'no document'; } catch (e) { return 'unreadable: ' + e; } })";
+        assert_eq!(
+            shown(
+                &mut b,
+                &format!("{text_of}(document.getElementById('frame'))")
+            ),
+            "<html><head></head><body></body></html>",
+            "{}",
+            copy.display()
+        );
+        assert_eq!(
+            shown(
+                &mut b,
+                &format!(
+                    "{text_of}(document.getElementById('doc').contentDocument.getElementById('inner'))"
+                )
+            ),
+            "<html><head></head><body></body></html>"
+        );
+        assert_eq!(
+            shown(
+                &mut b,
+                "[...document.images].map(i => i.id + ' ' + (i.complete && i.naturalWidth))"
+            ),
+            serde_json::json!(["img 0", "set 0", "ok 1"])
+        );
+        assert_eq!(
+            shown(
+                &mut b,
+                "[document.getElementById('link').href, document.getElementById('object').data]"
+            ),
+            serde_json::json!(["about:blank", "about:blank"])
+        );
+    }
+}

@@ -328,128 +328,171 @@ fn run(conn: Conn, rx: Receiver<StoreOp>, lost: &AtomicBool) -> Result<(), Store
     }
 }
 
+/// Write one operation of a batch in the transaction `tx`; `ids` caches
+/// the URL ids looked up or made so far.
 fn apply(tx: &Conn, ids: &mut HashMap<String, i64>, op: StoreOp) -> Result<(), StoreError> {
     match op {
-        StoreOp::Result { run, result: r } => {
-            let url_id = url_id_cached(tx, ids, &r.url)?;
-            let referrer_id = match &r.referrer {
-                Some(u) => Some(url_id_cached(tx, ids, u)?),
-                None => None,
-            };
-            let redirects = if r.redirects.is_empty() {
-                None
-            } else {
-                Some(serde_json::to_string(&r.redirects).unwrap_or_default())
-            };
-            let sql = "INSERT INTO results (run_id, url_id, category, method, status, error,
-                   content_type, content_length, size, content_hash, etag, last_modified, expires,
-                   owner, redirects, final_url, elapsed_ms, truncated, attempts, referrer_id,
-                   checked_at, source)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22)
-                 ON CONFLICT (run_id, url_id) DO UPDATE SET category = excluded.category, method = excluded.method, status = excluded.status, error = excluded.error, content_type = excluded.content_type, content_length = excluded.content_length, size = excluded.size, content_hash = excluded.content_hash, etag = excluded.etag, last_modified = excluded.last_modified, expires = excluded.expires, owner = excluded.owner, redirects = excluded.redirects, final_url = excluded.final_url, elapsed_ms = excluded.elapsed_ms, truncated = excluded.truncated, attempts = excluded.attempts, referrer_id = excluded.referrer_id, checked_at = excluded.checked_at, source = excluded.source";
-            tx.execute(
-                sql,
-                params![
-                    run,
-                    url_id,
-                    r.category.as_str(),
-                    r.method,
-                    r.status,
-                    r.error,
-                    r.content_type,
-                    r.content_length.map(|v| v as i64),
-                    r.size.map(|v| v as i64),
-                    r.content_hash,
-                    r.etag,
-                    r.last_modified,
-                    r.expires,
-                    r.owner,
-                    redirects,
-                    r.final_url,
-                    r.elapsed_ms.map(|v| v as i64),
-                    r.truncated,
-                    r.attempts,
-                    referrer_id,
-                    r.checked_at,
-                    r.source.as_str(),
-                ],
-            )?;
-        }
-        StoreOp::Document { run, url, mut doc } => {
-            let url_id = url_id_cached(tx, ids, &url)?;
-            let DocumentColumns {
-                http_equiv,
-                links,
-                fragments,
-                bad_html,
-                lines,
-                columns,
-            } = document_columns(&mut doc, |target| url_id_cached(tx, ids, target))?;
-            tx.execute("INSERT INTO documents (url_id, run_id, title, owner, expires, base,
-                   encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
-                   anchors, fragments, lines, columns, seq)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   -- What the search index reads (title, references, bad
-                   -- HTML) unchanged: the document keeps its change number,
-                   -- so re-reading an unchanged page costs the index nothing.
-                   COALESCE(
-                     (SELECT seq FROM documents WHERE url_id = ?1 AND title IS NOT DISTINCT FROM ?3
-                        AND links = ?11 AND bad_html IS NOT DISTINCT FROM ?12),
-                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)))
-                 ON CONFLICT (url_id) DO UPDATE SET run_id = excluded.run_id, title = excluded.title, owner = excluded.owner, expires = excluded.expires, base = excluded.base, encoding = excluded.encoding, parse_errors = excluded.parse_errors, decode_errors = excluded.decode_errors, http_equiv = excluded.http_equiv, links = excluded.links, bad_html = excluded.bad_html, anchors = excluded.anchors, fragments = excluded.fragments, lines = excluded.lines, columns = excluded.columns, seq = excluded.seq", params![
-                url_id,
-                run,
-                doc.title,
-                doc.owner,
-                doc.expires_meta,
-                doc.base,
-                doc.encoding,
-                doc.parse_errors,
-                doc.decode_errors,
-                http_equiv,
-                links,
-                bad_html,
-                doc.anchors,
-                fragments,
-                lines,
-                columns,
-            ])?;
-        }
+        StoreOp::Result { run, result } => write_result(tx, ids, run, &result),
+        StoreOp::Document { run, url, doc } => write_document(tx, ids, run, &url, doc),
         StoreOp::TaskDocument {
             run,
             task,
             url,
             referrer,
-        } => {
-            let url_id = url_id_cached(tx, ids, &url)?;
-            let referrer_id = match &referrer {
-                Some(u) => Some(url_id_cached(tx, ids, u)?),
-                None => None,
-            };
-            tx.execute("INSERT INTO task_documents (run_id, task_id, url_id, referrer_id)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (run_id, task_id, url_id) DO UPDATE SET referrer_id = excluded.referrer_id", params![run, task, url_id, referrer_id])?;
-        }
-        StoreOp::Site(s) => {
-            tx.execute("INSERT INTO sites (site, robots_status, robots_body, http_status, fetched_at, expires_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (site) DO UPDATE SET robots_status = excluded.robots_status, robots_body = excluded.robots_body, http_status = excluded.http_status, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at", params![
-                s.site,
-                s.robots_status,
-                s.robots_body,
-                s.http_status,
-                s.fetched_at,
-                s.expires_at
-            ])?;
-            let origin = format!("robots.txt of {}", s.site);
-            tx.execute("DELETE FROM avoid WHERE origin = ?1", params![&origin])?;
-            for (_, prefix) in s.robots_lines.iter().filter(|(allow, _)| !allow) {
-                tx.execute("INSERT INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)
-                     ON CONFLICT (origin, prefix) DO UPDATE SET action = excluded.action, expires_at = excluded.expires_at", params![prefix, s.expires_at, origin])?;
-            }
-        }
-        StoreOp::Flush(_) => {}
+        } => write_task_document(tx, ids, run, task, &url, referrer.as_deref()),
+        StoreOp::Site(s) => write_site(tx, &s),
+        StoreOp::Flush(_) => Ok(()),
+    }
+}
+
+/// What checking a URL found in run `run` (replacing what an earlier
+/// write of the run said of it).
+fn write_result(
+    tx: &Conn,
+    ids: &mut HashMap<String, i64>,
+    run: i64,
+    r: &CheckResult,
+) -> Result<(), StoreError> {
+    let url_id = url_id_cached(tx, ids, &r.url)?;
+    let referrer_id = match &r.referrer {
+        Some(u) => Some(url_id_cached(tx, ids, u)?),
+        None => None,
+    };
+    let redirects = if r.redirects.is_empty() {
+        None
+    } else {
+        Some(serde_json::to_string(&r.redirects).unwrap_or_default())
+    };
+    let sql = "INSERT INTO results (run_id, url_id, category, method, status, error,
+           content_type, content_length, size, content_hash, etag, last_modified, expires,
+           owner, redirects, final_url, elapsed_ms, truncated, attempts, referrer_id,
+           checked_at, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+           ?17, ?18, ?19, ?20, ?21, ?22)
+         ON CONFLICT (run_id, url_id) DO UPDATE SET category = excluded.category, method = excluded.method, status = excluded.status, error = excluded.error, content_type = excluded.content_type, content_length = excluded.content_length, size = excluded.size, content_hash = excluded.content_hash, etag = excluded.etag, last_modified = excluded.last_modified, expires = excluded.expires, owner = excluded.owner, redirects = excluded.redirects, final_url = excluded.final_url, elapsed_ms = excluded.elapsed_ms, truncated = excluded.truncated, attempts = excluded.attempts, referrer_id = excluded.referrer_id, checked_at = excluded.checked_at, source = excluded.source";
+    tx.execute(
+        sql,
+        params![
+            run,
+            url_id,
+            r.category.as_str(),
+            r.method,
+            r.status,
+            r.error,
+            r.content_type,
+            r.content_length.map(|v| v as i64),
+            r.size.map(|v| v as i64),
+            r.content_hash,
+            r.etag,
+            r.last_modified,
+            r.expires,
+            r.owner,
+            redirects,
+            r.final_url,
+            r.elapsed_ms.map(|v| v as i64),
+            r.truncated,
+            r.attempts,
+            referrer_id,
+            r.checked_at,
+            r.source.as_str(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// The parse of the document at `url` in run `run`: it replaces the
+/// earlier one, keeping its change number when what the search index
+/// reads is unchanged.
+fn write_document(
+    tx: &Conn,
+    ids: &mut HashMap<String, i64>,
+    run: i64,
+    url: &str,
+    mut doc: Box<DocumentRecord>,
+) -> Result<(), StoreError> {
+    let url_id = url_id_cached(tx, ids, url)?;
+    let DocumentColumns {
+        http_equiv,
+        links,
+        fragments,
+        bad_html,
+        lines,
+        columns,
+    } = document_columns(&mut doc, |target| url_id_cached(tx, ids, target))?;
+    tx.execute("INSERT INTO documents (url_id, run_id, title, owner, expires, base,
+           encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
+           anchors, fragments, lines, columns, seq)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+           -- What the search index reads (title, references, bad
+           -- HTML) unchanged: the document keeps its change number,
+           -- so re-reading an unchanged page costs the index nothing.
+           COALESCE(
+             (SELECT seq FROM documents WHERE url_id = ?1 AND title IS NOT DISTINCT FROM ?3
+                AND links = ?11 AND bad_html IS NOT DISTINCT FROM ?12),
+             (SELECT COALESCE(MAX(seq), 0) + 1 FROM documents)))
+         ON CONFLICT (url_id) DO UPDATE SET run_id = excluded.run_id, title = excluded.title, owner = excluded.owner, expires = excluded.expires, base = excluded.base, encoding = excluded.encoding, parse_errors = excluded.parse_errors, decode_errors = excluded.decode_errors, http_equiv = excluded.http_equiv, links = excluded.links, bad_html = excluded.bad_html, anchors = excluded.anchors, fragments = excluded.fragments, lines = excluded.lines, columns = excluded.columns, seq = excluded.seq", params![
+        url_id,
+        run,
+        doc.title,
+        doc.owner,
+        doc.expires_meta,
+        doc.base,
+        doc.encoding,
+        doc.parse_errors,
+        doc.decode_errors,
+        http_equiv,
+        links,
+        bad_html,
+        doc.anchors,
+        fragments,
+        lines,
+        columns,
+    ])?;
+    Ok(())
+}
+
+/// The document at `url` belongs to task `task`'s infostructure in run
+/// `run`, reached from the task's document `referrer`.
+fn write_task_document(
+    tx: &Conn,
+    ids: &mut HashMap<String, i64>,
+    run: i64,
+    task: i64,
+    url: &str,
+    referrer: Option<&str>,
+) -> Result<(), StoreError> {
+    let url_id = url_id_cached(tx, ids, url)?;
+    let referrer_id = match referrer {
+        Some(u) => Some(url_id_cached(tx, ids, u)?),
+        None => None,
+    };
+    tx.execute(
+        "INSERT INTO task_documents (run_id, task_id, url_id, referrer_id)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (run_id, task_id, url_id) DO UPDATE SET referrer_id = excluded.referrer_id",
+        params![run, task, url_id, referrer_id],
+    )?;
+    Ok(())
+}
+
+/// A site's robots.txt, and the avoid entries its `Disallow` lines make
+/// (replacing those of its earlier robots.txt).
+fn write_site(tx: &Conn, s: &SiteRecord) -> Result<(), StoreError> {
+    tx.execute("INSERT INTO sites (site, robots_status, robots_body, http_status, fetched_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (site) DO UPDATE SET robots_status = excluded.robots_status, robots_body = excluded.robots_body, http_status = excluded.http_status, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at", params![
+        s.site,
+        s.robots_status,
+        s.robots_body,
+        s.http_status,
+        s.fetched_at,
+        s.expires_at
+    ])?;
+    let origin = format!("robots.txt of {}", s.site);
+    tx.execute("DELETE FROM avoid WHERE origin = ?1", params![&origin])?;
+    for (_, prefix) in s.robots_lines.iter().filter(|(allow, _)| !allow) {
+        tx.execute("INSERT INTO avoid (prefix, action, expires_at, origin) VALUES (?1, 'Avoid', ?2, ?3)
+             ON CONFLICT (origin, prefix) DO UPDATE SET action = excluded.action, expires_at = excluded.expires_at", params![prefix, s.expires_at, origin])?;
     }
     Ok(())
 }

@@ -453,20 +453,7 @@ fn respond<'a>(
                 etag,
                 last_modified,
             } => {
-                let not_modified = match (etag, req_headers.get(header::IF_NONE_MATCH)) {
-                    (Some(e), Some(v)) => v.to_str().is_ok_and(|v| v == e),
-                    _ => match (last_modified, req_headers.get(header::IF_MODIFIED_SINCE)) {
-                        (Some(lm), Some(v)) => {
-                            let lm = httpdate::parse_http_date(lm).ok();
-                            let since = v
-                                .to_str()
-                                .ok()
-                                .and_then(|v| httpdate::parse_http_date(v).ok());
-                            matches!((lm, since), (Some(lm), Some(since)) if lm <= since)
-                        }
-                        _ => false,
-                    },
-                };
+                let not_modified = not_modified(etag, last_modified, req_headers);
                 let mut b = Response::builder();
                 if let Some(e) = etag {
                     b = b.header(header::ETAG, e);
@@ -518,29 +505,7 @@ fn respond<'a>(
                 tokio::time::sleep(*d).await;
                 respond(st, inner, method, req_headers, nth).await
             }
-            Route::Truncated { declared, body } => {
-                let first = body.clone();
-                // Send the headers and the first part, then break the connection.
-                let stream = futures_util::stream::unfold(0u8, move |step| {
-                    let first = first.clone();
-                    async move {
-                        match step {
-                            0 => Some((Ok::<Bytes, std::io::Error>(first), 1)),
-                            1 => {
-                                tokio::time::sleep(Duration::from_millis(50)).await;
-                                Some((
-                                    Err(std::io::Error::other(
-                                        "connection dropped by the test web",
-                                    )),
-                                    2,
-                                ))
-                            }
-                            _ => None,
-                        }
-                    }
-                });
-                streamed("text/html", *declared as u64, head, stream)
-            }
+            Route::Truncated { declared, body } => truncated(*declared, body, head),
             Route::Endless {
                 content_type,
                 declared,
@@ -552,35 +517,88 @@ fn respond<'a>(
                 streamed(content_type, *declared, head, stream)
             }
             Route::Gzip(inner) => {
-                let resp = respond(st, inner, method, req_headers, nth).await;
-                let (mut parts, body) = resp.into_parts();
-                let bytes = axum::body::to_bytes(body, usize::MAX)
-                    .await
-                    .unwrap_or_default();
-                let mut enc =
-                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-                enc.write_all(&bytes).unwrap();
-                let gz = enc.finish().unwrap();
-                // Over a coding already applied, the codings are listed in
-                // the order applied (`gzip, gzip`).
-                let coding = match parts.headers.get(header::CONTENT_ENCODING) {
-                    Some(before) => format!("{}, gzip", before.to_str().unwrap_or("")),
-                    None => "gzip".to_string(),
-                };
-                parts.headers.insert(
-                    header::CONTENT_ENCODING,
-                    HeaderValue::from_str(&coding).unwrap(),
-                );
-                parts
-                    .headers
-                    .insert(header::CONTENT_LENGTH, HeaderValue::from(gz.len()));
-                if parts.status == StatusCode::OK && head {
-                    return Response::from_parts(parts, Body::empty());
-                }
-                Response::from_parts(parts, Body::from(gz))
+                gzipped(respond(st, inner, method, req_headers, nth).await, head).await
             }
         }
     })
+}
+
+/// Whether a request with these headers gets 304 from a page with this
+/// `etag` and `last_modified`: its `If-None-Match` is the ETag, or
+/// (without either) its `If-Modified-Since` is not older than the page.
+fn not_modified(
+    etag: &Option<String>,
+    last_modified: &Option<String>,
+    req_headers: &HeaderMap,
+) -> bool {
+    match (etag, req_headers.get(header::IF_NONE_MATCH)) {
+        (Some(e), Some(v)) => v.to_str().is_ok_and(|v| v == e),
+        _ => match (last_modified, req_headers.get(header::IF_MODIFIED_SINCE)) {
+            (Some(lm), Some(v)) => {
+                let lm = httpdate::parse_http_date(lm).ok();
+                let since = v
+                    .to_str()
+                    .ok()
+                    .and_then(|v| httpdate::parse_http_date(v).ok());
+                matches!((lm, since), (Some(lm), Some(since)) if lm <= since)
+            }
+            _ => false,
+        },
+    }
+}
+
+/// [`Route::Truncated`]: the headers promise `declared` bytes of HTML;
+/// `body` is sent, then the connection breaks.
+fn truncated(declared: usize, body: &Bytes, head: bool) -> Response {
+    let first = body.clone();
+    // Send the headers and the first part, then break the connection.
+    let stream = futures_util::stream::unfold(0u8, move |step| {
+        let first = first.clone();
+        async move {
+            match step {
+                0 => Some((Ok::<Bytes, std::io::Error>(first), 1)),
+                1 => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    Some((
+                        Err(std::io::Error::other("connection dropped by the test web")),
+                        2,
+                    ))
+                }
+                _ => None,
+            }
+        }
+    });
+    streamed("text/html", declared as u64, head, stream)
+}
+
+/// [`Route::Gzip`]: the inner route's response `resp` with its body
+/// gzip-compressed, `gzip` added to its codings and its length changed;
+/// a 200 to a HEAD keeps no body.
+async fn gzipped(resp: Response, head: bool) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(&bytes).unwrap();
+    let gz = enc.finish().unwrap();
+    // Over a coding already applied, the codings are listed in the order
+    // applied (`gzip, gzip`).
+    let coding = match parts.headers.get(header::CONTENT_ENCODING) {
+        Some(before) => format!("{}, gzip", before.to_str().unwrap_or("")),
+        None => "gzip".to_string(),
+    };
+    parts.headers.insert(
+        header::CONTENT_ENCODING,
+        HeaderValue::from_str(&coding).unwrap(),
+    );
+    parts
+        .headers
+        .insert(header::CONTENT_LENGTH, HeaderValue::from(gz.len()));
+    if parts.status == StatusCode::OK && head {
+        return Response::from_parts(parts, Body::empty());
+    }
+    Response::from_parts(parts, Body::from(gz))
 }
 
 /// A 200 declaring `declared` bytes of `content_type` whose body is

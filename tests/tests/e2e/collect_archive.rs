@@ -419,3 +419,161 @@ fn a_hostile_pages_file_references_load_nothing_offline_nor_in_its_archive_copy(
         );
     }
 }
+
+/// The files under `root`, `/`-separated and relative to it, sorted.
+fn files_under(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                out.push(
+                    p.strip_prefix(root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .replace('\\', "/"),
+                );
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `--archive` copies a page with everything it shows: its frame, the
+/// frame's image, stylesheet and nested frame, and that frame's image. A
+/// link to a page not archived, in the page or in its frame, is the
+/// page's original URL (the run's copy links to its saved copy, which the
+/// archive does not have). Archived again the same day after the page
+/// changed, the second copy gets a name of its own, said by the command
+/// and by the archive's index, and the first copy is kept as it was.
+/// Before, the frame's image, stylesheet and nested frame were left out,
+/// the frame's link stayed relative, and the second copy replaced the
+/// first.
+#[test]
+fn an_archived_page_keeps_its_frames_requisites_and_a_second_copy_of_the_day() {
+    let frame = r#"<title>Frame</title><link rel="stylesheet" href="frame.css"><img src="/img/in-frame.gif"><iframe src="nested.html"></iframe><a href="/other.html">other</a>"#;
+    let site = Site::new()
+        .route(
+            "/index.html",
+            Route::Sequence(vec![
+                Route::html(r#"<title>Top</title><img src="/img/top.gif"><iframe src="/f/frame.html"></iframe><a href="other.html">other</a> first"#),
+                Route::html(r#"<title>Top</title><img src="/img/top.gif"><iframe src="/f/frame.html"></iframe><a href="other.html">other</a> second"#),
+            ]),
+        )
+        .page("/f/frame.html", frame)
+        .page("/f/nested.html", r#"<img src="/img/nested.gif">"#)
+        .page("/other.html", "<title>Other</title>")
+        .route("/f/frame.css", Route::file("text/css", "body { background: url(../img/bg.gif) }"))
+        .route("/img/top.gif", Route::file("image/gif", GIF.to_vec()))
+        .route("/img/in-frame.gif", Route::file("image/gif", GIF.to_vec()))
+        .route("/img/nested.gif", Route::file("image/gif", GIF.to_vec()))
+        .route("/img/bg.gif", Route::file("image/gif", GIF.to_vec()));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let base = format!("http://127.0.0.1:{}", web.port());
+    let host = format!("127.0.0.1_{}", web.port());
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!("[[url]]\nurl = \"{base}/index.html\"\ndepth = 1\n"),
+    )
+    .unwrap();
+    let p = profile.to_str().unwrap();
+    let mirror = dir.path().join("mirror");
+    expect_exit(&spinneret(&["collect", p]), 0);
+    // The run's copies link to each other.
+    let run_frame =
+        std::fs::read_to_string(mirror.join(format!("runs/0001/URLs/{host}/f/frame.html")))
+            .unwrap();
+    assert!(
+        run_frame.contains(r#"<a href="../other.html">"#),
+        "{run_frame}"
+    );
+
+    let page = format!("{base}/index.html");
+    let out = spinneret(&["collect", p, "--archive", &page]);
+    expect_exit(&out, 0);
+    let day = jiff::Zoned::now().date().to_string();
+    let first = mirror.join(format!("Archive/{day}/URLs/{host}/index.html"));
+    assert!(
+        text(&out.stdout).contains(&format!("archived {page}: {}\n", first.display())),
+        "{}",
+        text(&out.stdout)
+    );
+    let archived = files_under(&mirror.join("Archive"));
+    let want: Vec<String> = [
+        "f/frame.css",
+        "f/frame.html",
+        "f/nested.html",
+        "img/bg.gif",
+        "img/in-frame.gif",
+        "img/nested.gif",
+        "img/top.gif",
+        "index.html",
+    ]
+    .iter()
+    .map(|f| format!("{day}/URLs/{host}/{f}"))
+    .chain(["archive.html".to_string()])
+    .collect::<std::collections::BTreeSet<_>>()
+    .into_iter()
+    .collect();
+    assert_eq!(archived, want);
+    let in_archive = |edition: &str, f: &str| {
+        std::fs::read_to_string(mirror.join(format!("Archive/{edition}/URLs/{host}/{f}"))).unwrap()
+    };
+    assert_eq!(
+        in_archive(&day, "index.html"),
+        format!(
+            r#"<title>Top</title><img src="img/top.gif"><iframe src="f/frame.html"></iframe><a href="{base}/other.html">other</a> first"#
+        )
+    );
+    assert_eq!(
+        in_archive(&day, "f/frame.html"),
+        format!(
+            r#"<title>Frame</title><link rel="stylesheet" href="frame.css"><img src="../img/in-frame.gif"><iframe src="nested.html"></iframe><a href="{base}/other.html">other</a>"#
+        )
+    );
+
+    // The page changes; archived again the same day, beside the first.
+    expect_exit(&spinneret(&["collect", p]), 0);
+    let out = spinneret(&["collect", p, "--archive", &page]);
+    expect_exit(&out, 0);
+    let said = text(&out.stdout);
+    let again = said
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("archived {page}: ")))
+        .unwrap_or_else(|| panic!("{said}"))
+        .to_string();
+    let edition = again
+        .strip_prefix(&format!("{}/", mirror.join("Archive").display()))
+        .and_then(|rest| rest.strip_suffix(&format!("/URLs/{host}/index.html")))
+        .unwrap_or_else(|| panic!("{again}"))
+        .to_string();
+    let time = edition
+        .strip_prefix(&format!("{day}T"))
+        .unwrap_or_else(|| panic!("{edition}"));
+    assert!(
+        time.len() == 6 && time.bytes().all(|b| b.is_ascii_digit()),
+        "{edition}"
+    );
+    assert!(in_archive(&day, "index.html").ends_with("</a> first"));
+    assert!(in_archive(&edition, "index.html").ends_with("</a> second"));
+    assert_eq!(
+        files_under(&mirror.join("Archive").join(&edition)),
+        files_under(&mirror.join("Archive").join(&day))
+    );
+    let index = std::fs::read_to_string(mirror.join("Archive/archive.html")).unwrap();
+    let again_at = format!("{}:{}:{}", &time[..2], &time[2..4], &time[4..]);
+    for want in [
+        format!(r#"<a href="{edition}/URLs/{host}/index.html">Top</a>"#),
+        format!(r#"<a href="{day}/URLs/{host}/index.html">Top</a>"#),
+        format!("archived again at {again_at}; the earlier copy is kept"),
+    ] {
+        assert!(index.contains(&want), "{want} not in {index}");
+    }
+    assert_eq!(index.matches("<h2>").count(), 1, "{index}");
+}

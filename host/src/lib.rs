@@ -19,10 +19,10 @@
 
 pub mod app;
 pub mod cli;
+pub use spinneret_collect as snatch;
 pub use spinneret_config as config;
 pub use spinneret_library as library;
 pub use spinneret_report as report;
 pub use spinneret_report::notify;
 pub use spinneret_serve as serve;
-pub mod snatch;
 pub use spinneret_worm as wwww;

@@ -30,7 +30,7 @@ fn each_layer_depends_only_on_the_layers_below() {
     const CRAWL: &str = "spinneret-crawl";
     const BUNDLE: &str = "spinneret-bundle";
     const CONFIG: &str = "spinneret-config";
-    let layers: [(&str, &[&str]); 11] = [
+    let layers: [(&str, &[&str]); 12] = [
         ("core", &[]),
         ("store", &[CORE]),
         ("net", &[CORE]),
@@ -41,6 +41,18 @@ fn each_layer_depends_only_on_the_layers_below() {
         ("report", &[CORE, STORE, PLUGIN_HOST, CRAWL, CONFIG]),
         ("worm", &[CORE, STORE, CRAWL, CONFIG]),
         ("library", &[CORE, STORE, CONFIG]),
+        (
+            "collect",
+            &[
+                CORE,
+                STORE,
+                NET,
+                PLUGIN_HOST,
+                CRAWL,
+                CONFIG,
+                "spinneret-report",
+            ],
+        ),
         (
             "serve",
             &[CORE, STORE, CONFIG, "spinneret-library", "spinneret-worm"],

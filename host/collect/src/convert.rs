@@ -391,7 +391,8 @@ fn decode_entities(v: &str) -> std::borrow::Cow<'_, str> {
 /// The URL references of `el` (a `tag`) that [`URL_ATTRIBUTES`] does not
 /// name, each given to `visit` as [`Role::Other`] (against `base`) and
 /// written back as it answers: [`MORE_URL_ATTRIBUTES`], each URL of
-/// [`URL_LIST_ATTRIBUTES`] and the `url(…)` of [`CSS_URL_ATTRIBUTES`].
+/// [`URL_LIST_ATTRIBUTES`], a `<link imagesrcset>`'s, the `url(…)` of
+/// [`CSS_URL_ATTRIBUTES`], and those of an `<iframe srcdoc>`'s page.
 fn more_url_attributes(
     el: &mut Element,
     tag: &str,
@@ -407,7 +408,21 @@ fn more_url_attributes(
             continue;
         };
         let v = decode_entities(&raw);
-        let new = if MORE_URL_ATTRIBUTES.contains(&name.as_str()) {
+        let new = if name == "imagesrcset" {
+            Some(walk_srcset(&v, base, Role::Other, visit))
+        } else if name == "srcdoc" && tag == "iframe" {
+            // A page written in the attribute, read against this one's base
+            // (as a browser reads it) with the same visitor; written back
+            // as the attribute's text (`&` escaped here, `"` by lol_html),
+            // or left out when it cannot be read.
+            match walk_html(&v, base, visit) {
+                Ok(page) => Some(page.replace('&', "&amp;")).filter(|_| page != *v),
+                Err(_) => {
+                    el.remove_attribute("srcdoc");
+                    None
+                }
+            }
+        } else if MORE_URL_ATTRIBUTES.contains(&name.as_str()) {
             let listed = URL_ATTRIBUTES
                 .iter()
                 .any(|(t, n, _)| *t == tag && *n == name);
@@ -473,31 +488,6 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
                     &mut *visit.borrow_mut(),
                 );
                 el.set_attribute("srcset", &new)?;
-            }
-            Ok(())
-        }),
-        element!("link[imagesrcset]", |el| {
-            if let Some(v) = el.get_attribute("imagesrcset") {
-                let v = decode_entities(&v);
-                let new = walk_srcset(&v, &base.borrow(), Role::Other, &mut *visit.borrow_mut());
-                el.set_attribute("imagesrcset", &new)?;
-            }
-            Ok(())
-        }),
-        element!("iframe[srcdoc]", |el| {
-            // A page written in the attribute, read against this one's base
-            // (as a browser reads it) with the same visitor.
-            if let Some(v) = el.get_attribute("srcdoc") {
-                let v = decode_entities(&v);
-                match walk_html(&v, &base.borrow(), &mut *visit.borrow_mut()) {
-                    // Written back as the attribute's text: `&` escaped
-                    // here, `"` by lol_html.
-                    Ok(new) if new != *v => {
-                        el.set_attribute("srcdoc", &new.replace('&', "&amp;"))?
-                    }
-                    Ok(_) => {}
-                    Err(_) => el.remove_attribute("srcdoc"),
-                }
             }
             Ok(())
         }),

@@ -26,11 +26,11 @@ pub mod keep;
 mod record;
 mod retrieve;
 
-use crate::app::query::Asker;
-use crate::snatch::mirror::{MirrorWriter, Written, converted, object_path};
-use crate::snatch::profile::Profile;
-use crate::snatch::runs::{self, objects_dir, store_path};
-use crate::snatch::warc::{WarcWriter, payload_digest};
+use crate::mirror::{MirrorWriter, Written, converted, object_path};
+use crate::profile::Profile;
+use crate::query::Asker;
+use crate::runs::{self, objects_dir, store_path};
+use crate::warc::{WarcWriter, payload_digest};
 use anyhow::Context;
 use fetch::Fetched;
 use spinneret_core::model::unix_now;
@@ -63,7 +63,7 @@ pub struct Collected {
     /// The main pages, in the order asked.
     pub pages: Vec<MainPage>,
     /// What became of each since the last run.
-    pub changes: Vec<crate::snatch::changes::Change>,
+    pub changes: Vec<crate::changes::Change>,
     /// The last run's main pages this one does not have.
     pub gone: Vec<MainPage>,
     /// The index, mirror-relative.

@@ -47,7 +47,7 @@ pub fn check_mirror(mirror: &Path) -> Result<(), String> {
 /// What a profile's runs are booked under in the store: its file's
 /// canonical path, so that `news.toml`, `./news.toml` and its absolute
 /// path are one profile with one history.
-pub fn profile_key(profile: &crate::snatch::profile::Profile) -> String {
+pub fn profile_key(profile: &crate::profile::Profile) -> String {
     let source = &profile.source;
     std::fs::canonicalize(source)
         .or_else(|_| std::path::absolute(source))

@@ -3,9 +3,9 @@
 //! copies pages of the newest run into the archive, `collect
 //! --purge-before DATE` removes what was archived before a day.
 
-use crate::snatch::archive;
-use crate::snatch::profile::Profile;
-use crate::snatch::runs::{self, store_path};
+use crate::archive;
+use crate::profile::Profile;
+use crate::runs::{self, store_path};
 use spinneret_store::Store;
 use std::collections::HashMap;
 use url::Url;

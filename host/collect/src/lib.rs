@@ -15,17 +15,20 @@
 //! - [`edit`]: the profile file edited from the command line (`spinneret
 //!   profile`), its comments and layout kept.
 //!
-//! A run (`spinneret collect`) is `crate::app::collect`; its engines are
-//! asked by `crate::app::query`.
+//! - [`collect`]: a run (`spinneret collect`), on the network layer.
+//! - [`query`]: one search engine asked (`spinneret query`), and the
+//!   engines of a run's interests.
 
 pub mod archive;
 pub mod bookmarks;
 pub mod changes;
+pub mod collect;
 pub mod convert;
 pub mod edit;
 pub mod mirror;
 pub mod names;
 pub mod profile;
+pub mod query;
 pub mod runs;
 pub mod warc;
 

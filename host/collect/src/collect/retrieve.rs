@@ -6,8 +6,8 @@
 
 use super::fetch::{Fetched, Job, Scope, fetch_one};
 use super::{Item, Run, is};
-use crate::snatch::convert::{Role, css_references, references};
-use crate::snatch::profile::Requisites;
+use crate::convert::{Role, css_references, references};
+use crate::profile::Requisites;
 use spinneret_core::urls::local_host;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;

@@ -49,9 +49,9 @@
 //! "www.example.org" = "192.0.2.7"
 //! ```
 
-use crate::config::{ConfigError, line_col};
 use serde::Deserialize;
 use serde_spanned::Spanned;
+use spinneret_config::{ConfigError, line_col};
 use spinneret_core::schedule::Schedule;
 use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
@@ -393,7 +393,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                     instead: &str|
      -> Result<String, ConfigError> {
         let c = s.get_ref().trim();
-        if let Some(own) = crate::snatch::names::mirror_own(&crate::snatch::names::clean(c)) {
+        if let Some(own) = crate::names::mirror_own(&crate::names::clean(c)) {
             return Err(at(
                 Some(s.span()),
                 format!(
@@ -420,7 +420,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
     // A built-in, an installed plugin or a component file, as in a crawl
     // configuration.
     let plugin_source = |s: &Spanned<String>, what: &str| -> Result<PluginSource, ConfigError> {
-        crate::config::plugin_source::resolve(s.get_ref().trim(), &|r| dir.join(r))
+        spinneret_config::plugin_source::resolve(s.get_ref().trim(), &|r| dir.join(r))
             .map(|(source, _manifest)| source)
             .map_err(|m| at(Some(s.span()), format!("{what}: {m}")))
     };
@@ -491,7 +491,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                 Ok(p) => p,
                 // A path: a local file beside the profile, which must exist
                 // (`example.org` is more likely a web page written short).
-                Err(_) => crate::config::parse_top(u.url.get_ref().trim(), dir)
+                Err(_) => spinneret_config::parse_top(u.url.get_ref().trim(), dir)
                     .ok()
                     .filter(|f| f.to_file_path().is_ok_and(|p| p.is_file()))
                     .ok_or_else(|| {

@@ -5,8 +5,8 @@
 //! ranked hits or the engine's "no results". WebSnatcher's interests ask
 //! their engines this way.
 
-use crate::config::Settings;
-use crate::snatch::profile::Engine;
+use crate::profile::Engine;
+use spinneret_config::Settings;
 use spinneret_crawl::plugin_http::PoliteHttp;
 use spinneret_plugin_host::capabilities::KvSpace;
 use spinneret_plugin_host::engine::PluginEngine;
@@ -51,7 +51,7 @@ pub fn plain_options(max_results: u32) -> SearchEngineOptions {
 /// `builtin:NAME`, an installed plugin (`NAME@^1.0`) or the path of a
 /// `.wasm` component, as a plugin source (as a profile's `source` is read).
 pub fn engine_source(s: &str) -> Result<PluginSource, String> {
-    crate::config::plugin_source::resolve(s, &|r| r.into()).map(|(source, _manifest)| source)
+    spinneret_config::plugin_source::resolve(s, &|r| r.into()).map(|(source, _manifest)| source)
 }
 
 /// What asking search engines needs: the polite fetcher on a runtime of

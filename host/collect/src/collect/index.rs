@@ -5,10 +5,9 @@
 //! mirror's root and in the run's directory. A plugin that fails is said in
 //! `problems`; the run's files stay as they are.
 
-use crate::app::query::Asker;
-use crate::report::detect;
-use crate::snatch::changes::{Change, change, pair, snapshot};
-use crate::snatch::profile::{PluginUse, Profile};
+use crate::changes::{Change, change, pair, snapshot};
+use crate::profile::{PluginUse, Profile};
+use crate::query::Asker;
 use spinneret_core::grants::Grants;
 use spinneret_plugin_host::bindings::detector::exports::spinneret::plugin::detector_api::{
     Comparison, Snapshot,
@@ -21,6 +20,7 @@ use spinneret_plugin_host::detector::DetectorPlugin;
 use spinneret_plugin_host::identify::PluginKind;
 use spinneret_plugin_host::load::link_failure;
 use spinneret_plugin_host::sandbox::PluginFailure;
+use spinneret_report::detect;
 use spinneret_store::{CollectionRow, MainPage, Store};
 use std::collections::HashMap;
 
@@ -287,7 +287,7 @@ pub fn write(
             .interests
             .iter()
             .map(|i| Interest {
-                category: crate::snatch::mirror::category_dir(&[&i.title]),
+                category: crate::mirror::category_dir(&[&i.title]),
                 engines: i.engines.clone(),
             })
             .collect(),

@@ -7,9 +7,9 @@
 //! holds is a revisit that a replay tool can serve ([`revisit`]).
 
 use super::fetch::Exchange;
-use crate::snatch::profile::Profile;
-use crate::snatch::runs;
-use crate::snatch::warc::{Original, RecordId, WarcWriter};
+use crate::profile::Profile;
+use crate::runs;
+use crate::warc::{Original, RecordId, WarcWriter};
 use spinneret_store::{Store, UrlMemory};
 use std::path::{Path, PathBuf};
 
@@ -141,7 +141,7 @@ pub fn response_message(ex: &Exchange) -> Vec<u8> {
 /// a web archive may be published), the run, the requests made, whether
 /// it finished, and each web URL not collected with why.
 pub fn run_log(
-    profile: &crate::snatch::profile::Profile,
+    profile: &crate::profile::Profile,
     run: &spinneret_store::CollectionRow,
     requests: u64,
     failed: &[(String, String)],

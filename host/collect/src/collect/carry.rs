@@ -3,9 +3,9 @@
 //! pages and files carried forward from the last run into the new one;
 //! and the web-archive records a run takes from the runs it replaces.
 
-use crate::snatch::mirror::category_dir;
-use crate::snatch::profile::Profile;
-use crate::snatch::warc::{WarcReader, WarcWriter};
+use crate::mirror::category_dir;
+use crate::profile::Profile;
+use crate::warc::{WarcReader, WarcWriter};
 use anyhow::Context;
 use spinneret_core::schedule::Schedule;
 use spinneret_store::{CollectedFile, CollectionRow, MainPage, Store};
@@ -213,7 +213,7 @@ pub(super) fn take_in_records<W: std::io::Write>(
             .map(String::as_str)
             .filter(|id| !carried.contains(*id))
             .collect();
-        let file = mirror.join(crate::snatch::runs::warc_path(c));
+        let file = mirror.join(crate::runs::warc_path(c));
         let (found, damaged) = adopt_records(&file, &wanted, warc)?;
         let urls: Vec<&str> = found
             .iter()

@@ -7,7 +7,7 @@
 //! depth out of range) changes nothing and says why, file and line.
 
 use super::profile::{self, Profile};
-use crate::config::ConfigError;
+use spinneret_config::ConfigError;
 use std::path::Path;
 use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value, value};
 

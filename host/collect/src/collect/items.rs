@@ -3,9 +3,9 @@
 //! asked once per interest, a page found by several kept once with each
 //! engine's rank).
 
-use crate::app::query::{Asker, Excluding, plain_options};
-use crate::snatch::mirror::category_dir;
-use crate::snatch::profile::Profile;
+use crate::mirror::category_dir;
+use crate::profile::Profile;
+use crate::query::{Asker, Excluding, plain_options};
 use spinneret_core::urls::local_host;
 use spinneret_plugin_host::search::SearchEngineOptions;
 use std::collections::HashMap;
@@ -153,7 +153,7 @@ pub fn items(profile: &Profile) -> Result<(Vec<Item>, usize), String> {
         .collect();
     let mut skipped = 0;
     for b in &profile.bookmarks {
-        let read = crate::snatch::bookmarks::read(&b.file)?;
+        let read = crate::bookmarks::read(&b.file)?;
         skipped += read.skipped;
         for mark in read.items {
             let mut parts = vec!["Bookmarks"];

@@ -326,7 +326,16 @@ impl SiteTable {
     /// counted as started); else the site is woken up when it may.
     pub(crate) fn try_start(&mut self, s: u32, now: Instant) -> bool {
         let site = &mut self.sites[s as usize];
-        match site.shared.try_start(now) {
+        // One look at the shared gate, under one lock.
+        let (checked, others_hold) = {
+            let mut shared = site.shared.lock();
+            let checked = shared.gate.check(now);
+            if checked.is_ok() {
+                shared.gate.start(now);
+            }
+            (checked, shared.gate.active > site.own_active)
+        };
+        match checked {
             Ok(()) => {
                 site.own_active += 1;
                 true
@@ -338,7 +347,7 @@ impl SiteTable {
             Err(None) => {
                 // Another caller's request holds a connection: its end
                 // does not wake this table.
-                if site.shared.lock().gate.active > site.own_active {
+                if others_hold {
                     self.wake_at(now + OTHERS_HOLD, s);
                 }
                 false

@@ -4,6 +4,7 @@
 //! avoid/leaf rules. robots.txt needs the site's file, so it is applied when a
 //! request is about to leave (see the crawl engine); everything else here.
 
+mod avoid_groups;
 pub mod patterns;
 pub use spinneret_net::robots;
 pub mod robots_files;

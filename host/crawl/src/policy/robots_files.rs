@@ -40,6 +40,7 @@
 //! of the file at hand (a new store).
 
 use super::RuleFiles;
+use super::avoid_groups::{RFC9309_GROUP, groups};
 use super::robots::RobotsRules;
 use super::rules::{
     PrefixRule, RuleAction, RulesError, entry_lines, expiry, parse_rules, read_text, split_date,
@@ -109,9 +110,6 @@ pub fn parse_sites(text: &str, path: &Path) -> Result<Vec<SiteEntry>, RulesError
 /// A robots.txt record's lines in order: (Allow?, URL prefix).
 pub type Lines = Vec<(bool, String)>;
 
-/// The heading words of a group of the lines RFC 9309 applies.
-const RFC9309_GROUP: &str = "as RFC 9309 reads it";
-
 /// What this run learnt of a site's robots.txt.
 #[derive(Clone, Debug)]
 struct Reading {
@@ -149,44 +147,6 @@ pub struct RobotsFiles {
     enabled: bool,
     /// This run's readings, by site.
     readings: BTreeMap<String, Reading>,
-}
-
-/// The site a group heading names (`# robots.txt of HOST:PORT…`), and
-/// whether the group holds RFC 9309's lines.
-fn group_site(line: &str) -> Option<(String, bool)> {
-    let rest = line.trim().strip_prefix('#')?.trim();
-    let rest = rest.strip_prefix("robots.txt of ")?;
-    let site = rest.split([',', ' ']).next()?;
-    Some((site.to_ascii_lowercase(), rest.contains(RFC9309_GROUP)))
-}
-
-/// The group (site) each line of an avoid file belongs to, if any: its
-/// heading, the entries after it and its closing `# end of robots.txt of
-/// HOST:PORT` line (a blank or other comment line also ends it), so that
-/// lines added after a group by hand stay the user's.
-pub(crate) fn groups(text: &str) -> Vec<Option<(String, bool)>> {
-    let mut current: Option<(String, bool)> = None;
-    text.lines()
-        .map(|l| {
-            let t = l.trim();
-            if let Some(group) = group_site(t) {
-                current = Some(group);
-                return current.clone();
-            }
-            let end = t
-                .strip_prefix('#')
-                .map(str::trim)
-                .and_then(|r| r.strip_prefix("end of robots.txt of "))
-                .map(|r| r.trim().to_ascii_lowercase());
-            if let Some(site) = end {
-                return current.take().filter(|(c, _)| *c == site);
-            }
-            if t.is_empty() || t.starts_with('#') {
-                current = None;
-            }
-            current.clone()
-        })
-        .collect()
 }
 
 impl RobotsFiles {

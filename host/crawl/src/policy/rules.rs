@@ -559,11 +559,11 @@ pub(crate) fn expiry(date: Option<&str>) -> Result<Option<SystemTime>, String> {
 }
 
 /// Parse the text of an avoid file. The lines of its robots.txt groups
-/// (see [`super::robots_files`]) hold the site's origin and a robots.txt
+/// (see [`super::avoid_groups`]) hold the site's origin and a robots.txt
 /// path pattern as the site wrote it, which need not make a URL
 /// (`Allow http://a.example*.php`): they are read as written.
 pub fn parse_rules(text: &str, path: &Path) -> Result<Vec<PrefixRule>, RulesError> {
-    let groups = super::robots_files::groups(text);
+    let groups = super::avoid_groups::groups(text);
     parse_rules_with(text, path, &|line| {
         groups
             .get(line.wrapping_sub(1))

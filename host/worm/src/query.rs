@@ -18,8 +18,24 @@
 //!
 //! Regular expressions are checked and mended in [`crate::search`].
 
-use super::search::FIELDS;
 use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};
+
+/// The fields a query may name, with what each holds.
+pub const FIELDS: &[(&str, &str)] = &[
+    ("title", "a document's title"),
+    ("anchor", "the anchor texts of the references to a URL"),
+    (
+        "cited-by",
+        "the titles and URLs of the documents citing a URL",
+    ),
+    ("url", "every component of the URL"),
+    ("host", "the host and its labels"),
+    ("ext", "the file name's extension"),
+    (
+        "bad",
+        "a document's syntax faults (missing-quote, no-title, ...)",
+    ),
+];
 
 /// A query as it will be run: the grammar's tree, and notes on what was
 /// read otherwise than written, for the person who wrote it.

@@ -49,22 +49,9 @@ pub const TITLE_BOOST: f32 = 1.5;
 /// The prior's strength: a score is multiplied by `1 + PRIOR * ln(1 + references)`.
 pub const PRIOR: f32 = 0.1;
 
-/// The fields a query may name, with what each holds.
-pub const FIELDS: &[(&str, &str)] = &[
-    ("title", "a document's title"),
-    ("anchor", "the anchor texts of the references to a URL"),
-    (
-        "cited-by",
-        "the titles and URLs of the documents citing a URL",
-    ),
-    ("url", "every component of the URL"),
-    ("host", "the host and its labels"),
-    ("ext", "the file name's extension"),
-    (
-        "bad",
-        "a document's syntax faults (missing-quote, no-title, ...)",
-    ),
-];
+// The fields a query may name are the query language's; they are named
+// here too, for those who search.
+pub use super::query::FIELDS;
 
 /// What to search for.
 #[derive(Clone, Debug)]

@@ -289,29 +289,9 @@ impl Run<'_> {
             }
             // The answer: a revisit when its body is one a kept record
             // holds, else the whole response.
-            let (bytes, d, revisit) = match (ex.response.status, &memory) {
-                (304, Some(m)) => {
-                    let object = object_path(&objects_dir(&self.profile.mirror), &m.digest);
-                    let b = std::fs::read(&object)
-                        .map_err(|e| format!("304 Not Modified, but its body is gone ({e})"))?;
-                    (b.into(), m.digest.clone(), true)
-                }
-                _ => {
-                    let b = ex
-                        .response
-                        .body
-                        .as_ref()
-                        .map(|b| b.bytes.clone())
-                        .unwrap_or_default();
-                    let d = spinneret_core::digest::sha256_hex(&b);
-                    let same = memory.as_ref().is_some_and(|m| {
-                        m.digest == d
-                            && m.warc_record.is_some()
-                            && self.live.contains(&m.collection)
-                    });
-                    (b, d, same)
-                }
-            };
+            let objects = objects_dir(&self.profile.mirror);
+            let (bytes, d, revisit) =
+                record::answer_body(ex, memory.as_ref(), &objects, &self.live)?;
             match (revisit, &memory) {
                 (true, Some(m)) => {
                     let (record, date) = m.warc_record.clone().unwrap_or_default();
@@ -362,8 +342,7 @@ impl Run<'_> {
             return Ok(Got { first: path, ..got });
         }
         let (ex, (body, d)) = f.hops.last().zip(body).ok_or("no answer was kept")?;
-        let h = &ex.response.headers;
-        let content_type = h.content_type.clone().or_else(|| {
+        let content_type = ex.response.headers.content_type.clone().or_else(|| {
             (ex.response.status == 304)
                 .then(|| memory.as_ref().and_then(|m| m.content_type.clone()))
                 .flatten()
@@ -378,23 +357,15 @@ impl Run<'_> {
             Some((record, date, holder)) => (Some((record, date)), holder),
             None => (None, self.run.id),
         };
-        self.memory.push((
-            url.to_string(),
-            UrlMemory {
-                collection: holder,
-                content_type: content_type.clone(),
-                etag: h
-                    .etag
-                    .clone()
-                    .or_else(|| memory.as_ref().and_then(|m| m.etag.clone())),
-                last_modified: h
-                    .last_modified
-                    .clone()
-                    .or_else(|| memory.as_ref().and_then(|m| m.last_modified.clone())),
-                digest: d.clone(),
-                warc_record,
-            },
-        ));
+        let remembered = record::remembered(
+            ex,
+            memory.as_ref(),
+            content_type.clone(),
+            &d,
+            warc_record,
+            holder,
+        );
+        self.memory.push((url.to_string(), remembered));
         Ok(Got {
             content_type,
             first: path,
@@ -476,6 +447,115 @@ fn keep_last_copies(
     rest
 }
 
+/// Create run `run`'s directory and WARC file in `mirror`, booked in
+/// `store`: the file's mirror-relative path, and its writer.
+fn open_warc(
+    store: &Store,
+    mirror: &std::path::Path,
+    run: &CollectionRow,
+) -> anyhow::Result<(String, WarcWriter<BufWriter<std::fs::File>>)> {
+    let warc_path = runs::warc_path(run);
+    std::fs::create_dir_all(mirror.join(&run.dir))
+        .with_context(|| format!("cannot create {}", mirror.join(&run.dir).display()))?;
+    let warc_file = std::fs::File::create(mirror.join(&warc_path))
+        .with_context(|| format!("cannot create {}", mirror.join(&warc_path).display()))?;
+    store.book_files(
+        run.id,
+        &[CollectedFile {
+            path: warc_path.clone(),
+            url: None,
+            category: None,
+            digest: None,
+            bytes: 0,
+        }],
+    )?;
+    let warc = WarcWriter::new(
+        BufWriter::new(warc_file),
+        warc_path.rsplit('/').next().unwrap_or(&warc_path),
+        concat!("spinneret/", env!("CARGO_PKG_VERSION")),
+        run.started_at,
+    )?;
+    Ok((warc_path, warc))
+}
+
+/// The main page of each of `items` as run `run` retrieved it (`mains`:
+/// where it was saved and its digest, or why not), with its title.
+fn main_pages(
+    items: &[Item],
+    mains: &[Result<(String, String), String>],
+    run: &CollectionRow,
+    mirror: &std::path::Path,
+    item_bytes: &[u64],
+) -> Vec<MainPage> {
+    let mut pages: Vec<MainPage> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let (path, digest, problem) = match &mains[i] {
+            Ok((path, digest)) => (
+                Some(format!("{}/{path}", run.dir)),
+                Some(digest.clone()),
+                None,
+            ),
+            Err(why) => (None, None, Some(why.clone())),
+        };
+        let title = path.as_ref().and_then(|p| {
+            let text = std::fs::read(mirror.join(p)).ok()?;
+            spinneret_crawl::parse::html::extract(&String::from_utf8_lossy(&text)).title
+        });
+        pages.push(MainPage {
+            category: item.category.clone(),
+            url: item.url.to_string(),
+            title,
+            found_by: item.found_by.clone(),
+            path,
+            digest,
+            bytes: item_bytes[i],
+            problem,
+        });
+    }
+    pages
+}
+
+/// Bring forward from the last run (`carry_from`) the entries `not_due`
+/// names and the main pages this run could not fetch (their files, their
+/// WARC records into `warc`), the files booked for `run`: how many files
+/// came, and the ids of the records taken.
+fn carry_forward(
+    store: &Store,
+    mirror: &std::path::Path,
+    (carry_from, replaced, run): (Option<&CollectionRow>, &[CollectionRow], &CollectionRow),
+    not_due: &NotDue,
+    pages: &mut Vec<MainPage>,
+    warc: &mut WarcWriter<BufWriter<std::fs::File>>,
+) -> anyhow::Result<(usize, HashSet<String>)> {
+    let retrieved = pages.len();
+    // The entries not due, and the pages this run could not fetch: the
+    // last run's copies of both come forward.
+    let mut carrying = not_due.clone();
+    carrying.urls.extend(
+        pages
+            .iter()
+            .filter(|p| p.path.is_none())
+            .map(|p| (p.category.clone(), p.url.clone())),
+    );
+    if let Some(last) = carry_from.as_ref().filter(|_| !carrying.is_empty()) {
+        let have: Vec<MainPage> = pages.iter().filter(|p| p.path.is_some()).cloned().collect();
+        let (files, carried) = carry(store, mirror, last, run, &carrying, &have)?;
+        let carried = keep_last_copies(&mut pages[..retrieved], carried, last);
+        let urls: HashSet<String> = files.iter().filter_map(|f| f.url.clone()).collect();
+        let last_warc = mirror.join(runs::warc_path(last));
+        let goes = replaced.iter().any(|c| c.id == last.id);
+        let carried_ids = carry::carry_records(&last_warc, urls.clone(), warc, goes)?;
+        if goes {
+            let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+            store.move_url_records(last.id, run.id, &urls)?;
+        }
+        store.book_files(run.id, &files)?;
+        pages.extend(carried);
+        return Ok((files.len(), carried_ids));
+    }
+    Ok((0, HashSet::new()))
+}
+
 /// Collect `items` into `profile`'s mirror with `asker`'s polite fetcher
 /// (the one that asked the engines) and plugins, carrying forward what
 /// `not_due` names from the last run.
@@ -521,27 +601,7 @@ pub fn collect(
     let run = store.begin_collection(&key, unix_now())?;
     // Every earlier run still booked has its WARC file until this one ends.
     let live: HashSet<i64> = store.live_collections(&key)?.iter().map(|c| c.id).collect();
-    let warc_path = runs::warc_path(&run);
-    std::fs::create_dir_all(mirror.join(&run.dir))
-        .with_context(|| format!("cannot create {}", mirror.join(&run.dir).display()))?;
-    let warc_file = std::fs::File::create(mirror.join(&warc_path))
-        .with_context(|| format!("cannot create {}", mirror.join(&warc_path).display()))?;
-    store.book_files(
-        run.id,
-        &[CollectedFile {
-            path: warc_path.clone(),
-            url: None,
-            category: None,
-            digest: None,
-            bytes: 0,
-        }],
-    )?;
-    let warc = WarcWriter::new(
-        BufWriter::new(warc_file),
-        warc_path.rsplit('/').next().unwrap_or(&warc_path),
-        concat!("spinneret/", env!("CARGO_PKG_VERSION")),
-        run.started_at,
-    )?;
+    let (warc_path, warc) = open_warc(&store, mirror, &run)?;
     let run_root = mirror.join(&run.dir);
     let mut r = Run {
         http,
@@ -582,61 +642,17 @@ pub fn collect(
     for f in &mut written.files {
         *f = format!("{}/{f}", run.dir);
     }
-    let mut pages: Vec<MainPage> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let (path, digest, problem) = match &mains[i] {
-            Ok((path, digest)) => (
-                Some(format!("{}/{path}", run.dir)),
-                Some(digest.clone()),
-                None,
-            ),
-            Err(why) => (None, None, Some(why.clone())),
-        };
-        let title = path.as_ref().and_then(|p| {
-            let text = std::fs::read(mirror.join(p)).ok()?;
-            spinneret_crawl::parse::html::extract(&String::from_utf8_lossy(&text)).title
-        });
-        pages.push(MainPage {
-            category: item.category.clone(),
-            url: item.url.to_string(),
-            title,
-            found_by: item.found_by.clone(),
-            path,
-            digest,
-            bytes: item_bytes[i],
-            problem,
-        });
-    }
+    let mut pages = main_pages(items, &mains, &run, mirror, &item_bytes);
     // What this run retrieved comes first; the entries not due follow.
     let retrieved = pages.len();
-    let mut carried_files = 0;
-    // Records of the run carried from, when it goes, keep their ids.
-    let mut carried_ids = HashSet::new();
-    // The entries not due, and the pages this run could not fetch: the
-    // last run's copies of both come forward.
-    let mut carrying = not_due.clone();
-    carrying.urls.extend(
-        pages
-            .iter()
-            .filter(|p| p.path.is_none())
-            .map(|p| (p.category.clone(), p.url.clone())),
-    );
-    if let Some(last) = carry_from.as_ref().filter(|_| !carrying.is_empty()) {
-        let have: Vec<MainPage> = pages.iter().filter(|p| p.path.is_some()).cloned().collect();
-        let (files, carried) = carry(&store, mirror, last, &run, &carrying, &have)?;
-        let carried = keep_last_copies(&mut pages[..retrieved], carried, last);
-        let urls: HashSet<String> = files.iter().filter_map(|f| f.url.clone()).collect();
-        let last_warc = mirror.join(runs::warc_path(last));
-        let goes = replaced.iter().any(|c| c.id == last.id);
-        carried_ids = carry::carry_records(&last_warc, urls.clone(), &mut warc, goes)?;
-        if goes {
-            let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
-            store.move_url_records(last.id, run.id, &urls)?;
-        }
-        store.book_files(run.id, &files)?;
-        carried_files = files.len();
-        pages.extend(carried);
-    }
+    let (carried_files, carried_ids) = carry_forward(
+        &store,
+        mirror,
+        (carry_from.as_ref(), &replaced, &run),
+        not_due,
+        &mut pages,
+        &mut warc,
+    )?;
     // The records of the runs replaced that this run's revisits name; the
     // URLs they archive are then remembered with this run.
     let mut problems = carry::take_in_records(

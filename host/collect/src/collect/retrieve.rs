@@ -5,7 +5,7 @@
 //! only to files beside the profile's own, frames only two deep.
 
 use super::fetch::{Fetched, Job, Scope, fetch_one};
-use super::{Item, Run, is};
+use super::{Got, Item, Run, is};
 use crate::convert::{Role, css_references, references};
 use crate::profile::Requisites;
 use spinneret_core::urls::local_host;
@@ -371,31 +371,8 @@ impl Walk {
             let Some((got, true)) = &saved else {
                 return Ok(());
             };
-            if is(got.content_type.as_deref(), "text/css")
-                && let Ok(css) = r.text(category, &e.url)
-            {
-                let mut requisites = 0;
-                for u in css_references(&css, &got.found) {
-                    if let Some(why) = refused(&got.found, &u, root, true, self.scope.open(&u)) {
-                        r.failed.push((u.to_string(), why));
-                        continue;
-                    }
-                    if r.profile.requisites == Requisites::SameSite && site(&u) != site(&got.found)
-                    {
-                        continue;
-                    }
-                    if r.mirror.saved(category, &u).is_none() {
-                        if !self.within_cap(r, &got.found, &mut requisites) {
-                            break;
-                        }
-                        self.dispatch.push(Entry {
-                            url: u,
-                            item: e.item,
-                            depth: None,
-                            frames: e.frames,
-                        });
-                    }
-                }
+            if is(got.content_type.as_deref(), "text/css") {
+                self.queue_stylesheet_references(r, &e, got);
             }
             // Not a frame's page, or one framed too deep.
             if !is(got.content_type.as_deref(), "text/html") || e.frames >= MAX_FRAMES {
@@ -498,6 +475,39 @@ impl Walk {
             }
         }
         Ok(())
+    }
+
+    /// Queue what the stylesheet `e` (saved as `got`) references: its
+    /// images, fonts and imports, as requisites of the same item.
+    fn queue_stylesheet_references(&mut self, r: &mut Run<'_>, e: &Entry, got: &Got) {
+        let site = spinneret_core::urls::site_key;
+        let category = r.items[e.item].category.as_str();
+        let Ok(css) = r.text(category, &e.url) else {
+            return;
+        };
+        let root = self.root.clone();
+        let mut requisites = 0;
+        for u in css_references(&css, &got.found) {
+            let open = self.scope.open(&u);
+            if let Some(why) = refused(&got.found, &u, root.as_deref(), true, open) {
+                r.failed.push((u.to_string(), why));
+                continue;
+            }
+            if r.profile.requisites == Requisites::SameSite && site(&u) != site(&got.found) {
+                continue;
+            }
+            if r.mirror.saved(category, &u).is_none() {
+                if !self.within_cap(r, &got.found, &mut requisites) {
+                    break;
+                }
+                self.dispatch.push(Entry {
+                    url: u,
+                    item: e.item,
+                    depth: None,
+                    frames: e.frames,
+                });
+            }
+        }
     }
 
     /// Whether `page` may have one requisite more queued (`count` so far):

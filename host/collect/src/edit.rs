@@ -211,6 +211,49 @@ fn find(doc: &DocumentMut, key: &str, field: &str, name: &str) -> Option<usize> 
         .position(|t| t.get(field).and_then(Item::as_str) == Some(name))
 }
 
+/// `doc` with its `[index]` set to `source` (and `config`); refused when
+/// it has one.
+fn add_index(
+    mut doc: DocumentMut,
+    source: &str,
+    config: Option<&serde_json::Value>,
+) -> Result<String, String> {
+    if let Some(old) = doc.get("index") {
+        let was = old.get("source").and_then(Item::as_str).unwrap_or("?");
+        return Err(format!(
+            "the profile has an [index] already (source = {was:?}); `profile remove FILE index` first"
+        ));
+    }
+    let mut table = Table::new();
+    table["source"] = value(source);
+    if let Some(c) = config {
+        table["config"] = plugin_config(c)?;
+    }
+    doc["index"] = Item::Table(table);
+    Ok(doc.to_string())
+}
+
+/// `doc` with `url` added to its `exclude` list; refused when it is there.
+fn add_exclude(mut doc: DocumentMut, url: &str) -> Result<String, String> {
+    let list = doc
+        .entry("exclude")
+        .or_insert(value(Array::new()))
+        .as_array_mut()
+        .ok_or("`exclude` in the profile is not a list")?;
+    if list.iter().any(|v| v.as_str() == Some(url)) {
+        return Err(format!("{url} is excluded already"));
+    }
+    list.push(url);
+    Ok(doc.to_string())
+}
+
+/// `table[key] = v`, when there is a `v`.
+fn put<V: Into<Value>>(table: &mut Table, key: &str, v: Option<V>) {
+    if let Some(v) = v {
+        table[key] = value(v);
+    }
+}
+
 /// `text` with `entry` added at the end of its kind. Adding what is there
 /// already (the same URL, file, title or engine name) is refused.
 pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
@@ -224,15 +267,17 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             schedule,
         } => {
             table["url"] = value(url.as_str());
-            if let Some(d) = depth {
-                table["depth"] = value(i64::from(*d));
-            }
-            if let Some(c) = category {
-                table["category"] = value(c.as_str());
-            }
-            if let Some(s) = schedule {
-                table["schedule"] = value(s.as_str());
-            }
+            put(&mut table, "depth", depth.as_ref().map(|d| i64::from(*d)));
+            put(
+                &mut table,
+                "category",
+                category.as_ref().map(|c| c.as_str()),
+            );
+            put(
+                &mut table,
+                "schedule",
+                schedule.as_ref().map(|s| s.as_str()),
+            );
             ("url", "url", url.as_str())
         }
         Entry::Bookmarks {
@@ -241,12 +286,12 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             schedule,
         } => {
             table["file"] = value(file.as_str());
-            if let Some(d) = depth {
-                table["depth"] = value(i64::from(*d));
-            }
-            if let Some(s) = schedule {
-                table["schedule"] = value(s.as_str());
-            }
+            put(&mut table, "depth", depth.as_ref().map(|d| i64::from(*d)));
+            put(
+                &mut table,
+                "schedule",
+                schedule.as_ref().map(|s| s.as_str()),
+            );
             ("bookmarks", "file", file.as_str())
         }
         Entry::Interest {
@@ -263,24 +308,26 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             table["title"] = value(title.as_str());
             table["keywords"] = value(strings(keywords));
             table["engines"] = value(strings(engines));
-            if let Some(m) = max_results {
-                table["max_results"] = value(i64::from(*m));
-            }
-            if let Some(d) = depth {
-                table["depth"] = value(i64::from(*d));
-            }
-            if let Some(p) = exact_phrase {
-                table["exact_phrase"] = value(p.as_str());
-            }
+            put(
+                &mut table,
+                "max_results",
+                max_results.as_ref().map(|m| i64::from(*m)),
+            );
+            put(&mut table, "depth", depth.as_ref().map(|d| i64::from(*d)));
+            put(
+                &mut table,
+                "exact_phrase",
+                exact_phrase.as_ref().map(|p| p.as_str()),
+            );
             if !exclude_words.is_empty() {
                 table["exclude_words"] = value(strings(exclude_words));
             }
-            if let Some(s) = site {
-                table["site"] = value(s.as_str());
-            }
-            if let Some(s) = schedule {
-                table["schedule"] = value(s.as_str());
-            }
+            put(&mut table, "site", site.as_ref().map(|s| s.as_str()));
+            put(
+                &mut table,
+                "schedule",
+                schedule.as_ref().map(|s| s.as_str()),
+            );
             ("interest", "title", title.as_str())
         }
         Entry::Engine {
@@ -306,32 +353,8 @@ pub fn add(text: &str, entry: &Entry) -> Result<String, String> {
             }
             ("detector", "source", source.as_str())
         }
-        Entry::Index { source, config } => {
-            if let Some(old) = doc.get("index") {
-                let was = old.get("source").and_then(Item::as_str).unwrap_or("?");
-                return Err(format!(
-                    "the profile has an [index] already (source = {was:?}); `profile remove FILE index` first"
-                ));
-            }
-            table["source"] = value(source.as_str());
-            if let Some(c) = config {
-                table["config"] = plugin_config(c)?;
-            }
-            doc["index"] = Item::Table(table);
-            return Ok(doc.to_string());
-        }
-        Entry::Exclude(url) => {
-            let list = doc
-                .entry("exclude")
-                .or_insert(value(Array::new()))
-                .as_array_mut()
-                .ok_or("`exclude` in the profile is not a list")?;
-            if list.iter().any(|v| v.as_str() == Some(url.as_str())) {
-                return Err(format!("{url} is excluded already"));
-            }
-            list.push(url.as_str());
-            return Ok(doc.to_string());
-        }
+        Entry::Index { source, config } => return add_index(doc, source, config.as_ref()),
+        Entry::Exclude(url) => return add_exclude(doc, url),
     };
     if find(&doc, key, field, name).is_some() {
         return Err(format!(

@@ -337,39 +337,60 @@ pub fn base_dir(path: &Path) -> PathBuf {
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
-/// Read a profile from `text`; `path` names it in messages and `dir` is
-/// what its relative paths are relative to.
-pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError> {
-    let name = path.display().to_string();
-    let at = |span: Option<Range<usize>>, message: String| {
-        let (line, column) = span.map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+/// A profile's text being read: where it is, for located errors.
+struct Reader<'t> {
+    text: &'t str,
+    name: String,
+    dir: &'t Path,
+}
+
+impl Reader<'_> {
+    /// An error at `span` of the text (its start when none).
+    fn at(&self, span: Option<Range<usize>>, message: String) -> ConfigError {
+        let (line, column) = span.map(|s| line_col(self.text, s.start)).unwrap_or((1, 1));
         ConfigError::At {
-            path: name.clone(),
+            path: self.name.clone(),
             line,
             column,
             message,
         }
-    };
-    let raw: RawProfile =
-        toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
-    let bounded = |v: &Option<Spanned<i64>>, key: &str, min: i64, max: i64, default: u32| match v {
-        None => Ok(default),
-        Some(s) if (min..=max).contains(s.get_ref()) => Ok(*s.get_ref() as u32),
-        Some(s) => Err(at(
-            Some(s.span()),
-            format!("`{key}` is {}; expected from {min} to {max}", s.get_ref()),
-        )),
-    };
-    let depth = |v: &Option<Spanned<i64>>| bounded(v, "depth", 0, MAX_DEPTH as i64, 0);
-    let schedule = |v: &Option<Spanned<String>>| {
+    }
+
+    /// A whole number from `min` to `max` (`default` when not given).
+    fn bounded(
+        &self,
+        v: &Option<Spanned<i64>>,
+        key: &str,
+        (min, max): (i64, i64),
+        default: u32,
+    ) -> Result<u32, ConfigError> {
+        match v {
+            None => Ok(default),
+            Some(s) if (min..=max).contains(s.get_ref()) => Ok(*s.get_ref() as u32),
+            Some(s) => Err(self.at(
+                Some(s.span()),
+                format!("`{key}` is {}; expected from {min} to {max}", s.get_ref()),
+            )),
+        }
+    }
+
+    /// An entry's `depth`.
+    fn depth(&self, v: &Option<Spanned<i64>>) -> Result<u32, ConfigError> {
+        self.bounded(v, "depth", (0, MAX_DEPTH as i64), 0)
+    }
+
+    /// An entry's `schedule`, if it has one.
+    fn schedule(&self, v: &Option<Spanned<String>>) -> Result<Option<Schedule>, ConfigError> {
         v.as_ref()
-            .map(|s| Schedule::parse(s.get_ref()).map_err(|m| at(Some(s.span()), m)))
+            .map(|s| Schedule::parse(s.get_ref()).map_err(|m| self.at(Some(s.span()), m)))
             .transpose()
-    };
-    let web_url = |s: &Spanned<String>| -> Result<Url, ConfigError> {
+    }
+
+    /// An http or https URL.
+    fn web_url(&self, s: &Spanned<String>) -> Result<Url, ConfigError> {
         match Url::parse(s.get_ref().trim()) {
             Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(u),
-            Ok(u) => Err(at(
+            Ok(u) => Err(self.at(
                 Some(s.span()),
                 format!(
                     "`{}` is a {} URL; a profile collects http and https pages",
@@ -377,7 +398,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                     u.scheme()
                 ),
             )),
-            Err(e) => Err(at(
+            Err(e) => Err(self.at(
                 Some(s.span()),
                 format!(
                     "`{}` is not a URL ({e}); write it whole, e.g. https://example.org/",
@@ -385,16 +406,19 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                 ),
             )),
         }
-    };
-    // A category is a directory beside the run's own files: `what` it is
-    // to the profile, and what to do when its name is one of theirs.
-    let category = |s: &Spanned<String>,
-                    what: &str,
-                    instead: &str|
-     -> Result<String, ConfigError> {
+    }
+
+    /// A category: a directory beside the run's own files; `what` it is to
+    /// the profile, and what to do `instead` when its name is one of theirs.
+    fn category(
+        &self,
+        s: &Spanned<String>,
+        what: &str,
+        instead: &str,
+    ) -> Result<String, ConfigError> {
         let c = s.get_ref().trim();
         if let Some(own) = crate::names::mirror_own(&crate::names::clean(c)) {
-            return Err(at(
+            return Err(self.at(
                 Some(s.span()),
                 format!(
                     "`{c}` cannot be {what}: its directory in the run would have the name of {own}; {instead}"
@@ -407,7 +431,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             || c == ".."
             || c.chars().any(char::is_control)
         {
-            return Err(at(
+            return Err(self.at(
                 Some(s.span()),
                 format!(
                     "`{c}` cannot be a category: it names a directory of the mirror (no `/`, `\\`, `.` or `..`, not empty)"
@@ -415,24 +439,225 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             ));
         }
         Ok(c.to_string())
-    };
+    }
 
-    // A built-in, an installed plugin or a component file, as in a crawl
-    // configuration.
-    let plugin_source = |s: &Spanned<String>, what: &str| -> Result<PluginSource, ConfigError> {
-        spinneret_config::plugin_source::resolve(s.get_ref().trim(), &|r| dir.join(r))
+    /// A built-in, an installed plugin or a component file, as in a crawl
+    /// configuration.
+    fn plugin_source(&self, s: &Spanned<String>, what: &str) -> Result<PluginSource, ConfigError> {
+        spinneret_config::plugin_source::resolve(s.get_ref().trim(), &|r| self.dir.join(r))
             .map(|(source, _manifest)| source)
-            .map_err(|m| at(Some(s.span()), format!("{what}: {m}")))
-    };
-    let plugin_use = |p: &RawPlugin, what: &str| -> Result<PluginUse, ConfigError> {
+            .map_err(|m| self.at(Some(s.span()), format!("{what}: {m}")))
+    }
+
+    /// The `[[engine]]` entries, each name once.
+    fn engines(&self, raw: Vec<RawEngine>) -> Result<Vec<Engine>, ConfigError> {
+        let mut engines = Vec::new();
+        let mut engine_names = HashSet::new();
+        for e in raw {
+            let engine_name = e.name.get_ref().trim().to_string();
+            if engine_name.is_empty() || !engine_names.insert(engine_name.clone()) {
+                return Err(self.at(
+                    Some(e.name.span()),
+                    format!("engine names must be unique and not empty (`{engine_name}`)"),
+                ));
+            }
+            engines.push(Engine {
+                name: engine_name,
+                source: self.plugin_source(&e.source, "engine")?,
+                config: serde_json::to_value(e.config.unwrap_or_default()).unwrap_or_default(),
+                hosts: e
+                    .hosts
+                    .iter()
+                    .map(|h| h.trim().to_ascii_lowercase())
+                    .collect(),
+                defined_at: format!(
+                    "{}:{}",
+                    self.name,
+                    line_col(self.text, e.name.span().start).0
+                ),
+            });
+        }
+        Ok(engines)
+    }
+
+    /// The `[[url]]` entries: web pages, or local files.
+    fn urls(&self, raw: &[RawUrl]) -> Result<Vec<UrlItem>, ConfigError> {
+        let mut urls = Vec::new();
+        for u in raw {
+            urls.push(UrlItem {
+                // A web page, or a local file (a path relative to the profile).
+                url: match Url::parse(u.url.get_ref().trim()) {
+                    Ok(p) if !matches!(p.scheme(), "http" | "https" | "file") => {
+                        return Err(self.at(
+                            Some(u.url.span()),
+                            format!(
+                                "`{}` is a {} URL; a profile collects http and https pages, or local files",
+                                u.url.get_ref(),
+                                p.scheme()
+                            ),
+                        ));
+                    }
+                    Ok(p) => p,
+                    // A path: a local file beside the profile, which must exist
+                    // (`example.org` is more likely a web page written short).
+                    Err(_) => spinneret_config::parse_top(u.url.get_ref().trim(), self.dir)
+                        .ok()
+                        .filter(|f| f.to_file_path().is_ok_and(|p| p.is_file()))
+                        .ok_or_else(|| {
+                            self.at(
+                                Some(u.url.span()),
+                                format!(
+                                    "`{}` is neither a URL nor a file beside the profile; write a web page whole, e.g. https://example.org/",
+                                    u.url.get_ref()
+                                ),
+                            )
+                        })?,
+                },
+                depth: self.depth(&u.depth)?,
+                category: match &u.category {
+                    Some(c) => self.category(c, "a category", "give the [[url]] another category")?,
+                    None => "URLs".to_string(),
+                },
+                schedule: self.schedule(&u.schedule)?,
+            });
+        }
+        Ok(urls)
+    }
+
+    /// The `[[bookmarks]]` files.
+    fn bookmarks(&self, raw: &[RawBookmarks]) -> Result<Vec<BookmarksItem>, ConfigError> {
+        let mut bookmarks = Vec::new();
+        for b in raw {
+            let file = self.dir.join(b.file.get_ref().trim());
+            if !file.is_file() {
+                return Err(self.at(
+                    Some(b.file.span()),
+                    format!(
+                        "the bookmarks file {} does not exist; export your browser's bookmarks (HTML, or its JSON file) and name it here",
+                        file.display()
+                    ),
+                ));
+            }
+            bookmarks.push(BookmarksItem {
+                file,
+                depth: self.depth(&b.depth)?,
+                schedule: self.schedule(&b.schedule)?,
+            });
+        }
+        Ok(bookmarks)
+    }
+
+    /// The `[[interest]]` entries, each title once, each naming engines
+    /// among `engines`.
+    fn interests(
+        &self,
+        raw: &[RawInterest],
+        engines: &[Engine],
+    ) -> Result<Vec<Interest>, ConfigError> {
+        let mut interests = Vec::new();
+        let mut titles = HashSet::new();
+        for i in raw {
+            let title = self.category(
+                &i.title,
+                "an interest's title (its category)",
+                "give the interest another title",
+            )?;
+            if !titles.insert(title.to_lowercase()) {
+                return Err(self.at(
+                    Some(i.title.span()),
+                    format!(
+                        "two interests are titled `{title}`; each title is a category of the mirror"
+                    ),
+                ));
+            }
+            let keywords: Vec<String> = i
+                .keywords
+                .get_ref()
+                .iter()
+                .map(|k| k.trim().to_string())
+                .filter(|k| !k.is_empty())
+                .collect();
+            if keywords.is_empty() {
+                return Err(self.at(
+                    Some(i.keywords.span()),
+                    format!("interest `{title}` has no keywords; give the words to search for"),
+                ));
+            }
+            if i.engines.get_ref().is_empty() {
+                return Err(self.at(
+                    Some(i.engines.span()),
+                    format!(
+                        "interest `{title}` names no engine; name one or more `[[engine]]` entries"
+                    ),
+                ));
+            }
+            for e in i.engines.get_ref() {
+                if !engines.iter().any(|n| n.name == e.get_ref().trim()) {
+                    let known: Vec<&str> = engines.iter().map(|e| e.name.as_str()).collect();
+                    return Err(self.at(
+                        Some(e.span()),
+                        match known.is_empty() {
+                            true => format!("no `[[engine]]` is named `{}`; add one", e.get_ref()),
+                            false => format!(
+                                "no `[[engine]]` is named `{}`; the engines are: {}",
+                                e.get_ref(),
+                                known.join(", ")
+                            ),
+                        },
+                    ));
+                }
+            }
+            interests.push(Interest {
+                title,
+                keywords,
+                engines: i
+                    .engines
+                    .get_ref()
+                    .iter()
+                    .map(|e| e.get_ref().trim().to_string())
+                    .collect(),
+                max_results: self.bounded(
+                    &i.max_results,
+                    "max_results",
+                    (1, MAX_RESULTS as i64),
+                    10,
+                )?,
+                depth: self.depth(&i.depth)?,
+                exact_phrase: i.exact_phrase.clone().filter(|p| !p.trim().is_empty()),
+                exclude_words: i.exclude_words.clone(),
+                site: i.site.clone().filter(|s| !s.trim().is_empty()),
+                schedule: self.schedule(&i.schedule)?,
+            });
+        }
+        Ok(interests)
+    }
+
+    /// A plugin entry (`[index]`, `[[detector]]`, `[[fetch_hook]]`).
+    fn plugin_use(&self, p: &RawPlugin, what: &str) -> Result<PluginUse, ConfigError> {
         Ok(PluginUse {
-            source: plugin_source(&p.source, what)?,
+            source: self.plugin_source(&p.source, what)?,
             config: serde_json::to_value(p.config.clone().unwrap_or_default()).unwrap_or_default(),
-            defined_at: format!("{name}:{}", line_col(text, p.source.span().start).0),
+            defined_at: format!(
+                "{}:{}",
+                self.name,
+                line_col(self.text, p.source.span().start).0
+            ),
         })
+    }
+}
+
+/// Read a profile from `text`; `path` names it in messages and `dir` is
+/// what its relative paths are relative to.
+pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError> {
+    let r = Reader {
+        text,
+        name: path.display().to_string(),
+        dir,
     };
+    let raw: RawProfile =
+        toml::from_str(text).map_err(|e| r.at(e.span(), e.message().to_string()))?;
     let index = match &raw.index {
-        Some(p) => plugin_use(p, "index")?,
+        Some(p) => r.plugin_use(p, "index")?,
         None => PluginUse::builtin(DEFAULT_INDEX),
     };
     let detectors = match raw.detector.is_empty() {
@@ -440,188 +665,40 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         false => raw
             .detector
             .iter()
-            .map(|d| plugin_use(d, "detector"))
+            .map(|d| r.plugin_use(d, "detector"))
             .collect::<Result<_, _>>()?,
     };
 
     let fetch_hooks = raw
         .fetch_hook
         .iter()
-        .map(|h| plugin_use(h, "fetch_hook"))
+        .map(|h| r.plugin_use(h, "fetch_hook"))
         .collect::<Result<_, _>>()?;
 
-    let mut engines = Vec::new();
-    let mut engine_names = HashSet::new();
-    for e in raw.engine {
-        let engine_name = e.name.get_ref().trim().to_string();
-        if engine_name.is_empty() || !engine_names.insert(engine_name.clone()) {
-            return Err(at(
-                Some(e.name.span()),
-                format!("engine names must be unique and not empty (`{engine_name}`)"),
-            ));
-        }
-        engines.push(Engine {
-            name: engine_name,
-            source: plugin_source(&e.source, "engine")?,
-            config: serde_json::to_value(e.config.unwrap_or_default()).unwrap_or_default(),
-            hosts: e
-                .hosts
-                .iter()
-                .map(|h| h.trim().to_ascii_lowercase())
-                .collect(),
-            defined_at: format!("{name}:{}", line_col(text, e.name.span().start).0),
-        });
-    }
-
-    let mut urls = Vec::new();
-    for u in &raw.url {
-        urls.push(UrlItem {
-            // A web page, or a local file (a path relative to the profile).
-            url: match Url::parse(u.url.get_ref().trim()) {
-                Ok(p) if !matches!(p.scheme(), "http" | "https" | "file") => {
-                    return Err(at(
-                        Some(u.url.span()),
-                        format!(
-                            "`{}` is a {} URL; a profile collects http and https pages, or local files",
-                            u.url.get_ref(),
-                            p.scheme()
-                        ),
-                    ));
-                }
-                Ok(p) => p,
-                // A path: a local file beside the profile, which must exist
-                // (`example.org` is more likely a web page written short).
-                Err(_) => spinneret_config::parse_top(u.url.get_ref().trim(), dir)
-                    .ok()
-                    .filter(|f| f.to_file_path().is_ok_and(|p| p.is_file()))
-                    .ok_or_else(|| {
-                        at(
-                            Some(u.url.span()),
-                            format!(
-                                "`{}` is neither a URL nor a file beside the profile; write a web page whole, e.g. https://example.org/",
-                                u.url.get_ref()
-                            ),
-                        )
-                    })?,
-            },
-            depth: depth(&u.depth)?,
-            category: match &u.category {
-                Some(c) => category(c, "a category", "give the [[url]] another category")?,
-                None => "URLs".to_string(),
-            },
-            schedule: schedule(&u.schedule)?,
-        });
-    }
-
-    let mut bookmarks = Vec::new();
-    for b in &raw.bookmarks {
-        let file = dir.join(b.file.get_ref().trim());
-        if !file.is_file() {
-            return Err(at(
-                Some(b.file.span()),
-                format!(
-                    "the bookmarks file {} does not exist; export your browser's bookmarks (HTML, or its JSON file) and name it here",
-                    file.display()
-                ),
-            ));
-        }
-        bookmarks.push(BookmarksItem {
-            file,
-            depth: depth(&b.depth)?,
-            schedule: schedule(&b.schedule)?,
-        });
-    }
-
-    let mut interests = Vec::new();
-    let mut titles = HashSet::new();
-    for i in &raw.interest {
-        let title = category(
-            &i.title,
-            "an interest's title (its category)",
-            "give the interest another title",
-        )?;
-        if !titles.insert(title.to_lowercase()) {
-            return Err(at(
-                Some(i.title.span()),
-                format!(
-                    "two interests are titled `{title}`; each title is a category of the mirror"
-                ),
-            ));
-        }
-        let keywords: Vec<String> = i
-            .keywords
-            .get_ref()
-            .iter()
-            .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty())
-            .collect();
-        if keywords.is_empty() {
-            return Err(at(
-                Some(i.keywords.span()),
-                format!("interest `{title}` has no keywords; give the words to search for"),
-            ));
-        }
-        if i.engines.get_ref().is_empty() {
-            return Err(at(
-                Some(i.engines.span()),
-                format!(
-                    "interest `{title}` names no engine; name one or more `[[engine]]` entries"
-                ),
-            ));
-        }
-        for e in i.engines.get_ref() {
-            if !engine_names.contains(e.get_ref().trim()) {
-                let known: Vec<&str> = engines.iter().map(|e| e.name.as_str()).collect();
-                return Err(at(
-                    Some(e.span()),
-                    match known.is_empty() {
-                        true => format!("no `[[engine]]` is named `{}`; add one", e.get_ref()),
-                        false => format!(
-                            "no `[[engine]]` is named `{}`; the engines are: {}",
-                            e.get_ref(),
-                            known.join(", ")
-                        ),
-                    },
-                ));
-            }
-        }
-        interests.push(Interest {
-            title,
-            keywords,
-            engines: i
-                .engines
-                .get_ref()
-                .iter()
-                .map(|e| e.get_ref().trim().to_string())
-                .collect(),
-            max_results: bounded(&i.max_results, "max_results", 1, MAX_RESULTS as i64, 10)?,
-            depth: depth(&i.depth)?,
-            exact_phrase: i.exact_phrase.clone().filter(|p| !p.trim().is_empty()),
-            exclude_words: i.exclude_words.clone(),
-            site: i.site.clone().filter(|s| !s.trim().is_empty()),
-            schedule: schedule(&i.schedule)?,
-        });
-    }
+    let engines = r.engines(raw.engine)?;
+    let urls = r.urls(&raw.url)?;
+    let bookmarks = r.bookmarks(&raw.bookmarks)?;
+    let interests = r.interests(&raw.interest, &engines)?;
 
     if urls.is_empty() && bookmarks.is_empty() && interests.is_empty() {
         return Err(ConfigError::Whole {
-            path: name.clone(),
+            path: r.name.clone(),
             message: "nothing to collect: add a [[url]], a [[bookmarks]] file or an [[interest]]"
                 .into(),
         });
     }
     let mut exclude = Vec::new();
     for x in &raw.exclude {
-        exclude.push(web_url(x)?.to_string());
+        exclude.push(r.web_url(x)?.to_string());
     }
     let requisites = match &raw.requisites {
         None => Requisites::AnyHost,
-        Some(r) => match r.get_ref().trim() {
+        Some(req) => match req.get_ref().trim() {
             "any-host" => Requisites::AnyHost,
             "same-site" => Requisites::SameSite,
             other => {
-                return Err(at(
-                    Some(r.span()),
+                return Err(r.at(
+                    Some(req.span()),
                     format!("`requisites` is `{other}`; expected `any-host` or `same-site`"),
                 ));
             }
@@ -630,7 +707,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
     let mut resolve = BTreeMap::new();
     for (host, addr) in &raw.resolve {
         let ip: IpAddr = addr.get_ref().trim().parse().map_err(|_| {
-            at(
+            r.at(
                 Some(addr.span()),
                 format!(
                     "[resolve]: `{}` is not an IP address; write e.g. \"{host}\" = \"127.0.0.1\" or \"::1\"",
@@ -648,22 +725,21 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                 .map_or("mirror", |m| m.get_ref().as_str())
                 .trim(),
         ),
-        keep_runs: bounded(&raw.keep_runs, "keep_runs", 1, 100, 1)?,
-        max_pages: bounded(&raw.max_pages, "max_pages", 1, MAX_PAGES as i64, 1000)?,
-        max_requisites: bounded(
+        keep_runs: r.bounded(&raw.keep_runs, "keep_runs", (1, 100), 1)?,
+        max_pages: r.bounded(&raw.max_pages, "max_pages", (1, MAX_PAGES as i64), 1000)?,
+        max_requisites: r.bounded(
             &raw.max_requisites,
             "max_requisites",
-            0,
-            MAX_REQUISITES as i64,
+            (0, MAX_REQUISITES as i64),
             500,
         )?,
         per_site_delay: match &raw.per_site_delay {
             None => None,
             Some(d) => match humantime::parse_duration(d.get_ref().trim()) {
                 Ok(v) if v <= std::time::Duration::from_secs(3600) => Some(v),
-                Ok(_) => return Err(at(Some(d.span()), "per_site_delay is at most 1h".into())),
+                Ok(_) => return Err(r.at(Some(d.span()), "per_site_delay is at most 1h".into())),
                 Err(e) => {
-                    return Err(at(
+                    return Err(r.at(
                         Some(d.span()),
                         format!(
                             "per_site_delay: `{}` is not a duration ({e}); write e.g. \"250ms\" or \"2s\"",
@@ -674,7 +750,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             },
         },
         requisites,
-        schedule: schedule(&raw.schedule)?,
+        schedule: r.schedule(&raw.schedule)?,
         exclude,
         urls,
         bookmarks,

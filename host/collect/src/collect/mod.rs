@@ -556,6 +556,79 @@ fn carry_forward(
     Ok((0, HashSet::new()))
 }
 
+/// What changed in `pages` since the last run (its detectors asked), and
+/// the run's index written and booked (a failure to write it is said in
+/// `problems`).
+fn detect_and_index(
+    asker: &mut Asker,
+    profile: &Profile,
+    store: &Store,
+    (run, warc_path): (&CollectionRow, &str),
+    (pages, retrieved): (&[MainPage], usize),
+    problems: &mut Vec<String>,
+) -> anyhow::Result<index::Detected> {
+    let previous = match store.previous_collection(&runs::profile_key(profile), run.id)? {
+        Some(p) => store.main_pages(p.id)?,
+        None => Vec::new(),
+    };
+    store.save_main_pages(run.id, pages)?;
+    let detected = index::detect(
+        asker,
+        profile,
+        store,
+        (pages, retrieved),
+        &previous,
+        run.started_at,
+        problems,
+    );
+    let run_index = format!("{}/index.html", run.dir);
+    if let Err(e) = index::write(
+        asker,
+        profile,
+        run,
+        warc_path,
+        pages,
+        &detected,
+        &[run_index.clone(), "index.html".to_string()],
+    ) {
+        problems.push(e);
+    }
+    store.book_files(
+        run.id,
+        &[CollectedFile {
+            path: run_index.clone(),
+            url: None,
+            category: None,
+            digest: None,
+            bytes: std::fs::metadata(profile.mirror.join(&run_index)).map_or(0, |m| m.len()),
+        }],
+    )?;
+    Ok(detected)
+}
+
+/// The runs of `earlier` (newest first) that this run replaces, beyond
+/// `keep_runs`: gone, WARC files and all, once it ends. The files of all
+/// but the last go now (the seed's behaviour); how many went.
+fn clean_up_before(
+    store: &Store,
+    profile: &Profile,
+    earlier: &[CollectionRow],
+) -> anyhow::Result<(Vec<CollectionRow>, usize)> {
+    let mut cleaned = 0;
+    let replaced: Vec<CollectionRow> = earlier
+        .iter()
+        .skip(profile.keep_runs.saturating_sub(1) as usize)
+        .cloned()
+        .collect();
+    let last = earlier.first().map(|c| c.id);
+    for c in &replaced {
+        if last != Some(c.id) {
+            cleaned += runs::remove_all_but_warc(store, &profile.mirror, c)?;
+        }
+    }
+    Ok((replaced, cleaned))
+}
+
 /// Collect `items` into `profile`'s mirror with `asker`'s polite fetcher
 /// (the one that asked the engines) and plugins, carrying forward what
 /// `not_due` names from the last run.
@@ -586,18 +659,7 @@ pub fn collect(
     // are carried from it, and so is a page this run cannot fetch (a run
     // while the sites are down keeps the last good copy).
     let carry_from = earlier.first().cloned();
-    let mut cleaned = 0;
-    // The runs this one replaces: gone, WARC files and all, once it ends.
-    let replaced: Vec<CollectionRow> = earlier
-        .iter()
-        .skip(profile.keep_runs.saturating_sub(1) as usize)
-        .cloned()
-        .collect();
-    for c in &replaced {
-        if carry_from.as_ref().is_none_or(|last| last.id != c.id) {
-            cleaned += runs::remove_all_but_warc(&store, mirror, c)?;
-        }
-    }
+    let (replaced, mut cleaned) = clean_up_before(&store, profile, &earlier)?;
     let run = store.begin_collection(&key, unix_now())?;
     // Every earlier run still booked has its WARC file until this one ends.
     let live: HashSet<i64> = store.live_collections(&key)?.iter().map(|c| c.id).collect();
@@ -633,7 +695,6 @@ pub fn collect(
         item_bytes,
         requests,
         failed,
-        run_root,
         adopted,
         ..
     } = r;
@@ -677,41 +738,13 @@ pub fn collect(
     for c in &replaced {
         cleaned += runs::remove_collection(&store, mirror, c)?;
     }
-    let previous = match store.previous_collection(&key, run.id)? {
-        Some(p) => store.main_pages(p.id)?,
-        None => Vec::new(),
-    };
-    store.save_main_pages(run.id, &pages)?;
-    let detected = index::detect(
+    let detected = detect_and_index(
         asker,
         profile,
         &store,
+        (&run, &warc_path),
         (&pages, retrieved),
-        &previous,
-        run.started_at,
         &mut problems,
-    );
-    let run_index = format!("{}/index.html", run.dir);
-    if let Err(e) = index::write(
-        asker,
-        profile,
-        &run,
-        &warc_path,
-        &pages,
-        &detected,
-        &[run_index.clone(), "index.html".to_string()],
-    ) {
-        problems.push(e);
-    }
-    store.book_files(
-        run.id,
-        &[CollectedFile {
-            path: run_index.clone(),
-            url: None,
-            category: None,
-            digest: None,
-            bytes: std::fs::metadata(run_root.join("index.html")).map_or(0, |m| m.len()),
-        }],
     )?;
     runs::collect_garbage(&store, mirror)?;
     let status = match stopped {

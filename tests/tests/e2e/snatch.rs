@@ -352,7 +352,7 @@ file = "bookmarks.html"
 
 /// The files run `n` saved in the mirror at `mirror` (its index aside),
 /// sorted.
-fn run_files(mirror: &std::path::Path, n: u32) -> Vec<String> {
+pub(crate) fn run_files(mirror: &std::path::Path, n: u32) -> Vec<String> {
     let mut files: Vec<String> = walk(&mirror.join(format!("runs/{n:04}")))
         .into_iter()
         .filter(|f| f != "index.html")

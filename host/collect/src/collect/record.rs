@@ -11,6 +11,7 @@ use crate::profile::Profile;
 use crate::runs;
 use crate::warc::{Original, RecordId, WarcWriter};
 use spinneret_store::{Store, UrlMemory};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The request line and headers of `ex`.
@@ -79,6 +80,64 @@ fn not_modified_as_200(ex: &Exchange, content_type: Option<&str>, len: usize) ->
     }
     m.push_str(&format!("Content-Length: {len}\r\n\r\n"));
     m.into_bytes()
+}
+
+/// The body of `ex`, the answer to a URL that was `before` when last
+/// retrieved, with its SHA-256 (hex), and whether it is archived as a
+/// revisit: a `304`, whose body is the stored one (read from the object
+/// store `objects`), or a body fetched again and the same as the one a
+/// record of a `live` run holds.
+pub fn answer_body(
+    ex: &Exchange,
+    before: Option<&UrlMemory>,
+    objects: &Path,
+    live: &HashSet<i64>,
+) -> Result<(bytes::Bytes, String, bool), String> {
+    if let (304, Some(m)) = (ex.response.status, before) {
+        let object = crate::mirror::object_path(objects, &m.digest);
+        let b = std::fs::read(&object)
+            .map_err(|e| format!("304 Not Modified, but its body is gone ({e})"))?;
+        return Ok((b.into(), m.digest.clone(), true));
+    }
+    let b = ex
+        .response
+        .body
+        .as_ref()
+        .map(|b| b.bytes.clone())
+        .unwrap_or_default();
+    let d = spinneret_core::digest::sha256_hex(&b);
+    let same = before
+        .is_some_and(|m| m.digest == d && m.warc_record.is_some() && live.contains(&m.collection));
+    Ok((b, d, same))
+}
+
+/// What a URL answered by `ex` is remembered as: its `content_type`, the
+/// validators `ex` sent (else those it had `before`), the `digest` of its
+/// body, and the record that holds it (`warc_record` of run
+/// `collection`).
+pub fn remembered(
+    ex: &Exchange,
+    before: Option<&UrlMemory>,
+    content_type: Option<String>,
+    digest: &str,
+    warc_record: Option<(String, i64)>,
+    collection: i64,
+) -> UrlMemory {
+    let h = &ex.response.headers;
+    UrlMemory {
+        collection,
+        content_type,
+        etag: h
+            .etag
+            .clone()
+            .or_else(|| before.and_then(|m| m.etag.clone())),
+        last_modified: h
+            .last_modified
+            .clone()
+            .or_else(|| before.and_then(|m| m.last_modified.clone())),
+        digest: digest.to_string(),
+        warc_record,
+    }
 }
 
 /// The WARC file of `profile`'s run `collection`, while it has one.

@@ -75,43 +75,58 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
 
     b.open(&format!("{}/library", served.base));
     assert_eq!(text(&mut b, "h1"), "Test Library");
-    // Create: a sub-library with a password.
-    click(&mut b, "Add, change or delete");
+    let physics = create_a_sub_library_with_a_password(&mut b);
+    post_a_point_pointers_and_an_input(&mut b, &a);
+    create_only_takes_sub_libraries_only(&mut b);
+    edit_copy_and_move(&mut b, &physics, &served.base);
+    the_spider_marks_what_it_found(&mut b, &setup, &physics, &a);
+    the_global_list_is_most_recent_first(&mut b, &served.base);
+    delete_needs_the_password(&mut b, &served.base);
+    nothing_failed_nor_came_from_elsewhere(&mut b, &served.base);
+}
+
+/// Create: a sub-library (Physics) with a password, in bold after an
+/// asterisk among the root's postings; its address.
+fn create_a_sub_library_with_a_password(b: &mut Browser) -> String {
+    click(b, "Add, change or delete");
     submit(
-        &mut b,
+        b,
         &[
             ("create-title", "Physics"),
             ("create-body", "<p>Pages about <em>physics</em>.</p>"),
             ("create-password", "quarks"),
         ],
     );
-    assert_eq!(text(&mut b, "h1"), "Test Library");
+    assert_eq!(text(b, "h1"), "Test Library");
     // Sub-libraries in bold, after an asterisk (the seed's mark).
-    assert_eq!(text(&mut b, "ul.postings li strong a"), "Physics");
-    assert_eq!(postings(&mut b), ["1. * Physics"]);
-    click(&mut b, "Physics");
-    assert_eq!(text(&mut b, ".purpose"), "Pages about physics.");
-    let physics = b.eval("location.href").as_str().unwrap().to_string();
+    assert_eq!(text(b, "ul.postings li strong a"), "Physics");
+    assert_eq!(postings(b), ["1. * Physics"]);
+    click(b, "Physics");
+    assert_eq!(text(b, ".purpose"), "Pages about physics.");
+    b.eval("location.href").as_str().unwrap().to_string()
+}
 
-    // Point, Pointers (both line forms), Input.
-    click(&mut b, "Add, change or delete");
+/// Point, Pointers (both line forms) and Input into the sub-library
+/// shown; `a` is a page of the test web. An input's HTML is cleaned.
+fn post_a_point_pointers_and_an_input(b: &mut Browser, a: &dyn Fn(&str) -> String) {
+    click(b, "Add, change or delete");
     submit(
-        &mut b,
+        b,
         &[
             ("point-title", "About page"),
             ("point-url", &a("/about.html")),
         ],
     );
-    click(&mut b, "Add, change or delete");
+    click(b, "Add, change or delete");
     let list = format!(
         "<a href=\"{}\">Missing page</a>\n{} Old page\n",
         a("/missing.html"),
         a("/old.html")
     );
-    submit(&mut b, &[("pointers-list", &list)]);
-    click(&mut b, "Add, change or delete");
+    submit(b, &[("pointers-list", &list)]);
+    click(b, "Add, change or delete");
     submit(
-        &mut b,
+        b,
         &[
             ("input-title", "Field notes"),
             (
@@ -122,7 +137,7 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
         ],
     );
     assert_eq!(
-        postings(&mut b),
+        postings(b),
         [
             "1. About page",
             "4. Field notes",
@@ -130,65 +145,69 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
             "3. Old page"
         ]
     );
-    click(&mut b, "Field notes");
-    assert_eq!(text(&mut b, ".text"), "Seen today");
+    click(b, "Field notes");
+    assert_eq!(text(b, ".text"), "Seen today");
     assert_ne!(b.eval("document.title"), "owned");
-    click(&mut b, "Back to Physics");
+    click(b, "Back to Physics");
+}
 
-    // Create-Only: the sub-library takes sub-libraries only.
-    click(&mut b, "Add, change or delete");
-    submit(
-        &mut b,
-        &[("create-title", "Archive"), ("create-only", "true")],
-    );
-    click(&mut b, "Archive");
+/// Create-Only: such a sub-library (Archive) offers sub-libraries only,
+/// and a pointer moved into it is refused, saying why.
+fn create_only_takes_sub_libraries_only(b: &mut Browser) {
+    click(b, "Add, change or delete");
+    submit(b, &[("create-title", "Archive"), ("create-only", "true")]);
+    click(b, "Archive");
     assert_eq!(
-        text(&mut b, "p.note"),
+        text(b, "p.note"),
         "Create-Only: only sub-libraries may be posted here."
     );
-    click(&mut b, "Add, change or delete");
+    click(b, "Add, change or delete");
     assert_eq!(
         b.eval("document.getElementById('point-title')"),
         serde_json::Value::Null
     );
-    click(&mut b, "Back to Archive");
-    click(&mut b, "Up: Physics");
+    click(b, "Back to Archive");
+    click(b, "Up: Physics");
     // ... and a pointer moved into it is refused, saying why.
-    click(&mut b, "Add, change or delete");
+    click(b, "Add, change or delete");
     b.follow("document.querySelector('a[aria-label=\"Move Old page\"]').click()");
     let archive = b.eval("[...document.querySelectorAll('#to option')].find(o => o.textContent.endsWith('Archive')).value");
     b.eval(&format!("document.getElementById('to').value = {archive}"));
     b.follow("document.querySelector('form button[type=submit]').click()");
     assert_eq!(
-        text(&mut b, "#error"),
+        text(b, "#error"),
         "\"Archive\" is Create-Only: only sub-libraries may be posted in it"
     );
+}
 
+/// Edit a pointer of the sub-library at `physics`, copy it into the root
+/// and move the input there (the library served at `base`).
+fn edit_copy_and_move(b: &mut Browser, physics: &str, base: &str) {
     // Edit.
-    b.open(&physics);
-    click(&mut b, "Add, change or delete");
+    b.open(physics);
+    click(b, "Add, change or delete");
     b.follow("document.querySelector('a[aria-label=\"Edit About page\"]').click()");
-    submit(&mut b, &[("title", "About the site")]);
-    assert!(postings(&mut b).contains(&"1. About the site".to_string()));
+    submit(b, &[("title", "About the site")]);
+    assert!(postings(b).contains(&"1. About the site".to_string()));
 
     // Copy into the root, move the report there.
-    click(&mut b, "Add, change or delete");
+    click(b, "Add, change or delete");
     b.follow("document.querySelector('a[aria-label=\"Copy About the site\"]').click()");
     b.eval("document.getElementById('to').selectedIndex = 0");
     b.follow("document.querySelector('form button[type=submit]').click()");
-    b.open(&physics);
-    click(&mut b, "Add, change or delete");
+    b.open(physics);
+    click(b, "Add, change or delete");
     b.follow("document.querySelector('a[aria-label=\"Move Field notes\"]').click()");
     b.eval("document.getElementById('to').selectedIndex = 0");
     b.follow("document.querySelector('form button[type=submit]').click()");
-    b.open(&format!("{}/library", served.base));
+    b.open(&format!("{base}/library"));
     assert_eq!(
-        postings(&mut b),
+        postings(b),
         ["2. About the site", "3. Field notes", "1. * Physics"]
     );
-    click(&mut b, "Physics");
+    click(b, "Physics");
     assert_eq!(
-        postings(&mut b),
+        postings(b),
         [
             "1. About the site",
             "5. * Archive",
@@ -196,9 +215,18 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
             "3. Old page"
         ]
     );
+}
 
-    // The spider checks every pointer; the summary marks what it found.
-    expect_exit(&common::crawl(&setup, &[]), 1);
+/// The spider (the crawl of `setup`) checks every pointer; the summary of
+/// the sub-library at `physics` marks what it found, and a moved pointer
+/// is a click away from its new address (`a` of the test web).
+fn the_spider_marks_what_it_found(
+    b: &mut Browser,
+    setup: &Setup,
+    physics: &str,
+    a: &dyn Fn(&str) -> String,
+) {
+    expect_exit(&common::crawl(setup, &[]), 1);
     b.follow("location.reload()");
     let marks = b.eval(
         "Object.fromEntries([...document.querySelectorAll('ul.postings > li')].map(li => [li.querySelector('a').textContent, (li.querySelector('.check') || {className: ''}).className]))",
@@ -227,40 +255,48 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
         "[...document.querySelectorAll('ul.postings > li')].find(li => li.textContent.includes('Old page')).querySelector('a').href",
     );
     assert_eq!(old, a("/new.html"));
+}
 
-    // The global list, most recent first.
-    b.open(&format!("{}/library/1/all", served.base));
+/// The global list of the library served at `base`, most recent first.
+fn the_global_list_is_most_recent_first(b: &mut Browser, base: &str) {
+    b.open(&format!("{base}/library/1/all"));
     let order: Vec<String> = serde_json::from_value(b.eval(
         "[...document.querySelectorAll('ol.global > li')].map(li => li.querySelector('a').textContent)",
     ))
     .unwrap();
     assert_eq!(order[0], "Old page", "{order:?}");
     assert_eq!(order.len(), 7, "{order:?}");
+}
 
-    // Delete: the wrong password refused, the right one takes the
-    // sub-library with everything in it.
-    b.open(&format!("{}/library/1/change", served.base));
+/// Delete: the wrong password refused, the right one takes the
+/// sub-library with everything in it.
+fn delete_needs_the_password(b: &mut Browser, base: &str) {
+    b.open(&format!("{base}/library/1/change"));
     let physics = b.eval("[...document.querySelectorAll('ul.postings label')].find(l => l.textContent.includes('Physics')).htmlFor");
     submit(
-        &mut b,
+        b,
         &[
             (physics.as_str().unwrap(), "true"),
             ("delete-password", "leptons"),
         ],
     );
     assert_eq!(
-        text(&mut b, "#error"),
+        text(b, "#error"),
         "Delete: \"Physics\" was not deleted: the password is wrong"
     );
     submit(
-        &mut b,
+        b,
         &[
             (physics.as_str().unwrap(), "true"),
             ("delete-password", "quarks"),
         ],
     );
-    assert_eq!(postings(&mut b), ["2. About the site", "3. Field notes"]);
+    assert_eq!(postings(b), ["2. About the site", "3. Field notes"]);
+}
 
+/// Nothing failed but the two refusals asked for, and the pages served
+/// at `base` loaded nothing from elsewhere.
+fn nothing_failed_nor_came_from_elsewhere(b: &mut Browser, base: &str) {
     // Nothing failed but the two refusals asked for (the move into the
     // Create-Only library, the wrong password), which Chromium logs as
     // the 422 and 403 answers they are.
@@ -279,7 +315,7 @@ fn the_library_works_in_chromium_from_posting_to_the_spider_s_marks() {
     let elsewhere: Vec<String> = b
         .requested()
         .into_iter()
-        .filter(|u| !u.starts_with(&served.base))
+        .filter(|u| !u.starts_with(base))
         .collect();
     assert_eq!(
         elsewhere,

@@ -18,40 +18,7 @@ fn the_mirror_browses_offline_in_chromium_with_every_requisite_from_disk() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = Site::new()
-        .page(
-            "/docs/guide.html",
-            r#"<!DOCTYPE html><html><head><title>The guide</title>
-<link rel="stylesheet" href="/css/site.css"><link rel="icon" href="/favicon.gif"></head>
-<body><h1>Guide</h1><img id="logo" src="../img/logo.gif" srcset="../img/logo.gif 1x, ../img/logo2x.gif 2x">
-<picture><source srcset="/img/wide.gif" media="(min-width: 1px)"><img id="pic" src="/img/logo.gif"></picture>
-<p><a id="next" href="next.html?page=2">next</a></p>
-<iframe id="frame" src="/frame/inner.html"></iframe></body></html>"#,
-        )
-        .page(
-            "/frame/inner.html",
-            r#"<!DOCTYPE html><html><head><title>Framed</title><link rel="stylesheet" href="frame.css"></head><body><img src="../img/inner.gif"></body></html>"#,
-        )
-        .route("/frame/frame.css", Route::file("text/css", "img { border: 1px solid }"))
-        .route("/img/inner.gif", Route::file("image/gif", GIF.to_vec()))
-        .page(
-            "/docs/next.html?page=2",
-            r#"<!DOCTYPE html><html><head><title>Next</title><link rel="stylesheet" href="/css/site.css"></head><body><p id="here">second page</p></body></html>"#,
-        )
-        .route(
-            "/css/site.css",
-            Route::file(
-                "text/css",
-                "@import url(\"base.css\");\nbody { background: url(../img/bg.gif) }\n",
-            ),
-        )
-        .route("/css/base.css", Route::file("text/css", "h1 { color: rgb(1, 2, 3) }"))
-        .route("/img/logo.gif", Route::file("image/gif", GIF.to_vec()))
-        .route("/img/logo2x.gif", Route::file("image/gif", GIF.to_vec()))
-        .route("/img/wide.gif", Route::file("image/gif", GIF.to_vec()))
-        .route("/img/bg.gif", Route::file("image/gif", GIF.to_vec()))
-        .route("/favicon.gif", Route::file("image/gif", GIF.to_vec()));
-    let web = TestWeb::start(Web::new().site("127.0.0.1", site));
+    let web = TestWeb::start(Web::new().site("127.0.0.1", a_guide_with_requisites()));
     let dir = tempfile::tempdir().unwrap();
     let out = collect(
         dir.path(),
@@ -64,27 +31,7 @@ fn the_mirror_browses_offline_in_chromium_with_every_requisite_from_disk() {
     // The web is gone: what shows must come from the disk.
     drop(web);
 
-    // For a person to look at while working on the index.
-    if let Some(shots) = std::env::var_os("SPINNERET_SCREENSHOTS") {
-        let _ = std::process::Command::new(&chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--window-size=1000,600",
-            ])
-            .arg(format!(
-                "--screenshot={}",
-                std::path::Path::new(&shots)
-                    .join("mirror-index.png")
-                    .display()
-            ))
-            .arg(format!(
-                "file://{}",
-                dir.path().join("mirror/index.html").display()
-            ))
-            .output();
-    }
+    screenshot_the_index(&chromium, dir.path());
     let mut b = Browser::start(&chromium);
     b.offline();
     let index = dir.path().join("mirror/index.html");
@@ -132,6 +79,79 @@ fn the_mirror_browses_offline_in_chromium_with_every_requisite_from_disk() {
         b.eval("document.getElementById('here').textContent"),
         "second page"
     );
+    every_requisite_came_from_disk(&mut b);
+    assert_eq!(b.problems(), Vec::<String>::new());
+}
+
+/// A guide whose page needs images (`src`, `srcset`, a `<picture>`'s
+/// source), a stylesheet that imports another and has a background, an
+/// icon and a frame with requisites of its own; it links to a next page
+/// by a URL with a query.
+fn a_guide_with_requisites() -> Site {
+    Site::new()
+        .page(
+            "/docs/guide.html",
+            r#"<!DOCTYPE html><html><head><title>The guide</title>
+<link rel="stylesheet" href="/css/site.css"><link rel="icon" href="/favicon.gif"></head>
+<body><h1>Guide</h1><img id="logo" src="../img/logo.gif" srcset="../img/logo.gif 1x, ../img/logo2x.gif 2x">
+<picture><source srcset="/img/wide.gif" media="(min-width: 1px)"><img id="pic" src="/img/logo.gif"></picture>
+<p><a id="next" href="next.html?page=2">next</a></p>
+<iframe id="frame" src="/frame/inner.html"></iframe></body></html>"#,
+        )
+        .page(
+            "/frame/inner.html",
+            r#"<!DOCTYPE html><html><head><title>Framed</title><link rel="stylesheet" href="frame.css"></head><body><img src="../img/inner.gif"></body></html>"#,
+        )
+        .route("/frame/frame.css", Route::file("text/css", "img { border: 1px solid }"))
+        .route("/img/inner.gif", Route::file("image/gif", GIF.to_vec()))
+        .page(
+            "/docs/next.html?page=2",
+            r#"<!DOCTYPE html><html><head><title>Next</title><link rel="stylesheet" href="/css/site.css"></head><body><p id="here">second page</p></body></html>"#,
+        )
+        .route(
+            "/css/site.css",
+            Route::file(
+                "text/css",
+                "@import url(\"base.css\");\nbody { background: url(../img/bg.gif) }\n",
+            ),
+        )
+        .route("/css/base.css", Route::file("text/css", "h1 { color: rgb(1, 2, 3) }"))
+        .route("/img/logo.gif", Route::file("image/gif", GIF.to_vec()))
+        .route("/img/logo2x.gif", Route::file("image/gif", GIF.to_vec()))
+        .route("/img/wide.gif", Route::file("image/gif", GIF.to_vec()))
+        .route("/img/bg.gif", Route::file("image/gif", GIF.to_vec()))
+        .route("/favicon.gif", Route::file("image/gif", GIF.to_vec()))
+}
+
+/// A screenshot of the index of the mirror in `dir`, into the directory
+/// SPINNERET_SCREENSHOTS names if it is set: for a person to look at while
+/// working on the index.
+fn screenshot_the_index(chromium: &std::path::Path, dir: &std::path::Path) {
+    if let Some(shots) = std::env::var_os("SPINNERET_SCREENSHOTS") {
+        let _ = std::process::Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--window-size=1000,600",
+            ])
+            .arg(format!(
+                "--screenshot={}",
+                std::path::Path::new(&shots)
+                    .join("mirror-index.png")
+                    .display()
+            ))
+            .arg(format!(
+                "file://{}",
+                dir.join("mirror/index.html").display()
+            ))
+            .output();
+    }
+}
+
+/// Everything the browser loaded came from the mirror on disk, the
+/// frame's page and its requisites and the stylesheet's import among them.
+fn every_requisite_came_from_disk(b: &mut Browser) {
     let requested = b.requested();
     assert!(
         requested.iter().all(|u| u.starts_with("file://")),
@@ -152,5 +172,4 @@ fn the_mirror_browses_offline_in_chromium_with_every_requisite_from_disk() {
             "{want} not loaded: {requested:?}"
         );
     }
-    assert_eq!(b.problems(), Vec::<String>::new());
 }

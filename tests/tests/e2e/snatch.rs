@@ -932,211 +932,301 @@ fn kinds_of(records: &[(String, String, String, String)], kind: &str) -> usize {
 
 #[test]
 fn collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives() {
-    use crate::common::{expect_exit, spinneret, text};
     let web = small_site();
     let port = web.port();
-    let host = format!("127.0.0.1_{port}");
-    let base = format!("http://127.0.0.1:{port}");
     let dir = tempfile::tempdir().unwrap();
-    let mirror = dir.path().join("mirror");
-    std::fs::write(
-        dir.path().join("bookmarks.html"),
-        format!(r#"<DL><p><DT><H3>Reading</H3><DL><p><DT><A HREF="{base}/about.html">About</A></DL><p></DL>"#),
-    )
-    .unwrap();
-    let profile = dir.path().join("profile.toml");
-    std::fs::write(
-        &profile,
-        format!("keep_runs = 2\n\n[[url]]\nurl = \"{base}/index.html\"\n\n[[bookmarks]]\nfile = \"bookmarks.html\"\n"),
-    )
-    .unwrap();
-    let p = profile.to_str().unwrap();
-    // Run 1: robots.txt keeps /private/ out, so it exits 1; all else is saved.
-    let out = spinneret(&["collect", p]);
-    let stderr = expect_exit(&out, 0);
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("since the last run: 2 new, 0 changed, 0 unchanged, 0 gone"),
-        "{stdout}\n{stderr}"
-    );
-    assert_eq!(
-        run_files(&mirror, 1),
-        [
-            format!("Bookmarks/Reading/{host}/about.html"),
-            format!("URLs/{host}/img/a.png"),
-            format!("URLs/{host}/img/bg.png"),
-            format!("URLs/{host}/index.html"),
-            format!("URLs/{host}/style/site.css"),
-        ]
-    );
-    // The index: categories, titles, local copies that exist, byte counts.
-    let index = std::fs::read_to_string(mirror.join("index.html")).unwrap();
-    for want in [
-        format!(r#"<a class="local" href="runs/0001/URLs/{host}/index.html">Home</a>"#),
-        format!(
-            r#"<a class="local" href="runs/0001/Bookmarks/Reading/{host}/about.html">About</a>"#
-        ),
-        "<h2>URLs <span class=\"bytes\">".to_string(),
-        "<h2>Bookmarks/Reading <span class=\"bytes\">".to_string(),
-        r#"<span id="new">2 new</span>"#.to_string(),
-        r#"href="runs/0001.warc.gz""#.to_string(),
-    ] {
-        assert!(index.contains(&want), "{want} not in {index}");
-    }
-    let run_index = std::fs::read_to_string(mirror.join("runs/0001/index.html")).unwrap();
-    assert!(
-        run_index.contains(&format!(r#"href="URLs/{host}/index.html""#)),
-        "{run_index}"
-    );
-    // The URL's page, its stylesheet, its background and its image, as
-    // retrieved, are its bytes.
-    let urls_bytes = HOME.len() + SITE_CSS.len() + "PNG-a".len() + "PNG-bg".len();
-    assert!(
-        index.contains(&format!(
-            "<span class=\"bytes\">{urls_bytes} B</span> <span class=\"change\">new</span>"
-        )),
-        "{urls_bytes}: {index}"
-    );
-
-    // The WARC: one response per retrieved URL, every digest checked.
-    if let Some(warcio) = warcio() {
-        let records = warc_records(&warcio, &mirror.join("runs/0001.warc.gz"));
-        let mut responses: Vec<String> = records
-            .iter()
-            .filter(|r| r.0 == "response")
-            .map(|r| format!("{} {}", r.2, r.1.trim_start_matches(&base)))
-            .collect();
-        responses.sort();
-        assert_eq!(
-            responses,
-            [
-                "200 /about.html",
-                "200 /img/a.png",
-                "200 /img/bg.png",
-                "200 /index.html",
-                "200 /style/site.css"
-            ],
-            "{records:?}"
-        );
-        assert_eq!(records.iter().filter(|r| r.0 == "request").count(), 5);
-        // Beside each main page's answer, why the run has it; at the end,
-        // the run's log.
-        // (The pages' records come in the order their answers did.)
-        let mut metadata: Vec<&str> = records
-            .iter()
-            .filter(|r| r.0 == "metadata")
-            .map(|r| r.1.trim_start_matches(&base))
-            .collect();
-        let pages = metadata.len().saturating_sub(1);
-        metadata[..pages].sort_unstable();
-        assert_eq!(
-            metadata,
-            [
-                "/about.html",
-                "/index.html",
-                "metadata://spinneret/collect/log"
-            ],
-            "{records:?}"
-        );
-    }
-
-    // Run 2: nothing changed. The image is asked conditionally (304), the
-    // rest compared by digest; the WARC holds revisits, the image is the
-    // same file on disk.
-    collect_again_unchanged(&web, p, 2);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let ino = |n: u32| {
-            std::fs::metadata(mirror.join(format!("runs/{n:04}/URLs/{host}/img/a.png")))
-                .unwrap()
-                .ino()
-        };
-        assert_eq!(ino(1), ino(2), "one body on disk for both runs");
-    }
-    if let Some(warcio) = warcio() {
-        let records = warc_records(&warcio, &mirror.join("runs/0002.warc.gz"));
-        let revisits: Vec<(String, String)> = records
-            .iter()
-            .filter(|r| r.0 == "revisit")
-            .map(|r| (r.1.trim_start_matches(&base).to_string(), r.3.clone()))
-            .collect();
-        // A 304 too is a revisit replay tools serve (the stored 200's head).
-        assert!(
-            revisits.contains(&("/img/a.png".into(), "identical-payload-digest".into())),
-            "{records:?}"
-        );
-        assert!(
-            revisits.contains(&("/index.html".into(), "identical-payload-digest".into())),
-            "{records:?}"
-        );
-        assert_eq!(
-            records.iter().filter(|r| r.0 == "response").count(),
-            0,
-            "{records:?}"
-        );
-    }
-    assert_eq!(run_files(&mirror, 2), run_files(&mirror, 1));
-
-    // Run 3: keep_runs = 2, so run 1 is removed before it writes.
-    let out = spinneret(&["collect", p]);
-    expect_exit(&out, 0);
-    assert!(text(&out.stdout).contains("files of earlier runs removed (keep_runs = 2)"));
-    assert!(!mirror.join("runs/0001").exists() && !mirror.join("runs/0001.warc.gz").exists());
-    assert!(
-        mirror.join("runs/0002/index.html").exists()
-            && mirror.join("runs/0003/index.html").exists()
-    );
-
-    // Archive the page; its link to a page not archived is its URL again.
-    let out = spinneret(&["collect", p, "--archive", &format!("{base}/index.html")]);
-    expect_exit(&out, 0);
+    let books = Books::new(dir.path(), port);
+    books.first_run_saves_the_url_and_the_bookmark();
+    books.first_runs_warc_holds_each_retrieved_url();
+    books.an_unchanged_run_revisits(&web);
+    books.the_third_run_removes_the_first();
     let day = jiff::Zoned::now().date().to_string();
-    let archived = |f: &str| mirror.join(format!("Archive/{day}/URLs/{host}/{f}"));
-    for f in ["index.html", "style/site.css", "img/a.png", "img/bg.png"] {
-        assert!(archived(f).is_file(), "{f}: {}", text(&out.stdout));
+    books.archive_keeps_the_page(&day);
+    books.clean_leaves_only_the_archive(&day);
+    books.purge_before_tomorrow_leaves_nothing();
+}
+
+/// The collection of [`collect_books_runs_writes_warc_and_index_and_cleans_up_and_archives`]:
+/// a URL of the small site and a bookmark file with one of its pages, two
+/// runs kept.
+struct Books {
+    /// The profile's path.
+    profile: String,
+    /// The mirror's directory.
+    mirror: std::path::PathBuf,
+    /// The site's directory name in the mirror (`127.0.0.1_PORT`).
+    host: String,
+    /// The site's base URL.
+    base: String,
+}
+
+impl Books {
+    /// The profile and the bookmark file, in `dir`, for the small site on
+    /// `port`.
+    fn new(dir: &std::path::Path, port: u16) -> Books {
+        let base = format!("http://127.0.0.1:{port}");
+        std::fs::write(
+            dir.join("bookmarks.html"),
+            format!(r#"<DL><p><DT><H3>Reading</H3><DL><p><DT><A HREF="{base}/about.html">About</A></DL><p></DL>"#),
+        )
+        .unwrap();
+        let profile = dir.join("profile.toml");
+        std::fs::write(
+            &profile,
+            format!("keep_runs = 2\n\n[[url]]\nurl = \"{base}/index.html\"\n\n[[bookmarks]]\nfile = \"bookmarks.html\"\n"),
+        )
+        .unwrap();
+        Books {
+            profile: profile.to_str().unwrap().to_string(),
+            mirror: dir.join("mirror"),
+            host: format!("127.0.0.1_{port}"),
+            base,
+        }
     }
-    let page = std::fs::read_to_string(archived("index.html")).unwrap();
-    assert!(
-        page.contains(&format!(r#"href="{base}/about.html""#)),
-        "{page}"
-    );
-    assert!(page.contains(r#"src="img/a.png""#), "{page}");
-    let list = std::fs::read_to_string(mirror.join("Archive/archive.html")).unwrap();
-    assert!(
-        list.contains(&format!(
-            r#"<a href="{day}/URLs/{host}/index.html">Home</a>"#
-        )),
-        "{list}"
-    );
 
-    // --clean leaves only the archive (and the mirror's bookkeeping).
-    let out = spinneret(&["collect", p, "--clean"]);
-    expect_exit(&out, 0);
-    let mut left: Vec<String> = walk(&mirror)
-        .into_iter()
-        .filter(|f| !f.starts_with(".spinneret/"))
-        .collect();
-    left.sort();
-    let mut want: Vec<String> = ["index.html", "style/site.css", "img/a.png", "img/bg.png"]
-        .iter()
-        .map(|f| format!("Archive/{day}/URLs/{host}/{f}"))
-        .chain(["Archive/archive.html".to_string()])
-        .collect();
-    want.sort();
-    assert_eq!(left, want);
-    assert!(!mirror.join("runs").exists());
-    // The archived image outlives its runs' objects.
-    assert_eq!(std::fs::read(archived("img/a.png")).unwrap(), b"PNG-a");
+    /// Run 1 saves the URL's page with its requisites and the bookmark's
+    /// page, and indexes them by category, with their titles and bytes.
+    fn first_run_saves_the_url_and_the_bookmark(&self) {
+        use crate::common::{expect_exit, spinneret, text};
+        let (p, mirror, host) = (
+            self.profile.as_str(),
+            self.mirror.as_path(),
+            self.host.as_str(),
+        );
+        // Run 1: robots.txt keeps /private/ out, so it exits 1; all else is saved.
+        let out = spinneret(&["collect", p]);
+        let stderr = expect_exit(&out, 0);
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("since the last run: 2 new, 0 changed, 0 unchanged, 0 gone"),
+            "{stdout}\n{stderr}"
+        );
+        assert_eq!(
+            run_files(mirror, 1),
+            [
+                format!("Bookmarks/Reading/{host}/about.html"),
+                format!("URLs/{host}/img/a.png"),
+                format!("URLs/{host}/img/bg.png"),
+                format!("URLs/{host}/index.html"),
+                format!("URLs/{host}/style/site.css"),
+            ]
+        );
+        // The index: categories, titles, local copies that exist, byte counts.
+        let index = std::fs::read_to_string(mirror.join("index.html")).unwrap();
+        for want in [
+            format!(r#"<a class="local" href="runs/0001/URLs/{host}/index.html">Home</a>"#),
+            format!(
+                r#"<a class="local" href="runs/0001/Bookmarks/Reading/{host}/about.html">About</a>"#
+            ),
+            "<h2>URLs <span class=\"bytes\">".to_string(),
+            "<h2>Bookmarks/Reading <span class=\"bytes\">".to_string(),
+            r#"<span id="new">2 new</span>"#.to_string(),
+            r#"href="runs/0001.warc.gz""#.to_string(),
+        ] {
+            assert!(index.contains(&want), "{want} not in {index}");
+        }
+        let run_index = std::fs::read_to_string(mirror.join("runs/0001/index.html")).unwrap();
+        assert!(
+            run_index.contains(&format!(r#"href="URLs/{host}/index.html""#)),
+            "{run_index}"
+        );
+        // The URL's page, its stylesheet, its background and its image, as
+        // retrieved, are its bytes.
+        let urls_bytes = HOME.len() + SITE_CSS.len() + "PNG-a".len() + "PNG-bg".len();
+        assert!(
+            index.contains(&format!(
+                "<span class=\"bytes\">{urls_bytes} B</span> <span class=\"change\">new</span>"
+            )),
+            "{urls_bytes}: {index}"
+        );
+    }
 
-    // Purge what was archived before tomorrow: nothing is left.
-    let tomorrow = jiff::Zoned::now().date().tomorrow().unwrap().to_string();
-    let out = spinneret(&["collect", p, "--purge-before", &tomorrow]);
-    expect_exit(&out, 0);
-    assert!(text(&out.stdout).contains("1 archived pages from before"));
-    assert!(!mirror.join("Archive").exists());
-    let out = spinneret(&["collect", p, "--purge-before", "yesterday"]);
-    assert!(expect_exit(&out, 2).contains("--purge-before takes a day as YYYY-MM-DD"));
+    /// Run 1's WARC: one response per retrieved URL, every digest checked.
+    fn first_runs_warc_holds_each_retrieved_url(&self) {
+        let (mirror, base) = (self.mirror.as_path(), self.base.as_str());
+        if let Some(warcio) = warcio() {
+            let records = warc_records(&warcio, &mirror.join("runs/0001.warc.gz"));
+            let mut responses: Vec<String> = records
+                .iter()
+                .filter(|r| r.0 == "response")
+                .map(|r| format!("{} {}", r.2, r.1.trim_start_matches(base)))
+                .collect();
+            responses.sort();
+            assert_eq!(
+                responses,
+                [
+                    "200 /about.html",
+                    "200 /img/a.png",
+                    "200 /img/bg.png",
+                    "200 /index.html",
+                    "200 /style/site.css"
+                ],
+                "{records:?}"
+            );
+            assert_eq!(records.iter().filter(|r| r.0 == "request").count(), 5);
+            // Beside each main page's answer, why the run has it; at the end,
+            // the run's log.
+            // (The pages' records come in the order their answers did.)
+            let mut metadata: Vec<&str> = records
+                .iter()
+                .filter(|r| r.0 == "metadata")
+                .map(|r| r.1.trim_start_matches(base))
+                .collect();
+            let pages = metadata.len().saturating_sub(1);
+            metadata[..pages].sort_unstable();
+            assert_eq!(
+                metadata,
+                [
+                    "/about.html",
+                    "/index.html",
+                    "metadata://spinneret/collect/log"
+                ],
+                "{records:?}"
+            );
+        }
+    }
+
+    /// Run 2: nothing changed. The image is asked conditionally (304), the
+    /// rest compared by digest; the WARC holds revisits, the image is the
+    /// same file on disk.
+    fn an_unchanged_run_revisits(&self, web: &spinneret_tests::server::TestWeb) {
+        let (p, mirror, host, base) = (
+            self.profile.as_str(),
+            self.mirror.as_path(),
+            self.host.as_str(),
+            self.base.as_str(),
+        );
+        collect_again_unchanged(web, p, 2);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let ino = |n: u32| {
+                std::fs::metadata(mirror.join(format!("runs/{n:04}/URLs/{host}/img/a.png")))
+                    .unwrap()
+                    .ino()
+            };
+            assert_eq!(ino(1), ino(2), "one body on disk for both runs");
+        }
+        if let Some(warcio) = warcio() {
+            let records = warc_records(&warcio, &mirror.join("runs/0002.warc.gz"));
+            let revisits: Vec<(String, String)> = records
+                .iter()
+                .filter(|r| r.0 == "revisit")
+                .map(|r| (r.1.trim_start_matches(base).to_string(), r.3.clone()))
+                .collect();
+            // A 304 too is a revisit replay tools serve (the stored 200's head).
+            assert!(
+                revisits.contains(&("/img/a.png".into(), "identical-payload-digest".into())),
+                "{records:?}"
+            );
+            assert!(
+                revisits.contains(&("/index.html".into(), "identical-payload-digest".into())),
+                "{records:?}"
+            );
+            assert_eq!(
+                records.iter().filter(|r| r.0 == "response").count(),
+                0,
+                "{records:?}"
+            );
+        }
+        assert_eq!(run_files(mirror, 2), run_files(mirror, 1));
+    }
+
+    /// Run 3: keep_runs = 2, so run 1 is removed before it writes.
+    fn the_third_run_removes_the_first(&self) {
+        use crate::common::{expect_exit, spinneret, text};
+        let (p, mirror) = (self.profile.as_str(), self.mirror.as_path());
+        let out = spinneret(&["collect", p]);
+        expect_exit(&out, 0);
+        assert!(text(&out.stdout).contains("files of earlier runs removed (keep_runs = 2)"));
+        assert!(!mirror.join("runs/0001").exists() && !mirror.join("runs/0001.warc.gz").exists());
+        assert!(
+            mirror.join("runs/0002/index.html").exists()
+                && mirror.join("runs/0003/index.html").exists()
+        );
+    }
+
+    /// The copy of `f` of the site archived on `day`.
+    fn archived(&self, day: &str, f: &str) -> std::path::PathBuf {
+        self.mirror
+            .join(format!("Archive/{day}/URLs/{}/{f}", self.host))
+    }
+
+    /// Archive the page (on `day`, today); its link to a page not archived
+    /// is its URL again.
+    fn archive_keeps_the_page(&self, day: &str) {
+        use crate::common::{expect_exit, spinneret, text};
+        let (p, mirror, host, base) = (
+            self.profile.as_str(),
+            self.mirror.as_path(),
+            self.host.as_str(),
+            self.base.as_str(),
+        );
+        let out = spinneret(&["collect", p, "--archive", &format!("{base}/index.html")]);
+        expect_exit(&out, 0);
+        let archived = |f: &str| self.archived(day, f);
+        for f in ["index.html", "style/site.css", "img/a.png", "img/bg.png"] {
+            assert!(archived(f).is_file(), "{f}: {}", text(&out.stdout));
+        }
+        let page = std::fs::read_to_string(archived("index.html")).unwrap();
+        assert!(
+            page.contains(&format!(r#"href="{base}/about.html""#)),
+            "{page}"
+        );
+        assert!(page.contains(r#"src="img/a.png""#), "{page}");
+        let list = std::fs::read_to_string(mirror.join("Archive/archive.html")).unwrap();
+        assert!(
+            list.contains(&format!(
+                r#"<a href="{day}/URLs/{host}/index.html">Home</a>"#
+            )),
+            "{list}"
+        );
+    }
+
+    /// --clean leaves only the archive made on `day` (and the mirror's
+    /// bookkeeping).
+    fn clean_leaves_only_the_archive(&self, day: &str) {
+        use crate::common::{expect_exit, spinneret};
+        let (p, mirror, host) = (
+            self.profile.as_str(),
+            self.mirror.as_path(),
+            self.host.as_str(),
+        );
+        let out = spinneret(&["collect", p, "--clean"]);
+        expect_exit(&out, 0);
+        let mut left: Vec<String> = walk(mirror)
+            .into_iter()
+            .filter(|f| !f.starts_with(".spinneret/"))
+            .collect();
+        left.sort();
+        let mut want: Vec<String> = ["index.html", "style/site.css", "img/a.png", "img/bg.png"]
+            .iter()
+            .map(|f| format!("Archive/{day}/URLs/{host}/{f}"))
+            .chain(["Archive/archive.html".to_string()])
+            .collect();
+        want.sort();
+        assert_eq!(left, want);
+        assert!(!mirror.join("runs").exists());
+        // The archived image outlives its runs' objects.
+        assert_eq!(
+            std::fs::read(self.archived(day, "img/a.png")).unwrap(),
+            b"PNG-a"
+        );
+    }
+
+    /// Purge what was archived before tomorrow: nothing is left; a day
+    /// must be a date.
+    fn purge_before_tomorrow_leaves_nothing(&self) {
+        use crate::common::{expect_exit, spinneret, text};
+        let (p, mirror) = (self.profile.as_str(), self.mirror.as_path());
+        let tomorrow = jiff::Zoned::now().date().tomorrow().unwrap().to_string();
+        let out = spinneret(&["collect", p, "--purge-before", &tomorrow]);
+        expect_exit(&out, 0);
+        assert!(text(&out.stdout).contains("1 archived pages from before"));
+        assert!(!mirror.join("Archive").exists());
+        let out = spinneret(&["collect", p, "--purge-before", "yesterday"]);
+        assert!(expect_exit(&out, 2).contains("--purge-before takes a day as YYYY-MM-DD"));
+    }
 }
 
 #[test]
@@ -1212,9 +1302,10 @@ fn a_hostile_site_cannot_escape_the_mirror_collide_names_loop_or_fill_the_disk()
 /// page as the engine sends it, in the plugin's `fixtures/`) is served on
 /// loopback under the engine's host name with `.test` for its top-level
 /// domain, and `spinneret query` asks it there with `--resolve`.
-#[test]
-fn the_built_in_engines_read_their_engines_pages() {
-    use crate::common::{expect_exit, spinneret, text};
+/// The search engines of the built-in plugins (DuckDuckGo, MediaWiki,
+/// arXiv), each on a host of its own answering from the plugin's
+/// fixtures: its "nothing found" page for the query `qqzxqqzx`.
+fn engines_web() -> spinneret_tests::server::TestWeb {
     use spinneret_tests::server::{Route, Site, TestWeb, Web};
     let plugins = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins");
     let fixture = |p: &str| std::fs::read_to_string(plugins.join(p)).unwrap();
@@ -1260,47 +1351,75 @@ fn the_built_in_engines_read_their_engines_pages() {
             })),
         );
     }
-    let web = TestWeb::start(web);
+    TestWeb::start(web)
+}
+
+/// The DuckDuckGo plugin's configuration for [`engines_web`] on `port`.
+fn duckduckgo_config(port: u16) -> String {
+    format!(r#"{{"base": "http://html.duckduckgo.test:{port}/html/"}}"#)
+}
+
+/// The MediaWiki plugin's configuration for [`engines_web`] on `port`.
+fn mediawiki_config(port: u16) -> String {
+    format!(
+        r#"{{"api": "http://en.wikipedia.test:{port}/w/api.php", "article_path": "https://en.wikipedia.org/wiki/$1"}}"#
+    )
+}
+
+/// The arXiv plugin's configuration for [`engines_web`] on `port`.
+fn arxiv_config(port: u16) -> String {
+    format!(r#"{{"base": "http://export.arxiv.test:{port}/api/query"}}"#)
+}
+
+/// `--resolve HOST=127.0.0.1` for the host of the engine's configured URL.
+fn resolve_for(config: &str) -> String {
+    let host = config
+        .split("://")
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap();
+    format!("{host}=127.0.0.1")
+}
+
+/// `spinneret query ENGINE --json WORDS`, the engine configured with
+/// `config` and its host resolved to the test web: the hits (rank, URL)
+/// and what was said on standard error.
+fn ask(engine: &str, config: &str, words: &[&str]) -> (Vec<(u64, String)>, String) {
+    use crate::common::{expect_exit, spinneret, text};
+    let resolve = resolve_for(config);
+    let mut args = vec![
+        "query",
+        engine,
+        "--config",
+        config,
+        "--resolve",
+        &resolve,
+        "--json",
+    ];
+    args.extend_from_slice(words);
+    let out = spinneret(&args);
+    let stderr = expect_exit(&out, 0);
+    let hits: Vec<(u64, String)> = text(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["rank"].as_u64().unwrap(),
+                v["url"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (hits, stderr)
+}
+
+#[test]
+fn the_built_in_engines_read_their_engines_pages() {
+    let web = engines_web();
     let port = web.port();
-    // `--resolve HOST=127.0.0.1` for the host of the engine's configured URL.
-    let resolve_for = |config: &str| {
-        let host = config
-            .split("://")
-            .nth(1)
-            .unwrap()
-            .split(':')
-            .next()
-            .unwrap();
-        format!("{host}=127.0.0.1")
-    };
-    let ask = |engine: &str, config: String, words: &[&str]| {
-        let resolve = resolve_for(&config);
-        let mut args = vec![
-            "query",
-            engine,
-            "--config",
-            &config,
-            "--resolve",
-            &resolve,
-            "--json",
-        ];
-        args.extend_from_slice(words);
-        let out = spinneret(&args);
-        let stderr = expect_exit(&out, 0);
-        let hits: Vec<(u64, String)> = text(&out.stdout)
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                (
-                    v["rank"].as_u64().unwrap(),
-                    v["url"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        (hits, stderr)
-    };
-    let ddg = format!(r#"{{"base": "http://html.duckduckgo.test:{port}/html/"}}"#);
-    let (hits, _) = ask("builtin:duckduckgo", ddg.clone(), &["robots", "exclusion"]);
+    let ddg = duckduckgo_config(port);
+    let (hits, _) = ask("builtin:duckduckgo", &ddg, &["robots", "exclusion"]);
     assert_eq!(
         hits,
         [
@@ -1313,10 +1432,8 @@ fn the_built_in_engines_read_their_engines_pages() {
             ),
         ]
     );
-    let wiki = format!(
-        r#"{{"api": "http://en.wikipedia.test:{port}/w/api.php", "article_path": "https://en.wikipedia.org/wiki/$1"}}"#
-    );
-    let (hits, _) = ask("builtin:mediawiki", wiki.clone(), &["web", "crawler"]);
+    let wiki = mediawiki_config(port);
+    let (hits, _) = ask("builtin:mediawiki", &wiki, &["web", "crawler"]);
     let urls: Vec<&str> = hits.iter().map(|h| h.1.as_str()).collect();
     assert_eq!(
         urls,
@@ -1327,46 +1444,14 @@ fn the_built_in_engines_read_their_engines_pages() {
             "https://en.wikipedia.org/wiki/C%2B%2B/CLI_%26_%22quotes%22%3F",
         ]
     );
-    let arxiv = format!(r#"{{"base": "http://export.arxiv.test:{port}/api/query"}}"#);
-    let (hits, stderr) = ask(
-        "builtin:arxiv",
-        arxiv.clone(),
-        &["crawler", "--site", "arxiv.org"],
-    );
+    let arxiv = arxiv_config(port);
+    let (hits, stderr) = ask("builtin:arxiv", &arxiv, &["crawler", "--site", "arxiv.org"]);
     assert_eq!(hits.len(), 3);
     assert_eq!(hits[0].1, "http://arxiv.org/abs/2101.00001v2");
     assert!(
         stderr.contains("builtin:arxiv cannot restrict its results by site; it searched without"),
         "{stderr}"
     );
-    // Each engine's "nothing found", in the engine's words where it has some.
-    for (engine, config, said) in [
-        (
-            "builtin:duckduckgo",
-            &ddg,
-            "no results (the engine says: No results.)\n",
-        ),
-        (
-            "builtin:mediawiki",
-            &wiki,
-            "no results (the engine says: did you mean: web crawler?)\n",
-        ),
-        ("builtin:arxiv", &arxiv, "no results\n"),
-    ] {
-        let resolve = resolve_for(config);
-        let out = spinneret(&[
-            "query",
-            engine,
-            "--config",
-            config,
-            "--resolve",
-            &resolve,
-            "qqzxqqzx",
-        ]);
-        let stderr = expect_exit(&out, 0);
-        assert_eq!(text(&out.stdout), said, "{engine}: {stderr}");
-        assert!(!stderr.contains("may have changed"), "{engine}: {stderr}");
-    }
     // The query each engine was sent.
     let asked: Vec<String> = web
         .requests()
@@ -1382,8 +1467,51 @@ fn the_built_in_engines_read_their_engines_pages() {
             "/api/query?search_query=all%3Acrawler&start=0&max_results=10&sortBy=relevance&sortOrder=descending".to_string(),
         ]
     );
+}
+
+#[test]
+fn the_built_in_engines_say_when_nothing_is_found() {
+    use crate::common::{expect_exit, spinneret, text};
+    let web = engines_web();
+    let port = web.port();
+    // Each engine's "nothing found", in the engine's words where it has some.
+    for (engine, config, said) in [
+        (
+            "builtin:duckduckgo",
+            &duckduckgo_config(port),
+            "no results (the engine says: No results.)\n",
+        ),
+        (
+            "builtin:mediawiki",
+            &mediawiki_config(port),
+            "no results (the engine says: did you mean: web crawler?)\n",
+        ),
+        ("builtin:arxiv", &arxiv_config(port), "no results\n"),
+    ] {
+        let resolve = resolve_for(config);
+        let out = spinneret(&[
+            "query",
+            engine,
+            "--config",
+            config,
+            "--resolve",
+            &resolve,
+            "qqzxqqzx",
+        ]);
+        let stderr = expect_exit(&out, 0);
+        assert_eq!(text(&out.stdout), said, "{engine}: {stderr}");
+        assert!(!stderr.contains("may have changed"), "{engine}: {stderr}");
+    }
+}
+
+#[test]
+fn an_engines_hosts_bound_where_its_query_goes() {
+    use crate::common::{expect_exit, spinneret};
+    let web = engines_web();
+    let port = web.port();
     // An engine's `hosts` (its network grant): its query goes to one of
     // them or nowhere.
+    let wiki = mediawiki_config(port);
     let resolve = resolve_for(&wiki);
     let with_host = |host: &str| {
         spinneret(&[
@@ -1411,39 +1539,77 @@ fn the_built_in_engines_read_their_engines_pages() {
     expect_exit(&with_host("EN.wikipedia.test"), 0);
 }
 
+/// `spinneret profile ARGS…`.
+fn profile(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["profile"];
+    all.extend_from_slice(args);
+    crate::common::spinneret(&all)
+}
+
 /// `spinneret profile` writes a profile and edits it keeping the user's
 /// comments; an edit that would break the profile changes nothing.
 #[test]
 fn a_profile_is_written_and_edited_from_the_command_line() {
-    use crate::common::{expect_exit, spinneret, text};
+    use crate::common::{expect_exit, text};
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("news.toml");
     let f = file.to_str().unwrap();
+    profile_new_writes_a_profile_once(&file);
+    let edited = edits_keep_the_users_comment(&file);
+    let out = profile(&["show", f]);
+    expect_exit(&out, 0);
+    let shown = text(&out.stdout);
+    let mirror = dir.path().join("mirror");
+    assert_eq!(
+        shown,
+        format!(
+            "mirror:      {}\nkeep runs:   2\nmax pages:   1000 per item\nrequisites:  from any host\nschedule:    every 1day\nexcluded:    https://news.example/ads/\n\nURLs:\n  https://news.example/  (depth 0, category URLs)\n  https://blog.example/  (depth 1, category Blogs; every 7days)\n\nInterests:\n  Crawlers: web crawler  (engines wiki; 5 results each; depth 0; daily at 06:30)\n    phrase \"robots exclusion\"\n\nEngines:\n  wiki  (builtin:mediawiki) hosts en.wikipedia.org\n\nIndex: builtin:websnatcher-index\nChange detectors: builtin:maintenance\n",
+            mirror.display()
+        )
+    );
+
+    edits_that_would_break_it_change_nothing(&file, &edited);
+    let last = removing_is_by_name(&file);
+    the_index_and_detector_plugins_are_added_and_removed(&file, &last);
+}
+
+/// `profile new` off a terminal names what is missing, writes the profile
+/// at `file` once given a URL, and refuses to write over it.
+fn profile_new_writes_a_profile_once(file: &std::path::Path) {
+    use crate::common::{expect_exit, text};
+    let f = file.to_str().unwrap();
     // Off a terminal nothing is asked: what is missing is named.
-    let out = spinneret(&["profile", "new", f]);
+    let out = profile(&["new", f]);
     assert!(
         expect_exit(&out, 2)
             .contains("a profile needs something to collect: give --url (not on a terminal"),
     );
     assert!(!file.exists());
-    let out = spinneret(&["profile", "new", f, "--url", "https://news.example/"]);
+    let out = profile(&["new", f, "--url", "https://news.example/"]);
     assert!(
         text(&out.stdout).starts_with(&format!("wrote {f}; its mirror is ")),
         "{}",
         expect_exit(&out, 0)
     );
-    let out = spinneret(&["profile", "new", f, "--url", "https://x.example/"]);
+    let out = profile(&["new", f, "--url", "https://x.example/"]);
     assert!(
         expect_exit(&out, 2).contains("exists; edit it with `spinneret profile add|remove|set`")
     );
+}
 
+/// Add a URL, an engine, an interest and an exclusion, and set the
+/// schedule and keep_runs, in the profile at `file` whose `mirror` line
+/// has a comment of the user's: the comment is kept. The profile edited.
+fn edits_keep_the_users_comment(file: &std::path::Path) -> String {
+    use crate::common::expect_exit;
+    let f = file.to_str().unwrap();
     // The user's own comment, kept through every edit.
-    let mut written = std::fs::read_to_string(&file).unwrap();
+    let mut written = std::fs::read_to_string(file).unwrap();
     written = written.replace(
         "mirror = \"mirror\"",
         "mirror = \"mirror\"  # on the big disk",
     );
-    std::fs::write(&file, &written).unwrap();
+    std::fs::write(file, &written).unwrap();
     for args in [
         &[
             "add",
@@ -1487,29 +1653,21 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
         &["set", f, "schedule", "1d"],
         &["set", f, "keep_runs", "2"],
     ] {
-        let mut all = vec!["profile"];
-        all.extend_from_slice(args);
-        let out = spinneret(&all);
-        expect_exit(&out, 0);
+        expect_exit(&profile(args), 0);
     }
-    let edited = std::fs::read_to_string(&file).unwrap();
+    let edited = std::fs::read_to_string(file).unwrap();
     assert!(
         edited.contains("mirror = \"mirror\"  # on the big disk\n"),
         "{edited}"
     );
-    let out = spinneret(&["profile", "show", f]);
-    expect_exit(&out, 0);
-    let shown = text(&out.stdout);
-    let mirror = dir.path().join("mirror");
-    assert_eq!(
-        shown,
-        format!(
-            "mirror:      {}\nkeep runs:   2\nmax pages:   1000 per item\nrequisites:  from any host\nschedule:    every 1day\nexcluded:    https://news.example/ads/\n\nURLs:\n  https://news.example/  (depth 0, category URLs)\n  https://blog.example/  (depth 1, category Blogs; every 7days)\n\nInterests:\n  Crawlers: web crawler  (engines wiki; 5 results each; depth 0; daily at 06:30)\n    phrase \"robots exclusion\"\n\nEngines:\n  wiki  (builtin:mediawiki) hosts en.wikipedia.org\n\nIndex: builtin:websnatcher-index\nChange detectors: builtin:maintenance\n",
-            mirror.display()
-        )
-    );
+    edited
+}
 
-    // Edits that would break the profile change nothing, and say why.
+/// Edits that would break the profile at `file` (holding `edited`)
+/// change nothing, and say why.
+fn edits_that_would_break_it_change_nothing(file: &std::path::Path, edited: &str) {
+    use crate::common::expect_exit;
+    let f = file.to_str().unwrap();
     for (args, says) in [
         (
             &["remove", f, "engine", "wiki"][..],
@@ -1527,31 +1685,39 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
             "give --keyword (not on a terminal",
         ),
     ] {
-        let mut all = vec!["profile"];
-        all.extend_from_slice(args);
-        let out = spinneret(&all);
-        let stderr = expect_exit(&out, 2);
+        let stderr = expect_exit(&profile(args), 2);
         assert!(stderr.contains(says), "{args:?}: {stderr}");
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), edited, "{args:?}");
+        assert_eq!(std::fs::read_to_string(file).unwrap(), edited, "{args:?}");
     }
-    // Removing is by name; the engine goes once no interest names it.
+}
+
+/// Removing is by name; the engine goes once no interest names it, and
+/// the user's comment stays. The profile then.
+fn removing_is_by_name(file: &std::path::Path) -> String {
+    use crate::common::expect_exit;
+    let f = file.to_str().unwrap();
     for args in [
         &["remove", f, "interest", "Crawlers"][..],
         &["remove", f, "engine", "wiki"],
         &["remove", f, "exclude", "https://news.example/ads/"],
     ] {
-        let mut all = vec!["profile"];
-        all.extend_from_slice(args);
-        expect_exit(&spinneret(&all), 0);
+        expect_exit(&profile(args), 0);
     }
-    let last = std::fs::read_to_string(&file).unwrap();
+    let last = std::fs::read_to_string(file).unwrap();
     assert!(
         !last.contains("[[interest]]") && !last.contains("[[engine]]"),
         "{last}"
     );
     assert!(last.contains("# on the big disk"), "{last}");
+    last
+}
 
-    // The plugins that write the index and say what changed.
+/// The plugins that write the index and say what changed are added with
+/// their configuration (a JSON object) and removed again, leaving the
+/// profile at `file` as it was (`before`).
+fn the_index_and_detector_plugins_are_added_and_removed(file: &std::path::Path, before: &str) {
+    use crate::common::{expect_exit, text};
+    let f = file.to_str().unwrap();
     for args in [
         &[
             "add",
@@ -1570,16 +1736,14 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
             r#"{"content_changed": false}"#,
         ],
     ] {
-        let mut all = vec!["profile"];
-        all.extend_from_slice(args);
-        expect_exit(&spinneret(&all), 0);
+        expect_exit(&profile(args), 0);
     }
-    let shown = text(&spinneret(&["profile", "show", f]).stdout);
+    let shown = text(&profile(&["show", f]).stdout);
     assert!(
         shown.ends_with("Index: builtin:websnatcher-index {\"title\":\"Mine\"}\nChange detectors: builtin:maintenance {\"content_changed\":false}\n"),
         "{shown}"
     );
-    let with = std::fs::read_to_string(&file).unwrap();
+    let with = std::fs::read_to_string(file).unwrap();
     assert!(
         with.contains(
             "[index]\nsource = \"builtin:websnatcher-index\"\nconfig = { title = \"Mine\" }\n"
@@ -1588,8 +1752,7 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
         ),
         "{with}"
     );
-    let out = spinneret(&[
-        "profile",
+    let out = profile(&[
         "add",
         f,
         "detector",
@@ -1602,11 +1765,9 @@ fn a_profile_is_written_and_edited_from_the_command_line() {
         &["remove", f, "index"][..],
         &["remove", f, "detector", "builtin:maintenance"],
     ] {
-        let mut all = vec!["profile"];
-        all.extend_from_slice(args);
-        expect_exit(&spinneret(&all), 0);
+        expect_exit(&profile(args), 0);
     }
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), last);
+    assert_eq!(std::fs::read_to_string(file).unwrap(), before);
 }
 
 /// The index is the profile's index plugin's, what changed its change

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The request line and headers of `ex`.
-pub fn request_message(ex: &Exchange) -> Vec<u8> {
+pub(super) fn request_message(ex: &Exchange) -> Vec<u8> {
     let target = match ex.url.query() {
         Some(q) => format!("{}?{q}", ex.url.path()),
         None => ex.url.path().to_string(),
@@ -34,7 +34,7 @@ fn one_line(v: &str) -> String {
 
 /// The status line and headers of `ex`'s response, for a body of `len`
 /// bytes (none for a revisit, which stores no body).
-pub fn response_head(ex: &Exchange, len: Option<usize>) -> Vec<u8> {
+pub(super) fn response_head(ex: &Exchange, len: Option<usize>) -> Vec<u8> {
     let status = ex.response.status;
     let reason = http::StatusCode::from_u16(status)
         .ok()
@@ -87,7 +87,7 @@ fn not_modified_as_200(ex: &Exchange, content_type: Option<&str>, len: usize) ->
 /// revisit: a `304`, whose body is the stored one (read from the object
 /// store `objects`), or a body fetched again and the same as the one a
 /// record of a `live` run holds.
-pub fn answer_body(
+pub(super) fn answer_body(
     ex: &Exchange,
     before: Option<&UrlMemory>,
     objects: &Path,
@@ -115,7 +115,7 @@ pub fn answer_body(
 /// validators `ex` sent (else those it had `before`), the `digest` of its
 /// body, and the record that holds it (`warc_record` of run
 /// `collection`).
-pub fn remembered(
+pub(super) fn remembered(
     ex: &Exchange,
     before: Option<&UrlMemory>,
     content_type: Option<String>,
@@ -141,7 +141,7 @@ pub fn remembered(
 }
 
 /// The WARC file of `profile`'s run `collection`, while it has one.
-pub fn warc_file(store: &Store, profile: &Profile, collection: i64) -> Option<PathBuf> {
+pub(super) fn warc_file(store: &Store, profile: &Profile, collection: i64) -> Option<PathBuf> {
     let live = store.live_collections(&runs::profile_key(profile)).ok()?;
     let run = live.into_iter().find(|c| c.id == collection)?;
     Some(profile.mirror.join(runs::warc_path(&run)))
@@ -156,7 +156,7 @@ pub fn warc_file(store: &Store, profile: &Profile, collection: i64) -> Option<Pa
 /// stored response's when the server answered `304 Not Modified`, and the
 /// target URI and date of the record that holds the body, read back from
 /// its file.
-pub fn revisit<W: std::io::Write>(
+pub(super) fn revisit<W: std::io::Write>(
     warc: &mut WarcWriter<W>,
     ex: &Exchange,
     len: usize,
@@ -183,7 +183,7 @@ pub fn revisit<W: std::io::Write>(
 }
 
 /// The whole response of `ex`: head and body.
-pub fn response_message(ex: &Exchange) -> Vec<u8> {
+pub(super) fn response_message(ex: &Exchange) -> Vec<u8> {
     let body = ex
         .response
         .body
@@ -199,7 +199,7 @@ pub fn response_message(ex: &Exchange) -> Vec<u8> {
 /// file: the profile's file name (not where it lives, and no local file:
 /// a web archive may be published), the run, the requests made, whether
 /// it finished, and each web URL not collected with why.
-pub fn run_log(
+pub(super) fn run_log(
     profile: &crate::profile::Profile,
     run: &spinneret_store::CollectionRow,
     requests: u64,

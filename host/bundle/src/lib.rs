@@ -9,6 +9,9 @@
 //! for consent before anything is written. A crawl configuration then names
 //! it as `source = "NAME@^1.2"` (see [`home::PluginHome::resolve`]).
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod archive;
 pub mod error;
 pub mod home;

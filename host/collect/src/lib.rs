@@ -19,6 +19,9 @@
 //! - [`query`]: one search engine asked (`spinneret query`), and the
 //!   engines of a run's interests.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod archive;
 pub mod bookmarks;
 pub mod changes;

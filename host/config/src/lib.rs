@@ -4,6 +4,9 @@
 //! key or value is a [`ConfigError`] naming file, line and column and what is
 //! expected. See `docs/configuration.md` for every key.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 mod instructions;
 pub mod library;
 mod load;

@@ -4,6 +4,9 @@
 //! schedules, content hashes, the one atomic file write and the TLS setup. It depends on
 //! no other crate of the workspace; every other crate may depend on it.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod client;
 pub mod digest;
 pub mod document;

@@ -14,6 +14,9 @@
 //! - [`parse`]: html5ever extraction of titles, metadata and references.
 //! - [`hooks`]: the plugins that run inside the crawl (fetch hooks, parsers, policies).
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 mod error;
 pub use spinneret_net::fetch;
 pub mod parse;

@@ -18,6 +18,9 @@
 //!
 //! The library itself lives in the store ([`spinneret_store::Posting`]).
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod auth;
 pub mod coupling;
 pub mod input;

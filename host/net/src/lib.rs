@@ -13,6 +13,9 @@
 //!   scheduler: avoid rules, the address rule, robots.txt, the site's turn,
 //!   the fetch and its retries, each refusal a [`NetError`].
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod fetch;
 pub mod network;
 pub mod redirect;

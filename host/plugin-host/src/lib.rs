@@ -5,6 +5,9 @@
 //! overspends is cut off; the failure is reported and the crawl's results are
 //! untouched.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod api;
 pub mod bindings;
 pub mod builtin;

@@ -25,6 +25,9 @@
 //! as a finding and everything else goes on.
 //! Findings and the plugins' key-value spaces are stored last.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod bad_html;
 pub mod detect;
 pub mod fragments;

@@ -12,6 +12,9 @@
 //! searches in progress and waiting by [`turns`] (past that, 503), and a
 //! report file is served only from under its task's output directory.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 mod connections;
 mod turns;
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 /// What a run prints on standard output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(super) enum Format {
     /// The summary table, the links a reader cannot follow with the pages
     /// they are on, and where each task's reports are.
     #[default]
@@ -39,7 +39,7 @@ pub enum Format {
 
 impl Format {
     /// The format's name, as `--format` takes it.
-    pub fn name(self) -> String {
+    pub(super) fn name(self) -> String {
         use clap::ValueEnum as _;
         self.to_possible_value()
             .map_or_else(|| format!("{self:?}"), |v| v.get_name().to_string())
@@ -83,7 +83,7 @@ impl Format {
     /// that have it already keep their own entry (and its settings); the
     /// others get one more entry, under a name no other entry has, with
     /// the format's [settings](Format::settings).
-    pub fn add_to(self, config: &mut Config) {
+    pub(super) fn add_to(self, config: &mut Config) {
         let Some((builtin, _)) = self.reporter() else {
             return;
         };
@@ -121,7 +121,7 @@ impl Format {
     /// one log), and the tasks of `ran` that have none (their reporter
     /// failed). `reports` are the run's (task, output directory, reporters
     /// that wrote).
-    pub fn document(
+    pub(super) fn document(
         self,
         config: &Config,
         ran: &[String],

@@ -26,7 +26,7 @@ impl Write for LogWriter {
 }
 
 /// Set up logging: `verbosity` 0 is warnings and the crawl's own notes, each `-v` more, `-q` less.
-pub fn init_logging(verbose: u8, quiet: u8) {
+pub(super) fn init_logging(verbose: u8, quiet: u8) {
     let level = match (quiet, verbose) {
         (2.., _) => "off",
         (1, _) => "error",
@@ -60,7 +60,10 @@ const LOG_EVERY: Duration = Duration::from_secs(10);
 
 /// Show progress while the crawl runs: a bar on a terminal, a log line every
 /// ten seconds otherwise (for cron mails and CI logs); nothing with `-q`.
-pub fn start_progress(progress: Arc<Progress>, quiet: bool) -> Option<tokio::task::JoinHandle<()>> {
+pub(super) fn start_progress(
+    progress: Arc<Progress>,
+    quiet: bool,
+) -> Option<tokio::task::JoinHandle<()>> {
     if quiet {
         return None;
     }
@@ -89,7 +92,7 @@ pub fn start_progress(progress: Arc<Progress>, quiet: bool) -> Option<tokio::tas
 }
 
 /// Clear the progress bar.
-pub fn finish_progress(handle: Option<tokio::task::JoinHandle<()>>) {
+pub(super) fn finish_progress(handle: Option<tokio::task::JoinHandle<()>>) {
     if let Some(h) = handle {
         h.abort();
     }
@@ -102,16 +105,16 @@ pub fn finish_progress(handle: Option<tokio::task::JoinHandle<()>>) {
 /// terminal may be shown it: control characters written as escapes
 /// (`\u{1b}`), so that a page cannot clear the screen, retitle the window
 /// or hide a line from the person reading (an `ESC [2J` in a title).
-pub struct Shown<'a>(pub &'a str);
+pub(super) struct Shown<'a>(pub &'a str);
 
 /// [`Shown`], and cut after [`Clipped::MAX`] bytes with a note of how much
 /// is left out: a URL or a message of a megabyte is one screenful of a
 /// line, not thousands (`--json` gives it whole).
-pub struct Clipped<'a>(pub &'a str);
+pub(super) struct Clipped<'a>(pub &'a str);
 
 impl Clipped<'_> {
     /// The most bytes of the text shown.
-    pub const MAX: usize = 300;
+    pub(super) const MAX: usize = 300;
 }
 
 impl std::fmt::Display for Clipped<'_> {
@@ -145,10 +148,10 @@ impl std::fmt::Display for Shown<'_> {
 /// (`spinneret results | head -3`) is not an error: what is left to write
 /// is dropped and the command finishes as it would have, exit code
 /// included.
-pub struct Stdout(std::io::StdoutLock<'static>);
+pub(super) struct Stdout(std::io::StdoutLock<'static>);
 
 /// The command's standard output (see [`Stdout`]).
-pub fn stdout() -> Stdout {
+pub(super) fn stdout() -> Stdout {
     Stdout(std::io::stdout().lock())
 }
 
@@ -199,7 +202,7 @@ pub(crate) use {out, outln};
 /// symbolic link is written through (its target replaced, the link kept),
 /// and a device or a named pipe (`/dev/stdout`, `/dev/null`, a FIFO) is
 /// written to, not replaced by a file.
-pub fn to_file_or_stdout<T>(
+pub(super) fn to_file_or_stdout<T>(
     file: Option<&std::path::Path>,
     kept: &[&std::path::Path],
     write: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,

@@ -140,7 +140,7 @@ pub(super) fn run(cmd: PluginCommand) -> anyhow::Result<u8> {
 }
 
 /// The text `plugin inspect` prints.
-pub fn describe(file: &str, info: &Inspection) -> String {
+pub(super) fn describe(file: &str, info: &Inspection) -> String {
     let mut out = format!("{file}\n");
     match &info.identity {
         Ok(id) => out.push_str(&format!(

@@ -53,7 +53,7 @@ use std::sync::Arc;
 /// The calls a fixture asks for, by world.
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
-pub struct Fixture {
+pub(super) struct Fixture {
     /// The plugin's configuration.
     config: Option<Value>,
     parse: Option<Parse>,
@@ -196,7 +196,7 @@ fn calls_of(kind: PluginKind) -> &'static str {
 
 /// Read the fixture at `path`: a JSON object of calls, refused with the
 /// file, line and column of what is wrong.
-pub fn read_fixture(path: &Path) -> anyhow::Result<Fixture> {
+pub(super) fn read_fixture(path: &Path) -> anyhow::Result<Fixture> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the fixture {}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| {
@@ -264,7 +264,7 @@ fn load(source: PluginSource, name: &str, config: Value) -> anyhow::Result<(Plug
 /// Run the calls of `fixture` that `plugin`'s world has; what each
 /// returned, by call, as one JSON object. Files a reporter or collection
 /// index writes go to `out`.
-pub fn run(
+pub(super) fn run(
     source: PluginSource,
     name: &str,
     config: Option<Value>,

@@ -14,7 +14,7 @@ pub const RESULT_SCHEMA: &str = "spinneret.result/1";
 
 /// One line of `results --json`.
 #[derive(Serialize)]
-pub struct ResultLine<'a> {
+pub(super) struct ResultLine<'a> {
     /// Always [`RESULT_SCHEMA`].
     pub schema: &'static str,
     /// The run.
@@ -35,7 +35,7 @@ pub struct ResultLine<'a> {
 
 /// A document that refers to a URL, in [`ResultLine::referrers`].
 #[derive(Serialize)]
-pub struct ReferrerLine<'a> {
+pub(super) struct ReferrerLine<'a> {
     /// The referring document's URL.
     pub document: &'a str,
     /// The reference's anchor text (or alt text), empty when it has none.
@@ -43,7 +43,7 @@ pub struct ReferrerLine<'a> {
 }
 
 /// How many referring documents the text listing shows for a URL.
-pub const REFERRERS_SHOWN: usize = 3;
+pub(super) const REFERRERS_SHOWN: usize = 3;
 
 /// The referring documents of `url` as the text listings show them under
 /// its row: indented lines, at most [`REFERRERS_SHOWN`], then how many more.
@@ -191,12 +191,15 @@ fn write_row(out: &mut dyn Write, r: &CheckResult, role: Option<&str>) -> std::i
 }
 
 /// How many broken and blocked URLs a crawl lists as it ends.
-pub const PROBLEMS_SHOWN: usize = 30;
+pub(super) const PROBLEMS_SHOWN: usize = 30;
 
 /// The links of `run` whose fragment names no place in their page (the
 /// `broken-fragment` findings), each (link, page with it) once however
 /// many tasks found it.
-pub fn broken_fragments(store: &Store, run: i64) -> anyhow::Result<Vec<(String, String, String)>> {
+pub(super) fn broken_fragments(
+    store: &Store,
+    run: i64,
+) -> anyhow::Result<Vec<(String, String, String)>> {
     let mut found: Vec<(String, String, String)> = store
         .findings(run, None)?
         .into_iter()
@@ -213,7 +216,7 @@ pub fn broken_fragments(store: &Store, run: i64) -> anyhow::Result<Vec<(String, 
 
 /// `found` (link, page with it, message), at most [`PROBLEMS_SHOWN`], as
 /// a crawl ends (after [`write_problems`]); nothing when there are none.
-pub fn write_broken_fragments(
+pub(super) fn write_broken_fragments(
     out: &mut dyn Write,
     found: &[(String, String, String)],
 ) -> anyhow::Result<()> {
@@ -240,7 +243,7 @@ pub fn write_broken_fragments(
 }
 
 /// `n` and the word for that many: `1 page`, `2 pages`.
-pub fn count(n: usize, one: &str, many: &str) -> String {
+pub(super) fn count(n: usize, one: &str, many: &str) -> String {
     match n {
         1 => format!("1 {one}"),
         n => format!("{n} {many}"),
@@ -252,7 +255,7 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 /// link of theirs was followed), links of a local tree to files outside
 /// it (with how to have them checked), and pages cut at `max_body` (whose
 /// later links were never seen); nothing when there are none.
-pub fn write_unchecked(
+pub(super) fn write_unchecked(
     out: &mut dyn Write,
     store: &Store,
     run: i64,
@@ -342,7 +345,7 @@ pub fn write_unchecked(
 /// The broken and blocked URLs of `run`, each with the pages that refer
 /// to it (at most [`PROBLEMS_SHOWN`], then the command that lists them
 /// all), as a crawl ends; nothing when there are none.
-pub fn write_problems(
+pub(super) fn write_problems(
     out: &mut dyn Write,
     store: &Store,
     run: i64,

@@ -64,7 +64,7 @@ fn when(t: SystemTime) -> String {
 
 /// Whether `path` holds a WebSnatcher profile rather than a crawl
 /// configuration: TOML with entries to collect and no `[[task]]`.
-pub fn is_profile(path: &Path) -> bool {
+pub(super) fn is_profile(path: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
@@ -80,7 +80,7 @@ pub fn is_profile(path: &Path) -> bool {
 /// Watch `path` (a crawl configuration or a WebSnatcher profile) until
 /// stopped, with the command line's settings and `--resolve` entries over
 /// the file's; `quiet` is the count of `-q`.
-pub fn run(
+pub(super) fn run(
     path: &Path,
     default: Option<Schedule>,
     overrides: &super::Overrides,

@@ -52,14 +52,14 @@ impl StoreArgs {
     }
 
     /// Open the store, which must exist (`what` says what needs it).
-    pub fn open_existing(&self, what: &str) -> anyhow::Result<Store> {
+    pub(super) fn open_existing(&self, what: &str) -> anyhow::Result<Store> {
         Ok(self.open_existing_with_index(what, None)?.0)
     }
 
     /// [`StoreArgs::open_existing`], and where its search index lives:
     /// `index` when given, else the configuration's `search_index`, else
     /// where [`crate::wwww::index::index_dir_for`] keeps it.
-    pub fn open_existing_with_index(
+    pub(super) fn open_existing_with_index(
         &self,
         what: &str,
         index: Option<&Path>,
@@ -81,7 +81,7 @@ impl StoreArgs {
 
     /// Open the store, creating it if needed, with where the store is and the
     /// configuration's `[library]` table.
-    pub fn open_with_settings(
+    pub(super) fn open_with_settings(
         &self,
     ) -> anyhow::Result<(Store, config::StoreSetting, config::LibrarySettings)> {
         let (setting, library, _) = self.setting_and_library()?;

@@ -6,6 +6,9 @@
 //! Writes go through the [`StoreWriter`] thread; reads (the cache lookups of
 //! the crawl, and the `results` command) use the [`Store`]'s own connection.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 mod archive;
 mod collections;
 mod db;

@@ -1,6 +1,9 @@
 //! The World Wide Web Worm (seed 001, part 2): its archive file and, built
 //! on the store, the search over titles, anchor text and URL components.
 
+// Each dependency listed is used (tests' own are dev-dependencies).
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 pub mod archive;
 pub mod index;
 mod query;

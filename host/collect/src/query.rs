@@ -74,8 +74,9 @@ pub struct Asker {
 impl Asker {
     /// A fetcher with `settings`, and no engine loaded yet.
     pub fn new(settings: &Settings) -> anyhow::Result<Asker> {
+        // A worker per core: a collection's fetches (and the bodies'
+        // decoding) run on it while the walk saves and reads the answers.
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
             .enable_all()
             .build()?;
         let http = Arc::new(PoliteHttp::new(

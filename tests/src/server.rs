@@ -14,6 +14,7 @@ use bytes::Bytes;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -174,6 +175,8 @@ impl Site {
 #[derive(Clone, Default)]
 pub struct Web {
     sites: HashMap<String, Site>,
+    /// Every answer waits this long before its head is sent (zero: none).
+    round_trip: Duration,
 }
 
 impl Web {
@@ -185,6 +188,16 @@ impl Web {
     /// Add a site under `host`.
     pub fn site(mut self, host: &str, site: Site) -> Web {
         self.sites.insert(host.to_ascii_lowercase(), site);
+        self
+    }
+
+    /// Answer every request after `round_trip`, whatever its host, path or
+    /// method (robots.txt, a page, a HEAD, a redirect, a 404 alike): a web
+    /// at that round trip from its client. The wait is an asynchronous
+    /// sleep, so requests waiting at once do not hold each other up; a
+    /// route's own [`Route::Delay`] comes on top of it.
+    pub fn round_trip(mut self, round_trip: Duration) -> Web {
+        self.round_trip = round_trip;
         self
     }
 
@@ -244,6 +257,8 @@ struct WebState {
     counts: Mutex<HashMap<(String, String), usize>>,
     /// Per host: requests being answered now, and the most at once.
     in_flight: Mutex<HashMap<String, (usize, usize)>>,
+    /// Requests answered (their response's head ready) since the start.
+    served: AtomicU64,
 }
 
 /// A running test web.
@@ -274,6 +289,7 @@ impl TestWeb {
             log: Mutex::new(Vec::new()),
             counts: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
+            served: AtomicU64::new(0),
         });
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let st = state.clone();
@@ -332,6 +348,13 @@ impl TestWeb {
             .unwrap()
             .get(host)
             .map_or(0, |(_, most)| *most)
+    }
+
+    /// Requests answered since the server started (their response's head
+    /// ready; [`TestWeb::clear_log`] does not reset it): a request whose
+    /// client left before its answer was ready is not counted.
+    pub fn served(&self) -> u64 {
+        self.state.served.load(Ordering::Relaxed)
     }
 
     /// Forget the requests so far.
@@ -428,10 +451,14 @@ async fn serve(State(st): State<Arc<WebState>>, req: Request) -> Response {
         *most = (*most).max(*now);
     }
     let route = route.unwrap_or_else(|| Route::status(404));
+    if !st.web.round_trip.is_zero() {
+        tokio::time::sleep(st.web.round_trip).await;
+    }
     let response = respond(&st, &route, &method, req.headers(), nth).await;
     if let Some((now, _)) = st.in_flight.lock().unwrap().get_mut(&host) {
         *now -= 1;
     }
+    st.served.fetch_add(1, Ordering::Relaxed);
     response
 }
 

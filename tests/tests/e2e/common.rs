@@ -6,24 +6,24 @@ use spinneret_tests::harness::Setup;
 use std::process::{Command, Output};
 
 /// A command for the spinneret binary built for these tests.
-pub fn command() -> Command {
+pub(crate) fn command() -> Command {
     Command::new(env!("CARGO_BIN_EXE_spinneret-e2e"))
 }
 
 /// Runs spinneret with `args` and waits for it.
-pub fn spinneret(args: &[&str]) -> Output {
+pub(crate) fn spinneret(args: &[&str]) -> Output {
     command().args(args).output().expect("run spinneret")
 }
 
 /// Writes `profile` as `dir/profile.toml` and runs `spinneret collect` on it.
-pub fn collect(dir: &std::path::Path, profile: &str) -> Output {
+pub(crate) fn collect(dir: &std::path::Path, profile: &str) -> Output {
     let path = dir.join("profile.toml");
     std::fs::write(&path, profile).expect("write the profile");
     spinneret(&["collect", path.to_str().expect("a UTF-8 path")])
 }
 
 /// `spinneret -q crawl CONFIG EXTRA...` on a test setup.
-pub fn crawl(setup: &Setup, extra: &[&str]) -> Output {
+pub(crate) fn crawl(setup: &Setup, extra: &[&str]) -> Output {
     crawl_command(setup, extra)
         .output()
         .expect("run spinneret crawl")
@@ -31,7 +31,7 @@ pub fn crawl(setup: &Setup, extra: &[&str]) -> Output {
 
 /// [`crawl`] with the report stage's plugins on `workers` threads
 /// (`SPINNERET_REPORT_WORKERS`), whatever the machine's cores.
-pub fn crawl_with_report_workers(setup: &Setup, workers: usize) -> Output {
+pub(crate) fn crawl_with_report_workers(setup: &Setup, workers: usize) -> Output {
     crawl_command(setup, &[])
         .env("SPINNERET_REPORT_WORKERS", workers.to_string())
         .output()
@@ -49,7 +49,7 @@ fn crawl_command(setup: &Setup, extra: &[&str]) -> Command {
 
 /// Asserts the exit status (showing stderr when it differs) and returns
 /// stderr.
-pub fn expect_exit(out: &Output, code: i32) -> String {
+pub(crate) fn expect_exit(out: &Output, code: i32) -> String {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(code), "{stderr}");
     stderr
@@ -57,20 +57,20 @@ pub fn expect_exit(out: &Output, code: i32) -> String {
 
 /// Assert that `out` is a refusal (exit status 2) whose message says
 /// `why`; its standard error.
-pub fn expect_refusal(out: &Output, why: &str) -> String {
+pub(crate) fn expect_refusal(out: &Output, why: &str) -> String {
     let stderr = expect_exit(out, 2);
     assert!(stderr.contains(why), "expected `{why}` in: {stderr}");
     stderr
 }
 
 /// Bytes as text, lossily.
-pub fn text(b: &[u8]) -> String {
+pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
 /// The last run's plugin failures in `setup`'s store, as (URL, plugin,
 /// message), sorted.
-pub fn plugin_failures(setup: &Setup) -> Vec<(String, String, String)> {
+pub(crate) fn plugin_failures(setup: &Setup) -> Vec<(String, String, String)> {
     let mut failures: Vec<_> = last_findings(setup, "plugin-failure")
         .into_iter()
         .map(|f| (f.url, f.source, f.message))
@@ -80,7 +80,7 @@ pub fn plugin_failures(setup: &Setup) -> Vec<(String, String, String)> {
 }
 
 /// The last run's findings of `kind` in `setup`'s store, in their order.
-pub fn last_findings(setup: &Setup, kind: &str) -> Vec<spinneret_store::FindingRow> {
+pub(crate) fn last_findings(setup: &Setup, kind: &str) -> Vec<spinneret_store::FindingRow> {
     let store = setup.store();
     let run_id = store.last_run().unwrap().unwrap().id;
     store
@@ -92,7 +92,7 @@ pub fn last_findings(setup: &Setup, kind: &str) -> Vec<spinneret_store::FindingR
 }
 
 /// The run a plugin test hands a reporter: run 1, started at 0.
-pub fn plugin_run() -> wit::RunInfo {
+pub(crate) fn plugin_run() -> wit::RunInfo {
     wit::RunInfo {
         id: 1,
         started_at: 0,
@@ -104,7 +104,7 @@ pub fn plugin_run() -> wit::RunInfo {
 
 /// The task a plugin test hands a plugin: site task `T` of
 /// `http://a.example/`.
-pub fn plugin_task() -> wit::TaskInfo {
+pub(crate) fn plugin_task() -> wit::TaskInfo {
     wit::TaskInfo {
         name: "T".into(),
         kind: wit::TaskKind::Site,
@@ -117,7 +117,7 @@ pub fn plugin_task() -> wit::TaskInfo {
 
 /// A running `spinneret serve` and where it listens (`base`, without a
 /// trailing slash); stopped when dropped.
-pub struct Served {
+pub(crate) struct Served {
     child: std::process::Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
@@ -131,12 +131,12 @@ impl Drop for Served {
 }
 
 /// Start `spinneret serve ARGS` on a free loopback port.
-pub fn serve(args: &[&std::ffi::OsStr]) -> Served {
+pub(crate) fn serve(args: &[&std::ffi::OsStr]) -> Served {
     serve_with(command(), args)
 }
 
 /// [`serve`] as `cmd` runs it (with its environment).
-pub fn serve_with(mut cmd: Command, args: &[&std::ffi::OsStr]) -> Served {
+pub(crate) fn serve_with(mut cmd: Command, args: &[&std::ffi::OsStr]) -> Served {
     use std::io::{BufRead, BufReader};
     let mut child = cmd
         .args(["serve", "--listen", "127.0.0.1:0"])
@@ -164,7 +164,7 @@ pub fn serve_with(mut cmd: Command, args: &[&std::ffi::OsStr]) -> Served {
 /// The bundled example (its path) and a copy of it in a temporary
 /// directory, as the repository holds it: no store, report or mirror of an
 /// earlier run (so a test leaves the working tree clean).
-pub fn example_copy() -> (std::path::PathBuf, tempfile::TempDir) {
+pub(crate) fn example_copy() -> (std::path::PathBuf, tempfile::TempDir) {
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../example");
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut todo = vec![std::path::PathBuf::new()];
@@ -189,7 +189,7 @@ pub fn example_copy() -> (std::path::PathBuf, tempfile::TempDir) {
 
 /// `GET path` from a [`Served`] server, over a connection of its own:
 /// the status, the headers (lower-case names) and the body.
-pub fn get(s: &Served, path: &str) -> (u16, Vec<(String, String)>, String) {
+pub(crate) fn get(s: &Served, path: &str) -> (u16, Vec<(String, String)>, String) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
     stream

@@ -157,7 +157,7 @@ fn poster(base: String, vl: u64, stop: Arc<AtomicBool>, counts: Arc<(AtomicU64, 
 }
 
 /// `--genvl`.
-pub fn run(bench: &Bench) -> anyhow::Result<()> {
+pub(crate) fn run(bench: &Bench) -> anyhow::Result<()> {
     let tmp = tempfile::tempdir()?;
     let store = tmp.path().join("genvl.db");
     let (file, tree) = library();

@@ -24,10 +24,11 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 mod genvl;
 mod mirror;
+mod network;
 mod workers;
 mod worm;
 
@@ -58,6 +59,9 @@ struct Bench {
     /// `--postgres`: each crawl's store is a new database on this server
     /// (the test suite's: fsync off), not an SQLite file.
     postgres: Option<&'static spinneret_store::testing::TestPg>,
+    /// `--per-site-connections`: spinneret's `per_site_connections`
+    /// (written into the configuration only when given).
+    per_site: Option<u64>,
 }
 
 /// One crawl's figures.
@@ -86,8 +90,12 @@ impl Bench {
             .iter()
             .map(|p| format!("[[plugin]]\nname = \"{p}\"\nsource = \"builtin:{p}\"\n\n"))
             .collect();
+        let per_site = self
+            .per_site
+            .map(|n| format!("per_site_connections = {n}\n"))
+            .unwrap_or_default();
         format!(
-            "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {}\nstore = \"bench.db\"\n\n{tasks}{hook_plugins}{}",
+            "user_agent = \"spinneret-bench/1.0\"\nper_site_delay = \"0s\"\nconcurrency = {}\n{per_site}store = \"bench.db\"\n\n{tasks}{hook_plugins}{}",
             self.concurrency,
             self.web.resolve_toml()
         )
@@ -180,6 +188,20 @@ impl Bench {
             timings,
         })
     }
+}
+
+/// Serve `shape`'s web on a loopback port, every answer after
+/// `round_trip` (none when zero), and the edition its pages read at.
+fn serve(shape: &Shape, round_trip: Duration) -> (TestWeb, Arc<AtomicU64>) {
+    let port = Arc::new(OnceLock::new());
+    let edition = Arc::new(AtomicU64::new(0));
+    let web = TestWeb::start(
+        shape
+            .web_with_edition(port.clone(), edition.clone())
+            .round_trip(round_trip),
+    );
+    let _ = port.set(web.port());
+    (web, edition)
 }
 
 /// The median of `xs` (sorted here), with the least and the most.
@@ -296,59 +318,141 @@ fn installed(program: &str) -> bool {
         .is_ok()
 }
 
+/// What `bench --help` says.
+fn print_help() {
+    println!(
+        "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--import-memory GIB] [--genvl] [--serve] [--postgres [--workers N,N,...]] [--latency DUR] [--network] [--latency-check CONNS]\n\
+              Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
+              the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
+              Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
+              --leaves L gives every page L more links to leaves of its own (a task of\n\
+              N * L URLs: --pages 2000 --sites 1 --leaves 100 --reports is a 200,000-URL\n\
+              task with the default reporters; --pages 1 --sites 1 --leaves 200000 is one\n\
+              9 MB page of 200,000 links);\n\
+              --reports also runs the default report plugins after the crawl (timed with it);\n\
+              --plugins runs every built-in crawl plugin too (soft-404, trap-guard, sitemap)\n\
+              and the report plugins; --plugin NAME (repeatable) runs only that crawl plugin;\n\
+              the crawl and the report stage are printed apart, with each plugin call's cost;\n\
+              --overhead RUNS crawls RUNS times without the crawl plugins and RUNS times with\n\
+              them (all, or those named with --plugin), taking turns, and prints the medians\n\
+              (with --reports and no --plugin: the bare crawl against the default run, its\n\
+              report stage included)\n\
+              and what the plugins cost (a busy machine varies by 10% and more from run to\n\
+              run: 9 runs or more give a figure to trust);\n\
+              --mirror DEPTH mirrors the web with `spinneret collect` (one item per site,\n\
+              DEPTH links deep, no per-site interval) with `wget -r -p -k -E -e robots=on`\n\
+              and with HTTrack when installed, for at most --httrack-limit SECS (default 600;\n\
+              it is slow) (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
+              of each;\n\
+              --worm URLS is the World Wide Web Worm's benchmark: the index build rate on\n\
+              the synthetic web's store (full, and incremental after one site is crawled\n\
+              again), then an archive of URLS URLs generated, imported, indexed (full and\n\
+              incremental), searched through `spinneret serve` with a query set (words,\n\
+              phrases, fields, boolean operators, regular expressions; median and 99th\n\
+              percentile per class), the same queries as `grep -E` over the exported archive\n\
+              (the seed's way), and serve under `wrk -c64`; --keep DIR keeps its files there;\n\
+              --import-memory GIB is `archive import`'s peak RSS on a generated archive of\n\
+              GIB GiB (its documents' lines together, then each document's in two halves),\n\
+              on one document of 600,000 references and on /dev/zero (files removed after);\n\
+              --genvl is GENVL's: a library of a VL of 10,000 pointers and a tree of 1,010 VLs\n\
+              imported, the summary page's p50/p99, and `wrk -c100` over the tree's pages\n\
+              while a client posts pointers;\n\
+              --serve only serves the web (and keeps its config) until killed;\n\
+              --postgres crawls into a PostgreSQL store (a new database for each crawl on a\n\
+              server the benchmark starts as the test suite does: initdb and postgres, fsync\n\
+              off) instead of an SQLite file, with the crawl and --overhead modes;\n\
+              --postgres --workers 1,2,4 crawls the web with one `spinneret crawl` into an\n\
+              SQLite file and one into PostgreSQL, then with 1, 2 and 4 `spinneret worker`\n\
+              processes sharing a run\n\
+              on PostgreSQL, and prints each one's wall time, pages/s, requests and URLs\n\
+              requested more than once;\n\
+              --latency DUR (25ms, 0.025s) answers every request of the web after 2 x DUR,\n\
+              as at DUR each way (robots.txt, pages, HEADs, redirects, 404s alike), in any mode;\n\
+              --latency-check CONNS sends CONNS requests at once, three times, and prints how\n\
+              long the web took to answer against its round trip;\n\
+              --network (default --latency 25ms, --pages 2000) runs on that web, side by side:\n\
+              `spinneret crawl` (one site task per site), `spinneret collect` (one item per\n\
+              site of a second web of --mirror-sites sites, default 10, --depth 10), wget -r -p\n\
+              -k -E -H and HTTrack -c8 (stopped by its -E after --httrack-limit, 600 s) on\n\
+              that web, lychee on the first web's page URLs, LinkChecker recursive and wget\n\
+              --spider -r (stopped after --spider-limit SECS, default 300) on it; any tool\n\
+              is stopped after --peer-limit SECS (default 1800). It prints each one's wall\n\
+              time, requests answered, requests/s and share of the limit (sites x per-site\n\
+              connections / round trip); a peer not installed is left out, with how to\n\
+              install it. --check-connections CONNS (default 400) sizes its first check of\n\
+              the web; --per-site-connections N sets spinneret's per_site_connections\n\
+              (default: not written, spinneret's 2)."
+    );
+}
+
+/// `--network`: the crawl web served, a mirror web beside it, and every
+/// tool run on them side by side (`network::run`).
+fn network_mode(
+    args: &[String],
+    bench: &Bench,
+    (pages, concurrency, per_site): (u64, u64, Option<u64>),
+    latency: Duration,
+) -> anyhow::Result<()> {
+    let mirror_shape = Shape {
+        pages,
+        sites: arg(args, "--mirror-sites").map_or(Ok(10), |v| v.parse())?,
+        leaves: 0,
+    };
+    let (web, edition) = serve(&mirror_shape, latency * 2);
+    let mirror = Bench {
+        binary: bench.binary.clone(),
+        shape: mirror_shape,
+        concurrency,
+        web,
+        edition,
+        postgres: None,
+        per_site,
+    };
+    let limit = |name: &str, default: u64| arg(args, name).map_or(Ok(default), |v| v.parse());
+    let net = network::Network {
+        latency,
+        depth: arg(args, "--depth").map_or(Ok(10), |v| v.parse())?,
+        httrack_limit: limit("--httrack-limit", 600)?,
+        spider_limit: limit("--spider-limit", 300)?,
+        peer_limit: limit("--peer-limit", 1800)?,
+        check_connections: limit("--check-connections", 400)? as usize,
+    };
+    network::run(bench, &mirror, &net)
+}
+
+/// The modes on the crawl web that are not the crawl itself (`--genvl`,
+/// `--import-memory`, `--worm`, `--workers`): whether one was asked for
+/// (and ran).
+fn other_mode(args: &[String], bench: &Bench) -> anyhow::Result<bool> {
+    if args.iter().any(|a| a == "--genvl") {
+        genvl::run(bench)?;
+    } else if let Some(gib) = arg(args, "--import-memory") {
+        worm::import_memory(bench, gib.parse()?)?;
+    } else if let Some(urls) = arg(args, "--worm") {
+        worm::run(bench, urls.parse()?, arg(args, "--keep").map(PathBuf::from))?;
+    } else if let Some(counts) = arg(args, "--workers") {
+        let counts: Vec<usize> = counts
+            .split(',')
+            .map(|n| n.trim().parse())
+            .collect::<Result<_, _>>()?;
+        workers::run(bench, &counts)?;
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!(
-            "usage: bench [--pages N] [--sites S] [--leaves L] [--concurrency C] [--binary PATH] [--reports] [--plugins] [--plugin NAME] [--overhead RUNS] [--mirror DEPTH] [--worm URLS [--keep DIR]] [--import-memory GIB] [--genvl] [--serve] [--postgres [--workers N,N,...]]\n\
-                  Serves a synthetic web of N pages over S sites on 127.0.0.1, crawls it with\n\
-                  the spinneret binary and prints pages/s and the crawler's peak RSS.\n\
-                  Defaults: --pages 20000 --sites 20, the spinneret binary beside this one.\n\
-                  --leaves L gives every page L more links to leaves of its own (a task of\n\
-                  N * L URLs: --pages 2000 --sites 1 --leaves 100 --reports is a 200,000-URL\n\
-                  task with the default reporters; --pages 1 --sites 1 --leaves 200000 is one\n\
-                  9 MB page of 200,000 links);\n\
-                  --reports also runs the default report plugins after the crawl (timed with it);\n\
-                  --plugins runs every built-in crawl plugin too (soft-404, trap-guard, sitemap)\n\
-                  and the report plugins; --plugin NAME (repeatable) runs only that crawl plugin;\n\
-                  the crawl and the report stage are printed apart, with each plugin call's cost;\n\
-                  --overhead RUNS crawls RUNS times without the crawl plugins and RUNS times with\n\
-                  them (all, or those named with --plugin), taking turns, and prints the medians\n\
-                  (with --reports and no --plugin: the bare crawl against the default run, its\n\
-                  report stage included)\n\
-                  and what the plugins cost (a busy machine varies by 10% and more from run to\n\
-                  run: 9 runs or more give a figure to trust);\n\
-                  --mirror DEPTH mirrors the web with `spinneret collect` (one item per site,\n\
-                  DEPTH links deep, no per-site interval) with `wget -r -p -k -E -e robots=on`\n\
-                  and with HTTrack when installed, for at most --httrack-limit SECS (default 600;\n\
-                  it is slow) (the same depth, across the web's hosts) and prints pages/s, disk and peak RSS\n\
-                  of each;\n\
-                  --worm URLS is the World Wide Web Worm's benchmark: the index build rate on\n\
-                  the synthetic web's store (full, and incremental after one site is crawled\n\
-                  again), then an archive of URLS URLs generated, imported, indexed (full and\n\
-                  incremental), searched through `spinneret serve` with a query set (words,\n\
-                  phrases, fields, boolean operators, regular expressions; median and 99th\n\
-                  percentile per class), the same queries as `grep -E` over the exported archive\n\
-                  (the seed's way), and serve under `wrk -c64`; --keep DIR keeps its files there;\n\
-                  --import-memory GIB is `archive import`'s peak RSS on a generated archive of\n\
-                  GIB GiB (its documents' lines together, then each document's in two halves),\n\
-                  on one document of 600,000 references and on /dev/zero (files removed after);\n\
-                  --genvl is GENVL's: a library of a VL of 10,000 pointers and a tree of 1,010 VLs\n\
-                  imported, the summary page's p50/p99, and `wrk -c100` over the tree's pages\n\
-                  while a client posts pointers;\n\
-                  --serve only serves the web (and keeps its config) until killed;\n\
-                  --postgres crawls into a PostgreSQL store (a new database for each crawl on a\n\
-                  server the benchmark starts as the test suite does: initdb and postgres, fsync\n\
-                  off) instead of an SQLite file, with the crawl and --overhead modes;\n\
-                  --postgres --workers 1,2,4 crawls the web with one `spinneret crawl` into an\n\
-                  SQLite file and one into PostgreSQL, then with 1, 2 and 4 `spinneret worker`\n\
-                  processes sharing a run\n\
-                  on PostgreSQL, and prints each one's wall time, pages/s, requests and URLs\n\
-                  requested more than once."
-        );
+        print_help();
         return Ok(());
     }
-    let pages: u64 = arg(&args, "--pages").map_or(Ok(20_000), |v| v.parse())?;
+    // --network: 2,000 pages unless told (a real network's round trips
+    // make 20,000 a long sitting for the peers).
+    let network = args.iter().any(|a| a == "--network");
+    let default_pages = if network { 2_000 } else { 20_000 };
+    let pages: u64 = arg(&args, "--pages").map_or(Ok(default_pages), |v| v.parse())?;
     let sites: u64 = arg(&args, "--sites").map_or(Ok(20), |v| v.parse())?;
     let concurrency: u64 = arg(&args, "--concurrency").map_or(Ok(64), |v| v.parse())?;
     let binary = match arg(&args, "--binary") {
@@ -366,10 +470,17 @@ fn main() -> anyhow::Result<()> {
         sites,
         leaves,
     };
-    let port = Arc::new(OnceLock::new());
-    let edition = Arc::new(AtomicU64::new(0));
-    let web = TestWeb::start(shape.web_with_edition(port.clone(), edition.clone()));
-    let _ = port.set(web.port());
+    // --latency DUR: every answer of the web after 2 × DUR (DUR each way);
+    // --network without it: 25 ms.
+    let latency = match arg(&args, "--latency") {
+        Some(v) => network::parse_duration(&v)?,
+        None if network => Duration::from_millis(25),
+        None => Duration::ZERO,
+    };
+    let per_site: Option<u64> = arg(&args, "--per-site-connections")
+        .map(|v| v.parse())
+        .transpose()?;
+    let (web, edition) = serve(&shape, latency * 2);
     let postgres = match args.iter().any(|a| a == "--postgres") {
         true => Some(spinneret_store::testing::TestPg::shared().ok_or_else(|| {
             anyhow::anyhow!("--postgres needs PostgreSQL's server programs (initdb, postgres)")
@@ -383,6 +494,7 @@ fn main() -> anyhow::Result<()> {
         web,
         edition,
         postgres,
+        per_site,
     };
 
     // The built-ins that run inside the crawl, with their default settings:
@@ -411,33 +523,26 @@ fn main() -> anyhow::Result<()> {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         }
     }
+    if let Some(connections) = arg(&args, "--latency-check") {
+        return network::latency_check(&bench.web, connections.parse()?, latency * 2);
+    }
+    if network {
+        return network_mode(&args, &bench, (pages, concurrency, per_site), latency);
+    }
     eprintln!(
-        "crawling {pages} pages over {sites} sites on 127.0.0.1:{} ...",
-        bench.web.port()
+        "crawling {pages} pages over {sites} sites on 127.0.0.1:{}{} ...",
+        bench.web.port(),
+        match latency.is_zero() {
+            true => String::new(),
+            false => format!(", {} ms each way", latency.as_secs_f64() * 1e3),
+        }
     );
     if let Some(depth) = arg(&args, "--mirror") {
         let limit = arg(&args, "--httrack-limit").map_or(Ok(600), |v| v.parse())?;
         return mirror::mirror(&bench, depth.parse()?, limit);
     }
-    if args.iter().any(|a| a == "--genvl") {
-        return genvl::run(&bench);
-    }
-    if let Some(gib) = arg(&args, "--import-memory") {
-        return worm::import_memory(&bench, gib.parse()?);
-    }
-    if let Some(urls) = arg(&args, "--worm") {
-        return worm::run(
-            &bench,
-            urls.parse()?,
-            arg(&args, "--keep").map(PathBuf::from),
-        );
-    }
-    if let Some(counts) = arg(&args, "--workers") {
-        let counts: Vec<usize> = counts
-            .split(',')
-            .map(|n| n.trim().parse())
-            .collect::<Result<_, _>>()?;
-        return workers::run(&bench, &counts);
+    if other_mode(&args, &bench)? {
+        return Ok(());
     }
     if let Some(runs) = arg(&args, "--overhead") {
         let runs: usize = runs.parse()?;

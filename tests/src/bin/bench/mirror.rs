@@ -73,15 +73,21 @@ impl Bench {
         }
     }
 
-    /// Mirror the web with `spinneret collect`: one `[[url]]` per site top,
-    /// `depth` links deep, no per-site interval (as wget's default).
-    fn collect(&self, depth: u32) -> anyhow::Result<Mirrored> {
-        let dir = tempfile::tempdir()?;
+    /// `spinneret collect` of a profile written in `dir` (its mirror in
+    /// `dir/mirror`): one `[[url]]` per site top, `depth` links deep, no
+    /// per-site interval (as wget's default); `extra` is added to the
+    /// profile's settings.
+    pub(crate) fn collect_command(
+        &self,
+        dir: &std::path::Path,
+        depth: u32,
+        extra: &str,
+    ) -> anyhow::Result<Command> {
         let port = self.web.port();
         let mut profile =
-            String::from("mirror = \"mirror\"\nmax_pages = 100000\nper_site_delay = \"0s\"\n\n");
+            format!("mirror = \"mirror\"\nmax_pages = 100000\nper_site_delay = \"0s\"\n{extra}\n");
         let mut cmd = Command::new(&self.binary);
-        cmd.arg("collect").arg(dir.path().join("profile.toml"));
+        cmd.arg("collect").arg(dir.join("profile.toml"));
         for s in 0..self.shape.sites {
             let host = Shape::host(s);
             profile.push_str(&format!(
@@ -89,7 +95,14 @@ impl Bench {
             ));
             cmd.arg("--resolve").arg(format!("{host}=127.0.0.1"));
         }
-        std::fs::write(dir.path().join("profile.toml"), profile)?;
+        std::fs::write(dir.join("profile.toml"), profile)?;
+        Ok(cmd)
+    }
+
+    /// Mirror the web with `spinneret collect` ([`Bench::collect_command`]).
+    fn collect(&self, depth: u32) -> anyhow::Result<Mirrored> {
+        let dir = tempfile::tempdir()?;
+        let mut cmd = self.collect_command(dir.path(), depth, "")?;
         let t = timed(self, dir.path(), &mut cmd, 8)?;
         let (secs, rss) = (t.secs, t.rss_kib);
         let mirror = dir.path().join("mirror");
@@ -97,11 +110,11 @@ impl Bench {
         Ok(self.mirrored(secs, rss, disk_kib(&mirror), warc))
     }
 
-    /// Mirror the web with `wget -r -p -k -E -e robots=on`, spanning the
-    /// web's hosts (`-H -D bench`), `depth` levels, through the test web as
-    /// its proxy (the hosts resolve nowhere else).
-    fn wget(&self, depth: u32) -> anyhow::Result<Mirrored> {
-        let dir = tempfile::tempdir()?;
+    /// `wget -r -p -k -E -e robots=on`, spanning the web's hosts (`-H -D
+    /// bench`), `depth` levels, through the test web as its proxy (the
+    /// hosts resolve nowhere else), into `mirror` below its working
+    /// directory.
+    pub(crate) fn wget_command(&self, depth: u32) -> Command {
         let port = self.web.port();
         let mut cmd = Command::new("wget");
         cmd.args([
@@ -123,21 +136,25 @@ impl Bench {
         for s in 0..self.shape.sites {
             cmd.arg(format!("http://{}:{port}/p/{s}.html", Shape::host(s)));
         }
+        cmd
+    }
+
+    /// Mirror the web with `wget -r -p -k -E` ([`Bench::wget_command`]).
+    fn wget(&self, depth: u32) -> anyhow::Result<Mirrored> {
+        let dir = tempfile::tempdir()?;
+        let mut cmd = self.wget_command(depth);
         let t = timed(self, dir.path(), &mut cmd, 8)?;
         let (secs, rss) = (t.secs, t.rss_kib);
         Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
     }
 
-    /// Mirror the web with HTTrack: the same tops, `depth` links below
-    /// them (HTTrack counts the tops as level 1), any of the web's hosts
-    /// (`+*.bench:PORT/*`), robots.txt obeyed (`-s2`, its default), through the
-    /// test web as its proxy. Its own limits (10 connections a second,
-    /// 8 at a time) lifted as spinneret's per-site interval is, to 32
-    /// connections with no rate cap. HTTrack is slow here (about 30 files
-    /// a second): it stops after `limit` seconds (its `-E`), and its rate
-    /// is what it fetched in that time.
-    fn httrack(&self, depth: u32, limit: u64) -> anyhow::Result<Mirrored> {
-        let dir = tempfile::tempdir()?;
+    /// HTTrack: the same tops, `depth` links below them (HTTrack counts the
+    /// tops as level 1), any of the web's hosts (`+*.bench:PORT/*`),
+    /// robots.txt obeyed (`-s2`, its default), through the test web as its
+    /// proxy, `connections` at a time (`-c`, its default 8) with no rate cap
+    /// (`-%c0`), stopping after `limit` seconds (its `-E`), into `mirror`
+    /// below its working directory.
+    pub(crate) fn httrack_command(&self, depth: u32, limit: u64, connections: u32) -> Command {
         let port = self.web.port();
         let mut cmd = Command::new("httrack");
         for s in 0..self.shape.sites {
@@ -145,11 +162,24 @@ impl Bench {
         }
         cmd.args(["-O", "mirror"])
             .arg(format!("-r{}", depth + 1))
-            .args(["-s2", "-q", "-%c0", "-c32", "--disable-security-limits"])
+            .args(["-s2", "-q", "-%c0"])
+            .arg(format!("-c{connections}"))
+            .arg("--disable-security-limits")
             .arg(format!("-E{limit}"))
             .arg("-P")
             .arg(format!("127.0.0.1:{port}"))
             .arg(format!("+*.bench:{port}/*"));
+        cmd
+    }
+
+    /// Mirror the web with HTTrack ([`Bench::httrack_command`]). Its own
+    /// limits (10 connections a second, 8 at a time) lifted as spinneret's
+    /// per-site interval is, to 32 connections with no rate cap. HTTrack is
+    /// slow here (about 30 files a second): it stops after `limit` seconds,
+    /// and its rate is what it fetched in that time.
+    fn httrack(&self, depth: u32, limit: u64) -> anyhow::Result<Mirrored> {
+        let dir = tempfile::tempdir()?;
+        let mut cmd = self.httrack_command(depth, limit, 32);
         let t = timed(self, dir.path(), &mut cmd, 8)?;
         let (secs, rss) = (t.secs, t.rss_kib);
         Ok(self.mirrored(secs, rss, disk_kib(&dir.path().join("mirror")), 0))
@@ -158,7 +188,7 @@ impl Bench {
 
 /// `--mirror`: spinneret collect against wget and HTTrack on the same web,
 /// each tool's row printed as soon as it is measured.
-pub fn mirror(bench: &Bench, depth: u32, httrack_limit: u64) -> anyhow::Result<()> {
+pub(crate) fn mirror(bench: &Bench, depth: u32, httrack_limit: u64) -> anyhow::Result<()> {
     println!(
         "mirroring {} pages over {} sites, {depth} levels",
         bench.shape.pages, bench.shape.sites

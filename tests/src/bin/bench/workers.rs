@@ -34,7 +34,7 @@ fn figures(bench: &Bench, secs: f64) -> Figures {
 }
 
 /// `counts` workers at a time against PostgreSQL, after one crawl into SQLite.
-pub fn run(bench: &Bench, counts: &[usize]) -> anyhow::Result<()> {
+pub(crate) fn run(bench: &Bench, counts: &[usize]) -> anyhow::Result<()> {
     let pg = bench
         .postgres
         .ok_or_else(|| anyhow::anyhow!("--workers needs --postgres"))?;

@@ -826,7 +826,7 @@ pub(super) fn wrk(base: &str, script: &Path, clients: u32, seconds: u64) -> anyh
 /// halves far apart (every document written in one batch and added to in
 /// another), one document of 600,000 references in two halves around
 /// 20,000 other documents; and `/dev/zero` (one endless line).
-pub fn import_memory(bench: &Bench, gib: f64) -> anyhow::Result<()> {
+pub(crate) fn import_memory(bench: &Bench, gib: f64) -> anyhow::Result<()> {
     let tmp = tempfile::tempdir()?;
     let dir = tmp.path();
     let want = (gib * (1u64 << 30) as f64) as u64;
@@ -915,7 +915,7 @@ pub fn import_memory(bench: &Bench, gib: f64) -> anyhow::Result<()> {
 }
 
 /// `--worm URLS`: all of the above.
-pub fn run(bench: &Bench, urls: u64, keep: Option<PathBuf>) -> anyhow::Result<()> {
+pub(crate) fn run(bench: &Bench, urls: u64, keep: Option<PathBuf>) -> anyhow::Result<()> {
     synthetic_web(bench, keep.as_deref())?;
 
     let tmp = tempfile::tempdir()?;

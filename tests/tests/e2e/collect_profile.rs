@@ -116,6 +116,10 @@ fn collect_is_quiet_with_q_and_quieter_with_qq() {
     let web = TestWeb::start(Web::new().site("127.0.0.1", engine_site(port.clone())));
     let _ = port.set(web.port());
     let base = format!("http://127.0.0.1:{}", web.port());
+    let engines = crate::common::searxng_engines(
+        &base,
+        &[("found", "found"), ("none", "none"), ("broken", "broken")],
+    );
     let profile_text = format!(
         r#"per_site_delay = "0s"
 
@@ -128,21 +132,7 @@ title = "Found"
 keywords = ["home"]
 engines = ["found", "none", "broken"]
 
-[[engine]]
-name = "found"
-source = "builtin:searxng"
-config = {{ base = "{base}/found/" }}
-
-[[engine]]
-name = "none"
-source = "builtin:searxng"
-config = {{ base = "{base}/none/" }}
-
-[[engine]]
-name = "broken"
-source = "builtin:searxng"
-config = {{ base = "{base}/broken/" }}
-"#
+{engines}"#
     );
     let mut said = Vec::new();
     for quiet in [None, Some("-q"), Some("-qq")] {
@@ -530,6 +520,7 @@ fn an_excluded_hit_takes_no_place_and_fails_nothing() {
     let web = TestWeb::start(Web::new().site("127.0.0.1", site));
     let _ = port.set(web.port());
     let base = format!("http://127.0.0.1:{}", web.port());
+    let engines = crate::common::searxng_engines(&base, &[("p", "p"), ("ads", "only-ads")]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("profile.toml");
     std::fs::write(
@@ -544,16 +535,7 @@ keywords = ["page"]
 engines = ["p", "ads"]
 max_results = 3
 
-[[engine]]
-name = "p"
-source = "builtin:searxng"
-config = {{ base = "{base}/p/" }}
-
-[[engine]]
-name = "ads"
-source = "builtin:searxng"
-config = {{ base = "{base}/only-ads/" }}
-"#
+{engines}"#
         ),
     )
     .unwrap();

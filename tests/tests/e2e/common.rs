@@ -219,3 +219,17 @@ pub(crate) fn get(s: &Served, path: &str) -> (u16, Vec<(String, String)>, String
         .collect();
     (status, headers, body.to_string())
 }
+
+/// A profile's `[[engine]]` entries, each `(name, path)` a SearXNG engine
+/// whose `base` is `base` + `/path/` (the test web's results there).
+pub(crate) fn searxng_engines(base: &str, engines: &[(&str, &str)]) -> String {
+    engines
+        .iter()
+        .map(|(name, path)| {
+            format!(
+                "[[engine]]\nname = \"{name}\"\nsource = \"builtin:searxng\"\nconfig = {{ base = \"{base}/{path}/\" }}\n"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

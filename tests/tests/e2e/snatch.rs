@@ -411,6 +411,7 @@ fn collect_asks_an_interests_engines_and_collects_their_hits_once() {
     let web = TestWeb::start(Web::new().site("127.0.0.1", site));
     let _ = port.set(web.port());
     let base = format!("http://127.0.0.1:{}", web.port());
+    let engines = crate::common::searxng_engines(&base, &[("a", "a"), ("b", "b"), ("c", "c")]);
     let dir = tempfile::tempdir().unwrap();
     let out = collect(
         dir.path(),
@@ -420,21 +421,7 @@ title = "Rust"
 keywords = ["rust"]
 engines = ["a", "b", "c"]
 
-[[engine]]
-name = "a"
-source = "builtin:searxng"
-config = {{ base = "{base}/a/" }}
-
-[[engine]]
-name = "b"
-source = "builtin:searxng"
-config = {{ base = "{base}/b/" }}
-
-[[engine]]
-name = "c"
-source = "builtin:searxng"
-config = {{ base = "{base}/c/" }}
-"#
+{engines}"#
         ),
     );
     let stderr = expect_exit(&out, 0);

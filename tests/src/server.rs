@@ -278,10 +278,15 @@ impl TestWeb {
     /// Serve `web` on a free port of the loopback address `ip` (another
     /// host of this machine, such as 127.0.0.2), on a thread of its own.
     pub fn start_at(ip: &str, web: Web) -> TestWeb {
-        let listener = std::net::TcpListener::bind((ip, 0)).expect("bind a loopback port");
-        listener
-            .set_nonblocking(true)
-            .expect("non-blocking listener");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("test web runtime");
+        let listener = {
+            let _in = rt.enter();
+            listen(ip)
+        };
         let addr = listener.local_addr().expect("local address");
         let state = Arc::new(WebState {
             web,
@@ -296,14 +301,7 @@ impl TestWeb {
         let thread = std::thread::Builder::new()
             .name("test-web".into())
             .spawn(move || {
-                let rt = tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(1)
-                    .enable_all()
-                    .build()
-                    .expect("test web runtime");
                 rt.block_on(async move {
-                    let listener =
-                        tokio::net::TcpListener::from_std(listener).expect("tokio listener");
                     let app = axum::Router::new().fallback(serve).with_state(st);
                     let _ = axum::serve(listener, app)
                         .with_graceful_shutdown(async {
@@ -383,6 +381,24 @@ impl TestWeb {
         }
         s
     }
+}
+
+/// A listener on a free port of the address `ip`, in the current runtime,
+/// with room for a burst of connections: std's listeners queue 128, and
+/// the benchmark's hundreds of connections opened at once overflowed
+/// that, each one refused waiting a second for its SYN to be sent again.
+fn listen(ip: &str) -> tokio::net::TcpListener {
+    let ip: std::net::IpAddr = ip.parse().expect("an IP address");
+    let socket = match ip {
+        std::net::IpAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+        std::net::IpAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+    }
+    .expect("a socket");
+    socket.set_reuseaddr(true).expect("SO_REUSEADDR");
+    socket
+        .bind(SocketAddr::new(ip, 0))
+        .expect("bind a loopback port");
+    socket.listen(1024).expect("listen")
 }
 
 impl Drop for TestWeb {

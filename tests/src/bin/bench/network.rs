@@ -9,7 +9,10 @@
 //! each site could carry if every one of them always had a request on the
 //! wire. The per-site connections are spinneret's setting for spinneret and
 //! each peer's own for the peers (wget 1, HTTrack its `-c`, lychee its
-//! `--host-concurrency`, LinkChecker its threads).
+//! `--host-concurrency`, LinkChecker its threads). The column `own` is the
+//! same rate over what the tool's own connections could carry when it caps
+//! them in all below that (`min(sites × per-site, in all) ÷ round trip`):
+//! wget's one connection, HTTrack's `-c`, LinkChecker's threads.
 
 use super::Bench;
 use spinneret_tests::server::TestWeb;
@@ -40,6 +43,8 @@ pub(crate) struct Network {
 const SPINNERET_PER_SITE: u64 = 2;
 /// lychee's `--host-concurrency` when not given (lychee 0.24).
 const LYCHEE_PER_HOST: u64 = 10;
+/// lychee's `--max-concurrency` when not given (lychee 0.24).
+const LYCHEE_IN_ALL: u64 = 128;
 /// LinkChecker's `--threads` when not given (LinkChecker 10).
 const LINKCHECKER_THREADS: u64 = 10;
 /// HTTrack's connections here (`-c8`, its default).
@@ -180,6 +185,9 @@ struct Row {
     sites: u64,
     /// Its connections per site, for the limit.
     per_site: u64,
+    /// Its connections in all, when it has a cap of its own (wget's one
+    /// connection, HTTrack's `-c`, LinkChecker's threads).
+    in_all: Option<u64>,
     /// How its connections are limited, in words.
     connections: String,
 }
@@ -193,12 +201,21 @@ impl Row {
     fn limit(&self, round_trip: Duration) -> f64 {
         (self.sites * self.per_site) as f64 / round_trip.as_secs_f64()
     }
+
+    /// What its own connections could carry: the limit, or its
+    /// connections in all ÷ round trip when that is less.
+    fn own_limit(&self, round_trip: Duration) -> f64 {
+        let connections = self.in_all.map_or(self.sites * self.per_site, |n| {
+            n.min(self.sites * self.per_site)
+        });
+        connections as f64 / round_trip.as_secs_f64()
+    }
 }
 
 fn header() {
     println!(
-        "{:<34} {:>9} {:>9} {:>6} {:>8} {:>9} {:>7}  {:<28} note",
-        "tool", "wall s", "requests", "pages", "req/s", "limit/s", "share", "connections"
+        "{:<40} {:>8} {:>9} {:>6} {:>8} {:>8} {:>6} {:>6}  {:<27} note",
+        "tool", "wall s", "requests", "pages", "req/s", "limit/s", "share", "own", "connections"
     );
 }
 
@@ -216,7 +233,7 @@ fn print_row(row: &Row, round_trip: Duration) {
         Some(c) => note.push(format!("exit {c}")),
     }
     println!(
-        "{:<34} {:>9.2} {:>9} {:>6} {:>8.1} {:>9.0} {:>7.3}  {:<28} {}",
+        "{:<40} {:>8.2} {:>9} {:>6} {:>8.1} {:>8.0} {:>6.3} {:>6.3}  {:<27} {}",
         row.tool,
         r.secs,
         r.requests,
@@ -224,6 +241,7 @@ fn print_row(row: &Row, round_trip: Duration) {
         row.rate(),
         row.limit(round_trip),
         row.rate() / row.limit(round_trip),
+        row.rate() / row.own_limit(round_trip),
         row.connections,
         note.join("; ")
     );
@@ -235,68 +253,132 @@ fn print_row(row: &Row, round_trip: Duration) {
     }
 }
 
-/// `--latency-check`: `connections` requests at once, three times, each on
-/// a connection of its own, to the web's first site (robots.txt, a page, a
-/// HEAD, a redirect, a 404 in turn), timed from connect to the end of the
-/// answer. Prints the median, 99th percentile and most against the round
-/// trip, and whether the web kept it.
+/// Requests each connection of `--latency-check` sends, one after the
+/// other on the one connection.
+const CHECK_REQUESTS: usize = 5;
+
+/// The `i`-th request of the check, to site 0: robots.txt, a page, a HEAD
+/// of an image, a redirect and a 404 in turn.
+fn check_request(i: usize, host: &str, port: u16) -> (bool, String) {
+    let (method, path) = match i % 5 {
+        0 => ("GET", "/robots.txt".to_string()),
+        1 => ("GET", "/p/0.html".to_string()),
+        2 => ("HEAD", format!("/img/{}.png", i % 100)),
+        3 => ("GET", "/r/0".to_string()),
+        _ => ("GET", format!("/missing/{i}.html")),
+    };
+    (
+        method == "HEAD",
+        format!("{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n"),
+    )
+}
+
+/// Read one answer (its head, and its `Content-Length` bytes of body unless
+/// it answers a HEAD) from a kept-alive connection.
+async fn read_answer(
+    s: &mut tokio::io::BufReader<tokio::net::TcpStream>,
+    head: bool,
+) -> anyhow::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut line = String::new();
+    let mut length = 0usize;
+    let mut first = true;
+    loop {
+        line.clear();
+        anyhow::ensure!(
+            s.read_line(&mut line).await? > 0,
+            "the web closed the connection"
+        );
+        if first {
+            anyhow::ensure!(line.starts_with("HTTP/1.1 "), "no HTTP answer: {line:?}");
+            first = false;
+        }
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = l.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse()?;
+        }
+    }
+    if !head {
+        let mut body = vec![0u8; length];
+        s.read_exact(&mut body).await?;
+    }
+    Ok(())
+}
+
+/// One connection of the check: its connect time and each answer's time.
+async fn check_connection(i: usize, host: String, port: u16) -> anyhow::Result<(f64, Vec<f64>)> {
+    use tokio::io::AsyncWriteExt;
+    let t = Instant::now();
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    let connect = t.elapsed().as_secs_f64();
+    let mut s = tokio::io::BufReader::new(stream);
+    let mut answers = Vec::with_capacity(CHECK_REQUESTS);
+    for k in 0..CHECK_REQUESTS {
+        let (head, request) = check_request(i + k, &host, port);
+        let t = Instant::now();
+        s.get_mut().write_all(request.as_bytes()).await?;
+        read_answer(&mut s, head).await?;
+        answers.push(t.elapsed().as_secs_f64());
+    }
+    Ok((connect, answers))
+}
+
+/// The `q` quantile of `xs` (sorted), in milliseconds.
+fn quantile_ms(xs: &[f64], q: f64) -> f64 {
+    xs[((xs.len() - 1) as f64 * q) as usize] * 1e3
+}
+
+/// `--latency-check`: `connections` connections opened at once to the
+/// web's first site, each kept alive for 5 requests one after the other
+/// (robots.txt, a page, a HEAD, a redirect, a 404 in turn), as a tool's
+/// connections are. Prints how long the answers took (from the request
+/// sent to the answer read) against the round trip, and the connects
+/// apart, and says when the web answered late.
 pub(crate) fn latency_check(
     web: &TestWeb,
     connections: usize,
     round_trip: Duration,
 ) -> anyhow::Result<()> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let port = web.port();
-    let host = Shape::host(0);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()?;
-    let mut times: Vec<f64> = Vec::new();
     let start = Instant::now();
-    for _ in 0..3 {
-        let round: Vec<anyhow::Result<f64>> = rt.block_on(async {
-            let tasks: Vec<_> = (0..connections)
-                .map(|i| {
-                    let (method, path) = match i % 5 {
-                        0 => ("GET", "/robots.txt".to_string()),
-                        1 => ("GET", "/p/0.html".to_string()),
-                        2 => ("HEAD", format!("/img/{}.png", i % 100)),
-                        3 => ("GET", "/r/0".to_string()),
-                        _ => ("GET", format!("/missing/{i}.html")),
-                    };
-                    let request = format!(
-                        "{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n"
-                    );
-                    tokio::spawn(async move {
-                        let t = Instant::now();
-                        let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
-                        s.write_all(request.as_bytes()).await?;
-                        let mut answer = Vec::new();
-                        s.read_to_end(&mut answer).await?;
-                        anyhow::ensure!(answer.starts_with(b"HTTP/1.1 "), "no HTTP answer");
-                        Ok(t.elapsed().as_secs_f64())
-                    })
-                })
-                .collect();
-            let mut out = Vec::new();
-            for t in tasks {
-                out.push(t.await.unwrap_or_else(|e| Err(e.into())));
-            }
-            out
-        });
-        for r in round {
-            times.push(r?);
+    let results: Vec<anyhow::Result<(f64, Vec<f64>)>> = rt.block_on(async {
+        let tasks: Vec<_> = (0..connections)
+            .map(|i| tokio::spawn(check_connection(i, Shape::host(0), port)))
+            .collect();
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(t.await.unwrap_or_else(|e| Err(e.into())));
         }
-    }
+        out
+    });
     let wall = start.elapsed().as_secs_f64();
-    times.sort_by(f64::total_cmp);
-    let ms = |q: f64| times[((times.len() - 1) as f64 * q) as usize] * 1e3;
+    let (mut connects, mut answers) = (Vec::new(), Vec::new());
+    for r in results {
+        let (c, a) = r?;
+        connects.push(c);
+        answers.extend(a);
+    }
+    connects.sort_by(f64::total_cmp);
+    answers.sort_by(f64::total_cmp);
     let rtt = round_trip.as_secs_f64() * 1e3;
-    let (median, p99, most) = (ms(0.5), ms(0.99), ms(1.0));
+    let p99 = quantile_ms(&answers, 0.99);
     println!(
-        "test web: {connections} connections at once, 3 times ({} requests in {wall:.2} s): answered in median {median:.1} ms, p99 {p99:.1} ms, most {most:.1} ms (round trip {rtt:.1} ms)",
-        times.len()
+        "test web: {connections} connections at once, {CHECK_REQUESTS} requests each ({} in {wall:.2} s, {:.0}/s): answered in median {:.1} ms, p99 {p99:.1} ms, most {:.1} ms (round trip {rtt:.1} ms); connects median {:.1} ms, most {:.1} ms",
+        answers.len(),
+        answers.len() as f64 / wall,
+        quantile_ms(&answers, 0.5),
+        quantile_ms(&answers, 1.0),
+        quantile_ms(&connects, 0.5),
+        quantile_ms(&connects, 1.0),
     );
     // Slack for the client and the server sharing two cores with a build.
     if p99 > rtt * 1.2 + 10.0 {
@@ -336,6 +418,7 @@ fn spinneret_crawl(crawl: &Bench, net: &Network) -> anyhow::Result<Row> {
         },
         sites: crawl.shape.sites,
         per_site,
+        in_all: Some(crawl.concurrency),
         connections: format!("{per_site}/site, {} in all", crawl.concurrency),
     })
 }
@@ -352,9 +435,14 @@ fn spinneret_collect(mirror: &Bench, net: &Network) -> anyhow::Result<Row> {
             "spinneret collect ({} items, depth {})",
             mirror.shape.sites, net.depth
         ),
-        run,
+        run: Run {
+            // 1: some URLs were not collected (the web's broken links).
+            code: run.code.filter(|&c| c != 1),
+            ..run
+        },
         sites: mirror.shape.sites,
         per_site,
+        in_all: None,
         connections: format!("{per_site}/site"),
     })
 }
@@ -373,6 +461,7 @@ fn wget_mirror(mirror: &Bench, net: &Network) -> anyhow::Result<Row> {
         },
         sites: mirror.shape.sites,
         per_site: 1,
+        in_all: Some(1),
         connections: "1 in all".into(),
     })
 }
@@ -395,6 +484,7 @@ fn httrack(mirror: &Bench, net: &Network) -> anyhow::Result<Row> {
         run,
         sites: mirror.shape.sites,
         per_site: HTTRACK_CONNECTIONS.into(),
+        in_all: Some(HTTRACK_CONNECTIONS.into()),
         connections: format!("{HTTRACK_CONNECTIONS} in all"),
     })
 }
@@ -441,7 +531,8 @@ fn lychee(crawl: &Bench, net: &Network) -> anyhow::Result<Row> {
         },
         sites: crawl.shape.sites,
         per_site: LYCHEE_PER_HOST,
-        connections: format!("{LYCHEE_PER_HOST}/site, 50 ms apart"),
+        in_all: Some(LYCHEE_IN_ALL),
+        connections: format!("{LYCHEE_PER_HOST}/site 50 ms apart, {LYCHEE_IN_ALL} in all"),
     })
 }
 
@@ -483,6 +574,7 @@ fn linkchecker(crawl: &Bench, net: &Network) -> anyhow::Result<Row> {
         },
         sites: crawl.shape.sites,
         per_site: LINKCHECKER_THREADS,
+        in_all: Some(LINKCHECKER_THREADS),
         connections: format!("{LINKCHECKER_THREADS} in all, 0.1-0.6 s apart"),
     })
 }
@@ -522,6 +614,7 @@ fn wget_spider(crawl: &Bench, net: &Network) -> anyhow::Result<Row> {
         },
         sites: crawl.shape.sites,
         per_site: 1,
+        in_all: Some(1),
         connections: "1 in all".into(),
     })
 }
@@ -543,7 +636,9 @@ pub(crate) fn run(crawl: &Bench, mirror: &Bench, net: &Network) -> anyhow::Resul
         mirror.shape.sites
     );
     latency_check(&crawl.web, net.check_connections, round_trip)?;
-    println!("share = req/s / limit, limit = sites x per-site connections / round trip");
+    println!(
+        "share = req/s / limit, limit = sites x per-site connections / round trip; own = req/s / (min(sites x per-site, connections in all) / round trip)"
+    );
     header();
     type Tool = fn(&Bench, &Network) -> anyhow::Result<Row>;
     let tools: [(&str, &str, &Bench, Tool); 7] = [

@@ -108,7 +108,10 @@ pub const SETTINGS: &[(&str, bool)] = &[
     ("mirror", false),
     ("keep_runs", true),
     ("max_pages", true),
+    ("max_requisites", true),
     ("per_site_delay", false),
+    ("concurrency", true),
+    ("per_site_connections", true),
     ("requisites", false),
     ("schedule", false),
 ];
@@ -138,6 +141,9 @@ pub fn new_profile(mirror: &str, urls: &[String]) -> Result<String, String> {
          {doc}\
          # keep_runs = 1            # runs whose files are kept (1: each run replaces the last)\n\
          # max_pages = 1000         # pages followed from one item at most\n\
+         # per_site_delay = \"250ms\"  # least time between two requests to one site\n\
+         # per_site_connections = 2 # requests in flight to one site at most\n\
+         # concurrency = 64         # requests in flight in all at most\n\
          # requisites = \"any-host\"  # or \"same-site\": where images and stylesheets may come from\n\
          # schedule = \"1d\"          # how often `spinneret watch` collects it\n\
          # exclude = []             # URLs not of interest, never fetched\n\

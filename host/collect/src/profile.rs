@@ -202,6 +202,12 @@ pub struct Profile {
     /// The least time between two requests to one site (`per_site_delay`);
     /// none: the fetcher's default (250 ms).
     pub per_site_delay: Option<std::time::Duration>,
+    /// The most requests in flight in all (`concurrency`); none: the
+    /// settings' (64 by default), as a crawl's.
+    pub concurrency: Option<u32>,
+    /// The most requests in flight to one site (`per_site_connections`);
+    /// none: the settings' (2 by default), as a crawl's.
+    pub per_site_connections: Option<u32>,
     /// Where page requisites may come from.
     pub requisites: Requisites,
     /// When `watch` runs the profile.
@@ -248,6 +254,8 @@ struct RawProfile {
     max_pages: Option<Spanned<i64>>,
     max_requisites: Option<Spanned<i64>>,
     per_site_delay: Option<Spanned<String>>,
+    concurrency: Option<Spanned<i64>>,
+    per_site_connections: Option<Spanned<i64>>,
     requisites: Option<Spanned<String>>,
     schedule: Option<Spanned<String>>,
     #[serde(default)]
@@ -371,6 +379,19 @@ impl Reader<'_> {
                 Some(s.span()),
                 format!("`{key}` is {}; expected from {min} to {max}", s.get_ref()),
             )),
+        }
+    }
+
+    /// A number from `min` to `max`, if given.
+    fn optional_bounded(
+        &self,
+        v: &Option<Spanned<i64>>,
+        key: &str,
+        range: (i64, i64),
+    ) -> Result<Option<u32>, ConfigError> {
+        match v {
+            None => Ok(None),
+            Some(_) => self.bounded(v, key, range, 0).map(Some),
         }
     }
 
@@ -749,6 +770,13 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
                 }
             },
         },
+        // The crawl configuration's bounds.
+        concurrency: r.optional_bounded(&raw.concurrency, "concurrency", (1, 4096))?,
+        per_site_connections: r.optional_bounded(
+            &raw.per_site_connections,
+            "per_site_connections",
+            (1, 64),
+        )?,
         requisites,
         schedule: r.schedule(&raw.schedule)?,
         exclude,
@@ -911,6 +939,14 @@ hosts = ["Searx.Example"]
             (
                 "keep_runs = 0\n[[url]]\nurl = \"https://e.org/\"\n",
                 "p.toml:1:13: `keep_runs` is 0; expected from 1 to 100",
+            ),
+            (
+                "per_site_connections = 65\n[[url]]\nurl = \"https://e.org/\"\n",
+                "p.toml:1:24: `per_site_connections` is 65; expected from 1 to 64",
+            ),
+            (
+                "concurrency = 0\n[[url]]\nurl = \"https://e.org/\"\n",
+                "p.toml:1:15: `concurrency` is 0; expected from 1 to 4096",
             ),
             (
                 "[resolve]\n\"e.org\" = \"localhost\"\n[[url]]\nurl = \"https://e.org/\"\n",

@@ -42,7 +42,8 @@ pub(super) enum ProfileCommand {
         entry: RemoveEntry,
     },
     /// Set a top-level setting: mirror, keep_runs, max_pages,
-    /// per_site_delay, requisites or schedule.
+    /// max_requisites, per_site_delay, per_site_connections, concurrency,
+    /// requisites or schedule.
     ///
     /// Example: spinneret profile set news.toml schedule 1d
     Set {

@@ -358,6 +358,12 @@ pub(crate) fn collect_run(
     if let Some(d) = profile.per_site_delay {
         settings.per_site_delay = d;
     }
+    if let Some(n) = profile.concurrency {
+        settings.concurrency = n as usize;
+    }
+    if let Some(n) = profile.per_site_connections {
+        settings.per_site_connections = n as usize;
+    }
     for (host, ip) in &profile.resolve {
         settings.resolve.entry(host.clone()).or_insert(*ip);
     }

@@ -1961,6 +1961,32 @@ fn a_collection_has_at_most_two_requests_in_flight_to_a_site() {
     assert_eq!(web.most_in_flight("127.0.0.1"), 2);
 }
 
+/// A profile holds a crawl's concurrency settings: `per_site_connections`
+/// lets more requests to a site be in flight at once, and `concurrency`
+/// bounds them in all (each set with `profile set`, as a user would).
+#[test]
+fn a_profiles_connections_and_concurrency_bound_the_requests_in_flight() {
+    use crate::common::{expect_exit, spinneret};
+    let (web, _dir, profile) = slow_pages(12, 300);
+    let file = profile.to_str().unwrap();
+    expect_exit(
+        &spinneret(&["profile", "set", file, "per_site_connections", "4"]),
+        0,
+    );
+    expect_exit(&spinneret(&["collect", file]), 0);
+    assert_eq!(web.most_in_flight("127.0.0.1"), 4);
+
+    let (web, _dir, profile) = slow_pages(12, 300);
+    let file = profile.to_str().unwrap();
+    expect_exit(
+        &spinneret(&["profile", "set", file, "per_site_connections", "4"]),
+        0,
+    );
+    expect_exit(&spinneret(&["profile", "set", file, "concurrency", "3"]), 0);
+    expect_exit(&spinneret(&["collect", file]), 0);
+    assert_eq!(web.most_in_flight("127.0.0.1"), 3);
+}
+
 /// A page from elsewhere may not make the collector reach this machine,
 /// however the address is spelt: an IPv4-mapped IPv6 address of loopback
 /// is loopback. (Names that resolve there are refused by the fetcher's

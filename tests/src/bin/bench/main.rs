@@ -368,8 +368,9 @@ fn print_help() {
               requested more than once;\n\
               --latency DUR (25ms, 0.025s) answers every request of the web after 2 x DUR,\n\
               as at DUR each way (robots.txt, pages, HEADs, redirects, 404s alike), in any mode;\n\
-              --latency-check CONNS sends CONNS requests at once, three times, and prints how\n\
-              long the web took to answer against its round trip;\n\
+              --latency-check CONNS opens CONNS connections at once, each kept alive for 5\n\
+              requests in turn, and prints how long the web took to answer against its round\n\
+              trip and how long the connects took;\n\
               --network (default --latency 25ms, --pages 2000) runs on that web, side by side:\n\
               `spinneret crawl` (one site task per site), `spinneret collect` (one item per\n\
               site of a second web of --mirror-sites sites, default 10, --depth 10), wget -r -p\n\
@@ -377,11 +378,13 @@ fn print_help() {
               that web, lychee on the first web's page URLs, LinkChecker recursive and wget\n\
               --spider -r (stopped after --spider-limit SECS, default 300) on it; any tool\n\
               is stopped after --peer-limit SECS (default 1800). It prints each one's wall\n\
-              time, requests answered, requests/s and share of the limit (sites x per-site\n\
-              connections / round trip); a peer not installed is left out, with how to\n\
-              install it. --check-connections CONNS (default 400) sizes its first check of\n\
-              the web; --per-site-connections N sets spinneret's per_site_connections\n\
-              (default: not written, spinneret's 2)."
+              time, requests answered, pages read, requests/s, its share of the limit (sites x\n\
+              per-site connections / round trip) and its `own` share (of what its connections\n\
+              in all could carry, where it caps them below that); a peer not installed is left\n\
+              out, with how to install it. --check-connections CONNS (default 400) sizes its\n\
+              first check of the web; --per-site-connections N writes per_site_connections\n\
+              into the crawl's configuration and the collect profile (default: not written,\n\
+              spinneret's 2)."
     );
 }
 

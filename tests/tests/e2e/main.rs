@@ -4,6 +4,8 @@
 
 mod common;
 
+mod check_flags;
+mod check_outcomes;
 mod cli;
 mod collect_archive;
 mod collect_engine;

@@ -217,7 +217,7 @@ fn convert_one(
     if trimmed.is_empty() || trimmed.starts_with('#') {
         return reference.to_string();
     }
-    let Ok(mut url) = base.join(trimmed) else {
+    let Ok(url) = base.join(trimmed) else {
         return match names_a_file(trimmed) && files == Files::None {
             true => INERT.to_string(),
             false => reference.to_string(),
@@ -233,8 +233,7 @@ fn convert_one(
         return reference.to_string();
     }
     let fragment = url.fragment().map(str::to_string);
-    url.set_fragment(None);
-    match saved(&url) {
+    match saved(&spinneret_core::urls::identity(&url)) {
         Some(path) => {
             let mut local = relative(at, &path);
             if let Some(f) = fragment {
@@ -243,10 +242,7 @@ fn convert_one(
             }
             local
         }
-        None => {
-            url.set_fragment(fragment.as_deref());
-            url.to_string()
-        }
+        None => url.to_string(),
     }
 }
 
@@ -608,10 +604,9 @@ pub fn references(html: &str, page: &Url) -> Result<Vec<(Role, Url)>, String> {
     let mut seen = std::collections::HashSet::new();
     walk_html(html, page, &mut |role, v, base| {
         if role != Role::Other
-            && let Ok(mut u) = base.join(v.trim())
+            && let Ok(u) = spinneret_core::urls::resolve(base, v)
             && fetchable(&u, page)
         {
-            u.set_fragment(None);
             if seen.insert((role, u.to_string())) {
                 found.push((role, u));
             }

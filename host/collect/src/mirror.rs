@@ -156,8 +156,7 @@ impl MirrorWriter {
         digest: &str,
     ) -> std::io::Result<String> {
         let cat = self.categories.entry(category.to_string()).or_default();
-        let mut key = url.clone();
-        key.set_fragment(None);
+        let key = spinneret_core::urls::identity(url);
         if let Some(p) = cat.saved.get(key.as_str()) {
             return Ok(p.clone());
         }
@@ -184,8 +183,7 @@ impl MirrorWriter {
                 std::io::Error::new(e.kind(), format!("cannot write {path} in the mirror: {e}"))
             })?;
         }
-        let mut base = found.clone();
-        base.set_fragment(None);
+        let base = spinneret_core::urls::identity(found);
         if kind != Kind::Other {
             cat.to_convert.push((base.clone(), path.clone(), kind));
         }
@@ -199,8 +197,7 @@ impl MirrorWriter {
 
     /// The mirror-relative path `url` was saved at in `category`, if it was.
     pub fn saved(&self, category: &str, url: &Url) -> Option<&str> {
-        let mut key = url.clone();
-        key.set_fragment(None);
+        let key = spinneret_core::urls::identity(url);
         self.categories
             .get(category)?
             .saved

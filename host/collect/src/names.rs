@@ -71,8 +71,7 @@ impl Names {
         url: &Url,
         content_type: Option<&str>,
     ) -> PathBuf {
-        let mut key = url.clone();
-        key.set_fragment(None);
+        let key = spinneret_core::urls::identity(url);
         let id = format!("{}\n{}", within.join("/"), key);
         if let Some(p) = self.by_url.get(&id) {
             return PathBuf::from(p);

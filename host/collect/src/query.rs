@@ -232,7 +232,7 @@ impl Asker {
             };
             let (before, offset) = (left_out, ranked);
             for hit in listed {
-                let Some(mut url) = url::Url::parse(&hit.url)
+                let Some(url) = url::Url::parse(&hit.url)
                     .ok()
                     .filter(|u| matches!(u.scheme(), "http" | "https"))
                 else {
@@ -245,8 +245,7 @@ impl Asker {
                 }
                 let rank = offset + hit.rank;
                 ranked = ranked.max(rank);
-                url.set_fragment(None);
-                if excluded(&url) {
+                if excluded(&spinneret_core::urls::normalize(url)) {
                     left_out += 1;
                     continue;
                 }

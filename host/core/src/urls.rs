@@ -21,6 +21,12 @@ pub fn normalize(mut url: Url) -> Url {
     url
 }
 
+/// [`normalize`] of a borrowed URL: the URL a resource is known by (the
+/// key of a saved file, a queue, a seen set).
+pub fn identity(url: &Url) -> Url {
+    normalize(url.clone())
+}
+
 /// Parse `raw` relative to `base` and normalise it.
 pub fn resolve(base: &Url, raw: &str) -> Result<Url, url::ParseError> {
     base.join(raw.trim()).map(normalize)

@@ -247,8 +247,7 @@ fn redirect(url: &str, message: &[u8]) -> Option<String> {
         let (name, value) = l.split_once(':')?;
         name.eq_ignore_ascii_case("location").then(|| value.trim())
     })?;
-    let mut next = url::Url::parse(url).ok()?.join(location).ok()?;
-    next.set_fragment(None);
+    let next = spinneret_core::urls::resolve(&url::Url::parse(url).ok()?, location).ok()?;
     Some(next.into())
 }
 

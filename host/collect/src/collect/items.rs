@@ -103,7 +103,7 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
                     }
                     let local_engine = local_host(&answer.query_url);
                     for hit in answer.hits {
-                        let Ok(mut url) = Url::parse(&hit.url) else {
+                        let Ok(url) = Url::parse(&hit.url) else {
                             continue;
                         };
                         if local_host(&url) && !local_engine {
@@ -113,7 +113,7 @@ pub fn interest_items(profile: &Profile, asker: &mut Asker) -> Asked {
                             ));
                             continue;
                         }
-                        url.set_fragment(None);
+                        let url = spinneret_core::urls::normalize(url);
                         let i = *at.entry(url.to_string()).or_insert_with(|| {
                             items.push(Item {
                                 url,

@@ -72,8 +72,7 @@ pub fn archive(
         .collect();
     let now = spinneret_core::model::unix_now();
     let page_of = |url: &Url| {
-        let mut u = url.clone();
-        u.set_fragment(None);
+        let u = spinneret_core::urls::identity(url);
         let page = files
             .iter()
             .find(|f| f.url.as_deref() == Some(u.as_str()) && f.path.ends_with(".html"));

@@ -21,6 +21,8 @@
 use lol_html::html_content::{ContentType, Element};
 use lol_html::{RewriteStrSettings, element, rewrite_str, text};
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
+use spinneret_core::document::RefKind;
+use spinneret_core::url_attributes;
 use std::cell::RefCell;
 use url::Url;
 
@@ -36,52 +38,19 @@ pub enum Role {
     Other,
 }
 
-/// The attributes that hold a URL, by element, and what they are for
-/// (`<link>` is decided by its `rel`).
-const URL_ATTRIBUTES: [(&str, &str, Role); 29] = [
-    ("a", "href", Role::Link),
-    ("area", "href", Role::Link),
-    ("link", "href", Role::Other),
-    ("form", "action", Role::Other),
-    ("button", "formaction", Role::Other),
-    ("input", "formaction", Role::Other),
-    ("blockquote", "cite", Role::Other),
-    ("q", "cite", Role::Other),
-    ("ins", "cite", Role::Other),
-    ("del", "cite", Role::Other),
-    ("image", "href", Role::Requisite),
-    ("use", "href", Role::Requisite),
-    ("image", "xlink:href", Role::Requisite),
-    ("use", "xlink:href", Role::Requisite),
-    ("img", "src", Role::Requisite),
-    ("source", "src", Role::Requisite),
-    ("script", "src", Role::Requisite),
-    ("iframe", "src", Role::Requisite),
-    ("frame", "src", Role::Requisite),
-    ("embed", "src", Role::Requisite),
-    ("video", "src", Role::Requisite),
-    ("video", "poster", Role::Requisite),
-    ("audio", "src", Role::Requisite),
-    ("track", "src", Role::Requisite),
-    ("input", "src", Role::Requisite),
-    ("object", "data", Role::Requisite),
-    ("body", "background", Role::Requisite),
-    ("table", "background", Role::Requisite),
-    ("td", "background", Role::Requisite),
-];
-
-/// The `rel` values of a `<link>` whose target the page needs.
-const REQUISITE_RELS: [&str; 6] = [
-    "stylesheet",
-    "icon",
-    "apple-touch-icon",
-    "preload",
-    "modulepreload",
-    "manifest",
-];
+/// What the mirror does with a reference of `kind` (from the one table of
+/// URL attributes, `spinneret_core::url_attributes`): a link to follow, a
+/// requisite to fetch with the page, or neither.
+fn role_of(kind: RefKind) -> Role {
+    match kind {
+        RefKind::Anchor | RefKind::Area => Role::Link,
+        k if url_attributes::is_requisite(k) => Role::Requisite,
+        _ => Role::Other,
+    }
+}
 
 /// Attributes of any element that may hold a URL to load or to follow,
-/// beyond [`URL_ATTRIBUTES`] (an SVG `<a href>` or `<feImage href>`, a
+/// beyond the table of URL attributes (an SVG `<a href>` or `<feImage href>`, a
 /// `<th background>`, an old `lowsrc`): converted as references that are
 /// not fetched ([`Role::Other`]), so none keeps a `file:` URL.
 const MORE_URL_ATTRIBUTES: [&str; 13] = [
@@ -419,9 +388,7 @@ fn more_url_attributes(
                 }
             }
         } else if MORE_URL_ATTRIBUTES.contains(&name.as_str()) {
-            let listed = URL_ATTRIBUTES
-                .iter()
-                .any(|(t, n, _)| *t == tag && *n == name);
+            let listed = url_attributes::of_element(tag).any(|(n, _)| n == name);
             match listed {
                 true => None,
                 false => visit(Role::Other, &v, base),
@@ -537,19 +504,16 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
     let (attr, base, visit) = (&attr, &base, &visit);
     handlers.push(element!("*", move |el| {
         let tag = el.tag_name().to_ascii_lowercase();
-        for (_, name, role) in URL_ATTRIBUTES.iter().filter(|(t, _, _)| *t == tag) {
+        for (name, kind) in url_attributes::of_element(&tag) {
             let role = match tag.as_str() {
                 "link" => {
-                    let rel = el
-                        .get_attribute("rel")
-                        .unwrap_or_default()
-                        .to_ascii_lowercase();
-                    match rel.split_whitespace().any(|r| REQUISITE_RELS.contains(&r)) {
+                    let rel = el.get_attribute("rel").unwrap_or_default();
+                    match url_attributes::link_is_requisite(&rel) {
                         true => Role::Requisite,
-                        false => *role,
+                        false => Role::Other,
                     }
                 }
-                _ => *role,
+                _ => role_of(kind),
             };
             attr(el, name, role)?;
         }

@@ -15,5 +15,6 @@ pub mod grants;
 pub mod model;
 pub mod schedule;
 pub mod tls;
+pub mod url_attributes;
 pub mod urls;
 pub mod values;

@@ -17,6 +17,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
+use spinneret_core::url_attributes;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -110,25 +111,6 @@ pub fn truncate_chars(mut s: String, max: usize) -> String {
         s.truncate(i);
     }
     s
-}
-
-/// What a `<link>` with this `rel` refers to: a stylesheet, an icon, an
-/// alternate version, or another link.
-fn link_kind(rel: &str) -> RefKind {
-    let rel = rel.to_ascii_lowercase();
-    let rels: Vec<&str> = rel.split_whitespace().collect();
-    if rels.contains(&"stylesheet") {
-        RefKind::Stylesheet
-    } else if rels
-        .iter()
-        .any(|r| *r == "icon" || *r == "apple-touch-icon")
-    {
-        RefKind::Icon
-    } else if rels.contains(&"alternate") {
-        RefKind::Alternate
-    } else {
-        RefKind::Link
-    }
 }
 
 impl State {
@@ -232,7 +214,19 @@ impl State {
                 return TokenSinkResult::RawData(RawKind::Rawtext);
             }
             "plaintext" => return TokenSinkResult::Plaintext,
-            _ => {}
+            // The table's other elements (`<video poster>`, `<td
+            // background>`, `<blockquote cite>`…): each of their URL
+            // attributes, of the kind the table says. The elements above
+            // read all their rows themselves, with their texts.
+            _ => {
+                for (name, kind) in url_attributes::of_element(name) {
+                    if let (Some(value), Some(attribute)) =
+                        (attr(tag, name), Attribute::named(name))
+                    {
+                        self.push(value, attribute, kind, String::new(), line);
+                    }
+                }
+            }
         }
         TokenSinkResult::Continue
     }
@@ -322,7 +316,7 @@ impl State {
     /// `<link href>`, of the kind its `rel` says, its `title` as the text.
     fn link(&mut self, tag: &Tag, line: u64) {
         if let Some(href) = attr(tag, "href") {
-            let kind = link_kind(attr(tag, "rel").unwrap_or(""));
+            let kind = url_attributes::link_kind(attr(tag, "rel").unwrap_or(""));
             let text = attr(tag, "title").map(collapse_ws).unwrap_or_default();
             self.push(href, Attribute::Href, kind, text, line);
         }
@@ -496,6 +490,42 @@ mod tests {
             .iter()
             .map(|r| (r.href.as_str(), r.kind, r.text.as_str()))
             .collect()
+    }
+
+    /// The parse reads every row of the one table of URL attributes (the
+    /// mirror's conversion reads the same table), each of the table's kind.
+    #[test]
+    fn every_url_attribute_of_the_table_is_a_reference_of_its_kind() {
+        let page: String = url_attributes::URL_ATTRIBUTES
+            .iter()
+            .enumerate()
+            .map(|(i, (tag, attribute, _))| {
+                format!("<{tag} {attribute}=\"u{i}\" rel=\"next\"></{tag}>")
+            })
+            .collect();
+        let f = extract(&page);
+        let found: Vec<(String, RefKind)> = f
+            .references
+            .iter()
+            .map(|r| (r.href.clone(), r.kind))
+            .collect();
+        let expected: Vec<(String, RefKind)> = url_attributes::URL_ATTRIBUTES
+            .iter()
+            .enumerate()
+            .map(|(i, (_, _, kind))| (format!("u{i}"), *kind))
+            .collect();
+        assert_eq!(found, expected);
+        // Each is placed on its attribute's value (one line: the column
+        // is the value's offset, from 1).
+        for (r, (i, (tag, attribute, _))) in f
+            .references
+            .iter()
+            .zip(url_attributes::URL_ATTRIBUTES.iter().enumerate())
+        {
+            let written = format!("<{tag} {attribute}=\"u{i}\"");
+            let at = page.find(&written).unwrap() + written.len() - format!("u{i}\"").len();
+            assert_eq!(r.column as usize, at + 1, "{tag} {attribute}");
+        }
     }
 
     #[test]

@@ -57,11 +57,21 @@ pub enum Attribute {
     Content,
     /// `value` (MOMspider's `<META HEADER … VALUE>`): the URL in it.
     Value,
+    /// `poster` (`video`).
+    Poster,
+    /// `background` (`body`, `table`, `td`).
+    Background,
+    /// `cite` (`blockquote`, `q`, `ins`, `del`).
+    Cite,
+    /// `formaction` (`button`, `input`).
+    Formaction,
+    /// `xlink:href` (SVG's `image`, `use`).
+    XlinkHref,
 }
 
 impl Attribute {
     /// Every attribute, in the order of their discriminants.
-    const ALL: [Attribute; 7] = [
+    const ALL: [Attribute; 12] = [
         Attribute::Href,
         Attribute::Src,
         Attribute::Srcset,
@@ -69,7 +79,17 @@ impl Attribute {
         Attribute::Action,
         Attribute::Content,
         Attribute::Value,
+        Attribute::Poster,
+        Attribute::Background,
+        Attribute::Cite,
+        Attribute::Formaction,
+        Attribute::XlinkHref,
     ];
+
+    /// The attribute of this name (lower case), if a reference can be one.
+    pub fn named(name: &str) -> Option<Attribute> {
+        Attribute::ALL.into_iter().find(|a| a.name() == name)
+    }
 
     /// Its name, as written in lower case.
     fn name(self) -> &'static str {
@@ -81,6 +101,11 @@ impl Attribute {
             Attribute::Action => "action",
             Attribute::Content => "content",
             Attribute::Value => "value",
+            Attribute::Poster => "poster",
+            Attribute::Background => "background",
+            Attribute::Cite => "cite",
+            Attribute::Formaction => "formaction",
+            Attribute::XlinkHref => "xlink:href",
         }
     }
 

@@ -7,6 +7,7 @@
 // Each dependency listed is used (tests' own are dev-dependencies).
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+mod explain;
 mod instructions;
 pub mod library;
 mod load;

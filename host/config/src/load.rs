@@ -144,10 +144,8 @@ struct RawTask {
     index_file: Option<Spanned<String>>,
     index_url: Option<Spanned<String>>,
     index_title: Option<String>,
-    #[serde(default)]
-    email_broken: bool,
-    #[serde(default)]
-    email_moved: bool,
+    email_broken: Option<Spanned<bool>>,
+    email_moved: Option<Spanned<bool>>,
     email_changed: Option<Spanned<Bounded<0, 36500>>>,
     email_expired: Option<Spanned<Bounded<0, 36500>>>,
     schedule: Option<Spanned<String>>,
@@ -259,12 +257,20 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         dir: &dir,
         rel: &rel,
     };
-    let mut raw: RawConfig =
-        toml::from_str(text).map_err(|e| reader.at(e.span(), e.message().to_string()))?;
+    let mut raw: RawConfig = toml::from_str(text).map_err(|e| {
+        let message = super::explain::toml_error(text, e.span(), e.message(), &tables());
+        reader.at(e.span(), message)
+    })?;
     let global = UrlPatterns {
         include: reader.patterns(&raw.include_regex, "include_regex")?,
         exclude: reader.patterns(&raw.exclude_regex, "exclude_regex")?,
     };
+    if raw.mail.is_none()
+        && let Some((key, span, task)) = raw_tasks_mailing(&raw.tasks)
+    {
+        let (line, _) = line_col(text, span.start);
+        tracing::warn!("{}", no_mail_table(name, line, key, task));
+    }
     let raw_tasks = std::mem::take(&mut raw.tasks);
     let raw_plugins = std::mem::take(&mut raw.plugins);
     let raw_library = raw.library.take();
@@ -308,6 +314,61 @@ pub fn load_str(text: &str, name: &str, base_dir: &Path) -> Result<Config, Confi
         });
     }
     Ok(config)
+}
+
+/// The first key of `tasks` that mails an owner (`email_broken = true`,
+/// `email_changed = 7`, ...) of a task with an `email`: the key, where it
+/// is, and the task's name.
+fn raw_tasks_mailing(tasks: &[RawTask]) -> Option<(&'static str, Range<usize>, &str)> {
+    tasks.iter().filter(|t| t.email.is_some()).find_map(|t| {
+        let on = |b: &Option<Spanned<bool>>| b.as_ref().filter(|b| *b.get_ref()).map(Spanned::span);
+        let key = on(&t.email_broken)
+            .map(|s| ("email_broken", s))
+            .or_else(|| on(&t.email_moved).map(|s| ("email_moved", s)))
+            .or_else(|| {
+                t.email_changed
+                    .as_ref()
+                    .map(|d| ("email_changed", d.span()))
+            })
+            .or_else(|| {
+                t.email_expired
+                    .as_ref()
+                    .map(|d| ("email_expired", d.span()))
+            })?;
+        Some((key.0, key.1, t.name.get_ref().as_str()))
+    })
+}
+
+/// The warning for a configuration whose `key` (at `file`:`line`) mails
+/// the owner of `task` while it has no `[mail]` table: the mail would go to
+/// an SMTP server on this machine, which few run; the table to add.
+pub(super) fn no_mail_table(file: &str, line: usize, key: &str, task: &str) -> String {
+    format!(
+        "{file}:{line}: {key} mails the owner of task `{task}`, but there is no [mail] table: the mail goes to an SMTP server on localhost:25, and where none runs it goes nowhere (each run ends with \"cannot reach the mail server\" and keeps the messages for the next). Name the server to send through:\n\n[mail]\nserver = \"smtp.example.org\"\nport = 587\ntls = \"starttls\"\nusername = \"spider\"\npassword_env = \"SPINNERET_SMTP_PASSWORD\"\n\n(--dry-run-mail prints the messages instead; see \"Mail to owners\" in docs/maintenance.md)"
+    )
+}
+
+/// The keys of the top level and of a `[[task]]`, as serde names them
+/// when it meets a key it does not know (so they are always the ones
+/// read).
+fn tables() -> super::explain::Tables {
+    fn keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
+        let Err(e) = toml::from_str::<T>("zz_not_a_key = 0") else {
+            return Vec::new();
+        };
+        let message = e.message();
+        let expected = message.split_once("expected").map_or("", |(_, rest)| rest);
+        expected
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+    super::explain::Tables {
+        top: keys::<RawConfig>(),
+        task: keys::<RawTask>(),
+    }
 }
 
 /// One configuration being read: its text and name (for located errors)
@@ -597,8 +658,8 @@ impl Reader<'_> {
                 title: t.index_title,
             },
             notify: Notify {
-                broken: t.email_broken,
-                moved: t.email_moved,
+                broken: t.email_broken.is_some_and(|b| *b.get_ref()),
+                moved: t.email_moved.is_some_and(|b| *b.get_ref()),
                 changed: t.email_changed.is_some(),
                 expired: t.email_expired.is_some(),
             },
@@ -904,15 +965,30 @@ pub fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
             }
             Ok(spinneret_core::urls::normalize(u))
         }
-        Ok(u) => Err(format!(
-            "top URL `{raw}` has scheme `{}`; the crawler starts from http, https or file URLs{}",
-            u.scheme(),
-            spinneret_core::urls::mistyped_scheme(&u)
-                .map(|typo| format!(" ({typo})"))
-                .unwrap_or_default()
-        )),
+        Ok(u) => {
+            // `localhost:8080/` reads as the scheme `localhost`.
+            let port = u.path().split('/').next().unwrap_or_default();
+            let hint = match spinneret_core::urls::mistyped_scheme(&u) {
+                _ if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+                    format!("; for a server, write http://{raw}")
+                }
+                Some(typo) => format!(" ({typo})"),
+                None => String::new(),
+            };
+            Err(format!(
+                "top URL `{raw}` has scheme `{}`; the crawler starts from http, https or file URLs{hint}",
+                u.scheme(),
+            ))
+        }
         Err(url::ParseError::RelativeUrlWithoutBase) => {
             let path = spinneret_core::fs::absolute_normal(&base_dir.join(raw));
+            if !path.exists()
+                && let Some(hint) = server_without_scheme(raw)
+            {
+                return Err(format!(
+                    "top `{raw}` is neither a URL nor an existing file or directory; {hint}"
+                ));
+            }
             let path = if path.is_dir() {
                 path.join("index.html")
             } else {
@@ -923,6 +999,19 @@ pub fn parse_top(raw: &str, base_dir: &Path) -> Result<Url, String> {
         }
         Err(e) => Err(format!("top URL `{raw}` is not a valid URL ({e})")),
     }
+}
+
+/// What a top written without its scheme meant, when it names a server
+/// (`127.0.0.1:22000/`, `localhost:8080`) or a site (`www.example.org/`)
+/// rather than a path.
+fn server_without_scheme(raw: &str) -> Option<String> {
+    let host = raw.split('/').next().unwrap_or_default();
+    let port = host.rsplit_once(':').map(|(_, p)| p);
+    if port.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
+        return Some(format!("for a server, write http://{raw}"));
+    }
+    let site = host.starts_with("www.") && host.len() > 4 && !host.ends_with('.');
+    site.then(|| format!("for a site, write https://{raw}"))
 }
 
 /// A `User-Agent` must name the robot (robots.txt records are chosen by
@@ -1063,8 +1152,124 @@ mod tests {
         let text = format!("concurrency = 8\nbogus = 1\n{MINIMAL}");
         let err = load(&text).unwrap_err().to_string();
         assert!(
-            err.starts_with("test.toml:2:1: unknown field `bogus`"),
+            err.starts_with(
+                "test.toml:2:1: unknown key `bogus`; the keys at the top level are: user_agent, from, accept, concurrency,"
+            ),
             "{err}"
+        );
+        assert!(
+            err.ends_with(", library (every key is in docs/configuration.md)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_key_names_the_one_meant() {
+        for (text, said) in [
+            (
+                format!("concurency = 8\n{MINIMAL}"),
+                "test.toml:1:1: unknown key `concurency`; did you mean `concurrency`? (every key is in docs/configuration.md)",
+            ),
+            (
+                format!("user-agent = \"bot/1\"\n{MINIMAL}"),
+                "test.toml:1:1: unknown key `user-agent`; did you mean `user_agent`? (every key is in docs/configuration.md)",
+            ),
+            (
+                format!("{MINIMAL}depth = 3\n"),
+                "test.toml:5:1: unknown key `depth`; did you mean `max_depth`? (every key is in docs/configuration.md)",
+            ),
+            (
+                format!("{MINIMAL}emial = \"a@b.example\"\n"),
+                "test.toml:5:1: unknown key `emial`; did you mean `email`? (every key is in docs/configuration.md)",
+            ),
+            (
+                format!("{MINIMAL}concurrency = 4\n"),
+                "test.toml:5:1: `concurrency` is a global setting, and a key written after [[task]] belongs to that task: move it above the first [[task]]",
+            ),
+            (
+                format!("max_depth = 3\n{MINIMAL}"),
+                "test.toml:1:1: `max_depth` is a key of a task: write it under the [[task]] it is for (after that task's [[task]] line)",
+            ),
+            (
+                format!("{MINIMAL}[mail]\nserver = \"smtp.example\"\nusernme = \"x\"\n"),
+                "test.toml:7:1: unknown key `usernme`; did you mean `username`? (every key is in docs/configuration.md)",
+            ),
+            (
+                format!("{MINIMAL}[mail]\nserver = \"smtp.example\"\nusr = \"x\"\n"),
+                "test.toml:7:1: unknown key `usr`; the keys are: server, port, tls, username, password, password_env, password_file, from, timeout (every key is in docs/configuration.md)",
+            ),
+        ] {
+            assert_eq!(load(&text).unwrap_err().to_string(), said, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_table_for_a_list_a_quoted_number_and_a_top_without_scheme_say_what_to_write() {
+        for (text, said) in [
+            (
+                MINIMAL.replace("[[task]]", "[task]"),
+                "test.toml:1:1: `[task]` is one table, and `task` is a list of them: write [[task]] (two brackets), once before each of them",
+            ),
+            (
+                format!("{MINIMAL}[[mail]]\nserver = \"smtp.example\"\n"),
+                "test.toml:5:1: `[[mail]]` makes a list of tables, and `mail` is one table: write [mail] (one pair of brackets)",
+            ),
+            (
+                format!("concurrency = \"4\"\n{MINIMAL}"),
+                "test.toml:1:15: `concurrency` takes a number, written without quotes: concurrency = 4",
+            ),
+            (
+                format!("check_fragments = \"false\"\n{MINIMAL}"),
+                "test.toml:1:19: `check_fragments` takes true or false, written without quotes: check_fragments = false",
+            ),
+            (
+                format!("retries = \"two\"\n{MINIMAL}"),
+                "test.toml:1:11: `retries` takes a number, written without quotes (e.g. retries = 4), not \"two\"",
+            ),
+            (
+                MINIMAL.replace("http://www.ics.example/", "127.0.0.1:22000/"),
+                "test.toml:4:7: top `127.0.0.1:22000/` is neither a URL nor an existing file or directory; for a server, write http://127.0.0.1:22000/",
+            ),
+            (
+                MINIMAL.replace("http://www.ics.example/", "localhost:8080/docs/"),
+                "test.toml:4:7: top URL `localhost:8080/docs/` has scheme `localhost`; the crawler starts from http, https or file URLs; for a server, write http://localhost:8080/docs/",
+            ),
+            (
+                MINIMAL.replace("http://www.ics.example/", "www.ics.example/docs/"),
+                "test.toml:4:7: top `www.ics.example/docs/` is neither a URL nor an existing file or directory; for a site, write https://www.ics.example/docs/",
+            ),
+        ] {
+            assert_eq!(load(&text).unwrap_err().to_string(), said, "{text}");
+        }
+    }
+
+    #[test]
+    fn mail_without_a_mail_table_is_named_where_it_is_asked_for() {
+        let mailing = |text: &str| {
+            let raw: RawConfig = toml::from_str(text).unwrap();
+            raw_tasks_mailing(&raw.tasks)
+                .map(|(key, span, task)| (key, line_col(text, span.start).0, task.to_string()))
+        };
+        let docs = "[[task]]\nname = \"Docs\"\nkind = \"tree\"\ntop = \"http://a.example/docs/\"\n";
+        assert_eq!(
+            mailing(&format!("{MINIMAL}{docs}email_broken = true\n")),
+            None
+        );
+        assert_eq!(
+            mailing(&format!(
+                "{MINIMAL}email_broken = false\n{docs}email = \"docs@a.example\"\nemail_changed = 7\n"
+            )),
+            Some(("email_changed", 11, "Docs".to_string()))
+        );
+        assert_eq!(
+            mailing(&format!(
+                "{MINIMAL}email = \"www@ics.example\"\nemail_broken = true\n"
+            )),
+            Some(("email_broken", 6, "ICS".to_string()))
+        );
+        assert_eq!(
+            no_mail_table("spinneret.toml", 6, "email_broken", "ICS"),
+            "spinneret.toml:6: email_broken mails the owner of task `ICS`, but there is no [mail] table: the mail goes to an SMTP server on localhost:25, and where none runs it goes nowhere (each run ends with \"cannot reach the mail server\" and keeps the messages for the next). Name the server to send through:\n\n[mail]\nserver = \"smtp.example.org\"\nport = 587\ntls = \"starttls\"\nusername = \"spider\"\npassword_env = \"SPINNERET_SMTP_PASSWORD\"\n\n(--dry-run-mail prints the messages instead; see \"Mail to owners\" in docs/maintenance.md)"
         );
     }
 
@@ -1119,16 +1324,6 @@ mod tests {
         let c = load(&format!("user_agent = \"  MyBot/2 (+x)\"\n{MINIMAL}")).unwrap();
         assert_eq!(c.settings.user_agent, "MyBot/2 (+x)");
         assert_eq!(c.settings.robot_name(), "mybot");
-    }
-
-    #[test]
-    fn unknown_task_key_is_located() {
-        let text = format!("{MINIMAL}depth = 3\n");
-        let err = load(&text).unwrap_err().to_string();
-        assert!(
-            err.starts_with("test.toml:5:1: unknown field `depth`"),
-            "{err}"
-        );
     }
 
     #[test]

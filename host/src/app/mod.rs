@@ -4,3 +4,4 @@
 pub use spinneret_collect::{collect, query};
 pub mod preflight;
 pub mod run;
+pub mod stop;

@@ -185,17 +185,11 @@ fn crawl_until_stopped(
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<crawl::CrawlReport> {
     let progress = Arc::new(Progress::default());
+    let stop = super::stop::StopRequest::listen(
+        "stopping after the requests in flight; what was checked is stored and reported",
+    )?;
     let report = runtime.block_on(async {
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            stop_signal().await;
-            eprintln!(
-                "spinneret: stopping after the requests in flight (Ctrl-C again to quit now)"
-            );
-            let _ = stop_tx.send(true);
-            stop_signal().await;
-            std::process::exit(130);
-        });
+        let stop_rx = stop.receiver();
         // Inside the runtime: a progress display runs on it.
         observer.crawl_started(progress.clone());
         let report = crawl::run(plan, store, options, progress, stop_rx).await;
@@ -378,20 +372,4 @@ fn notify_owners(
         _ => tracing::info!("{line}"),
     }
     Ok(())
-}
-
-/// Wait for Ctrl-C (SIGINT) or SIGTERM.
-pub async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

@@ -17,7 +17,6 @@ mod wwww;
 pub use results::{RESULT_SCHEMA, print_results};
 
 pub(crate) use crate::app::run::MailMode;
-pub(crate) use crate::app::run::stop_signal;
 use crate::app::run::{RunObserver, RunOptions};
 use crate::config::{self, Config};
 use clap::{Args, Parser, Subcommand};

@@ -4,7 +4,7 @@
 //! [`collect_run`].
 
 use super::output::outln;
-use super::{EXIT_BROKEN, EXIT_OK, EXIT_PLUGIN, EXIT_USAGE, settings_from, stop_signal};
+use super::{EXIT_BROKEN, EXIT_OK, EXIT_PLUGIN, EXIT_USAGE, settings_from};
 use crate::config;
 use clap::Args;
 use std::path::PathBuf;
@@ -285,61 +285,6 @@ pub(super) fn collect(args: &CollectArgs, quiet: u8) -> anyhow::Result<u8> {
     .map(|(code, _)| code)
 }
 
-/// Listens for SIGTERM and Ctrl-C while a collection runs: the first sets
-/// the flag (the run starts no new request, then saves, archives and
-/// indexes what it has); a second ends the process at once. Dropped, it
-/// stops listening.
-struct StopListener {
-    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    done: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl StopListener {
-    fn start() -> anyhow::Result<StopListener> {
-        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (done, mut ended) = tokio::sync::oneshot::channel::<()>();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let set = flag.clone();
-        let thread = std::thread::Builder::new()
-            .name("stop-listener".into())
-            .spawn(move || {
-                rt.block_on(async {
-                    tokio::select! {
-                        _ = stop_signal() => {}
-                        _ = &mut ended => return,
-                    }
-                    set.store(true, std::sync::atomic::Ordering::Relaxed);
-                    eprintln!(
-                        "spinneret: stopping: no new request starts; what was collected is saved, archived and indexed (again to quit at once)"
-                    );
-                    tokio::select! {
-                        _ = stop_signal() => std::process::exit(130),
-                        _ = ended => {}
-                    }
-                })
-            })?;
-        Ok(StopListener {
-            flag,
-            done: Some(done),
-            thread: Some(thread),
-        })
-    }
-}
-
-impl Drop for StopListener {
-    fn drop(&mut self) {
-        if let Some(done) = self.done.take() {
-            let _ = done.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 /// One run of `profile` collecting the entries of `due` (the profile, or
 /// the part of it due under `watch`) and carrying `not_due` forward: exit
 /// 0 when everything was collected, 1 when something could not be, 2 when
@@ -391,9 +336,11 @@ pub(crate) fn collect_run(
     let asked = crate::app::collect::interest_items(due, &mut asker);
     let problems = asked.problems;
     items.extend(asked.items);
-    let listener = StopListener::start()?;
-    let done = crate::app::collect::collect(profile, &items, not_due, &mut asker, &listener.flag)?;
-    drop(listener);
+    let stop = crate::app::stop::StopRequest::listen(
+        "stopping: no new request starts; what was collected is saved, archived and indexed",
+    )?;
+    let done = crate::app::collect::collect(profile, &items, not_due, &mut asker, stop.flag())?;
+    drop(stop);
     let count =
         |c: crate::snatch::changes::Change| done.changes.iter().filter(|x| **x == c).count();
     use crate::snatch::changes::Change;

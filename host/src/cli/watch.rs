@@ -193,7 +193,7 @@ fn watch<T>(
         .build()?;
     // Listening from now on, so that a signal during a run that does not
     // stop for it (a profile's) is seen when the run ends.
-    let mut stop = sleeper.block_on(async { Stop::listen() });
+    let mut stop = sleeper.block_on(async { crate::app::stop::Signals::listen() });
     loop {
         let next = due.values().min().copied().unwrap_or(now);
         let names: Vec<&str> = plan
@@ -264,53 +264,5 @@ fn watch<T>(
             eprintln!("spinneret: stopped after the run; everything collected is stored");
             return Ok(EXIT_OK);
         }
-    }
-}
-
-/// SIGTERM and Ctrl-C, listened for from its creation on: a signal that
-/// comes while nobody waits is kept until asked.
-struct Stop {
-    #[cfg(unix)]
-    term: Option<tokio::signal::unix::Signal>,
-    #[cfg(unix)]
-    interrupt: Option<tokio::signal::unix::Signal>,
-}
-
-impl Stop {
-    /// Start listening (inside a runtime).
-    fn listen() -> Stop {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Stop {
-                term: signal(SignalKind::terminate()).ok(),
-                interrupt: signal(SignalKind::interrupt()).ok(),
-            }
-        }
-        #[cfg(not(unix))]
-        Stop {}
-    }
-
-    /// Wait for a signal.
-    async fn recv(&mut self) {
-        #[cfg(unix)]
-        {
-            if let (Some(term), Some(interrupt)) = (&mut self.term, &mut self.interrupt) {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = interrupt.recv() => {}
-                }
-                return;
-            }
-        }
-        super::stop_signal().await
-    }
-
-    /// Whether a signal came and was not waited for yet (the wait is
-    /// polled once: a timeout polls what it bounds before its deadline).
-    async fn pending(&mut self) -> bool {
-        tokio::time::timeout(std::time::Duration::ZERO, self.recv())
-            .await
-            .is_ok()
     }
 }

@@ -452,7 +452,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<u8> {
         limits,
         allowed_hosts: allowed,
         library,
-        stop: Box::pin(crate::app::run::stop_signal()),
+        stop: Box::pin(crate::app::stop::signal()),
     };
     crate::serve::serve(store, &index, at, &mut |addr| {
         eprintln!("serving http://{addr}/ (Ctrl-C stops)");

@@ -310,6 +310,75 @@ fn results_as_json_lines_follow_the_schema() {
     assert!(text(&out.stderr).contains("has no task `Nobody`; its tasks are: A"));
 }
 
+/// The crawl checks every URL attribute the mirror fetches (one table for
+/// both): a video's poster and source, a track, a cell's background, an
+/// image button, an SVG `<use>` and a quotation's `cite`, each a leaf
+/// asked with HEAD; the broken ones are broken.
+#[test]
+fn check_checks_media_backgrounds_svg_and_citations() {
+    let body = "<video src=\"/v.webm\" poster=\"/gone-poster.jpg\"><track src=\"/t.vtt\"></video>\
+        <table><tr><td background=\"/gone-cell.gif\">x</td></tr></table>\
+        <input type=\"image\" src=\"/b.png\"><svg><use href=\"/s.svg#i\"></use></svg>\
+        <blockquote cite=\"/gone-source.html\">q</blockquote>";
+    let web = TestWeb::start(
+        Web::new().site(
+            "127.0.0.1",
+            Site::new()
+                .page("/index.html", &page("Media", None, body))
+                .page("/v.webm", "v")
+                .page("/t.vtt", "t")
+                .page("/b.png", "b")
+                .page("/s.svg", "s"),
+        ),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("check.db");
+    let top = web.url("127.0.0.1", "/index.html");
+    let out = spinneret(&[
+        "check",
+        &top,
+        "--store",
+        store.to_str().unwrap(),
+        "--delay",
+        "0s",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let mut asked: Vec<(String, String)> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| (r.method, r.path))
+        .collect();
+    asked.sort();
+    let head = |p: &str| ("HEAD".to_string(), p.to_string());
+    let get = |p: &str| ("GET".to_string(), p.to_string());
+    // A leaf whose HEAD fails is asked again with GET (a server may
+    // answer HEAD wrongly) before it is called broken.
+    assert_eq!(
+        asked,
+        vec![
+            get("/gone-cell.gif"),
+            get("/gone-poster.jpg"),
+            get("/gone-source.html"),
+            get("/index.html"),
+            head("/b.png"),
+            head("/gone-cell.gif"),
+            head("/gone-poster.jpg"),
+            head("/gone-source.html"),
+            head("/s.svg"),
+            head("/t.vtt"),
+            head("/v.webm"),
+        ]
+    );
+    let stdout = text(&out.stdout);
+    for gone in ["/gone-poster.jpg", "/gone-cell.gif", "/gone-source.html"] {
+        assert!(
+            stdout.contains(&web.url("127.0.0.1", gone)),
+            "{gone}: {stdout}"
+        );
+    }
+}
+
 #[test]
 fn check_needs_no_configuration() {
     let web = TestWeb::start(maintenance_web());

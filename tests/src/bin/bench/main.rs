@@ -365,7 +365,11 @@ fn print_help() {
               SQLite file and one into PostgreSQL, then with 1, 2 and 4 `spinneret worker`\n\
               processes sharing a run\n\
               on PostgreSQL, and prints each one's wall time, pages/s, requests and URLs\n\
-              requested more than once;\n\
+              requested more than once; with --latency, each worker has --concurrency C\n\
+              connections (its own budget), each count runs beside one crawl of\n\
+              concurrency workers x C, and the table adds req/s, speed-up and efficiency\n\
+              against one worker and the share of min(conns, sites x per-site) / round trip\n\
+              (e.g. --postgres --workers 1,2,4 --latency 25ms --sites 200 --concurrency 8);\n\
               --latency DUR (25ms, 0.025s) answers every request of the web after 2 x DUR,\n\
               as at DUR each way (robots.txt, pages, HEADs, redirects, 404s alike), in any mode;\n\
               --latency-check CONNS opens CONNS connections at once, each kept alive for 5\n\
@@ -426,7 +430,7 @@ fn network_mode(
 /// The modes on the crawl web that are not the crawl itself (`--genvl`,
 /// `--import-memory`, `--worm`, `--workers`): whether one was asked for
 /// (and ran).
-fn other_mode(args: &[String], bench: &Bench) -> anyhow::Result<bool> {
+fn other_mode(args: &[String], bench: &Bench, round_trip: Duration) -> anyhow::Result<bool> {
     if args.iter().any(|a| a == "--genvl") {
         genvl::run(bench)?;
     } else if let Some(gib) = arg(args, "--import-memory") {
@@ -438,7 +442,7 @@ fn other_mode(args: &[String], bench: &Bench) -> anyhow::Result<bool> {
             .split(',')
             .map(|n| n.trim().parse())
             .collect::<Result<_, _>>()?;
-        workers::run(bench, &counts)?;
+        workers::run(bench, &counts, round_trip)?;
     } else {
         return Ok(false);
     }
@@ -544,7 +548,7 @@ fn main() -> anyhow::Result<()> {
         let limit = arg(&args, "--httrack-limit").map_or(Ok(600), |v| v.parse())?;
         return mirror::mirror(&bench, depth.parse()?, limit);
     }
-    if other_mode(&args, &bench)? {
+    if other_mode(&args, &bench, latency * 2)? {
         return Ok(());
     }
     if let Some(runs) = arg(&args, "--overhead") {

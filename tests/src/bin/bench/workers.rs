@@ -5,105 +5,218 @@
 //! sitting. Prints each one's wall time, pages/s, the requests made and
 //! how many URLs were requested more than once (none, when the run holds
 //! its promise).
+//!
+//! With `--latency DUR` the web answers after a round trip, as machines'
+//! crawls are bound by on a real network, and each worker has the
+//! configuration's `concurrency` (`--concurrency C`) as its own connection
+//! budget, as a machine has by its bandwidth. The table then gives each
+//! row's requests/s, its speed-up over one worker and its efficiency
+//! (speed-up ÷ workers), and its share of what its connections could carry
+//! (`min(workers × C, sites × per-site connections) ÷ round trip`); and for
+//! each worker count, one `spinneret crawl` given the same connections in
+//! all (`concurrency = workers × C`), so that what coordination costs is
+//! seen beside what one process does with the same budget.
 
 use super::Bench;
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// One crawl's figures: seconds, pages read, requests, URLs asked twice.
+/// spinneret's default `per_site_connections`.
+const PER_SITE_DEFAULT: u64 = 2;
+
+/// One crawl's figures: seconds, pages read, requests, URLs asked twice,
+/// and the connections it had in all.
 struct Figures {
     secs: f64,
     pages: usize,
     requests: usize,
     twice: usize,
+    connections: u64,
 }
 
-fn figures(bench: &Bench, secs: f64) -> Figures {
+fn figures(bench: &Bench, secs: f64, connections: u64) -> Figures {
     let requests = bench.web.requests();
-    let mut per_url: HashMap<(String, String), usize> = HashMap::new();
+    let mut per_url: HashMap<(String, String, String), usize> = HashMap::new();
     for r in &requests {
-        *per_url.entry((r.host.clone(), r.path.clone())).or_default() += 1;
+        *per_url
+            .entry((r.method.clone(), r.host.clone(), r.path.clone()))
+            .or_default() += 1;
     }
     Figures {
         secs,
         pages: bench.pages_read(),
         requests: requests.len(),
         twice: per_url.values().filter(|n| **n > 1).count(),
+        connections,
     }
 }
 
-/// `counts` workers at a time against PostgreSQL, after one crawl into SQLite.
-pub(crate) fn run(bench: &Bench, counts: &[usize]) -> anyhow::Result<()> {
+/// The bench's configuration with its store in a new PostgreSQL database
+/// and `concurrency` connections in all.
+fn postgres_config(bench: &Bench, pg_url: &str, concurrency: u64) -> String {
+    bench
+        .config(&[], false)
+        .replacen("store = \"bench.db\"", &format!("store = \"{pg_url}\""), 1)
+        .replacen(
+            &format!("concurrency = {}\n", bench.concurrency),
+            &format!("concurrency = {concurrency}\n"),
+            1,
+        )
+}
+
+/// `n` workers (named w0…) on `config_path`, each its own process, until
+/// the run is crawled: the wall time.
+fn workers(
+    bench: &Bench,
+    dir: &std::path::Path,
+    config_path: &std::path::Path,
+    n: usize,
+) -> anyhow::Result<f64> {
+    let start = Instant::now();
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            Command::new(&bench.binary)
+                .env("SPINNERET_LOG", "warn")
+                .args(["-qq", "worker"])
+                .arg(config_path)
+                .args(["--name", &format!("w{i}")])
+                .current_dir(dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    for child in children {
+        let out = child.wait_with_output()?;
+        anyhow::ensure!(
+            out.status.code().is_some_and(|c| c == 0 || c == 1),
+            "a worker failed: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(start.elapsed().as_secs_f64())
+}
+
+/// `counts` workers at a time against PostgreSQL, after one crawl into
+/// SQLite; with a `round_trip`, each worker count beside one crawl of the
+/// same connections in all.
+pub(crate) fn run(bench: &Bench, counts: &[usize], round_trip: Duration) -> anyhow::Result<()> {
     let pg = bench
         .postgres
         .ok_or_else(|| anyhow::anyhow!("--workers needs --postgres"))?;
+    let budget = bench.concurrency;
     let mut rows = Vec::new();
     // One process into an SQLite file, as the baseline.
     {
         let dir = tempfile::tempdir()?;
         bench.web.clear_log();
         let (secs, _) = bench.crawl_in(dir.path(), &bench.config(&[], false), "warn")?;
-        rows.push(("crawl, SQLite file".to_string(), figures(bench, secs)));
+        rows.push((
+            "crawl, SQLite file".to_string(),
+            figures(bench, secs, budget),
+        ));
     }
     // One process into PostgreSQL.
     let crawl = bench.crawl(&[], false)?;
-    rows.push(("crawl, PostgreSQL".to_string(), figures(bench, crawl.secs)));
+    rows.push((
+        "crawl, PostgreSQL".to_string(),
+        figures(bench, crawl.secs, budget),
+    ));
     for &n in counts {
         let dir = tempfile::tempdir()?;
-        let url = pg.database_url();
-        let config = bench.config(&[], false).replacen(
-            "store = \"bench.db\"",
-            &format!("store = \"{url}\""),
-            1,
-        );
         let config_path = dir.path().join("bench.toml");
-        std::fs::write(&config_path, config)?;
+        std::fs::write(
+            &config_path,
+            postgres_config(bench, &pg.database_url(), budget),
+        )?;
         bench.web.clear_log();
-        let start = Instant::now();
-        let children: Vec<_> = (0..n)
-            .map(|i| {
-                Command::new(&bench.binary)
-                    .env("SPINNERET_LOG", "warn")
-                    .args(["-qq", "worker"])
-                    .arg(&config_path)
-                    .args(["--name", &format!("w{i}")])
-                    .current_dir(dir.path())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped())
-                    .spawn()
-            })
-            .collect::<Result<_, _>>()?;
-        for child in children {
-            let out = child.wait_with_output()?;
-            anyhow::ensure!(
-                out.status.code().is_some_and(|c| c == 0 || c == 1),
-                "a worker failed: {}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            );
+        let secs = workers(bench, dir.path(), &config_path, n)?;
+        let label = format!("{n} worker{} x {budget}", if n == 1 { "" } else { "s" });
+        rows.push((label, figures(bench, secs, n as u64 * budget)));
+        if !round_trip.is_zero() && n > 1 {
+            // One process with the workers' connections in all.
+            let dir = tempfile::tempdir()?;
+            let all = n as u64 * budget;
+            bench.web.clear_log();
+            let (secs, _) = bench.crawl_in(
+                dir.path(),
+                &postgres_config(bench, &pg.database_url(), all),
+                "warn",
+            )?;
+            rows.push((
+                format!("crawl x {all}, PostgreSQL"),
+                figures(bench, secs, all),
+            ));
         }
-        let secs = start.elapsed().as_secs_f64();
-        let label = format!("{n} worker{}, PostgreSQL", if n == 1 { "" } else { "s" });
-        rows.push((label, figures(bench, secs)));
     }
+    print_table(bench, &rows, round_trip);
+    Ok(())
+}
+
+/// The rows, with the speed-up columns when the web has a round trip.
+fn print_table(bench: &Bench, rows: &[(String, Figures)], round_trip: Duration) {
+    let rate = |f: &Figures| f.requests as f64 / f.secs;
+    let one = rows
+        .iter()
+        .find(|(l, _)| l.starts_with("1 worker "))
+        .map(|(_, f)| rate(f));
+    let sites = bench.shape.sites;
+    let per_site = bench.per_site.unwrap_or(PER_SITE_DEFAULT);
     println!(
-        "{:<24} {:>8} {:>8} {:>8} {:>9} {:>12}",
-        "", "wall s", "pages", "pages/s", "requests", "URLs twice"
+        "{:<26} {:>8} {:>7} {:>9} {:>8} {:>7} {:>8} {:>10} {:>6} {:>11}",
+        "",
+        "wall s",
+        "pages",
+        "requests",
+        "req/s",
+        "conns",
+        "speed-up",
+        "efficiency",
+        "share",
+        "URLs twice"
     );
     for (label, f) in rows {
+        let workers: Option<f64> = label
+            .split_once(" worker")
+            .and_then(|(n, _)| n.parse().ok());
+        let speed_up = match (one, workers) {
+            (Some(one), Some(_)) => format!("{:.2}", rate(f) / one),
+            _ => "-".into(),
+        };
+        let efficiency = match (one, workers) {
+            (Some(one), Some(n)) => format!("{:.2}", rate(f) / one / n),
+            _ => "-".into(),
+        };
+        let share = match round_trip.is_zero() {
+            true => "-".into(),
+            false => {
+                let limit = (f.connections.min(sites * per_site)) as f64 / round_trip.as_secs_f64();
+                format!("{:.2}", rate(f) / limit)
+            }
+        };
         println!(
-            "{label:<24} {:>8.2} {:>8} {:>8.0} {:>9} {:>12}",
+            "{label:<26} {:>8.2} {:>7} {:>9} {:>8.0} {:>7} {:>8} {:>10} {:>6} {:>11}",
             f.secs,
             f.pages,
-            f.pages as f64 / f.secs,
             f.requests,
+            rate(f),
+            f.connections,
+            speed_up,
+            efficiency,
+            share,
             f.twice
+        );
+    }
+    if !round_trip.is_zero() {
+        println!(
+            "round trip {:.0} ms; {sites} sites x {per_site} per-site connections; share = req/s / (min(conns, sites x per-site) / round trip); speed-up and efficiency against 1 worker",
+            round_trip.as_secs_f64() * 1e3
         );
     }
     println!(
         "cores: {} (the workers, the database server and the web share them)",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    Ok(())
 }

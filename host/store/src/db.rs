@@ -330,7 +330,12 @@ impl Drop for Tx<'_> {
         if let (Some(TxInner::Pg(depth)), Conn::Pg(pg)) = (self.inner.take(), self.conn)
             && let Err(e) = pg.end(depth, false)
         {
-            tracing::warn!("store: rolling back: {e}");
+            // A lost connection took the transaction with it: the caller
+            // has the error that says so.
+            match crate::reconnect::is_lost(&e) {
+                true => tracing::debug!("store: rolling back: {e}"),
+                false => tracing::warn!("store: rolling back: {e}"),
+            }
         }
     }
 }
@@ -525,6 +530,22 @@ impl Conn {
         })
     }
 
+    /// Whether this connection can be made again after it is lost (one to
+    /// a database server can; a file's is never lost).
+    pub(crate) fn reconnects(&self) -> bool {
+        matches!(self, Conn::Pg(_))
+    }
+
+    /// Make the connection to the database again (the server closed it,
+    /// or went away): its prepared statements go with the old one. Only
+    /// outside a transaction; on SQLite, nothing to do.
+    pub(crate) fn reconnect(&self) -> Result<(), StoreError> {
+        match self {
+            Conn::Sqlite(_) => Ok(()),
+            Conn::Pg(pg) => pg.reconnect(),
+        }
+    }
+
     /// The SQLite connection, for what only SQLite has (pragmas, its
     /// statement counters in tests); `None` on another backend.
     pub(crate) fn sqlite(&self) -> Option<&rusqlite::Connection> {
@@ -593,7 +614,9 @@ impl Conn {
 /// and may be called from inside the crawl's runtime); a call waits for
 /// its answer on the caller's thread.
 pub(crate) struct PgConn {
-    client: tokio_postgres::Client,
+    /// How it was made, to make it again ([`PgConn::reconnect`]).
+    config: Box<tokio_postgres::Config>,
+    client: RefCell<tokio_postgres::Client>,
     /// Prepared statements, by their text as the store writes it.
     statements: RefCell<HashMap<String, tokio_postgres::Statement>>,
     /// Open transactions and savepoints.
@@ -653,14 +676,20 @@ where
     let (client, connection) = futures_executor::block_on(io.spawn(within))
         .map_err(|e| StoreError::Io(format!("the PostgreSQL I/O thread failed: {e}")))?
         .map_err(|_| {
-            StoreError::Io(format!(
+            StoreError::Unreachable(format!(
                 "the PostgreSQL server did not complete the login within {} s",
                 LOGIN_WITHIN.as_secs()
             ))
         })??;
     io.spawn(async move {
         if let Err(e) = connection.await {
-            tracing::warn!("store: the PostgreSQL connection ended: {e}");
+            // The server shutting down (a restart) ends every session: the
+            // next statement on it says so, and a worker rides it out.
+            let e = StoreError::Postgres(e);
+            match crate::reconnect::is_lost(&e) {
+                true => tracing::debug!("store: the PostgreSQL connection ended: {e}"),
+                false => tracing::warn!("store: the PostgreSQL connection ended: {e}"),
+            }
         }
     });
     Ok(client)
@@ -707,53 +736,96 @@ impl PgConn {
     /// those in `PGSSLROOTCERT`'s file, and its name checked), else in the
     /// clear.
     pub(crate) fn connect(config: &tokio_postgres::Config) -> Result<PgConn, StoreError> {
-        let io = io()?;
-        let config = config.clone();
-        let client = match config.get_ssl_mode() {
-            tokio_postgres::config::SslMode::Require => {
-                let tls = tls_connector()?;
-                connected(io, async move { config.connect(tls).await })?
-            }
-            _ => {
-                let remote = config.get_hosts().iter().any(|h| match h {
-                    tokio_postgres::config::Host::Tcp(name) => {
-                        name != "localhost"
-                            && !name
-                                .parse::<std::net::IpAddr>()
-                                .is_ok_and(|ip| ip.is_loopback())
-                    }
-                    tokio_postgres::config::Host::Unix(_) => false,
-                });
-                // Said once a process, not for each of its connections.
-                static WARNED: std::sync::Once = std::sync::Once::new();
-                if remote {
-                    WARNED.call_once(|| {
-                        tracing::warn!(
-                            "store: connecting to PostgreSQL in the clear; give the store's URL ?sslmode=require for TLS"
-                        )
-                    });
-                }
-                connected(
-                    io,
-                    async move { config.connect(tokio_postgres::NoTls).await },
-                )?
-            }
-        };
+        let mut config = config.clone();
+        // A server that vanishes without closing the connection (its
+        // machine lost, a network cut) is noticed within about a minute,
+        // not the two hours of the system's default, unless the store's
+        // URL says otherwise.
+        use std::time::Duration;
+        if config.get_keepalives_idle() == Duration::from_secs(2 * 60 * 60) {
+            config
+                .keepalives_idle(Duration::from_secs(30))
+                .keepalives_interval(Duration::from_secs(10))
+                .keepalives_retries(3);
+        }
         let conn = PgConn {
-            client,
+            client: RefCell::new(open_client(&config)?),
+            config: Box::new(config),
             statements: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
             scans: Cell::new(0),
             failed: Cell::new(false),
         };
+        conn.set_up()?;
+        Ok(conn)
+    }
+
+    /// What every session of the store's is set to.
+    fn set_up(&self) -> Result<(), StoreError> {
         // The store's scans read through cursors, and read them to the end:
         // planned for every row (PostgreSQL plans a cursor for its first
         // tenth by default, which made the report stage's scans 60 times
         // slower).
-        conn.batch("SET cursor_tuple_fraction = 1.0")?;
-        Ok(conn)
+        self.batch("SET cursor_tuple_fraction = 1.0")
     }
 
+    /// Make the connection again, as it was first made (a lost one's
+    /// session, its prepared statements and its transaction are gone).
+    fn reconnect(&self) -> Result<(), StoreError> {
+        debug_assert_eq!(self.depth.get(), 0, "reconnected inside a transaction");
+        let client = open_client(&self.config)?;
+        *self.client.borrow_mut() = client;
+        self.statements.borrow_mut().clear();
+        self.depth.set(0);
+        self.scans.set(0);
+        self.failed.set(false);
+        self.set_up()
+    }
+
+    fn client(&self) -> std::cell::Ref<'_, tokio_postgres::Client> {
+        self.client.borrow()
+    }
+}
+
+/// A client of the server `config` names: over TLS when it says
+/// `sslmode=require`, else in the clear (see [`PgConn::connect`]).
+fn open_client(config: &tokio_postgres::Config) -> Result<tokio_postgres::Client, StoreError> {
+    let io = io()?;
+    let config = config.clone();
+    let client = match config.get_ssl_mode() {
+        tokio_postgres::config::SslMode::Require => {
+            let tls = tls_connector()?;
+            connected(io, async move { config.connect(tls).await })?
+        }
+        _ => {
+            let remote = config.get_hosts().iter().any(|h| match h {
+                tokio_postgres::config::Host::Tcp(name) => {
+                    name != "localhost"
+                        && !name
+                            .parse::<std::net::IpAddr>()
+                            .is_ok_and(|ip| ip.is_loopback())
+                }
+                tokio_postgres::config::Host::Unix(_) => false,
+            });
+            // Said once a process, not for each of its connections.
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            if remote {
+                WARNED.call_once(|| {
+                        tracing::warn!(
+                            "store: connecting to PostgreSQL in the clear; give the store's URL ?sslmode=require for TLS"
+                        )
+                    });
+            }
+            connected(
+                io,
+                async move { config.connect(tokio_postgres::NoTls).await },
+            )?
+        }
+    };
+    Ok(client)
+}
+
+impl PgConn {
     /// Wait for a call's answer.
     fn wait<T>(
         &self,
@@ -771,7 +843,7 @@ impl PgConn {
         if let Some(st) = self.statements.borrow().get(sql) {
             return Ok(st.clone());
         }
-        let st = self.wait(self.client.prepare(&numbered(sql)))?;
+        let st = self.wait(self.client().prepare(&numbered(sql)))?;
         let mut statements = self.statements.borrow_mut();
         // The store's statements are a few dozen texts; one made from data
         // (a report's filter) must not make the cache grow without end.
@@ -784,14 +856,14 @@ impl PgConn {
 
     fn execute(&self, sql: &str, params: &[&dyn ToDb]) -> Result<usize, StoreError> {
         let st = self.statement(sql)?;
-        let n = self.wait(self.client.execute(&st, &pg_params(params).refs()))?;
+        let n = self.wait(self.client().execute(&st, &pg_params(params).refs()))?;
         Ok(n as usize)
     }
 
     /// Run a statement made once (prepared, run and let go: not kept).
     fn execute_once(&self, sql: &str, params: &[&dyn ToDb]) -> Result<u64, StoreError> {
-        let st = self.wait(self.client.prepare(&numbered(sql)))?;
-        self.wait(self.client.execute(&st, &pg_params(params).refs()))
+        let st = self.wait(self.client().prepare(&numbered(sql)))?;
+        self.wait(self.client().execute(&st, &pg_params(params).refs()))
     }
 
     fn query(
@@ -800,11 +872,11 @@ impl PgConn {
         params: &[&dyn ToDb],
     ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
         let st = self.statement(sql)?;
-        self.wait(self.client.query(&st, &pg_params(params).refs()))
+        self.wait(self.client().query(&st, &pg_params(params).refs()))
     }
 
     fn batch(&self, sql: &str) -> Result<(), StoreError> {
-        self.wait(self.client.batch_execute(sql))
+        self.wait(self.client().batch_execute(sql))
     }
 
     /// Let go of this session's advisory locks, waiting at most `within`
@@ -820,7 +892,7 @@ impl PgConn {
     /// longer than `within` to answer, or the connection is closed: whether
     /// it ran.
     fn batch_within(&self, sql: &str, within: std::time::Duration) -> bool {
-        if self.client.is_closed() {
+        if self.client().is_closed() {
             return false;
         }
         let Ok(io) = io() else {
@@ -828,7 +900,8 @@ impl PgConn {
         };
         // The timer is the I/O runtime's, whose thread drives it.
         let _timers = io.enter();
-        let call = tokio::time::timeout(within, self.client.batch_execute(sql));
+        let client = self.client();
+        let call = tokio::time::timeout(within, client.batch_execute(sql));
         matches!(futures_executor::block_on(call), Ok(Ok(())))
     }
 

@@ -18,6 +18,7 @@ mod library;
 mod location;
 mod lock;
 mod outbox;
+mod reconnect;
 mod run_view;
 mod schema;
 mod shared;
@@ -40,7 +41,8 @@ pub use library::{
 pub use location::StoreLocation;
 pub use lock::{CrawlLock, LockError, lock_path, machine_name};
 pub use outbox::{Mail, QueuedMail};
-pub use shared::{SharedPhase, SharedReach, SharedRun};
+pub use reconnect::RideOut;
+pub use shared::{HeldSite, SharedPhase, SharedReach, SharedRun};
 
 pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 
@@ -82,6 +84,10 @@ pub enum StoreError {
     /// The file system said no.
     #[error("store: {0}")]
     Io(String),
+    /// The database could not be reached (refused, closed, timed out),
+    /// for longer than the caller waits for it.
+    #[error("store: {0}")]
+    Unreachable(String),
     /// What was asked needs another kind of store.
     #[error("store: {0}")]
     Unsupported(String),
@@ -326,6 +332,9 @@ fn cached_site(r: &Row<'_>, at: usize) -> Result<CachedSite, StoreError> {
 pub struct Store {
     location: StoreLocation,
     conn: Conn,
+    /// How this store's connections wait for a database that went away
+    /// (`None`: they do not; see [`Store::ride_out`]).
+    ride_out: std::cell::Cell<Option<RideOut>>,
 }
 
 /// The query of [`Store::latest_result`] (one text, so that its cached
@@ -406,7 +415,11 @@ impl Store {
                 known,
             });
         }
-        Ok(Store { location, conn })
+        Ok(Store {
+            location,
+            conn,
+            ride_out: Default::default(),
+        })
     }
 
     /// Another connection to the same store, for reading on another thread
@@ -419,7 +432,36 @@ impl Store {
     /// is not brought up to date).
     pub fn connect(location: StoreLocation) -> Result<Store, StoreError> {
         let conn = location.connect()?;
-        Ok(Store { location, conn })
+        Ok(Store {
+            location,
+            conn,
+            ride_out: Default::default(),
+        })
+    }
+
+    /// Wait out a lost database as `ride` says from now on (`None`: fail
+    /// at once, the default): the writers started after this call, the
+    /// shared runs joined after it, and what is read through
+    /// [`Store::riding_out`]. A store file is never lost.
+    pub fn ride_out(&self, ride: Option<RideOut>) {
+        self.ride_out.set(ride);
+    }
+
+    /// Run `f`, which only reads (or writes what may be written twice),
+    /// on this store; when the database connection is lost, wait for the
+    /// database as [`Store::ride_out`] said, make the connection again and
+    /// run `f` again.
+    pub fn riding_out<T>(
+        &self,
+        mut f: impl FnMut(&Store) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        reconnect::retrying(
+            &self.conn,
+            self.ride_out.get(),
+            "a read of the store",
+            &|_| Ok(()),
+            |_, _| f(self),
+        )
     }
 
     /// Whether the connection still answers: a file's always does; a
@@ -444,7 +486,7 @@ impl Store {
 
     /// Start the writer thread (its own connection).
     pub fn writer(&self) -> Result<StoreWriter, StoreError> {
-        StoreWriter::start(&self.location)
+        StoreWriter::start(&self.location, self.ride_out.get())
     }
 
     /// Record a new run of `tasks`.

@@ -14,8 +14,20 @@
 //!
 //! Times are the database's clock (`clock_timestamp()`, milliseconds), so
 //! the workers' clocks need not agree.
+//!
+//! A worker's leases are renewed by a thread of its own (`LeaseKeeper`),
+//! on a schedule of their own, whatever the crawl is doing. Every
+//! statement here survives a lost connection when the store rides out
+//! outages (`Store::ride_out`): it is run again, whole, once the database
+//! is back; each is written so that running it twice does what running it
+//! once does, or is told it was lost (`take`, `try_to_finish`). A run that
+//! no worker was heard from for longer than any lease (the database down,
+//! or cut off from every worker) is thawed by the first worker back:
+//! every worker's lease starts again, so that no one is taken for dead
+//! for the database's outage (`thaw`).
 
 use crate::db::{Conn, Ints, Texts, TxMode, params};
+use crate::reconnect::{self, RideOut};
 use crate::{RunIds, Store, StoreError, StoreLocation};
 use spinneret_core::model::TaskRecord;
 use std::time::Duration;
@@ -128,10 +140,39 @@ impl Store {
         Ok(ids)
     }
 
+    /// Join shared run `run` again (a worker that stopped its work in it
+    /// and left), if it is still crawling; `None` when it is not.
+    pub fn rejoin_shared_run(
+        &self,
+        run: i64,
+        tasks: &[TaskRecord<'_>],
+    ) -> Result<Option<RunIds>, StoreError> {
+        if !matches!(self.location, StoreLocation::Postgres(_)) {
+            return Err(needs_server());
+        }
+        let crawling: bool = self.riding_out(|s| {
+            s.conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM shared_runs WHERE run_id = ?1
+                                  AND phase IN ('documents', 'leaves'))",
+                params![run],
+                |r| r.get(0),
+            )
+        })?;
+        if !crawling {
+            return Ok(None);
+        }
+        Ok(Some(RunIds {
+            run,
+            tasks: self.riding_out(|s| s.insert_tasks(run, tasks))?,
+            resumed: true,
+        }))
+    }
+
     /// This worker's connection to shared run `run`: a connection of its
-    /// own, so that the coordination never waits behind the store's reads.
-    /// `worker` names the worker (unique among the run's); its leases last
-    /// `lease` unless renewed.
+    /// own, so that the coordination never waits behind the store's reads,
+    /// and a thread that renews its leases (`LeaseKeeper`). `worker` names
+    /// the worker (unique among the run's); its leases last `lease` unless
+    /// renewed. It rides out a lost database as the store does.
     pub fn shared_run(
         &self,
         run: i64,
@@ -141,11 +182,13 @@ impl Store {
         if !matches!(self.location, StoreLocation::Postgres(_)) {
             return Err(needs_server());
         }
-        let shared = SharedRun {
+        let mut shared = SharedRun {
             conn: self.location.connect()?,
             run,
             worker: worker.to_string(),
             lease_ms: lease.as_millis().min(i64::MAX as u128) as i64,
+            ride: self.ride_out.get(),
+            keeper: None,
         };
         // Two live workers of one name would share one flag and one set
         // of leases.
@@ -165,6 +208,9 @@ impl Store {
         // A worker of this name that stopped without leaving (killed, its
         // machine lost): what it held goes back to the run first.
         shared.leave()?;
+        // A run no one was heard from: every lease starts again before
+        // this worker counts as alive (see `thaw`).
+        thaw(&shared.conn, run)?;
         shared.conn.execute(
             &format!(
                 "INSERT INTO shared_workers (run_id, worker, heartbeat, lease_ms)
@@ -174,6 +220,13 @@ impl Store {
             ),
             params![run, worker, shared.lease_ms],
         )?;
+        shared.keeper = Some(LeaseKeeper::start(
+            self.location.connect()?,
+            run,
+            worker,
+            lease,
+            shared.ride,
+        )?);
         Ok(shared)
     }
 }
@@ -190,9 +243,143 @@ pub struct SharedRun {
     run: i64,
     worker: String,
     lease_ms: i64,
+    /// How it waits for a database that went away.
+    ride: Option<RideOut>,
+    /// The thread that renews its leases; stopped when it is dropped.
+    keeper: Option<LeaseKeeper>,
+}
+
+/// A site a worker holds, and the generation of its lease: a lease taken
+/// over by another worker (and perhaps given back) has a greater one.
+pub type HeldSite = (String, i64);
+
+/// Start every lease of run `run` again, when no worker of it has been
+/// heard from within its lease: the database was down, or cut off from
+/// every worker, and they are all coming back; none of them is to be taken
+/// for dead for it. Each worker's heartbeat becomes now and each lease it
+/// holds lasts its length from now. (A worker that did die meanwhile is
+/// taken for dead one lease later.) Run first on every new connection of
+/// a worker's, before anything that counts who is alive.
+fn thaw(conn: &Conn, run: i64) -> Result<(), StoreError> {
+    let thawed = conn.returning(
+        &format!(
+            "WITH silent AS (
+               SELECT EXISTS (SELECT 1 FROM shared_workers WHERE run_id = ?1)
+                  AND NOT EXISTS (SELECT 1 FROM shared_workers
+                                  WHERE run_id = ?1 AND heartbeat + lease_ms > {NOW_MS}) AS yes),
+             workers AS (
+               UPDATE shared_workers SET heartbeat = {NOW_MS}
+               WHERE run_id = ?1 AND (SELECT yes FROM silent)
+               RETURNING worker, lease_ms)
+             UPDATE shared_sites s SET lease_until = {NOW_MS} + w.lease_ms
+             FROM workers w WHERE s.run_id = ?1 AND s.worker = w.worker
+             RETURNING s.site"
+        ),
+        params![run],
+        |r| r.get::<_, String>(0),
+    )?;
+    if !thawed.is_empty() {
+        tracing::info!(
+            "no worker of run {run} was heard from within its lease (the database was away): every lease starts again ({} sites)",
+            thawed.len()
+        );
+    }
+    Ok(())
+}
+
+/// Renews a worker's leases and says it is alive, every fifth of its lease
+/// (at most every 2 s), on a connection and thread of its own: a long
+/// meeting with the run, or the crawl busy otherwise, never has it taken
+/// for dead. A lost connection is made again at the next tick.
+struct LeaseKeeper {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LeaseKeeper {
+    fn start(
+        conn: Conn,
+        run: i64,
+        worker: &str,
+        lease: Duration,
+        ride: Option<RideOut>,
+    ) -> Result<LeaseKeeper, StoreError> {
+        let every = (lease / 5).clamp(Duration::from_millis(100), Duration::from_secs(2));
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let worker = worker.to_string();
+        let lease_ms = lease.as_millis().min(i64::MAX as u128) as i64;
+        let thread = std::thread::Builder::new()
+            .name("lease-keeper".into())
+            .spawn(move || {
+                let mut lost = false;
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(every)
+                {
+                    if lost {
+                        // Quietly: the worker's own statements say when
+                        // the database is away and when it is back.
+                        if conn.reconnect().and_then(|()| thaw(&conn, run)).is_err() {
+                            continue;
+                        }
+                        lost = false;
+                    }
+                    if let Err(e) = renew(&conn, run, &worker, lease_ms) {
+                        lost = ride.is_some() && reconnect::is_lost(&e);
+                        if !lost {
+                            tracing::debug!("the leases of worker {worker} were not renewed: {e}");
+                        }
+                    }
+                }
+            })
+            .map_err(|e| StoreError::Io(format!("cannot start the lease keeper: {e}")))?;
+        Ok(LeaseKeeper {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for LeaseKeeper {
+    fn drop(&mut self) {
+        self.stop.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Say `worker` is alive and renew every lease it holds (not whether it
+/// is idle: that is said at its meetings).
+fn renew(conn: &Conn, run: i64, worker: &str, lease_ms: i64) -> Result<(), StoreError> {
+    conn.execute(
+        &format!(
+            "UPDATE shared_workers SET heartbeat = {NOW_MS} WHERE run_id = ?1 AND worker = ?2"
+        ),
+        params![run, worker],
+    )?;
+    conn.execute(
+        &format!(
+            "UPDATE shared_sites SET lease_until = {NOW_MS} + ?3
+             WHERE run_id = ?1 AND worker = ?2"
+        ),
+        params![run, worker, lease_ms],
+    )?;
+    Ok(())
 }
 
 impl SharedRun {
+    /// Run `f` on this worker's connection, again whole after a lost
+    /// connection is made again (the run thawed first); `f` is told
+    /// whether an earlier attempt was lost.
+    fn retry<T>(
+        &self,
+        what: &str,
+        f: impl FnMut(&Conn, bool) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let run = self.run;
+        reconnect::retrying(&self.conn, self.ride, what, &|c| thaw(c, run), f)
+    }
+
     /// The run.
     pub fn run(&self) -> i64 {
         self.run
@@ -232,130 +419,151 @@ impl SharedRun {
             .map(|r| Some(i64::from(r.traverse)))
             .collect();
         let depth: Vec<Option<i64>> = reaches.iter().map(|r| Some(r.depth)).collect();
-        let tx = self.conn.transaction(TxMode::Deferred)?;
-        // Sites in key order, so that two workers offering together never
-        // wait on each other's rows in opposite orders.
-        tx.execute(
-            "INSERT INTO shared_sites (run_id, site)
-             SELECT ?1, s FROM unnest(?2::text[]) AS s ORDER BY s
-             ON CONFLICT DO NOTHING",
-            params![self.run, Texts(&sites)],
-        )?;
-        tx.execute(
-            "INSERT INTO shared_frontier
-               (run_id, site, url, task_id, traverse, kind, referrer, decision, reason, depth)
-             SELECT ?1, * FROM unnest(?2::text[], ?3::text[], ?4::bigint[], ?5::bigint[],
-                                      ?6::text[], ?7::text[], ?8::text[], ?9::text[], ?10::bigint[])
-             ON CONFLICT DO NOTHING",
-            params![
-                self.run,
-                Texts(&site),
-                Texts(&url),
-                Ints(&task),
-                Ints(&traverse),
-                Texts(&kind),
-                Texts(&referrer),
-                Texts(&decision),
-                Texts(&reason),
-                Ints(&depth)
-            ],
-        )?;
-        tx.commit()
+        // Offered twice, a reach is kept once (`ON CONFLICT DO NOTHING`).
+        self.retry("offering reaches", |c, _| {
+            let tx = c.transaction(TxMode::Deferred)?;
+            // Sites in key order, so that two workers offering together never
+            // wait on each other's rows in opposite orders.
+            tx.execute(
+                "INSERT INTO shared_sites (run_id, site)
+                 SELECT ?1, s FROM unnest(?2::text[]) AS s ORDER BY s
+                 ON CONFLICT DO NOTHING",
+                params![self.run, Texts(&sites)],
+            )?;
+            tx.execute(
+                "INSERT INTO shared_frontier
+                   (run_id, site, url, task_id, traverse, kind, referrer, decision, reason, depth)
+                 SELECT ?1, * FROM unnest(?2::text[], ?3::text[], ?4::bigint[], ?5::bigint[],
+                                          ?6::text[], ?7::text[], ?8::text[], ?9::text[], ?10::bigint[])
+                 ON CONFLICT DO NOTHING",
+                params![
+                    self.run,
+                    Texts(&site),
+                    Texts(&url),
+                    Ints(&task),
+                    Ints(&traverse),
+                    Texts(&kind),
+                    Texts(&referrer),
+                    Texts(&decision),
+                    Texts(&reason),
+                    Ints(&depth)
+                ],
+            )?;
+            tx.commit()
+        })
     }
 
     /// Claim up to `most` sites no live worker holds: those with reaches
     /// nobody has taken, and those whose holder's lease ran out (a worker
-    /// that died). Returns the sites claimed, each with whether a worker
-    /// held it before (what it checked is in the store).
-    pub fn claim(&self, most: usize) -> Result<Vec<(String, bool)>, StoreError> {
+    /// that died). Returns the sites claimed, each with its lease's
+    /// generation (more than 1: a worker held it before, and what it
+    /// checked is in the store). A claim whose answer was lost with the
+    /// connection is not lost: its sites are this worker's, and the next
+    /// [`SharedRun::heartbeat`] returns them.
+    pub fn claim(&self, most: usize) -> Result<Vec<HeldSite>, StoreError> {
         if most == 0 {
             return Ok(Vec::new());
         }
-        self.conn.returning(
-            &format!(
-                "UPDATE shared_sites SET worker = ?2, lease_until = {NOW_MS} + ?3,
-                   generation = generation + 1
-                 WHERE run_id = ?1 AND site IN (
-                   SELECT s.site FROM shared_sites s
-                   WHERE s.run_id = ?1
-                     AND ((s.worker IS NULL AND EXISTS (
-                            SELECT 1 FROM shared_frontier f
-                            WHERE f.run_id = ?1 AND f.site = s.site AND f.taken = 0))
-                          OR (s.worker IS NOT NULL AND s.worker <> ?2 AND s.lease_until < {NOW_MS}))
-                   ORDER BY s.site LIMIT ?4
-                   FOR UPDATE SKIP LOCKED)
-                 RETURNING site, generation"
-            ),
-            params![self.run, self.worker, self.lease_ms, most as i64],
-            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? > 1)),
-        )
+        self.retry("claiming sites", |c, _| {
+            c.returning(
+                &format!(
+                    "UPDATE shared_sites SET worker = ?2, lease_until = {NOW_MS} + ?3,
+                       generation = generation + 1
+                     WHERE run_id = ?1 AND site IN (
+                       SELECT s.site FROM shared_sites s
+                       WHERE s.run_id = ?1
+                         AND ((s.worker IS NULL AND EXISTS (
+                                SELECT 1 FROM shared_frontier f
+                                WHERE f.run_id = ?1 AND f.site = s.site AND f.taken = 0))
+                              OR (s.worker IS NOT NULL AND s.worker <> ?2 AND s.lease_until < {NOW_MS}))
+                       ORDER BY s.site LIMIT ?4
+                       FOR UPDATE SKIP LOCKED)
+                     RETURNING site, generation"
+                ),
+                params![self.run, self.worker, self.lease_ms, most as i64],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })
     }
 
     /// How many sites are waiting for a worker, how many live workers
     /// hold, and how many workers are alive (this one included): what a
     /// fair claim is.
     pub fn claimable(&self) -> Result<(i64, i64, i64), StoreError> {
-        self.conn.query_row(
-            &format!(
-                "SELECT
-                   (SELECT count(*) FROM shared_sites s WHERE s.run_id = ?1
-                      AND ((s.worker IS NULL AND EXISTS (SELECT 1 FROM shared_frontier f
-                             WHERE f.run_id = ?1 AND f.site = s.site AND f.taken = 0))
-                           OR (s.worker IS NOT NULL AND s.lease_until < {NOW_MS}))),
-                   (SELECT count(*) FROM shared_sites s WHERE s.run_id = ?1
-                      AND s.worker IS NOT NULL AND s.lease_until >= {NOW_MS}),
-                   (SELECT count(*) FROM shared_workers w WHERE w.run_id = ?1
-                      AND w.heartbeat + w.lease_ms > {NOW_MS})"
-            ),
-            params![self.run],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+        self.retry("counting sites", |c, _| {
+            c.query_row(
+                &format!(
+                    "SELECT
+                       (SELECT count(*) FROM shared_sites s WHERE s.run_id = ?1
+                          AND ((s.worker IS NULL AND EXISTS (SELECT 1 FROM shared_frontier f
+                                 WHERE f.run_id = ?1 AND f.site = s.site AND f.taken = 0))
+                               OR (s.worker IS NOT NULL AND s.lease_until < {NOW_MS}))),
+                       (SELECT count(*) FROM shared_sites s WHERE s.run_id = ?1
+                          AND s.worker IS NOT NULL AND s.lease_until >= {NOW_MS}),
+                       (SELECT count(*) FROM shared_workers w WHERE w.run_id = ?1
+                          AND w.heartbeat + w.lease_ms > {NOW_MS})"
+                ),
+                params![self.run],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+        })
     }
 
-    /// Take the reaches of `sites` (which this worker holds): with `all`,
-    /// every reach of theirs (a site just claimed: what its last holder
-    /// took may not all be stored), else those not taken yet. Taking any
-    /// marks this worker busy in the same transaction, so that no one sees
-    /// the frontier drained and this worker idle while it has work.
+    /// Take the reaches of `sites` that this worker holds (a site it
+    /// thinks it holds but lost is left to its holder): with `all`, every
+    /// reach of theirs (a site just claimed: what its last holder took
+    /// may not all be stored), else those not taken yet. Taking any marks
+    /// this worker busy in the same transaction, so that no one sees the
+    /// frontier drained and this worker idle while it has work. A take
+    /// whose answer was lost with the connection may have been kept: it
+    /// is asked again for every reach of the sites (the crawl knows those
+    /// it had already).
     pub fn take(&self, sites: &[String], all: bool) -> Result<Vec<SharedReach>, StoreError> {
         if sites.is_empty() {
             return Ok(Vec::new());
         }
         let sites: Vec<Option<&str>> = sites.iter().map(|s| Some(s.as_str())).collect();
-        let tx = self.conn.transaction(TxMode::Deferred)?;
-        // Two statements, so that each is planned for its rows: the
-        // untaken ones through their partial index.
-        let sql = match all {
-            true => "UPDATE shared_frontier SET taken = 1
-                     WHERE run_id = ?1 AND site = ANY(?2::text[])
-                     RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
-            false => "UPDATE shared_frontier SET taken = 1
-                      WHERE run_id = ?1 AND site = ANY(?2::text[]) AND taken = 0
-                      RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
-        };
-        let rows = tx.returning(sql, params![self.run, Texts(&sites)], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                SharedReach {
-                    site: r.get(1)?,
-                    url: r.get(2)?,
-                    task: r.get(3)?,
-                    traverse: r.get::<_, i64>(4)? != 0,
-                    kind: r.get(5)?,
-                    referrer: r.get(6)?,
-                    decision: r.get(7)?,
-                    reason: r.get(8)?,
-                    depth: r.get(9)?,
-                },
-            ))
+        let rows = self.retry("taking reaches", |c, again| {
+            let tx = c.transaction(TxMode::Deferred)?;
+            // Two statements, so that each is planned for its rows: the
+            // untaken ones through their partial index.
+            let sql = match all || again {
+                true => "UPDATE shared_frontier SET taken = 1
+                         WHERE run_id = ?1 AND site = ANY(?2::text[])
+                           AND site IN (SELECT site FROM shared_sites
+                                        WHERE run_id = ?1 AND worker = ?3)
+                         RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
+                false => "UPDATE shared_frontier SET taken = 1
+                          WHERE run_id = ?1 AND site = ANY(?2::text[]) AND taken = 0
+                            AND site IN (SELECT site FROM shared_sites
+                                         WHERE run_id = ?1 AND worker = ?3)
+                          RETURNING id, site, url, task_id, traverse, kind, referrer, decision, reason, depth",
+            };
+            let rows = tx.returning(sql, params![self.run, Texts(&sites), self.worker], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    SharedReach {
+                        site: r.get(1)?,
+                        url: r.get(2)?,
+                        task: r.get(3)?,
+                        traverse: r.get::<_, i64>(4)? != 0,
+                        kind: r.get(5)?,
+                        referrer: r.get(6)?,
+                        decision: r.get(7)?,
+                        reason: r.get(8)?,
+                        depth: r.get(9)?,
+                    },
+                ))
+            })?;
+            if !rows.is_empty() {
+                tx.execute(
+                    "UPDATE shared_workers SET idle_in = NULL WHERE run_id = ?1 AND worker = ?2",
+                    params![self.run, self.worker],
+                )?;
+            }
+            tx.commit()?;
+            Ok(rows)
         })?;
-        if !rows.is_empty() {
-            tx.execute(
-                "UPDATE shared_workers SET idle_in = NULL WHERE run_id = ?1 AND worker = ?2",
-                params![self.run, self.worker],
-            )?;
-        }
-        tx.commit()?;
         let mut rows = rows;
         // In the order they were offered: the first reach of a URL stands,
         // as in one process.
@@ -364,88 +572,98 @@ impl SharedRun {
     }
 
     /// Renew this worker's leases and say it is alive, idle in `idle_in`
-    /// (`None`: busy). Returns the sites it holds (one missing from those
-    /// it thought it held was taken over: its lease had run out).
-    pub fn heartbeat(&self, idle_in: Option<SharedPhase>) -> Result<Vec<String>, StoreError> {
-        let tx = self.conn.transaction(TxMode::Deferred)?;
-        tx.execute(
-            &format!(
-                "UPDATE shared_workers SET heartbeat = {NOW_MS}, idle_in = ?3
-                 WHERE run_id = ?1 AND worker = ?2"
-            ),
-            params![self.run, self.worker, idle_in.map(SharedPhase::as_str)],
-        )?;
-        let held = tx.returning(
-            &format!(
-                "UPDATE shared_sites SET lease_until = {NOW_MS} + ?3
-                 WHERE run_id = ?1 AND worker = ?2 RETURNING site"
-            ),
-            params![self.run, self.worker, self.lease_ms],
-            |r| r.get(0),
-        )?;
-        tx.commit()?;
-        Ok(held)
+    /// (`None`: busy). Returns the sites it holds, with their leases'
+    /// generations: one missing from those it thought it held, or of
+    /// another generation, was taken over (its lease had run out).
+    pub fn heartbeat(&self, idle_in: Option<SharedPhase>) -> Result<Vec<HeldSite>, StoreError> {
+        self.retry("renewing the leases", |c, _| {
+            let tx = c.transaction(TxMode::Deferred)?;
+            tx.execute(
+                &format!(
+                    "UPDATE shared_workers SET heartbeat = {NOW_MS}, idle_in = ?3
+                     WHERE run_id = ?1 AND worker = ?2"
+                ),
+                params![self.run, self.worker, idle_in.map(SharedPhase::as_str)],
+            )?;
+            let held = tx.returning(
+                &format!(
+                    "UPDATE shared_sites SET lease_until = {NOW_MS} + ?3
+                     WHERE run_id = ?1 AND worker = ?2 RETURNING site, generation"
+                ),
+                params![self.run, self.worker, self.lease_ms],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            tx.commit()?;
+            Ok(held)
+        })
     }
 
     /// The run's phase.
     pub fn phase(&self) -> Result<SharedPhase, StoreError> {
-        let phase: String = self.conn.query_row(
-            "SELECT phase FROM shared_runs WHERE run_id = ?1",
-            params![self.run],
-            |r| r.get(0),
-        )?;
+        let phase: String = self.retry("reading the run's phase", |c, _| {
+            c.query_row(
+                "SELECT phase FROM shared_runs WHERE run_id = ?1",
+                params![self.run],
+                |r| r.get(0),
+            )
+        })?;
         Ok(SharedPhase::parse(&phase))
     }
 
     /// Move the run from phase `from` to the next, if the frontier is
     /// drained there: no reach untaken, every live worker idle in `from`,
     /// and every site held by one of them (a dead worker's sites are taken
-    /// over first). True when this call moved it.
+    /// over first). True when this call moved it (a move whose answer was
+    /// lost reads as false: the caller reads the phase).
     pub fn advance(&self, from: SharedPhase) -> Result<bool, StoreError> {
         let to = match from {
             SharedPhase::Documents => SharedPhase::Leaves,
             SharedPhase::Leaves => SharedPhase::Crawled,
             _ => return Ok(false),
         };
-        let moved = self.conn.execute(
-            &format!(
-                "UPDATE shared_runs SET phase = ?3 WHERE run_id = ?1 AND phase = ?2
-                   AND NOT EXISTS (SELECT 1 FROM shared_frontier
-                                   WHERE run_id = ?1 AND taken = 0)
-                   AND NOT EXISTS (SELECT 1 FROM shared_workers
-                                   WHERE run_id = ?1 AND heartbeat + lease_ms > {NOW_MS}
-                                     AND idle_in IS DISTINCT FROM ?2)
-                   AND NOT EXISTS (SELECT 1 FROM shared_sites s
-                                   WHERE s.run_id = ?1 AND s.worker IS NOT NULL
-                                     AND NOT EXISTS (
-                                       SELECT 1 FROM shared_workers w
-                                       WHERE w.run_id = ?1 AND w.worker = s.worker
-                                         AND w.heartbeat + w.lease_ms > {NOW_MS} AND w.idle_in = ?2))"
-            ),
-            params![self.run, from.as_str(), to.as_str()],
-        )?;
+        let moved = self.retry("moving the run's phase on", |c, _| {
+            c.execute(
+                &format!(
+                    "UPDATE shared_runs SET phase = ?3 WHERE run_id = ?1 AND phase = ?2
+                       AND NOT EXISTS (SELECT 1 FROM shared_frontier
+                                       WHERE run_id = ?1 AND taken = 0)
+                       AND NOT EXISTS (SELECT 1 FROM shared_workers
+                                       WHERE run_id = ?1 AND heartbeat + lease_ms > {NOW_MS}
+                                         AND idle_in IS DISTINCT FROM ?2)
+                       AND NOT EXISTS (SELECT 1 FROM shared_sites s
+                                       WHERE s.run_id = ?1 AND s.worker IS NOT NULL
+                                         AND NOT EXISTS (
+                                           SELECT 1 FROM shared_workers w
+                                           WHERE w.run_id = ?1 AND w.worker = s.worker
+                                             AND w.heartbeat + w.lease_ms > {NOW_MS} AND w.idle_in = ?2))"
+                ),
+                params![self.run, from.as_str(), to.as_str()],
+            )
+        })?;
         Ok(moved == 1)
     }
 
     /// Give up this worker's sites (their reaches become claimable again,
     /// whole) and leave the run: a worker stopped before the end.
     pub fn leave(&self) -> Result<(), StoreError> {
-        let tx = self.conn.transaction(TxMode::Deferred)?;
-        tx.execute(
-            "UPDATE shared_frontier SET taken = 0 WHERE run_id = ?1 AND site IN (
-               SELECT site FROM shared_sites WHERE run_id = ?1 AND worker = ?2)",
-            params![self.run, self.worker],
-        )?;
-        tx.execute(
-            "UPDATE shared_sites SET worker = NULL, lease_until = 0
-             WHERE run_id = ?1 AND worker = ?2",
-            params![self.run, self.worker],
-        )?;
-        tx.execute(
-            "DELETE FROM shared_workers WHERE run_id = ?1 AND worker = ?2",
-            params![self.run, self.worker],
-        )?;
-        tx.commit()
+        self.retry("leaving the run", |c, _| {
+            let tx = c.transaction(TxMode::Deferred)?;
+            tx.execute(
+                "UPDATE shared_frontier SET taken = 0 WHERE run_id = ?1 AND site IN (
+                   SELECT site FROM shared_sites WHERE run_id = ?1 AND worker = ?2)",
+                params![self.run, self.worker],
+            )?;
+            tx.execute(
+                "UPDATE shared_sites SET worker = NULL, lease_until = 0
+                 WHERE run_id = ?1 AND worker = ?2",
+                params![self.run, self.worker],
+            )?;
+            tx.execute(
+                "DELETE FROM shared_workers WHERE run_id = ?1 AND worker = ?2",
+                params![self.run, self.worker],
+            )?;
+            tx.commit()
+        })
     }
 
     /// Once the run is crawled and this worker has stored all it holds:
@@ -467,34 +685,48 @@ impl SharedRun {
     }
 
     /// Say this worker stored all it holds; finish the run if every other
-    /// live worker has (true: this one finishes it).
+    /// live worker has (true: this one finishes it). A claim of the
+    /// finish whose answer was lost is found again by its name.
     fn try_to_finish(&self) -> Result<bool, StoreError> {
-        self.conn.execute(
-            &format!(
-                "UPDATE shared_workers SET idle_in = 'stored', heartbeat = {NOW_MS}
-                 WHERE run_id = ?1 AND worker = ?2"
-            ),
-            params![self.run, self.worker],
-        )?;
-        let won = self.conn.execute(
-            &format!(
-                "UPDATE shared_runs SET phase = 'finishing', finisher = ?2
-                 WHERE run_id = ?1 AND phase = 'crawled'
-                   AND NOT EXISTS (SELECT 1 FROM shared_workers
-                                   WHERE run_id = ?1 AND heartbeat + lease_ms > {NOW_MS}
-                                     AND idle_in IS DISTINCT FROM 'stored')"
-            ),
-            params![self.run, self.worker],
-        )? == 1;
-        if won {
-            let tx = self.conn.transaction(TxMode::Deferred)?;
-            for table in ["shared_frontier", "shared_sites", "shared_workers"] {
-                tx.execute(
-                    &format!("DELETE FROM {table} WHERE run_id = ?1"),
-                    params![self.run],
-                )?;
+        let won = self.retry("finishing the run", |c, again| {
+            c.execute(
+                &format!(
+                    "UPDATE shared_workers SET idle_in = 'stored', heartbeat = {NOW_MS}
+                     WHERE run_id = ?1 AND worker = ?2"
+                ),
+                params![self.run, self.worker],
+            )?;
+            let won = c.execute(
+                &format!(
+                    "UPDATE shared_runs SET phase = 'finishing', finisher = ?2
+                     WHERE run_id = ?1 AND phase = 'crawled'
+                       AND NOT EXISTS (SELECT 1 FROM shared_workers
+                                       WHERE run_id = ?1 AND heartbeat + lease_ms > {NOW_MS}
+                                         AND idle_in IS DISTINCT FROM 'stored')"
+                ),
+                params![self.run, self.worker],
+            )? == 1;
+            match won || !again {
+                true => Ok(won),
+                false => c.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM shared_runs WHERE run_id = ?1
+                                      AND phase = 'finishing' AND finisher = ?2)",
+                    params![self.run, self.worker],
+                    |r| r.get(0),
+                ),
             }
-            tx.commit()?;
+        })?;
+        if won {
+            self.retry("deleting the run's frontier", |c, _| {
+                let tx = c.transaction(TxMode::Deferred)?;
+                for table in ["shared_frontier", "shared_sites", "shared_workers"] {
+                    tx.execute(
+                        &format!("DELETE FROM {table} WHERE run_id = ?1"),
+                        params![self.run],
+                    )?;
+                }
+                tx.commit()
+            })?;
         }
         Ok(won)
     }
@@ -568,8 +800,8 @@ mod tests {
         w2.offer(std::slice::from_ref(&a)).unwrap();
         assert_eq!(w1.claimable().unwrap(), (2, 0, 2));
         // A site goes to one worker.
-        assert_eq!(w1.claim(1).unwrap(), [("a:80".into(), false)]);
-        assert_eq!(w2.claim(5).unwrap(), [("b:80".into(), false)]);
+        assert_eq!(w1.claim(1).unwrap(), [("a:80".into(), 1)]);
+        assert_eq!(w2.claim(5).unwrap(), [("b:80".into(), 1)]);
         assert!(w1.claim(5).unwrap().is_empty());
         assert_eq!(
             w1.take(&["a:80".into()], false).unwrap(),
@@ -596,7 +828,7 @@ mod tests {
 
         // A worker that stops hands its sites back, whole.
         w2.leave().unwrap();
-        assert_eq!(w1.claim(5).unwrap(), [("b:80".into(), true)]);
+        assert_eq!(w1.claim(5).unwrap(), [("b:80".into(), 2)]);
         assert_eq!(
             w1.take(&["b:80".into()], true).unwrap(),
             std::slice::from_ref(&b)
@@ -609,9 +841,9 @@ mod tests {
             .unwrap();
         let c = reach("c:80", "http://c.example/", t);
         w3.offer(std::slice::from_ref(&c)).unwrap();
-        assert_eq!(w3.claim(5).unwrap(), [("c:80".into(), false)]);
+        assert_eq!(w3.claim(5).unwrap(), [("c:80".into(), 1)]);
         std::thread::sleep(Duration::from_millis(20));
-        assert_eq!(w1.claim(5).unwrap(), [("c:80".into(), true)]);
+        assert_eq!(w1.claim(5).unwrap(), [("c:80".into(), 2)]);
         assert!(w3.heartbeat(None).unwrap().is_empty());
         assert_eq!(w1.take(&["c:80".into()], true).unwrap(), [c]);
 

@@ -23,9 +23,29 @@ pub struct TestPg {
     /// The certificate authority that signed its TLS certificate, when
     /// `openssl` could make one (without, it speaks no TLS).
     root_cert: Option<PathBuf>,
-    /// The server and its watchdog: they outlive this process, which
-    /// never waits for them (the watchdog stops the server).
-    _processes: [std::process::Child; 2],
+    /// How the server is started (again, after [`TestPg::stop`]).
+    command: ServerCommand,
+    /// The server, while it runs: it outlives this process, which never
+    /// waits for it (the watchdog stops it).
+    server: Option<std::process::Child>,
+    /// The watchdog.
+    _watchdog: std::process::Child,
+}
+
+impl Drop for TestPg {
+    /// A server of a test's own stops with it (the binary's shared one is
+    /// never dropped: the watchdog stops it).
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// What starts a test server: its programs' directory, whether it runs
+/// as the `postgres` user, and its arguments.
+struct ServerCommand {
+    bin: PathBuf,
+    root: bool,
+    args: Vec<std::ffi::OsString>,
 }
 
 /// Where PostgreSQL's server programs are: on `PATH`, or Debian's
@@ -74,6 +94,23 @@ fn as_server_user(program: &Path, root: bool) -> Command {
             c
         }
         false => Command::new(program),
+    }
+}
+
+impl ServerCommand {
+    /// Start the server, its log appended to `dir/server.log`.
+    fn spawn(&self, dir: &Path) -> std::process::Child {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("server.log"))
+            .expect("a log file");
+        as_server_user(&self.bin.join("postgres"), self.root)
+            .args(&self.args)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("postgres starts")
     }
 }
 
@@ -191,6 +228,60 @@ impl TestPg {
             .as_ref()
     }
 
+    /// A server of the caller's own, not shared with the other tests of
+    /// the binary: for a test that stops and starts it ([`TestPg::stop`],
+    /// [`TestPg::start_again`]). `None` as for [`TestPg::shared`].
+    pub fn own() -> Option<TestPg> {
+        match bin_dir() {
+            Some(bin) => Some(TestPg::start(&bin)),
+            None if std::env::var_os("CI").is_some() => {
+                panic!("PostgreSQL is not installed (initdb, postgres); .ci/run installs it")
+            }
+            None => {
+                eprintln!("PostgreSQL is not installed: its tests are skipped");
+                None
+            }
+        }
+    }
+
+    /// Stop the server as `pg_ctl stop` does by default (a fast shutdown:
+    /// every session is ended, with an error that says so), and wait until
+    /// it has.
+    pub fn stop(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            // `setpriv` became the server: its process id is the server's.
+            let _ = Command::new("kill")
+                .args(["-INT", &server.id().to_string()])
+                .status();
+            let _ = server.wait();
+        }
+    }
+
+    /// Start the stopped server again, on its port and data, and wait until
+    /// it takes connections.
+    pub fn start_again(&mut self) {
+        assert!(self.server.is_none(), "the server runs");
+        let server = self.command.spawn(&self.dir);
+        self.server = Some(server);
+        self.wait_until_up();
+    }
+
+    fn wait_until_up(&mut self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            // A server that stopped (its port taken meanwhile) is said now.
+            if let Some(Ok(Some(status))) = self.server.as_mut().map(|s| s.try_wait()) {
+                panic!("postgres stopped ({status}); its log: {}", self.log());
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "postgres did not start; its log: {}",
+                self.log()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     fn start(bin: &Path) -> TestPg {
         let root = is_root();
         // Not `tempfile`'s guard: the watchdog removes it, after the server stops.
@@ -229,26 +320,40 @@ impl TestPg {
             tls.extend(["-c".into(), "ssl=on".into()]);
         }
         let port = free_port();
-        let server = as_server_user(&bin.join("postgres"), root)
-            .arg("-D")
-            .arg(&data)
-            .args(["-p", &port.to_string(), "-k"])
-            .arg(&dir)
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
-            .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
-            .args(["-c", "log_connections=on"])
-            .args(&tls)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.join("server.log")).expect("a log file"))
-            .spawn()
-            .expect("postgres starts");
+        let mut args: Vec<std::ffi::OsString> = vec!["-D".into(), data.clone().into()];
+        args.extend(["-p".into(), port.to_string().into(), "-k".into()]);
+        args.push(dir.clone().into());
+        for a in [
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "fsync=off",
+            "-c",
+            "synchronous_commit=off",
+            "-c",
+            "full_page_writes=off",
+            "-c",
+            "log_connections=on",
+        ] {
+            args.push(a.into());
+        }
+        args.extend(tls.into_iter().map(Into::into));
+        let command = ServerCommand {
+            bin: bin.to_path_buf(),
+            root,
+            args,
+        };
+        let server = command.spawn(&dir);
         // The watchdog: when this process is gone, stop the server (fast
-        // shutdown) and remove its directory.
+        // shutdown; whichever process it is now, after a restart: the
+        // first line of its pid file) and remove its directory.
         let script = format!(
-            "while kill -0 {me} 2>/dev/null; do sleep 1; done; kill -INT {pg} 2>/dev/null; \
-             while kill -0 {pg} 2>/dev/null; do sleep 0.2; done; rm -rf '{dir}'",
+            "while kill -0 {me} 2>/dev/null; do sleep 1; done; \
+             pg=$(head -n 1 '{data}/postmaster.pid' 2>/dev/null); \
+             if [ -n \"$pg\" ]; then kill -INT $pg 2>/dev/null; \
+             while kill -0 $pg 2>/dev/null; do sleep 0.2; done; fi; rm -rf '{dir}'",
             me = std::process::id(),
-            pg = server.id(),
+            data = data.display(),
             dir = dir.display()
         );
         // In a process group of its own: a Ctrl-C to the tests does not
@@ -261,29 +366,16 @@ impl TestPg {
             .stderr(Stdio::null())
             .spawn()
             .expect("the watchdog starts");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut server = server;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            // A server that stopped (its port taken meanwhile) is said now.
-            if let Ok(Some(status)) = server.try_wait() {
-                panic!(
-                    "postgres stopped ({status}); its log: {}",
-                    std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
-                );
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "postgres did not start; its log: {}",
-                std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        TestPg {
+        let mut pg = TestPg {
             port,
             dir,
             root_cert,
-            _processes: [server, watchdog],
-        }
+            command,
+            server: Some(server),
+            _watchdog: watchdog,
+        };
+        pg.wait_until_up();
+        pg
     }
 
     /// A new, empty database for one test: its URL, as a user gives it

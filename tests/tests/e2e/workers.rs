@@ -90,9 +90,14 @@ fn one_crawl(web: &TestWeb, setup: &Setup) -> Found {
 }
 
 fn worker(setup: &Setup, url: &str, name: &str, extra: &[&str]) -> Child {
+    worker_saying(setup, url, name, "-q", extra)
+}
+
+/// A worker whose log says `level` (`-q`: errors only; `-v`: more).
+fn worker_saying(setup: &Setup, url: &str, name: &str, level: &str, extra: &[&str]) -> Child {
     command()
         .args([
-            "-q",
+            level,
             "worker",
             setup.config_path.to_str().unwrap(),
             "--store",
@@ -225,6 +230,11 @@ fn a_worker_killed_mid_run_loses_nothing_and_its_sites_are_taken_over() {
     // tenth of a second).
     let by_doomed = |r: &&spinneret_tests::server::Logged| from_doomed(r);
     let doomed_made = before.iter().filter(by_doomed).count();
+    // Both had their share before the kill.
+    assert!(
+        before.iter().any(|r| !from_doomed(r)),
+        "the survivor made no request before the kill"
+    );
     let counts = requests_per_url(&web);
     let again: usize = counts.values().map(|n| n - 1).sum();
     let last_second = before
@@ -317,4 +327,122 @@ fn a_worker_needs_a_store_on_a_database_server() {
         "{stderr}"
     );
     assert!(stderr.contains("spinneret crawl"), "{stderr}");
+}
+
+/// Three workers on a server of the test's own; `fault` is done to the
+/// database once the web has answered `after` requests. Each worker's
+/// requests say its name in their From header. Checks what every fault
+/// must leave: the run finished once, by one worker; what it found is what
+/// one crawl finds; each URL requested once; every worker made requests.
+/// Returns what the workers said on stderr.
+fn three_workers_ride_out(lease: &str, after: usize, fault: impl FnOnce(&mut TestPg)) -> String {
+    let Some(mut pg) = TestPg::own() else {
+        return String::new();
+    };
+    let (web, setup) = web_and_setup(
+        SHAPE,
+        Duration::from_millis(150),
+        "per_site_connections = 2",
+    );
+    let alone = one_crawl(&web, &setup);
+    let url = pg.database_url();
+    let names = ["w1", "w2", "w3"];
+    let workers: Vec<Child> = names
+        .iter()
+        .map(|name| {
+            let from = format!("{name}@example.org");
+            worker_saying(
+                &setup,
+                &url,
+                name,
+                "-v",
+                &["--lease", lease, "--from", &from],
+            )
+        })
+        .collect();
+    // The fault comes when the crawl is well under way, whatever the
+    // machine's pace.
+    let started = Instant::now();
+    // (The log, not `served`, which counts the crawl alone too.)
+    while web.requests().len() < after {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the workers made {} requests",
+            web.requests().len()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    fault(&mut pg);
+    let ends: Vec<_> = workers.into_iter().map(finish).collect();
+    let finishers: Vec<_> = ends
+        .iter()
+        .filter(|(_, out, _)| out.contains("it finished the run"))
+        .collect();
+    assert_eq!(finishers.len(), 1, "{ends:#?}");
+    assert_eq!(finishers[0].0, Some(1), "{ends:#?}");
+    for (code, out, err) in &ends {
+        assert!(matches!(code, Some(0 | 1)), "{out}\n{err}");
+        assert!(!err.contains("ERROR"), "{err}");
+    }
+    let store = open(&url);
+    let run = store.last_run().unwrap().unwrap();
+    assert_eq!(run.status, "finished");
+    assert_eq!(run.id, 1, "the workers kept to one run");
+    assert_same(&found(&store, run.id), &alone);
+    // Nothing checked was lost, so nothing was requested again.
+    let counts = requests_per_url(&web);
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "requested more than once: {twice:?}");
+    // The sites stayed spread over the workers: each made requests after
+    // the fault as before it.
+    let requests = web.requests();
+    for name in names {
+        let from = format!("{name}@example.org");
+        let made = requests
+            .iter()
+            .filter(|r| r.header("from") == Some(from.as_str()))
+            .count();
+        assert!(made > 0, "{name} made no request: {ends:#?}");
+    }
+    let after_fault = requests.len() - after;
+    assert!(after_fault > 0, "the run was over before the fault");
+    ends.iter()
+        .map(|(_, _, err)| err.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn workers_ride_out_a_restart_of_the_database() {
+    // Stopped as `pg_ctl restart` stops it (a fast shutdown, every session
+    // ended), and started again a few seconds later: within the lease.
+    let said = three_workers_ride_out("15s", 150, |pg| {
+        pg.stop();
+        std::thread::sleep(Duration::from_secs(3));
+        pg.start_again();
+    });
+    if said.is_empty() {
+        return;
+    }
+    assert!(said.contains("the database is unreachable"), "{said}");
+    assert!(said.contains("waiting up to 5 min"), "{said}");
+    assert!(said.contains("the database answers again"), "{said}");
+}
+
+#[test]
+fn workers_ride_out_the_database_away_for_longer_than_a_lease() {
+    // Every lease runs out while the database is away: the first worker
+    // back starts them all again, so none is taken for dead and no site
+    // changes hands.
+    let said = three_workers_ride_out("2s", 150, |pg| {
+        pg.stop();
+        std::thread::sleep(Duration::from_secs(6));
+        pg.start_again();
+    });
+    if said.is_empty() {
+        return;
+    }
+    assert!(said.contains("the database answers again"), "{said}");
+    assert!(said.contains("every lease starts again"), "{said}");
+    assert!(!said.contains("took over the site"), "{said}");
 }

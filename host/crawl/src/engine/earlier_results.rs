@@ -18,7 +18,7 @@ impl Engine<'_> {
         let url = self.frontier.get(u).url.to_string();
         let earlier = match self.prefetched.remove(&u) {
             Some(prefetched) => Ok(prefetched),
-            None => self.store.latest_result(&url),
+            None => self.store.riding_out(|s| s.latest_result(&url)),
         };
         let cached = match earlier {
             Ok(Some(c)) => c,
@@ -71,7 +71,7 @@ impl Engine<'_> {
             .map(|&u| self.frontier.get(u).url.to_string())
             .collect();
         let asked: Vec<&str> = urls.iter().map(String::as_str).collect();
-        let mut found = match self.store.latest_results(&asked) {
+        let mut found = match self.store.riding_out(|s| s.latest_results(&asked)) {
             Ok(found) => found,
             Err(e) => {
                 // Each is asked for alone instead.
@@ -173,7 +173,7 @@ impl Engine<'_> {
     }
 
     pub(super) fn load_doc(&mut self, url: &str, owner: Option<String>) -> Option<Box<DocInfo>> {
-        let links = match self.store.document_links(url) {
+        let links = match self.store.riding_out(|s| s.document_links(url)) {
             Ok(l) => l,
             Err(e) => {
                 tracing::warn!("cannot read the stored links of {url}: {e}");

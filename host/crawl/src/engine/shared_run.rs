@@ -9,14 +9,25 @@
 //! Every `SYNC_EVERY` the worker meets the run (`Engine::meet_shared_run`):
 //! it offers, claims sites when it has room (a fair share of those
 //! waiting), takes its sites' reaches, reads the answers it waits for,
-//! renews its leases, and moves the run's phase on when every worker is
-//! idle in it. The run's phases replace the engine's own: the leaves are
-//! tested when no worker has a document left, and the crawl ends when no
-//! worker has anything left. The database side is
-//! `spinneret_store::SharedRun`.
+//! says whether it is idle, and moves the run's phase on when every worker
+//! is idle in it. The run's phases replace the engine's own: the leaves
+//! are tested when no worker has a document left, and the crawl ends when
+//! no worker has anything left. The database side is
+//! `spinneret_store::SharedRun`; its leases are renewed there, by a thread
+//! of their own, whatever the crawl is doing.
+//!
+//! The database going away is waited out (`Store::ride_out`): a meeting,
+//! a read of the store or a batch of the writer waits for it, the crawl
+//! makes no request meanwhile, and nothing it checked is lost. A worker
+//! that finds a site it held taken over (it was cut off from the database,
+//! or stalled, for longer than its lease, while the others were not) stops
+//! its work at once: no request leaves after it knows, those in flight are
+//! stored, it hands back what it still holds and joins the run afresh
+//! (`Met::LeaseLost`; `crate::run` starts it again), as a new worker would,
+//! so the sites are shared out again among the live workers.
 
 use super::*;
-use spinneret_store::{SharedPhase, SharedReach, SharedRun};
+use spinneret_store::{HeldSite, SharedPhase, SharedReach, SharedRun};
 
 /// How often a worker meets the shared run.
 const SYNC_EVERY: Duration = Duration::from_millis(100);
@@ -31,8 +42,13 @@ const GATHERING: Duration = Duration::from_millis(300);
 /// What a worker knows of the run it shares.
 pub(super) struct SharedCrawl {
     run: SharedRun,
-    /// The sites it holds, by key (`urls::site_key`).
-    held: HashSet<String>,
+    /// The sites it holds, by key (`urls::site_key`), with the generation
+    /// of each lease.
+    held: HashMap<String, i64>,
+    /// Sites the database says this worker holds that it did not know it
+    /// claimed (a claim whose answer was lost with the connection): taken
+    /// up at the next meeting as claimed.
+    found: Vec<HeldSite>,
     /// The sites it took over from another worker (a subset of `held`):
     /// what that worker checked there is in the store.
     taken_over: HashSet<String>,
@@ -55,7 +71,8 @@ impl SharedCrawl {
     pub(super) fn new(run: SharedRun) -> Self {
         SharedCrawl {
             run,
-            held: HashSet::new(),
+            held: HashMap::new(),
+            found: Vec::new(),
             taken_over: HashSet::new(),
             site_held: Vec::new(),
             outgoing: Vec::new(),
@@ -113,6 +130,26 @@ impl SharedCrawl {
     pub(super) fn stored_all(&self) -> Result<bool, CrawlError> {
         Ok(self.run.stored_all()?)
     }
+
+    /// Offer what is left to offer, then leave the run: a worker whose
+    /// lease was lost, before it joins the run afresh.
+    pub(super) fn offer_and_leave(&mut self) -> Result<(), CrawlError> {
+        let out = std::mem::take(&mut self.outgoing);
+        self.run.offer(&out)?;
+        self.leave()
+    }
+}
+
+/// What a meeting with the shared run found.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Met {
+    /// Work goes on.
+    Going,
+    /// The run is crawled: the worker's loop ends.
+    Crawled,
+    /// Another worker took over this site of this worker's (its lease had
+    /// run out): the worker stops its work and joins the run afresh.
+    LeaseLost(String),
 }
 
 /// A decision, as offered.
@@ -161,12 +198,14 @@ impl Engine<'_> {
         }
         if shared.site_held[s] == 0 {
             let key = urls::site_key(&e.url);
-            shared.site_held[s] =
-                match (shared.held.contains(&key), shared.taken_over.contains(&key)) {
-                    (true, true) => 3,
-                    (true, false) => 1,
-                    (false, _) => 2,
-                };
+            shared.site_held[s] = match (
+                shared.held.contains_key(&key),
+                shared.taken_over.contains(&key),
+            ) {
+                (true, true) => 3,
+                (true, false) => 1,
+                (false, _) => 2,
+            };
         }
         Some(shared.site_held[s])
     }
@@ -267,10 +306,11 @@ impl Engine<'_> {
     }
 
     /// Meet the shared run (see the module's documentation); `quiet` is
-    /// whether this worker had nothing left to do. True when the run is
-    /// crawled: the worker's loop ends. A failure stores what this worker
-    /// checked and hands its sites back before it is returned.
-    pub(super) fn meet_shared_run(&mut self, quiet: bool) -> Result<bool, CrawlError> {
+    /// whether this worker had nothing left to do. A failure (the database
+    /// away for longer than the worker waits for it, or a batch of results
+    /// lost) stores what this worker checked and hands its sites back, as
+    /// far as the database lets it, before it is returned.
+    pub(super) fn meet_shared_run(&mut self, quiet: bool) -> Result<Met, CrawlError> {
         let met = self.meet(quiet).map_err(|e| match e {
             CrawlError::Store(e) => CrawlError::SharedRun(e),
             other => other,
@@ -286,13 +326,13 @@ impl Engine<'_> {
         met
     }
 
-    fn meet(&mut self, quiet: bool) -> Result<bool, CrawlError> {
+    fn meet(&mut self, quiet: bool) -> Result<Met, CrawlError> {
         if self.writer.lost_writes() {
             return Err(CrawlError::WritesLost);
         }
         let room = self.sites.queued() + self.in_flight < self.settings.concurrency;
         let Some(shared) = self.shared.as_mut() else {
-            return Ok(false);
+            return Ok(Met::Going);
         };
         shared.next_sync = Instant::now() + SYNC_EVERY;
         let out = std::mem::take(&mut shared.outgoing);
@@ -300,31 +340,33 @@ impl Engine<'_> {
         // Claim sites when there is room: up to a fair share of all the
         // sites live workers hold or could (a lease is kept to the end of
         // the run, so that a site's robots.txt is read once).
-        let mut claimed = Vec::new();
+        let mut claimed: Vec<HeldSite> = std::mem::take(&mut shared.found);
         if room {
             let (waiting, held, workers) = shared.run.claimable()?;
             if waiting > 0 {
                 let workers = workers.max(1);
                 let fair = (waiting + held + workers - 1) / workers;
                 let share = fair - shared.held.len() as i64;
-                claimed = shared.run.claim(share.clamp(1, MOST_CLAIMED) as usize)?;
+                claimed.extend(shared.run.claim(share.clamp(1, MOST_CLAIMED) as usize)?);
             }
         }
-        let held: Vec<String> = shared.held.iter().cloned().collect();
+        let held: Vec<String> = shared.held.keys().cloned().collect();
         let mut taken = shared.run.take(&held, false)?;
         let mut taken_over = Vec::new();
-        if !claimed.is_empty() {
+        let claimed_any = !claimed.is_empty();
+        if claimed_any {
             let sites: Vec<String> = claimed.iter().map(|(s, _)| s.clone()).collect();
             tracing::debug!("claimed {} site(s): {}", sites.len(), sites.join(", "));
             taken.extend(shared.run.take(&sites, true)?);
-            for (site, before) in claimed.iter() {
-                if *before {
+            for (site, generation) in claimed {
+                // A worker held it before: what it checked is stored.
+                if generation > 1 {
                     tracing::info!("took over the site {site} from another worker");
                     shared.taken_over.insert(site.clone());
                     taken_over.push(site.clone());
                 }
+                shared.held.insert(site, generation);
             }
-            shared.held.extend(sites);
             // Sites not held before may be held now.
             for h in &mut shared.site_held {
                 if *h == 2 {
@@ -332,11 +374,12 @@ impl Engine<'_> {
                 }
             }
         }
-        let mut busy = !taken.is_empty() || !claimed.is_empty();
+        let mut busy = !taken.is_empty() || claimed_any;
         let any_taken_over = !shared.taken_over.is_empty();
         // The robots.txt an earlier holder stored is not read again.
         for site in taken_over {
-            if let Some(cached) = self.store.load_site(&site, unix_now())? {
+            let cached = self.store.riding_out(|s| s.load_site(&site, unix_now()))?;
+            if let Some(cached) = cached {
                 self.sites.adopt_cached(&site, cached);
             }
         }
@@ -367,11 +410,28 @@ impl Engine<'_> {
             && phase == shared.phase
             && shared.outgoing.is_empty()
             && shared.awaited.is_empty();
-        let still = shared.run.heartbeat(idle.then_some(phase))?;
-        if let Some(lost) = shared.held.iter().find(|s| !still.contains(s)) {
-            return Err(CrawlError::LeaseLost(lost.clone()));
+        let still: HashMap<String, i64> = shared
+            .run
+            .heartbeat(idle.then_some(phase))?
+            .into_iter()
+            .collect();
+        // A site taken over by another worker (its lease had run out) is
+        // that worker's now: this one stops at once.
+        let mut lost: Vec<&String> = shared
+            .held
+            .iter()
+            .filter(|(site, generation)| still.get(*site) != Some(*generation))
+            .map(|(site, _)| site)
+            .collect();
+        lost.sort();
+        if let Some(site) = lost.first() {
+            return Ok(Met::LeaseLost((*site).clone()));
         }
-        let phase = match idle && shared.run.advance(phase)? {
+        shared.found = still
+            .into_iter()
+            .filter(|(site, _)| !shared.held.contains_key(site))
+            .collect();
+        let phase = match idle && shared.found.is_empty() && shared.run.advance(phase)? {
             true => shared.run.phase()?,
             false => phase,
         };
@@ -379,10 +439,12 @@ impl Engine<'_> {
         if phase != SharedPhase::Documents && !self.leaf_phase {
             self.start_leaf_phase();
         }
-        Ok(matches!(
-            phase,
-            SharedPhase::Crawled | SharedPhase::Finishing
-        ))
+        Ok(
+            match matches!(phase, SharedPhase::Crawled | SharedPhase::Finishing) {
+                true => Met::Crawled,
+                false => Met::Going,
+            },
+        )
     }
 
     /// Settle the hops another worker answers, once their answers are
@@ -413,7 +475,7 @@ impl Engine<'_> {
             .map(|&u| self.frontier.get(u).url.to_string())
             .collect();
         let asked: Vec<&str> = urls.iter().map(String::as_str).collect();
-        let mut found = self.store.latest_results(&asked)?;
+        let mut found = self.store.riding_out(|s| s.latest_results(&asked))?;
         let mut answered = 0;
         for (u, url) in waiting.into_iter().zip(&urls) {
             let Some(mut cached) = found.remove(url).filter(|c| c.run == self.ids.run) else {

@@ -5,7 +5,9 @@
 //! whichever is first, so a crash loses at most that window (the engine's
 //! `--resume` re-checks what it cannot find). `flush` waits for a commit.
 //! On PostgreSQL each table-at-a-time batch of up to 2,000 writes commits
-//! on its own (see `run`).
+//! on its own (see `run`); a writer told to ride out a lost database
+//! (`Store::ride_out`, a worker's) keeps the batch until it is committed,
+//! and writes it again whole once the database is back.
 
 use super::{StoreError, StoreLocation, url_id_cached};
 use crate::db::{Conn, Dialect, TxMode, params};
@@ -171,7 +173,10 @@ pub struct StoreWriter {
 }
 
 impl StoreWriter {
-    pub(super) fn start(location: &StoreLocation) -> Result<StoreWriter, StoreError> {
+    pub(super) fn start(
+        location: &StoreLocation,
+        ride: Option<crate::RideOut>,
+    ) -> Result<StoreWriter, StoreError> {
         let conn = location.connect()?;
         if let Some(conn) = conn.sqlite() {
             // The writer keeps the hot pages of its indexes in memory and
@@ -188,7 +193,7 @@ impl StoreWriter {
         let lost_here = lost.clone();
         let handle = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || run(conn, rx, &lost_here))
+            .spawn(move || run(conn, rx, &lost_here, ride))
             .map_err(|e| StoreError::Io(e.to_string()))?;
         Ok(StoreWriter {
             tx: Some(tx),
@@ -237,7 +242,12 @@ impl Drop for StoreWriter {
     }
 }
 
-fn run(conn: Conn, rx: Receiver<StoreOp>, lost: &AtomicBool) -> Result<(), StoreError> {
+fn run(
+    conn: Conn,
+    rx: Receiver<StoreOp>,
+    lost: &AtomicBool,
+    ride: Option<crate::RideOut>,
+) -> Result<(), StoreError> {
     let mut ids: HashMap<String, i64> = HashMap::new();
     let mut first_error: Option<StoreError> = None;
     // On PostgreSQL writes are held and written a table at a time.
@@ -246,13 +256,29 @@ fn run(conn: Conn, rx: Receiver<StoreOp>, lost: &AtomicBool) -> Result<(), Store
     // A batch is a transaction of its own on PostgreSQL: it locks the URLs
     // it inserts in URL order, so writers of several workers never wait
     // on each other in a cycle (two batches in one transaction would).
+    // Riding out a lost database, it is kept until it is committed and
+    // written again whole (each of its statements writes what it says
+    // whether it was written before or not).
+    let keep = ride.is_some();
     let write_batch = |conn: &Conn,
                        batch: &mut postgres::Batch,
                        ids: &mut HashMap<String, i64>,
                        first_error: &mut Option<StoreError>| {
-        let written = conn
-            .transaction(TxMode::Deferred)
-            .and_then(|tx| batch.write(&tx, ids).and_then(|()| tx.commit()));
+        let written = crate::reconnect::retrying(
+            conn,
+            ride,
+            "the store writer",
+            &|_| Ok(()),
+            |conn, again| {
+                if again {
+                    // The transaction that gave them did not commit.
+                    ids.clear();
+                }
+                conn.transaction(TxMode::Deferred)
+                    .and_then(|tx| batch.write(&tx, ids, keep).and_then(|()| tx.commit()))
+            },
+        );
+        *batch = postgres::Batch::default();
         if let Err(e) = written {
             tracing::error!("store write failed: {e}");
             // The transaction did not keep the URLs it gave ids to.
@@ -418,7 +444,7 @@ fn write_document(
         bad_html,
         lines,
         columns,
-    } = document_columns(&mut doc, |target| url_id_cached(tx, ids, target))?;
+    } = document_columns(&mut doc, false, |target| url_id_cached(tx, ids, target))?;
     tx.execute("INSERT INTO documents (url_id, run_id, title, owner, expires, base,
            encoding, parse_errors, decode_errors, http_equiv, links, bad_html,
            anchors, fragments, lines, columns, seq)
@@ -509,8 +535,11 @@ pub(crate) struct DocumentColumns {
     pub(crate) columns: Option<String>,
 }
 
+/// With `keep`, `doc`'s links are left in it (to be written again, should
+/// the transaction not commit).
 pub(crate) fn document_columns(
     doc: &mut DocumentRecord,
+    keep: bool,
     mut id_of: impl FnMut(&str) -> Result<i64, StoreError>,
 ) -> Result<DocumentColumns, StoreError> {
     let http_equiv = if doc.http_equiv.is_empty() {
@@ -533,8 +562,8 @@ pub(crate) fn document_columns(
     let mut fragments = String::new();
     let mut next_fragment = 0;
     links.push('[');
-    for (i, (target, kind, text)) in record_links.into_iter().enumerate() {
-        let id = id_of(&target)?;
+    let mut link = |i: usize, target: &str, kind: RefKind, text: &str| {
+        let id = id_of(target)?;
         // The fragments come by reference (the parse sorts them).
         while let Some((_, f, line, column)) = doc
             .fragments
@@ -550,8 +579,22 @@ pub(crate) fn document_columns(
             links.push(',');
         }
         let _ = write!(links, "[{id},\"{}\",", kind.as_str());
-        links.push_str(&serde_json::to_string(&text).unwrap_or_else(|_| "\"\"".into()));
+        links.push_str(&serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into()));
         links.push(']');
+        Ok::<_, StoreError>(())
+    };
+    match keep {
+        true => {
+            for (i, (target, kind, text)) in record_links.iter().enumerate() {
+                link(i, target, *kind, text)?;
+            }
+            doc.links = record_links;
+        }
+        false => {
+            for (i, (target, kind, text)) in record_links.into_iter().enumerate() {
+                link(i, &target, kind, &text)?;
+            }
+        }
     }
     links.push(']');
     // `[]` when it has none: NULL is kept for a parse from before

@@ -47,30 +47,32 @@ impl Batch {
         self.results.len() + self.documents.len() + self.task_documents.len() + self.sites.len()
     }
 
-    /// Write everything held, in `tx`, and empty the batch.
+    /// Write everything held, in `tx`. With `keep`, what is held is left
+    /// whole, to be written again should `tx` not commit (a lost
+    /// database); the caller empties the batch.
     pub(super) fn write(
         &mut self,
         tx: &Conn,
         ids: &mut HashMap<String, i64>,
+        keep: bool,
     ) -> Result<(), StoreError> {
-        let mut batch = std::mem::take(self);
-        let known = batch.resolve_urls(tx, ids)?;
+        let known = self.resolve_urls(tx, ids)?;
         let id = |url: &str| -> Result<i64, StoreError> {
             known
                 .get(url)
                 .copied()
                 .ok_or_else(|| StoreError::Io(format!("the store did not give {url} an id")))
         };
-        for site in std::mem::take(&mut batch.sites) {
-            super::apply(tx, ids, StoreOp::Site(Box::new(site)))?;
+        for site in &self.sites {
+            super::write_site(tx, site)?;
         }
-        write_results(tx, &batch.results, &id)?;
-        write_task_documents(tx, &batch.task_documents, &id)?;
+        write_results(tx, &self.results, &id)?;
+        write_task_documents(tx, &self.task_documents, &id)?;
         // The documents last, numbered in the order the batches commit:
         // the lock is held from here to the commit.
-        if !batch.documents.is_empty() {
+        if !self.documents.is_empty() {
             tx.number_documents_in_turn()?;
-            write_documents(tx, &mut batch.documents, &id)?;
+            write_documents(tx, &mut self.documents, keep, &id)?;
         }
         Ok(())
     }
@@ -251,6 +253,7 @@ fn write_results(
 fn write_documents(
     tx: &Conn,
     documents: &mut [(i64, String, Box<DocumentRecord>)],
+    keep: bool,
     id: &impl Fn(&str) -> Result<i64, StoreError>,
 ) -> Result<(), StoreError> {
     if documents.is_empty() {
@@ -263,7 +266,7 @@ fn write_documents(
     let rows = last_of_each(url_ids.iter().copied());
     let mut columns: Vec<DocumentColumns> = Vec::with_capacity(rows.len());
     for &i in &rows {
-        columns.push(document_columns(&mut documents[i].2, |t| id(t))?);
+        columns.push(document_columns(&mut documents[i].2, keep, |t| id(t))?);
     }
     let d = |i: usize| &documents[i].2;
     let url = column(&rows, |i| Some(url_ids[i]));

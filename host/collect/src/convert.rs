@@ -570,10 +570,9 @@ pub fn references(html: &str, page: &Url) -> Result<Vec<(Role, Url)>, String> {
         if role != Role::Other
             && let Ok(u) = spinneret_core::urls::resolve(base, v)
             && fetchable(&u, page)
+            && seen.insert((role, u.to_string()))
         {
-            if seen.insert((role, u.to_string())) {
-                found.push((role, u));
-            }
+            found.push((role, u));
         }
         None
     })?;

@@ -45,6 +45,9 @@
 //! [[fetch_hook]]             # a fetch-hook plugin asked about every request
 //! source = "hooks/gate.wasm"
 //!
+//! [[policy]]                 # a policy plugin asked about every link to follow
+//! source = "builtin:trap-guard"
+//!
 //! [resolve]                  # host names resolved without DNS (`--resolve` wins)
 //! "www.example.org" = "192.0.2.7"
 //! ```
@@ -231,6 +234,10 @@ pub struct Profile {
     /// The fetch hooks asked about every request of a run, as a crawl's
     /// are (`[[fetch_hook]]`; none by default): they add headers or veto.
     pub fetch_hooks: Vec<PluginUse>,
+    /// The policies asked about each link a run would follow, as a
+    /// crawl's are (`[[policy]]`; none by default): `avoid` leaves the
+    /// page out, `leaf` collects it without following its links.
+    pub policies: Vec<PluginUse>,
     /// Host names resolved to these addresses instead of DNS (`[resolve]`,
     /// as a crawl configuration's); the command line's `--resolve` stands
     /// over them.
@@ -273,6 +280,8 @@ struct RawProfile {
     detector: Vec<RawPlugin>,
     #[serde(default)]
     fetch_hook: Vec<RawPlugin>,
+    #[serde(default)]
+    policy: Vec<RawPlugin>,
     #[serde(default)]
     resolve: BTreeMap<String, Spanned<String>>,
 }
@@ -653,7 +662,14 @@ impl Reader<'_> {
         Ok(interests)
     }
 
-    /// A plugin entry (`[index]`, `[[detector]]`, `[[fetch_hook]]`).
+    /// The entries of one kind of plugin table (`[[fetch_hook]]`,
+    /// `[[policy]]`).
+    fn plugin_uses(&self, ps: &[RawPlugin], what: &str) -> Result<Vec<PluginUse>, ConfigError> {
+        ps.iter().map(|p| self.plugin_use(p, what)).collect()
+    }
+
+    /// A plugin entry (`[index]`, `[[detector]]`, `[[fetch_hook]]`,
+    /// `[[policy]]`).
     fn plugin_use(&self, p: &RawPlugin, what: &str) -> Result<PluginUse, ConfigError> {
         Ok(PluginUse {
             source: self.plugin_source(&p.source, what)?,
@@ -690,11 +706,8 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
             .collect::<Result<_, _>>()?,
     };
 
-    let fetch_hooks = raw
-        .fetch_hook
-        .iter()
-        .map(|h| r.plugin_use(h, "fetch_hook"))
-        .collect::<Result<_, _>>()?;
+    let fetch_hooks = r.plugin_uses(&raw.fetch_hook, "fetch_hook")?;
+    let policies = r.plugin_uses(&raw.policy, "policy")?;
 
     let engines = r.engines(raw.engine)?;
     let urls = r.urls(&raw.url)?;
@@ -787,6 +800,7 @@ pub fn parse(text: &str, path: &Path, dir: &Path) -> Result<Profile, ConfigError
         index,
         detectors,
         fetch_hooks,
+        policies,
         resolve,
     })
 }

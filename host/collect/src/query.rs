@@ -159,12 +159,19 @@ impl Asker {
     }
 
     /// Have `hooks` asked about every request from now on (a profile's
-    /// `[[fetch_hook]]`s), the queries' and the pages' alike.
-    pub fn use_fetch_hooks(&mut self, hooks: spinneret_crawl::hooks::CrawlHooks) {
+    /// `[[fetch_hook]]`s), the queries' and the pages' alike, and their
+    /// policies (`[[policy]]`) about the links a collection would follow.
+    pub fn use_hooks(&mut self, hooks: spinneret_crawl::hooks::CrawlHooks) {
         let hooks = Arc::new(hooks);
         if self.http.network().set_hook(hooks.clone()).is_ok() {
             self.hooks = Some(hooks);
         }
+    }
+
+    /// The profile's policies, asked about the links a collection would
+    /// follow; none when it has none.
+    pub fn policies(&self) -> Option<Arc<spinneret_crawl::hooks::CrawlHooks>> {
+        self.hooks.clone().filter(|h| h.has_policies())
     }
 
     /// What the fetch hooks failed at since last asked: each plugin's

@@ -283,19 +283,8 @@ impl CrawlHooks {
                 }
                 PluginKind::Parser => ParserPlugin::new(prepared.sandbox, &prepared.component)
                     .map(|h| hooks.parsers.push(Mutex::new(h))),
-                PluginKind::Policy => {
-                    PolicyPlugin::new(prepared.sandbox, &prepared.component).map(|mut plugin| {
-                        // One that cannot say is asked in every context.
-                        let reads = plugin.context_use().unwrap_or(PolicyContextUse::all());
-                        let by_url =
-                            (reads == PolicyContextUse::empty()).then(UrlVerdicts::default);
-                        hooks.policies.push(Mutex::new(PolicyHook {
-                            plugin,
-                            by_url,
-                            reads_depth: reads.contains(PolicyContextUse::DEPTH),
-                        }));
-                    })
-                }
+                PluginKind::Policy => PolicyPlugin::new(prepared.sandbox, &prepared.component)
+                    .map(|plugin| hooks.add_policy(plugin)),
                 _ => continue,
             };
             match loaded {
@@ -323,6 +312,19 @@ impl CrawlHooks {
     pub fn add_fetch_hook(&mut self, mut hook: FetchHookPlugin) {
         let wants = hook.interests().unwrap_or(HookInterests::all());
         self.fetch_hooks.push((Mutex::new(hook), wants));
+    }
+
+    /// Add `plugin`, instantiated by the caller (a collection's
+    /// `[[policy]]`), asked as its context use says.
+    pub fn add_policy(&mut self, mut plugin: PolicyPlugin) {
+        // One that cannot say is asked in every context.
+        let reads = plugin.context_use().unwrap_or(PolicyContextUse::all());
+        let by_url = (reads == PolicyContextUse::empty()).then(UrlVerdicts::default);
+        self.policies.push(Mutex::new(PolicyHook {
+            plugin,
+            by_url,
+            reads_depth: reads.contains(PolicyContextUse::DEPTH),
+        }));
     }
 
     /// The names of the plugins that run inside the crawl (loaded here).
@@ -384,12 +386,60 @@ impl CrawlHooks {
                 (u, PolicyCandidate { target, kind })
             })
             .unzip();
+        self.ask_policies(&context, Some(&urls), &asked, &mut verdicts);
+        verdicts
+    }
+
+    /// [`CrawlHooks::decide`] for a walk with no frontier (a collection's):
+    /// every policy is asked about every candidate (a URL and how it is
+    /// referred to), in one call per policy, none answered by its earlier
+    /// verdicts.
+    pub fn decide_each(
+        &self,
+        task: wit::TaskInfo,
+        referrer: Option<String>,
+        depth: u32,
+        candidates: Vec<(String, RefKind)>,
+    ) -> Vec<Option<Decision>> {
+        let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
+        if candidates.is_empty() {
+            return verdicts;
+        }
+        let context = PolicyContext {
+            task,
+            referrer,
+            depth,
+        };
+        let asked: Vec<PolicyCandidate> = candidates
+            .into_iter()
+            .map(|(target, kind)| PolicyCandidate {
+                target,
+                kind: spinneret_plugin_host::reporter::to_wit_kind(kind),
+            })
+            .collect();
+        self.ask_policies(&context, None, &asked, &mut verdicts);
+        verdicts
+    }
+
+    /// Ask every policy about `asked` in `context`, each candidate's most
+    /// restrictive verdict kept in `verdicts`; with the frontier's `urls`,
+    /// a context-free policy answers by its earlier verdicts where it has
+    /// them. A policy that fails is skipped, its failure recorded.
+    fn ask_policies(
+        &self,
+        context: &PolicyContext,
+        urls: Option<&[UrlIdx]>,
+        asked: &[PolicyCandidate],
+        verdicts: &mut [Option<Decision>],
+    ) {
         for policy in &self.policies {
             let mut policy = lock(policy);
             let PolicyHook { plugin, by_url, .. } = &mut *policy;
-            let decisions = match by_url {
-                None => plugin.decide(&context, &asked),
-                Some(known) => Self::decide_by_url(plugin, known, &context, &urls, &asked),
+            let decisions = match (by_url, urls) {
+                (Some(known), Some(urls)) => {
+                    Self::decide_by_url(plugin, known, context, urls, asked)
+                }
+                _ => plugin.decide(context, asked),
             };
             match decisions {
                 Ok(decisions) => {
@@ -403,7 +453,6 @@ impl CrawlHooks {
                 }
             }
         }
-        verdicts
     }
 
     /// A context-free policy's verdicts on `asked` (the URLs `urls` of the

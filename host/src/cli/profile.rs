@@ -432,6 +432,7 @@ fn engine_starts(p: &Profile, added: &Entry) -> Result<(), String> {
         engines: vec![engine],
         detectors: Vec::new(),
         fetch_hooks: Vec::new(),
+        policies: Vec::new(),
         index: profile::PluginUse::builtin(profile::DEFAULT_INDEX),
         ..p.clone()
     };

@@ -415,6 +415,9 @@ pub(crate) fn collect_run(
         for n in &asked.notes {
             outln!("note: {n}");
         }
+        for (url, why) in &done.avoided {
+            outln!("avoided: {url}: {why}");
+        }
     }
     let problems: Vec<&String> = problems.iter().chain(&done.problems).collect();
     for p in &problems {

@@ -255,3 +255,53 @@ config = {{ header = ["x-checked-by", "gate"], veto = ["tracker"] }}
         "{stdout}"
     );
 }
+
+/// A profile's `[[policy]]` is asked about the links a collection would
+/// follow, as a crawl's policies are: trap-guard's `avoid` leaves a page
+/// out (never requested, said, no failure) and its `max_depth` makes a
+/// page deeper than it a leaf (collected, its links not followed).
+#[test]
+fn a_profiles_policy_avoids_links_and_makes_deep_pages_leaves() {
+    let web = TestWeb::start(
+        Web::new().site(
+            "127.0.0.1",
+            Site::new()
+                .page(
+                    "/",
+                    "<title>Top</title><a href=\"/a.html\">a</a><a href=\"/private-x.html\">x</a>",
+                )
+                .page("/a.html", "<title>A</title><a href=\"/b.html\">b</a>")
+                .page("/b.html", "<title>B</title><a href=\"/c.html\">c</a>")
+                .page("/c.html", "<title>C</title>")
+                .page("/private-x.html", "<title>X</title>"),
+        ),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "per_site_delay = \"0s\"\n\n[[url]]\nurl = \"http://127.0.0.1:{}/\"\ndepth = 3\n\n\
+             [[policy]]\nsource = \"builtin:trap-guard\"\nconfig = {{ avoid = [\"/private-\"], max_depth = 1 }}\n",
+            web.port()
+        ),
+    )
+    .unwrap();
+    let run = crate::common::spinneret(&["collect", profile.to_str().unwrap()]);
+    expect_exit(&run, 0);
+    let out = format!("{}{}", text(&run.stdout), text(&run.stderr));
+    let mut pages: Vec<String> = web
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p != "/robots.txt")
+        .collect();
+    pages.sort();
+    assert_eq!(pages, ["/", "/a.html", "/b.html"]);
+    let avoided = format!(
+        "avoided: {}: trap-guard: the URL contains \"/private-\"",
+        web.url("127.0.0.1", "/private-x.html")
+    );
+    assert!(out.contains(&avoided), "{out}");
+    assert!(!out.contains("not collected"), "{out}");
+}

@@ -106,8 +106,14 @@ pub fn preflight(asker: &mut Asker, profile: &Profile) -> Vec<String> {
             Err(f) => wrong.push(format!("fetch hook {}", failed(h, &f))),
         }
     }
+    for p in &profile.policies {
+        match policy(asker, p) {
+            Ok(plugin) => hooks.add_policy(plugin),
+            Err(f) => wrong.push(format!("policy {}", failed(p, &f))),
+        }
+    }
     if !hooks.is_empty() {
-        asker.use_fetch_hooks(hooks);
+        asker.use_hooks(hooks);
     }
     wrong
 }
@@ -124,6 +130,17 @@ fn fetch_hook(
         PluginKind::FetchHook,
     )?;
     spinneret_plugin_host::fetch_hook::FetchHookPlugin::new(prepared.sandbox, &prepared.component)
+        .map_err(|e| link_failure(&config, e))
+}
+
+/// The policy `p`, loaded through `asker`.
+fn policy(
+    asker: &mut Asker,
+    p: &PluginUse,
+) -> Result<spinneret_plugin_host::policy::PolicyPlugin, PluginFailure> {
+    let (config, prepared) =
+        asker.plugin(p.source.clone(), p.config.clone(), &[], PluginKind::Policy)?;
+    spinneret_plugin_host::policy::PolicyPlugin::new(prepared.sandbox, &prepared.component)
         .map_err(|e| link_failure(&config, e))
 }
 

@@ -60,6 +60,9 @@ pub struct Collected {
     /// URLs that could not be fetched (refused by robots.txt or an avoid
     /// rule, a failure, an error status), with why.
     pub failed: Vec<(String, String)>,
+    /// Links the profile's policies said to avoid, with the reason (the
+    /// policy named in it): not fetched, and no failure.
+    pub avoided: Vec<(String, String)>,
     /// The main pages, in the order asked.
     pub pages: Vec<MainPage>,
     /// What became of each since the last run.
@@ -131,6 +134,10 @@ struct Run<'p> {
     item_bytes: Vec<u64>,
     requests: u64,
     failed: Vec<(String, String)>,
+    /// The profile's policies (`[[policy]]`), if it has any.
+    policies: Option<std::sync::Arc<spinneret_crawl::hooks::CrawlHooks>>,
+    /// Links a policy said to avoid, with its reason.
+    avoided: Vec<(String, String)>,
 }
 
 fn is(content_type: Option<&str>, mime: &str) -> bool {
@@ -685,6 +692,8 @@ pub fn collect(
         item_bytes: vec![0; items.len()],
         requests: 0,
         failed: Vec::new(),
+        policies: asker.policies(),
+        avoided: Vec::new(),
     };
     let mains = retrieve::retrieve(&mut r)?;
     let stopped = stop.load(Ordering::Relaxed);
@@ -696,6 +705,7 @@ pub fn collect(
         requests,
         failed,
         adopted,
+        avoided,
         ..
     } = r;
     let mut written = writer.finish()?;
@@ -757,6 +767,7 @@ pub fn collect(
         written,
         requests,
         failed,
+        avoided,
         pages,
         changes: detected.changes,
         gone: detected.gone,

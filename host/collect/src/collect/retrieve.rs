@@ -8,7 +8,10 @@ use super::fetch::{Fetched, Job, Scope, fetch_one};
 use super::{Got, Item, Run, is};
 use crate::convert::{Role, css_references, references};
 use crate::profile::Requisites;
+use spinneret_core::document::RefKind;
 use spinneret_core::urls::local_host;
+use spinneret_crawl::policy::Decision;
+use spinneret_plugin_host::bindings::host::types as wit;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -417,6 +420,7 @@ impl Walk {
             return Ok(());
         };
         let mut requisites = 0;
+        let verdicts = self.policy_verdicts(r, &e, &page, &refs);
         for (role, url) in refs {
             let followed = match role {
                 Role::Requisite => true,
@@ -445,36 +449,114 @@ impl Walk {
                     });
                 }
                 Role::Link if depth > 0 && site(&url) == site(&page) => {
-                    let reached = &mut self.pages_of[e.item];
-                    if reached.contains(url.as_str()) {
-                        continue;
-                    }
-                    if reached.len() >= r.profile.max_pages as usize {
-                        // A site larger than the profile allows, or a trap: said once.
-                        if !self.full[e.item] {
-                            self.full[e.item] = true;
-                            r.failed.push((
-                                url.to_string(),
-                                format!(
-                                    "not followed: {} already has {} pages (`max_pages`)",
-                                    item.url, r.profile.max_pages
-                                ),
-                            ));
-                        }
-                        continue;
-                    }
-                    reached.insert(url.to_string());
-                    self.dispatch.push(Entry {
-                        url,
-                        item: e.item,
-                        depth: Some(depth - 1),
-                        frames: 0,
-                    });
+                    let verdict = verdicts.get(url.as_str());
+                    self.follow(r, e.item, url, depth - 1, verdict);
                 }
                 _ => {}
             }
         }
         Ok(())
+    }
+
+    /// Queue the page `url` of `item`, `depth` links left to follow from
+    /// it, unless the item has it already or has `max_pages` (said once)
+    /// or a policy's `verdict` avoids it; a policy's `leaf` queues it with
+    /// no link to follow.
+    fn follow(
+        &mut self,
+        r: &mut Run<'_>,
+        item: usize,
+        url: Url,
+        depth: u32,
+        verdict: Option<&Decision>,
+    ) {
+        let reached = &mut self.pages_of[item];
+        if reached.contains(url.as_str()) {
+            return;
+        }
+        let max_pages = r.profile.max_pages;
+        if reached.len() >= max_pages as usize {
+            // A site larger than the profile allows, or a trap: said once.
+            if !self.full[item] {
+                self.full[item] = true;
+                r.failed.push((
+                    url.to_string(),
+                    format!(
+                        "not followed: {} already has {max_pages} pages (`max_pages`)",
+                        r.items[item].url
+                    ),
+                ));
+            }
+            return;
+        }
+        let depth = match verdict {
+            Some(Decision::Avoid(why)) => {
+                r.avoided.push((url.to_string(), why.clone()));
+                return;
+            }
+            Some(Decision::Leaf(_)) => 0,
+            _ => depth,
+        };
+        reached.insert(url.to_string());
+        self.dispatch.push(Entry {
+            url,
+            item,
+            depth: Some(depth),
+            frames: 0,
+        });
+    }
+
+    /// The profile's policies' verdicts on the links of `page` (entry `e`)
+    /// the walk would follow (same site, depth left, not reached yet), in
+    /// one call per policy, each asked as a crawl asks it: the item as a
+    /// `site` task, the page as the referrer, the links' depth from the
+    /// item. None when the profile has no policy.
+    fn policy_verdicts(
+        &self,
+        r: &Run<'_>,
+        e: &Entry,
+        page: &Url,
+        refs: &[(Role, Url)],
+    ) -> HashMap<String, Decision> {
+        let Some(policies) = r.policies.as_ref() else {
+            return HashMap::new();
+        };
+        let depth = e.depth.unwrap_or(0);
+        let site = spinneret_core::urls::site_key;
+        let reached = &self.pages_of[e.item];
+        let asked: Vec<(String, RefKind)> = refs
+            .iter()
+            .filter(|(role, url)| {
+                *role == Role::Link
+                    && depth > 0
+                    && site(url) == site(page)
+                    && !reached.contains(url.as_str())
+            })
+            .map(|(_, url)| (url.to_string(), RefKind::Anchor))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        if asked.is_empty() {
+            return HashMap::new();
+        }
+        let item = &r.items[e.item];
+        let task = wit::TaskInfo {
+            name: item.url.to_string(),
+            kind: wit::TaskKind::Site,
+            top: item.url.to_string(),
+            email: None,
+            changed_days: 0,
+            expiring_days: 0,
+        };
+        let links_deep = item.depth - depth + 1;
+        let verdicts = spinneret_crawl::hooks::off_reactor(|| {
+            policies.decide_each(task, Some(page.to_string()), links_deep, asked.clone())
+        });
+        asked
+            .into_iter()
+            .zip(verdicts)
+            .filter_map(|((url, _), v)| Some((url, v?)))
+            .collect()
     }
 
     /// Queue what the stylesheet `e` (saved as `got`) references: its

@@ -20,14 +20,14 @@ mod to_toml;
 
 pub use instructions::{is_instruction_file, load_instructions, parse_instructions};
 pub use library::{LibrarySettings, Moderator};
-pub use load::line_col;
 pub use load::{
-    ConfigError, MaxBody, MaxDepth, PerSiteDelay, Timeout, library_dir, load_file, load_str,
-    parse_top, root_dir,
+    Concurrency, ConfigError, MaxBody, MaxDepth, MaxRedirects, PerSiteDelay, Retries, Timeout,
+    library_dir, load_file, load_str, parse_top, root_dir, setting_keys,
 };
+pub use load::{check_user_agent, line_col};
 pub use mail::{MailSettings, TlsMode, check_email};
 pub use password::Password;
-pub use request::{header_argument, header_rules};
+pub use request::{basic_auth_argument, header_argument, header_rules};
 pub use spinneret_core::values::{Bounded, ByteSize, HumanDuration};
 pub use store::StoreSetting;
 pub use to_toml::to_toml;
@@ -232,6 +232,13 @@ pub struct Settings {
     pub retries: u32,
     /// The longest `Retry-After` waited for; a longer one gives up at once.
     pub max_retry_after: Duration,
+    /// Redirect hops followed before a URL is called broken (`max_redirects`).
+    pub max_redirects: usize,
+    /// Which servers' certificates are trusted: the system's authorities
+    /// and a CA file's (`ca_file`, `--cacert`), or any (`insecure`).
+    pub trust: spinneret_crawl::fetch::trust::CertificateTrust,
+    /// Read local files only, make no network request (`--offline`).
+    pub offline: bool,
     /// The most bytes of a body read (after decompression); more is recorded as truncated.
     pub max_body: u64,
     /// Where the store is: an SQLite file (the default) or a PostgreSQL
@@ -320,6 +327,8 @@ impl Settings {
                     .as_deref()
                     .and_then(|d| Url::from_directory_path(d).ok()),
                 cookies: self.cookie_jar.clone(),
+                trust: self.trust.clone(),
+                offline: self.offline,
             },
             rule_files: spinneret_crawl::policy::RuleFiles {
                 avoid_files: self.avoid_files.clone(),
@@ -338,6 +347,7 @@ impl Settings {
             max_retry_after: self.max_retry_after,
             result_max_age: self.result_max_age,
             accept_status: self.accept_status,
+            max_redirects: self.max_redirects,
         }
     }
 }
@@ -412,6 +422,10 @@ impl Default for Settings {
             timeout: Duration::from_secs(30),
             retries: 2,
             max_retry_after: Duration::from_secs(120),
+            // The network layer's redirect rule's default (MAX_REDIRECTS).
+            max_redirects: 10,
+            trust: Default::default(),
+            offline: false,
             max_body: 10 << 20,
             store: StoreSetting::File(default_store_path()),
             result_max_age: Duration::ZERO,

@@ -24,6 +24,12 @@ pub type Timeout = DurationIn<100, { ms::HOUR }>;
 pub type MaxBody = SizeIn<1024, { 4 << 30 }>;
 /// A task's `max_depth` range (`--max-depth`).
 pub type MaxDepth = Bounded<1, 100_000>;
+/// `concurrency`'s range (`--concurrency`, `--max-concurrency`).
+pub type Concurrency = Bounded<1, 4096>;
+/// `retries`'s range (`--retries`, `--max-retries`).
+pub type Retries = Bounded<0, 10>;
+/// `max_redirects`'s range (`--max-redirects`).
+pub type MaxRedirects = Bounded<0, 100>;
 
 /// A configuration that cannot be used, with where and why.
 #[derive(Debug, thiserror::Error)]
@@ -64,13 +70,16 @@ struct RawConfig {
     user_agent: Option<Spanned<String>>,
     from: Option<Spanned<String>>,
     accept: Option<Spanned<String>>,
-    concurrency: Option<Bounded<1, 4096>>,
+    concurrency: Option<Concurrency>,
     per_site_connections: Option<Bounded<1, 64>>,
     per_site_delay: Option<PerSiteDelay>,
     max_crawl_delay: Option<DurationIn<0, { ms::DAY }>>,
     connect_timeout: Option<DurationIn<100, { 10 * ms::MINUTE }>>,
     timeout: Option<Timeout>,
-    retries: Option<Bounded<0, 10>>,
+    retries: Option<Retries>,
+    max_redirects: Option<MaxRedirects>,
+    insecure: Option<bool>,
+    ca_file: Option<Spanned<String>>,
     max_retry_after: Option<DurationIn<0, { ms::DAY }>>,
     max_body: Option<MaxBody>,
     store: Option<Spanned<String>>,
@@ -371,6 +380,12 @@ fn tables() -> super::explain::Tables {
     }
 }
 
+/// The keys of a configuration's top level, its settings among them (the
+/// command line names one a flag does not set).
+pub fn setting_keys() -> Vec<String> {
+    tables().top
+}
+
 /// One configuration being read: its text and name (for located errors)
 /// and the directory its relative paths resolve against.
 struct Reader<'a> {
@@ -526,6 +541,20 @@ impl Reader<'_> {
                 .map_or(defaults.connect_timeout, |d| d.0),
             timeout: raw.timeout.map_or(defaults.timeout, |d| d.0),
             retries: raw.retries.map_or(defaults.retries, |b| b.0 as u32),
+            max_redirects: raw
+                .max_redirects
+                .map_or(defaults.max_redirects, |b| b.0 as usize),
+            trust: {
+                let mut trust = defaults.trust;
+                trust.accept_invalid = raw.insecure.unwrap_or(false);
+                if let Some(file) = &raw.ca_file {
+                    trust
+                        .add_ca_file(&(self.rel)(file.get_ref()))
+                        .map_err(|m| self.at(Some(file.span()), m))?;
+                }
+                trust
+            },
+            offline: false,
             max_retry_after: raw
                 .max_retry_after
                 .map_or(defaults.max_retry_after, |d| d.0),
@@ -1016,7 +1045,7 @@ fn server_without_scheme(raw: &str) -> Option<String> {
 
 /// A `User-Agent` must name the robot (robots.txt records are chosen by
 /// that name) and be one header line.
-pub(super) fn check_user_agent(s: &str) -> Result<(), String> {
+pub fn check_user_agent(s: &str) -> Result<(), String> {
     if s.trim().is_empty() {
         return Err(
             "the user agent is empty; robots.txt records are chosen by the robot's name, so give one, e.g. \"mybot/1.0 (+https://example.org/bot.html)\" (or leave user_agent out for spinneret's own)"

@@ -66,6 +66,39 @@ pub fn header_argument(arg: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.to_string()))
 }
 
+/// A `--basic-auth 'URL USER:PASSWORD'` argument (lychee's form; its
+/// URL is a prefix here, as a `[[request]]` table's): the rule that sends
+/// the credentials with the requests under it, and only those.
+pub fn basic_auth_argument(arg: &str) -> Result<spinneret_crawl::fetch::RequestRule, String> {
+    let form =
+        "write 'URL USER:PASSWORD', e.g. 'https://intranet.example.org/docs/ checker:secret'";
+    let Some((prefix, credentials)) = arg.trim().split_once(char::is_whitespace) else {
+        return Err(format!("`{arg}` is not a URL and credentials; {form}"));
+    };
+    let prefix = Url::parse(prefix)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+        .ok_or_else(|| {
+            format!(
+                "`{prefix}` is not an http or https URL; the credentials go with the requests under a URL prefix (not a pattern): {form}"
+            )
+        })?;
+    let Some((user, password)) = credentials.trim().split_once(':') else {
+        return Err(format!(
+            "`{}` is not USER:PASSWORD; {form}",
+            credentials.trim()
+        ));
+    };
+    if user.is_empty() {
+        return Err(format!("the user name is empty; {form}"));
+    }
+    Ok(spinneret_crawl::fetch::RequestRule {
+        prefix,
+        headers: Vec::new(),
+        basic_auth: Some((user.to_string(), password.to_string())),
+    })
+}
+
 /// The rules that send `headers` (from `--header`) to the origins of
 /// `tops` (http and https only): a header given on the command line goes
 /// to the sites being checked, never to the other sites they link to.

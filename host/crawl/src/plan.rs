@@ -40,6 +40,8 @@ pub struct CrawlSettings {
     pub result_max_age: Duration,
     /// Statuses counted as ok beside 2xx (`accept_status`, `--accept`).
     pub accept_status: AcceptedStatuses,
+    /// Redirect hops followed before a URL is called broken (`max_redirects`).
+    pub max_redirects: usize,
 }
 
 /// How far and how much a task traverses, so that a trap (`/1/2/3/…`,

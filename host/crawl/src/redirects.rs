@@ -18,10 +18,11 @@ pub(crate) use spinneret_net::redirect::ChainEnd;
 
 /// The next hop of a chain that started at `origin`, whose latest request
 /// `from` answered with `location`; `hops` are the hops followed so far,
-/// `from` included. `Err` says why the chain ends here: the network
-/// layer's one rule ([`spinneret_net::redirect::next_hop`]), with the
-/// run's avoid rules.
+/// `from` included; at most `max` hops. `Err` says why the chain ends
+/// here: the network layer's one rule
+/// ([`spinneret_net::redirect::next_hop`]), with the run's avoid rules.
 pub(crate) fn next_hop(
+    max: usize,
     origin: &Url,
     from: &Url,
     location: &str,
@@ -29,6 +30,7 @@ pub(crate) fn next_hop(
     rules: &PrefixRules,
 ) -> Result<Url, ChainEnd> {
     spinneret_net::redirect::next_hop(
+        max,
         origin,
         from,
         location,
@@ -143,8 +145,8 @@ mod tests {
             std::time::SystemTime::now(),
         );
         let origin = url("http://a.test/start");
-        let ten: Vec<String> = (0..10).map(|i| format!("http://a.test/{i}")).collect();
-        let ten: Vec<&str> = ten.iter().map(String::as_str).collect();
+        let eleven: Vec<String> = (0..11).map(|i| format!("http://a.test/{i}")).collect();
+        let eleven: Vec<&str> = eleven.iter().map(String::as_str).collect();
         // (case, the hop answered, the hops so far, its Location, what follows)
         type Case<'a> = (
             &'a str,
@@ -189,10 +191,10 @@ mod tests {
                 )),
             ),
             (
-                "the eleventh hop is too many",
-                "http://a.test/9",
-                ten.clone(),
-                "/10",
+                "the eleventh redirect is too many",
+                "http://a.test/10",
+                eleven.clone(),
+                "/11",
                 Err(ChainEnd::Broken("more than 10 redirects".into())),
             ),
             (
@@ -235,7 +237,7 @@ mod tests {
             ),
         ];
         for (case, from, followed, location, want) in table {
-            let got = next_hop(&origin, &url(from), location, &hops(&followed), &rules);
+            let got = next_hop(10, &origin, &url(from), location, &hops(&followed), &rules);
             let want = want.map(url);
             assert_eq!(got, want, "{case}");
         }

@@ -1,7 +1,8 @@
 //! The one redirect rule: where the next hop of a chain goes, or why the
 //! chain ends there. The crawl, the collector, the queries and the plugins'
 //! `http` all follow redirects by it, so a chain ends the same way whoever
-//! asked: at most [`MAX_REDIRECTS`] hops, no loop, no `file:` from the
+//! asked: at most the run's `max_redirects` hops ([`MAX_REDIRECTS`] by
+//! default), no loop, no `file:` from the
 //! web, no scheme the crawler does not fetch, no URL an avoid rule forbids.
 //! Which addresses a hop may connect to is the address rule's, judged when
 //! the hop's connection is made ([`crate::fetch::public_dns`]).
@@ -9,7 +10,8 @@
 use spinneret_core::urls;
 use url::Url;
 
-/// Redirect hops followed before a URL is called broken.
+/// Redirect hops followed before a URL is called broken, unless the run
+/// says otherwise (`max_redirects`, `--max-redirects`).
 pub const MAX_REDIRECTS: usize = 10;
 
 /// What a `file:` URL reached from a remote page is: not checked.
@@ -38,8 +40,10 @@ impl std::fmt::Display for ChainEnd {
 /// The next hop of a chain that started at `origin`, whose latest request
 /// `from` answered with `location`; `hops` are the URLs requested so far,
 /// `from` included; `avoided` says which avoid rule forbids a URL, if one
-/// does. `Err` says why the chain ends here.
+/// does; `max` is the most hops followed. `Err` says why the chain ends
+/// here.
 pub fn next_hop<'h>(
+    max: usize,
     origin: &Url,
     from: &Url,
     location: &str,
@@ -58,10 +62,9 @@ pub fn next_hop<'h>(
             chain.join(" -> ")
         )));
     }
-    if hops.into_iter().count() >= MAX_REDIRECTS {
-        return Err(ChainEnd::Broken(format!(
-            "more than {MAX_REDIRECTS} redirects"
-        )));
+    // `hops` are the requests answered with a redirect, this one's too.
+    if hops.into_iter().count() > max {
+        return Err(ChainEnd::Broken(format!("more than {max} redirects")));
     }
     if from.scheme() != "file" && next.scheme() == "file" {
         return Err(ChainEnd::NotChecked(format!(

@@ -107,7 +107,7 @@ pub(crate) enum ArchiveCommand {
     /// references (with anchor text) and inline images, and which
     /// documents are completed.
     ///
-    /// The Worm's format (Table 4 of the seed): `T html title`, `R url html
+    /// The World Wide Web Worm's format: `T html title`, `R url html
     /// anchor-text`, `I image html anchor-text-or-title`, `C html`. A crawl
     /// given this file (`crawl --archive FILE`) does not read the documents
     /// on its C lines again; delete a C line to have that document re-read.

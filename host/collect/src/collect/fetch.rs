@@ -6,7 +6,7 @@
 
 use spinneret_crawl::fetch::{FetchResponse, Validators};
 use spinneret_net::network::{Ask, NetError, Network};
-use spinneret_net::redirect::{ChainEnd, next_hop};
+use spinneret_net::redirect::{ChainEnd, MAX_REDIRECTS, next_hop};
 use url::Url;
 
 /// A URL to fetch, with the validators of its last retrieval when its
@@ -179,9 +179,14 @@ pub async fn fetch_one(net: &Network, job: &Job, scope: &dyn Scope) -> Fetched {
                     return end(hops, NotCollected::NoLocation { status, url: at });
                 };
                 let requested: Vec<&str> = hops.iter().map(|h| h.url.as_str()).collect();
-                let next = match next_hop(&job.url, &at, location.trim(), requested, &|u| {
-                    net.avoided(u)
-                }) {
+                let next = match next_hop(
+                    MAX_REDIRECTS,
+                    &job.url,
+                    &at,
+                    location.trim(),
+                    requested,
+                    &|u| net.avoided(u),
+                ) {
                     Ok(next) => next,
                     Err(end_of_chain) => return end(hops, NotCollected::Chain(end_of_chain)),
                 };

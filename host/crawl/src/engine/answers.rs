@@ -200,7 +200,8 @@ impl Engine<'_> {
             status: resp.status,
         });
         let origin = &self.frontier.get(job.url).url;
-        let next = match next_hop(origin, &from, location, &job.hops, &self.rules) {
+        let max = self.settings.max_redirects;
+        let next = match next_hop(max, origin, &from, location, &job.hops, &self.rules) {
             // A hop every task that reached the URL excludes by its
             // patterns is not requested either.
             Ok(next) => match self.excluded_by_every_task(job.url, &next) {

@@ -13,6 +13,7 @@ pub mod politeness;
 pub mod public_dns;
 pub mod retry;
 pub mod robots;
+pub mod trust;
 
 use bytes::BytesMut;
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -61,6 +62,12 @@ pub struct FetchSettings {
     /// led to them (`internal_hosts`): names as written in URLs, or
     /// addresses. Not held to the address rule.
     pub internal_hosts: Vec<String>,
+    /// Which certificates are trusted beside the system's authorities
+    /// (`ca_file`, `--cacert`), or whether any is (`--insecure`).
+    pub trust: trust::CertificateTrust,
+    /// Read `file:` URLs only (`--offline`): any other request is refused
+    /// before it leaves, as vetoed ([`FetchError::Vetoed`]).
+    pub offline: bool,
 }
 
 /// What is sent with every request under a URL prefix: headers, and HTTP
@@ -248,6 +255,11 @@ pub enum FetchError {
     /// The connection could not be made (DNS, refused, TLS).
     #[error("connection failed: {0}")]
     Connect(String),
+    /// The server's certificate is not trusted: the reason, and what to
+    /// do about it ([`trust::CertificateTrust`]). Not retried: it will
+    /// not be trusted a second later.
+    #[error("{0}")]
+    Certificate(String),
     /// The server answered something that is not HTTP, or closed the
     /// connection before it answered.
     #[error("HTTP protocol error: {0}")]
@@ -281,6 +293,7 @@ impl FetchError {
             FetchError::Other(_)
                 | FetchError::Vetoed(_)
                 | FetchError::NoSuchHost(_)
+                | FetchError::Certificate(_)
                 | FetchError::Local(_)
                 | FetchError::AddressRule(_)
         )
@@ -308,6 +321,8 @@ pub struct Fetcher {
     /// The names given fixed addresses (`resolve`) and the operator's
     /// `internal_hosts`: the user's word, not held to the address rule.
     own_hosts: std::sync::Arc<[String]>,
+    /// Only `file:` URLs are read ([`FetchSettings::offline`]).
+    offline: bool,
 }
 
 /// A host as [`Fetcher::own_host`] compares it: lower-case, without the
@@ -478,6 +493,7 @@ impl Fetcher {
                 .pool_max_idle_per_host(settings.idle_per_site.max(1))
                 .pool_idle_timeout(Duration::from_secs(30))
                 .tcp_nodelay(true);
+            builder = settings.trust.apply(builder);
             if public_only {
                 // Through a proxy the resolver would judge the proxy's name,
                 // not the target's: the public client connects directly.
@@ -510,6 +526,7 @@ impl Fetcher {
             requests: settings.requests.clone().into(),
             root_dir: settings.root_dir.clone().map(std::sync::Arc::new),
             local_roots: std::sync::Arc::new([]),
+            offline: settings.offline,
         })
     }
 
@@ -585,6 +602,11 @@ impl Fetcher {
     {
         if req.url.scheme() == "file" {
             return file::fetch(req, max_body, &self.local_roots).await;
+        }
+        if self.offline {
+            return Err(FetchError::Vetoed(
+                "not requested: --offline reads local files only".into(),
+            ));
         }
         let public_only = (self.public_only || req.public_only) && !self.own_host(&req.url);
         if public_only && let Some(refusal) = self.address_refusal(&req.url) {
@@ -708,6 +730,8 @@ impl Fetcher {
             FetchError::Timeout(self.timeout)
         } else if e.is_connect() && no_such_host(e) {
             FetchError::NoSuchHost(chain(e))
+        } else if let Some(refused) = trust::certificate_refused(&chain(e)) {
+            FetchError::Certificate(refused)
         } else if e.is_connect() {
             FetchError::Connect(chain(e))
         } else if e.is_body() || e.is_decode() {

@@ -95,6 +95,8 @@ mod tests {
             root_dir: None,
             cookies: None,
             internal_hosts: Vec::new(),
+            trust: Default::default(),
+            offline: false,
         })
         .unwrap();
         let req = FetchRequest {

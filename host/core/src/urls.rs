@@ -12,12 +12,19 @@ pub const CHECKABLE_SCHEMES: [&str; 3] = ["http", "https", "file"];
 // (`spinneret_sdk::html::linkable`), from the same file.
 include!("../../../sdk/src/linkable.rs");
 
-/// Normalise a URL for identity: drop the fragment (it never reaches a server).
+/// Normalise a URL for identity: drop the fragment (it never reaches a server),
+/// and name a local directory (`file:///site/`) by the file it stands for
+/// (`file:///site/index.html`), so that a tree's page is one document
+/// however its links spell it.
 ///
 /// The `url` crate already lower-cases scheme and host, removes default ports
 /// and resolves dot segments, so two spellings of one resource compare equal.
 pub fn normalize(mut url: Url) -> Url {
     url.set_fragment(None);
+    if url.scheme() == "file" && url.path().ends_with('/') {
+        let path = format!("{}index.html", url.path());
+        url.set_path(&path);
+    }
     url
 }
 
@@ -189,6 +196,11 @@ mod tests {
     fn normalize_drops_fragment_and_default_port() {
         let u = normalize(Url::parse("HTTP://a.example:80/x/../y.html#top").unwrap());
         assert_eq!(u.as_str(), "http://a.example/y.html");
+        // A local directory is its index.html; a web server's is its own URL.
+        let dir = normalize(Url::parse("file:///srv/site/./#top").unwrap());
+        assert_eq!(dir.as_str(), "file:///srv/site/index.html");
+        let web = normalize(Url::parse("http://a.example/site/").unwrap());
+        assert_eq!(web.as_str(), "http://a.example/site/");
     }
 
     #[test]

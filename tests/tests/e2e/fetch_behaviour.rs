@@ -482,7 +482,9 @@ fn local_trees_are_checked_through_file_urls() {
     let report = setup.crawl();
     let results = setup.results();
     let url = |p: &str| format!("file://{}/{p}", dir.path().display());
-    assert_eq!(results[&url("sub/")].category, Category::Ok);
+    // A directory is its index.html: one document, however it is linked.
+    assert_eq!(results[&url("sub/index.html")].category, Category::Ok);
+    assert!(!results.contains_key(&url("sub/")), "{results:?}");
     assert_eq!(results[&url("gone.html")].category, Category::Broken);
     assert_eq!(results[&url("gone.html")].status, Some(404));
     assert_eq!(results[&url("pic.png")].method, Some("HEAD"));

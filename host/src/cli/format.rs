@@ -14,9 +14,14 @@ pub(super) enum Format {
     /// they are on, and where each task's reports are.
     #[default]
     Text,
-    /// JSON Lines, schema spinneret.report/1 (the `json-report` plugin's
-    /// report.jsonl): every URL, document and finding.
+    /// One JSON document, schema spinneret.reports/1: an object with each
+    /// task's URLs, documents, findings and summary, and their totals
+    /// (docs/results-json.md).
     Json,
+    /// JSON Lines, schema spinneret.report/1 (the `json-report` plugin's
+    /// report.jsonl): a line per task, URL, document and finding, and a
+    /// summary line per task.
+    Jsonl,
     /// GitHub Flavored Markdown: counts and a table of the broken and
     /// blocked links and broken fragments (`markdown-report`), for a
     /// pull-request comment or `$GITHUB_STEP_SUMMARY`.
@@ -50,7 +55,7 @@ impl Format {
     fn reporter(self) -> Option<(&'static str, &'static str)> {
         let builtin = match self {
             Format::Text => return None,
-            Format::Json => "json-report",
+            Format::Json | Format::Jsonl => "json-report",
             Format::Markdown => "markdown-report",
             Format::Junit => "junit-report",
             Format::Csv => "csv-report",
@@ -71,7 +76,12 @@ impl Format {
             Format::Sarif | Format::Github => std::env::current_dir()
                 .ok()
                 .and_then(|dir| url::Url::from_directory_path(dir).ok()),
-            Format::Text | Format::Json | Format::Markdown | Format::Junit | Format::Csv => None,
+            Format::Text
+            | Format::Json
+            | Format::Jsonl
+            | Format::Markdown
+            | Format::Junit
+            | Format::Csv => None,
         };
         match base {
             Some(base) => serde_json::json!({ "base": base.as_str() }),
@@ -176,6 +186,7 @@ impl Format {
     /// Several tasks' files as one document.
     fn join(self, parts: &[String]) -> String {
         match (self, parts) {
+            (Format::Json, _) => json_document(parts),
             (Format::Junit, []) => {
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\"/>\n"
                     .into()
@@ -235,6 +246,89 @@ impl Format {
             _ => parts.concat(),
         }
     }
+}
+
+/// The schema of `--format json`'s document.
+pub(super) const REPORTS_SCHEMA: &str = "spinneret.reports/1";
+
+/// The tasks' JSON Lines reports (`json-report`'s, schema
+/// spinneret.report/1) as one JSON document: `{"schema", "tasks":
+/// [{"task", "kind", "top", "run", "started_at", "urls", "documents",
+/// "findings", "summary"}], "summary"}`, each item its line without
+/// `type`, the tasks' summaries added up in the last. A line that is not
+/// JSON is left out, with a message.
+fn json_document(parts: &[String]) -> String {
+    use serde_json::{Map, Value, json};
+    let mut tasks = Vec::new();
+    let mut totals: Map<String, Value> = Map::new();
+    let mut add = |summary: &Map<String, Value>| {
+        for (key, value) in summary {
+            match value {
+                Value::Number(n) => {
+                    let sum = totals.get(key).and_then(Value::as_u64).unwrap_or(0);
+                    totals.insert(key.clone(), json!(sum + n.as_u64().unwrap_or(0)));
+                }
+                Value::Object(counts) => {
+                    let entry = totals
+                        .entry(key.clone())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(sums) = entry {
+                        for (name, n) in counts {
+                            let sum = sums.get(name).and_then(Value::as_u64).unwrap_or(0);
+                            sums.insert(name.clone(), json!(sum + n.as_u64().unwrap_or(0)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    };
+    for part in parts {
+        let mut task = Map::new();
+        let mut lists: [(&str, Vec<Value>); 3] = [
+            ("urls", Vec::new()),
+            ("documents", Vec::new()),
+            ("findings", Vec::new()),
+        ];
+        for line in part.lines().filter(|l| !l.trim().is_empty()) {
+            let mut item = match serde_json::from_str::<Map<String, Value>>(line) {
+                Ok(item) => item,
+                Err(e) => {
+                    eprintln!(
+                        "spinneret: a line of a JSON report is not a JSON object ({e}); it is left out"
+                    );
+                    continue;
+                }
+            };
+            let kind = item.remove("type");
+            match kind.as_ref().and_then(Value::as_str) {
+                Some("task") => {
+                    item.remove("schema");
+                    task.extend(item);
+                }
+                Some("url") => lists[0].1.push(Value::Object(item)),
+                Some("document") => lists[1].1.push(Value::Object(item)),
+                Some("finding") => lists[2].1.push(Value::Object(item)),
+                Some("summary") => {
+                    add(&item);
+                    task.insert("summary".into(), Value::Object(item));
+                }
+                _ => {}
+            }
+        }
+        for (name, list) in lists {
+            task.insert(name.into(), Value::Array(list));
+        }
+        tasks.push(Value::Object(task));
+    }
+    let mut document = json!({ "schema": REPORTS_SCHEMA, "tasks": tasks, "summary": totals });
+    if let Some(summary) = document.get_mut("summary").and_then(Value::as_object_mut) {
+        for key in ["urls", "documents", "findings"] {
+            summary.entry(key).or_insert(json!(0));
+        }
+        summary.entry("by_category").or_insert(json!({}));
+    }
+    format!("{document}\n")
 }
 
 /// The JSON schema a SARIF log names (as `sarif-report` writes it).
@@ -311,12 +405,51 @@ mod tests {
             Format::Markdown.join(&["# A\n".into(), "# B\n".into()]),
             "# A\n\n# B\n"
         );
-        assert_eq!(Format::Json.join(&["a\n".into(), "b\n".into()]), "a\nb\n");
+        assert_eq!(Format::Jsonl.join(&["a\n".into(), "b\n".into()]), "a\nb\n");
         assert_eq!(Format::Junit.join(&[junit("A")]), junit("A"));
         // No task wrote one: still a document a reader takes.
         assert_eq!(
             Format::Junit.join(&[]),
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"spinneret\"/>\n"
+        );
+    }
+
+    #[test]
+    fn json_is_the_tasks_lines_as_one_document_with_their_totals() {
+        let task = |name: &str, ok: u64| {
+            format!(
+                "{{\"schema\":\"spinneret.report/1\",\"type\":\"task\",\"run\":1,\"task\":\"{name}\",\"kind\":\"site\",\"top\":\"http://a.example/\",\"started_at\":0}}\n\
+                 {{\"type\":\"url\",\"url\":\"http://a.example/\",\"category\":\"ok\"}}\n\
+                 {{\"type\":\"document\",\"url\":\"http://a.example/\",\"references\":[]}}\n\
+                 {{\"type\":\"finding\",\"kind\":\"broken\",\"url\":\"http://a.example/x\"}}\n\
+                 {{\"type\":\"summary\",\"urls\":{ok},\"documents\":1,\"by_category\":{{\"ok\":{ok}}},\"findings\":1}}\n"
+            )
+        };
+        let document: serde_json::Value =
+            serde_json::from_str(&Format::Json.join(&[task("A", 1), task("B", 2)])).unwrap();
+        assert_eq!(document["schema"], REPORTS_SCHEMA);
+        assert_eq!(
+            document["tasks"][1],
+            serde_json::json!({
+                "run": 1, "task": "B", "kind": "site", "top": "http://a.example/", "started_at": 0,
+                "urls": [{"url": "http://a.example/", "category": "ok"}],
+                "documents": [{"url": "http://a.example/", "references": []}],
+                "findings": [{"kind": "broken", "url": "http://a.example/x"}],
+                "summary": {"urls": 2, "documents": 1, "by_category": {"ok": 2}, "findings": 1},
+            })
+        );
+        assert_eq!(
+            document["summary"],
+            serde_json::json!({"urls": 3, "documents": 2, "by_category": {"ok": 3}, "findings": 2})
+        );
+        // No task wrote one: still a document a reader takes.
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&Format::Json.join(&[])).unwrap(),
+            serde_json::json!({
+                "schema": REPORTS_SCHEMA,
+                "tasks": [],
+                "summary": {"urls": 0, "documents": 0, "by_category": {}, "findings": 0},
+            })
         );
     }
 

@@ -45,6 +45,9 @@ pub(crate) struct SitePolicy {
     pub robots_expiry: Duration,
     /// Attempts at an unavailable robots.txt before the site is given up.
     pub retries: u32,
+    /// The sites (their keys) whose robots.txt is not read: the user's
+    /// own, by their word (`check --ignore-robots-for-tops`).
+    pub robots_ignored: std::collections::HashSet<String>,
 }
 
 /// Where a site stands on robots.txt when work is about to leave.
@@ -127,7 +130,7 @@ impl SiteTable {
         let mut guard = shared.lock();
         let gate = &mut guard.gate;
         let cached = self.cached.remove(&key);
-        let robots = if local {
+        let robots = if local || p.robots_ignored.contains(&key) {
             RobotsState::Ready(Arc::new(RobotsRules::default()))
         } else if self.files.enabled() {
             if self.files.holds(&key) {
@@ -692,6 +695,7 @@ mod tests {
             max_crawl_delay: Duration::from_secs(30),
             robots_expiry: Duration::from_secs(3600),
             retries: 2,
+            robots_ignored: Default::default(),
         }
     }
 

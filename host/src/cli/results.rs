@@ -304,7 +304,7 @@ pub(super) fn write_unchecked(
         let (place, what_to_do) = match first.error.as_deref() {
             Some(LOCAL_OUTSIDE_ROOT) => (
                 "the root directory",
-                "they would be outside the deployed site too",
+                "they are outside the deployed site too, unless it is deployed from higher up: then give that directory with --root-dir (or root_dir)",
             ),
             _ => (
                 "the tree",
@@ -342,6 +342,66 @@ pub(super) fn write_unchecked(
     Ok(())
 }
 
+/// A task that checked nothing: its top, and the line that says why.
+pub(super) struct NothingChecked {
+    /// The task's top.
+    pub(super) top: String,
+    /// `nothing checked from TOP: WHY`.
+    pub(super) line: String,
+}
+
+/// Why each task of `tasks` that checked nothing did not (no page of its
+/// was read as HTML, so no link was followed, and nothing it reached was
+/// broken): a line each, naming its top, for the tasks of `config` in
+/// `run`. A `library` task has no top of its own and is never one.
+pub(super) fn nothing_checked(
+    store: &Store,
+    run: i64,
+    config: &crate::config::Config,
+    tasks: &[spinneret_crawl::TaskSummary],
+) -> anyhow::Result<Vec<NothingChecked>> {
+    let mut lines = Vec::new();
+    for summary in tasks.iter().filter(|t| t.documents == 0 && t.broken == 0) {
+        let Some(task) = config.tasks.iter().find(|t| t.name == summary.name) else {
+            continue;
+        };
+        if task.kind == spinneret_core::model::TaskKind::Library {
+            continue;
+        }
+        let top = task.top.as_str();
+        let read = store.latest_result(top)?.filter(|r| r.run == run);
+        let why = match read.as_ref().map(|r| &r.result) {
+            None => "it was not reached".to_string(),
+            Some(r) => {
+                let error = r.error.as_deref().unwrap_or("no reason given");
+                match r.category {
+                    Category::Avoided if error.contains("robots.txt") => format!(
+                        "it is avoided ({error}); a site of your own is checked with `spinneret check --ignore-robots-for-tops`"
+                    ),
+                    Category::Avoided => format!("it is avoided ({error})"),
+                    Category::Blocked => format!(
+                        "the server refused the robot ({error}); for a site of your own, give the credentials with --header, or --accept the status"
+                    ),
+                    Category::Moved => format!(
+                        "it moves to {}, outside the task's site; check that URL instead",
+                        r.final_url.as_deref().unwrap_or("another site")
+                    ),
+                    Category::NotChecked => format!("it is not checked ({error})"),
+                    Category::Ok | Category::Broken => format!(
+                        "it is {}, not an HTML page: no link in it was followed",
+                        r.content_type.as_deref().unwrap_or("of no known type")
+                    ),
+                }
+            }
+        };
+        lines.push(NothingChecked {
+            top: top.to_string(),
+            line: format!("nothing checked from {top}: {why}"),
+        });
+    }
+    Ok(lines)
+}
+
 /// The broken and blocked URLs of `run`, each with the pages that refer
 /// to it (at most [`PROBLEMS_SHOWN`], then the command that lists them
 /// all), as a crawl ends; nothing when there are none.
@@ -362,12 +422,20 @@ pub(super) fn write_problems(
         .collect();
     let referrers = store.run_referrers(run, Some(&shown))?;
     let count = |c: Category| rows.iter().filter(|r| r.category == c).count();
-    writeln!(
-        out,
-        "\nbroken: {}, blocked: {} (a reader cannot follow these links):",
-        count(Category::Broken),
-        count(Category::Blocked)
-    )?;
+    let (broken, blocked) = (count(Category::Broken), count(Category::Blocked));
+    // Blocked is a warning everywhere (JUnit skips it, SARIF and GitHub
+    // warn, the exit status leaves it out): the server refused the robot,
+    // which says nothing of what a reader gets.
+    let meaning = match (broken, blocked) {
+        (_, 0) => "a reader cannot follow these links",
+        (0, _) => {
+            "their servers refused the robot, 401, 403 or 429: not verified, and no failure; open them in a browser, or --accept the status to count it ok"
+        }
+        _ => {
+            "a reader cannot follow the broken links; the servers of the blocked ones refused the robot, 401, 403 or 429: not verified, and no failure"
+        }
+    };
+    writeln!(out, "\nbroken: {broken}, blocked: {blocked} ({meaning}):")?;
     for r in rows.iter().take(PROBLEMS_SHOWN) {
         write_row(out, r, None)?;
         write_referrers(out, &referrers, &r.url)?;

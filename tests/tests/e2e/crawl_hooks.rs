@@ -116,9 +116,14 @@ fn the_sitemap_parser_makes_a_sitemap_a_document_the_crawl_follows() {
         links.iter().map(|l| l.0.as_str()).collect::<Vec<_>>(),
         vec![a("/listed.html"), a("/gone.html")]
     );
-    // Without the parser the sitemap is read as nothing more than a resource.
+    // Without the parser the sitemap is read as nothing more than a
+    // resource: the run checked nothing, and says so (exit status 4).
     let plain = Setup::new(&web, &task("/sitemap.xml", ""));
-    crawl(&plain);
+    let stderr = common::expect_exit(&common::crawl(&plain, &[]), 4);
+    assert!(
+        stderr.contains("it is application/xml, not an HTML page: no link in it was followed"),
+        "{stderr}"
+    );
     assert_eq!(
         plain.results().keys().cloned().collect::<Vec<_>>(),
         vec![a("/sitemap.xml")]

@@ -51,7 +51,7 @@ fn crawl(setup: &Setup, format: &str) -> Output {
 /// Run `python3 -c script` with `input` on its standard input; its
 /// standard output, or `None` when `module` cannot be imported (a failure
 /// under CI, where `.ci/run` installs it).
-fn python(module: &str, script: &str, input: &[u8]) -> Option<String> {
+pub(crate) fn python(module: &str, script: &str, input: &[u8]) -> Option<String> {
     let has = Command::new("python3")
         .args(["-c", &format!("import {module}")])
         .output()

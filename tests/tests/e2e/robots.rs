@@ -583,9 +583,9 @@ const DIFFERING_REFERENCE_CASES: [&str; 8] = [
     "GoogleOnly_IndexHTMLisDirectory/1",
 ];
 
-/// A top its site's robots.txt keeps out is said to be so as the run ends:
-/// before, the run printed an all-clear (0 broken, exit 0) with nothing
-/// checked and no word of why.
+/// A top its site's robots.txt keeps out is said to be so as the run ends,
+/// with exit status 4: before, the run printed an all-clear (0 broken,
+/// exit 0) with nothing checked and no word of why.
 #[test]
 fn a_top_robots_txt_keeps_out_is_named_as_the_run_ends() {
     let web = TestWeb::start(
@@ -602,16 +602,15 @@ fn a_top_robots_txt_keeps_out_is_named_as_the_run_ends() {
         .arg(&setup.config_path)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    // One line says why, and the run has an exit status of its own.
+    let stderr = crate::common::expect_exit(&out, 4);
     assert!(
-        stdout.contains(&format!(
-            "\nnot checked: the top {} is avoided (",
-            web.url("a.example", "/index.html")
+        stderr.ends_with(&format!(
+            "spinneret: nothing checked from {}: it is avoided (robots.txt of a.example:{} disallows it (Disallow: /)); \
+             a site of your own is checked with `spinneret check --ignore-robots-for-tops`; exit status 4\n",
+            web.url("a.example", "/index.html"),
+            web.port()
         )),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("nothing of its task was checked"),
-        "{stdout}"
+        "{stderr}"
     );
 }

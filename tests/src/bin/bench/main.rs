@@ -26,6 +26,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+mod dbload;
 mod genvl;
 mod mirror;
 mod network;

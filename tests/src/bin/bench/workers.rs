@@ -17,7 +17,7 @@
 //! all (`concurrency = workers × C`), so that what coordination costs is
 //! seen beside what one process does with the same budget.
 
-use super::Bench;
+use super::{Bench, dbload};
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -33,6 +33,21 @@ struct Figures {
     requests: usize,
     twice: usize,
     connections: u64,
+}
+
+/// What a shared run asked of its database ([`dbload`]), in all.
+struct DbLoad {
+    workers: usize,
+    urls: u64,
+    sites: u64,
+    secs: f64,
+    transactions: u64,
+    rows: u64,
+    size: u64,
+    round_trips: u64,
+    bytes: u64,
+    sessions: u64,
+    cpu_secs: f64,
 }
 
 fn figures(bench: &Bench, secs: f64, connections: u64) -> Figures {
@@ -124,15 +139,40 @@ pub(crate) fn run(bench: &Bench, counts: &[usize], round_trip: Duration) -> anyh
         "crawl, PostgreSQL".to_string(),
         figures(bench, crawl.secs, budget),
     ));
+    let mut loads = Vec::new();
     for &n in counts {
         let dir = tempfile::tempdir()?;
         let config_path = dir.path().join("bench.toml");
-        std::fs::write(
-            &config_path,
-            postgres_config(bench, &pg.database_url(), budget),
-        )?;
+        // The workers reach the database through the counting proxy.
+        let direct = pg.database_url();
+        let port = direct
+            .rsplit_once(':')
+            .and_then(|(_, rest)| rest.split('/').next())
+            .and_then(|p| p.parse::<u16>().ok())
+            .ok_or_else(|| anyhow::anyhow!("no port in {direct}"))?;
+        let proxy = dbload::CountingProxy::start(port)?;
+        let proxied = direct.replacen(&format!(":{port}/"), &format!(":{}/", proxy.port), 1);
+        std::fs::write(&config_path, postgres_config(bench, &proxied, budget))?;
         bench.web.clear_log();
+        let cpu_before = dbload::server_cpu_secs(port);
         let secs = workers(bench, dir.path(), &config_path, n)?;
+        let cpu_secs = dbload::server_cpu_secs(port) - cpu_before;
+        let (transactions, rows_written, size) = dbload::database_figures(&direct)?;
+        let t = &proxy.traffic;
+        loads.push(DbLoad {
+            workers: n,
+            urls: dbload::results(&direct)?,
+            sites: bench.shape.sites,
+            secs,
+            transactions,
+            rows: rows_written,
+            size,
+            round_trips: t.round_trips.load(std::sync::atomic::Ordering::Relaxed),
+            bytes: t.to_server.load(std::sync::atomic::Ordering::Relaxed)
+                + t.to_client.load(std::sync::atomic::Ordering::Relaxed),
+            sessions: t.connections.load(std::sync::atomic::Ordering::Relaxed),
+            cpu_secs,
+        });
         let label = format!("{n} worker{} x {budget}", if n == 1 { "" } else { "s" });
         rows.push((label, figures(bench, secs, n as u64 * budget)));
         if !round_trip.is_zero() && n > 1 {
@@ -152,7 +192,54 @@ pub(crate) fn run(bench: &Bench, counts: &[usize], round_trip: Duration) -> anyh
         }
     }
     print_table(bench, &rows, round_trip);
+    print_load(&loads);
     Ok(())
+}
+
+/// The database's load per run, per URL with a result and per site.
+fn print_load(loads: &[DbLoad]) {
+    println!();
+    println!(
+        "{:<10} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>10} {:>10}",
+        "database",
+        "URLs",
+        "xact/URL",
+        "rows/URL",
+        "trips/URL",
+        "bytes/URL",
+        "xact/site",
+        "trips/site",
+        "size/URL",
+        "sessions",
+        "CPU ms/URL",
+        "xact/s"
+    );
+    for l in loads {
+        let per = |x: f64| x / l.urls.max(1) as f64;
+        let site = |x: f64| x / l.sites.max(1) as f64;
+        println!(
+            "{:<10} {:>8} {:>9.2} {:>8.2} {:>9.2} {:>9.0} {:>10.1} {:>10.1} {:>9.0} {:>8} {:>10.3} {:>10.0}",
+            format!(
+                "{} worker{}",
+                l.workers,
+                if l.workers == 1 { "" } else { "s" }
+            ),
+            l.urls,
+            per(l.transactions as f64),
+            per(l.rows as f64),
+            per(l.round_trips as f64),
+            per(l.bytes as f64),
+            site(l.transactions as f64),
+            site(l.round_trips as f64),
+            per(l.size as f64),
+            l.sessions,
+            per(l.cpu_secs * 1e3),
+            l.transactions as f64 / l.secs
+        );
+    }
+    println!(
+        "per URL with a result; per site (each a lease); trips: the workers' round trips to the database (through a counting proxy); size: the store's tables and indexes at the end; CPU: the server's processes, backends included"
+    );
 }
 
 /// The rows, with the speed-up columns when the web has a round trip.

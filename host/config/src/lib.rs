@@ -239,6 +239,10 @@ pub struct Settings {
     pub trust: spinneret_crawl::fetch::trust::CertificateTrust,
     /// Read local files only, make no network request (`--offline`).
     pub offline: bool,
+    /// Which file a local URL is read from: a directory's index files, a
+    /// missing file's fallback extensions (`--index-files`,
+    /// `--fallback-extensions`).
+    pub local_names: spinneret_crawl::fetch::LocalNames,
     /// The most bytes of a body read (after decompression); more is recorded as truncated.
     pub max_body: u64,
     /// Where the store is: an SQLite file (the default) or a PostgreSQL
@@ -329,6 +333,7 @@ impl Settings {
                 cookies: self.cookie_jar.clone(),
                 trust: self.trust.clone(),
                 offline: self.offline,
+                local_names: self.local_names.clone(),
             },
             rule_files: spinneret_crawl::policy::RuleFiles {
                 avoid_files: self.avoid_files.clone(),
@@ -426,6 +431,7 @@ impl Default for Settings {
             max_redirects: 10,
             trust: Default::default(),
             offline: false,
+            local_names: Default::default(),
             max_body: 10 << 20,
             store: StoreSetting::File(default_store_path()),
             result_max_age: Duration::ZERO,

@@ -555,6 +555,7 @@ impl Reader<'_> {
                 trust
             },
             offline: false,
+            local_names: Default::default(),
             max_retry_after: raw
                 .max_retry_after
                 .map_or(defaults.max_retry_after, |d| d.0),

@@ -78,6 +78,16 @@ pub(crate) struct Overrides {
     /// in the page) or `none` (the configuration's `check_fragments`).
     #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "anchor-only", value_parser = parse_fragments)]
     include_fragments: Option<bool>,
+    /// The files a local directory is read as, the first that exists
+    /// (comma-separated; `.`: the directory itself is fine; default
+    /// `index.html`; `''`: none, so a link must name its file).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    index_files: Option<Vec<String>>,
+    /// Extensions tried in turn for a local file that does not exist
+    /// (comma-separated: `html,htm` reads `about` from `about.html`, as a
+    /// server that adds it would).
+    #[arg(long, value_name = "EXTENSIONS", value_delimiter = ',')]
+    fallback_extensions: Vec<String>,
     /// Request only links of these schemes: http, https, file
     /// (repeatable, or comma-separated); links of the others are recorded
     /// as avoided. A task's tops are always requested.
@@ -344,6 +354,18 @@ impl Overrides {
         if let Some(on) = self.include_fragments {
             settings.check_fragments = on;
         }
+        let names = |list: &[String]| -> Vec<String> {
+            list.iter()
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect()
+        };
+        if let Some(index_files) = &self.index_files {
+            settings.local_names.index_files = names(index_files);
+        }
+        if !self.fallback_extensions.is_empty() {
+            settings.local_names.fallback_extensions = names(&self.fallback_extensions);
+        }
         Ok(())
     }
 }
@@ -389,9 +411,6 @@ fn flag_hint(name: &str) -> Option<String> {
         }
         "remap" => {
             "spinneret checks each URL where it points; to check a local copy of a site, give its directory (with --root-dir DIR), or give a host another address with --resolve HOST=ADDRESS"
-        }
-        "fallback-extensions" | "index-files" => {
-            "a local tree's directory link reads the directory's index.html, and a link must name its file as the web server would serve it"
         }
         "include-mail" => {
             "spinneret does not check mail addresses: a mailto: link is recorded as not checked"

@@ -68,6 +68,11 @@ fn file_url(path: &Path) -> String {
     url::Url::from_file_path(path).unwrap().to_string()
 }
 
+/// The `file:` URL of a directory, with its final slash.
+fn directory_url(path: &Path) -> String {
+    url::Url::from_directory_path(path).unwrap().to_string()
+}
+
 /// A site whose top links to a page, a chain of three redirects and a
 /// server that is always unavailable.
 fn flags_web() -> Web {
@@ -299,6 +304,62 @@ fn include_fragments_turns_the_fragment_check_on_and_off() {
     expect_refusal(
         &check.run(&["site", "--include-fragments=full"]),
         "`full`: spinneret checks a fragment's anchor (an `id` or `<a name>` in the page), not text fragments (`#:~:text=`); give anchor-only, or none to check no fragments",
+    );
+}
+
+#[test]
+fn index_files_and_fallback_extensions_say_which_file_a_local_name_reads() {
+    let check = Check::new();
+    let site = check.tree(&[
+        (
+            "index.html",
+            "<title>Home</title><a href=\"about\">about</a> <a href=\"docs/\">docs</a> <a href=\"empty/\">empty</a>",
+        ),
+        ("about.html", "<title>About</title>"),
+        ("docs/readme.html", "<title>Docs</title>"),
+        ("empty/.keep", ""),
+    ]);
+    // A directory link is recorded as the directory, or as its
+    // index.html (one document however a link spells it).
+    let outcome = |args: &[&str]| {
+        expect_exit(&check.run(&[&["site"][..], args].concat()), 1);
+        let results = check.results();
+        let result = |url: String, dir: &str| {
+            results
+                .get(&url)
+                .or_else(|| results.get(&format!("{url}index.html")))
+                .map(|r| (r.category, r.error.clone().unwrap_or_default()))
+                .unwrap_or_else(|| panic!("{dir} not in {:?}", results.keys()))
+        };
+        [
+            result(file_url(&site.join("about")), "about"),
+            result(directory_url(&site.join("docs")), "docs"),
+            result(directory_url(&site.join("empty")), "empty"),
+        ]
+    };
+    let [about, docs, empty] = outcome(&[]);
+    assert_eq!(about, (Category::Broken, "file not found".to_string()));
+    assert_eq!((docs.0, empty.0), (Category::Broken, Category::Broken));
+    assert_eq!(
+        outcome(&[
+            "--fallback-extensions",
+            "htm,html",
+            "--index-files",
+            "index.html,readme.html"
+        ]),
+        [
+            (Category::Ok, String::new()),
+            (Category::Ok, String::new()),
+            (
+                Category::Broken,
+                "a directory without an index.html or readme.html".to_string()
+            ),
+        ]
+    );
+    let [_, docs, empty] = outcome(&["--index-files", "index.html,."]);
+    assert_eq!(
+        (docs, empty),
+        ((Category::Ok, String::new()), (Category::Ok, String::new()))
     );
 }
 

@@ -10,12 +10,112 @@
 //! (a root directory given since the last run, say).
 
 use super::{Body, FetchError, FetchRequest, FetchResponse, Method, ResponseHeaders};
+use std::path::PathBuf;
 use std::time::Instant;
+
+/// Which file a local name is read from, beside the file it names:
+/// lychee's `--index-files` and `--fallback-extensions`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalNames {
+    /// The files a directory is read as, the first that exists; `.`: the
+    /// directory itself is fine, read as nothing (default `index.html`).
+    pub index_files: Vec<String>,
+    /// Extensions tried in turn for a file that does not exist (`html`:
+    /// `about` is read from `about.html`, as a server that adds it would).
+    pub fallback_extensions: Vec<String>,
+}
+
+impl Default for LocalNames {
+    fn default() -> Self {
+        LocalNames {
+            index_files: vec!["index.html".into()],
+            fallback_extensions: Vec::new(),
+        }
+    }
+}
+
+/// Where a local URL's path is read from.
+enum Found {
+    /// This file, with its metadata.
+    File(PathBuf, std::fs::Metadata),
+    /// A directory accepted as itself (`.` among the index files).
+    Directory,
+    /// Not there, or not readable: the status to answer.
+    Status(u16),
+}
+
+/// The directory a missing `dir/index.html` stands for, when `names`
+/// reads directories by other index files: a directory link is named by
+/// its `index.html` (`spinneret_core::urls::normalize`).
+async fn directory_named(path: &std::path::Path, names: &LocalNames) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    let by_index = path.file_name().is_some_and(|n| n == "index.html");
+    let other_names = names.index_files != LocalNames::default().index_files;
+    let is_dir = tokio::fs::metadata(dir).await.is_ok_and(|m| m.is_dir());
+    (by_index && other_names && is_dir).then(|| dir.to_path_buf())
+}
+
+/// The file `path` is read from by `names`, or why none is.
+async fn find(path: PathBuf, names: &LocalNames) -> Result<Found, FetchError> {
+    let meta = match tokio::fs::metadata(&path).await {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = directory_named(&path, names).await {
+                return index_of(dir, names).await;
+            }
+            for ext in &names.fallback_extensions {
+                let mut with = path.clone().into_os_string();
+                with.push(format!(".{}", ext.trim_start_matches('.')));
+                let with = PathBuf::from(with);
+                if let Ok(m) = tokio::fs::metadata(&with).await
+                    && m.is_file()
+                {
+                    return Ok(Found::File(with, m));
+                }
+            }
+            return Ok(Found::Status(404));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Ok(Found::Status(403));
+        }
+        Err(e) => return Err(FetchError::Other(format!("{}: {e}", path.display()))),
+    };
+    match meta.is_dir() {
+        true => index_of(path, names).await,
+        false => Ok(Found::File(path, meta)),
+    }
+}
+
+/// The file the directory `path` is read as by `names`' index files.
+async fn index_of(mut path: PathBuf, names: &LocalNames) -> Result<Found, FetchError> {
+    for index in &names.index_files {
+        if index == "." {
+            return Ok(Found::Directory);
+        }
+        path.push(index);
+        match tokio::fs::metadata(&path).await {
+            Ok(m) => return Ok(Found::File(path, m)),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Err(FetchError::Local(
+                    "the directory cannot be read (permission denied)".into(),
+                ));
+            }
+            Err(_) => {
+                path.pop();
+            }
+        }
+    }
+    Err(FetchError::Local(match names.index_files.as_slice() {
+        [] => "a directory, and no index file is read (--index-files '')".into(),
+        list => format!("a directory without an {}", list.join(" or ")),
+    }))
+}
 
 pub(super) async fn fetch(
     req: &FetchRequest,
     max_body: u64,
     roots: &[std::path::PathBuf],
+    names: &LocalNames,
 ) -> Result<FetchResponse, FetchError> {
     let start = Instant::now();
     let status_only = |status: u16| FetchResponse {
@@ -25,31 +125,14 @@ pub(super) async fn fetch(
         elapsed: start.elapsed(),
         raw_headers: Vec::new(),
     };
-    let Ok(mut path) = req.url.to_file_path() else {
+    let Ok(path) = req.url.to_file_path() else {
         return Ok(status_only(400));
     };
-    let mut meta = match tokio::fs::metadata(&path).await {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(status_only(404)),
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Ok(status_only(403)),
-        Err(e) => return Err(FetchError::Other(format!("{}: {e}", path.display()))),
+    let (path, meta) = match find(path, names).await? {
+        Found::File(path, meta) => (path, meta),
+        Found::Directory => return Ok(status_only(200)),
+        Found::Status(status) => return Ok(status_only(status)),
     };
-    if meta.is_dir() {
-        path.push("index.html");
-        meta = match tokio::fs::metadata(&path).await {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-                return Err(FetchError::Local(
-                    "the directory cannot be read (permission denied)".into(),
-                ));
-            }
-            Err(_) => {
-                return Err(FetchError::Local(
-                    "a directory without an index.html".into(),
-                ));
-            }
-        };
-    }
     // A symbolic link out of the task's tree (to /etc/passwd, say) is
     // not followed: the tree is what the crawl may read.
     let real = tokio::fs::canonicalize(&path).await.ok();

@@ -9,6 +9,7 @@
 pub mod cookies;
 mod decode;
 mod file;
+pub use file::LocalNames;
 pub mod politeness;
 pub mod public_dns;
 pub mod retry;
@@ -68,6 +69,9 @@ pub struct FetchSettings {
     /// Read `file:` URLs only (`--offline`): any other request is refused
     /// before it leaves, as vetoed ([`FetchError::Vetoed`]).
     pub offline: bool,
+    /// Which file a `file:` URL is read from: a directory's index files,
+    /// a missing file's fallback extensions.
+    pub local_names: LocalNames,
 }
 
 /// What is sent with every request under a URL prefix: headers, and HTTP
@@ -323,6 +327,8 @@ pub struct Fetcher {
     own_hosts: std::sync::Arc<[String]>,
     /// Only `file:` URLs are read ([`FetchSettings::offline`]).
     offline: bool,
+    /// Which file a `file:` URL is read from ([`FetchSettings::local_names`]).
+    local_names: std::sync::Arc<LocalNames>,
 }
 
 /// A host as [`Fetcher::own_host`] compares it: lower-case, without the
@@ -527,6 +533,7 @@ impl Fetcher {
             root_dir: settings.root_dir.clone().map(std::sync::Arc::new),
             local_roots: std::sync::Arc::new([]),
             offline: settings.offline,
+            local_names: std::sync::Arc::new(settings.local_names.clone()),
         })
     }
 
@@ -601,7 +608,7 @@ impl Fetcher {
         Fut: std::future::Future<Output = bool>,
     {
         if req.url.scheme() == "file" {
-            return file::fetch(req, max_body, &self.local_roots).await;
+            return file::fetch(req, max_body, &self.local_roots, &self.local_names).await;
         }
         if self.offline {
             return Err(FetchError::Vetoed(

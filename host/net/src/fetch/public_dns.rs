@@ -97,6 +97,7 @@ mod tests {
             internal_hosts: Vec::new(),
             trust: Default::default(),
             offline: false,
+            local_names: Default::default(),
         })
         .unwrap();
         let req = FetchRequest {

@@ -372,6 +372,7 @@ fn three_workers_ride_out(lease: &str, after: usize, fault: impl FnOnce(&mut Tes
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+    let before_fault = web.requests().len();
     fault(&mut pg);
     let ends: Vec<_> = workers.into_iter().map(finish).collect();
     let finishers: Vec<_> = ends
@@ -393,19 +394,29 @@ fn three_workers_ride_out(lease: &str, after: usize, fault: impl FnOnce(&mut Tes
     let counts = requests_per_url(&web);
     let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "requested more than once: {twice:?}");
-    // The sites stayed spread over the workers: each made requests after
-    // the fault as before it.
+    // The sites stayed spread over the workers: each that had sites
+    // before the fault made requests after it. (Not that all three had
+    // sites: one that joins after the others shared the sites out gets
+    // none, fault or not; see docs/scale.md.)
     let requests = web.requests();
-    for name in names {
+    let (before, after) = requests.split_at(before_fault);
+    let by = |rs: &[spinneret_tests::server::Logged], name: &str| {
         let from = format!("{name}@example.org");
-        let made = requests
-            .iter()
+        rs.iter()
             .filter(|r| r.header("from") == Some(from.as_str()))
-            .count();
-        assert!(made > 0, "{name} made no request: {ends:#?}");
+            .count()
+    };
+    let mut working = 0;
+    for name in names {
+        if by(before, name) > 0 {
+            working += 1;
+            assert!(
+                by(after, name) > 0,
+                "{name} made no request after the fault: {ends:#?}"
+            );
+        }
     }
-    let after_fault = requests.len() - after;
-    assert!(after_fault > 0, "the run was over before the fault");
+    assert!(working >= 2, "the sites were not shared: {ends:#?}");
     ends.iter()
         .map(|(_, _, err)| err.as_str())
         .collect::<Vec<_>>()

@@ -68,6 +68,10 @@ pub struct CrawlOptions {
     /// [`plugin_http::PoliteHttp::beside`] on the same); else the run has
     /// its own.
     pub sites: Option<Arc<spinneret_net::sites::Sites>>,
+    /// Read no robots.txt on the sites of the tasks' tops (`check
+    /// --ignore-robots-for-tops`: the user's own staging site); every
+    /// other site's is read and obeyed.
+    pub ignore_robots_for_tops: bool,
 }
 
 /// A worker's part in a shared run.
@@ -75,9 +79,13 @@ pub struct CrawlOptions {
 pub struct SharedOptions {
     /// The worker's name, unique among the run's workers.
     pub worker: String,
-    /// How long a lease on a site lasts unless renewed (renewed every
-    /// tenth of a second; a worker silent this long is taken for dead).
+    /// How long a lease on a site lasts unless renewed (renewed on a
+    /// schedule of its own, five times a lease; a worker silent this long
+    /// is taken for dead).
     pub lease: std::time::Duration,
+    /// How long the worker waits for its database to come back (a
+    /// restart, an outage) before it gives up.
+    pub ride_out: std::time::Duration,
 }
 
 impl std::fmt::Debug for CrawlOptions {
@@ -88,6 +96,7 @@ impl std::fmt::Debug for CrawlOptions {
             .field("hooks", &self.hooks.as_ref().map(|h| !h.is_empty()))
             .field("completed", &self.completed.len())
             .field("shared", &self.shared)
+            .field("ignore_robots_for_tops", &self.ignore_robots_for_tops)
             .finish()
     }
 }
@@ -157,10 +166,34 @@ pub async fn run(
     progress: Arc<Progress>,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<CrawlReport, CrawlError> {
-    let ids = open_run(store, plan, options)?;
-    engine::Engine::prepare(plan, store, ids, options, progress)?
-        .run(stop)
-        .await
+    let mut ids = open_run(store, plan, options)?;
+    let mut before: Option<CrawlReport> = None;
+    loop {
+        let (mut report, lease_lost) =
+            engine::Engine::prepare(plan, store, ids, options, progress.clone())?
+                .run(stop.clone())
+                .await?;
+        // A worker's summary is its own: the requests it made in all.
+        if let Some(b) = before.take() {
+            report.requests += b.requests;
+            report.reused += b.reused;
+            report.elapsed += b.elapsed;
+        }
+        if lease_lost.is_none() || *stop.borrow() {
+            return Ok(report);
+        }
+        // A worker that lost a lease left the run: it joins it afresh,
+        // unless the others crawled it meanwhile.
+        let records: Vec<_> = plan.tasks.iter().map(|t| t.record.clone()).collect();
+        match store.rejoin_shared_run(report.run, &records)? {
+            Some(next) => {
+                tracing::warn!("joining run {} afresh", next.run);
+                ids = next;
+                before = Some(report);
+            }
+            None => return Ok(report),
+        }
+    }
 }
 
 /// Open the run of the plan's tasks in the store: a new one, or with

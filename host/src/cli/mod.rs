@@ -1,5 +1,6 @@
 //! The command line: `spinneret crawl`, `check`, `results` and `plugin`.
 
+mod check;
 mod format;
 mod library;
 mod output;
@@ -38,6 +39,10 @@ pub const EXIT_BROKEN: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 /// Exit code: a plugin failed and `--strict-plugins` was given.
 pub const EXIT_PLUGIN: u8 = 3;
+/// Exit code: a task checked nothing (its top kept out by robots.txt or
+/// a rule, refused, not an HTML page, or moved off its site), and nothing
+/// was broken.
+pub const EXIT_NOTHING_CHECKED: u8 = 4;
 
 /// spinneret: a polite web-maintenance spider.
 ///
@@ -54,15 +59,17 @@ pub const EXIT_PLUGIN: u8 = 3;
     max_term_width = 100
 )]
 #[command(
-    after_help = "Exit status: 0 when nothing is broken, 1 when something is, 2 for usage or configuration errors, 3 when a plugin failed and --strict-plugins was given (or --format's report of a task is missing).\n\
+    after_help = "Exit status: 0 when nothing is broken, 1 when something is (a broken link or fragment; a blocked link, 401, 403 or 429, is a warning), 2 for usage or configuration errors, 3 when a plugin failed and --strict-plugins was given (or --format's report of a task is missing), 4 when a task checked nothing (its top kept out by robots.txt, refused, moved off its site or not an HTML page: a line says which and why) and nothing is broken.\n\
 Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json\n  spinneret plugin new link-count --kind reporter"
 )]
 pub struct Cli {
     /// More log output (-v: debug, -vv: trace).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
-    /// Less output: -q: errors and a one-line summary, no progress bar;
-    /// -qq: nothing but a fatal error (the exit status tells).
+    /// Less output: -q: errors, what changes the verdict (a local tree's
+    /// root, a task that checked nothing) and a one-line summary, no
+    /// progress bar; -qq: nothing but a fatal error (the exit status
+    /// tells).
     #[arg(short, long, action = clap::ArgAction::Count, global = true, conflicts_with = "verbose")]
     quiet: u8,
     #[command(subcommand)]
@@ -95,7 +102,14 @@ enum Command {
     /// Check one or more sites now, with default settings and no configuration.
     ///
     /// Each URL becomes a `site` task: everything on its host and port is
-    /// traversed, everything linked from it is tested.
+    /// traversed, everything linked from it is tested. A path is a local
+    /// tree: its root-relative links (/page.html) read against the checked
+    /// directory unless --root-dir names another. Reports go beside the
+    /// store (STORE.check-reports/, a directory per top). Exit status 4
+    /// when a top could not be checked (robots.txt keeps it out: see
+    /// --ignore-robots-for-tops; not an HTML page), with a line saying why.
+    /// Requests to one site wait 250ms apart, for other people's servers:
+    /// for your own, --delay 0s checks as fast as --concurrency allows.
     Check(CheckArgs),
     /// Show what the last run found, from the store.
     Results(ResultsArgs),
@@ -118,7 +132,8 @@ enum Command {
     /// everything it checked, a collection saves, archives and indexes
     /// what it fetched.
     Watch(WatchArgs),
-    /// Collect a WebSnatcher profile into its mirror (seed 004).
+    /// Collect a WebSnatcher profile (the URLs, bookmarks and search
+    /// interests you keep) into a mirror that browses offline.
     ///
     /// Every explicit URL, bookmark and search result of the profile is
     /// fetched with its page requisites (images, stylesheets and what they
@@ -149,12 +164,13 @@ enum Command {
     /// Example: spinneret query builtin:searxng --config '{"base":
     /// "https://searx.example/"}' webassembly components
     Query(QueryArgs),
-    /// The Worm's archive (seed 001): `export` writes the store's documents,
+    /// The store's archive in the World Wide Web Worm's format (the 1994
+    /// search engine's): `export` writes the store's documents,
     /// references, inline images and completed documents as `T`, `R`, `I`
     /// and `C` lines (or JSON Lines); `import` reads such a file.
     #[command(subcommand)]
     Archive(wwww::ArchiveCommand),
-    /// Search the store's documents and URLs (the Worm's search, seed 001).
+    /// Search the titles, anchor text and URLs of everything the crawls saw.
     ///
     /// Titles, the anchor text of every reference, the titles and URLs of
     /// citing documents and every component of each URL are searched;
@@ -176,7 +192,8 @@ enum Command {
     /// The search index is kept up to date as crawls add to the store.
     /// No page needs JavaScript; Ctrl-C stops.
     Serve(wwww::ServeArgs),
-    /// The virtual library (GENVL, seed 001) outside the server:
+    /// The virtual library (GENVL: a tree of link pages its moderators
+    /// edit, served by `serve`) outside the server:
     /// `hash-password` for a moderator, `export` and `import` of the
     /// whole library as JSON, `publish` as static HTML pages.
     #[command(subcommand)]
@@ -209,7 +226,8 @@ struct WatchArgs {
 
 #[derive(Args, Debug)]
 struct ConvertArgs {
-    /// The MOMspider instruction file (seed 000, Appendix A).
+    /// The MOMspider instruction file (MOMspider's own format: its
+    /// `SystemAvoid`, `<Site ...>` and `EmailBroken` lines).
     instructions: PathBuf,
     /// Write the TOML here instead of to standard output (refuses to overwrite).
     #[arg(long, short, value_name = "FILE")]
@@ -251,14 +269,17 @@ struct OutputArgs {
     /// What to print on standard output: `text` (the summary, the broken
     /// links and where the reports are) or a report of the run, written by
     /// its built-in reporter into each task's report directory and printed,
-    /// the tasks' together: `json` (JSON Lines), `markdown` (for a
+    /// the tasks' together: `json` (one JSON document), `jsonl` (JSON
+    /// Lines, a line per URL, document and finding; both are described in
+    /// docs/results-json.md), `markdown` (for a
     /// pull-request comment or $GITHUB_STEP_SUMMARY), `junit` (JUnit XML,
     /// for CI test views), `csv`, `sarif` (SARIF 2.1.0, for code scanning)
     /// or `github` (GitHub Actions annotations; `sarif` and `github` name
     /// a local tree's files relative to the current directory). With a
-    /// report format the text goes to standard error; the exit status is
-    /// the same, or 3 when a task's report in the format is missing (its
-    /// reporter failed).
+    /// report format standard output holds the report alone: the text,
+    /// and the messages `--dry-run-mail` prints, go to standard error; the
+    /// exit status is the same, or 3 when a task's report in the format is
+    /// missing (its reporter failed).
     #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
     format: format::Format,
 }
@@ -274,6 +295,11 @@ struct CheckArgs {
     /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
     #[arg(long, value_name = "HOST=ADDRESS")]
     resolve: Vec<String>,
+    /// Do not read robots.txt on the sites of the URLs given (a staging
+    /// site of your own behind `Disallow: /`): every page there is
+    /// checked. Every other site's robots.txt is read and obeyed.
+    #[arg(long)]
+    ignore_robots_for_tops: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -307,7 +333,10 @@ pub fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
-            let _ = e.print();
+            match overrides::unknown_flag_hint(&e) {
+                Some(hint) => eprintln!("{hint}\n\nFor more information, try '--help'."),
+                None => drop(e.print()),
+            }
             return ExitCode::from(code);
         }
     };
@@ -365,6 +394,7 @@ fn crawl(args: CrawlArgs, quiet: u8) -> anyhow::Result<u8> {
         completed: Arc::new(completed),
         shared: None,
         sites: None,
+        ignore_robots_for_tops: false,
     };
     let mail = match args.dry_run_mail {
         true => MailMode::Print,
@@ -385,20 +415,35 @@ fn check(args: &CheckArgs, quiet: u8) -> anyhow::Result<u8> {
     // `check site/ ./site/` names one tree twice: one task.
     let mut named = std::collections::HashSet::new();
     urls.retain(|u| named.insert(u.clone()));
-    let mut config = Config::for_check(&urls, std::env::temp_dir().join("spinneret-check"));
+    let mut config = Config::for_check(&urls, PathBuf::new());
     args.overrides
         .apply(&mut config)
         .map_err(anyhow::Error::msg)?;
     apply_resolve(&mut config.settings, &args.resolve).map_err(anyhow::Error::msg)?;
+    let root = check::infer_root(&mut config).map_err(anyhow::Error::msg)?;
+    let reports = check::reports_base(&config.settings.store);
+    check::place_reports(&mut config, &reports).map_err(anyhow::Error::msg)?;
     args.output.format.add_to(&mut config);
-    run_crawl(
+    let options = CrawlOptions {
+        ignore_robots_for_tops: args.ignore_robots_for_tops,
+        ..CrawlOptions::default()
+    };
+    let code = run_crawl(
         &config,
-        &CrawlOptions::default(),
+        &options,
         quiet,
         false,
         MailMode::Send,
         args.output.format,
-    )
+    )?;
+    // The root taken changes what the run found: said even with -q.
+    if let (Some(root), 0 | 1) = (root, quiet) {
+        match args.output.format {
+            format::Format::Text => out!("{}", check::root_line(&root)),
+            _ => eprint!("{}", check::root_line(&root)),
+        }
+    }
+    Ok(code)
 }
 
 /// What `check` makes of one of its arguments: an http, https or file
@@ -516,16 +561,22 @@ fn convert(args: &ConvertArgs) -> anyhow::Result<u8> {
 }
 
 /// A run as the terminal shows it: a progress bar while it crawls, mail
-/// printed to standard output.
+/// printed to standard output (to standard error when a report format
+/// has standard output).
 struct Terminal {
     /// No progress display (`-q`, `-qq`).
     quiet: bool,
     bar: Option<tokio::task::JoinHandle<()>>,
+    /// Mail printed (`--dry-run-mail`) goes to standard error: standard
+    /// output holds a `--format` report alone.
+    mail_to_stderr: bool,
+    /// The wait between two requests to one site, said in the progress line.
+    delay: std::time::Duration,
 }
 
 impl RunObserver for Terminal {
     fn crawl_started(&mut self, progress: Arc<Progress>) {
-        self.bar = output::start_progress(progress, self.quiet);
+        self.bar = output::start_progress(progress, self.quiet, self.delay);
     }
 
     fn crawl_finished(&mut self) {
@@ -533,7 +584,10 @@ impl RunObserver for Terminal {
     }
 
     fn mail_out(&mut self) -> Box<dyn std::io::Write + '_> {
-        Box::new(output::stdout())
+        match self.mail_to_stderr {
+            true => Box::new(std::io::stderr().lock()),
+            false => Box::new(output::stdout()),
+        }
     }
 }
 
@@ -568,6 +622,8 @@ fn crawl_once(
     let mut observer = Terminal {
         quiet: quiet > 0,
         bar: None,
+        mail_to_stderr: format != format::Format::Text,
+        delay: config.settings.per_site_delay,
     };
     let outcome = crate::app::run::run_once(config, &options, &mut observer)?;
     for line in outcome.problems.iter().chain(&outcome.notes) {
@@ -601,12 +657,23 @@ fn crawl_once(
             Err(e) => eprintln!("spinneret: cannot read the run's summary: {e:#}"),
         }
     }
+    // The tasks that checked nothing: said even with -q, and their own
+    // exit status when nothing else failed.
+    let nothing = match (&store, report.interrupted) {
+        (Ok(store), false) => results::nothing_checked(store, report.run, config, &report.tasks)
+            .unwrap_or_else(|e| {
+                eprintln!("spinneret: cannot read what the run checked: {e:#}");
+                Vec::new()
+            }),
+        _ => Vec::new(),
+    };
     if quiet == 0 {
         text.push_str(&closing_text(
             config,
             &outcome,
             store.as_ref(),
             &broken_fragments,
+            &nothing,
         ));
     }
     // A task without its report in the format fails the run: what was
@@ -633,9 +700,19 @@ fn crawl_once(
         EXIT_PLUGIN
     } else if report.any_broken() || !broken_fragments.is_empty() {
         EXIT_BROKEN
+    } else if !nothing.is_empty() {
+        EXIT_NOTHING_CHECKED
     } else {
         EXIT_OK
     };
+    if quiet < 2 {
+        for results::NothingChecked { line, .. } in &nothing {
+            match code {
+                EXIT_NOTHING_CHECKED => eprintln!("spinneret: {line}; exit status {code}"),
+                _ => eprintln!("spinneret: {line}"),
+            }
+        }
+    }
     Ok((code, report.interrupted))
 }
 
@@ -647,6 +724,7 @@ fn closing_text(
     outcome: &crate::app::run::RunOutcome,
     store: Result<&spinneret_store::Store, &anyhow::Error>,
     broken_fragments: &[(String, String, String)],
+    nothing: &[results::NothingChecked],
 ) -> String {
     use std::fmt::Write as _;
     let report = &outcome.crawl;
@@ -655,7 +733,13 @@ fn closing_text(
     // pages they are on, then where each task's reports are.
     let store_arg = format!(" --store {}", shell_word(&outcome.store.to_string()));
     let mut buf = Vec::new();
-    let tops: Vec<&str> = config.tasks.iter().map(|t| t.top.as_str()).collect();
+    // A top whose task checked nothing is said apart, with the exit status.
+    let tops: Vec<&str> = config
+        .tasks
+        .iter()
+        .map(|t| t.top.as_str())
+        .filter(|top| !nothing.iter().any(|n| n.top == *top))
+        .collect();
     let listed = store
         .map_err(|e| anyhow::anyhow!("{e:#}"))
         .and_then(|store| {

@@ -44,14 +44,15 @@ pub(super) fn init_logging(verbose: u8, quiet: u8) {
         .try_init();
 }
 
-fn progress_line(progress: &Progress, start: Instant) -> String {
+fn progress_line(progress: &Progress, start: Instant, delay: Duration) -> String {
     let done = progress.done.load(Ordering::Relaxed);
     let rate = done as f64 / start.elapsed().as_secs_f64().max(0.001);
     format!(
-        "{done} checked, {} queued, {} in flight, {rate:.0} URLs/s, {} broken",
+        "{done} checked, {} queued, {} in flight, {rate:.0} URLs/s, {} broken{}",
         progress.queued.load(Ordering::Relaxed),
         progress.in_flight.load(Ordering::Relaxed),
         progress.errors.load(Ordering::Relaxed),
+        super::overrides::delay_note(delay),
     )
 }
 
@@ -63,6 +64,7 @@ const LOG_EVERY: Duration = Duration::from_secs(10);
 pub(super) fn start_progress(
     progress: Arc<Progress>,
     quiet: bool,
+    delay: Duration,
 ) -> Option<tokio::task::JoinHandle<()>> {
     if quiet {
         return None;
@@ -72,7 +74,7 @@ pub(super) fn start_progress(
         return Some(tokio::spawn(async move {
             loop {
                 tokio::time::sleep(LOG_EVERY).await;
-                tracing::info!("progress: {}", progress_line(&progress, start));
+                tracing::info!("progress: {}", progress_line(&progress, start, delay));
             }
         }));
     }
@@ -85,7 +87,7 @@ pub(super) fn start_progress(
     bar.enable_steady_tick(Duration::from_millis(120));
     Some(tokio::spawn(async move {
         loop {
-            bar.set_message(progress_line(&progress, start));
+            bar.set_message(progress_line(&progress, start, delay));
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }))

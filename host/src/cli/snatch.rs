@@ -285,6 +285,27 @@ pub(super) fn collect(args: &CollectArgs, quiet: u8) -> anyhow::Result<u8> {
     .map(|(code, _)| code)
 }
 
+/// The profile's politeness and `[resolve]` over the command line's
+/// `settings` (whose `--resolve` stands over the profile's for a host
+/// both name).
+fn with_profiles_settings(
+    profile: &crate::snatch::profile::Profile,
+    settings: &mut config::Settings,
+) {
+    if let Some(d) = profile.per_site_delay {
+        settings.per_site_delay = d;
+    }
+    if let Some(n) = profile.concurrency {
+        settings.concurrency = n as usize;
+    }
+    if let Some(n) = profile.per_site_connections {
+        settings.per_site_connections = n as usize;
+    }
+    for (host, ip) in &profile.resolve {
+        settings.resolve.entry(host.clone()).or_insert(*ip);
+    }
+}
+
 /// One run of `profile` collecting the entries of `due` (the profile, or
 /// the part of it due under `watch`) and carrying `not_due` forward: exit
 /// 0 when everything was collected, 1 when something could not be, 2 when
@@ -300,18 +321,7 @@ pub(crate) fn collect_run(
     mut settings: config::Settings,
     quiet: u8,
 ) -> anyhow::Result<(u8, bool)> {
-    if let Some(d) = profile.per_site_delay {
-        settings.per_site_delay = d;
-    }
-    if let Some(n) = profile.concurrency {
-        settings.concurrency = n as usize;
-    }
-    if let Some(n) = profile.per_site_connections {
-        settings.per_site_connections = n as usize;
-    }
-    for (host, ip) in &profile.resolve {
-        settings.resolve.entry(host.clone()).or_insert(*ip);
-    }
+    with_profiles_settings(profile, &mut settings);
     let (mut items, skipped) = match crate::app::collect::items(due) {
         Ok(i) => i,
         Err(e) => {

@@ -23,12 +23,19 @@ pub(super) struct WorkerArgs {
     /// name and the process id).
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    /// How long this worker's lease on a site lasts unless renewed (it is
-    /// renewed ten times a second). A worker not heard from for this long
-    /// is taken for dead: its sites go to the others, and the requests it
-    /// had not stored are made again.
+    /// How long this worker's lease on a site lasts unless renewed (a
+    /// thread of its own renews them five times a lease, at least every
+    /// 2 s). A worker not heard from for this long, while others are, is
+    /// taken for dead: its sites go to the others, and the requests it had
+    /// not stored are made again.
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_lease)]
     lease: Duration,
+    /// How long this worker waits for its database when it goes away (a
+    /// restart, an outage): it reconnects with back-off meanwhile, makes
+    /// no request, and keeps what it checked to store it when the database
+    /// is back. Past this, it stops.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_db_wait)]
+    db_wait: Duration,
     #[command(flatten)]
     overrides: Overrides,
     /// Treat a plugin failure as a failed run (exit status 3).
@@ -40,12 +47,23 @@ pub(super) struct WorkerArgs {
     dry_run_mail: bool,
 }
 
-/// A lease of a second or more (a worker renews its leases ten times a
-/// second; a shorter lease would have it taken for dead between two).
+/// A lease of a second or more (its renewals, a fifth of a lease apart,
+/// cross a network and a busy database: a shorter lease would have a
+/// worker taken for dead between two).
 fn parse_lease(s: &str) -> Result<Duration, String> {
     match super::overrides::parse_duration(s)? {
         d if d < Duration::from_secs(1) => Err(format!(
             "a lease of `{s}` is too short; give 1s or more (the default is 15s)"
+        )),
+        d => Ok(d),
+    }
+}
+
+/// How long to wait for the database: any duration but none.
+fn parse_db_wait(s: &str) -> Result<Duration, String> {
+    match super::overrides::parse_duration(s)? {
+        d if d.is_zero() => Err(format!(
+            "--db-wait `{s}` would give up on the database at its first lost connection; give 1s or more (the default is 5m)"
         )),
         d => Ok(d),
     }
@@ -85,8 +103,10 @@ pub(super) fn run(args: &WorkerArgs, quiet: u8) -> anyhow::Result<u8> {
             shared: Some(SharedOptions {
                 worker: worker.clone(),
                 lease: args.lease,
+                ride_out: args.db_wait,
             }),
             sites: None,
+            ignore_robots_for_tops: false,
         },
         mail: match args.dry_run_mail {
             true => MailMode::Print,
@@ -96,6 +116,8 @@ pub(super) fn run(args: &WorkerArgs, quiet: u8) -> anyhow::Result<u8> {
     let mut observer = Terminal {
         quiet: quiet > 0,
         bar: None,
+        mail_to_stderr: false,
+        delay: config.settings.per_site_delay,
     };
     let outcome = crate::app::run::run_once(&config, &options, &mut observer)?;
     for line in outcome.problems.iter().chain(&outcome.notes) {

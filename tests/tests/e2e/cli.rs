@@ -41,7 +41,7 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
     let after_table: Vec<&str> = stdout.lines().skip(2).collect();
     let expected = [
         String::new(),
-        "broken: 4, blocked: 1 (a reader cannot follow these links):".to_string(),
+        "broken: 4, blocked: 1 (a reader cannot follow the broken links; the servers of the blocked ones refused the robot, 401, 403 or 429: not verified, and no failure):".to_string(),
         format!(
             "broken       404 GET  {} HTTP 404 Not Found",
             a("/docs/faq.html")
@@ -131,7 +131,7 @@ fn configuration_errors_exit_2_with_file_line_and_column() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains(&format!("{}:2:1: unknown field `bogus`", path.display())),
+        stderr.contains(&format!("{}:2:1: unknown key `bogus`", path.display())),
         "{stderr}"
     );
 
@@ -415,7 +415,7 @@ fn check_writes_each_sites_reports_apart_and_says_where() {
         web.url("a.example", "/docs/index.html"),
         web.url("b.example", "/page.html"),
     );
-    // Reports go under $TMPDIR/spinneret-check, a directory per top.
+    // Reports go beside the store, a directory per top (none under $TMPDIR).
     let out = command()
         .env("TMPDIR", dir.path())
         .args(["check", &a, &b, "--store", store.to_str().unwrap()])
@@ -429,7 +429,7 @@ fn check_writes_each_sites_reports_apart_and_says_where() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let port = web.port();
-    let base = dir.path().join("spinneret-check");
+    let base = dir.path().join("check.db.check-reports");
     let (dir_a, dir_b) = (
         base.join(format!("a.example-{port}_docs_index.html")),
         base.join(format!("b.example-{port}_page.html")),
@@ -1009,20 +1009,19 @@ fn check_takes_a_local_tree_by_path_and_its_root_for_root_relative_links() {
         ]
     );
 
-    // Without the root, the links point at the file system's root: not
-    // opened, with the hint.
+    // Without the root, the checked directory is the root (before, the
+    // links pointed at the file system's root: none was opened, and the
+    // run passed).
     let out = check(&[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let results = local.results();
-    let p1 = &results["file:///p1.html"];
-    assert_eq!(p1.category, Category::NotChecked);
-    assert!(
-        p1.error
-            .as_deref()
-            .unwrap()
-            .contains("give the tree's root with --root-dir"),
-        "{:?}",
-        p1.error
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        local.categories(),
+        [
+            (file("index.html"), Category::Ok),
+            (file("missing.html"), Category::Broken),
+            (file("p1.html"), Category::Ok),
+            (file("sub/p2.html"), Category::Ok),
+        ]
     );
 
     for (args, why) in [
@@ -1125,16 +1124,17 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
         "a mistyped scheme is a broken link, not one of a scheme not checked"
     );
 
-    // Without a root, a link up out of the tree is not opened (it says
-    // why), but the tree itself is checked.
+    // Without a root, the checked directory is the root: a root-relative
+    // link reads against it, a link up out of it is not opened (it says
+    // why), and the tree itself is checked.
     let (out, seen) = check(&["./../site/docs/../docs/"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(
         seen,
         [
-            ("file:///p1.html".to_string(), Category::NotChecked),
             (file("docs/a.html"), Category::Ok),
             (file("docs/index.html"), Category::Ok),
+            (file("docs/p1.html"), Category::Broken),
             (file("missing.html"), Category::NotChecked),
             (file("p1.html"), Category::NotChecked),
             ("htps://example.org/".to_string(), Category::Broken),
@@ -1145,11 +1145,20 @@ fn check_reads_a_path_with_dots_and_checks_links_up_to_the_root_dir() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains(&format!(
-            "\nnot checked: 3 links to local files outside the tree, such as file:///p1.html (from {}); \
-             give the tree's root with --root-dir (or root_dir) to check them \
+            "\nnot checked: 2 links to local files outside the root directory, such as {} (from {}); \
+             they are outside the deployed site too, unless it is deployed from higher up: \
+             then give that directory with --root-dir (or root_dir) \
              (spinneret results --store {} --category not_checked lists them)\n",
+            file("missing.html"),
             file("docs/index.html"),
             local.store.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with(&format!(
+            "root-relative links (/page.html) read against {}/, the checked directory; --root-dir DIR to change\n",
+            site.join("docs").display()
         )),
         "{stdout}"
     );
@@ -1190,17 +1199,18 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
         2,
         "the top and a.html, not late.html: {results:?}"
     );
-    // A top that is not HTML is read, and said to be left unparsed.
+    // A top that is not HTML is read, and said to be left unparsed: the
+    // run checked nothing, its own exit status.
     std::fs::write(site.join("notes.md"), "[a](a.html)").unwrap();
     let out = local.run(".", &["check", "site/notes.md"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let notes = url::Url::from_file_path(site.join("notes.md")).unwrap();
     assert!(
-        text(&out.stdout).contains(&format!(
-            "\nnot parsed: the top {notes} is text/markdown, not an HTML page: no link in it was followed\n"
+        expect_exit(&out, 4).ends_with(&format!(
+            "spinneret: nothing checked from {notes}: it is text/markdown, not an HTML page: \
+             no link in it was followed; exit status 4\n"
         )),
         "{}",
-        text(&out.stdout)
+        text(&out.stderr)
     );
     expect_refusal(
         &local.run(".", &["-qq", "check", "site", "--max-body", "0B"]),
@@ -1211,7 +1221,7 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
 /// A symbolic link out of a local tree is not followed (the tree is what
 /// a check may read: a link to `/etc/passwd` through one would have been
 /// read and reported ok), with or without a root directory; a directory
-/// without an index.html says so.
+/// without an index.html is a link to a missing file.
 #[test]
 fn a_symbolic_link_out_of_a_local_tree_is_not_followed() {
     let dir = tempfile::tempdir().unwrap();
@@ -1247,10 +1257,11 @@ fn a_symbolic_link_out_of_a_local_tree_is_not_followed() {
         assert_eq!(
             seen,
             [
+                // A directory is its index.html, which it lacks.
                 (
-                    file("empty") + "/",
+                    file("empty/index.html"),
                     Category::Broken,
-                    Some("a directory without an index.html".to_string())
+                    Some("file not found".to_string())
                 ),
                 (file("esc.html"), Category::Avoided, out_of_tree.clone()),
                 (file("index.html"), Category::Ok, None),

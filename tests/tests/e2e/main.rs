@@ -12,6 +12,7 @@ mod collect_engine;
 mod collect_profile;
 mod containment;
 mod crawl_hooks;
+mod docs;
 mod fetch_behaviour;
 mod formats;
 mod index_browser;

@@ -147,9 +147,19 @@ impl<'a> Engine<'a> {
         let (rules, robots_files) =
             crate::policy::load_rules(&settings.rule_files, SystemTime::now())?;
         let shared = match &options.shared {
-            Some(s) => Some(shared_run::SharedCrawl::new(
-                store.shared_run(ids.run, &s.worker, s.lease)?,
-            )),
+            Some(s) => {
+                // A worker waits for a database that went away (its
+                // writer, its reads, its meetings), trying again often
+                // enough to be back well within its lease.
+                store.ride_out(Some(spinneret_store::RideOut {
+                    bound: s.ride_out,
+                    most_between: (s.lease / 4)
+                        .clamp(Duration::from_millis(100), Duration::from_secs(5)),
+                }));
+                Some(shared_run::SharedCrawl::new(
+                    store.shared_run(ids.run, &s.worker, s.lease)?,
+                ))
+            }
             None => None,
         };
         // A worker of a shared run reads earlier runs' results like a crawl;
@@ -177,6 +187,10 @@ impl<'a> Engine<'a> {
             max_crawl_delay: settings.max_crawl_delay,
             robots_expiry: settings.robots_expiry,
             retries: settings.retries,
+            robots_ignored: match options.ignore_robots_for_tops {
+                true => plan.tasks.iter().map(|t| urls::site_key(t.top)).collect(),
+                false => Default::default(),
+            },
         };
         let mut engine = Engine {
             settings,
@@ -252,11 +266,13 @@ impl<'a> Engine<'a> {
         Ok(engine)
     }
 
-    /// Crawl until every task is done or `stop` turns true.
+    /// Crawl until every task is done or `stop` turns true. A worker of a
+    /// shared run whose lease on a site was lost stops too, and the site
+    /// is returned with the report (it joins the run afresh).
     pub(super) async fn run(
         mut self,
         mut stop: tokio::sync::watch::Receiver<bool>,
-    ) -> Result<CrawlReport, CrawlError> {
+    ) -> Result<(CrawlReport, Option<String>), CrawlError> {
         self.plugins.begin();
         for t in 0..self.tasks.len() {
             let top = self.tasks[t].top;
@@ -267,6 +283,7 @@ impl<'a> Engine<'a> {
             }
         }
         let mut stopping = *stop.borrow();
+        let mut lease_lost = None;
         loop {
             // Dispatching can settle URLs (robots refusals, hops to checked URLs) and
             // settling can queue work: go round until both are quiet.
@@ -335,8 +352,17 @@ impl<'a> Engine<'a> {
                 }
                 _ = sleep_until_opt(next_timer) => self.sites.fire_timers(Instant::now()),
                 _ = sleep_until_opt(next_sync), if !stopping => {
-                    if self.meet_shared_run(quiet)? {
-                        break;
+                    match self.meet_shared_run(quiet)? {
+                        shared_run::Met::Going => {}
+                        shared_run::Met::Crawled => break,
+                        shared_run::Met::LeaseLost(site) => {
+                            tracing::warn!(
+                                "another worker took over the site {site} (this worker's lease on it ran out: it was cut off from the database, or stalled, for longer than --lease while the others were not); it stops its work, stores what it checked ({} requests in flight) and joins the run afresh",
+                                self.in_flight
+                            );
+                            stopping = true;
+                            lease_lost = Some(site);
+                        }
                     }
                 }
                 changed = stop.changed(), if !stopping => {
@@ -347,10 +373,14 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        self.finish(stopping)
+        let report = self.finish(stopping && lease_lost.is_none(), lease_lost.is_some())?;
+        Ok((report, lease_lost))
     }
 
-    fn finish(self, interrupted: bool) -> Result<CrawlReport, CrawlError> {
+    /// Store everything and end this process's part: `interrupted` when
+    /// stopped (Ctrl-C), `rejoins` when a worker lost a lease and hands
+    /// back what it holds to join the run afresh.
+    fn finish(self, interrupted: bool, rejoins: bool) -> Result<CrawlReport, CrawlError> {
         let Engine {
             writer,
             store,
@@ -364,6 +394,7 @@ impl<'a> Engine<'a> {
             shared,
             ..
         } = self;
+        let worker = shared.is_some();
         for (summary, task) in stats.iter_mut().zip(&tasks) {
             summary.bounds_hit = task.traversal.bounds_hit();
         }
@@ -376,8 +407,12 @@ impl<'a> Engine<'a> {
         }
         // A worker of a shared run ends the run only if it is the last to
         // store what it checked; stopped, it hands its sites back.
-        let finishes = match &shared {
+        let finishes = match shared {
             None => true,
+            Some(mut shared) if rejoins => {
+                shared.offer_and_leave()?;
+                false
+            }
             Some(shared) if interrupted => {
                 shared.leave()?;
                 false
@@ -387,15 +422,15 @@ impl<'a> Engine<'a> {
         // `crawled`, not `finished`: a run is finished when its report
         // stage and mail are done (the command line marks it); until then
         // `--resume` takes it up again, making no requests for what it stored.
-        if shared.is_none() || finishes {
-            store.end_run(
-                ids.run,
-                if interrupted {
-                    "interrupted"
-                } else {
-                    "crawled"
-                },
-            )?;
+        // (A worker's store connection may have been lost to a restart of
+        // the database since it last read: made again here, so that the
+        // report stage after it has one too.)
+        if !worker || finishes {
+            let status = match interrupted {
+                true => "interrupted",
+                false => "crawled",
+            };
+            store.riding_out(|s| s.end_run(ids.run, status))?;
         }
         Ok(CrawlReport {
             run: ids.run,

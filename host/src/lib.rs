@@ -17,8 +17,8 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
-pub mod app;
 pub mod cli;
+pub use spinneret_app as app;
 pub use spinneret_collect as snatch;
 pub use spinneret_config as config;
 pub use spinneret_library as library;

@@ -4,7 +4,7 @@
 //! does not run, or one that refuses its configuration is a configuration
 //! error found at start, not a failure found after the whole crawl.
 
-use crate::config::Config;
+use spinneret_config::Config;
 use spinneret_plugin_host::capabilities::KvSpace;
 use spinneret_plugin_host::capabilities::PluginHttp;
 use spinneret_plugin_host::detector::DetectorPlugin;

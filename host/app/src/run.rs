@@ -6,7 +6,7 @@
 //! watch` call [`run_once`]; what it did comes back as a [`RunOutcome`] for
 //! the caller to print and turn into an exit code.
 
-use crate::config::Config;
+use spinneret_config::Config;
 use spinneret_crawl::{self as crawl, CrawlOptions, CrawlReport, Progress};
 use spinneret_plugin_host::engine::PluginEngine;
 use spinneret_store::Store;
@@ -104,7 +104,7 @@ pub fn run_once(
     let mut store = Store::open_at(location.clone())?;
     // What the library adds: its pages for `library` tasks, the Worm VL's tops.
     let coupled =
-        crate::library::coupling::prepare(config, &mut store, options.crawl.task.as_deref())?;
+        spinneret_library::coupling::prepare(config, &mut store, options.crawl.task.as_deref())?;
     let config = coupled.as_ref().unwrap_or(config);
     let plan = config.crawl_plan(options.crawl.task.as_deref())?;
     let hooks = Arc::new(crawl::hooks::CrawlHooks::load(
@@ -247,7 +247,7 @@ fn report_stage(
     let run = outcome.crawl.run;
     let started = std::time::Instant::now();
     let reports =
-        crate::report::run_reporters(config, store, run, registry, in_crawl, hook_failures)?;
+        spinneret_report::run_reporters(config, store, run, registry, in_crawl, hook_failures)?;
     tracing::debug!(
         "report stage: {} reports written in {:.2} s (the crawl took {:.2} s)",
         reports.written.len(),
@@ -303,7 +303,7 @@ fn keep_the_search_index(
     // On a database the index is this machine's: kept once someone here
     // has searched (`search`, `serve` build it), not built by whichever
     // worker finishes a shared run.
-    let index = crate::wwww::index::index_dir_for(
+    let index = spinneret_worm::index::index_dir_for(
         &config.settings.store,
         config.settings.search_index.as_deref(),
         store,
@@ -314,7 +314,7 @@ fn keep_the_search_index(
     };
     if wanted {
         let said = &mut |m: String| tracing::info!("{m}");
-        if let Err(e) = crate::wwww::refresh_index(store, &index, said) {
+        if let Err(e) = spinneret_worm::refresh_index(store, &index, said) {
             outcome.problems.push(format!("search index: {e:#}"));
         }
     }
@@ -351,14 +351,14 @@ fn notify_owners(
     outcome: &mut RunOutcome,
 ) -> anyhow::Result<()> {
     if mode == MailMode::Print {
-        let n = crate::notify::print(config, store, run, &mut observer.mail_out())?;
+        let n = spinneret_report::notify::print(config, store, run, &mut observer.mail_out())?;
         outcome
             .notes
             .push(format!("--dry-run-mail: {n} message(s) printed, none sent"));
         return Ok(());
     }
-    let composed = crate::notify::queue(config, store, run)?;
-    let report = crate::notify::deliver(config, store)?;
+    let composed = spinneret_report::notify::queue(config, store, run)?;
+    let report = spinneret_report::notify::deliver(config, store)?;
     for e in &report.errors {
         outcome.problems.push(format!("mail: {e}"));
     }

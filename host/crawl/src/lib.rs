@@ -32,6 +32,7 @@ mod plugin_turn;
 mod redirects;
 mod reuse;
 mod site_table;
+mod sitemaps;
 mod sites;
 mod summary;
 mod taskset;
@@ -72,6 +73,11 @@ pub struct CrawlOptions {
     /// --ignore-robots-for-tops`: the user's own staging site); every
     /// other site's is read and obeyed.
     pub ignore_robots_for_tops: bool,
+    /// Traverse the pages the sitemaps of the tops' sites list (robots.txt's
+    /// `Sitemap:` lines and `/sitemap.xml`) as further tops of a `site` or
+    /// `tree` task, so that a page nothing links to is checked (`check`;
+    /// `--no-sitemap` turns it off).
+    pub sitemaps: bool,
 }
 
 /// A worker's part in a shared run.
@@ -97,6 +103,7 @@ impl std::fmt::Debug for CrawlOptions {
             .field("completed", &self.completed.len())
             .field("shared", &self.shared)
             .field("ignore_robots_for_tops", &self.ignore_robots_for_tops)
+            .field("sitemaps", &self.sitemaps)
             .finish()
     }
 }

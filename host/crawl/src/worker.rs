@@ -1,15 +1,17 @@
 //! The work done for one request away from the engine: the fetch itself and,
-//! for an HTML body, hashing and parsing it. Large bodies are parsed on the
+//! for an HTML or Markdown body, hashing and parsing it. Large bodies are parsed on the
 //! blocking pool so that the async reactor keeps fetching.
 
 use super::hooks::{BeforeRequest, CrawlHooks};
 use super::sites::Job;
 use crate::fetch::robots::{RobotsFetch, fetch_robots};
 use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher, ResponseHeaders};
-use crate::parse::{is_html, parse_html_under};
+use crate::parse::markdown::parse_markdown_under;
+use crate::parse::parse_html_under;
 use spinneret_core::digest::sha256_hex;
 use spinneret_core::document::ParsedDocument;
 use spinneret_core::model::Category;
+use spinneret_net::fetch::{is_markdown, is_page};
 use std::sync::{Arc, Mutex};
 use url::Url;
 
@@ -47,6 +49,13 @@ pub(crate) enum Completion {
         fetch: Box<Completion>,
         /// What the hooks see of the response.
         screening: Box<Screening>,
+    },
+    /// What a task's top's sitemaps list (`CrawlOptions::sitemaps`).
+    Sitemaps {
+        /// The tasks whose tops are on the site.
+        tasks: Vec<usize>,
+        /// The pages, and what to say.
+        found: Box<crate::sitemaps::SitemapPages>,
     },
     /// A robots.txt request.
     Robots {
@@ -181,6 +190,8 @@ pub(crate) enum AfterVerdicts {
     },
 }
 
+/// The body's hash and its parse: as Markdown when its type says so,
+/// else as HTML.
 fn hash_and_parse(
     url: &Url,
     content_type: Option<&str>,
@@ -188,7 +199,11 @@ fn hash_and_parse(
     root: Option<&Url>,
 ) -> (String, ParsedDocument) {
     let hash = sha256_hex(body);
-    (hash, parse_html_under(url, content_type, body, root))
+    let doc = match is_markdown(content_type) {
+        true => parse_markdown_under(url, body, root),
+        false => parse_html_under(url, content_type, body, root),
+    };
+    (hash, doc)
 }
 
 /// What the request hooks' `verdict` on `req` does to it: adds their
@@ -295,7 +310,7 @@ pub(crate) async fn fetch(
         let ct = resp.headers.content_type.clone();
         let parser = *chosen.lock().unwrap_or_else(|p| p.into_inner());
         if let (Some(i), Some(h), Some(ct)) = (parser, hooks.clone(), ct.clone())
-            && !is_html(Some(&ct))
+            && !is_page(Some(&ct))
         {
             let url = req.url.clone();
             let bytes = body.bytes.clone();
@@ -306,7 +321,7 @@ pub(crate) async fn fetch(
                 .unwrap_or_default();
             hash = Some(h);
             parsed = doc.map(Box::new);
-        } else if is_html(ct.as_deref()) || ct.is_none() {
+        } else if is_page(ct.as_deref()) || ct.is_none() {
             let (h, doc) = if body.bytes.len() > INLINE_PARSE_LIMIT {
                 let url = req.url.clone();
                 let bytes = body.bytes.clone();

@@ -311,6 +311,18 @@ impl Network {
         }
     }
 
+    /// The robots.txt rules of `url`'s site: as read this run (by anyone,
+    /// the crawl included), or read now, in the site's turn.
+    pub async fn robots_rules(
+        &self,
+        url: &Url,
+        public_only: bool,
+        deadline: Option<Instant>,
+    ) -> Result<Arc<RobotsRules>, NetError> {
+        let site = self.sites.site(&spinneret_core::urls::site_key(url));
+        self.robots(&site, url, public_only, deadline).await
+    }
+
     /// Run `work`, given up at `deadline`.
     async fn within<T>(
         &self,

@@ -102,9 +102,15 @@ enum Command {
     /// Check one or more sites now, with default settings and no configuration.
     ///
     /// Each URL becomes a `site` task: everything on its host and port is
-    /// traversed, everything linked from it is tested. A path is a local
-    /// tree: its root-relative links (/page.html) read against the checked
-    /// directory unless --root-dir names another. Reports go beside the
+    /// traversed, everything linked from it is tested; with --tree, only
+    /// what lies below its directory (https://host/docs/) is traversed.
+    /// The pages its site's sitemaps list (robots.txt's Sitemap: lines,
+    /// /sitemap.xml) are traversed too, so a page nothing links to is
+    /// checked (--no-sitemap: not). A path is a local tree, or a file
+    /// (README.md: its Markdown links); a quoted glob ('site/**/*.html'),
+    /// - (standard input) and --files-from FILE name many: its
+    /// root-relative links (/page.html) read against the checked directory
+    /// unless --root-dir names another. Reports go beside the
     /// store (STORE.check-reports/, a directory per top). Exit status 4
     /// when a top could not be checked (robots.txt keeps it out: see
     /// --ignore-robots-for-tops; not an HTML page), with a line saying why.
@@ -286,10 +292,26 @@ struct OutputArgs {
 
 #[derive(Args, Debug)]
 struct CheckArgs {
-    /// The top URLs (http, https or file), or paths of local trees (a
-    /// directory stands for its index.html).
-    #[arg(required = true, value_name = "URL|PATH")]
+    /// The top URLs (http, https or file), paths of local trees (a
+    /// directory stands for its index.html) or files (HTML or Markdown:
+    /// README.md), quoted globs ('site/**/*.html': one task of the files
+    /// matched), or - to read such inputs from standard input, one a line
+    /// (# comments and blank lines ignored).
+    #[arg(required_unless_present = "files_from", value_name = "URL|PATH|GLOB|-")]
     urls: Vec<String>,
+    /// Read inputs from FILE (- for standard input), one a line, as
+    /// lychee's --files-from: its local files are one task.
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
+    /// Traverse only below each top's directory (a `tree` task:
+    /// https://host/docs/ checks the pages under /docs/ and the links
+    /// they make), not its whole site.
+    #[arg(long)]
+    tree: bool,
+    /// Do not look for pages in the sitemaps (robots.txt's Sitemap: lines
+    /// and /sitemap.xml of each top's site): only what links reach.
+    #[arg(long)]
+    no_sitemap: bool,
     #[command(flatten)]
     overrides: Overrides,
     /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
@@ -395,6 +417,7 @@ fn crawl(args: CrawlArgs, quiet: u8) -> anyhow::Result<u8> {
         shared: None,
         sites: None,
         ignore_robots_for_tops: false,
+        sitemaps: false,
     };
     let mail = match args.dry_run_mail {
         true => MailMode::Print,
@@ -408,14 +431,11 @@ fn crawl(args: CrawlArgs, quiet: u8) -> anyhow::Result<u8> {
 /// `spinneret check URL|PATH...`: each a task of its own, on a store of
 /// the system's temporary directory.
 fn check(args: &CheckArgs, quiet: u8) -> anyhow::Result<u8> {
-    let mut urls = Vec::new();
-    for raw in &args.urls {
-        urls.push(check_top(raw).map_err(anyhow::Error::msg)?);
-    }
-    // `check site/ ./site/` names one tree twice: one task.
-    let mut named = std::collections::HashSet::new();
-    urls.retain(|u| named.insert(u.clone()));
-    let mut config = Config::for_check(&urls, PathBuf::new());
+    let tasks = check::tasks_of_inputs(&args.urls, args.files_from.as_deref(), &mut || {
+        std::io::read_to_string(std::io::stdin())
+    })
+    .map_err(anyhow::Error::msg)?;
+    let mut config = check::config_of(&tasks, args.tree);
     args.overrides
         .apply(&mut config)
         .map_err(anyhow::Error::msg)?;
@@ -426,6 +446,7 @@ fn check(args: &CheckArgs, quiet: u8) -> anyhow::Result<u8> {
     args.output.format.add_to(&mut config);
     let options = CrawlOptions {
         ignore_robots_for_tops: args.ignore_robots_for_tops,
+        sitemaps: !args.no_sitemap,
         ..CrawlOptions::default()
     };
     let code = run_crawl(

@@ -306,11 +306,14 @@ fn a_top_robots_txt_keeps_out_exits_4_and_the_flag_opens_the_tops_site_alone() {
             ("staging.example".to_string(), "/a.html".to_string()),
             ("staging.example".to_string(), "/gone.html".to_string()),
             ("staging.example".to_string(), "/index.html".to_string()),
+            // Its sitemap is looked for (not robots.txt's lines: unread).
+            ("staging.example".to_string(), "/sitemap.xml".to_string()),
         ]
     );
 }
 
-/// Before, a Markdown top was read, said to be left unparsed, and the run
+/// Before, a top that is no page (a text file; a Markdown one, before
+/// Markdown was read) was read, said to be left unparsed, and the run
 /// that had checked nothing exited 0.
 #[test]
 fn a_top_that_is_not_a_page_exits_4_unless_something_is_broken() {
@@ -318,7 +321,7 @@ fn a_top_that_is_not_a_page_exits_4_unless_something_is_broken() {
         Web::new().site(
             "127.0.0.1",
             Site::new()
-                .route("/notes.md", Route::file("text/markdown", "[a](index.html)"))
+                .route("/notes.txt", Route::file("text/plain", "see index.html"))
                 .page(
                     "/index.html",
                     &page("Home", None, "<a href=\"/gone.html\">gone</a>"),
@@ -327,9 +330,9 @@ fn a_top_that_is_not_a_page_exits_4_unless_something_is_broken() {
         ),
     );
     let dir = tempfile::tempdir().unwrap();
-    let notes = web.url("127.0.0.1", "/notes.md");
+    let notes = web.url("127.0.0.1", "/notes.txt");
     let why = format!(
-        "spinneret: nothing checked from {notes}: it is text/markdown, not an HTML page: no link in it was followed"
+        "spinneret: nothing checked from {notes}: it is text/plain, not an HTML page: no link in it was followed"
     );
     let out = check_in(dir.path(), ".", &["check", &notes, "--delay", "0s"]);
     let stderr = text(&out.stderr);

@@ -361,6 +361,8 @@ fn check_checks_media_backgrounds_svg_and_citations() {
             get("/gone-poster.jpg"),
             get("/gone-source.html"),
             get("/index.html"),
+            // check looks for the site's sitemap (this one has none).
+            get("/sitemap.xml"),
             head("/b.png"),
             head("/gone-cell.gif"),
             head("/gone-poster.jpg"),
@@ -1199,14 +1201,14 @@ fn what_a_check_leaves_unread_is_named_as_the_run_ends() {
         2,
         "the top and a.html, not late.html: {results:?}"
     );
-    // A top that is not HTML is read, and said to be left unparsed: the
-    // run checked nothing, its own exit status.
-    std::fs::write(site.join("notes.md"), "[a](a.html)").unwrap();
-    let out = local.run(".", &["check", "site/notes.md"]);
-    let notes = url::Url::from_file_path(site.join("notes.md")).unwrap();
+    // A top that is no page (HTML or Markdown) is read, and said to be
+    // left unparsed: the run checked nothing, its own exit status.
+    std::fs::write(site.join("notes.txt"), "see a.html").unwrap();
+    let out = local.run(".", &["check", "site/notes.txt"]);
+    let notes = url::Url::from_file_path(site.join("notes.txt")).unwrap();
     assert!(
         expect_exit(&out, 4).ends_with(&format!(
-            "spinneret: nothing checked from {notes}: it is text/markdown, not an HTML page: \
+            "spinneret: nothing checked from {notes}: it is text/plain, not an HTML page: \
              no link in it was followed; exit status 4\n"
         )),
         "{}",

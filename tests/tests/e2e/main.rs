@@ -5,6 +5,7 @@
 mod common;
 
 mod check_flags;
+mod check_inputs;
 mod check_outcomes;
 mod cli;
 mod collect_archive;

@@ -34,6 +34,7 @@ impl Engine<'_> {
                 self.in_flight += 1;
                 self.plugins.screen(*fetch, *screening);
             }
+            Completion::Sitemaps { tasks, found } => self.sitemaps_found(&tasks, *found),
             Completion::Robots { site, outcome } => {
                 Progress::add(&self.progress.in_flight, -1);
                 self.robots_done(site, outcome);

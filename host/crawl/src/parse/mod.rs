@@ -5,7 +5,9 @@ pub mod attribute_urls;
 pub mod bad_html;
 pub mod charset;
 pub mod html;
+pub mod markdown;
 pub mod position;
+pub mod sitemap;
 
 use spinneret_core::document::{BadUrl, ParsedDocument, RawReference, RefKind, Reference};
 use std::hash::BuildHasher;
@@ -44,6 +46,45 @@ pub fn parse_html_under(
     // Whether the references read under the root: decided once, by the
     // effective base (a `<base href="https://…">` keeps its meaning).
     let refs_root = tree_root(effective, root);
+    let (references, fragments) = resolve_references(facts.references, effective, refs_root);
+    let mut expires_meta = None;
+    let mut http_equiv = Vec::new();
+    for (k, v) in facts.http_equiv {
+        if k == "expires" && expires_meta.is_none() {
+            expires_meta = Some(v);
+        } else {
+            http_equiv.push((k, v));
+        }
+    }
+    ParsedDocument {
+        title: facts.title,
+        owner: facts.owner,
+        expires_meta,
+        http_equiv,
+        base,
+        encoding: decoded.encoding,
+        decode_errors: decoded.had_errors,
+        parse_errors: facts.parse_errors + u32::from(decoded.had_errors),
+        bad_html: bad_html::with_encoding(facts.bad_html, decoded.had_errors),
+        references,
+        anchors: facts.anchors,
+        fragments,
+    }
+}
+
+/// The fragments a document's links point at: (place in its references,
+/// fragment, line, column), as [`ParsedDocument::fragments`] holds them.
+pub(crate) type Fragments = Vec<(usize, String, u32, u32)>;
+
+/// `raw` references resolved against `effective` (root-relative ones
+/// under `refs_root`, a local tree's root, when given), each target and
+/// kind once with its first place and anchor text, and the fragments
+/// their links point at (see [`ParsedDocument::fragments`]).
+pub(crate) fn resolve_references(
+    raw: Vec<RawReference>,
+    effective: &Url,
+    refs_root: Option<&Url>,
+) -> (Vec<Reference>, Fragments) {
     // Unique by target and kind. The set holds positions in `references`,
     // not another copy of each URL (a page may have 200,000 links).
     let mut seen = hashbrown::HashTable::<usize>::new();
@@ -55,9 +96,9 @@ pub fn parse_html_under(
         };
         (target, r.kind)
     }
-    let mut references: Vec<Reference> = Vec::with_capacity(facts.references.len());
-    let mut fragments: Vec<(usize, String, u32, u32)> = Vec::new();
-    for r in facts.references {
+    let mut references: Vec<Reference> = Vec::with_capacity(raw.len());
+    let mut fragments: Fragments = Vec::new();
+    for r in raw {
         let fragment = match r.kind {
             RefKind::Anchor | RefKind::Area if fragments.len() < MAX_FRAGMENTS => {
                 checked_fragment(&r.href)
@@ -108,29 +149,7 @@ pub fn parse_html_under(
     // By reference, each pair once, with its first place.
     fragments.sort_unstable();
     fragments.dedup_by(|a, b| (a.0, &a.1) == (b.0, &b.1));
-    let mut expires_meta = None;
-    let mut http_equiv = Vec::new();
-    for (k, v) in facts.http_equiv {
-        if k == "expires" && expires_meta.is_none() {
-            expires_meta = Some(v);
-        } else {
-            http_equiv.push((k, v));
-        }
-    }
-    ParsedDocument {
-        title: facts.title,
-        owner: facts.owner,
-        expires_meta,
-        http_equiv,
-        base,
-        encoding: decoded.encoding,
-        decode_errors: decoded.had_errors,
-        parse_errors: facts.parse_errors + u32::from(decoded.had_errors),
-        bad_html: bad_html::with_encoding(facts.bad_html, decoded.had_errors),
-        references,
-        anchors: facts.anchors,
-        fragments,
-    }
+    (references, fragments)
 }
 
 /// The most fragments of links kept per document: a page of a million

@@ -88,6 +88,11 @@ impl Scope {
         }
     }
 
+    /// How the infostructure is bounded.
+    pub fn kind(&self) -> TaskKind {
+        self.kind
+    }
+
     /// Whether the task's top is a `file:` URL: a local tree, the only kind
     /// of task that may open local files.
     pub fn is_local(&self) -> bool {

@@ -180,7 +180,7 @@ pub(super) async fn fetch(
         && match req.body {
             super::BodyWanted::No => false,
             super::BodyWanted::Always(_) => true,
-            super::BodyWanted::IfHtml => super::is_html(Some(&content_type)),
+            super::BodyWanted::IfHtml => super::is_page(Some(&content_type)),
         };
     let headers = ResponseHeaders {
         content_type: Some(content_type),

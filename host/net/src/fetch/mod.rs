@@ -143,7 +143,8 @@ impl Method {
 pub enum BodyWanted {
     /// None (a GET standing in for a refused HEAD).
     No,
-    /// Only when the response is HTML (or has no type and looks like HTML).
+    /// Only when the response is a page the crawl parses ([`is_page`]:
+    /// HTML or Markdown), or has no type and looks like HTML.
     IfHtml,
     /// Always (robots.txt), up to the given cap.
     Always(u64),
@@ -237,6 +238,22 @@ pub fn is_html(content_type: Option<&str>) -> bool {
         let mime = ct.split(';').next().unwrap_or("").trim();
         mime.eq_ignore_ascii_case("text/html") || mime.eq_ignore_ascii_case("application/xhtml+xml")
     })
+}
+
+/// Whether a Content-Type value names Markdown (`text/markdown`, RFC
+/// 7763, and the older `text/x-markdown`): a local `.md` file is read so,
+/// and a server that says so.
+pub fn is_markdown(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        let mime = ct.split(';').next().unwrap_or("").trim();
+        mime.eq_ignore_ascii_case("text/markdown") || mime.eq_ignore_ascii_case("text/x-markdown")
+    })
+}
+
+/// Whether a Content-Type value names a page the crawl parses for its
+/// links itself: HTML or Markdown.
+pub fn is_page(content_type: Option<&str>) -> bool {
+    is_html(content_type) || is_markdown(content_type)
 }
 
 /// The HTTP client could not be set up from the settings (a header value
@@ -639,7 +656,7 @@ impl Fetcher {
             BodyWanted::No => None,
             BodyWanted::Always(cap) => Some(cap.min(max_body)),
             BodyWanted::IfHtml => match headers.content_type.as_deref() {
-                Some(_) if is_html(headers.content_type.as_deref()) => Some(max_body),
+                Some(_) if is_page(headers.content_type.as_deref()) => Some(max_body),
                 Some(_) if other_body(&headers).await => Some(max_body),
                 Some(_) => None,
                 None => Some(max_body),

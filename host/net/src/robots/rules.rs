@@ -43,7 +43,13 @@ pub struct RobotsRules {
     pub crawl_delay: Option<Duration>,
     /// Which record applied: the User-agent value matched, `*`, or `None` for no record.
     pub matched_agent: Option<String>,
+    /// The `Sitemap:` lines' URLs, as written, in file order (they belong
+    /// to no record; at most [`MAX_SITEMAP_LINES`]).
+    pub sitemaps: Vec<String>,
 }
+
+/// The most `Sitemap:` lines kept of one robots.txt.
+pub const MAX_SITEMAP_LINES: usize = 50;
 
 #[derive(Default)]
 struct Record {
@@ -57,6 +63,7 @@ struct Collector {
     records: Vec<Record>,
     /// Whether the last directive was a User-agent line (consecutive ones share a record).
     in_agents: bool,
+    sitemaps: Vec<String>,
 }
 
 impl Collector {
@@ -90,7 +97,12 @@ impl RobotsParseHandler for Collector {
             r.rules.push((false, value.to_string()));
         }
     }
-    fn handle_sitemap(&mut self, _line: u32, _value: &str) {}
+    fn handle_sitemap(&mut self, _line: u32, value: &str) {
+        let value = value.trim();
+        if !value.is_empty() && self.sitemaps.len() < MAX_SITEMAP_LINES {
+            self.sitemaps.push(value.to_string());
+        }
+    }
     fn handle_unknown_action(&mut self, _line: u32, action: &str, value: &str) {
         if action.eq_ignore_ascii_case("crawl-delay") {
             self.in_agents = false;
@@ -199,6 +211,7 @@ impl RobotsRules {
             return RobotsRules {
                 rfc9309,
                 mode,
+                sitemaps: c.sitemaps,
                 ..RobotsRules::default()
             };
         };
@@ -211,6 +224,7 @@ impl RobotsRules {
             mode,
             crawl_delay: record.crawl_delay,
             matched_agent: Some(agent),
+            sitemaps: c.sitemaps.clone(),
         }
     }
 
@@ -229,6 +243,7 @@ impl RobotsRules {
             mode,
             crawl_delay: None,
             matched_agent: Some("the avoid file".into()),
+            sitemaps: Vec::new(),
         }
     }
 
@@ -240,6 +255,7 @@ impl RobotsRules {
             mode: RobotsMode::Both,
             crawl_delay: None,
             matched_agent: None,
+            sitemaps: Vec::new(),
         }
     }
 
@@ -285,6 +301,21 @@ impl RobotsRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Sitemap:` lines belong to no record: kept whichever record
+    /// applies, and when none does.
+    #[test]
+    fn sitemap_lines_are_kept_whatever_record_applies() {
+        let body = "Sitemap: https://a.test/one.xml\nUser-agent: other\nDisallow: /\n\n\
+                    User-agent: spinneret\nDisallow: /x\nsitemap:   /two.xml  \n";
+        let r = RobotsRules::parse(body, "spinneret", RobotsMode::Both);
+        assert_eq!(r.sitemaps, ["https://a.test/one.xml", "/two.xml"]);
+        let none = RobotsRules::parse("Sitemap: /s.xml\n", "spinneret", RobotsMode::Both);
+        assert_eq!(none.sitemaps, ["/s.xml"]);
+        let many: String = (0..80).map(|i| format!("Sitemap: /s{i}.xml\n")).collect();
+        let r = RobotsRules::parse(&many, "spinneret", RobotsMode::Both);
+        assert_eq!(r.sitemaps.len(), MAX_SITEMAP_LINES);
+    }
 
     /// A byte order mark before the first line does not lose that line,
     /// in any mode (Google's parser and Protego read it the same way).

@@ -41,8 +41,8 @@ pub use library::{
 pub use location::StoreLocation;
 pub use lock::{CrawlLock, LockError, lock_path, machine_name};
 pub use outbox::{Mail, QueuedMail};
-pub use reconnect::RideOut;
-pub use shared::{HeldSite, SharedPhase, SharedReach, SharedRun};
+pub use reconnect::{RideOut, wait_for_database};
+pub use shared::{ClaimedSite, HeldSite, SharedPhase, SharedReach, SharedRun};
 
 pub use writer::{DocumentRecord, SiteRecord, StoreOp, StoreWriter};
 

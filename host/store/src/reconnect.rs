@@ -13,8 +13,8 @@
 //! worker has four), one outage is one pair of messages, and the bound is
 //! counted from the first connection that lost its database.
 
-use crate::StoreError;
 use crate::db::Conn;
+use crate::{StoreError, StoreLocation};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -111,6 +111,34 @@ pub(crate) fn reconnect(
     ride: RideOut,
     after_reconnect: &dyn Fn(&Conn) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
+    wait_until(ride, || {
+        conn.reconnect().and_then(|()| after_reconnect(conn))
+    })
+}
+
+/// Wait until the database `location` names answers: a worker started
+/// while its database is down (a restart, an outage) waits for it, as a
+/// running worker does, instead of failing at once; it says once that it
+/// waits and why, and once that the database answers. A store file is
+/// always there.
+pub fn wait_for_database(location: &StoreLocation, ride: RideOut) -> Result<(), StoreError> {
+    if !matches!(location, StoreLocation::Postgres(_)) {
+        return Ok(());
+    }
+    match location.connect() {
+        Err(e) if is_lost(&e) => {}
+        answer => return answer.map(drop),
+    }
+    wait_until(ride, || location.connect().map(drop))
+}
+
+/// Try `attempt` until it succeeds or fails for another reason than a
+/// lost database, with jittered back-off, for at most `ride.bound` from
+/// the start of this process's outage.
+fn wait_until(
+    ride: RideOut,
+    mut attempt: impl FnMut() -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
     let since = {
         let mut outage = outage();
         outage
@@ -123,7 +151,7 @@ pub(crate) fn reconnect(
     let mut pause = FIRST_PAUSE.min(ride.most_between);
     let mut last: String;
     loop {
-        match conn.reconnect().and_then(|()| after_reconnect(conn)) {
+        match attempt() {
             Ok(()) => {
                 back();
                 return Ok(());

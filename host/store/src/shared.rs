@@ -237,6 +237,66 @@ fn needs_server() -> StoreError {
     )
 }
 
+/// Insert `reaches` into run `run`'s shared frontier (each (URL, task,
+/// traverse) once: `ON CONFLICT DO NOTHING`), and their sites into
+/// `shared_sites`, in `tx`.
+fn insert_reaches(tx: &Conn, run: i64, reaches: &[SharedReach]) -> Result<(), StoreError> {
+    if reaches.is_empty() {
+        return Ok(());
+    }
+    let mut sites: Vec<&str> = reaches.iter().map(|r| r.site.as_str()).collect();
+    sites.sort_unstable();
+    sites.dedup();
+    let sites: Vec<Option<&str>> = sites.into_iter().map(Some).collect();
+    let col = |f: fn(&SharedReach) -> Option<&str>| -> Vec<Option<&str>> {
+        reaches.iter().map(f).collect()
+    };
+    let (site, url, kind) = (
+        col(|r| Some(&r.site)),
+        col(|r| Some(&r.url)),
+        col(|r| Some(&r.kind)),
+    );
+    let (referrer, decision, reason) = (
+        col(|r| r.referrer.as_deref()),
+        col(|r| Some(&r.decision)),
+        col(|r| Some(&r.reason)),
+    );
+    let task: Vec<Option<i64>> = reaches.iter().map(|r| Some(r.task)).collect();
+    let traverse: Vec<Option<i64>> = reaches
+        .iter()
+        .map(|r| Some(i64::from(r.traverse)))
+        .collect();
+    let depth: Vec<Option<i64>> = reaches.iter().map(|r| Some(r.depth)).collect();
+    // Sites in key order, so that two workers offering together never
+    // wait on each other's rows in opposite orders.
+    tx.execute(
+        "INSERT INTO shared_sites (run_id, site)
+         SELECT ?1, s FROM unnest(?2::text[]) AS s ORDER BY s
+         ON CONFLICT DO NOTHING",
+        params![run, Texts(&sites)],
+    )?;
+    tx.execute(
+        "INSERT INTO shared_frontier
+           (run_id, site, url, task_id, traverse, kind, referrer, decision, reason, depth)
+         SELECT ?1, * FROM unnest(?2::text[], ?3::text[], ?4::bigint[], ?5::bigint[],
+                                  ?6::text[], ?7::text[], ?8::text[], ?9::text[], ?10::bigint[])
+         ON CONFLICT DO NOTHING",
+        params![
+            run,
+            Texts(&site),
+            Texts(&url),
+            Ints(&task),
+            Ints(&traverse),
+            Texts(&kind),
+            Texts(&referrer),
+            Texts(&decision),
+            Texts(&reason),
+            Ints(&depth)
+        ],
+    )?;
+    Ok(())
+}
+
 /// A worker's part in a shared run (see the module's documentation).
 pub struct SharedRun {
     conn: Conn,
@@ -252,6 +312,10 @@ pub struct SharedRun {
 /// A site a worker holds, and the generation of its lease: a lease taken
 /// over by another worker (and perhaps given back) has a greater one.
 pub type HeldSite = (String, i64);
+
+/// A site claimed: its key, its lease's generation, and how long its
+/// next request must wait (the politeness its last holder owed it).
+pub type ClaimedSite = (String, i64, Duration);
 
 /// Start every lease of run `run` again, when no worker of it has been
 /// heard from within its lease: the database was down, or cut off from
@@ -396,60 +460,57 @@ impl SharedRun {
         if reaches.is_empty() {
             return Ok(());
         }
-        let mut sites: Vec<&str> = reaches.iter().map(|r| r.site.as_str()).collect();
-        sites.sort_unstable();
-        sites.dedup();
-        let sites: Vec<Option<&str>> = sites.into_iter().map(Some).collect();
-        let col = |f: fn(&SharedReach) -> Option<&str>| -> Vec<Option<&str>> {
-            reaches.iter().map(f).collect()
-        };
-        let (site, url, kind) = (
-            col(|r| Some(&r.site)),
-            col(|r| Some(&r.url)),
-            col(|r| Some(&r.kind)),
-        );
-        let (referrer, decision, reason) = (
-            col(|r| r.referrer.as_deref()),
-            col(|r| Some(&r.decision)),
-            col(|r| Some(&r.reason)),
-        );
-        let task: Vec<Option<i64>> = reaches.iter().map(|r| Some(r.task)).collect();
-        let traverse: Vec<Option<i64>> = reaches
-            .iter()
-            .map(|r| Some(i64::from(r.traverse)))
-            .collect();
-        let depth: Vec<Option<i64>> = reaches.iter().map(|r| Some(r.depth)).collect();
         // Offered twice, a reach is kept once (`ON CONFLICT DO NOTHING`).
         self.retry("offering reaches", |c, _| {
             let tx = c.transaction(TxMode::Deferred)?;
-            // Sites in key order, so that two workers offering together never
-            // wait on each other's rows in opposite orders.
-            tx.execute(
-                "INSERT INTO shared_sites (run_id, site)
-                 SELECT ?1, s FROM unnest(?2::text[]) AS s ORDER BY s
-                 ON CONFLICT DO NOTHING",
-                params![self.run, Texts(&sites)],
-            )?;
-            tx.execute(
-                "INSERT INTO shared_frontier
-                   (run_id, site, url, task_id, traverse, kind, referrer, decision, reason, depth)
-                 SELECT ?1, * FROM unnest(?2::text[], ?3::text[], ?4::bigint[], ?5::bigint[],
-                                          ?6::text[], ?7::text[], ?8::text[], ?9::text[], ?10::bigint[])
-                 ON CONFLICT DO NOTHING",
-                params![
-                    self.run,
-                    Texts(&site),
-                    Texts(&url),
-                    Ints(&task),
-                    Ints(&traverse),
-                    Texts(&kind),
-                    Texts(&referrer),
-                    Texts(&decision),
-                    Texts(&reason),
-                    Ints(&depth)
-                ],
-            )?;
+            insert_reaches(&tx, self.run, reaches)?;
             tx.commit()
+        })
+    }
+
+    /// Hand sites this worker holds back to the run, so that a worker
+    /// with fewer than its share claims them (rebalancing): `reaches` (what
+    /// this worker's tasks reached on them and have not settled) are
+    /// offered, every reach of theirs becomes untaken, and each site's
+    /// lease is let go. `pause` is, per site, how long its next request
+    /// must wait (its politeness interval from this worker's last
+    /// request): a claim returns what is left of it. Returns the sites
+    /// let go (those this worker still held). Run twice, it does what it
+    /// did once.
+    pub fn release(
+        &self,
+        sites: &[(String, Duration)],
+        reaches: &[SharedReach],
+    ) -> Result<Vec<String>, StoreError> {
+        if sites.is_empty() {
+            return Ok(Vec::new());
+        }
+        let names: Vec<Option<&str>> = sites.iter().map(|(s, _)| Some(s.as_str())).collect();
+        let pauses: Vec<Option<i64>> = sites
+            .iter()
+            .map(|(_, p)| Some(p.as_millis().min(i64::MAX as u128) as i64))
+            .collect();
+        self.retry("handing sites back", |c, _| {
+            let tx = c.transaction(TxMode::Deferred)?;
+            insert_reaches(&tx, self.run, reaches)?;
+            tx.execute(
+                "UPDATE shared_frontier SET taken = 0
+                 WHERE run_id = ?1 AND site = ANY(?2::text[])
+                   AND site IN (SELECT site FROM shared_sites WHERE run_id = ?1 AND worker = ?3)",
+                params![self.run, Texts(&names), self.worker],
+            )?;
+            let let_go = tx.returning(
+                &format!(
+                    "UPDATE shared_sites s SET worker = NULL, lease_until = {NOW_MS} + p.pause
+                     FROM unnest(?2::text[], ?3::bigint[]) AS p(site, pause)
+                     WHERE s.run_id = ?1 AND s.site = p.site AND s.worker = ?4
+                     RETURNING s.site"
+                ),
+                params![self.run, Texts(&names), Ints(&pauses), self.worker],
+                |r| r.get::<_, String>(0),
+            )?;
+            tx.commit()?;
+            Ok(let_go)
         })
     }
 
@@ -457,20 +518,22 @@ impl SharedRun {
     /// nobody has taken, and those whose holder's lease ran out (a worker
     /// that died). Returns the sites claimed, each with its lease's
     /// generation (more than 1: a worker held it before, and what it
-    /// checked is in the store). A claim whose answer was lost with the
+    /// checked is in the store) and how long its next request must wait
+    /// (a site handed back by [`SharedRun::release`] keeps the politeness
+    /// its last holder owed it). A claim whose answer was lost with the
     /// connection is not lost: its sites are this worker's, and the next
     /// [`SharedRun::heartbeat`] returns them.
-    pub fn claim(&self, most: usize) -> Result<Vec<HeldSite>, StoreError> {
+    pub fn claim(&self, most: usize) -> Result<Vec<ClaimedSite>, StoreError> {
         if most == 0 {
             return Ok(Vec::new());
         }
         self.retry("claiming sites", |c, _| {
             c.returning(
                 &format!(
-                    "UPDATE shared_sites SET worker = ?2, lease_until = {NOW_MS} + ?3,
-                       generation = generation + 1
-                     WHERE run_id = ?1 AND site IN (
-                       SELECT s.site FROM shared_sites s
+                    "WITH free AS (
+                       SELECT s.site, s.worker IS NULL AND s.lease_until > {NOW_MS} AS paused,
+                              s.lease_until - {NOW_MS} AS left_ms
+                       FROM shared_sites s
                        WHERE s.run_id = ?1
                          AND ((s.worker IS NULL AND EXISTS (
                                 SELECT 1 FROM shared_frontier f
@@ -478,10 +541,22 @@ impl SharedRun {
                               OR (s.worker IS NOT NULL AND s.worker <> ?2 AND s.lease_until < {NOW_MS}))
                        ORDER BY s.site LIMIT ?4
                        FOR UPDATE SKIP LOCKED)
-                     RETURNING site, generation"
+                     UPDATE shared_sites s SET worker = ?2, lease_until = {NOW_MS} + ?3,
+                       generation = generation + 1
+                     FROM free
+                     WHERE s.run_id = ?1 AND s.site = free.site
+                     RETURNING s.site, s.generation,
+                               CASE WHEN free.paused THEN free.left_ms ELSE 0 END"
                 ),
                 params![self.run, self.worker, self.lease_ms, most as i64],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| {
+                    let wait: i64 = r.get(2)?;
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        Duration::from_millis(wait.max(0) as u64),
+                    ))
+                },
             )
         })
     }
@@ -751,6 +826,216 @@ mod tests {
         }
     }
 
+    /// The sites claimed and their generations.
+    fn sites(claimed: Vec<ClaimedSite>) -> Vec<(String, i64)> {
+        claimed.into_iter().map(|(s, g, _)| (s, g)).collect()
+    }
+
+    fn task() -> TaskRecord<'static> {
+        TaskRecord {
+            name: "site",
+            kind: TaskKind::Site,
+            top: "http://a.example/",
+            email: None,
+            output: std::path::Path::new("out"),
+            changed_days: 7,
+            expiring_days: 3,
+        }
+    }
+
+    /// A store on a new database of the suite's server, and a run of its
+    /// (with the task's id); `None` without PostgreSQL.
+    fn a_shared_run() -> Option<(Store, RunIds)> {
+        let pg = crate::testing::TestPg::shared()?;
+        let store = Store::open_at(StoreLocation::Postgres(Box::new(pg.database()))).unwrap();
+        let ids = store
+            .join_shared_run(Some("c.toml"), "{}", &[task()])
+            .unwrap();
+        Some((store, ids))
+    }
+
+    /// A worker of the run with its lease keeper stopped: its leases run
+    /// out as those of a worker not heard from.
+    fn silent(store: &Store, run: i64, name: &str, lease: Duration) -> SharedRun {
+        let mut w = store.shared_run(run, name, lease).unwrap();
+        w.keeper = None;
+        w
+    }
+
+    /// Every worker of `run` last heard from, and every lease ended, long ago.
+    fn all_silent(store: &Store, run: i64) {
+        store
+            .conn
+            .execute(
+                "UPDATE shared_workers SET heartbeat = heartbeat - 3600000 WHERE run_id = ?1",
+                params![run],
+            )
+            .unwrap();
+        store
+            .conn
+            .execute(
+                "UPDATE shared_sites SET lease_until = lease_until - 3600000
+                 WHERE run_id = ?1 AND worker IS NOT NULL",
+                params![run],
+            )
+            .unwrap();
+    }
+
+    /// A run no worker was heard from (the database away for longer than
+    /// every lease) is thawed by the first worker back: every lease starts
+    /// again, no site changes hands. A run where one worker was heard
+    /// from is not: the silent one is taken for dead.
+    #[test]
+    fn the_first_worker_back_thaws_a_run_no_one_was_heard_from() {
+        let Some((store, ids)) = a_shared_run() else {
+            return;
+        };
+        let t = ids.tasks["site"];
+        let lease = Duration::from_secs(60);
+        let w1 = silent(&store, ids.run, "w1", lease);
+        let w2 = silent(&store, ids.run, "w2", lease);
+        w1.offer(&[
+            reach("a:80", "http://a.example/", t),
+            reach("b:80", "http://b.example/", t),
+        ])
+        .unwrap();
+        assert_eq!(sites(w1.claim(1).unwrap()), [("a:80".into(), 1)]);
+        assert_eq!(sites(w2.claim(1).unwrap()), [("b:80".into(), 1)]);
+
+        all_silent(&store, ids.run);
+        // Before the thaw, each would take the other's site for dead.
+        assert_eq!(w1.claimable().unwrap(), (2, 0, 0));
+        thaw(&w1.conn, ids.run).unwrap();
+        assert_eq!(w1.claimable().unwrap(), (0, 2, 2), "every lease again");
+        assert!(w1.claim(5).unwrap().is_empty());
+        assert!(w2.claim(5).unwrap().is_empty());
+        assert_eq!(w1.heartbeat(None).unwrap(), [("a:80".into(), 1)]);
+        assert_eq!(w2.heartbeat(None).unwrap(), [("b:80".into(), 1)]);
+        // Thawed once: a second thaw finds workers heard from.
+        thaw(&w2.conn, ids.run).unwrap();
+        assert_eq!(w2.heartbeat(None).unwrap(), [("b:80".into(), 1)]);
+
+        // Only w2 silent: w1 was heard from, so w2 is taken for dead.
+        store
+            .conn
+            .execute(
+                "UPDATE shared_workers SET heartbeat = heartbeat - 3600000
+                 WHERE run_id = ?1 AND worker = 'w2'",
+                params![ids.run],
+            )
+            .unwrap();
+        store
+            .conn
+            .execute(
+                "UPDATE shared_sites SET lease_until = lease_until - 3600000
+                 WHERE run_id = ?1 AND worker = 'w2'",
+                params![ids.run],
+            )
+            .unwrap();
+        thaw(&w1.conn, ids.run).unwrap();
+        assert_eq!(sites(w1.claim(5).unwrap()), [("b:80".into(), 2)]);
+        assert!(w2.heartbeat(None).unwrap().is_empty(), "w2 lost b");
+    }
+
+    /// `take` takes only the reaches of sites the worker holds: not those
+    /// of a site another holds, nor of one it held and lost, nor of one
+    /// nobody holds; those stay untaken for their holder.
+    #[test]
+    fn take_refuses_the_reaches_of_sites_the_worker_does_not_hold() {
+        let Some((store, ids)) = a_shared_run() else {
+            return;
+        };
+        let t = ids.tasks["site"];
+        let lease = Duration::from_secs(60);
+        let w1 = store.shared_run(ids.run, "w1", lease).unwrap();
+        let w2 = silent(&store, ids.run, "w2", lease);
+        let (a, b, c) = (
+            reach("a:80", "http://a.example/", t),
+            reach("b:80", "http://b.example/", t),
+            reach("c:80", "http://c.example/", t),
+        );
+        w1.offer(&[a.clone(), b.clone(), c.clone()]).unwrap();
+        assert_eq!(sites(w1.claim(1).unwrap()), [("a:80".into(), 1)]);
+        assert_eq!(sites(w2.claim(1).unwrap()), [("b:80".into(), 1)]);
+        // b is w2's, c nobody's: w1 takes neither, even asked for all.
+        let asked: Vec<String> = ["a:80", "b:80", "c:80"].map(String::from).to_vec();
+        assert_eq!(w1.take(&asked, true).unwrap(), std::slice::from_ref(&a));
+        assert_eq!(w1.claimable().unwrap().0, 1, "c is still waiting");
+        // w2's lease runs out and w1 takes b over: w2 takes nothing of it
+        // (and learns it lost b at its heartbeat).
+        store
+            .conn
+            .execute(
+                "UPDATE shared_sites SET lease_until = 0 WHERE run_id = ?1 AND worker = 'w2'",
+                params![ids.run],
+            )
+            .unwrap();
+        assert_eq!(sites(w1.claim(1).unwrap()), [("b:80".into(), 2)]);
+        assert!(w2.take(&["b:80".into()], true).unwrap().is_empty());
+        assert!(w2.heartbeat(None).unwrap().is_empty());
+        assert_eq!(w1.take(&["b:80".into()], false).unwrap(), [b]);
+        assert_eq!(sites(w1.claim(1).unwrap()), [("c:80".into(), 1)]);
+        assert_eq!(w1.take(&["c:80".into()], false).unwrap(), [c]);
+    }
+
+    /// A worker over its share hands a site back: what it reached there
+    /// is offered, every reach of the site is untaken again, and the
+    /// worker that claims it (a new generation: what was checked there is
+    /// in the store) waits what is left of the site's politeness.
+    #[test]
+    fn a_site_handed_back_is_claimed_whole_by_another_worker() {
+        let Some((store, ids)) = a_shared_run() else {
+            return;
+        };
+        let t = ids.tasks["site"];
+        let lease = Duration::from_secs(60);
+        let w1 = store.shared_run(ids.run, "w1", lease).unwrap();
+        let w2 = store.shared_run(ids.run, "w2", lease).unwrap();
+        let (a, b) = (
+            reach("a:80", "http://a.example/", t),
+            reach("b:80", "http://b.example/", t),
+        );
+        w1.offer(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(w1.claim(5).unwrap().len(), 2);
+        assert_eq!(
+            w1.take(&["a:80".into(), "b:80".into()], false)
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(w1.claimable().unwrap(), (0, 2, 2));
+        assert!(w2.claim(5).unwrap().is_empty(), "both are w1's");
+        // w1 found b's page 2 and had not checked it: offered with b.
+        let b2 = reach("b:80", "http://b.example/2", t);
+        let released = w1
+            .release(
+                &[("b:80".into(), Duration::from_secs(30))],
+                std::slice::from_ref(&b2),
+            )
+            .unwrap();
+        assert_eq!(released, ["b:80"]);
+        assert_eq!(w1.heartbeat(None).unwrap(), [("a:80".into(), 1)]);
+        assert!(w1.take(&["b:80".into()], true).unwrap().is_empty());
+        assert_eq!(w2.claimable().unwrap(), (1, 1, 2));
+        // Handed back twice, once.
+        assert!(
+            w1.release(&[("b:80".into(), Duration::ZERO)], &[])
+                .unwrap()
+                .is_empty()
+        );
+        let claimed = w2.claim(5).unwrap();
+        assert_eq!(sites(claimed.clone()), [("b:80".into(), 2)]);
+        let wait = claimed[0].2;
+        assert!(
+            wait > Duration::from_secs(20) && wait <= Duration::from_secs(30),
+            "{wait:?}"
+        );
+        assert_eq!(w2.take(&["b:80".into()], true).unwrap(), [b, b2]);
+        // A dead worker's site is claimed without a wait.
+        w2.leave().unwrap();
+        assert_eq!(w1.claim(5).unwrap(), [("b:80".into(), 3, Duration::ZERO)]);
+    }
+
     /// The protocol on a real server: joining, offering once, claiming,
     /// taking, the phases, leaving, a lease taken over, finishing once.
     #[test]
@@ -800,8 +1085,8 @@ mod tests {
         w2.offer(std::slice::from_ref(&a)).unwrap();
         assert_eq!(w1.claimable().unwrap(), (2, 0, 2));
         // A site goes to one worker.
-        assert_eq!(w1.claim(1).unwrap(), [("a:80".into(), 1)]);
-        assert_eq!(w2.claim(5).unwrap(), [("b:80".into(), 1)]);
+        assert_eq!(sites(w1.claim(1).unwrap()), [("a:80".into(), 1)]);
+        assert_eq!(sites(w2.claim(5).unwrap()), [("b:80".into(), 1)]);
         assert!(w1.claim(5).unwrap().is_empty());
         assert_eq!(
             w1.take(&["a:80".into()], false).unwrap(),
@@ -828,7 +1113,7 @@ mod tests {
 
         // A worker that stops hands its sites back, whole.
         w2.leave().unwrap();
-        assert_eq!(w1.claim(5).unwrap(), [("b:80".into(), 2)]);
+        assert_eq!(sites(w1.claim(5).unwrap()), [("b:80".into(), 2)]);
         assert_eq!(
             w1.take(&["b:80".into()], true).unwrap(),
             std::slice::from_ref(&b)
@@ -841,9 +1126,9 @@ mod tests {
             .unwrap();
         let c = reach("c:80", "http://c.example/", t);
         w3.offer(std::slice::from_ref(&c)).unwrap();
-        assert_eq!(w3.claim(5).unwrap(), [("c:80".into(), 1)]);
+        assert_eq!(sites(w3.claim(5).unwrap()), [("c:80".into(), 1)]);
         std::thread::sleep(Duration::from_millis(20));
-        assert_eq!(w1.claim(5).unwrap(), [("c:80".into(), 2)]);
+        assert_eq!(sites(w1.claim(5).unwrap()), [("c:80".into(), 2)]);
         assert!(w3.heartbeat(None).unwrap().is_empty());
         assert_eq!(w1.take(&["c:80".into()], true).unwrap(), [c]);
 

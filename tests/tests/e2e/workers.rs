@@ -396,8 +396,8 @@ fn three_workers_ride_out(lease: &str, after: usize, fault: impl FnOnce(&mut Tes
     assert!(twice.is_empty(), "requested more than once: {twice:?}");
     // The sites stayed spread over the workers: each that had sites
     // before the fault made requests after it. (Not that all three had
-    // sites: one that joins after the others shared the sites out gets
-    // none, fault or not; see docs/scale.md.)
+    // sites before it: one that joins after the others shared the sites
+    // out is handed some back within a second or two; see docs/scale.md.)
     let requests = web.requests();
     let (before, after) = requests.split_at(before_fault);
     let by = |rs: &[spinneret_tests::server::Logged], name: &str| {
@@ -456,4 +456,257 @@ fn workers_ride_out_the_database_away_for_longer_than_a_lease() {
     assert!(said.contains("the database answers again"), "{said}");
     assert!(said.contains("every lease starts again"), "{said}");
     assert!(!said.contains("took over the site"), "{said}");
+}
+
+/// Requests whose From header names `name` (each worker of these tests
+/// says `NAME@example.org`).
+fn from(name: &str) -> impl Fn(&spinneret_tests::server::Logged) -> bool + '_ {
+    move |r| {
+        r.header("from")
+            .is_some_and(|f| f.strip_suffix("@example.org") == Some(name))
+    }
+}
+
+/// Wait until `done` says the web's log is as wanted (at most a minute).
+fn wait_for(web: &TestWeb, what: &str, done: impl Fn(&[spinneret_tests::server::Logged]) -> bool) {
+    let started = Instant::now();
+    while !done(&web.requests()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "waited a minute for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Each URL requested at most once: the URLs requested more often.
+fn requested_twice(web: &TestWeb) -> Vec<((String, String), usize)> {
+    let mut twice: Vec<_> = requests_per_url(web)
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .collect();
+    twice.sort();
+    twice
+}
+
+/// The ends of some workers: exactly one finished the run (exit status 1:
+/// something is broken), none failed; the run is finished and found what
+/// one crawl finds.
+fn one_finisher(ends: &[(Option<i32>, String, String)], url: &str, alone: &Found) {
+    let finishers: Vec<_> = ends
+        .iter()
+        .filter(|(_, out, _)| out.contains("it finished the run"))
+        .collect();
+    assert_eq!(finishers.len(), 1, "{ends:#?}");
+    assert_eq!(finishers[0].0, Some(1), "{ends:#?}");
+    for (code, out, err) in ends {
+        assert!(matches!(code, Some(0 | 1)), "{out}\n{err}");
+        assert!(!err.contains("ERROR"), "{err}");
+    }
+    let store = open(url);
+    let run = store.last_run().unwrap().unwrap();
+    assert_eq!(run.status, "finished");
+    assert_eq!(run.id, 1, "the workers kept to one run");
+    assert_same(&found(&store, run.id), alone);
+}
+
+/// Rebalancing: a worker started after the first has claimed every site
+/// (and read every site's robots.txt) is handed sites back by it (held
+/// more than its share: held / live workers, rounded up), and works them;
+/// the handover requests nothing twice, robots.txt included, and no site
+/// ever has more connections than its limit.
+#[test]
+fn a_worker_started_late_is_handed_sites_and_works_them() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let shape = Shape {
+        pages: 360,
+        sites: 6,
+        leaves: 0,
+    };
+    let (web, setup) = web_and_setup(
+        shape,
+        Duration::from_millis(150),
+        "per_site_connections = 2",
+    );
+    let alone = one_crawl(&web, &setup);
+    let url = pg.database_url();
+    let first = worker_saying(
+        &setup,
+        &url,
+        "first",
+        "-v",
+        &["--from", "first@example.org"],
+    );
+    // Every site claimed: the first worker read each one's robots.txt.
+    wait_for(&web, "the first worker to read every robots.txt", |log| {
+        (0..shape.sites).all(|s| {
+            let host = Shape::host(s);
+            log.iter()
+                .any(|r| r.host == host && r.path == "/robots.txt" && from("first")(r))
+        })
+    });
+    let late = worker_saying(&setup, &url, "late", "-v", &["--from", "late@example.org"]);
+    let ends = vec![finish(first), finish(late)];
+    one_finisher(&ends, &url, &alone);
+    let requests = web.requests();
+    let by_late = requests.iter().filter(|r| from("late")(r)).count();
+    assert!(by_late > 0, "the late worker made no request: {ends:#?}");
+    assert!(ends[0].2.contains("more than its share"), "{}", ends[0].2);
+    let twice = requested_twice(&web);
+    assert!(twice.is_empty(), "requested more than once: {twice:?}");
+    for s in 0..shape.sites {
+        let host = Shape::host(s);
+        assert!(
+            web.most_in_flight(&host) <= 2,
+            "{host}: {}",
+            web.most_in_flight(&host)
+        );
+    }
+    eprintln!("late worker: {by_late} of {} requests", requests.len());
+}
+
+/// A worker stopped (SIGSTOP) for longer than its lease is taken for
+/// dead: the other takes its sites over. Continued (SIGCONT), it sends no
+/// request before a meeting tells it so (its leases are not known to
+/// hold), stores what was answered, hands back what it still holds and
+/// joins the run afresh (and is handed sites back by the other, which
+/// holds more than its share). Each URL has one result, one worker
+/// finishes, the continued worker requests nothing the other requested,
+/// and what is requested twice is only what it had not stored when it
+/// was stopped (no more than it requested in its last second).
+#[cfg(unix)]
+#[test]
+fn a_worker_taken_for_dead_rejoins_cleanly() {
+    let Some(pg) = TestPg::shared() else {
+        return;
+    };
+    let (web, setup) = web_and_setup(
+        Shape {
+            pages: 360,
+            sites: 6,
+            leaves: 0,
+        },
+        Duration::from_millis(150),
+        "per_site_connections = 2",
+    );
+    let alone = one_crawl(&web, &setup);
+    let url = pg.database_url();
+    let lease = ["--lease", "2s"];
+    let sleeper = worker_saying(
+        &setup,
+        &url,
+        "sleeper",
+        "-v",
+        &[&lease[..], &["--from", "sleeper@example.org"]].concat(),
+    );
+    let other = worker_saying(
+        &setup,
+        &url,
+        "other",
+        "-v",
+        &[&lease[..], &["--from", "other@example.org"]].concat(),
+    );
+    wait_for(&web, "both workers to be under way", |log| {
+        log.iter().filter(|r| from("sleeper")(r)).count() >= 40
+            && log.iter().any(|r| from("other")(r))
+    });
+    let signal = |sig: &str, child: &Child| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill {sig}");
+    };
+    signal("-STOP", &sleeper);
+    let stopped_at = Instant::now();
+    let before_stop = web.requests().len();
+    // The other takes the sleeper's sites over: it requests on a host
+    // only the sleeper had requested before the stop.
+    let sleepers_hosts: std::collections::HashSet<String> = web.requests()[..before_stop]
+        .iter()
+        .filter(|r| from("sleeper")(r))
+        .map(|r| r.host.clone())
+        .collect();
+    let others_hosts: std::collections::HashSet<String> = web.requests()[..before_stop]
+        .iter()
+        .filter(|r| from("other")(r))
+        .map(|r| r.host.clone())
+        .collect();
+    wait_for(&web, "the other worker to take a site over", |log| {
+        log[before_stop..].iter().any(|r| {
+            from("other")(r) && sleepers_hosts.contains(&r.host) && !others_hosts.contains(&r.host)
+        })
+    });
+    let continued_at = web.requests().len();
+    signal("-CONT", &sleeper);
+    let ends = vec![finish(sleeper), finish(other)];
+    one_finisher(&ends, &url, &alone);
+    assert!(
+        ends[0].2.contains("joins the run afresh"),
+        "the sleeper did not find its sites taken over: {}",
+        ends[0].2
+    );
+    let requests = web.requests();
+    // Continued, the sleeper requested nothing the other requested (the
+    // sites it took over, then handed back): what it requests again is
+    // only its own, what was in flight when it was stopped (those
+    // requests time out as it is continued, unanswered).
+    let by_other: std::collections::HashSet<(&str, &str)> = requests
+        .iter()
+        .filter(|r| from("other")(r))
+        .map(|r| (r.host.as_str(), r.path.as_str()))
+        .collect();
+    let again_after: Vec<_> = requests[continued_at..]
+        .iter()
+        .filter(|r| from("sleeper")(r) && by_other.contains(&(r.host.as_str(), r.path.as_str())))
+        .map(|r| format!("{} {}", r.host, r.path))
+        .collect();
+    assert!(
+        again_after.is_empty(),
+        "continued, the sleeper requested what the other had: {again_after:?}"
+    );
+    // Requested twice: only what the sleeper had not stored when stopped.
+    let twice = requested_twice(&web);
+    let again: usize = twice.iter().map(|(_, n)| n - 1).sum();
+    let last_second = requests[..before_stop]
+        .iter()
+        .filter(|r| from("sleeper")(r))
+        .filter(|r| stopped_at.duration_since(r.at) < Duration::from_secs(1))
+        .count();
+    eprintln!(
+        "stopped worker: {again} requests made twice; it made {last_second} in the second before the stop; {} requests in all",
+        requests.len()
+    );
+    assert!(
+        again <= last_second,
+        "{again} made twice ({twice:?}); the sleeper made {last_second} in its last second"
+    );
+}
+
+/// A worker started while its database is down waits for it (saying so),
+/// as a running worker does, and does the run once it is back.
+#[test]
+fn a_worker_started_while_the_database_is_down_waits_for_it() {
+    let Some(mut pg) = TestPg::own() else {
+        return;
+    };
+    let (web, setup) = web_and_setup(SHAPE, Duration::ZERO, "");
+    let alone = one_crawl(&web, &setup);
+    let url = pg.database_url();
+    pg.stop();
+    let early = worker_saying(&setup, &url, "early", "-v", &[]);
+    // The fault: the database comes up a while after the worker started.
+    std::thread::sleep(Duration::from_secs(2));
+    pg.start_again();
+    let ends = vec![finish(early)];
+    one_finisher(&ends, &url, &alone);
+    let said = &ends[0].2;
+    assert!(said.contains("the database is unreachable"), "{said}");
+    assert!(said.contains("waiting up to 5 min"), "{said}");
+    assert!(said.contains("the database answers again"), "{said}");
+    let twice = requested_twice(&web);
+    assert!(twice.is_empty(), "requested more than once: {twice:?}");
 }

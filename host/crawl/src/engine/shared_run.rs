@@ -27,7 +27,9 @@
 //! so the sites are shared out again among the live workers.
 
 use super::*;
-use spinneret_store::{HeldSite, SharedPhase, SharedReach, SharedRun};
+use crate::sites::RobotsState;
+use crate::taskset::TaskSet;
+use spinneret_store::{ClaimedSite, HeldSite, SharedPhase, SharedReach, SharedRun};
 
 /// How often a worker meets the shared run.
 const SYNC_EVERY: Duration = Duration::from_millis(100);
@@ -38,6 +40,10 @@ const MOST_CLAIMED: i64 = 64;
 /// How long a worker waits before its first claim, so that workers
 /// started together are all counted when the first sites are shared out.
 const GATHERING: Duration = Duration::from_millis(300);
+
+/// How often a worker asks whether it holds more than its share of the
+/// sites (and hands the excess back).
+const BALANCE_EVERY: Duration = Duration::from_secs(1);
 
 /// What a worker knows of the run it shares.
 pub(super) struct SharedCrawl {
@@ -61,14 +67,33 @@ pub(super) struct SharedCrawl {
     offered: HashSet<(Box<str>, i64, bool)>,
     /// Redirect hops whose answer another worker gives.
     awaited: HashSet<UrlIdx>,
+    /// Hops once awaited whose site this worker came to hold: their
+    /// chains wait for the URL to be checked here (awaited again should
+    /// the site be handed back first).
+    awaited_here: HashSet<UrlIdx>,
     /// URLs offered as hops to check by GET (a document's chain goes through them).
     hop_get: HashSet<UrlIdx>,
     phase: SharedPhase,
     next_sync: Instant,
+    /// How long its leases last.
+    lease: Duration,
+    /// When its last meeting found every site it held still its own: it
+    /// sends requests only within half a lease of that.
+    confirmed: Instant,
+    /// The site table's index of each site met, by key.
+    site_index: HashMap<String, u32>,
+    /// Sites it is handing back (it holds more than its share), by key:
+    /// nothing new is requested there, what is not started is offered to
+    /// the run, and the site is let go once the URLs in flight there when
+    /// it decided (listed) and every request to it are answered.
+    releasing: HashMap<String, Vec<UrlIdx>>,
+    /// When it next asks whether it holds more than its share.
+    next_balance: Instant,
 }
 
 impl SharedCrawl {
-    pub(super) fn new(run: SharedRun) -> Self {
+    pub(super) fn new(run: SharedRun, lease: Duration) -> Self {
+        let now = Instant::now();
         SharedCrawl {
             run,
             held: HashMap::new(),
@@ -78,9 +103,15 @@ impl SharedCrawl {
             outgoing: Vec::new(),
             offered: HashSet::new(),
             awaited: HashSet::new(),
+            awaited_here: HashSet::new(),
             hop_get: HashSet::new(),
             phase: SharedPhase::Documents,
-            next_sync: Instant::now() + GATHERING,
+            next_sync: now + GATHERING,
+            lease,
+            confirmed: now,
+            site_index: HashMap::new(),
+            releasing: HashMap::new(),
+            next_balance: now + GATHERING + BALANCE_EVERY,
         }
     }
 
@@ -137,6 +168,40 @@ impl SharedCrawl {
         let out = std::mem::take(&mut self.outgoing);
         self.run.offer(&out)?;
         self.leave()
+    }
+
+    /// Claim sites when there is `room`: up to a fair share of all the
+    /// sites live workers hold or could (held and waiting, over the live
+    /// workers, rounded up). A worker at its share claims none: a worker
+    /// below it will (there is one while any site waits). Returns the
+    /// sites claimed (with those found claimed by a claim whose answer was
+    /// lost), and, once a `BALANCE_EVERY`, the fair share, for a worker
+    /// holding more than one site to hand back what is beyond it.
+    fn claim_fair_share(
+        &mut self,
+        room: bool,
+    ) -> Result<(Vec<ClaimedSite>, Option<i64>), CrawlError> {
+        let mut claimed: Vec<ClaimedSite> = std::mem::take(&mut self.found)
+            .into_iter()
+            .map(|(site, generation)| (site, generation, Duration::ZERO))
+            .collect();
+        let now = Instant::now();
+        let balance = now >= self.next_balance;
+        if balance {
+            self.next_balance = now + BALANCE_EVERY;
+        }
+        let balance = balance && self.held.len() > 1;
+        if !room && !balance {
+            return Ok((claimed, None));
+        }
+        let (waiting, held, workers) = self.run.claimable()?;
+        let workers = workers.max(1);
+        let fair = (waiting + held + workers - 1) / workers;
+        let share = fair - self.held.len() as i64;
+        if room && waiting > 0 && share > 0 {
+            claimed.extend(self.run.claim(share.min(MOST_CLAIMED) as usize)?);
+        }
+        Ok((claimed, balance.then_some(fair)))
     }
 }
 
@@ -198,14 +263,13 @@ impl Engine<'_> {
         }
         if shared.site_held[s] == 0 {
             let key = urls::site_key(&e.url);
-            shared.site_held[s] = match (
-                shared.held.contains_key(&key),
-                shared.taken_over.contains(&key),
-            ) {
+            let held = shared.held.contains_key(&key) && !shared.releasing.contains_key(&key);
+            shared.site_held[s] = match (held, shared.taken_over.contains(&key)) {
                 (true, true) => 3,
                 (true, false) => 1,
                 (false, _) => 2,
             };
+            shared.site_index.entry(key).or_insert(e.site);
         }
         Some(shared.site_held[s])
     }
@@ -274,6 +338,10 @@ impl Engine<'_> {
             return;
         };
         let u = self.intern(url);
+        if let Some(shared) = self.shared.as_mut() {
+            let site = self.frontier.get(u).site;
+            shared.site_index.entry(r.site.clone()).or_insert(site);
+        }
         if r.task == 0 {
             if r.traverse
                 && let Some(shared) = self.shared.as_mut()
@@ -337,28 +405,27 @@ impl Engine<'_> {
         shared.next_sync = Instant::now() + SYNC_EVERY;
         let out = std::mem::take(&mut shared.outgoing);
         shared.run.offer(&out)?;
-        // Claim sites when there is room: up to a fair share of all the
-        // sites live workers hold or could (a lease is kept to the end of
-        // the run, so that a site's robots.txt is read once).
-        let mut claimed: Vec<HeldSite> = std::mem::take(&mut shared.found);
-        if room {
-            let (waiting, held, workers) = shared.run.claimable()?;
-            if waiting > 0 {
-                let workers = workers.max(1);
-                let fair = (waiting + held + workers - 1) / workers;
-                let share = fair - shared.held.len() as i64;
-                claimed.extend(shared.run.claim(share.clamp(1, MOST_CLAIMED) as usize)?);
-            }
-        }
-        let held: Vec<String> = shared.held.keys().cloned().collect();
+        let (claimed, fair) = shared.claim_fair_share(room)?;
+        let held: Vec<String> = shared
+            .held
+            .keys()
+            .filter(|site| !shared.releasing.contains_key(*site))
+            .cloned()
+            .collect();
         let mut taken = shared.run.take(&held, false)?;
         let mut taken_over = Vec::new();
         let claimed_any = !claimed.is_empty();
+        // Sites handed back by a worker over its share: their next
+        // request waits what their last holder's politeness asked.
+        let mut pauses: Vec<(String, Duration)> = Vec::new();
         if claimed_any {
-            let sites: Vec<String> = claimed.iter().map(|(s, _)| s.clone()).collect();
+            let sites: Vec<String> = claimed.iter().map(|(s, _, _)| s.clone()).collect();
             tracing::debug!("claimed {} site(s): {}", sites.len(), sites.join(", "));
             taken.extend(shared.run.take(&sites, true)?);
-            for (site, generation) in claimed {
+            for (site, generation, pause) in claimed {
+                if !pause.is_zero() {
+                    pauses.push((site.clone(), pause));
+                }
                 // A worker held it before: what it checked is stored.
                 if generation > 1 {
                     tracing::info!("took over the site {site} from another worker");
@@ -397,6 +464,13 @@ impl Engine<'_> {
             self.take_reach(r);
         }
         self.prefetched.clear();
+        let now = Instant::now();
+        for (site, pause) in pauses {
+            let index = self.shared.as_ref().and_then(|s| s.site_index.get(&site));
+            if let Some(&s) = index {
+                self.sites.hold_until(s, now + pause);
+            }
+        }
         // An answered hop ends a chain, whose settling may offer or queue
         // more: this worker is not idle this round.
         busy |= self.read_awaited_answers()? > 0;
@@ -410,6 +484,7 @@ impl Engine<'_> {
             && phase == shared.phase
             && shared.outgoing.is_empty()
             && shared.awaited.is_empty();
+        let asked = Instant::now();
         let still: HashMap<String, i64> = shared
             .run
             .heartbeat(idle.then_some(phase))?
@@ -427,6 +502,7 @@ impl Engine<'_> {
         if let Some(site) = lost.first() {
             return Ok(Met::LeaseLost((*site).clone()));
         }
+        shared.confirmed = asked;
         shared.found = still
             .into_iter()
             .filter(|(site, _)| !shared.held.contains_key(site))
@@ -439,12 +515,209 @@ impl Engine<'_> {
         if phase != SharedPhase::Documents && !self.leaf_phase {
             self.start_leaf_phase();
         }
+        if matches!(phase, SharedPhase::Documents | SharedPhase::Leaves) {
+            if let Some(fair) = fair {
+                self.hand_back_beyond(fair);
+            }
+            self.release_drained()?;
+        }
         Ok(
             match matches!(phase, SharedPhase::Crawled | SharedPhase::Finishing) {
                 true => Met::Crawled,
                 false => Met::Going,
             },
         )
+    }
+
+    /// Whether this worker may send requests: always, unless it is a
+    /// worker whose last meeting that found its leases whole was more than
+    /// half a lease ago (it was stopped, or its machine stalled: another
+    /// worker may have taken its sites over; its next meeting says).
+    pub(super) fn leases_fresh(&self) -> bool {
+        self.shared
+            .as_ref()
+            .is_none_or(|s| s.confirmed.elapsed() < s.lease / 2)
+    }
+
+    /// Rebalancing: holding more than `fair` sites (the run's held and
+    /// waiting sites over its live workers, rounded up), begin handing
+    /// the excess back, those with the most work queued first, so that a
+    /// worker with fewer (one that joined late, or came back) claims them.
+    fn hand_back_beyond(&mut self, fair: i64) {
+        let Some(shared) = self.shared.as_ref() else {
+            return;
+        };
+        let keeping = shared.held.len() - shared.releasing.len();
+        let excess = keeping as i64 - fair;
+        if excess <= 0 {
+            return;
+        }
+        let mut candidates: Vec<(usize, String, Option<u32>)> = shared
+            .held
+            .keys()
+            .filter(|site| !shared.releasing.contains_key(*site))
+            .map(|site| {
+                let s = shared.site_index.get(site).copied();
+                let queued = s.map_or(0, |s| {
+                    let site = self.sites.site(s);
+                    site.get_queue.len() + site.head_queue.len()
+                });
+                (queued, site.clone(), s)
+            })
+            .collect();
+        candidates.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        candidates.truncate(excess as usize);
+        tracing::info!(
+            "this worker holds {keeping} sites, more than its share ({fair}): handing {} back to the run ({})",
+            candidates.len(),
+            candidates
+                .iter()
+                .map(|(_, site, _)| site.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for (_, site, s) in candidates {
+            self.pause_site(site, s);
+        }
+    }
+
+    /// Stop requesting site `key` (index `s`, if met) to hand it back:
+    /// what its queues hold that has not started goes back to the run (the
+    /// tasks' reaches offered as found), and so do the reaches found from
+    /// now on. The requests in flight there finish here.
+    fn pause_site(&mut self, key: String, s: Option<u32>) {
+        let mut in_flight = Vec::new();
+        if let Some(s) = s {
+            let mut continued = Vec::new();
+            while let Some(q) = self.sites.pop(s) {
+                match q {
+                    Queued::Initial(u) => {
+                        let e = self.frontier.get_mut(u);
+                        if e.state == UrlState::Waiting {
+                            e.state = UrlState::New;
+                            e.queued_get = false;
+                        }
+                    }
+                    // A retry or a hop of a request that began here.
+                    q @ Queued::Continue(_) => continued.push(q),
+                }
+            }
+            for q in continued {
+                self.sites.push_get(s, q);
+            }
+            let mut here: Vec<(u32, UrlIdx)> = self
+                .reaches
+                .keys()
+                .filter(|(_, u)| self.frontier.get(*u).site == s)
+                .copied()
+                .collect();
+            here.sort_unstable();
+            for (t, u) in here {
+                if self.frontier.get(u).state == UrlState::InFlight {
+                    in_flight.push(u);
+                    continue;
+                }
+                let Some(reach) = self.reaches.remove(&(t, u)) else {
+                    continue;
+                };
+                let t = t as usize;
+                if let Some(offer) = reach.offer {
+                    let (kind, decision) = *offer;
+                    self.offer_reach(t, u, kind, reach.referrer, &decision);
+                }
+                let e = self.frontier.get_mut(u);
+                e.reached = without(&e.reached, t);
+                e.doc_tasks = without(&e.doc_tasks, t);
+                if e.state == UrlState::Waiting {
+                    e.state = UrlState::New;
+                    e.queued_get = false;
+                }
+            }
+            let frontier = &self.frontier;
+            self.held_back
+                .retain(|(u, _, _)| frontier.get(*u).site != s);
+            in_flight.dedup();
+        }
+        let Some(shared) = self.shared.as_mut() else {
+            return;
+        };
+        if let Some(s) = s {
+            // Chains waiting for a hop to be checked here wait for its
+            // next holder's answer, as they did before this one held it.
+            let frontier = &self.frontier;
+            let back: Vec<UrlIdx> = shared
+                .awaited_here
+                .iter()
+                .copied()
+                .filter(|&u| {
+                    let e = frontier.get(u);
+                    e.site == s && !matches!(e.state, UrlState::Done | UrlState::InFlight)
+                })
+                .collect();
+            for u in back {
+                shared.awaited_here.remove(&u);
+                shared.awaited.insert(u);
+            }
+            shared
+                .awaited_here
+                .retain(|&u| frontier.get(u).state != UrlState::Done);
+            if shared.site_held.len() <= s as usize {
+                shared.site_held.resize(s as usize + 1, 0);
+            }
+            shared.site_held[s as usize] = 2;
+        }
+        shared.releasing.insert(key, in_flight);
+    }
+
+    /// Let go of the sites being handed back whose requests are all
+    /// answered: what was checked there is stored first (the writer
+    /// flushed), so that their next holder settles it from the store
+    /// (robots.txt included) and requests nothing twice; each keeps its
+    /// politeness (the next holder waits what is left of its interval).
+    fn release_drained(&mut self) -> Result<(), CrawlError> {
+        let Some(shared) = self.shared.as_ref() else {
+            return Ok(());
+        };
+        if shared.releasing.is_empty() {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let mut drained: Vec<(String, Duration)> = Vec::new();
+        for (key, in_flight) in &shared.releasing {
+            let s = shared.site_index.get(key).copied();
+            let quiet = s.is_none_or(|s| {
+                let site = self.sites.site(s);
+                site.own_active == 0
+                    && !site.has_work()
+                    && !matches!(site.robots, RobotsState::Fetching)
+            }) && in_flight
+                .iter()
+                .all(|&u| self.frontier.get(u).state != UrlState::InFlight);
+            if quiet {
+                let pause = s
+                    .and_then(|s| self.sites.site(s).shared.lock().gate.next_start)
+                    .map_or(Duration::ZERO, |t| t.saturating_duration_since(now));
+                drained.push((key.clone(), pause));
+            }
+        }
+        if drained.is_empty() {
+            return Ok(());
+        }
+        drained.sort();
+        self.writer.flush();
+        let shared = self.shared.as_mut().expect("a shared run");
+        let out = std::mem::take(&mut shared.outgoing);
+        let let_go = shared.run.release(&drained, &out)?;
+        for (key, _) in &drained {
+            shared.releasing.remove(key);
+            shared.held.remove(key);
+            shared.taken_over.remove(key);
+        }
+        tracing::info!(
+            "handed back to the run: {} (what was checked there is stored)",
+            let_go.join(", ")
+        );
+        Ok(())
     }
 
     /// Settle the hops another worker answers, once their answers are
@@ -465,6 +738,9 @@ impl Engine<'_> {
         let shared = self.shared.as_mut().expect("a shared run");
         for u in here {
             shared.awaited.remove(&u);
+            if self.frontier.get(u).state != UrlState::Done {
+                shared.awaited_here.insert(u);
+            }
         }
         if shared.awaited.is_empty() {
             return Ok(0);
@@ -502,4 +778,13 @@ impl Engine<'_> {
         }
         Ok(answered)
     }
+}
+
+/// `set` without task `t`.
+fn without(set: &TaskSet, t: usize) -> TaskSet {
+    let mut rest = TaskSet::default();
+    for i in set.iter().filter(|&i| i != t) {
+        rest.insert(i);
+    }
+    rest
 }

@@ -116,6 +116,12 @@ impl SiteTable {
         }
     }
 
+    /// Every site's gate and robots.txt reading, as the run's other
+    /// callers share them.
+    pub(crate) fn shared(&self) -> &Arc<Sites> {
+        &self.shared
+    }
+
     /// The site of `url`, met for the first time if need be: its robots.txt
     /// then comes from the sites file, the store's cache, or is to be read.
     pub(crate) fn site_of(&mut self, url: &Url) -> u32 {
@@ -228,8 +234,8 @@ impl SiteTable {
         }
     }
 
-    /// Site `s`.
-    #[cfg(test)]
+    /// Site `s` (a worker handing a site back reads its queues, requests
+    /// and gate).
     pub(crate) fn site(&self, s: u32) -> &Site {
         &self.sites[s as usize]
     }

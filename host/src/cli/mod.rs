@@ -108,9 +108,9 @@ enum Command {
     /// /sitemap.xml) are traversed too, so a page nothing links to is
     /// checked (--no-sitemap: not). A path is a local tree, or a file
     /// (README.md: its Markdown links); a quoted glob ('site/**/*.html'),
-    /// - (standard input) and --files-from FILE name many: its
-    /// root-relative links (/page.html) read against the checked directory
-    /// unless --root-dir names another. Reports go beside the
+    /// `-` (standard input) and --files-from FILE name many: a local
+    /// tree's root-relative links (/page.html) read against the checked
+    /// directory unless --root-dir names another. Reports go beside the
     /// store (STORE.check-reports/, a directory per top). Exit status 4
     /// when a top could not be checked (robots.txt keeps it out: see
     /// --ignore-robots-for-tops; not an HTML page), with a line saying why.

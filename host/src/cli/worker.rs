@@ -94,6 +94,21 @@ pub(super) fn run(args: &WorkerArgs, quiet: u8) -> anyhow::Result<u8> {
         return Ok(EXIT_USAGE);
     }
     let worker = args.name.clone().unwrap_or_else(default_name);
+    // A worker started while its database is down (a restart, an outage)
+    // waits for it as a running worker does (saying so), up to --db-wait.
+    let location = config
+        .settings
+        .store
+        .location()
+        .map_err(anyhow::Error::msg)?;
+    spinneret_store::wait_for_database(
+        &location,
+        spinneret_store::RideOut {
+            bound: args.db_wait,
+            most_between: (args.lease / 4)
+                .clamp(Duration::from_millis(100), Duration::from_secs(5)),
+        },
+    )?;
     let options = RunOptions {
         crawl: CrawlOptions {
             resume: false,
@@ -107,6 +122,7 @@ pub(super) fn run(args: &WorkerArgs, quiet: u8) -> anyhow::Result<u8> {
             }),
             sites: None,
             ignore_robots_for_tops: false,
+            sitemaps: false,
         },
         mail: match args.dry_run_mail {
             true => MailMode::Print,

@@ -332,7 +332,7 @@ impl Drop for Tx<'_> {
         {
             // A lost connection took the transaction with it: the caller
             // has the error that says so.
-            match crate::reconnect::is_lost(&e) {
+            match e.is_lost() {
                 true => tracing::debug!("store: rolling back: {e}"),
                 false => tracing::warn!("store: rolling back: {e}"),
             }
@@ -686,7 +686,7 @@ where
             // The server shutting down (a restart) ends every session: the
             // next statement on it says so, and a worker rides it out.
             let e = StoreError::Postgres(e);
-            match crate::reconnect::is_lost(&e) {
+            match e.is_lost() {
                 true => tracing::debug!("store: the PostgreSQL connection ended: {e}"),
                 false => tracing::warn!("store: the PostgreSQL connection ended: {e}"),
             }

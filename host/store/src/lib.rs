@@ -105,6 +105,37 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// Whether it says the connection to the database is lost (closed by
+    /// the server, refused, reset, timed out, or the server shutting down or
+    /// starting up), not that the statement was wrong: what reconnecting may
+    /// cure.
+    pub(crate) fn is_lost(&self) -> bool {
+        match self {
+            StoreError::Unreachable(_) => true,
+            StoreError::Postgres(e) => {
+                use tokio_postgres::error::SqlState;
+                if e.is_closed() {
+                    return true;
+                }
+                if let Some(code) = e.code() {
+                    return code.code().starts_with("08")
+                        || [
+                            SqlState::ADMIN_SHUTDOWN,
+                            SqlState::CRASH_SHUTDOWN,
+                            SqlState::CANNOT_CONNECT_NOW,
+                        ]
+                        .contains(code);
+                }
+                // An I/O error reading or writing the socket, or connecting.
+                std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+                    || e.to_string() == "timeout waiting for server"
+            }
+            _ => false,
+        }
+    }
+}
+
 /// PostgreSQL's own message, when the server sent one (the client's
 /// `Display` says only "db error").
 fn postgres_message(e: &tokio_postgres::Error) -> String {

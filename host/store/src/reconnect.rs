@@ -48,35 +48,6 @@ fn outage() -> std::sync::MutexGuard<'static, Option<Outage>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Whether `e` says the connection to the database is lost (closed by
-/// the server, refused, reset, timed out, or the server shutting down or
-/// starting up), not that the statement was wrong: what reconnecting may
-/// cure.
-pub(crate) fn is_lost(e: &StoreError) -> bool {
-    match e {
-        StoreError::Unreachable(_) => true,
-        StoreError::Postgres(e) => {
-            use tokio_postgres::error::SqlState;
-            if e.is_closed() {
-                return true;
-            }
-            if let Some(code) = e.code() {
-                return code.code().starts_with("08")
-                    || [
-                        SqlState::ADMIN_SHUTDOWN,
-                        SqlState::CRASH_SHUTDOWN,
-                        SqlState::CANNOT_CONNECT_NOW,
-                    ]
-                    .contains(code);
-            }
-            // An I/O error reading or writing the socket, or connecting.
-            std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
-                || e.to_string() == "timeout waiting for server"
-        }
-        _ => false,
-    }
-}
-
 /// Run `f` on `conn`; when it fails because the connection is lost, make
 /// the connection again (waiting for the database as `ride` says), run
 /// `after_reconnect` on the new connection first, and run `f` again. `f`
@@ -93,7 +64,7 @@ pub(crate) fn retrying<T>(
     let mut again = false;
     loop {
         match f(conn, again) {
-            Err(e) if ride.is_some() && conn.reconnects() && is_lost(&e) => {
+            Err(e) if ride.is_some() && conn.reconnects() && e.is_lost() => {
                 let ride = ride.expect("checked");
                 tracing::debug!("{what}: the database connection is lost ({e}); reconnecting");
                 again = true;
@@ -126,7 +97,7 @@ pub fn wait_for_database(location: &StoreLocation, ride: RideOut) -> Result<(), 
         return Ok(());
     }
     match location.connect() {
-        Err(e) if is_lost(&e) => {}
+        Err(e) if e.is_lost() => {}
         answer => return answer.map(drop),
     }
     wait_until(ride, || location.connect().map(drop))
@@ -156,7 +127,7 @@ fn wait_until(
                 back();
                 return Ok(());
             }
-            Err(e) if is_lost(&e) => last = e.to_string(),
+            Err(e) if e.is_lost() => last = e.to_string(),
             Err(e) => return Err(e),
         }
         waiting(&last, ride.bound);
@@ -229,7 +200,7 @@ mod tests {
 
     #[test]
     fn a_wrong_statement_is_not_a_lost_connection() {
-        assert!(!is_lost(&StoreError::NoRow("x".into())));
-        assert!(is_lost(&StoreError::Unreachable("x".into())));
+        assert!(!StoreError::NoRow("x".into()).is_lost());
+        assert!(StoreError::Unreachable("x".into()).is_lost());
     }
 }

@@ -388,7 +388,7 @@ impl LeaseKeeper {
                         lost = false;
                     }
                     if let Err(e) = renew(&conn, run, &worker, lease_ms) {
-                        lost = ride.is_some() && reconnect::is_lost(&e);
+                        lost = ride.is_some() && e.is_lost();
                         if !lost {
                             tracing::debug!("the leases of worker {worker} were not renewed: {e}");
                         }

@@ -12,14 +12,16 @@
 //! settles and expands a URL; its children hold the rest of the engine's
 //! work: [`dispatch`] (what leaves next), [`answers`] (what a finished
 //! request leads to), [`policy_questions`] (asking the policy plugins) and
-//! [`earlier_results`] (reusing what earlier runs found) and [`shared_run`]
-//! (a run shared with other worker processes).
+//! [`earlier_results`] (reusing what earlier runs found), [`shared_run`]
+//! (a run shared with other worker processes) and [`sitemaps`] (the pages
+//! the tops' sitemaps list).
 
 mod answers;
 mod dispatch;
 mod earlier_results;
 mod policy_questions;
 mod shared_run;
+mod sitemaps;
 
 use super::classify::{
     Answer, Checked, JobState, Limits, Next, Role, classify, role_of, status_text,
@@ -82,6 +84,10 @@ impl TaskRt {
 /// From where a task first reached a URL, until its role is settled.
 struct Reach {
     referrer: Option<UrlIdx>,
+    /// For a worker of a shared run: how the task reached it and what it
+    /// decided, to offer the reach to another worker should this one
+    /// hand the site back (`shared_run`'s rebalancing).
+    offer: Option<Box<(RefKind, Decision)>>,
 }
 
 pub(super) struct Engine<'a> {
@@ -132,6 +138,8 @@ pub(super) struct Engine<'a> {
     started: Instant,
     /// The run shared with other workers, for a worker (`spinneret worker`).
     shared: Option<shared_run::SharedCrawl>,
+    /// Whether the tops' sitemaps are still to be read (`CrawlOptions::sitemaps`).
+    sitemaps_wanted: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -158,6 +166,7 @@ impl<'a> Engine<'a> {
                 }));
                 Some(shared_run::SharedCrawl::new(
                     store.shared_run(ids.run, &s.worker, s.lease)?,
+                    s.lease,
                 ))
             }
             None => None,
@@ -233,6 +242,7 @@ impl<'a> Engine<'a> {
             started: Instant::now(),
             ids,
             shared,
+            sitemaps_wanted: options.sitemaps,
         };
         for t in &plan.tasks {
             let top = engine.intern(t.top.clone());
@@ -289,12 +299,20 @@ impl<'a> Engine<'a> {
             // settling can queue work: go round until both are quiet.
             loop {
                 self.drain_done();
-                if !stopping {
+                // A worker requests only while it knows its leases hold
+                // (it was stopped, SIGSTOP or a stalled machine, for
+                // longer than that: its next meeting says).
+                if !stopping && self.leases_fresh() {
                     self.pump();
                 }
                 if self.done_queue.is_empty() {
                     break;
                 }
+            }
+            // After the first dispatch, which asks for the tops' robots.txt:
+            // the sitemaps' reading waits for it rather than asking again.
+            if !stopping {
+                self.start_sitemaps();
             }
             if self.plugins.send(&self.tx) {
                 // Counted as in flight, so the crawl waits for the answers.
@@ -311,9 +329,10 @@ impl<'a> Engine<'a> {
                     break;
                 }
                 if self.sites.runnable() > 0 {
-                    continue;
-                }
-                if self.sites.timers() == 0 {
+                    if self.leases_fresh() {
+                        continue;
+                    }
+                } else if self.sites.timers() == 0 {
                     if self.shared.is_some() {
                         // The phases are the shared run's (`meet_shared_run`).
                         if self.leaf_phase && self.settle_held_back() {
@@ -512,6 +531,10 @@ impl<'a> Engine<'a> {
         if e.referrer.is_none() {
             e.referrer = referrer;
         }
+        let offer = self
+            .shared
+            .is_some()
+            .then(|| Box::new((kind, decision.clone())));
         let mut request = true;
         match decision {
             Decision::NotChecked(r)
@@ -537,7 +560,8 @@ impl<'a> Engine<'a> {
                 self.frontier.get_mut(u).doc_tasks.insert(t);
             }
         }
-        self.reaches.insert((t as u32, u), Reach { referrer });
+        self.reaches
+            .insert((t as u32, u), Reach { referrer, offer });
         if !request {
             return;
         }

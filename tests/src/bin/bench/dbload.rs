@@ -2,7 +2,7 @@
 //! workers reach PostgreSQL through a counting proxy (the bytes each way
 //! and the round trips: a turn from the server's answer back to the
 //! client's next request), the database's own statistics give its
-//! transactions and rows written and its tables' size, and the server processes'
+//! transactions, rows and write-ahead log written and its tables' size, and the server processes'
 //! CPU time (theirs and their exited backends') what its work cost. Each
 //! is given per URL with a result and per site (a lease), the inputs of
 //! the projection in docs/scale.md.
@@ -171,6 +171,21 @@ pub(crate) fn database_figures(url: &str) -> anyhow::Result<(u64, u64, u64)> {
         .collect();
     anyhow::ensure!(f.len() == 3, "psql said: {text}");
     Ok((f[0], f[1], f[2]))
+}
+
+/// The write-ahead log the server has written so far, in bytes
+/// (`pg_stat_wal`, the whole server's: the benchmark's server serves its
+/// databases alone).
+pub(crate) fn wal_bytes(url: &str) -> anyhow::Result<u64> {
+    let out = Command::new("psql")
+        .args([url, "-Atq", "-c", "SELECT wal_bytes FROM pg_stat_wal"])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "psql: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).trim().parse::<f64>()? as u64)
 }
 
 /// The URLs of the run with a result in the store.

@@ -44,6 +44,7 @@ struct DbLoad {
     transactions: u64,
     rows: u64,
     size: u64,
+    wal: u64,
     round_trips: u64,
     bytes: u64,
     sessions: u64,
@@ -155,9 +156,11 @@ pub(crate) fn run(bench: &Bench, counts: &[usize], round_trip: Duration) -> anyh
         std::fs::write(&config_path, postgres_config(bench, &proxied, budget))?;
         bench.web.clear_log();
         let cpu_before = dbload::server_cpu_secs(port);
+        let wal_before = dbload::wal_bytes(&direct)?;
         let secs = workers(bench, dir.path(), &config_path, n)?;
         let cpu_secs = dbload::server_cpu_secs(port) - cpu_before;
         let (transactions, rows_written, size) = dbload::database_figures(&direct)?;
+        let wal = dbload::wal_bytes(&direct)?.saturating_sub(wal_before);
         let t = &proxy.traffic;
         loads.push(DbLoad {
             workers: n,
@@ -167,6 +170,7 @@ pub(crate) fn run(bench: &Bench, counts: &[usize], round_trip: Duration) -> anyh
             transactions,
             rows: rows_written,
             size,
+            wal,
             round_trips: t.round_trips.load(std::sync::atomic::Ordering::Relaxed),
             bytes: t.to_server.load(std::sync::atomic::Ordering::Relaxed)
                 + t.to_client.load(std::sync::atomic::Ordering::Relaxed),
@@ -200,11 +204,12 @@ pub(crate) fn run(bench: &Bench, counts: &[usize], round_trip: Duration) -> anyh
 fn print_load(loads: &[DbLoad]) {
     println!();
     println!(
-        "{:<10} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>10} {:>10}",
+        "{:<10} {:>8} {:>9} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>10} {:>10}",
         "database",
         "URLs",
         "xact/URL",
         "rows/URL",
+        "WAL/URL",
         "trips/URL",
         "bytes/URL",
         "xact/site",

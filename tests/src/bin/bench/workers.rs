@@ -223,7 +223,7 @@ fn print_load(loads: &[DbLoad]) {
         let per = |x: f64| x / l.urls.max(1) as f64;
         let site = |x: f64| x / l.sites.max(1) as f64;
         println!(
-            "{:<10} {:>8} {:>9.2} {:>8.2} {:>9.2} {:>9.0} {:>10.1} {:>10.1} {:>9.0} {:>8} {:>10.3} {:>10.0}",
+            "{:<10} {:>8} {:>9.2} {:>8.2} {:>8.0} {:>9.2} {:>9.0} {:>10.1} {:>10.1} {:>9.0} {:>8} {:>10.3} {:>10.0}",
             format!(
                 "{} worker{}",
                 l.workers,
@@ -232,6 +232,7 @@ fn print_load(loads: &[DbLoad]) {
             l.urls,
             per(l.transactions as f64),
             per(l.rows as f64),
+            per(l.wal as f64),
             per(l.round_trips as f64),
             per(l.bytes as f64),
             site(l.transactions as f64),
@@ -243,7 +244,7 @@ fn print_load(loads: &[DbLoad]) {
         );
     }
     println!(
-        "per URL with a result; per site (each a lease); trips: the workers' round trips to the database (through a counting proxy); size: the store's tables and indexes at the end; CPU: the server's processes, backends included"
+        "per URL with a result; per site (each a lease); WAL: bytes of write-ahead log; trips: the workers' round trips to the database (through a counting proxy); size: the store's tables and indexes at the end; CPU: the server's processes, backends included"
     );
 }
 

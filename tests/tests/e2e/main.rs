@@ -27,6 +27,7 @@ mod momspider;
 mod plugin_new;
 mod plugin_run;
 mod postgres;
+mod readme;
 mod reports;
 mod resume;
 mod robots;

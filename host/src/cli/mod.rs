@@ -221,10 +221,6 @@ struct WatchArgs {
     schedule: Option<spinneret_core::schedule::Schedule>,
     #[command(flatten)]
     overrides: Overrides,
-    /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS
-    /// (repeatable), over the configuration's or profile's `[resolve]`.
-    #[arg(long, value_name = "HOST=ADDRESS")]
-    resolve: Vec<String>,
     /// Treat a plugin failure as a failed run (it is reported; watching goes on).
     #[arg(long)]
     strict_plugins: bool,
@@ -314,9 +310,6 @@ struct CheckArgs {
     no_sitemap: bool,
     #[command(flatten)]
     overrides: Overrides,
-    /// Resolve a host name to an address instead of DNS, as HOST=ADDRESS (repeatable).
-    #[arg(long, value_name = "HOST=ADDRESS")]
-    resolve: Vec<String>,
     /// Do not read robots.txt on the sites of the URLs given (a staging
     /// site of your own behind `Disallow: /`): every page there is
     /// checked. Every other site's robots.txt is read and obeyed.
@@ -391,7 +384,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             &args.config,
             args.schedule,
             &args.overrides,
-            &args.resolve,
+            &args.overrides.resolve,
             quiet,
             args.strict_plugins,
         ),
@@ -439,7 +432,6 @@ fn check(args: &CheckArgs, quiet: u8) -> anyhow::Result<u8> {
     args.overrides
         .apply(&mut config)
         .map_err(anyhow::Error::msg)?;
-    apply_resolve(&mut config.settings, &args.resolve).map_err(anyhow::Error::msg)?;
     let root = check::infer_root(&mut config).map_err(anyhow::Error::msg)?;
     let reports = check::reports_base(&config.settings.store);
     check::place_reports(&mut config, &reports).map_err(anyhow::Error::msg)?;

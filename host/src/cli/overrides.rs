@@ -116,6 +116,11 @@ pub(crate) struct Overrides {
     /// written back to it after the run (a missing file is created).
     #[arg(long, value_name = "FILE")]
     cookie_jar: Option<PathBuf>,
+    /// Resolve a host name to this address instead of DNS, as HOST=ADDRESS
+    /// (repeatable; curl's --resolve): over the configuration's or the
+    /// profile's `[resolve]`.
+    #[arg(long, value_name = "HOST=ADDRESS")]
+    pub(super) resolve: Vec<String>,
     /// The directory a local tree is deployed from: root-relative links
     /// (`/p1.html`) of its `file:` pages resolve against it, as the web
     /// server would (the configuration's `root_dir`).
@@ -228,6 +233,7 @@ impl Overrides {
             settings.max_body = b.0;
         }
         self.apply_client(settings)?;
+        super::apply_resolve(settings, &self.resolve)?;
         if !self.headers.is_empty() {
             let headers = self
                 .headers

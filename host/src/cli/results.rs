@@ -123,6 +123,11 @@ pub fn print_results(
             serde_json::to_writer(&mut *out, &line)?;
             writeln!(out)?;
         }
+        // The same verdict as the text listing's: its broken fragments
+        // count too (they are findings, not URL results, so not lines).
+        if categories.is_empty() && task.is_none() {
+            return Ok(broken || !broken_fragments(store, run.id)?.is_empty());
+        }
         return Ok(broken);
     }
     let rank = |c: Category| match c {

@@ -107,6 +107,61 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
     );
 }
 
+/// `crawl` and `worker` take `--resolve HOST=ADDRESS` as `check` and
+/// `watch` do (one flag of the shared settings), over the configuration's
+/// `[resolve]`: a configuration without one reaches the host by it.
+#[test]
+fn crawl_takes_resolve_as_check_and_watch_do() {
+    let web = TestWeb::start(Web::new().site(
+        "a.example",
+        Site::new().page(
+            "/index.html",
+            &page("Fine", None, "<a href=\"/index.html\">me</a>"),
+        ),
+    ));
+    let setup = Setup::new(&web, TASK);
+    let config = setup.config_path.to_str().unwrap();
+    let text = std::fs::read_to_string(config).unwrap();
+    let without: String = text.split("[resolve]").next().unwrap().to_string();
+    std::fs::write(config, &without).unwrap();
+    let out = spinneret(&["-qq", "crawl", config, "--resolve", "a.example=127.0.0.1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text_of(&out));
+    assert_eq!(
+        web.requests()
+            .iter()
+            .filter(|r| r.path == "/index.html")
+            .count(),
+        1
+    );
+    let help = text_of(&spinneret(&["worker", "--help"]));
+    assert!(help.contains("--resolve <HOST=ADDRESS>"), "{help}");
+}
+
+/// `results` gives the same verdict as text and as JSON: a run whose only
+/// problem is a broken fragment exits 1 either way.
+#[test]
+fn results_as_json_exit_as_the_text_does_on_a_broken_fragment() {
+    let web = TestWeb::start(Web::new().site(
+        "a.example",
+        Site::new().page(
+            "/index.html",
+            &page("Fine", None, "<a href=\"/index.html#nowhere\">me</a>"),
+        ),
+    ));
+    let setup = Setup::new(&web, TASK);
+    let config = setup.config_path.to_str().unwrap();
+    let _ = spinneret(&["-qq", "crawl", config]);
+    let text = spinneret(&["results", "-c", config]);
+    assert_eq!(text.status.code(), Some(1), "{}", text_of(&text));
+    assert!(text_of(&text).contains("#nowhere"), "{}", text_of(&text));
+    let json = spinneret(&["results", "-c", config, "--json"]);
+    assert_eq!(json.status.code(), Some(1), "{}", text_of(&json));
+}
+
+fn text_of(out: &std::process::Output) -> String {
+    format!("{}{}", text(&out.stdout), text(&out.stderr))
+}
+
 #[test]
 fn crawl_exits_0_when_nothing_is_broken() {
     let web = TestWeb::start(Web::new().site(

@@ -43,6 +43,10 @@ pub const EXIT_PLUGIN: u8 = 3;
 /// a rule, refused, not an HTML page, or moved off its site), and nothing
 /// was broken.
 pub const EXIT_NOTHING_CHECKED: u8 = 4;
+/// Exit code: the run was stopped by a signal (Ctrl-C, SIGTERM) before it
+/// ended: what it checked is stored, but it is no whole run's verdict
+/// (128 + SIGINT, as a shell reports a command Ctrl-C ended).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// spinneret: a polite web-maintenance spider.
 ///
@@ -59,7 +63,7 @@ pub const EXIT_NOTHING_CHECKED: u8 = 4;
     max_term_width = 100
 )]
 #[command(
-    after_help = "Exit status: 0 when nothing is broken, 1 when something is (a broken link or fragment; a blocked link, 401, 403 or 429, is a warning), 2 for usage or configuration errors, 3 when a plugin failed and --strict-plugins was given (or --format's report of a task is missing), 4 when a task checked nothing (its top kept out by robots.txt, refused, moved off its site or not an HTML page: a line says which and why) and nothing is broken.\n\
+    after_help = "Exit status: 0 when nothing is broken, 1 when something is (a broken link or fragment; a blocked link, 401, 403 or 429, is a warning), 2 for usage or configuration errors, 3 when a plugin failed and --strict-plugins was given (or --format's report of a task is missing), 4 when a task checked nothing (its top kept out by robots.txt, refused, moved off its site or not an HTML page: a line says which and why) and nothing is broken, 130 when a signal (Ctrl-C, SIGTERM) stopped the run before it ended (what it checked is stored).\n\
 Examples:\n  spinneret check https://www.example.org/\n  spinneret crawl example/spinneret.toml\n  spinneret results --task ICS --json\n  spinneret plugin new link-count --kind reporter"
 )]
 pub struct Cli {
@@ -614,7 +618,12 @@ fn run_crawl(
     mail: MailMode,
     format: format::Format,
 ) -> anyhow::Result<u8> {
-    crawl_once(config, options, quiet, strict_plugins, mail, format).map(|(code, _)| code)
+    crawl_once(config, options, quiet, strict_plugins, mail, format).map(|(code, interrupted)| {
+        match interrupted {
+            true => EXIT_INTERRUPTED,
+            false => code,
+        }
+    })
 }
 
 /// One crawl, its reports and mail: the exit code, and whether it was
@@ -699,7 +708,13 @@ fn crawl_once(
             let ran: Vec<String> = report.tasks.iter().map(|t| t.name.clone()).collect();
             let (document, missing) = report_format.document(config, &ran, &outcome.reports);
             out!("{document}");
-            if !missing.is_empty() {
+            if !missing.is_empty() && report.interrupted {
+                eprintln!(
+                    "spinneret: no {} report for the task(s) {}: the run was interrupted before its reports",
+                    report_format.name(),
+                    missing.join(", ")
+                );
+            } else if !missing.is_empty() {
                 eprintln!(
                     "spinneret: no {} report for the task(s) {} (its reporter failed; see above); exit status {EXIT_PLUGIN}",
                     report_format.name(),
@@ -800,7 +815,18 @@ fn closing_text(
         outcome.store
     );
     if report.interrupted {
-        text.push_str("interrupted: continue with `spinneret crawl --resume CONFIG`\n");
+        match &config.source {
+            Some(file) => {
+                let _ = writeln!(
+                    text,
+                    "interrupted: what was checked is stored; continue with `spinneret crawl --resume {}`",
+                    shell_word(&file.display().to_string())
+                );
+            }
+            None => text.push_str(
+                "interrupted: what was checked is stored; check again to finish (results younger than --max-age are reused)\n",
+            ),
+        }
     }
     text
 }

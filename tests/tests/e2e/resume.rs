@@ -174,17 +174,52 @@ fn sigterm_stops_cleanly_and_says_how_to_resume() {
     assert_eq!(rc, 0);
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(
-        stdout.contains("interrupted: continue with `spinneret crawl --resume CONFIG`"),
-        "{stdout}"
+    // Stopped is no whole run's verdict: never success.
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    let resume = format!(
+        "interrupted: what was checked is stored; continue with `spinneret crawl --resume {}`",
+        setup.config_path.display()
     );
+    assert!(stdout.contains(&resume), "{stdout}");
     let run = setup.store().last_run().unwrap().unwrap();
     assert_eq!(run.status, "interrupted");
     let stored = setup.store().run_results(run.id, None).unwrap().len();
     assert!(
         (3..PAGES).contains(&stored),
         "{stored} results stored before the stop"
+    );
+}
+
+/// A `check` stopped by Ctrl-C exits 130, never 0, and says what to do
+/// (it has no configuration to resume).
+#[test]
+fn an_interrupted_check_is_no_success() {
+    let web = TestWeb::start(slow_web());
+    let dir = tempfile::tempdir().unwrap();
+    let top = web.url("a.example", "/p0.html");
+    let child = common::command()
+        .args(["check", &top, "--delay", "0s", "--no-sitemap"])
+        .args(["--resolve", "a.example=127.0.0.1"])
+        .arg("--store")
+        .arg(dir.path().join("c.db"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start spinneret");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while page_requests(&web).len() < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: sending a signal to our own child process.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(rc, 0);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(
+        stdout.contains("interrupted: what was checked is stored; check again to finish"),
+        "{stdout}"
     );
 }
 

@@ -2,7 +2,10 @@
 //! document of a task with a link `page.html#section` whose target has no
 //! element with that `id` (or `<a name>`) gets a `broken-fragment` finding
 //! for it. The page is there, so the URL itself is not broken; the link
-//! lands at the top of the page instead of the place it promises.
+//! lands at the top of the page instead of the place it promises. It is
+//! an error, as a broken link is (it fails the run: exit status 1, a
+//! JUnit failure), in every format: SARIF's `error`, GitHub's `::error`,
+//! JSON's `"severity": "error"`.
 
 use spinneret_plugin_host::bindings::host::types as wit;
 use spinneret_store::BrokenFragment;
@@ -21,7 +24,7 @@ pub fn finding(broken: &BrokenFragment) -> wit::Finding {
             "no element with id or name \"{}\" in {}",
             broken.fragment, broken.target
         ),
-        severity: wit::Severity::Warning,
+        severity: wit::Severity::Error,
         source: "spinneret".into(),
     }
 }

@@ -178,7 +178,7 @@ fn a_readme_is_checked_for_its_markdown_links() {
             9 + "img/logo.png) <".len() + ok.len() + "> and ".len()
         ),
         "::error file=docs/guide.md,line=5,col=29,",
-        "::warning file=README.md,line=9,col=11,title=Broken fragment::",
+        "::error file=README.md,line=9,col=11,title=Broken fragment::",
     ] {
         assert!(
             lines.iter().any(|l| l.starts_with(place)),

@@ -352,7 +352,7 @@ for run in log["runs"]:
             "run {task} True unicodeCodePoints\n\
              \x20 broken error site/index.html SRCROOT 5 13\n\
              \x20 broken error site/sub/page.html SRCROOT 3 15\n\
-             \x20 broken-fragment warning site/index.html SRCROOT 6 13\n"
+             \x20 broken-fragment error site/index.html SRCROOT 6 13\n"
         ),
         "{}",
         text(&out.stdout)
@@ -370,7 +370,7 @@ fn github_annotations_point_at_each_bad_links_file_line_and_column() {
         format!(
             "::error file=site/index.html,line=5,col=13,title=Broken link::{site}gone.html: broken: file not found\n\
              ::error file=site/sub/page.html,line=3,col=15,title=Broken link::{site}gone.html: broken: file not found\n\
-             ::warning file=site/index.html,line=6,col=13,title=Broken fragment::{site}about.html#missing: \
+             ::error file=site/index.html,line=6,col=13,title=Broken fragment::{site}about.html#missing: \
              no element with id or name \"missing\" in {site}about.html\n"
         )
     );

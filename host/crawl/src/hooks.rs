@@ -370,24 +370,16 @@ impl CrawlHooks {
         depth: u32,
         candidates: Vec<PolicyQuestion>,
     ) -> Vec<Option<Decision>> {
-        let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
-        if candidates.is_empty() {
-            return verdicts;
-        }
         let context = PolicyContext {
             task,
             referrer,
             depth,
         };
-        let (urls, asked): (Vec<UrlIdx>, Vec<PolicyCandidate>) = candidates
+        let (urls, asked): (Vec<UrlIdx>, Vec<(String, RefKind)>) = candidates
             .into_iter()
-            .map(|(u, target, kind)| {
-                let kind = spinneret_plugin_host::reporter::to_wit_kind(kind);
-                (u, PolicyCandidate { target, kind })
-            })
+            .map(|(u, target, kind)| (u, (target, kind)))
             .unzip();
-        self.ask_policies(&context, Some(&urls), &asked, &mut verdicts);
-        verdicts
+        self.verdicts(&context, Some(&urls), asked)
     }
 
     /// [`CrawlHooks::decide`] for a walk with no frontier (a collection's):
@@ -401,15 +393,25 @@ impl CrawlHooks {
         depth: u32,
         candidates: Vec<(String, RefKind)>,
     ) -> Vec<Option<Decision>> {
-        let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
-        if candidates.is_empty() {
-            return verdicts;
-        }
         let context = PolicyContext {
             task,
             referrer,
             depth,
         };
+        self.verdicts(&context, None, candidates)
+    }
+
+    /// Each candidate's verdict in `context` ([`CrawlHooks::ask_policies`]).
+    fn verdicts(
+        &self,
+        context: &PolicyContext,
+        urls: Option<&[UrlIdx]>,
+        candidates: Vec<(String, RefKind)>,
+    ) -> Vec<Option<Decision>> {
+        let mut verdicts: Vec<Option<Decision>> = vec![None; candidates.len()];
+        if candidates.is_empty() {
+            return verdicts;
+        }
         let asked: Vec<PolicyCandidate> = candidates
             .into_iter()
             .map(|(target, kind)| PolicyCandidate {
@@ -417,7 +419,7 @@ impl CrawlHooks {
                 kind: spinneret_plugin_host::reporter::to_wit_kind(kind),
             })
             .collect();
-        self.ask_policies(&context, None, &asked, &mut verdicts);
+        self.ask_policies(context, urls, &asked, &mut verdicts);
         verdicts
     }
 

@@ -112,13 +112,7 @@ fn crawl_exits_1_when_something_is_broken_and_prints_a_summary() {
 /// `[resolve]`: a configuration without one reaches the host by it.
 #[test]
 fn crawl_takes_resolve_as_check_and_watch_do() {
-    let web = TestWeb::start(Web::new().site(
-        "a.example",
-        Site::new().page(
-            "/index.html",
-            &page("Fine", None, "<a href=\"/index.html\">me</a>"),
-        ),
-    ));
+    let web = one_page_web("<a href=\"/index.html\">me</a>");
     let setup = Setup::new(&web, TASK);
     let config = setup.config_path.to_str().unwrap();
     let text = std::fs::read_to_string(config).unwrap();
@@ -141,13 +135,7 @@ fn crawl_takes_resolve_as_check_and_watch_do() {
 /// problem is a broken fragment exits 1 either way.
 #[test]
 fn results_as_json_exit_as_the_text_does_on_a_broken_fragment() {
-    let web = TestWeb::start(Web::new().site(
-        "a.example",
-        Site::new().page(
-            "/index.html",
-            &page("Fine", None, "<a href=\"/index.html#nowhere\">me</a>"),
-        ),
-    ));
+    let web = one_page_web("<a href=\"/index.html#nowhere\">me</a>");
     let setup = Setup::new(&web, TASK);
     let config = setup.config_path.to_str().unwrap();
     let _ = spinneret(&["-qq", "crawl", config]);
@@ -158,19 +146,21 @@ fn results_as_json_exit_as_the_text_does_on_a_broken_fragment() {
     assert_eq!(json.status.code(), Some(1), "{}", text_of(&json));
 }
 
+/// The web of one page, a.example's `/index.html`, with `body`.
+fn one_page_web(body: &str) -> TestWeb {
+    TestWeb::start(Web::new().site(
+        "a.example",
+        Site::new().page("/index.html", &page("Fine", None, body)),
+    ))
+}
+
 fn text_of(out: &std::process::Output) -> String {
     format!("{}{}", text(&out.stdout), text(&out.stderr))
 }
 
 #[test]
 fn crawl_exits_0_when_nothing_is_broken() {
-    let web = TestWeb::start(Web::new().site(
-        "a.example",
-        Site::new().page(
-            "/index.html",
-            &page("Fine", None, "<a href=\"/index.html\">me</a>"),
-        ),
-    ));
+    let web = one_page_web("<a href=\"/index.html\">me</a>");
     let setup = Setup::new(&web, TASK);
     let out = spinneret(&["-qq", "crawl", setup.config_path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -153,26 +153,36 @@ fn killed_crawl_loses_nothing_it_had_stored() {
     }
 }
 
-#[test]
-fn sigterm_stops_cleanly_and_says_how_to_resume() {
-    let web = TestWeb::start(slow_web());
-    let setup = Setup::new(&web, TASK);
-    let child = common::command()
-        .arg("crawl")
-        .arg(&setup.config_path)
+/// Run `cmd` until the web has answered three pages, then send it
+/// `signal`: what it printed and its exit status.
+fn signalled_after_three_pages(
+    cmd: &mut std::process::Command,
+    web: &TestWeb,
+    signal: libc::c_int,
+) -> std::process::Output {
+    let child = cmd
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start spinneret");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while page_requests(&web).len() < 3 && Instant::now() < deadline {
+    while page_requests(web).len() < 3 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: sending a signal to our own child process.
     #[allow(unsafe_code)]
-    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, signal) };
     assert_eq!(rc, 0);
-    let out = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn sigterm_stops_cleanly_and_says_how_to_resume() {
+    let web = TestWeb::start(slow_web());
+    let setup = Setup::new(&web, TASK);
+    let mut cmd = common::command();
+    cmd.arg("crawl").arg(&setup.config_path);
+    let out = signalled_after_three_pages(&mut cmd, &web, libc::SIGTERM);
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Stopped is no whole run's verdict: never success.
     assert_eq!(out.status.code(), Some(130), "{stdout}");
@@ -197,24 +207,12 @@ fn an_interrupted_check_is_no_success() {
     let web = TestWeb::start(slow_web());
     let dir = tempfile::tempdir().unwrap();
     let top = web.url("a.example", "/p0.html");
-    let child = common::command()
-        .args(["check", &top, "--delay", "0s", "--no-sitemap"])
+    let mut cmd = common::command();
+    cmd.args(["check", &top, "--delay", "0s", "--no-sitemap"])
         .args(["--resolve", "a.example=127.0.0.1"])
         .arg("--store")
-        .arg(dir.path().join("c.db"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start spinneret");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while page_requests(&web).len() < 3 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // SAFETY: sending a signal to our own child process.
-    #[allow(unsafe_code)]
-    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    assert_eq!(rc, 0);
-    let out = child.wait_with_output().unwrap();
+        .arg(dir.path().join("c.db"));
+    let out = signalled_after_three_pages(&mut cmd, &web, libc::SIGINT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{stdout}");
     assert!(

@@ -140,6 +140,20 @@ pub(crate) fn server_cpu_secs(port: u16) -> f64 {
     (own + reaped + children) as f64 / ticks
 }
 
+/// What `psql` answers to `sql` on the database of `url`, unaligned and
+/// without headers (`-At`), trimmed.
+fn psql(url: &str, sql: &str) -> anyhow::Result<String> {
+    let out = Command::new("psql")
+        .args([url, "-Atq", "-c", sql])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "psql: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 /// The database's transactions (committed and rolled back), rows
 /// written (inserted, updated, deleted) and the size in bytes of the
 /// store's tables with their indexes and TOAST (not the catalogue every
@@ -148,24 +162,15 @@ pub(crate) fn database_figures(url: &str) -> anyhow::Result<(u64, u64, u64)> {
     // The statistics are sent to the collector at a transaction's end:
     // a moment for the last ones.
     std::thread::sleep(std::time::Duration::from_millis(700));
-    let out = Command::new("psql")
-        .args([url, "-Atq", "-c"])
-        .arg(
-            "SELECT xact_commit + xact_rollback, tup_inserted + tup_updated + tup_deleted, \
-             (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c \
-              JOIN pg_namespace n ON n.oid = c.relnamespace \
-              WHERE n.nspname = 'public' AND c.relkind = 'r') \
-             FROM pg_stat_database WHERE datname = current_database()",
-        )
-        .output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "psql: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = psql(
+        url,
+        "SELECT xact_commit + xact_rollback, tup_inserted + tup_updated + tup_deleted, \
+         (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c \
+          JOIN pg_namespace n ON n.oid = c.relnamespace \
+          WHERE n.nspname = 'public' AND c.relkind = 'r') \
+         FROM pg_stat_database WHERE datname = current_database()",
+    )?;
     let f: Vec<u64> = text
-        .trim()
         .split('|')
         .map(|x| x.trim().parse().unwrap_or(0))
         .collect();
@@ -177,26 +182,10 @@ pub(crate) fn database_figures(url: &str) -> anyhow::Result<(u64, u64, u64)> {
 /// (`pg_stat_wal`, the whole server's: the benchmark's server serves its
 /// databases alone).
 pub(crate) fn wal_bytes(url: &str) -> anyhow::Result<u64> {
-    let out = Command::new("psql")
-        .args([url, "-Atq", "-c", "SELECT wal_bytes FROM pg_stat_wal"])
-        .output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "psql: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8_lossy(&out.stdout).trim().parse::<f64>()? as u64)
+    Ok(psql(url, "SELECT wal_bytes FROM pg_stat_wal")?.parse::<f64>()? as u64)
 }
 
 /// The URLs of the run with a result in the store.
 pub(crate) fn results(url: &str) -> anyhow::Result<u64> {
-    let out = Command::new("psql")
-        .args([url, "-Atq", "-c", "SELECT count(*) FROM results"])
-        .output()?;
-    anyhow::ensure!(
-        out.status.success(),
-        "psql: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8_lossy(&out.stdout).trim().parse()?)
+    Ok(psql(url, "SELECT count(*) FROM results")?.parse()?)
 }

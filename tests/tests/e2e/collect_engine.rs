@@ -305,3 +305,64 @@ fn a_profiles_policy_avoids_links_and_makes_deep_pages_leaves() {
     assert!(out.contains(&avoided), "{out}");
     assert!(!out.contains("not collected"), "{out}");
 }
+
+/// `per_site_delay` paces each site on its own: requests to one site start
+/// at least the interval apart, while the sites go on side by side (a
+/// pacer shared by all the sites made 10 sites take 10 times their
+/// arithmetic).
+#[test]
+fn per_site_delay_paces_each_site_and_the_sites_go_side_by_side() {
+    let hosts = ["s0.test", "s1.test", "s2.test", "s3.test"];
+    let mut web = Web::new();
+    for h in hosts {
+        let links: String = (0..3)
+            .map(|i| format!("<a href=\"/p{i}.html\">{i}</a>"))
+            .collect();
+        let mut site = Site::new().page("/", &format!("<title>{h}</title>{links}"));
+        for i in 0..3 {
+            site = site.page(&format!("/p{i}.html"), &format!("<title>{i}</title>"));
+        }
+        web = web.site(h, site);
+    }
+    let web = TestWeb::start(web);
+    let items: String = hosts
+        .iter()
+        .map(|h| format!("[[url]]\nurl = \"{}\"\ndepth = 1\n\n", web.url(h, "/")))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let profile = format!(
+        "per_site_delay = \"300ms\"\n\n{items}{}",
+        web.resolve_toml()
+    );
+    expect_exit(&collect(dir.path(), &profile), 0);
+    let requests: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != "/robots.txt")
+        .collect();
+    assert_eq!(requests.len(), 16);
+    for h in hosts {
+        let at: Vec<_> = requests
+            .iter()
+            .filter(|r| r.host == h)
+            .map(|r| r.at)
+            .collect();
+        assert_eq!(at.len(), 4, "{h}");
+        for pair in at.windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!(
+                gap >= Duration::from_millis(290),
+                "{h}: {gap:?} between two requests"
+            );
+        }
+    }
+    // The interval is each site's, not one pacer's for all: two
+    // different sites' requests start closer together than it.
+    let mut all: Vec<_> = requests.iter().map(|r| (r.at, r.host.clone())).collect();
+    all.sort();
+    assert!(
+        all.windows(2)
+            .any(|w| w[0].1 != w[1].1 && w[1].0 - w[0].0 < Duration::from_millis(290)),
+        "every two requests were an interval apart, whatever their sites"
+    );
+}

@@ -111,10 +111,16 @@ impl<const MIN_MS: u64, const MAX_MS: u64> DurationIn<MIN_MS, MAX_MS> {
         Ok(DurationIn(v))
     }
 
-    /// A duration as written on a command line ("2s", "500ms"), in range.
+    /// A duration as written on a command line ("2s", "500ms", or whole
+    /// seconds, "5", as a configuration takes them and lychee's and
+    /// LinkChecker's `--timeout`), in range.
     pub fn parse(s: &str) -> Result<Self, String> {
-        let v = humantime::parse_duration(s.trim()).map_err(|e| {
-            format!("`{s}` is not a duration ({e}); write e.g. \"2s\" or \"500ms\"")
+        let t = s.trim();
+        if let Ok(secs) = t.parse::<u64>() {
+            return Self::check(Duration::from_secs(secs));
+        }
+        let v = humantime::parse_duration(t).map_err(|e| {
+            format!("`{s}` is not a duration ({e}); write e.g. \"2s\", \"500ms\" or whole seconds")
         })?;
         Self::check(v)
     }
@@ -213,6 +219,27 @@ impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for Bounded<MIN, MAX>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The command line takes what a configuration does: a duration with
+    /// its unit, or whole seconds.
+    #[test]
+    fn a_command_lines_duration_is_a_unit_or_whole_seconds() {
+        type Delay = DurationIn<0, { ms::HOUR }>;
+        assert_eq!(Delay::parse("5").unwrap().0, Duration::from_secs(5));
+        assert_eq!(
+            Delay::parse(" 250ms ").unwrap().0,
+            Duration::from_millis(250)
+        );
+        assert_eq!(
+            Delay::parse("7200").unwrap_err(),
+            "2h is out of range; expected from 0s to 1h"
+        );
+        assert!(
+            Delay::parse("soon")
+                .unwrap_err()
+                .contains("or whole seconds")
+        );
+    }
 
     #[test]
     fn bounded_durations_and_sizes() {

@@ -15,85 +15,27 @@
 //! Configuration: `paths` (a list of path suffixes): only XML resources
 //! whose path ends so are read.
 
-use quick_xml::Reader;
-use quick_xml::events::Event;
 use serde_json::Value;
 use spinneret_sdk::parser::*;
 use spinneret_sdk::urls;
 
-/// The protocol's limit on entries per file.
-pub const MAX_ENTRIES: usize = 50_000;
+pub use xml::MAX_ENTRIES;
 
 /// The parser's settings.
 pub struct Sitemap {
     paths: Option<Vec<String>>,
 }
 
-fn line_of(body: &[u8], pos: u64) -> usize {
-    let end = (pos as usize).min(body.len());
-    body[..end].iter().filter(|b| **b == b'\n').count() + 1
+/// The sitemap's XML reading, shared with the host's sitemap reading.
+mod xml {
+    include!("../../../sdk/src/sitemap_xml.rs");
 }
 
 impl Sitemap {
     /// The `<loc>` entries of a sitemap or sitemap index, and which it is;
     /// `None` for an XML document whose root element is neither.
     pub fn entries(body: &[u8]) -> Result<Option<(bool, Vec<String>)>, String> {
-        let mut reader = Reader::from_reader(body);
-        reader.config_mut().trim_text(true);
-        let mut buf = Vec::new();
-        let mut index = None;
-        let mut loc: Option<String> = None;
-        let mut out = Vec::new();
-        let at = |reader: &Reader<&[u8]>, e: &dyn std::fmt::Display| {
-            format!("line {}: {e}", line_of(body, reader.buffer_position()))
-        };
-        loop {
-            let event = reader
-                .read_event_into(&mut buf)
-                .map_err(|e| at(&reader, &e))?;
-            match event {
-                // The root element says what the document is.
-                Event::Start(e) | Event::Empty(e) if index.is_none() => {
-                    match e.local_name().as_ref() {
-                        b"urlset" => index = Some(false),
-                        b"sitemapindex" => index = Some(true),
-                        _ => return Ok(None),
-                    }
-                }
-                Event::Start(e) if e.local_name().as_ref() == b"loc" => loc = Some(String::new()),
-                Event::End(e) if e.local_name().as_ref() == b"loc" => {
-                    if let Some(l) = loc.take() {
-                        out.push(l.trim().to_string());
-                    }
-                }
-                Event::Text(t) => {
-                    if let Some(l) = loc.as_mut() {
-                        l.push_str(&t.decode().map_err(|e| at(&reader, &e))?);
-                    }
-                }
-                Event::GeneralRef(r) => {
-                    if let Some(l) = loc.as_mut() {
-                        if let Some(c) = r.resolve_char_ref().map_err(|e| at(&reader, &e))? {
-                            l.push(c);
-                        } else {
-                            let name = r.decode().map_err(|e| at(&reader, &e))?;
-                            let value = quick_xml::escape::resolve_predefined_entity(&name)
-                                .ok_or_else(|| at(&reader, &format!("unknown entity &{name};")))?;
-                            l.push_str(value);
-                        }
-                    }
-                }
-                Event::CData(t) => {
-                    if let Some(l) = loc.as_mut() {
-                        l.push_str(&String::from_utf8_lossy(&t));
-                    }
-                }
-                Event::Eof => break,
-                _ => {}
-            }
-            buf.clear();
-        }
-        Ok(index.map(|i| (i, out)))
+        xml::sitemap_entries(body)
     }
 }
 

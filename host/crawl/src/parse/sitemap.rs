@@ -4,12 +4,7 @@
 //! (`sitemap.xml.gz`) unpacked to a bound, so a small file that unpacks
 //! to gigabytes costs no more than the bound.
 
-use quick_xml::Reader;
-use quick_xml::events::Event;
 use std::io::Read;
-
-/// The protocol's limit on the entries of one file.
-pub const MAX_ENTRIES: usize = 50_000;
 
 /// What a sitemap file lists.
 #[derive(Debug, PartialEq, Eq)]
@@ -53,77 +48,19 @@ pub fn read(body: &[u8], content_type: Option<&str>, limit: u64) -> Result<Listi
     xml_entries(body)
 }
 
-fn line_of(body: &[u8], pos: u64) -> usize {
-    let end = usize::try_from(pos).unwrap_or(usize::MAX).min(body.len());
-    body[..end].iter().filter(|b| **b == b'\n').count() + 1
+/// The sitemap's XML reading, shared with the `sitemap` built-in plugin.
+mod xml {
+    include!("../../../../sdk/src/sitemap_xml.rs");
 }
+pub use xml::MAX_ENTRIES;
 
 fn xml_entries(body: &[u8]) -> Result<Listing, String> {
-    let mut reader = Reader::from_reader(body);
-    reader.config_mut().trim_text(true);
-    let mut buf = Vec::new();
-    let mut index = None;
-    let mut loc: Option<String> = None;
-    let mut out = Vec::new();
-    let at = |reader: &Reader<&[u8]>, e: &dyn std::fmt::Display| {
-        format!("line {}: {e}", line_of(body, reader.buffer_position()))
-    };
-    loop {
-        let event = reader
-            .read_event_into(&mut buf)
-            .map_err(|e| at(&reader, &e))?;
-        match event {
-            // The root element says what the document is.
-            Event::Start(e) | Event::Empty(e) if index.is_none() => match e.local_name().as_ref() {
-                b"urlset" => index = Some(false),
-                b"sitemapindex" => index = Some(true),
-                _ => {
-                    return Err(
-                        "not a sitemap: its root element is neither <urlset> nor <sitemapindex>"
-                            .into(),
-                    );
-                }
-            },
-            Event::Start(e) if e.local_name().as_ref() == b"loc" => loc = Some(String::new()),
-            Event::End(e) if e.local_name().as_ref() == b"loc" => {
-                if let Some(l) = loc.take() {
-                    out.push(l.trim().to_string());
-                    if out.len() >= MAX_ENTRIES {
-                        break;
-                    }
-                }
-            }
-            Event::Text(t) => {
-                if let Some(l) = loc.as_mut() {
-                    l.push_str(&t.decode().map_err(|e| at(&reader, &e))?);
-                }
-            }
-            Event::GeneralRef(r) => {
-                if let Some(l) = loc.as_mut() {
-                    if let Some(c) = r.resolve_char_ref().map_err(|e| at(&reader, &e))? {
-                        l.push(c);
-                    } else {
-                        let name = r.decode().map_err(|e| at(&reader, &e))?;
-                        let value = quick_xml::escape::resolve_predefined_entity(&name)
-                            .ok_or_else(|| at(&reader, &format!("unknown entity &{name};")))?;
-                        l.push_str(value);
-                    }
-                }
-            }
-            Event::CData(t) => {
-                if let Some(l) = loc.as_mut() {
-                    l.push_str(&String::from_utf8_lossy(&t));
-                }
-            }
-            Event::Eof => break,
-            _ => {}
+    match xml::sitemap_entries(body)? {
+        Some((true, entries)) => Ok(Listing::Sitemaps(entries)),
+        Some((false, entries)) => Ok(Listing::Pages(entries)),
+        None => {
+            Err("not a sitemap: its root element is neither <urlset> nor <sitemapindex>".into())
         }
-        buf.clear();
-    }
-    match index {
-        Some(true) => Ok(Listing::Sitemaps(out)),
-        Some(false) => Ok(Listing::Pages(out)),
-        None => Err("not a sitemap: it has no root element".into()),
     }
 }
 

@@ -323,7 +323,10 @@ fn keep_the_search_index(
 
 /// Say what in the settings will surprise the user during the run.
 fn warn_about_settings(config: &Config) {
-    if config.settings.from.is_none() {
+    // An `--offline` run asks no web server anything: it sends no header
+    // to anyone. (A local tree's links to the web are asked, so only the
+    // setting says so.)
+    if config.settings.from.is_none() && !config.settings.offline {
         tracing::warn!(
             "requests go without a From header; give the address where a webmaster can reach you with --from ADDRESS, `from` in the configuration or the EMAIL environment variable"
         );

@@ -33,6 +33,7 @@ impl Check {
         command()
             .current_dir(self.dir.path())
             .env("TMPDIR", self.dir.path())
+            .env_remove("EMAIL")
             .arg("-q")
             .arg("check")
             .args(args)
@@ -235,6 +236,16 @@ fn offline_reads_local_files_only_and_scheme_chooses_what_is_requested() {
     let out = check.run(&[&["site", "--offline"][..], &resolve].concat());
     expect_exit(&out, 1);
     assert_eq!(web.requests().len(), 0, "no request left the machine");
+    // No request, so no From header to warn of (said without -q).
+    let said = command()
+        .current_dir(check.dir.path())
+        .env_remove("EMAIL")
+        .args(["check", "site", "--offline", "--store"])
+        .arg(check.dir.path().join("other.db"))
+        .output()
+        .unwrap();
+    let stderr = expect_exit(&said, 1);
+    assert!(!stderr.contains("without a From header"), "{stderr}");
     let results = check.results();
     let seen: Vec<(String, Category, Option<String>)> = results
         .values()

@@ -392,6 +392,29 @@ pub fn parse_store_setting(s: &str) -> Result<StoreSetting, String> {
     StoreSetting::parse(s, &|p| PathBuf::from(p))
 }
 
+/// A store to write given on the command line (`--store`): as
+/// [`parse_store_setting`], and a file's directory must be there (a
+/// mistyped path is said, not made).
+pub fn parse_new_store_setting(s: &str) -> Result<StoreSetting, String> {
+    let setting = parse_store_setting(s)?;
+    if let StoreSetting::File(path) = &setting {
+        existing_parent(path)?;
+    }
+    Ok(setting)
+}
+
+/// `path`'s directory, when it is there; else what to do.
+pub fn existing_parent(path: &std::path::Path) -> Result<(), String> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(format!(
+            "the directory {} does not exist; create it first (mkdir -p {}) or give another path",
+            dir.display(),
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// A store file given on the command line (`--store`) of a command that
 /// needs the store in a file.
 pub fn parse_store_path(s: &str) -> Result<PathBuf, String> {

@@ -13,7 +13,7 @@ pub(crate) struct Overrides {
     /// configuration names none, as an instruction file does: the user's
     /// data directory): a file, or a PostgreSQL database
     /// (postgres://user@host:port/db; its password from PGPASSWORD).
-    #[arg(long, value_name = "FILE|URL", value_parser = crate::config::parse_store_setting)]
+    #[arg(long, value_name = "FILE|URL", value_parser = crate::config::parse_new_store_setting)]
     store: Option<crate::config::StoreSetting>,
     /// Send this address in the `From` header of every request, so that a
     /// webmaster can reach whoever runs the robot (default: the
@@ -250,6 +250,7 @@ impl Overrides {
                 .extend(config::header_rules(&headers, tops));
         }
         if let Some(jar) = &self.cookie_jar {
+            config::existing_parent(jar).map_err(|e| format!("--cookie-jar: {e}"))?;
             settings.cookie_jar = Some(
                 spinneret_crawl::fetch::cookies::CookieJar::open(jar)
                     .map_err(|e| format!("--cookie-jar: {e}"))?,

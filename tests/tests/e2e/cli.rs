@@ -146,6 +146,28 @@ fn results_as_json_exit_as_the_text_does_on_a_broken_fragment() {
     assert_eq!(json.status.code(), Some(1), "{}", text_of(&json));
 }
 
+/// A mistyped `--store` or `--cookie-jar` path is said, not made: its
+/// directory must be there.
+#[test]
+fn a_store_or_cookie_jar_in_a_missing_directory_is_refused_not_made() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.html"), "<title>t</title>").unwrap();
+    let missing = dir.path().join("no/such");
+    let site = dir.path().to_str().unwrap();
+    for (flag, file) in [("--store", "s.db"), ("--cookie-jar", "jar.txt")] {
+        let path = missing.join(file);
+        let out = spinneret(&["check", site, flag, path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", text_of(&out));
+        let said = format!(
+            "the directory {} does not exist; create it first (mkdir -p {}) or give another path",
+            missing.display(),
+            missing.display()
+        );
+        assert!(text_of(&out).contains(&said), "{flag}: {}", text_of(&out));
+        assert!(!missing.exists(), "{flag} made the directory");
+    }
+}
+
 /// The web of one page, a.example's `/index.html`, with `body`.
 fn one_page_web(body: &str) -> TestWeb {
     TestWeb::start(Web::new().site(

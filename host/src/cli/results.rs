@@ -178,8 +178,20 @@ pub fn print_results(
 /// the task's role (with `--task`), and where it moved or why it failed.
 fn write_row(out: &mut dyn Write, r: &CheckResult, role: Option<&str>) -> std::io::Result<()> {
     let status = r.status.map_or("-".to_string(), |s| s.to_string());
-    let detail = match r.category {
-        Category::Moved => format!("-> {}", r.final_url.as_deref().unwrap_or("?")),
+    let detail = match (r.category, r.final_url.as_deref()) {
+        (Category::Moved, f) => format!("-> {}", f.unwrap_or("?")),
+        // An error status at the end of a redirect chain: where it ended,
+        // the page to fix or the link to change (a loop, or too many
+        // redirects, says its chain itself).
+        (_, Some(f))
+            if !r.redirects.is_empty() && f != r.url && r.status.is_some_and(|s| s >= 400) =>
+        {
+            format!(
+                "{} (at {f}, after {})",
+                r.error.as_deref().unwrap_or_default(),
+                count(r.redirects.len(), "redirect", "redirects")
+            )
+        }
         _ => r.error.clone().unwrap_or_default(),
     };
     let role = role.map(|x| format!(" [{x}]")).unwrap_or_default();

@@ -168,6 +168,40 @@ fn a_store_or_cookie_jar_in_a_missing_directory_is_refused_not_made() {
     }
 }
 
+/// A link that redirects to a missing page is broken, and the listing
+/// says where its chain ended: the page to fix or the link to change.
+#[test]
+fn a_broken_link_behind_a_redirect_says_where_it_ended() {
+    let web = TestWeb::start(
+        Web::new().site(
+            "a.example",
+            Site::new()
+                .page(
+                    "/index.html",
+                    &page("Fine", None, "<a href=\"/old\">old</a>"),
+                )
+                .route(
+                    "/old",
+                    spinneret_tests::server::Route::redirect(301, "/gone.html"),
+                ),
+        ),
+    );
+    let setup = Setup::new(&web, TASK);
+    let out = spinneret(&["crawl", setup.config_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text_of(&out));
+    let gone = web.url("a.example", "/gone.html");
+    let line = text(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("broken") && l.contains("/old"))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(
+        line.ends_with(&format!("HTTP 404 Not Found (at {gone}, after 1 redirect)")),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 /// The web of one page, a.example's `/index.html`, with `body`.
 fn one_page_web(body: &str) -> TestWeb {
     TestWeb::start(Web::new().site(

@@ -431,7 +431,34 @@ fn flag_hint(name: &str) -> Option<String> {
         "no-follow-url" => {
             "a task's `exclude` prefixes in a configuration are tested with HEAD and not traversed (docs/configuration.md)"
         }
-        "user" | "password" => "give --basic-auth 'URL USER:PASSWORD'",
+        "user" | "password" | "u" | "p" => "give --basic-auth 'URL USER:PASSWORD'",
+        "no-robots" => {
+            "robots.txt is obeyed on every site; for a site of your own, check --ignore-robots-for-tops reads none on the sites of the tops you name"
+        }
+        "stdin" => {
+            "give - as an input: `check -` reads URLs and paths from standard input, one a line"
+        }
+        "cache" | "max-cache-age" => {
+            "the store keeps every result; --max-age DURATION reuses those younger than it instead of asking again"
+        }
+        "method" => {
+            "spinneret asks HEAD for a link it tests and GET for a page it reads, and GET again when a HEAD fails"
+        }
+        "exclude-all-private" | "exclude-private" | "exclude-loopback" | "exclude-link-local" => {
+            "a page from elsewhere never makes spinneret reach this machine or its network; what you name yourself is checked"
+        }
+        "require-https" => {
+            "spinneret does not report http links that could be https; --scheme https requests only https links"
+        }
+        "dump" | "dump-inputs" => "spinneret results --json lists what the last run checked",
+        "github-token" => {
+            "give a header for a host in a configuration's [[request]] table (docs/configuration.md)"
+        }
+        "r" => "-r N is --max-depth N (or --recursion-level N)",
+        "t" => "-t N is --concurrency N (or --threads N)",
+        "o" => {
+            "--format FORMAT prints a report (json, jsonl, csv, junit, sarif, github, markdown) on standard output"
+        }
         "cookiefile" => "--cookie-jar FILE reads a Netscape cookie jar (curl's, wget's)",
         "check-extern" => {
             "spinneret tests every link, other sites' too (HEAD, once each); there is nothing to turn on"

@@ -397,7 +397,7 @@ pub(super) fn nothing_checked(
                     ),
                     Category::Avoided => format!("it is avoided ({error})"),
                     Category::Blocked => format!(
-                        "the server refused the robot ({error}); for a site of your own, give the credentials with --header, or --accept the status"
+                        "the server refused the robot ({error}); for a site of your own, give the credentials with --basic-auth 'URL USER:PASSWORD' or --header, or --accept the status"
                     ),
                     Category::Moved => format!(
                         "it moves to {}, outside the task's site; check that URL instead",

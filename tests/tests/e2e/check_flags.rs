@@ -535,6 +535,18 @@ fn another_checkers_flag_is_answered_with_spinnerets_way() {
             &["check", "site", "--exclude-regex", "x"][..],
             "error: `--exclude-regex` is not a flag of spinneret; `exclude_regex` is set with --exclude REGEX\n",
         ),
+        (
+            &["check", "site", "--no-robots"][..],
+            "error: `--no-robots` is not a flag of spinneret; robots.txt is obeyed on every site; for a site of your own, check --ignore-robots-for-tops reads none on the sites of the tops you name\n",
+        ),
+        (
+            &["check", "site", "-o", "csv"][..],
+            "error: `-o` is not a flag of spinneret; --format FORMAT prints a report (json, jsonl, csv, junit, sarif, github, markdown) on standard output\n",
+        ),
+        (
+            &["check", "site", "--cache"][..],
+            "error: `--cache` is not a flag of spinneret; the store keeps every result; --max-age DURATION reuses those younger than it instead of asking again\n",
+        ),
     ] {
         let out = spinneret(args);
         let stderr = expect_exit(&out, 2);

@@ -1038,7 +1038,7 @@ pub(crate) fn run(bench: &Bench, urls: u64, keep: Option<PathBuf>) -> anyhow::Re
         served.base
     );
     let totals = latencies(&served, &qs)?;
-    println!("\n== the seed's baseline: grep -E over the exported archive, once each");
+    println!("\n== the Worm's own baseline (1994): grep -E over the exported archive, once each");
     grep_baseline(&exported, &qs, &totals)?;
     println!("\n== serve under load");
     load(&served, &qs, &dir, 10)?;

@@ -351,7 +351,8 @@ fn print_help() {
               incremental), searched through `spinneret serve` with a query set (words,\n\
               phrases, fields, boolean operators, regular expressions; median and 99th\n\
               percentile per class), the same queries as `grep -E` over the exported archive\n\
-              (the Worm's own search, in its 1994 paper), and serve under `wrk -c64`; --keep DIR keeps its files there;\n\
+              (the Worm's own search, in its 1994 paper), and serve under `wrk -c64`;\n\
+              --keep DIR keeps its files there;\n\
               --import-memory GIB is `archive import`'s peak RSS on a generated archive of\n\
               GIB GiB (its documents' lines together, then each document's in two halves),\n\
               on one document of 600,000 references and on /dev/zero (files removed after);\n\

@@ -95,9 +95,13 @@ impl Engine<'_> {
             }
             if !new.is_empty() {
                 tracing::info!(
-                    "{}: {} pages listed in its site's sitemaps are checked too",
+                    "{}: {} listed in its site's sitemaps {} checked too",
                     self.stats[t].name,
-                    new.len()
+                    match new.len() {
+                        1 => "1 page".to_string(),
+                        n => format!("{n} pages"),
+                    },
+                    if new.len() == 1 { "is" } else { "are" }
                 );
             }
             let task = &mut self.tasks[t];

@@ -137,7 +137,7 @@ fn a_user_named_local_site_leads_nowhere_else_on_this_machine() {
         "127.0.0.2 was asked: {:?}\n{stdout}",
         inside.requests()
     );
-    let refused = "not requested: 127.0.0.2 is on this machine or its network, which a page from elsewhere may not reach (to check it, name the host in `internal_hosts`)";
+    let refused = "not requested: 127.0.0.2 is on this machine or its network, which a page from elsewhere may not reach (to check it, name it as a top, or its host in `internal_hosts`)";
     assert!(
         stdout.contains(&format!("not collected: {base}/r.png: {refused}")),
         "{stdout}"

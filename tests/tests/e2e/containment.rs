@@ -252,7 +252,7 @@ fn a_page_from_elsewhere_cannot_lead_the_crawl_to_this_machine() {
     let port = web.port();
     let refused = |host: &str| {
         format!(
-            "not requested: {host} is on this machine or its network, which a page from elsewhere may not reach (to check it, name the host in `internal_hosts`)"
+            "not requested: {host} is on this machine or its network, which a page from elsewhere may not reach (to check it, name it as a top, or its host in `internal_hosts`)"
         )
     };
     for (url, host) in [

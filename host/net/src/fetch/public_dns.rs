@@ -23,7 +23,7 @@ pub fn refusal(host: &str, address: Option<std::net::IpAddr>) -> String {
         None => format!("{host} is "),
     };
     format!(
-        "not requested: {what}on this machine or its network, which a page from elsewhere may not reach (to check it, name the host in `internal_hosts`)"
+        "not requested: {what}on this machine or its network, which a page from elsewhere may not reach (to check it, name it as a top, or its host in `internal_hosts`)"
     )
 }
 
@@ -152,7 +152,7 @@ mod tests {
             public_addresses("rebind.example", vec![a("[::ffff:10.0.0.7]:0")])
                 .unwrap_err()
                 .to_string(),
-            "not requested: rebind.example resolves to ::ffff:10.0.0.7, on this machine or its network, which a page from elsewhere may not reach (to check it, name the host in `internal_hosts`)"
+            "not requested: rebind.example resolves to ::ffff:10.0.0.7, on this machine or its network, which a page from elsewhere may not reach (to check it, name it as a top, or its host in `internal_hosts`)"
         );
     }
 }

@@ -116,7 +116,12 @@ pub fn run_once(
     let mut crawl_options = options.crawl.clone();
     crawl_options.hooks = Some(hooks.clone());
     crawl_options.sites = Some(sites);
-    let report = crawl_until_stopped(&runtime, &plan, &store, &crawl_options, observer)?;
+    // Listened for until the run ends, the report stage and mail too: a
+    // second signal quits at once whenever it comes.
+    let stop = super::stop::StopRequest::listen(
+        "stopping after the requests in flight; what was checked is stored and reported",
+    )?;
+    let report = crawl_until_stopped(&runtime, &plan, &store, &crawl_options, &stop, observer)?;
     let mut outcome = RunOutcome {
         crawl: report,
         plugin_failed: false,
@@ -175,19 +180,17 @@ fn plugin_network(
     (sites, fetch)
 }
 
-/// Crawl `plan` on `runtime` until it ends or a signal stops it (a second
-/// signal quits at once), the observer shown its progress.
+/// Crawl `plan` on `runtime` until it ends or `stop` is asked for, the
+/// observer shown its progress.
 fn crawl_until_stopped(
     runtime: &tokio::runtime::Runtime,
     plan: &crawl::CrawlPlan<'_>,
     store: &Store,
     options: &crawl::CrawlOptions,
+    stop: &super::stop::StopRequest,
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<crawl::CrawlReport> {
     let progress = Arc::new(Progress::default());
-    let stop = super::stop::StopRequest::listen(
-        "stopping after the requests in flight; what was checked is stored and reported",
-    )?;
     let report = runtime.block_on(async {
         let stop_rx = stop.receiver();
         // Inside the runtime: a progress display runs on it.

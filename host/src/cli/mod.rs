@@ -817,10 +817,18 @@ fn closing_text(
     if report.interrupted {
         match &config.source {
             Some(file) => {
+                // The same store, and the same task when one was run alone.
+                let task = match report.tasks.as_slice() {
+                    [one] if config.tasks.len() > 1 => {
+                        format!(" --task {}", shell_word(&one.name))
+                    }
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     text,
-                    "interrupted: what was checked is stored; continue with `spinneret crawl --resume {}`",
-                    shell_word(&file.display().to_string())
+                    "interrupted: what was checked is stored; continue with `spinneret crawl --resume {}{task} --store {}`",
+                    shell_word(&file.display().to_string()),
+                    shell_word(&outcome.store.to_string())
                 );
             }
             None => text.push_str(

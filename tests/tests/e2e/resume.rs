@@ -187,8 +187,9 @@ fn sigterm_stops_cleanly_and_says_how_to_resume() {
     // Stopped is no whole run's verdict: never success.
     assert_eq!(out.status.code(), Some(130), "{stdout}");
     let resume = format!(
-        "interrupted: what was checked is stored; continue with `spinneret crawl --resume {}`",
-        setup.config_path.display()
+        "interrupted: what was checked is stored; continue with `spinneret crawl --resume {} --store {}`",
+        setup.config_path.display(),
+        setup.path().join("store.db").display()
     );
     assert!(stdout.contains(&resume), "{stdout}");
     let run = setup.store().last_run().unwrap().unwrap();

@@ -424,6 +424,9 @@ pub fn walk_html(html: &str, page: &Url, visit: &mut Visit<'_>) -> Result<String
         if let Some(raw) = el.get_attribute(name) {
             // lol_html gives the value as written, references undecoded.
             let v = decode_entities(&raw);
+            if !url_attributes::holds_a_url(name, &v) {
+                return Ok(());
+            }
             let answer = (visit.borrow_mut())(role, &v, &base.borrow());
             if let Some(new) = answer.filter(|new| *new != *v) {
                 el.set_attribute(name, &new)?;

@@ -49,6 +49,21 @@ pub const URL_ATTRIBUTES: [(&str, &str, RefKind); 29] = [
     ("td", "background", RefKind::Image),
 ];
 
+/// Whether the value of `attribute` is to be read as a URL: always, but
+/// for `cite`, where authors write a source's name as often as its
+/// address (`cite="Albert Einstein"` is no link to `Albert%20Einstein`):
+/// there only an absolute URL or a path (`/`, `./`, `../`).
+pub fn holds_a_url(attribute: &str, value: &str) -> bool {
+    if attribute != "cite" {
+        return true;
+    }
+    let v = value.trim();
+    v.starts_with('/')
+        || v.starts_with("./")
+        || v.starts_with("../")
+        || url::Url::parse(v).is_ok_and(|u| u.has_host() || u.scheme() == "file")
+}
+
 /// The rows of [`URL_ATTRIBUTES`] for the element `tag` (lower case).
 pub fn of_element(tag: &str) -> impl Iterator<Item = (&'static str, RefKind)> + '_ {
     URL_ATTRIBUTES
@@ -134,5 +149,26 @@ mod tests {
             of_element("video").collect::<Vec<_>>(),
             [("src", RefKind::Embed), ("poster", RefKind::Image)]
         );
+    }
+
+    #[test]
+    fn a_cite_is_a_url_only_when_written_as_one() {
+        for url in [
+            "https://a.example/src",
+            "/src.html",
+            "./src.html",
+            "../src.html",
+        ] {
+            assert!(holds_a_url("cite", url), "{url}");
+        }
+        for name in [
+            "Albert Einstein",
+            "Einstein",
+            "ISBN 0-14-044926-5",
+            "urn:isbn:0140449265",
+        ] {
+            assert!(!holds_a_url("cite", name), "{name}");
+        }
+        assert!(holds_a_url("href", "Einstein"));
     }
 }

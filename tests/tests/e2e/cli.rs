@@ -414,13 +414,14 @@ fn results_as_json_lines_follow_the_schema() {
 /// The crawl checks every URL attribute the mirror fetches (one table for
 /// both): a video's poster and source, a track, a cell's background, an
 /// image button, an SVG `<use>` and a quotation's `cite`, each a leaf
-/// asked with HEAD; the broken ones are broken.
+/// asked with HEAD; the broken ones are broken. A `cite` that names a
+/// source rather than its address is no link.
 #[test]
 fn check_checks_media_backgrounds_svg_and_citations() {
     let body = "<video src=\"/v.webm\" poster=\"/gone-poster.jpg\"><track src=\"/t.vtt\"></video>\
         <table><tr><td background=\"/gone-cell.gif\">x</td></tr></table>\
         <input type=\"image\" src=\"/b.png\"><svg><use href=\"/s.svg#i\"></use></svg>\
-        <blockquote cite=\"/gone-source.html\">q</blockquote>";
+        <blockquote cite=\"/gone-source.html\">q</blockquote><q cite=\"Albert Einstein\">q</q>";
     let web = TestWeb::start(
         Web::new().site(
             "127.0.0.1",

@@ -194,6 +194,8 @@ struct Walk {
     /// whether it hit that.
     pages_of: Vec<HashSet<String>>,
     full: Vec<bool>,
+    /// The links each item's policies said to avoid: said once, asked once.
+    avoided_of: Vec<HashSet<String>>,
     dispatch: Dispatch,
     scope: Arc<RunScope>,
 }
@@ -233,6 +235,7 @@ async fn walk(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), St
             .map(|it| HashSet::from([it.url.to_string()]))
             .collect(),
         full: vec![false; items.len()],
+        avoided_of: vec![HashSet::new(); items.len()],
         dispatch: Dispatch::new(r.http.per_site_connections(), r.http.concurrency()),
         scope: scope.clone(),
     };
@@ -329,6 +332,10 @@ async fn walk(r: &mut Run<'_>) -> anyhow::Result<Vec<Result<(String, String), St
             w.mains[e.item] = Err(stopped_before.clone());
         }
     }
+    // A link avoided in one item's walk and collected in another's is
+    // not said to be avoided.
+    r.avoided
+        .retain(|(url, _)| !w.pages_of.iter().any(|p| p.contains(url.as_str())));
     r.before.clear();
     r.flush()?;
     Ok(w.mains)
@@ -471,9 +478,20 @@ impl Walk {
         verdict: Option<&Decision>,
     ) {
         let reached = &mut self.pages_of[item];
-        if reached.contains(url.as_str()) {
+        if reached.contains(url.as_str()) || self.avoided_of[item].contains(url.as_str()) {
             return;
         }
+        // A policy's `avoid` leaves the page out (said once); its `leaf`
+        // collects it without following its links.
+        let depth = match verdict {
+            Some(Decision::Avoid(why)) => {
+                self.avoided_of[item].insert(url.to_string());
+                r.avoided.push((url.to_string(), why.clone()));
+                return;
+            }
+            Some(Decision::Leaf(_)) => 0,
+            _ => depth,
+        };
         let max_pages = r.profile.max_pages;
         if reached.len() >= max_pages as usize {
             // A site larger than the profile allows, or a trap: said once.
@@ -489,14 +507,6 @@ impl Walk {
             }
             return;
         }
-        let depth = match verdict {
-            Some(Decision::Avoid(why)) => {
-                r.avoided.push((url.to_string(), why.clone()));
-                return;
-            }
-            Some(Decision::Leaf(_)) => 0,
-            _ => depth,
-        };
         reached.insert(url.to_string());
         self.dispatch.push(Entry {
             url,
@@ -523,7 +533,7 @@ impl Walk {
         };
         let depth = e.depth.unwrap_or(0);
         let site = spinneret_core::urls::site_key;
-        let reached = &self.pages_of[e.item];
+        let (reached, avoided) = (&self.pages_of[e.item], &self.avoided_of[e.item]);
         let asked: Vec<(String, RefKind)> = refs
             .iter()
             .filter(|(role, url)| {
@@ -531,6 +541,7 @@ impl Walk {
                     && depth > 0
                     && site(url) == site(page)
                     && !reached.contains(url.as_str())
+                    && !avoided.contains(url.as_str())
             })
             .map(|(_, url)| (url.to_string(), RefKind::Anchor))
             .collect::<HashSet<_>>()

@@ -222,6 +222,7 @@ impl State {
                 for (name, kind) in url_attributes::of_element(name) {
                     if let (Some(value), Some(attribute)) =
                         (attr(tag, name), Attribute::named(name))
+                        && url_attributes::holds_a_url(name, value)
                     {
                         self.push(value, attribute, kind, String::new(), line);
                     }
@@ -500,7 +501,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, (tag, attribute, _))| {
-                format!("<{tag} {attribute}=\"u{i}\" rel=\"next\"></{tag}>")
+                format!("<{tag} {attribute}=\"/u{i}\" rel=\"next\"></{tag}>")
             })
             .collect();
         let f = extract(&page);
@@ -512,7 +513,7 @@ mod tests {
         let expected: Vec<(String, RefKind)> = url_attributes::URL_ATTRIBUTES
             .iter()
             .enumerate()
-            .map(|(i, (_, _, kind))| (format!("u{i}"), *kind))
+            .map(|(i, (_, _, kind))| (format!("/u{i}"), *kind))
             .collect();
         assert_eq!(found, expected);
         // Each is placed on its attribute's value (one line: the column
@@ -522,8 +523,8 @@ mod tests {
             .iter()
             .zip(url_attributes::URL_ATTRIBUTES.iter().enumerate())
         {
-            let written = format!("<{tag} {attribute}=\"u{i}\"");
-            let at = page.find(&written).unwrap() + written.len() - format!("u{i}\"").len();
+            let written = format!("<{tag} {attribute}=\"/u{i}\"");
+            let at = page.find(&written).unwrap() + written.len() - format!("/u{i}\"").len();
             assert_eq!(r.column as usize, at + 1, "{tag} {attribute}");
         }
     }

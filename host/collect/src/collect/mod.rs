@@ -739,7 +739,7 @@ pub fn collect(
         asker
             .hook_failures()
             .into_iter()
-            .map(|f| format!("fetch hook: {f}")),
+            .map(|f| format!("plugin (a fetch hook or a policy): {f}")),
     );
     let log = record::run_log(profile, &run, requests, &failed, stopped);
     let log: Vec<(&str, &str)> = log.iter().map(|(k, v)| (*k, v.as_str())).collect();

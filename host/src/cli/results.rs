@@ -180,11 +180,14 @@ fn write_row(out: &mut dyn Write, r: &CheckResult, role: Option<&str>) -> std::i
     let status = r.status.map_or("-".to_string(), |s| s.to_string());
     let detail = match (r.category, r.final_url.as_deref()) {
         (Category::Moved, f) => format!("-> {}", f.unwrap_or("?")),
-        // An error status at the end of a redirect chain: where it ended,
-        // the page to fix or the link to change (a loop, or too many
-        // redirects, says its chain itself).
+        // A failure at the end of a redirect chain (an error status, or
+        // no answer): where it ended, the page to fix or the link to
+        // change (a loop, or too many redirects, says its chain itself).
         (_, Some(f))
-            if !r.redirects.is_empty() && f != r.url && r.status.is_some_and(|s| s >= 400) =>
+            if r.category != Category::Ok
+                && !r.redirects.is_empty()
+                && f != r.url
+                && r.status.is_none_or(|s| s >= 400) =>
         {
             format!(
                 "{} (at {f}, after {})",

@@ -148,22 +148,8 @@ fn three_workers_find_what_one_crawl_finds_and_request_each_url_once() {
     let ends: Vec<_> = workers.into_iter().map(finish).collect();
     // The worker that finished the run speaks for it (something is
     // broken: exit status 1); the others say their share and exit 0.
-    let finishers: Vec<_> = ends
-        .iter()
-        .filter(|(_, out, _)| out.contains("it finished the run"))
-        .collect();
-    assert_eq!(finishers.len(), 1, "{ends:#?}");
-    assert_eq!(finishers[0].0, Some(1), "{ends:#?}");
-    for (code, out, err) in &ends {
-        assert!(matches!(code, Some(0 | 1)), "{out}\n{err}");
-        assert!(!err.contains("ERROR"), "{err}");
-    }
-    let store = open(&url);
-    let run = store.last_run().unwrap().unwrap();
-    assert_eq!(run.status, "finished");
-    let shared = found(&store, run.id);
     assert!(alone.len() > 300, "{}", alone.len());
-    assert_same(&shared, &alone);
+    one_finisher(&ends, &url, &alone);
     // Each URL requested once (robots.txt too), whichever worker held it.
     let counts = requests_per_url(&web);
     let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
@@ -375,21 +361,7 @@ fn three_workers_ride_out(lease: &str, after: usize, fault: impl FnOnce(&mut Tes
     let before_fault = web.requests().len();
     fault(&mut pg);
     let ends: Vec<_> = workers.into_iter().map(finish).collect();
-    let finishers: Vec<_> = ends
-        .iter()
-        .filter(|(_, out, _)| out.contains("it finished the run"))
-        .collect();
-    assert_eq!(finishers.len(), 1, "{ends:#?}");
-    assert_eq!(finishers[0].0, Some(1), "{ends:#?}");
-    for (code, out, err) in &ends {
-        assert!(matches!(code, Some(0 | 1)), "{out}\n{err}");
-        assert!(!err.contains("ERROR"), "{err}");
-    }
-    let store = open(&url);
-    let run = store.last_run().unwrap().unwrap();
-    assert_eq!(run.status, "finished");
-    assert_eq!(run.id, 1, "the workers kept to one run");
-    assert_same(&found(&store, run.id), &alone);
+    one_finisher(&ends, &url, &alone);
     // Nothing checked was lost, so nothing was requested again.
     let counts = requests_per_url(&web);
     let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();

@@ -388,7 +388,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             &args.config,
             args.schedule,
             &args.overrides,
-            &args.overrides.resolve,
             quiet,
             args.strict_plugins,
         ),

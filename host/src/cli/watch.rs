@@ -78,26 +78,21 @@ pub(super) fn is_profile(path: &Path) -> bool {
 }
 
 /// Watch `path` (a crawl configuration or a WebSnatcher profile) until
-/// stopped, with the command line's settings and `--resolve` entries over
-/// the file's; `quiet` is the count of `-q`.
+/// stopped, with the command line's settings (its `--resolve` entries
+/// too) over the file's; `quiet` is the count of `-q`.
 pub(super) fn run(
     path: &Path,
     default: Option<Schedule>,
     overrides: &super::Overrides,
-    resolve: &[String],
     quiet: u8,
     strict_plugins: bool,
 ) -> anyhow::Result<u8> {
     if is_profile(path) {
-        return run_profile(path, default, overrides, resolve, quiet);
+        return run_profile(path, default, overrides, quiet);
     }
     let quiet = quiet > 0;
     // The configuration's `[resolve]` with the command line's over it.
-    let load = || {
-        let mut c = load_config(path, overrides)?;
-        super::apply_resolve(&mut c.settings, resolve)?;
-        Ok::<_, String>(c)
-    };
+    let load = || load_config(path, overrides);
     let config = match load() {
         Ok(c) => c,
         Err(e) => {
@@ -141,7 +136,6 @@ fn run_profile(
     path: &Path,
     default: Option<Schedule>,
     overrides: &super::Overrides,
-    resolve: &[String],
     quiet: u8,
 ) -> anyhow::Result<u8> {
     let load = || -> Result<(Profile, Plan), String> {
@@ -156,7 +150,7 @@ fn run_profile(
             return Ok(EXIT_USAGE);
         }
     };
-    let settings = match super::settings_from(&overrides.from, resolve) {
+    let settings = match super::settings_from(&overrides.from, &overrides.resolve) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("spinneret: {e}");
